@@ -1,0 +1,122 @@
+// Environment configuration: one table of settings, validated once at start.
+// An invalid value stops the start with one line naming the variable.
+import os from 'node:os';
+import semver from 'semver';
+
+export class ConfigError extends Error {}
+
+type Parser<T> = (raw: string, name: string) => T;
+
+const fail = (name: string, raw: string, expected: string): never => {
+  throw new ConfigError(`${name}: expected ${expected}, got ${JSON.stringify(raw)}`);
+};
+
+const bool: Parser<boolean> = (raw, name) => {
+  const v = raw.trim().toLowerCase();
+  if (v === 'true' || v === '1' || v === 'yes') return true;
+  if (v === 'false' || v === '0' || v === 'no') return false;
+  return fail(name, raw, 'true or false');
+};
+const int = (min: number, max: number): Parser<number> => (raw, name) => {
+  const v = raw.trim();
+  if (!/^-?\d+$/.test(v)) return fail(name, raw, `an integer from ${min} to ${max}`);
+  const n = Number(v);
+  if (n < min || n > max) return fail(name, raw, `an integer from ${min} to ${max}`);
+  return n;
+};
+const str: Parser<string> = (raw) => raw;
+const url: Parser<string> = (raw, name) => {
+  try {
+    const u = new URL(raw);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme');
+  } catch {
+    fail(name, raw, 'an http:// or https:// URL');
+  }
+  return raw.replace(/\/+$/, '');
+};
+/** Deeplinks use a custom scheme (e.g. spectra://), so any absolute URL is accepted. */
+const anyUrl: Parser<string> = (raw, name) => {
+  try { new URL(raw); } catch { fail(name, raw, 'an absolute URL'); }
+  return raw;
+};
+const oneOf = <T extends string>(...values: T[]): Parser<T> => (raw, name) =>
+  (values as string[]).includes(raw.trim()) ? (raw.trim() as T) : fail(name, raw, `one of ${values.join(', ')}`);
+const semverRange: Parser<string> = (raw, name) => (semver.validRange(raw) ? raw : fail(name, raw, 'a semver range such as ">=0.3.0 <0.4.0"'));
+
+interface Setting<T> { parse: Parser<T>; def: T; doc: string }
+const s = <T>(parse: Parser<T>, def: T, doc: string): Setting<T> => ({ parse, def, doc });
+
+const defaultShards = Math.max(1, Math.min(4, os.availableParallelism() - 1));
+
+/** Every setting: name → parser, default, one-line meaning. The README's table mirrors this (a test checks it). */
+export const SETTINGS = {
+  INSECURE: s(bool, false, 'true serves plain HTTP/WS on all three ports; otherwise TLS'),
+  SERVER_CERT: s(str, '', 'TLS certificate file (PEM); with SERVER_KEY. Unset: a self-signed pair is generated in DATA_DIR'),
+  SERVER_KEY: s(str, '', 'TLS private key file (PEM); with SERVER_CERT'),
+  HOST: s(str, '0.0.0.0', 'bind address of the three listeners'),
+  INGEST_PORT: s(int(0, 65535), 5100, 'ingestion Socket.IO port (observer and auxiliary clients); 0 = ephemeral'),
+  REST_PORT: s(int(0, 65535), 5101, 'REST API port; 0 = ephemeral'),
+  BROADCAST_PORT: s(int(0, 65535), 5200, 'broadcast Socket.IO port (overlay frontends); 0 = ephemeral'),
+  DATA_DIR: s(str, './.data', 'where the generated certificate and access key are kept'),
+  LOG_LEVEL: s(oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), 'info', 'pino log level'),
+  LOG_FORMAT: s(oneOf('json', 'pretty'), process.env.NODE_ENV === 'development' ? 'pretty' : 'json', 'json (default) or pretty (default when NODE_ENV=development)'),
+  REQUIRE_AUTH_KEY: s(bool, true, 'false accepts every access key'),
+  AUTH_KEY: s(str, '', 'the local access key. Unset (and no backend): one is generated into DATA_DIR on first start and printed'),
+  USE_BACKEND: s(bool, false, 'true enables the vendor backend: key validation, match registration, support packages, OAuth'),
+  BACKEND_URL: s(url, '', 'backend base URL (key validation, match register/update/complete)'),
+  BACKEND_TOKEN: s(str, '', 'sent as X-User-Token to the backend'),
+  SUPPORTER_CHECK_URL: s(url, '', 'supporter check base URL: GET {url}/{orgId} → { isSupporter }'),
+  STATS_BACKEND_URL: s(url, '', 'statistics backend base URL (supporter organisations only)'),
+  STATS_BACKEND_TOKEN: s(str, '', 'sent as Authentication to the statistics backend'),
+  PLAYERCAM_URL: s(url, '', 'player-camera service base URL; unset: nothing is fetched'),
+  TEBEX_BASE_URL: s(url, '', 'store platform base URL for GET /getSupportPackages'),
+  TEBEX_STORE_ID: s(str, '', 'store id for the support packages'),
+  TEBEX_EXTENSION_ID: s(str, '', 'extension id for the support packages'),
+  DISCORD_CLIENT_ID: s(str, '', 'OAuth client id'),
+  DISCORD_CLIENT_SECRET: s(str, '', 'OAuth client secret'),
+  DISCORD_REDIRECT_URI: s(str, '', 'OAuth redirect URI sent with the code exchange'),
+  DISCORD_OAUTH_URL: s(url, 'https://discord.com/api/oauth2/token', 'OAuth token endpoint'),
+  DISCORD_USER_URL: s(url, 'https://discord.com/api/users/@me', 'OAuth user-info endpoint'),
+  SPECTRA_CLIENT_DEEPLINK: s(anyUrl, 'spectra://client/oauth', 'deeplink the OAuth success page opens'),
+  COMPATIBLE_CLIENT_RANGE: s(semverRange, '>=0.3.0 <0.4.0', 'semver range of accepted observer/auxiliary client versions'),
+  OUTBOUND_TIMEOUT_MS: s(int(100, 60_000), 5000, 'timeout of every outbound HTTP call'),
+  MAX_BODY_BYTES: s(int(1_048_576, 64 * 1_048_576), 1_048_576, 'largest accepted REST request body (413 above)'),
+  MAX_MESSAGE_BYTES: s(int(1024, 16 * 1_048_576), 1_000_000, 'largest Socket.IO message (maxHttpBufferSize / maxPayloadLength)'),
+  PREVIEW_TTL_MS: s(int(1, 86_400_000), 600_000, 'preview lifetime from creation'),
+  PREVIEW_MAX: s(int(1, 10_000_000), 10_000, 'most previews stored at once (503 above)'),
+  TEAM_INFO_TTL_MS: s(int(1, 604_800_000), 3_600_000, 'team info lifetime'),
+  TEAM_INFO_CLEANUP_MS: s(int(10, 86_400_000), 300_000, 'interval of the team info cleanup'),
+  SUPPORT_PACKAGES_TTL_MS: s(int(1, 86_400_000), 600_000, 'support package cache lifetime'),
+  GROUP_SECRET_LENGTH: s(int(12, 128), 16, 'length of the group secret'),
+  RECOVERY_WINDOW_MS: s(int(120_000, 3_600_000), 180_000, 'ingestion session resumption window'),
+  INACTIVITY_TIMEOUT_MS: s(int(1, 86_400_000), 1_800_000, 'a match with no new event for this long is removed'),
+  SPONSOR_LOGO_URL: s(str, 'https://auto.valospectra.com/assets/misc/logo.webp', 'logo appended to the sponsors of non-supporters'),
+  RECORD_REPLAYS: s(bool, false, 'record every match to REPLAY_DIR'),
+  REPLAY_DIR: s(str, './replays', 'where replay files go'),
+  SHARD_WORKERS: s(int(1, 64), defaultShards, `match shard worker threads (default: cores − 1, 1–4; here ${defaultShards})`),
+  BROADCAST_INTERVAL_MS: s(int(10, 10_000), 100, 'the broadcast cycle: at most one frame per match per interval'),
+  TRUST_REPLAY_TIMESTAMPS: s(bool, false, 'replays and tests only: the recorded timestamp of each message drives the match clock'),
+  COMPRESSION: s(bool, true, 'permessage-deflate on the Socket.IO listeners (threshold 1024 bytes)'),
+} as const;
+
+type Settings = typeof SETTINGS;
+export type Config = { -readonly [K in keyof Settings]: Settings[K]['def'] };
+
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const out: Record<string, unknown> = {};
+  for (const [name, setting] of Object.entries(SETTINGS) as [string, Setting<unknown>][]) {
+    const raw = env[name];
+    out[name] = raw === undefined || raw === '' ? setting.def : setting.parse(raw, name);
+  }
+  const c = out as Config;
+  if (Boolean(c.SERVER_CERT) !== Boolean(c.SERVER_KEY)) {
+    throw new ConfigError(`${c.SERVER_CERT ? 'SERVER_KEY' : 'SERVER_CERT'}: must be set together with ${c.SERVER_CERT ? 'SERVER_CERT' : 'SERVER_KEY'}`);
+  }
+  if (c.USE_BACKEND && !c.BACKEND_URL) throw new ConfigError('BACKEND_URL: required when USE_BACKEND=true');
+  return c;
+}
+
+/** Settings a test or embedding caller may pass as typed values. */
+export function configFrom(overrides: Partial<Config> = {}, env: Record<string, string | undefined> = {}): Config {
+  return { ...loadConfig(env), ...overrides };
+}

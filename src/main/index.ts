@@ -1,0 +1,40 @@
+// Entry point: read .env when present, validate the environment, start, print the banner,
+// and stop cleanly on SIGTERM/SIGINT.
+import fs from 'node:fs';
+import { ConfigError, loadConfig } from './config.js';
+import { banner, startService } from './service.js';
+
+async function main(): Promise<void> {
+  if (fs.existsSync('.env')) process.loadEnvFile('.env');
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`configuration error: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  let service;
+  try {
+    service = await startService(config);
+  } catch (err) {
+    process.stderr.write(`start failed: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
+  process.stdout.write(banner(service) + '\n');
+  const stop = (signal: string) => {
+    service.log.info({ module: 'service', signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    void service.close().then(() => {
+      service.log.flush?.();
+      setTimeout(() => process.exit(0), 50);
+    });
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
+
+void main();

@@ -1,0 +1,53 @@
+// One Socket.IO server on one uWS app, configured the way the real clients expect (clients.md 1.1):
+// default path and namespace, polling and websocket, CORS *, the default heartbeat, deflate above 1 KiB.
+import { Server } from 'socket.io';
+import type { Adapter } from 'socket.io-adapter';
+import type { Config } from '../config.js';
+import { DISABLED, SHARED_COMPRESSOR, type TemplatedApp } from '../uws.js';
+
+export interface IoServerOptions {
+  adapter: typeof Adapter;
+  /** Connection state recovery (ingestion only, clients.md 1.5). */
+  recovery: boolean;
+  /** Per-socket send buffer limit in bytes (uWS maxBackpressure). */
+  maxBackpressure: number;
+}
+
+export function createIoServer(app: TemplatedApp, config: Config, options: IoServerOptions): Server {
+  const io = new Server({
+    path: '/socket.io/',
+    serveClient: false,
+    transports: ['polling', 'websocket'],
+    cors: { origin: '*' },
+    pingInterval: 25_000,
+    pingTimeout: 20_000,
+    maxHttpBufferSize: config.MAX_MESSAGE_BYTES,
+    perMessageDeflate: config.COMPRESSION ? { threshold: 1024 } : false,
+    httpCompression: config.COMPRESSION ? { threshold: 1024 } : false,
+    adapter: options.adapter,
+    ...(options.recovery
+      ? { connectionStateRecovery: { maxDisconnectionDuration: config.RECOVERY_WINDOW_MS, skipMiddlewares: true } }
+      : {}),
+  });
+  // The typings reject uWS-only options; engine.io's uServer passes these three to app.ws().
+  const uwsOptions = {
+    compression: config.COMPRESSION ? SHARED_COMPRESSOR : DISABLED,
+    maxBackpressure: options.maxBackpressure,
+    idleTimeout: 120,
+  };
+  io.attachApp(app, uwsOptions as unknown as Parameters<Server['attachApp']>[1]);
+  return io;
+}
+
+/** Socket.IO payloads arrive as JSON strings (clients.md 1.2); plain objects are accepted too. */
+export function parsePayload(payload: unknown): { ok: true; value: unknown } | { ok: false; error: string } {
+  if (typeof payload === 'string') {
+    try {
+      return { ok: true, value: JSON.parse(payload) };
+    } catch (err) {
+      return { ok: false, error: (err as Error).message };
+    }
+  }
+  if (payload !== null && typeof payload === 'object' && !Array.isArray(payload) && !Buffer.isBuffer(payload)) return { ok: true, value: payload };
+  return { ok: false, error: `unexpected payload type ${payload === null ? 'null' : typeof payload}` };
+}
