@@ -1,0 +1,95 @@
+// Two socket.io servers on uWS in one process cross-talk through the patched adapter (stack.md).
+// These tests run two whole services (one TLS, one plain) in this process and prove that:
+// - an ingestion client never receives broadcast traffic, and a broadcast client never receives
+//   ingestion traffic, over websocket and over polling;
+// - per-socket emits of the ingestion server (connection state recovery on) reach their client
+//   over websocket, which the stock patched adapter loses.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { io as connect, type Socket } from 'socket.io-client';
+import { startTestService, type TestService } from './helpers/service.js';
+
+const opened: Socket[] = [];
+function client(url: string, transports: ('polling' | 'websocket')[]): Socket {
+  const socket = connect(url, { transports, reconnection: false, forceNew: true, rejectUnauthorized: false });
+  opened.push(socket);
+  return socket;
+}
+const connected = (s: Socket) => new Promise<void>((resolve, reject) => {
+  if (s.connected) return resolve();
+  s.once('connect', () => resolve());
+  s.once('connect_error', reject);
+});
+const nextEvent = <T = unknown>(s: Socket, event: string, ms = 3000) => new Promise<T>((resolve, reject) => {
+  const timer = setTimeout(() => reject(new Error(`no ${event} within ${ms} ms`)), ms);
+  s.once(event, (payload: T) => { clearTimeout(timer); resolve(payload); });
+});
+function recordAll(s: Socket): string[] {
+  const seen: string[] = [];
+  s.onAny((event: string) => seen.push(event));
+  return seen;
+}
+
+let plain: TestService;
+let secure: TestService;
+
+beforeAll(async () => {
+  plain = await startTestService({ INSECURE: 'true' });
+  secure = await startTestService({ INSECURE: 'false' });
+});
+afterAll(async () => {
+  for (const s of opened) s.close();
+  await plain?.close();
+  await secure?.close();
+});
+
+describe.each([
+  ['websocket', ['websocket'] as ('polling' | 'websocket')[]],
+  ['polling', ['polling'] as ('polling' | 'websocket')[]],
+  ['polling then upgrade', ['polling', 'websocket'] as ('polling' | 'websocket')[]],
+])('listener isolation over %s', (_name, transports) => {
+  it.each([['plain', () => plain], ['TLS', () => secure]] as const)('%s service: ingestion and broadcast traffic never cross', async (_kind, get) => {
+    const svc = get();
+    const other = svc === plain ? secure : plain;
+    const code = `ISO${transports.join('').length}${svc === plain ? 'P' : 'T'}`;
+
+    const frontend = client(svc.broadcast, transports);
+    const observer = client(svc.ingest, transports);
+    const otherFrontend = client(other.broadcast, transports);
+    await Promise.all([connected(frontend), connected(observer), connected(otherFrontend)]);
+    const frontendSeen = recordAll(frontend);
+    const observerSeen = recordAll(observer);
+    const otherSeen = recordAll(otherFrontend);
+
+    // The frontend of both services logs on to the same room name.
+    const success = nextEvent<string>(frontend, 'logon_success');
+    const otherSuccess = nextEvent<string>(otherFrontend, 'logon_success');
+    frontend.emit('logon', JSON.stringify({ groupCode: code }));
+    otherFrontend.emit('logon', JSON.stringify({ groupCode: code }));
+    expect(JSON.parse(await success)).toEqual({ groupCode: code, msg: `Logon succeeded for group code ${code}` });
+    await otherSuccess;
+    if (transports.includes('websocket') && transports.length > 1) {
+      await new Promise((r) => setTimeout(r, 300)); // let the upgrade happen
+    }
+
+    // Ingestion per-socket emit (recovery on: goes through the adapter) reaches its own client.
+    const echo1 = nextEvent<string>(observer, 'test_echo');
+    observer.emit('test_echo', JSON.stringify({ n: 1 }));
+    expect(await echo1).toBe(JSON.stringify({ n: 1 }));
+
+    // A broadcast publish reaches the frontend of this service only.
+    const frame = JSON.stringify({ groupCode: code, probe: Math.random() });
+    const delivered = nextEvent<string>(frontend, 'match_data');
+    svc.service.broadcast.publish(code, frame);
+    expect(await delivered).toBe(frame);
+
+    // Ingestion traffic again, after the publish.
+    const echo2 = nextEvent<string>(observer, 'test_echo');
+    observer.emit('test_echo', JSON.stringify({ n: 2 }));
+    expect(await echo2).toBe(JSON.stringify({ n: 2 }));
+
+    await new Promise((r) => setTimeout(r, 200));
+    expect(observerSeen).toEqual(['test_echo', 'test_echo']);
+    expect(frontendSeen).toEqual(['logon_success', 'match_data']);
+    expect(otherSeen).toEqual(['logon_success']);
+  });
+});
