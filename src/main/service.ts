@@ -4,6 +4,7 @@ import { resolveAuthKey, type AuthKeySource } from './auth-key.js';
 import { BroadcastServer } from './broadcast/server.js';
 import type { Config } from './config.js';
 import { IngestServer } from './ingest/server.js';
+import { MatchHub } from './matches/hub.js';
 import { createLogger, type Logger } from './log.js';
 import { createRestApi, type RestApi } from './rest/index.js';
 import { setupTls, type TlsSetup } from './tls.js';
@@ -25,6 +26,7 @@ export interface Service {
   readonly rest: RestApi;
   readonly ingest: IngestServer;
   readonly broadcast: BroadcastServer;
+  readonly hub: MatchHub;
   close(): Promise<void>;
 }
 
@@ -33,15 +35,24 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const tls = await setupTls(config);
   const authKey = resolveAuthKey(config);
 
-  const rest = createRestApi({ config, log, version: SERVICE_VERSION, authKey: authKey.key, matchesRunning: () => 0 });
+  // Late-bound: the hub needs the listeners to publish to and the listeners need the hub.
+  let broadcast: BroadcastServer | null = null;
+  let ingest: IngestServer | null = null;
+  let hub: MatchHub | null = null;
+  const rest = createRestApi({ config, log, version: SERVICE_VERSION, authKey: authKey.key, matchesRunning: () => hub?.registry.count() ?? 0 });
+  hub = new MatchHub({
+    config, log, teamInfo: rest.teamInfo,
+    publish: (code, frame) => broadcast?.publish(code, frame),
+    onMatchRemoved: (code, matchId) => ingest?.endSessionsOf(code, matchId),
+  });
 
   // Three separate uWS apps: each listener has its own routes and its own pub/sub topics.
   const ingestApp = createApp(tls.files);
   const restApp = createApp(tls.files);
   const broadcastApp = createApp(tls.files);
 
-  const ingest = new IngestServer(ingestApp, { config, log, testHooks: options.testHooks ?? false });
-  const broadcast = new BroadcastServer(broadcastApp, { config, log, latestFrame: () => undefined });
+  ingest = new IngestServer(ingestApp, { config, log, keys: rest.keys, hub, testHooks: options.testHooks ?? false });
+  broadcast = new BroadcastServer(broadcastApp, { config, log, latestFrame: (code) => hub?.registry.latestFrame(code) });
   rest.register(restApp);
 
   const tokens: us_listen_socket[] = [];
@@ -59,19 +70,19 @@ export async function startService(config: Config, options: ServiceOptions = {})
     };
   } catch (err) {
     for (const token of tokens) closeListen(token);
-    await Promise.allSettled([ingest.close(), broadcast.close()]);
+    await Promise.allSettled([ingest.close(), broadcast.close(), hub.close()]);
     rest.close();
     throw err;
   }
 
   let closed = false;
   const service: Service = {
-    config, log, tls, authKey, ports, rest, ingest, broadcast,
+    config, log, tls, authKey, ports, rest, ingest, broadcast, hub,
     async close() {
       if (closed) return;
       closed = true;
       for (const token of tokens) closeListen(token);
-      await Promise.allSettled([ingest.close(), broadcast.close()]);
+      await Promise.allSettled([ingest!.close(), broadcast!.close(), hub!.close()]);
       rest.close();
       for (const app of [ingestApp, restApp, broadcastApp]) (app as unknown as { close?: () => void }).close?.();
     },

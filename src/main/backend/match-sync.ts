@@ -1,0 +1,97 @@
+// Backend calls during a match (interface-spec 4.8): registration, updates, completion, the
+// statistics backend (supporter organisations) and the player-camera service. Effects come from
+// the shards; calls run here, off the shards, each with a timeout; a failure or non-200 is logged
+// and never stops the match. URLs that carry a secret are never logged.
+import type { BackendEffect } from '../../protocol/shard-messages.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import { pathSegment, requestJson } from './http.js';
+
+export const STATS_FETCH_DELAY_MS = 15_000;
+
+export interface MatchSyncDeps {
+  config: Config;
+  log: Logger;
+  isSupporter(groupCode: string): boolean;
+  onRegistered(groupCode: string, registered: boolean): void;
+  onPlayercams(groupCode: string, result: unknown): void;
+}
+
+export class MatchSync {
+  private readonly log: Logger;
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  constructor(private readonly deps: MatchSyncDeps) {
+    this.log = deps.log.child({ module: 'match-sync' });
+  }
+
+  run(effect: BackendEffect): void {
+    const c = this.deps.config;
+    if (!c.USE_BACKEND) return;
+    switch (effect.kind) {
+      case 'register':
+      case 'update':
+      case 'complete': {
+        const method = effect.kind === 'register' ? 'POST' : 'PUT';
+        const matchId = pathSegment(effect.matchId);
+        if (!matchId) return;
+        const url = `${c.BACKEND_URL}/system/match/${matchId}/${effect.kind}`;
+        void this.call(effect.kind, effect.groupCode, url, method, { 'X-User-Token': c.BACKEND_TOKEN }, { match: effect.body }).then((ok) => {
+          if (effect.kind === 'register') this.deps.onRegistered(effect.groupCode, ok);
+        });
+        return;
+      }
+      case 'stats_add':
+      case 'stats_region':
+      case 'stats_fetch': {
+        if (!c.STATS_BACKEND_URL || !this.deps.isSupporter(effect.groupCode)) return;
+        const headers = { Authentication: c.STATS_BACKEND_TOKEN };
+        if (effect.kind === 'stats_add') void this.call('addMatch', effect.groupCode, `${c.STATS_BACKEND_URL}/addMatch`, 'POST', headers, { code: effect.groupCode, matchUuid: effect.matchId });
+        else if (effect.kind === 'stats_region') void this.call('updateMatchRegion', effect.groupCode, `${c.STATS_BACKEND_URL}/updateMatchRegion`, 'POST', headers, { matchUuid: effect.matchId, accountPuuid: effect.playerId });
+        else this.later(STATS_FETCH_DELAY_MS, () => void this.call('fetchMatchStats', effect.groupCode, `${c.STATS_BACKEND_URL}/fetchMatchStats`, 'POST', headers, { matchUuid: effect.matchId }));
+        return;
+      }
+      case 'playercam_fetch': {
+        const identifier = pathSegment(effect.identifier);
+        const secret = pathSegment(effect.secret);
+        if (!c.PLAYERCAM_URL || !identifier || !secret) return;
+        const url = `${c.PLAYERCAM_URL}/api/getNameOverridesAndPlayercams/${identifier}/${secret}`;
+        void requestJson(url, { method: 'GET', timeoutMs: c.OUTBOUND_TIMEOUT_MS }).then(
+          (res) => {
+            const body = res.body as { nameOverrides?: unknown; enabledPlayers?: unknown } | undefined;
+            if (res.status === 200 && body && body.nameOverrides !== undefined && body.enabledPlayers !== undefined) this.deps.onPlayercams(effect.groupCode, body);
+            else this.log.warn({ groupCode: effect.groupCode, status: res.status }, 'player-camera answer invalid; ignored');
+          },
+          (err: Error) => this.log.warn({ groupCode: effect.groupCode, error: err.message }, 'player-camera fetch failed'),
+        );
+        return;
+      }
+    }
+  }
+
+  private async call(what: string, groupCode: string, url: string, method: string, headers: Record<string, string>, body: unknown): Promise<boolean> {
+    try {
+      const res = await requestJson(url, { method, headers, body, timeoutMs: this.deps.config.OUTBOUND_TIMEOUT_MS });
+      if (res.status !== 200) {
+        this.log.warn({ groupCode, call: what, status: res.status }, 'backend call answered non-200');
+        return false;
+      }
+      this.log.debug({ groupCode, call: what }, 'backend call done');
+      return true;
+    } catch (err) {
+      this.log.warn({ groupCode, call: what, error: (err as Error).message }, 'backend call failed');
+      return false;
+    }
+  }
+
+  private later(ms: number, fn: () => void): void {
+    const timer = setTimeout(() => { this.timers.delete(timer); fn(); }, ms);
+    timer.unref();
+    this.timers.add(timer);
+  }
+
+  close(): void {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+  }
+}

@@ -1,0 +1,185 @@
+// The main thread's side of the matches: creates them on a shard, routes payloads, publishes the
+// frames the shards produce, and turns shard events into backend calls, team info and socket
+// closes. It never holds match state beyond the registry and each match's latest frame.
+import type { ShardEvent, ShardOut } from '../../protocol/shard-messages.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import { MatchSync } from '../backend/match-sync.js';
+import { ShardPool } from '../shards/pool.js';
+import type { TeamInfoStore } from '../stores/team-info.js';
+import { SERVICE_VERSION } from '../version.js';
+import { generateSecret, hashSecret, MatchRegistry, type LiveMatch } from './registry.js';
+import type { ObsLogonPacket } from '../../schemas/logon.js';
+
+export interface HubDeps {
+  config: Config;
+  log: Logger;
+  teamInfo: TeamInfoStore;
+  publish(groupCode: string, frame: string): void;
+  /** A match is gone (ended, inactive, removed, shard lost): close its ingestion sockets. */
+  onMatchRemoved(groupCode: string, matchId: string): void;
+}
+
+export interface HubCounters {
+  framesPublished: number;
+  dropped: Record<string, number>;
+}
+
+export class MatchHub {
+  readonly registry = new MatchRegistry();
+  readonly pool: ShardPool;
+  readonly counters: HubCounters = { framesPublished: 0, dropped: {} };
+  private readonly sync: MatchSync;
+  private readonly log: Logger;
+  private readonly shardDrops: Record<string, number>[] = [];
+
+  constructor(private readonly deps: HubDeps) {
+    this.log = deps.log.child({ module: 'matches' });
+    const c = deps.config;
+    this.sync = new MatchSync({
+      config: c,
+      log: deps.log,
+      isSupporter: (code) => this.registry.get(code)?.isSupporter ?? false,
+      onRegistered: (code, ok) => {
+        const match = this.registry.get(code);
+        if (match) this.pool.send(match.shard, { t: 'registered', groupCode: code, registered: ok });
+      },
+      onPlayercams: (code, result) => {
+        const match = this.registry.get(code);
+        if (match) this.pool.send(match.shard, { t: 'playercams', groupCode: code, result, now: Date.now() });
+      },
+    });
+    this.pool = new ShardPool({
+      count: c.SHARD_WORKERS,
+      log: deps.log,
+      settings: {
+        intervalMs: c.BROADCAST_INTERVAL_MS,
+        inactivityMs: c.INACTIVITY_TIMEOUT_MS,
+        trustReplayTimestamps: c.TRUST_REPLAY_TIMESTAMPS,
+        sponsorLogoUrl: c.SPONSOR_LOGO_URL,
+        recordReplays: c.RECORD_REPLAYS,
+        replayDir: c.REPLAY_DIR,
+        serviceVersion: SERVICE_VERSION,
+      },
+      onOutput: (shard, out) => this.onShardOutput(shard, out),
+      onCrash: (shard) => this.onShardCrash(shard),
+    });
+  }
+
+  /** Creates a live match for a logon; returns its group secret (given once, kept only hashed). */
+  create(packet: ObsLogonPacket, validity: { organizationId?: string; isSupporter?: boolean }): string {
+    const c = this.deps.config;
+    const secret = generateSecret(c.GROUP_SECRET_LENGTH);
+    const shard = this.pool.shardOf(packet.groupCode);
+    const organizationId = c.USE_BACKEND ? validity.organizationId ?? '' : '';
+    const isSupporter = validity.isSupporter === true;
+    const match: LiveMatch = {
+      groupCode: packet.groupCode, shard, secretHash: hashSecret(secret), matchId: '', organizationId, isSupporter,
+      createdAt: Date.now(), ended: false,
+    };
+    this.registry.add(match);
+    const team = (t: ObsLogonPacket['leftTeam']) => ({ name: t.name, tricode: t.tricode, url: t.url, attackStart: t.attackStart === true });
+    this.pool.send(shard, {
+      t: 'create',
+      groupCode: packet.groupCode,
+      now: Date.now(),
+      logon: {
+        groupCode: packet.groupCode,
+        leftTeam: team(packet.leftTeam),
+        rightTeam: team(packet.rightTeam),
+        toolsData: packet.toolsData,
+        organizationId,
+        isSupporter,
+        obsName: typeof packet.obsName === 'string' ? packet.obsName : '',
+        clientVersion: typeof packet.clientVersion === 'string' ? packet.clientVersion : '',
+      },
+    });
+    this.deps.teamInfo.set(packet.groupCode, { leftTeam: packet.leftTeam, rightTeam: packet.rightTeam });
+    this.log.info({ groupCode: packet.groupCode, shard, organizationId, isSupporter }, 'match created');
+    return secret;
+  }
+
+  obs(groupCode: string, raw: string): void {
+    this.pool.obs(groupCode, raw, Date.now());
+  }
+
+  /** Auxiliary data goes to every live match with the session's match id; false when there is none. */
+  aux(matchId: string, playerId: string, raw: string): boolean {
+    const codes = this.registry.groupsForMatchId(matchId);
+    if (!codes || codes.size === 0) return false;
+    const now = Date.now();
+    const shards = new Set<number>();
+    for (const code of codes) shards.add(this.registry.get(code)!.shard);
+    for (const shard of shards) this.pool.aux(shard, matchId, playerId, raw, now);
+    return true;
+  }
+
+  auxDisconnected(matchId: string, playerId: string): void {
+    const codes = this.registry.groupsForMatchId(matchId);
+    if (!codes) return;
+    const shards = new Set<number>();
+    for (const code of codes) shards.add(this.registry.get(code)!.shard);
+    for (const shard of shards) this.pool.send(shard, { t: 'aux_disconnected', matchId, playerId, now: Date.now() });
+  }
+
+  private onShardOutput(shard: number, out: ShardOut): void {
+    for (let i = 0; i < out.codes.length; i++) {
+      this.registry.setLatestFrame(out.codes[i], out.frames[i]);
+      this.deps.publish(out.codes[i], out.frames[i]);
+    }
+    this.counters.framesPublished += out.codes.length;
+    for (const event of out.events) this.onEvent(event);
+    if (out.stats) {
+      this.shardDrops[shard] = out.stats.dropped;
+      const total: Record<string, number> = {};
+      for (const drops of this.shardDrops) for (const [k, v] of Object.entries(drops ?? {})) total[k] = (total[k] ?? 0) + v;
+      this.counters.dropped = total;
+    }
+  }
+
+  private onEvent(event: ShardEvent): void {
+    switch (event.t) {
+      case 'match_id':
+        this.registry.setMatchId(event.groupCode, event.matchId);
+        return;
+      case 'removed': {
+        const match = this.registry.remove(event.groupCode);
+        this.log.info({ groupCode: event.groupCode, reason: event.reason }, 'match removed');
+        this.deps.onMatchRemoved(event.groupCode, match?.matchId ?? '');
+        return;
+      }
+      case 'team_info_final':
+        this.deps.teamInfo.setFinal(event.groupCode, event.info);
+        return;
+      case 'aux_player':
+        this.onAuxPlayer?.(event.matchId, event.playerId);
+        return;
+      case 'effect':
+        this.sync.run(event.effect);
+        return;
+      case 'drop':
+        this.log.info({ groupCode: event.groupCode, reason: event.reason, type: event.type, detail: event.detail }, 'message dropped');
+        return;
+      case 'log':
+        this.log[event.level]({ ...event.fields }, event.msg);
+        return;
+    }
+  }
+
+  /** Set by the ingestion server: an auxiliary session's player id learned from its first scoreboard row. */
+  onAuxPlayer?: (matchId: string, playerId: string) => void;
+
+  private onShardCrash(shard: number): void {
+    const lost = [...this.registry.all()].filter((m) => m.shard === shard).map((m) => m.groupCode);
+    this.log.error({ shard, groupCodes: lost }, 'shard crashed; its matches are lost');
+    for (const code of lost) {
+      const match = this.registry.remove(code);
+      this.deps.onMatchRemoved(code, match?.matchId ?? '');
+    }
+  }
+
+  async close(): Promise<void> {
+    this.sync.close();
+    await this.pool.close();
+  }
+}

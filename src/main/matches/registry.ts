@@ -1,0 +1,97 @@
+// The main thread's index of live matches: which shard owns a group code, its secret (for logon
+// checks), its game match id (for auxiliary routing) and its latest frame (for frontends that
+// log on mid-match). The match state itself lives only in the shard.
+import crypto from 'node:crypto';
+
+export interface LiveMatch {
+  groupCode: string;
+  shard: number;
+  /** sha-256 of the group secret: compared in constant time, never kept in clear. */
+  secretHash: Buffer;
+  matchId: string;
+  organizationId: string;
+  isSupporter: boolean;
+  createdAt: number;
+  /** Set once the final frame is out (game_end); the match is gone for new logons. */
+  ended: boolean;
+}
+
+const SECRET_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+
+export function generateSecret(length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i++) out += SECRET_ALPHABET[crypto.randomInt(SECRET_ALPHABET.length)];
+  return out;
+}
+
+export function hashSecret(secret: string): Buffer {
+  return crypto.createHash('sha256').update(secret, 'utf8').digest();
+}
+
+export function secretMatches(match: LiveMatch, candidate: unknown): boolean {
+  if (typeof candidate !== 'string' || candidate.length === 0) return false;
+  return crypto.timingSafeEqual(match.secretHash, hashSecret(candidate));
+}
+
+export class MatchRegistry {
+  private readonly byCode = new Map<string, LiveMatch>();
+  private readonly byMatchId = new Map<string, Set<string>>();
+  private readonly latest = new Map<string, string>();
+
+  count(): number {
+    return this.byCode.size;
+  }
+
+  get(groupCode: string): LiveMatch | undefined {
+    return this.byCode.get(groupCode);
+  }
+
+  all(): IterableIterator<LiveMatch> {
+    return this.byCode.values();
+  }
+
+  add(match: LiveMatch): void {
+    this.byCode.set(match.groupCode, match);
+  }
+
+  setMatchId(groupCode: string, matchId: string): void {
+    const match = this.byCode.get(groupCode);
+    if (!match) return;
+    this.unindex(match);
+    match.matchId = matchId;
+    if (matchId) {
+      let set = this.byMatchId.get(matchId);
+      if (!set) this.byMatchId.set(matchId, (set = new Set()));
+      set.add(groupCode);
+    }
+  }
+
+  /** Group codes of the live matches with this game match id. */
+  groupsForMatchId(matchId: string): ReadonlySet<string> | undefined {
+    return this.byMatchId.get(matchId);
+  }
+
+  remove(groupCode: string): LiveMatch | undefined {
+    const match = this.byCode.get(groupCode);
+    if (!match) return undefined;
+    this.unindex(match);
+    this.byCode.delete(groupCode);
+    this.latest.delete(groupCode);
+    return match;
+  }
+
+  setLatestFrame(groupCode: string, frame: string): void {
+    if (this.byCode.has(groupCode)) this.latest.set(groupCode, frame);
+  }
+
+  latestFrame(groupCode: string): string | undefined {
+    return this.latest.get(groupCode);
+  }
+
+  private unindex(match: LiveMatch): void {
+    if (!match.matchId) return;
+    const set = this.byMatchId.get(match.matchId);
+    set?.delete(match.groupCode);
+    if (set && set.size === 0) this.byMatchId.delete(match.matchId);
+  }
+}

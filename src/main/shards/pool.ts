@@ -1,0 +1,121 @@
+// The shard pool: a fixed set of worker threads, hash(groupCode) % N. Commands to a shard are
+// queued and posted once per event-loop turn as one array; observer payloads of a turn travel as
+// parallel string arrays inside one command.
+import { Worker } from 'node:worker_threads';
+import type { AuxBatchCmd, ObsBatchCmd, ShardCmd, ShardOut } from '../../protocol/shard-messages.js';
+import type { ShardSettings } from '../../workers/shard.js';
+import type { Logger } from '../log.js';
+
+/** FNV-1a: cheap, stable across processes and restarts. */
+export function shardIndexOf(groupCode: string, shards: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < groupCode.length; i++) {
+    h ^= groupCode.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) % shards;
+}
+
+const WORKER_URL = new URL('../../workers/shard.js', import.meta.url);
+
+export interface ShardPoolOptions {
+  count: number;
+  settings: Omit<ShardSettings, 'shard'>;
+  log: Logger;
+  onOutput(shard: number, out: ShardOut): void;
+  /** A shard thread died; its matches are gone. */
+  onCrash(shard: number): void;
+}
+
+export class ShardPool {
+  private readonly workers: Worker[] = [];
+  private readonly pending: ShardCmd[][] = [];
+  private flushScheduled = false;
+  private stopping = false;
+  private readonly log: Logger;
+
+  constructor(private readonly options: ShardPoolOptions) {
+    this.log = options.log.child({ module: 'shards' });
+    for (let i = 0; i < options.count; i++) {
+      this.pending.push([]);
+      this.workers.push(this.spawn(i));
+    }
+  }
+
+  get count(): number {
+    return this.workers.length;
+  }
+
+  private spawn(index: number): Worker {
+    const worker = new Worker(WORKER_URL, { workerData: { ...this.options.settings, shard: index } satisfies ShardSettings });
+    worker.on('message', (out: ShardOut) => this.options.onOutput(index, out));
+    worker.on('error', (err) => this.log.error({ shard: index, err }, 'shard worker error'));
+    worker.on('exit', (code) => {
+      if (this.stopping) return;
+      this.log.error({ shard: index, code }, 'shard worker exited; restarting it');
+      this.options.onCrash(index);
+      this.workers[index] = this.spawn(index);
+    });
+    return worker;
+  }
+
+  shardOf(groupCode: string): number {
+    return shardIndexOf(groupCode, this.workers.length);
+  }
+
+  send(shard: number, cmd: ShardCmd): void {
+    this.pending[shard].push(cmd);
+    this.schedule();
+  }
+
+  sendToAll(cmd: ShardCmd): void {
+    for (let i = 0; i < this.workers.length; i++) this.send(i, cmd);
+  }
+
+  obs(groupCode: string, raw: string, now: number): void {
+    const queue = this.pending[this.shardOf(groupCode)];
+    let last = queue[queue.length - 1] as ObsBatchCmd | undefined;
+    if (!last || last.t !== 'obs') queue.push((last = { t: 'obs', groupCodes: [], raws: [], nows: [] }));
+    last.groupCodes.push(groupCode);
+    last.raws.push(raw);
+    last.nows.push(now);
+    this.schedule();
+  }
+
+  aux(shard: number, matchId: string, playerId: string, raw: string, now: number): void {
+    const queue = this.pending[shard];
+    let last = queue[queue.length - 1] as AuxBatchCmd | undefined;
+    if (!last || last.t !== 'aux') queue.push((last = { t: 'aux', matchIds: [], playerIds: [], raws: [], nows: [] }));
+    last.matchIds.push(matchId);
+    last.playerIds.push(playerId);
+    last.raws.push(raw);
+    last.nows.push(now);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    for (let i = 0; i < this.workers.length; i++) {
+      const cmds = this.pending[i];
+      if (cmds.length === 0) continue;
+      this.pending[i] = [];
+      this.workers[i].postMessage(cmds);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.flush();
+    this.stopping = true;
+    for (const worker of this.workers) worker.postMessage([{ t: 'stop' }]);
+    await Promise.all(this.workers.map((w) => new Promise<void>((resolve) => {
+      const timer = setTimeout(() => { void w.terminate().then(() => resolve()); }, 2000);
+      w.once('exit', () => { clearTimeout(timer); resolve(); });
+    })));
+  }
+}

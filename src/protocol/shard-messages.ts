@@ -1,0 +1,84 @@
+// What crosses between the main thread and a shard worker. Everything here is plain data; the
+// hot path (observer payloads in, frames out) travels as strings in batched arrays, because
+// structured-cloning objects per message costs 10–20× more than strings (stack.md).
+
+export interface AuthTeamWire { name: string; tricode: string; url: string; attackStart: boolean }
+
+export interface CreateMatchCmd {
+  t: 'create';
+  groupCode: string;
+  now: number;
+  logon: {
+    groupCode: string;
+    leftTeam: AuthTeamWire;
+    rightTeam: AuthTeamWire;
+    toolsData?: unknown;
+    organizationId: string;
+    isSupporter: boolean;
+    /** Logon fields for the replay header (no key, no secret). */
+    obsName: string;
+    clientVersion: string;
+  };
+}
+
+/** Observer payloads of one batch: parallel arrays; the raw JSON text is parsed only in the shard. */
+export interface ObsBatchCmd {
+  t: 'obs';
+  groupCodes: string[];   // the group each session authenticated with
+  raws: string[];         // payload as received (JSON text)
+  nows: number[];         // receive times
+}
+
+export interface AuxBatchCmd {
+  t: 'aux';
+  matchIds: string[];     // the session's match id
+  playerIds: string[];    // the session's player id ('' until known)
+  raws: string[];
+  nows: number[];
+}
+
+export type ShardCmd =
+  | CreateMatchCmd
+  | ObsBatchCmd
+  | AuxBatchCmd
+  | { t: 'aux_disconnected'; matchId: string; playerId: string; now: number }
+  | { t: 'registered'; groupCode: string; registered: boolean }
+  | { t: 'playercams'; groupCode: string; result: unknown; now: number }
+  | { t: 'remove'; groupCode: string; reason: string }
+  | { t: 'stop' };
+
+export type BackendEffect =
+  | { kind: 'register'; groupCode: string; matchId: string; body: unknown }
+  | { kind: 'update'; groupCode: string; matchId: string; body: unknown }
+  | { kind: 'complete'; groupCode: string; matchId: string; body: unknown }
+  | { kind: 'stats_add'; groupCode: string; matchId: string }
+  | { kind: 'stats_region'; groupCode: string; matchId: string; playerId: string }
+  | { kind: 'stats_fetch'; groupCode: string; matchId: string }
+  | { kind: 'playercam_fetch'; groupCode: string; identifier: string; secret: string };
+
+export type ShardEvent =
+  | { t: 'match_id'; groupCode: string; matchId: string }
+  | { t: 'removed'; groupCode: string; reason: 'ended' | 'inactive' | 'admin' }
+  | { t: 'team_info_final'; groupCode: string; info: { higherScore: 0 | 1; tournamentInfo: unknown; sponsorInfo: unknown; isSupporter: boolean } }
+  | { t: 'aux_player'; matchId: string; playerId: string }
+  | { t: 'effect'; effect: BackendEffect }
+  | { t: 'drop'; groupCode: string; reason: string; type: string; detail?: string }
+  | { t: 'log'; level: 'info' | 'warn' | 'error'; msg: string; fields?: Record<string, unknown> };
+
+/** One message per cycle (or leading-edge flush) from a shard. */
+export interface ShardOut {
+  /** Frames: parallel arrays of group codes and serialized match_data strings. */
+  codes: string[];
+  frames: string[];
+  events: ShardEvent[];
+  stats?: ShardStats;
+}
+
+export interface ShardStats {
+  shard: number;
+  matches: number;
+  applied: number;
+  dropped: Record<string, number>;
+  framesSerialized: number;
+  cycleMicros: number;
+}

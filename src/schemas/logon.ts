@@ -1,0 +1,56 @@
+// Logon packets of the ingestion listener (clients.md 2.2 and 4.2), compiled once.
+import { Ajv } from 'ajv';
+
+const team = {
+  type: 'object',
+  required: ['name', 'tricode', 'url'],
+  properties: {
+    name: { type: 'string' },
+    tricode: { type: 'string' },
+    url: { type: 'string' },
+    attackStart: { type: 'boolean' },
+  },
+} as const;
+
+export interface ObsLogonPacket {
+  type: 'authenticate';
+  clientVersion?: unknown;
+  obsName?: string;
+  key?: unknown;
+  groupCode: string;
+  groupSecret?: unknown;
+  leftTeam: { name: string; tricode: string; url: string; attackStart?: boolean };
+  rightTeam: { name: string; tricode: string; url: string; attackStart?: boolean };
+  toolsData?: unknown;
+}
+
+export interface AuxLogonPacket {
+  type: 'aux_authenticate';
+  clientVersion?: unknown;
+  name?: string;
+  matchId?: unknown;
+  playerId?: unknown;
+}
+
+const ajv = new Ajv({ allErrors: false, strict: true });
+
+/** Check 1 of clients.md 2.3: `type`, `groupCode` and both teams present and of the right type. */
+export const isObsLogon = ajv.compile<ObsLogonPacket>({
+  type: 'object',
+  required: ['type', 'groupCode', 'leftTeam', 'rightTeam'],
+  properties: {
+    type: { const: 'authenticate' },
+    groupCode: { type: 'string', minLength: 1, maxLength: 64 },
+    obsName: { type: 'string' },
+    leftTeam: team,
+    rightTeam: team,
+  },
+});
+
+export const isAuxLogon = ajv.compile<AuxLogonPacket>({
+  type: 'object',
+  required: ['type'],
+  properties: {
+    type: { const: 'aux_authenticate' },
+  },
+});

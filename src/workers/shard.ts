@@ -1,0 +1,346 @@
+// A shard thread: owns its matches. All mutation, timers, filtering and serialization of a match
+// happen here; the main thread only routes raw payloads in and publishes the frames that come out.
+import { parentPort, workerData } from 'node:worker_threads';
+import type { BackendEffect, ShardCmd, ShardEvent, ShardOut } from '../protocol/shard-messages.js';
+import { createClock } from './clock.js';
+import { Match } from './match/match.js';
+import { serializeMatch } from './match/serialize.js';
+import { ReplayRecorder, replayHeader } from './replay-recorder.js';
+
+export interface ShardSettings {
+  shard: number;
+  intervalMs: number;
+  inactivityMs: number;
+  trustReplayTimestamps: boolean;
+  sponsorLogoUrl: string;
+  recordReplays: boolean;
+  replayDir: string;
+  serviceVersion: string;
+}
+
+/** Auxiliary types whose data belongs to one player: only that player's own session may send them. */
+const PER_PLAYER_AUX = new Set(['aux_health', 'aux_abilities', 'aux_astra_targeting', 'aux_cypher_cam']);
+
+interface Slot {
+  groupCode: string;
+  match: Match;
+  lastSentEvent: number;
+  lastSentAt: number;
+  lastActivityAt: number;
+  matchId: string;
+  registered: boolean;
+  recorder?: ReplayRecorder;
+  /** Drop reasons already logged for this match (a reason is logged once, then only counted). */
+  loggedDrops: Set<string>;
+}
+
+export class Shard {
+  private readonly slots = new Map<string, Slot>();
+  private readonly byMatchId = new Map<string, Set<string>>();
+  private readonly dirty = new Set<Slot>();
+  private readonly clock;
+  private out: ShardOut = { codes: [], frames: [], events: [] };
+  private dueTimer: NodeJS.Timeout | null = null;
+  private dueAt = Infinity;
+  private readonly tickTimer: NodeJS.Timeout;
+  private applied = 0;
+  private framesSerialized = 0;
+  private readonly dropped: Record<string, number> = {};
+  private lastStatsAt = 0;
+  private cycleMicros = 0;
+
+  constructor(private readonly settings: ShardSettings, private readonly post: (out: ShardOut) => void) {
+    this.clock = createClock(settings.trustReplayTimestamps);
+    this.tickTimer = setInterval(() => this.tick(), settings.intervalMs);
+  }
+
+  handle(cmds: ShardCmd[]): void {
+    const now = Date.now();
+    for (const cmd of cmds) {
+      try {
+        this.handleOne(cmd, now);
+      } catch (err) {
+        // The engine never throws by contract; this is the last guard so one match cannot stop the shard.
+        this.event({ t: 'log', level: 'error', msg: 'shard command failed', fields: { cmd: cmd.t, error: (err as Error).message } });
+      }
+    }
+    this.flushDue(Date.now());
+    this.flush();
+  }
+
+  private handleOne(cmd: ShardCmd, now: number): void {
+    switch (cmd.t) {
+      case 'create': return this.create(cmd.groupCode, cmd.logon, cmd.now);
+      case 'obs': {
+        for (let i = 0; i < cmd.raws.length; i++) this.applyObs(cmd.groupCodes[i], cmd.raws[i], cmd.nows[i]);
+        return;
+      }
+      case 'aux': {
+        for (let i = 0; i < cmd.raws.length; i++) this.applyAux(cmd.matchIds[i], cmd.playerIds[i], cmd.raws[i], cmd.nows[i]);
+        return;
+      }
+      case 'aux_disconnected': {
+        for (const code of this.byMatchId.get(cmd.matchId) ?? []) {
+          const slot = this.slots.get(code)!;
+          slot.match.auxDisconnected(cmd.playerId, this.clock.tickTime(cmd.now) ?? cmd.now);
+          this.touched(slot);
+        }
+        return;
+      }
+      case 'registered': {
+        const slot = this.slots.get(cmd.groupCode);
+        if (slot) { slot.registered = cmd.registered; slot.match.setRegistered(cmd.registered); this.touched(slot); }
+        return;
+      }
+      case 'playercams': {
+        const slot = this.slots.get(cmd.groupCode);
+        if (slot) { slot.match.applyPlayercams(cmd.result, this.clock.tickTime(cmd.now) ?? cmd.now); this.touched(slot); }
+        return;
+      }
+      case 'remove': {
+        const slot = this.slots.get(cmd.groupCode);
+        if (slot) {
+          this.sendFrame(slot, now);
+          this.remove(slot, 'admin');
+        }
+        return;
+      }
+      case 'stop': {
+        clearInterval(this.tickTimer);
+        if (this.dueTimer) clearTimeout(this.dueTimer);
+        for (const slot of this.slots.values()) slot.recorder?.close();
+        return;
+      }
+    }
+  }
+
+  private create(groupCode: string, logon: Extract<ShardCmd, { t: 'create' }>['logon'], now: number): void {
+    const existing = this.slots.get(groupCode);
+    if (existing) this.remove(existing, 'admin');
+    const match = Match.create(logon, now, { sponsorLogoUrl: this.settings.sponsorLogoUrl });
+    const slot: Slot = {
+      groupCode, match, lastSentEvent: match.eventNumber - 1, lastSentAt: 0, lastActivityAt: Date.now(),
+      matchId: match.matchId, registered: false, loggedDrops: new Set(),
+    };
+    if (this.settings.recordReplays) {
+      slot.recorder = new ReplayRecorder(this.settings.replayDir, groupCode, now, replayHeader(logon, this.settings.serviceVersion, now));
+    }
+    this.slots.set(groupCode, slot);
+    this.drainEffects(slot);
+    this.touched(slot);
+  }
+
+  private parse(raw: string, groupCode: string): Record<string, unknown> | null {
+    try {
+      const value: unknown = JSON.parse(raw);
+      if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+      this.drop(groupCode, 'invalid_envelope', '?');
+    } catch {
+      this.drop(groupCode, 'invalid_json', '?');
+    }
+    return null;
+  }
+
+  private applyObs(groupCode: string, raw: string, receivedAt: number): void {
+    const env = this.parse(raw, groupCode);
+    if (!env) return;
+    const type = typeof env.type === 'string' ? env.type : '?';
+    // Recorded auxiliary records (replays) carry a match id, not a group code: they go to the session's match.
+    if (env.groupCode !== groupCode && !type.startsWith('aux_')) return this.drop(groupCode, 'group_mismatch', type);
+    const slot = this.slots.get(groupCode);
+    if (!slot) return this.drop(groupCode, 'no_match', type);
+    this.applyTo(slot, env, type, receivedAt);
+  }
+
+  private applyAux(matchId: string, playerId: string, raw: string, receivedAt: number): void {
+    const codes = this.byMatchId.get(matchId);
+    const anyCode = codes?.values().next().value ?? '';
+    const env = this.parse(raw, anyCode);
+    if (!env || !codes) return;
+    const type = typeof env.type === 'string' ? env.type : '?';
+    if (env.matchId !== matchId) return this.drop(anyCode, 'match_mismatch', type);
+    if (!playerId && type === 'aux_scoreboard' && typeof env.playerId === 'string' && env.playerId) {
+      this.event({ t: 'aux_player', matchId, playerId: env.playerId });
+      playerId = env.playerId;
+    }
+    if (PER_PLAYER_AUX.has(type) && env.playerId !== playerId) return this.drop(anyCode, 'player_mismatch', type);
+    for (const code of codes) this.applyTo(this.slots.get(code)!, env, type, receivedAt);
+  }
+
+  private applyTo(slot: Slot, env: Record<string, unknown>, type: string, receivedAt: number): void {
+    if (slot.match.ended) return this.drop(slot.groupCode, 'match_ended', type);
+    const ts = this.clock.messageTime(receivedAt, env);
+    slot.match.advance(ts);
+    slot.recorder?.record(env, ts);
+    const result = slot.match.apply(env, ts);
+    if (!result.ok) {
+      this.drop(slot.groupCode, result.reason, type, result.detail);
+    } else {
+      this.applied++;
+    }
+    if (slot.match.matchId !== slot.matchId) this.matchIdChanged(slot);
+    this.drainEffects(slot);
+    this.touched(slot);
+  }
+
+  private matchIdChanged(slot: Slot): void {
+    if (slot.matchId) {
+      const set = this.byMatchId.get(slot.matchId);
+      set?.delete(slot.groupCode);
+      if (set && set.size === 0) this.byMatchId.delete(slot.matchId);
+    }
+    slot.matchId = slot.match.matchId;
+    if (slot.matchId) {
+      let set = this.byMatchId.get(slot.matchId);
+      if (!set) this.byMatchId.set(slot.matchId, (set = new Set()));
+      set.add(slot.groupCode);
+    }
+    this.event({ t: 'match_id', groupCode: slot.groupCode, matchId: slot.matchId });
+  }
+
+  private drainEffects(slot: Slot): void {
+    for (const effect of slot.match.takeEffects()) {
+      const groupCode = slot.groupCode;
+      const matchId = slot.match.matchId;
+      let backend: BackendEffect | null = null;
+      switch (effect.kind) {
+        case 'register':
+          backend = { kind: 'register', groupCode, matchId: effect.matchId || matchId, body: slot.match.registerBody() };
+          break;
+        case 'update':
+        case 'complete':
+          backend = { kind: effect.kind, groupCode, matchId, body: slot.match.registerBody() };
+          break;
+        case 'stats_add':
+        case 'stats_fetch':
+          backend = { kind: effect.kind, groupCode, matchId };
+          break;
+        case 'stats_region':
+          backend = { kind: 'stats_region', groupCode, matchId, playerId: effect.playerId };
+          break;
+        case 'playercam_fetch':
+          backend = { kind: 'playercam_fetch', groupCode, identifier: effect.identifier, secret: slot.match.playercamSecret };
+          break;
+        case 'team_info_final':
+          this.event({ t: 'team_info_final', groupCode, info: effect.info });
+          break;
+      }
+      if (backend) this.event({ t: 'effect', effect: backend });
+    }
+  }
+
+  private drop(groupCode: string, reason: string, type: string, detail?: string): void {
+    this.dropped[reason] = (this.dropped[reason] ?? 0) + 1;
+    const slot = this.slots.get(groupCode);
+    const key = reason + '\x1f' + type;
+    if (slot) {
+      if (slot.loggedDrops.has(key)) return;
+      slot.loggedDrops.add(key);
+    }
+    this.event({ t: 'drop', groupCode, reason, type, detail });
+  }
+
+  private event(e: ShardEvent): void {
+    this.out.events.push(e);
+  }
+
+  /** Leading edge: a change goes out at once when the last frame is one interval old, else when it is. */
+  private touched(slot: Slot): void {
+    if (slot.match.eventNumber > slot.lastSentEvent) this.dirty.add(slot);
+  }
+
+  private flushDue(now: number): void {
+    let nextDue = Infinity;
+    for (const slot of this.dirty) {
+      const due = slot.lastSentAt + this.settings.intervalMs;
+      if (due <= now) this.sendFrame(slot, now);
+      else if (due < nextDue) nextDue = due;
+    }
+    if (nextDue < Infinity && nextDue < this.dueAt) {
+      if (this.dueTimer) clearTimeout(this.dueTimer);
+      this.dueAt = nextDue;
+      this.dueTimer = setTimeout(() => {
+        this.dueTimer = null;
+        this.dueAt = Infinity;
+        this.flushDue(Date.now());
+        this.flush();
+      }, Math.max(0, nextDue - now));
+    }
+  }
+
+  private sendFrame(slot: Slot, now: number): void {
+    this.dirty.delete(slot);
+    if (slot.match.eventNumber <= slot.lastSentEvent) return;
+    let frame: string;
+    try {
+      frame = serializeMatch(slot.match);
+    } catch (err) {
+      this.event({ t: 'log', level: 'error', msg: 'serialization failed', fields: { groupCode: slot.groupCode, error: (err as Error).message } });
+      slot.lastSentEvent = slot.match.eventNumber;
+      return;
+    }
+    this.framesSerialized++;
+    this.out.codes.push(slot.groupCode);
+    this.out.frames.push(frame);
+    slot.lastSentEvent = slot.match.eventNumber;
+    slot.lastSentAt = now;
+    slot.lastActivityAt = now;
+    if (slot.match.ended) this.remove(slot, 'ended');
+  }
+
+  private remove(slot: Slot, reason: 'ended' | 'inactive' | 'admin'): void {
+    this.slots.delete(slot.groupCode);
+    this.dirty.delete(slot);
+    if (slot.matchId) {
+      const set = this.byMatchId.get(slot.matchId);
+      set?.delete(slot.groupCode);
+      if (set && set.size === 0) this.byMatchId.delete(slot.matchId);
+    }
+    if (reason !== 'ended' && slot.registered) {
+      this.event({ t: 'effect', effect: { kind: 'complete', groupCode: slot.groupCode, matchId: slot.matchId, body: slot.match.registerBody() } });
+    }
+    slot.recorder?.close();
+    this.event({ t: 'removed', groupCode: slot.groupCode, reason });
+  }
+
+  /** The cycle: timers, inactivity, frames that are due. */
+  private tick(): void {
+    const started = performance.now();
+    const now = Date.now();
+    const tickTime = this.clock.tickTime(now);
+    for (const slot of this.slots.values()) {
+      if (tickTime !== null) {
+        slot.match.advance(tickTime);
+        this.drainEffects(slot);
+        this.touched(slot);
+      }
+      if (now - slot.lastActivityAt > this.settings.inactivityMs && !this.dirty.has(slot)) this.remove(slot, 'inactive');
+    }
+    this.flushDue(now);
+    this.cycleMicros = Math.round((performance.now() - started) * 1000);
+    if (now - this.lastStatsAt >= 1000) {
+      this.lastStatsAt = now;
+      this.out.stats = {
+        shard: this.settings.shard, matches: this.slots.size, applied: this.applied, dropped: { ...this.dropped },
+        framesSerialized: this.framesSerialized, cycleMicros: this.cycleMicros,
+      };
+    }
+    this.flush();
+  }
+
+  private flush(): void {
+    if (this.out.codes.length === 0 && this.out.events.length === 0 && !this.out.stats) return;
+    const out = this.out;
+    this.out = { codes: [], frames: [], events: [] };
+    this.post(out);
+  }
+}
+
+if (parentPort) {
+  const port = parentPort;
+  const shard = new Shard(workerData as ShardSettings, (out) => port.postMessage(out));
+  port.on('message', (cmds: ShardCmd[]) => {
+    shard.handle(cmds);
+    if (cmds.some((c) => c.t === 'stop')) port.close();
+  });
+}
