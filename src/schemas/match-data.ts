@@ -1,0 +1,232 @@
+// JSON Schema of the broadcast `match_data` tree (match-rules.md 16.2), derived from the engine's
+// state types (src/workers/match/types.ts) in the tree's key order.
+//
+// Used twice:
+//  - by fast-json-stringify (src/workers/match/serialize.ts) to build the frame serializer. It drops
+//    members the schema does not know and coerces mismatching types silently, so every member the
+//    engine writes must be listed here with its real type; test/engine-serialize.test.ts round-trips
+//    every state of the recorded match against JSON.stringify to catch drift.
+//  - by ajv (src/workers/match/tools.ts) to check client-supplied `toolsData` members at match
+//    creation, so that nothing the serializer would coerce can ever reach the state.
+//
+// Objects are open (`additionalProperties: true`) exactly where the rules pass data through as
+// received: every `tools` member (the client's object replaces the default as a whole), the
+// objects inside them (map entries, round-win sponsors), unknown `tools` members, and `toastInfo`.
+// Objects the engine builds itself are closed.
+//
+// Ratios that divide by zero (`kdRatio`, `headshotRatio`) are nullable and stored as null.
+// Optional members (`?` in the tree) are left out of `required`: the engine keeps them as
+// `undefined` when unset, and both serializers omit them.
+
+type Schema = Record<string, unknown>;
+
+const str = { type: 'string' } as const;
+const num = { type: 'number' } as const;
+const bool = { type: 'boolean' } as const;
+const numOrNull = { type: ['number', 'null'] } as const;
+const strArray = { type: 'array', items: str } as const;
+
+function closed(properties: Schema, required: string[] = Object.keys(properties)): Schema {
+  return { type: 'object', properties, required, additionalProperties: false };
+}
+
+function open(properties: Schema, required: string[] = []): Schema {
+  return { type: 'object', properties, required, additionalProperties: true };
+}
+
+const countMap: Schema = { type: 'object', additionalProperties: num };
+
+export const roundRecordEntrySchema: Schema = closed({
+  type: { type: 'string', enum: ['upcoming', 'kills', 'detonated', 'defused', 'timeout', 'lost'] },
+  wasAttack: bool,
+  round: num,
+});
+
+const abilityValue = { type: ['number', 'boolean'] } as const;
+
+export const playerSchema: Schema = closed(
+  {
+    name: str,
+    tagline: str,
+    riotId: str,
+    searchName: str,
+    fullName: str,
+    position: num,
+    locked: bool,
+    agentInternal: str,
+    agentProper: str,
+    isAlive: bool,
+    hasSpike: bool,
+    isObserved: bool,
+    health: num,
+    abilities: closed({ grenade: abilityValue, ability1: abilityValue, ability2: abilityValue }),
+    kills: num,
+    deaths: num,
+    assists: num,
+    kdRatio: numOrNull,
+    killsThisRound: num,
+    deathsThisRound: num,
+    killedPlayerNames: strArray,
+    currUltPoints: num,
+    maxUltPoints: num,
+    ultReady: bool,
+    money: num,
+    moneySpent: num,
+    spentMoneyThisRound: bool,
+    armorName: str,
+    highestWeapon: str,
+    currentMMRTier: numOrNull,
+    peakMMRTier: numOrNull,
+    teamKills: num,
+    headshotKills: num,
+    headshotRatio: numOrNull,
+    killsByWeaponsAndAbilities: countMap,
+    killsOnEnemyPlayer: countMap,
+    killsOnTeammatePlayer: countMap,
+    assistsFromTeammate: countMap,
+    scoreboardAvailable: bool,
+    auxiliaryAvailable: closed({ health: bool, abilities: bool, scoreboard: bool }),
+    iconNameSuffix: str,
+  },
+  // everything except the optional tagline, armorName and highestWeapon
+  [
+    'name', 'riotId', 'searchName', 'fullName', 'position', 'locked', 'agentInternal', 'agentProper',
+    'isAlive', 'hasSpike', 'isObserved', 'health', 'abilities', 'kills', 'deaths', 'assists', 'kdRatio',
+    'killsThisRound', 'deathsThisRound', 'killedPlayerNames', 'currUltPoints', 'maxUltPoints', 'ultReady',
+    'money', 'moneySpent', 'spentMoneyThisRound', 'currentMMRTier', 'peakMMRTier', 'teamKills',
+    'headshotKills', 'headshotRatio', 'killsByWeaponsAndAbilities', 'killsOnEnemyPlayer',
+    'killsOnTeammatePlayer', 'assistsFromTeammate', 'scoreboardAvailable', 'auxiliaryAvailable',
+    'iconNameSuffix',
+  ],
+);
+
+export const teamSchema: Schema = closed({
+  teamName: str,
+  teamTricode: str,
+  teamUrl: str,
+  ingameTeamId: { type: 'number', enum: [0, 1] },
+  isAttacking: bool,
+  hasHandledTeam: bool,
+  roundsWon: num,
+  spentThisRound: num,
+  roundRecord: { type: 'array', items: roundRecordEntrySchema },
+  removeTricode: bool,
+  players: { type: 'array', items: playerSchema },
+  playerCount: num,
+  hasDuplicateAgents: bool,
+});
+
+const mapInfoSide: Schema = open({ score: numOrNull, logo: str });
+
+/**
+ * The `tools` members, each as the client may send it (all open: passed through as received).
+ * Required lists name only what the overlay cannot do without or what the rules write.
+ */
+export const toolsMemberSchemas = {
+  seriesInfo: open(
+    {
+      enable: bool,
+      needed: numOrNull,
+      wonLeft: numOrNull,
+      wonRight: numOrNull,
+      seedingLeft: str,
+      seedingRight: str,
+      mapInfo: {
+        type: 'array',
+        items: open({ type: str, map: str, logo: str, left: mapInfoSide, right: mapInfoSide }, ['type']),
+      },
+    },
+    ['mapInfo'],
+  ),
+  seedingInfo: open({ left: str, right: str }),
+  tournamentInfo: open({
+    name: str,
+    logoUrl: str,
+    backdropUrl: str,
+    enabled: bool,
+    timeoutDuration: num,
+    showMappool: bool,
+  }),
+  timeoutDuration: { type: 'number', minimum: 0, maximum: 86400 },
+  timeoutCounter: open(
+    {
+      max: { type: 'number', minimum: 0, maximum: 99 },
+      left: num,
+      right: num,
+    },
+    ['max'],
+  ),
+  timeoutCancellationGracePeriod: { type: 'number', minimum: 0, maximum: 86400 },
+  sponsorInfo: open({ enabled: bool, duration: num, sponsors: strArray }, ['sponsors']),
+  watermarkInfo: open({ spectraWatermark: bool, customTextEnabled: bool, customText: str }),
+  playercamsInfo: open({ enable: bool, removeTricodes: bool, identifier: str, enabledPlayers: strArray }),
+  nameOverrides: open({ overrides: str }, ['overrides']),
+  roundWinBox: open(
+    {
+      type: str,
+      sponsors: {
+        type: 'array',
+        items: open({
+          wonTeam: str,
+          roundCeremony: strArray,
+          iconUrl: str,
+          backdropUrl: str,
+          roundCeremonie: strArray,
+        }),
+      },
+    },
+    ['type', 'sponsors'],
+  ),
+} satisfies Record<string, Schema>;
+
+export type ToolsMemberName = keyof typeof toolsMemberSchemas;
+
+export const toolsSchema: Schema = open(toolsMemberSchemas, Object.keys(toolsMemberSchemas));
+
+export const toastInfoSchema: Schema = open(
+  {
+    active: bool,
+    title: str,
+    message: str,
+    duration: numOrNull,
+    eventLogoEnabled: bool,
+    selectedTeam: str,
+  },
+  ['active'],
+);
+
+export const matchDataSchema: Schema = closed(
+  {
+    matchId: str,
+    matchType: str,
+    switchRound: num,
+    firstOtRound: num,
+    groupCode: str,
+    isRunning: bool,
+    agentSelectStartTime: num,
+    roundNumber: num,
+    roundPhase: str,
+    roundTimeoutTime: num,
+    wasTimeout: bool,
+    spikeDetonationTime: num,
+    teams: { type: 'array', items: teamSchema, minItems: 2, maxItems: 2 },
+    map: str,
+    spikeState: closed({ planted: bool, detonated: bool, defused: bool }),
+    attackersWon: bool,
+    showAliveKDA: bool,
+    timeoutState: closed({ techPause: bool, leftTeam: bool, rightTeam: bool, timeRemaining: num }),
+    timeoutGracePeriodPassed: bool,
+    toastInfo: toastInfoSchema,
+    hasEnteredOvertime: bool,
+    tools: toolsSchema,
+    organizationId: str,
+    isRegistered: bool,
+    orgIsSupporter: bool,
+  },
+  [
+    'matchId', 'matchType', 'switchRound', 'firstOtRound', 'groupCode', 'isRunning', 'roundNumber',
+    'roundPhase', 'wasTimeout', 'teams', 'map', 'spikeState', 'attackersWon', 'showAliveKDA',
+    'timeoutState', 'timeoutGracePeriodPassed', 'toastInfo', 'hasEnteredOvertime', 'tools',
+    'organizationId', 'isRegistered', 'orgIsSupporter',
+  ],
+);
