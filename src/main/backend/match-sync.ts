@@ -36,7 +36,7 @@ export class MatchSync {
         const matchId = pathSegment(effect.matchId);
         if (!matchId) return;
         const url = `${c.BACKEND_URL}/system/match/${matchId}/${effect.kind}`;
-        void this.call(effect.kind, effect.groupCode, url, method, { 'X-User-Token': c.BACKEND_TOKEN }, { match: effect.body }).then((ok) => {
+        void this.call(effect.kind, effect.groupCode, url, method, { 'X-User-Token': c.BACKEND_TOKEN }, effect.body).then((ok) => {
           if (effect.kind === 'register') this.deps.onRegistered(effect.groupCode, ok);
         });
         return;
