@@ -1,0 +1,115 @@
+// The key validity chain (interface-spec 5.2), used by the observer logon and PUT /createPreview,
+// and the backend-only lookup behind GET /getOrgForKey. Keys never reach the log.
+import crypto from 'node:crypto';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import { pathSegment, requestJson } from './http.js';
+import { checkSupporter } from './supporter.js';
+
+export type ValidityReason = 'VALID' | 'INVALID' | 'EXPIRED' | 'UNKNOWN';
+
+export interface KeyValidity {
+  valid: boolean;
+  reason: ValidityReason;
+  /** The reason as the clients show it: '' | 'Invalid Key' | 'Expired Key' | 'Unknown Error'. */
+  message: string;
+  organizationId?: string;
+  organizationName?: string;
+  isSupporter?: boolean;
+}
+
+export interface KeyValidator {
+  /** The whole chain: REQUIRE_AUTH_KEY=false, then the local key, then the backend. */
+  validate(key: unknown): Promise<KeyValidity>;
+  /** The backend alone (no local shortcuts), for GET /getOrgForKey. */
+  backendLookup(key: string): Promise<KeyValidity>;
+}
+
+export const REASON_MESSAGES: Record<ValidityReason, string> = {
+  VALID: '',
+  INVALID: 'Invalid Key',
+  EXPIRED: 'Expired Key',
+  UNKNOWN: 'Unknown Error',
+};
+
+/** Longer keys are refused without asking the backend: no real key is this long. */
+const MAX_KEY_LENGTH = 1024;
+
+const result = (reason: ValidityReason, org?: { id: string; name: string; isSupporter: boolean }): KeyValidity => {
+  const out: KeyValidity = { valid: reason === 'VALID', reason, message: REASON_MESSAGES[reason] };
+  if (org) {
+    out.organizationId = org.id;
+    out.organizationName = org.name;
+    out.isSupporter = org.isSupporter;
+  }
+  return out;
+};
+
+const digest = (value: string): Buffer => crypto.createHash('sha256').update(value, 'utf8').digest();
+
+export interface KeyValidatorDeps {
+  config: Pick<Config, 'REQUIRE_AUTH_KEY' | 'USE_BACKEND' | 'BACKEND_URL' | 'BACKEND_TOKEN' | 'SUPPORTER_CHECK_URL' | 'OUTBOUND_TIMEOUT_MS'>;
+  log: Logger;
+  /** The effective local access key; '' = none (then no key matches locally). */
+  authKey: string;
+}
+
+export function createKeyValidator(deps: KeyValidatorDeps): KeyValidator {
+  const { config } = deps;
+  const log = deps.log.child({ module: 'key-validation' });
+  const localDigest = deps.authKey ? digest(deps.authKey) : undefined;
+
+  /** Constant-time comparison (over digests, so the lengths do not leak either). */
+  const matchesLocalKey = (key: string): boolean =>
+    localDigest !== undefined && key.length > 0 && crypto.timingSafeEqual(digest(key), localDigest);
+
+  async function backendLookup(key: string): Promise<KeyValidity> {
+    if (!config.USE_BACKEND || !config.BACKEND_URL) return result('INVALID');
+    const segment = typeof key === 'string' && key.length <= MAX_KEY_LENGTH ? pathSegment(key) : undefined;
+    if (segment === undefined) return result('INVALID');
+    let status: number;
+    let body: unknown;
+    try {
+      ({ status, body } = await requestJson(`${config.BACKEND_URL}/system/validateAccessKey/${segment}`, {
+        headers: { 'X-User-Token': config.BACKEND_TOKEN, 'Content-Type': 'application/json' },
+        timeoutMs: config.OUTBOUND_TIMEOUT_MS,
+      }));
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, 'access key check failed: no answer from the backend');
+      return result('UNKNOWN');
+    }
+    if (status === 401) {
+      log.info('access key check: invalid key');
+      return result('INVALID');
+    }
+    if (status === 403) {
+      log.info('access key check: expired key');
+      return result('EXPIRED');
+    }
+    if (status !== 200) {
+      log.error({ status }, 'access key check: unexpected backend status');
+      return result('UNKNOWN');
+    }
+    const org = body as { id?: unknown; name?: unknown } | undefined;
+    const id = typeof org?.id === 'string' || typeof org?.id === 'number' ? String(org.id) : '';
+    if (!id) {
+      log.error('access key check: backend answered 200 without an organization id');
+      return result('UNKNOWN');
+    }
+    const name = typeof org?.name === 'string' ? org.name : '';
+    const isSupporter = await checkSupporter(config, log, id);
+    log.info({ organizationId: id, organizationName: name, isSupporter }, 'access key verified by the backend');
+    return result('VALID', { id, name, isSupporter });
+  }
+
+  return {
+    async validate(key: unknown): Promise<KeyValidity> {
+      if (!config.REQUIRE_AUTH_KEY) return result('VALID');
+      if (typeof key !== 'string' || key.length === 0) return result('INVALID');
+      if (matchesLocalKey(key)) return result('VALID');
+      if (config.USE_BACKEND) return backendLookup(key);
+      return result('INVALID');
+    },
+    backendLookup,
+  };
+}

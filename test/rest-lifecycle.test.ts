@@ -1,0 +1,152 @@
+// Preview and team-info lifetimes (interface-spec 3.1, 3.2; match-rules 14.3) with short TTLs,
+// over real HTTP: expiry, replacement resets the timer, reads do not extend it, the sweep frees
+// memory without reads, PREVIEW_MAX → 503.
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MemoryPreviewStore } from '../src/main/stores/previews.js';
+import type { MemoryTeamInfoStore } from '../src/main/stores/team-info.js';
+import { startTestService, type TestService } from './helpers/service.js';
+
+const KEY = 'lifecycle-key-93b1';
+const TTL = 1500;
+
+const team = (name: string) => ({ name, tricode: name.slice(0, 3), url: `https://img.example/${name}.png`, attackStart: false });
+
+/** Sleeps until `ms` after `since` (performance.now() time). */
+const until = (since: number, ms: number) => sleep(Math.max(0, since + ms - performance.now()));
+
+describe('preview lifetime', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService({ AUTH_KEY: KEY, PREVIEW_TTL_MS: String(TTL), PREVIEW_MAX: '3' });
+  });
+  afterAll(async () => svc?.close());
+
+  const create = async (previewCode: string, marker: string) => {
+    const res = await fetch(`${svc.rest}/createPreview`, {
+      method: 'PUT',
+      body: JSON.stringify({ key: KEY, previewCode, leftTeam: team(marker), rightTeam: team('other') }),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  const read = async (code: string) => {
+    const res = await fetch(`${svc.rest}/preview/${code}`);
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  const store = () => svc.service.rest.previews as MemoryPreviewStore;
+
+  it('expires TTL after creation; reads do not extend it; re-creation replaces it and restarts the timer', async () => {
+    // Both previews run concurrently so the test takes one lifetime, not two.
+    const t0 = performance.now();
+    expect(await create('READ01', 'first')).toEqual({ status: 200, body: { previewCode: 'READ01' } });
+    expect(await create('REPL01', 'old')).toEqual({ status: 200, body: { previewCode: 'REPL01' } });
+    const created = performance.now();
+
+    await until(t0, 400);
+    expect((await read('READ01')).status).toBe(200);
+    await until(t0, 800);
+    expect((await read('READ01')).status).toBe(200);
+
+    // Replace REPL01 at ~800 ms: its old life would end at ~1500 ms, the new one at ~2300 ms.
+    const replacedAt = performance.now();
+    expect(await create('REPL01', 'new')).toEqual({ status: 200, body: { previewCode: 'REPL01' } });
+
+    await until(created, TTL + 250);
+    const checkStart = performance.now();
+    // Had the reads extended READ01 (last read at ~800 ms), it would live until ~2300 ms.
+    expect((await read('READ01')).status).toBe(404);
+    const replaced = await read('REPL01');
+    const checkEnd = performance.now();
+    expect(checkEnd - replacedAt).toBeLessThan(TTL); // the check ran inside the new lifetime
+    expect(checkStart - created).toBeGreaterThan(TTL); // and after the old one
+    expect(replaced.status).toBe(200);
+    expect((replaced.body.leftTeam as { name: string }).name).toBe('new');
+
+    await until(replacedAt, TTL + 250);
+    expect(await read('REPL01')).toEqual({ status: 404, body: { error: 'Preview not found' } });
+  });
+
+  it('refuses a new code with 503 { error } at PREVIEW_MAX, still replaces existing ones; the sweep frees memory without reads', async () => {
+    for (const code of ['MAX001', 'MAX002', 'MAX003']) expect(await create(code, code)).toMatchObject({ status: 200 });
+    const full = await fetch(`${svc.rest}/createPreview`, {
+      method: 'PUT',
+      body: JSON.stringify({ key: KEY, previewCode: 'MAX004', leftTeam: team('x'), rightTeam: team('y') }),
+    });
+    expect(full.status).toBe(503);
+    expect(full.headers.get('access-control-allow-origin')).toBe('*');
+    expect(await full.json()).toEqual({ error: 'Too many previews stored, try again later' });
+    expect((await read('MAX004')).status).toBe(404);
+
+    const replaced = await create('MAX002', 'replacement');
+    expect(replaced).toEqual({ status: 200, body: { previewCode: 'MAX002' } });
+    expect(await svc.service.rest.previews.size()).toBe(3);
+    expect(store().held).toBe(3);
+    expect(store().storedBytes).toBeGreaterThan(300);
+
+    // No read in between: the single head timer must have removed all three.
+    await sleep(TTL + 300);
+    expect(store().held).toBe(0);
+    expect(store().storedBytes).toBe(0);
+    expect(await create('MAX004', 'later')).toEqual({ status: 200, body: { previewCode: 'MAX004' } });
+  });
+});
+
+describe('team info lifetime', () => {
+  let svc: TestService;
+  const TEAM_TTL = 1000;
+  beforeAll(async () => {
+    svc = await startTestService({ TEAM_INFO_TTL_MS: String(TEAM_TTL), TEAM_INFO_CLEANUP_MS: '200' });
+  });
+  afterAll(async () => svc?.close());
+
+  const get = async (code: string) => {
+    const res = await fetch(`${svc.rest}/getTeamInfoForCode?groupCode=${code}`);
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  const store = () => svc.service.rest.teamInfo as MemoryTeamInfoStore;
+
+  it('expires TTL after the last write (checked on read); setFinal resets the expiry; the cleanup frees memory', async () => {
+    const leftTeam = team('L');
+    const rightTeam = team('R');
+    const t0 = performance.now();
+    svc.service.rest.teamInfo.set('FINAL1', { leftTeam, rightTeam });
+    svc.service.rest.teamInfo.set('PLAIN1', { leftTeam, rightTeam });
+    expect(await get('FINAL1')).toEqual({ status: 200, body: { leftTeam, rightTeam } });
+
+    await until(t0, 500);
+    const finalAt = performance.now();
+    svc.service.rest.teamInfo.setFinal('FINAL1', { higherScore: 1, tournamentInfo: { name: 'T' }, sponsorInfo: { sponsors: [] }, isSupporter: true });
+
+    await until(t0, TEAM_TTL + 150);
+    expect(await get('PLAIN1')).toEqual({ status: 404, body: { error: 'Group code not found' } });
+    const final = await get('FINAL1');
+    expect(performance.now() - finalAt).toBeLessThan(TEAM_TTL);
+    expect(final).toEqual({
+      status: 200,
+      body: { leftTeam, rightTeam, higherScore: 1, tournamentInfo: { name: 'T' }, sponsorInfo: { sponsors: [] }, isSupporter: true },
+    });
+
+    await until(finalAt, TEAM_TTL + 350); // past expiry and at least one cleanup run
+    expect(store().held).toBe(0);
+    expect(await get('FINAL1')).toEqual({ status: 404, body: { error: 'Group code not found' } });
+  });
+
+  it('set replaces an entry and its post-match members; setFinal recreates an expired entry only when given the teams', async () => {
+    const leftTeam = team('A');
+    const rightTeam = team('B');
+    svc.service.rest.teamInfo.set('REPL22', { leftTeam, rightTeam });
+    svc.service.rest.teamInfo.setFinal('REPL22', { higherScore: 0, tournamentInfo: {}, sponsorInfo: {}, isSupporter: false });
+    svc.service.rest.teamInfo.set('REPL22', { leftTeam: rightTeam, rightTeam: leftTeam });
+    expect(await get('REPL22')).toEqual({ status: 200, body: { leftTeam: rightTeam, rightTeam: leftTeam } });
+
+    svc.service.rest.teamInfo.setFinal('GONE01', { higherScore: 0, tournamentInfo: {}, sponsorInfo: {}, isSupporter: false });
+    expect((await get('GONE01')).status).toBe(404);
+    svc.service.rest.teamInfo.setFinal('GONE01', { higherScore: 0, tournamentInfo: {}, sponsorInfo: {}, isSupporter: false, leftTeam, rightTeam });
+    expect(await get('GONE01')).toEqual({
+      status: 200,
+      body: { leftTeam, rightTeam, higherScore: 0, tournamentInfo: {}, sponsorInfo: {}, isSupporter: false },
+    });
+    expect(svc.service.rest.teamInfo.size()).toBe(2);
+  });
+});
