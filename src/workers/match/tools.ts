@@ -76,13 +76,11 @@ export function buildTools(
     for (const key of Object.keys(received)) {
       if (key === '__proto__') continue;
       const value = received[key];
-      if (value === null) continue;
-      const known = Object.prototype.hasOwnProperty.call(defaults, key);
-      if (!known) {
-        defaults[key] = value; // unknown members are copied as they are
+      if (!Object.prototype.hasOwnProperty.call(defaults, key)) {
+        defaults[key] = value; // unknown members are copied as they are (null included)
         continue;
       }
-      if (jsonType(value) !== jsonType(defaults[key])) continue;
+      if (value === null || jsonType(value) !== jsonType(defaults[key])) continue;
 
       // Step 4 (watermark alias) runs on the received object before its shape is checked.
       if (key === 'watermarkInfo') applyWatermarkAlias(value as Record<string, unknown>);
