@@ -75,7 +75,7 @@ export class MatchHub {
     const isSupporter = validity.isSupporter === true;
     const match: LiveMatch = {
       groupCode: packet.groupCode, shard, secretHash: hashSecret(secret), matchId: '', organizationId, isSupporter,
-      createdAt: Date.now(), ended: false,
+      createdAt: Date.now(), teams: { leftTeam: packet.leftTeam, rightTeam: packet.rightTeam },
     };
     this.registry.add(match);
     const team = (t: ObsLogonPacket['leftTeam']) => ({ name: t.name, tricode: t.tricode, url: t.url, attackStart: t.attackStart === true });
@@ -94,7 +94,7 @@ export class MatchHub {
         clientVersion: typeof packet.clientVersion === 'string' ? packet.clientVersion : '',
       },
     });
-    this.deps.teamInfo.set(packet.groupCode, { leftTeam: packet.leftTeam, rightTeam: packet.rightTeam });
+    this.deps.teamInfo.set(packet.groupCode, match.teams);
     this.log.info({ groupCode: packet.groupCode, shard, organizationId, isSupporter }, 'match created');
     return secret;
   }
@@ -148,9 +148,11 @@ export class MatchHub {
         this.deps.onMatchRemoved(event.groupCode, match?.matchId ?? '');
         return;
       }
-      case 'team_info_final':
-        this.deps.teamInfo.setFinal(event.groupCode, event.info);
+      case 'team_info_final': {
+        const teams = this.registry.get(event.groupCode)?.teams;
+        this.deps.teamInfo.setFinal(event.groupCode, { ...event.info, ...teams });
         return;
+      }
       case 'aux_player':
         this.onAuxPlayer?.(event.matchId, event.playerId);
         return;

@@ -12,8 +12,8 @@ export interface LiveMatch {
   organizationId: string;
   isSupporter: boolean;
   createdAt: number;
-  /** Set once the final frame is out (game_end); the match is gone for new logons. */
-  ended: boolean;
+  /** The logon's team objects, as stored in team info (a match can outlive its team-info entry). */
+  teams: { leftTeam: unknown; rightTeam: unknown };
 }
 
 const SECRET_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
