@@ -145,7 +145,6 @@ export class Match {
 
     const core: EngineCore = {
       state,
-      settings: { sponsorLogoUrl: settings.sponsorLogoUrl },
       logonTeams: copyJson({ leftTeam: logon.leftTeam, rightTeam: logon.rightTeam }),
       timers: { tickAt: Infinity, timeoutEndAt: Infinity, toastOffAt: Infinity },
       playercam: { secret: playercamSecret, endTime: playercamEndTime, rawOverrides: null, rawEnabled: null },

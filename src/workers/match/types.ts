@@ -274,7 +274,6 @@ export interface PlayercamData {
 /** Everything one match owns. The concern modules operate on this. */
 export interface EngineCore {
   state: MatchState;
-  settings: EngineSettings;
   /** the logon's team objects as received (backend record only) */
   logonTeams: { leftTeam: AuthTeam; rightTeam: AuthTeam };
   timers: Timers;
