@@ -44,6 +44,7 @@ export type ShardCmd =
   | { t: 'aux_disconnected'; matchId: string; playerId: string; now: number }
   | { t: 'registered'; groupCode: string; registered: boolean }
   | { t: 'playercams'; groupCode: string; result: unknown; now: number }
+  | { t: 'mmr'; groupCode: string; result: unknown; now: number }
   | { t: 'remove'; groupCode: string; reason: string }
   | { t: 'stop' };
 
@@ -53,7 +54,8 @@ export type BackendEffect =
   | { kind: 'complete'; groupCode: string; matchId: string; body: unknown }
   | { kind: 'stats_add'; groupCode: string; matchId: string }
   | { kind: 'stats_region'; groupCode: string; matchId: string; playerId: string }
-  | { kind: 'stats_fetch'; groupCode: string; matchId: string }
+  | { kind: 'stats_fetch'; groupCode: string; matchId: string; delayMs: number }
+  | { kind: 'mmr_fetch'; groupCode: string; matchId: string; playerIds: string[] }
   | { kind: 'playercam_fetch'; groupCode: string; identifier: string; secret: string };
 
 export type ShardEvent =

@@ -97,6 +97,11 @@ export class Shard {
         if (slot) { slot.match.applyPlayercams(cmd.result, this.clock.tickTime(cmd.now) ?? cmd.now); this.touched(slot); }
         return;
       }
+      case 'mmr': {
+        const slot = this.slots.get(cmd.groupCode);
+        if (slot) { slot.match.applyMmr(cmd.result, this.clock.tickTime(cmd.now) ?? cmd.now); this.touched(slot); }
+        return;
+      }
       case 'remove': {
         const slot = this.slots.get(cmd.groupCode);
         if (slot) {
@@ -212,8 +217,16 @@ export class Shard {
           backend = { kind: effect.kind, groupCode, matchId, body: slot.match.registerBody() };
           break;
         case 'stats_add':
+          backend = { kind: 'stats_add', groupCode, matchId };
+          break;
         case 'stats_fetch':
-          backend = { kind: effect.kind, groupCode, matchId };
+          backend = { kind: 'stats_fetch', groupCode, matchId, delayMs: effect.delayMs };
+          break;
+        case 'mmr_fetch':
+          backend = { kind: 'mmr_fetch', groupCode, matchId, playerIds: effect.playerIds };
+          break;
+        case 'warn':
+          this.event({ t: 'log', level: 'warn', msg: effect.detail, fields: { groupCode, code: effect.code } });
           break;
         case 'stats_region':
           backend = { kind: 'stats_region', groupCode, matchId, playerId: effect.playerId };

@@ -5,9 +5,7 @@
 import type { BackendEffect } from '../../protocol/shard-messages.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import { pathSegment, requestJson } from './http.js';
-
-export const STATS_FETCH_DELAY_MS = 15_000;
+import { pathSegment, requestJson, type JsonResponse } from './http.js';
 
 export interface MatchSyncDeps {
   config: Config;
@@ -15,6 +13,7 @@ export interface MatchSyncDeps {
   isSupporter(groupCode: string): boolean;
   onRegistered(groupCode: string, registered: boolean): void;
   onPlayercams(groupCode: string, result: unknown): void;
+  onMmr(groupCode: string, result: unknown): void;
 }
 
 export class MatchSync {
@@ -36,19 +35,28 @@ export class MatchSync {
         const matchId = pathSegment(effect.matchId);
         if (!matchId) return;
         const url = `${c.BACKEND_URL}/system/match/${matchId}/${effect.kind}`;
-        void this.call(effect.kind, effect.groupCode, url, method, { 'X-User-Token': c.BACKEND_TOKEN }, effect.body).then((ok) => {
-          if (effect.kind === 'register') this.deps.onRegistered(effect.groupCode, ok);
+        void this.call(effect.kind, effect.groupCode, url, method, { 'X-User-Token': c.BACKEND_TOKEN }, effect.body).then((res) => {
+          // match-rules.md 4.5: registered once the call completed, whatever its status.
+          if (effect.kind === 'register') this.deps.onRegistered(effect.groupCode, res !== null);
         });
         return;
       }
       case 'stats_add':
       case 'stats_region':
-      case 'stats_fetch': {
+      case 'stats_fetch':
+      case 'mmr_fetch': {
+        // The statistics backend is for supporter organisations only (interface-spec 4.8).
         if (!c.STATS_BACKEND_URL || !this.deps.isSupporter(effect.groupCode)) return;
         const headers = { Authentication: c.STATS_BACKEND_TOKEN };
-        if (effect.kind === 'stats_add') void this.call('addMatch', effect.groupCode, `${c.STATS_BACKEND_URL}/addMatch`, 'POST', headers, { code: effect.groupCode, matchUuid: effect.matchId });
-        else if (effect.kind === 'stats_region') void this.call('updateMatchRegion', effect.groupCode, `${c.STATS_BACKEND_URL}/updateMatchRegion`, 'POST', headers, { matchUuid: effect.matchId, accountPuuid: effect.playerId });
-        else this.later(STATS_FETCH_DELAY_MS, () => void this.call('fetchMatchStats', effect.groupCode, `${c.STATS_BACKEND_URL}/fetchMatchStats`, 'POST', headers, { matchUuid: effect.matchId }));
+        const stats = (path: string, body: unknown) => this.call(path, effect.groupCode, `${c.STATS_BACKEND_URL}/${path}`, 'POST', headers, body);
+        if (effect.kind === 'stats_add') void stats('addMatch', { code: effect.groupCode, matchUuid: effect.matchId });
+        else if (effect.kind === 'stats_region') void stats('updateMatchRegion', { matchUuid: effect.matchId, accountPuuid: effect.playerId });
+        else if (effect.kind === 'stats_fetch') this.later(effect.delayMs, () => void stats('fetchMatchStats', { matchUuid: effect.matchId }));
+        else {
+          void stats('fetchPlayerMMR', { matchUuid: effect.matchId, accountPuuids: effect.playerIds }).then((res) => {
+            if (res?.status === 200 && res.body !== undefined) this.deps.onMmr(effect.groupCode, res.body);
+          });
+        }
         return;
       }
       case 'playercam_fetch': {
@@ -69,18 +77,16 @@ export class MatchSync {
     }
   }
 
-  private async call(what: string, groupCode: string, url: string, method: string, headers: Record<string, string>, body: unknown): Promise<boolean> {
+  /** One call; resolves with the answer (any status, non-200 logged) or null when there was none. */
+  private async call(what: string, groupCode: string, url: string, method: string, headers: Record<string, string>, body: unknown): Promise<JsonResponse | null> {
     try {
       const res = await requestJson(url, { method, headers, body, timeoutMs: this.deps.config.OUTBOUND_TIMEOUT_MS });
-      if (res.status !== 200) {
-        this.log.warn({ groupCode, call: what, status: res.status }, 'backend call answered non-200');
-        return false;
-      }
-      this.log.debug({ groupCode, call: what }, 'backend call done');
-      return true;
+      if (res.status !== 200) this.log.warn({ groupCode, call: what, status: res.status }, 'backend call answered non-200');
+      else this.log.debug({ groupCode, call: what }, 'backend call done');
+      return res;
     } catch (err) {
       this.log.warn({ groupCode, call: what, error: (err as Error).message }, 'backend call failed');
-      return false;
+      return null;
     }
   }
 

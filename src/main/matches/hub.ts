@@ -48,6 +48,10 @@ export class MatchHub {
         const match = this.registry.get(code);
         if (match) this.pool.send(match.shard, { t: 'playercams', groupCode: code, result, now: Date.now() });
       },
+      onMmr: (code, result) => {
+        const match = this.registry.get(code);
+        if (match) this.pool.send(match.shard, { t: 'mmr', groupCode: code, result, now: Date.now() });
+      },
     });
     this.pool = new ShardPool({
       count: c.SHARD_WORKERS,
