@@ -28,7 +28,6 @@ interface Slot {
   lastSentAt: number;
   lastActivityAt: number;
   matchId: string;
-  registered: boolean;
   recorder?: ReplayRecorder;
   /** Drop reasons already logged for this match (a reason is logged once, then only counted). */
   loggedDrops: Set<string>;
@@ -89,7 +88,7 @@ export class Shard {
       }
       case 'registered': {
         const slot = this.slots.get(cmd.groupCode);
-        if (slot) { slot.registered = cmd.registered; slot.match.setRegistered(cmd.registered); this.touched(slot); }
+        if (slot) { slot.match.setRegistered(cmd.registered); this.touched(slot); }
         return;
       }
       case 'playercams': {
@@ -125,7 +124,7 @@ export class Shard {
     const match = Match.create(logon, now, { sponsorLogoUrl: this.settings.sponsorLogoUrl });
     const slot: Slot = {
       groupCode, match, lastSentEvent: match.eventNumber - 1, lastSentAt: 0, lastActivityAt: Date.now(),
-      matchId: match.matchId, registered: false, loggedDrops: new Set(),
+      matchId: match.matchId, loggedDrops: new Set(),
     };
     if (this.settings.recordReplays) {
       slot.recorder = new ReplayRecorder(this.settings.replayDir, groupCode, now, replayHeader(logon, this.settings.serviceVersion, now));
@@ -213,8 +212,10 @@ export class Shard {
           backend = { kind: 'register', groupCode, matchId: effect.matchId || matchId, body: slot.match.registerBody() };
           break;
         case 'update':
+          backend = { kind: 'update', groupCode, matchId, body: slot.match.registerBody() };
+          break;
         case 'complete':
-          backend = { kind: effect.kind, groupCode, matchId, body: slot.match.registerBody() };
+          // Sent by remove(), after the final frame is out (match-rules.md 14.2 step 6).
           break;
         case 'stats_add':
           backend = { kind: 'stats_add', groupCode, matchId };
@@ -309,7 +310,7 @@ export class Shard {
       set?.delete(slot.groupCode);
       if (set && set.size === 0) this.byMatchId.delete(slot.matchId);
     }
-    if (reason !== 'ended' && slot.registered) {
+    if (slot.match.isRegistered) {
       this.event({ t: 'effect', effect: { kind: 'complete', groupCode: slot.groupCode, matchId: slot.matchId, body: slot.match.registerBody() } });
     }
     slot.recorder?.close();
