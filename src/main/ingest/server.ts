@@ -46,9 +46,9 @@ export class IngestServer {
     this.sessions = new SessionTable(deps.config.RECOVERY_WINDOW_MS);
     this.io = createIoServer(app, deps.config, { adapter: IngestAdapter, recovery: true, maxBackpressure: 1024 * 1024 });
     this.io.on('connection', (socket) => this.onConnection(socket));
-    deps.hub.onAuxPlayer = (matchId, playerId) => {
-      for (const s of this.sessions.filter((x) => x.role === 'auxiliary' && x.matchId === matchId && x.playerId === '')) s.playerId = playerId;
-    };
+    // An auxiliary session without a player id learns it here, from its own first aux_scoreboard
+    // (auxData): the shard's aux_player event does not say which session sent the row, so it must
+    // not be applied to every session of the match that has no player id yet.
     // Keepalive keeps each client's recovery offset fresh (clients.md 1.5 item 4); sweep expired sessions.
     this.timer = setInterval(() => {
       const payload = JSON.stringify({ t: Date.now() });
@@ -205,6 +205,16 @@ export class IngestServer {
     return null;
   }
 
+  /** The envelope playerId of an aux_scoreboard for this match id (clients.md 4.3), else undefined. */
+  private static auxScoreboardSender(payload: unknown, matchId: string): string | undefined {
+    if (typeof payload === 'string' && !payload.includes('aux_scoreboard')) return undefined;
+    const parsed = parsePayload(payload);
+    if (!parsed.ok || parsed.value === null || typeof parsed.value !== 'object') return undefined;
+    const env = parsed.value as { type?: unknown; matchId?: unknown; playerId?: unknown };
+    if (env.type !== 'aux_scoreboard' || env.matchId !== matchId || typeof env.playerId !== 'string' || env.playerId === '') return undefined;
+    return env.playerId;
+  }
+
   private obsData(socket: Socket, state: SocketState, payload: unknown): void {
     const session = state.session;
     if (!session) return this.drop(socket, state, 'unauthenticated');
@@ -220,6 +230,13 @@ export class IngestServer {
     if (session.role !== 'auxiliary') return this.drop(socket, state, 'wrong_role');
     const raw = IngestServer.raw(payload);
     if (raw === null) return this.drop(socket, state, 'invalid_payload');
+    if (session.playerId === '') {
+      const learned = IngestServer.auxScoreboardSender(payload, session.matchId);
+      if (learned) {
+        session.playerId = learned;
+        (socket.data as { playerId?: string }).playerId = learned;
+      }
+    }
     if (!this.deps.hub.aux(session.matchId, session.playerId, raw)) this.drop(socket, state, 'no_match');
   }
 

@@ -1,0 +1,195 @@
+// Match lifetime end to end (interface-spec 3.3, match-rules.md 14): the recorded match played to
+// its end (final frame, removal, sockets closed, post-match team info, a new match for the same
+// code), and removal for inactivity with a short INACTIVITY_TIMEOUT_MS (sockets closed, /status,
+// running timers keep a match alive).
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Socket } from 'socket.io-client';
+import type * as ReplayClient from '../src/tools/replay-client.js';
+import type * as ReplayFile from '../src/tools/replay-file.js';
+import { closeAll, connect, connected, frontend, nextEvent, serverDisconnect } from './helpers/clients.js';
+import { startTestService, type TestService } from './helpers/service.js';
+
+const { connectObserver, logon, sendRecords } = (await import('../dist/tools/replay-client.js')) as typeof ReplayClient;
+const { readReplay } = (await import('../dist/tools/replay-file.js')) as typeof ReplayFile;
+
+const replay = readReplay(path.resolve(import.meta.dirname, '../../shared/data/replays/icebox-19-rounds.replay'));
+const REPLAY_MATCH_ID = replay.records.find((r) => r.type === 'match_start')!.data as string;
+const MATCH_START_INDEX = replay.records.findIndex((r) => r.type === 'match_start');
+
+const AUTH_KEY = 'LIFECYCLE-KEY';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const TEAMS = {
+  leftTeam: { name: 'Left', tricode: 'LFT', url: '', attackStart: true },
+  rightTeam: { name: 'Right', tricode: 'RGT', url: '', attackStart: false },
+};
+
+const sockets: Socket[] = [];
+async function observer(ingest: string, groupCode: string, extra: Record<string, unknown> = {}): Promise<{ s: Socket; ack: { value: boolean; reason: string } }> {
+  const s = connect(ingest);
+  sockets.push(s);
+  await connected(s);
+  const ack = nextEvent<string>(s, 'obs_logon_ack');
+  s.emit('obs_logon', JSON.stringify({ type: 'authenticate', clientVersion: '0.3.3', obsName: 'Obs#1', key: AUTH_KEY, groupCode, groupSecret: '', ...TEAMS, ...extra }));
+  return { s, ack: JSON.parse(await ack) };
+}
+async function auxClient(ingest: string, matchId: string, playerId: string): Promise<Socket> {
+  const s = connect(ingest);
+  sockets.push(s);
+  await connected(s);
+  const ack = nextEvent<string>(s, 'aux_logon_ack');
+  s.emit('aux_logon', JSON.stringify({ type: 'aux_authenticate', clientVersion: '0.3.3', name: 'x#1', matchId, playerId }));
+  expect(JSON.parse(await ack)).toEqual({ type: 'aux_authenticate', value: true, reason: '' });
+  return s;
+}
+const obsEnv = (groupCode: string, type: string, data: unknown) => JSON.stringify({ obsName: 'Obs#1', groupCode, type, data });
+const status = async (rest: string) => ((await (await fetch(`${rest}/status`)).json()) as { status: string; matchesRunning: number });
+
+afterAll(() => {
+  for (const s of sockets) s.close();
+  closeAll();
+});
+
+describe('game end', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService({ AUTH_KEY });
+  });
+  afterAll(async () => {
+    await svc?.close();
+  });
+
+  it('final frame, then removal, sockets closed, post-match team info; a new logon starts a new match', async () => {
+    const code = 'ENDG01';
+    const fe = await frontend(svc.broadcast, code);
+    const obs = connectObserver(svc.ingest);
+    sockets.push(obs);
+    const ack = await logon(obs, replay, { key: AUTH_KEY, groupCode: code });
+    expect(ack.value).toBe(true);
+    const secret = ack.reason;
+    const obsGone = serverDisconnect(obs, 30_000);
+
+    // Up to a little after match_start, then an auxiliary client joins, then the rest.
+    await sendRecords(obs, replay, { pace: 'instant', groupCode: code, to: MATCH_START_INDEX + 5 });
+    await fe.waitFor((f) => f.matchId === REPLAY_MATCH_ID);
+    expect((await status(svc.rest)).matchesRunning).toBe(1);
+    const firstPlayer = (replay.records.find((r) => r.type === 'roster')!.data as { playerId: string }).playerId;
+    const aux = await auxClient(svc.ingest, REPLAY_MATCH_ID, firstPlayer);
+    const auxGone = serverDisconnect(aux, 30_000);
+    await sendRecords(obs, replay, { pace: 'instant', groupCode: code, from: MATCH_START_INDEX + 5 });
+
+    const final = await fe.waitFor((f) => f.roundPhase === 'game_end', 20_000) as { isRunning: boolean; roundNumber: number; teams: { roundsWon: number }[] };
+    expect(final.isRunning).toBe(false);
+    expect(final.roundNumber).toBe(19);
+    expect(final.teams.map((t) => t.roundsWon)).toEqual([6, 13]);
+    expect(await obsGone).toBe('io server disconnect');
+    expect(await auxGone).toBe('io server disconnect');
+    await expect.poll(() => svc.service.hub.registry.count()).toBe(0);
+    expect((await status(svc.rest)).matchesRunning).toBe(0);
+    await sleep(300);
+    // The game_end frame went out once, and it was the last one.
+    expect(fe.frames.filter((f) => f.roundPhase === 'game_end')).toHaveLength(1);
+    expect(fe.frames.at(-1)!.roundPhase).toBe('game_end');
+
+    const info = (await (await fetch(`${svc.rest}/getTeamInfoForCode?groupCode=${code}`)).json()) as Record<string, unknown>;
+    expect(info.higherScore).toBe(1);
+    expect(info.leftTeam).toEqual(replay.header.leftTeam);
+    expect(info.rightTeam).toEqual(replay.header.rightTeam);
+    expect(info.isSupporter).toBe(false);
+    expect(info).toHaveProperty('tournamentInfo');
+    expect(info).toHaveProperty('sponsorInfo');
+
+    // The game's match id is gone with it.
+    const lateAux = connect(svc.ingest);
+    sockets.push(lateAux);
+    await connected(lateAux);
+    const lateAck = nextEvent<string>(lateAux, 'aux_logon_ack');
+    lateAux.emit('aux_logon', JSON.stringify({ type: 'aux_authenticate', clientVersion: '0.3.3', matchId: REPLAY_MATCH_ID, playerId: firstPlayer }));
+    expect(JSON.parse(await lateAck)).toEqual({ type: 'aux_authenticate', value: false, reason: `Game with Match ID ${REPLAY_MATCH_ID} not found.` });
+
+    // The operator connects again with the old secret: a new match with a new secret.
+    const before = fe.frames.length;
+    const again = await observer(svc.ingest, code, { groupSecret: secret });
+    expect(again.ack.value).toBe(true);
+    expect(again.ack.reason).toMatch(/^[A-Z0-9]{16}$/);
+    expect(again.ack.reason).not.toBe(secret);
+    const lobby = await fe.waitFor((f) => fe.frames.indexOf(f) >= before && f.roundPhase === 'LOBBY') as { map: string; matchId: string; teams: { teamName: string; roundsWon: number; players: unknown[] }[] };
+    expect(lobby.map).toBe('Loading');
+    expect(lobby.matchId).toBe('');
+    expect(lobby.teams.map((t) => [t.teamName, t.roundsWon, t.players.length])).toEqual([['Left', 0, 0], ['Right', 0, 0]]);
+    const fresh = (await (await fetch(`${svc.rest}/getTeamInfoForCode?groupCode=${code}`)).json()) as Record<string, unknown>;
+    expect(fresh).toEqual({ leftTeam: TEAMS.leftTeam, rightTeam: TEAMS.rightTeam });
+    expect((await status(svc.rest)).matchesRunning).toBe(1);
+    // The old secret does not open the new match.
+    const old = await observer(svc.ingest, code, { groupSecret: secret });
+    expect(old.ack).toEqual({ type: 'authenticate', value: false, reason: `Game with Group Code ${code} exists and is still live.` });
+    again.s.close();
+  });
+});
+
+describe('inactivity', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService({ AUTH_KEY, INACTIVITY_TIMEOUT_MS: '1500' });
+  });
+  afterAll(async () => {
+    await svc?.close();
+  });
+
+  it('a match without new events is removed; its observer and auxiliary sockets are disconnected', async () => {
+    const code = 'INAC01';
+    const fe = await frontend(svc.broadcast, code);
+    const { s, ack } = await observer(svc.ingest, code);
+    expect(ack.value).toBe(true);
+    const gone = serverDisconnect(s, 10_000);
+    s.emit('obs_data', obsEnv(code, 'roster', { name: 'A', tagline: '1', startTeam: '0', agentInternal: 'Hunter', playerId: 'p-a', position: 0, locked: true, rank: 0 }));
+    s.emit('obs_data', obsEnv(code, 'match_start', 'inactive-match-id'));
+    await fe.waitFor((f) => f.matchId === 'inactive-match-id');
+    const lastFrameAt = Date.now();
+    const aux = await auxClient(svc.ingest, 'inactive-match-id', 'p-a');
+    const auxGone = serverDisconnect(aux, 10_000);
+    expect((await status(svc.rest)).matchesRunning).toBe(1);
+
+    expect(await gone).toBe('io server disconnect');
+    const removedAfter = Date.now() - lastFrameAt;
+    expect(removedAfter).toBeGreaterThanOrEqual(1200);
+    expect(removedAfter).toBeLessThan(4000);
+    expect(await auxGone).toBe('io server disconnect');
+    expect((await status(svc.rest)).matchesRunning).toBe(0);
+    expect(svc.service.hub.registry.get(code)).toBeUndefined();
+    expect(svc.logs.some((l) => l.includes('"match removed"') && l.includes('"inactive"') && l.includes(code))).toBe(true);
+    // Team info stays until its own expiry.
+    expect((await fetch(`${svc.rest}/getTeamInfoForCode?groupCode=${code}`)).status).toBe(200);
+
+    // A new logon (no secret needed now) creates a new match.
+    const again = await observer(svc.ingest, code);
+    expect(again.ack.value).toBe(true);
+    expect(again.ack.reason).toMatch(/^[A-Z0-9]{16}$/);
+    const lobby = await fe.waitFor((f) => f.matchId === '' && fe.frames.indexOf(f) > 1);
+    expect((lobby.teams as { players: unknown[] }[])[0].players).toEqual([]);
+    again.s.close();
+  });
+
+  it('a running timeout countdown keeps the match alive; it is removed once the countdown is over', async () => {
+    const code = 'INAC02';
+    const fe = await frontend(svc.broadcast, code);
+    const { s, ack } = await observer(svc.ingest, code, { toolsData: { timeoutDuration: 3 } });
+    expect(ack.value).toBe(true);
+    const gone = serverDisconnect(s, 10_000);
+    let removedAt = 0;
+    void gone.then(() => { removedAt = Date.now(); });
+    await fe.waitFor(() => true);
+    const started = Date.now();
+    s.emit('obs_data', obsEnv(code, 'left_timeout', true));
+    await fe.waitFor((f) => (f.timeoutState as { leftTeam: boolean }).leftTeam === true);
+    await sleep(2600);
+    // Without the countdown it would be gone by now (1.5 s).
+    expect(svc.service.hub.registry.get(code)).toBeDefined();
+    expect(removedAt).toBe(0);
+    const ended = await fe.waitFor((f) => (f.tools as { timeoutCounter: { left: number } }).timeoutCounter.left === 1);
+    expect((ended.timeoutState as { leftTeam: boolean; timeRemaining: number })).toMatchObject({ leftTeam: false, timeRemaining: 1 });
+    expect(await gone).toBe('io server disconnect');
+    expect(removedAt - started).toBeGreaterThanOrEqual(3000 + 1400);
+    await expect.poll(async () => (await status(svc.rest)).matchesRunning).toBe(0);
+  });
+});
