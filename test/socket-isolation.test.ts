@@ -1,5 +1,6 @@
-// Two socket.io servers on uWS in one process cross-talk through the patched adapter (stack.md).
-// These tests run two whole services (one TLS, one plain) in this process and prove that:
+// Two socket.io servers on uWS in one process cross-talk through the patched adapter, and a
+// socket.io server on node:http next to one on uWS breaks (stack.md). These tests run two whole
+// services (one TLS, one plain) in this process and prove that:
 // - an ingestion client never receives broadcast traffic, and a broadcast client never receives
 //   ingestion traffic, over websocket and over polling;
 // - per-socket emits of the ingestion server (connection state recovery on) reach their client
@@ -7,6 +8,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { io as connect, type Socket } from 'socket.io-client';
 import { startTestService, type TestService } from './helpers/service.js';
+import type * as Frame from '../src/main/broadcast/frame.js';
+import type * as Wire from '../src/protocol/wire.js';
+
+const { FramePacket } = (await import('../dist/main/broadcast/frame.js')) as typeof Frame;
+const { wireMessage } = (await import('../dist/protocol/wire.js')) as typeof Wire;
 
 const opened: Socket[] = [];
 function client(url: string, transports: ('polling' | 'websocket')[]): Socket {
@@ -79,7 +85,7 @@ describe.each([
     // A broadcast publish reaches the frontend of this service only.
     const frame = JSON.stringify({ groupCode: code, probe: Math.random() });
     const delivered = nextEvent<string>(frontend, 'match_data');
-    svc.service.broadcast.publish(code, frame);
+    svc.service.broadcast.publish(new FramePacket(code, 1, Buffer.from(wireMessage(frame)), null));
     expect(await delivered).toBe(frame);
 
     // Ingestion traffic again, after the publish.

@@ -42,17 +42,16 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const rest = createRestApi({ config, log, version: SERVICE_VERSION, authKey: authKey.key, matchesRunning: () => hub?.registry.count() ?? 0 });
   hub = new MatchHub({
     config, log, teamInfo: rest.teamInfo,
-    publish: (code, frame) => broadcast?.publish(code, frame),
+    publish: (packet) => broadcast?.publish(packet),
     onMatchRemoved: (code, matchId) => ingest?.endSessionsOf(code, matchId),
   });
 
-  // Three separate uWS apps: each listener has its own routes and its own pub/sub topics.
+  // Two uWS apps (ingestion, REST), each with its own routes; broadcast runs on node:http (broadcast/server.ts).
   const ingestApp = createApp(tls.files);
   const restApp = createApp(tls.files);
-  const broadcastApp = createApp(tls.files);
 
   ingest = new IngestServer(ingestApp, { config, log, keys: rest.keys, hub, testHooks: options.testHooks ?? false });
-  broadcast = new BroadcastServer(broadcastApp, { config, log, latestFrame: (code) => hub?.registry.latestFrame(code) });
+  broadcast = new BroadcastServer({ config, log, tls: tls.files, latestFrame: (code) => hub?.registry.latestFrame(code) });
   rest.register(restApp);
 
   const tokens: us_listen_socket[] = [];
@@ -66,7 +65,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     ports = {
       ingest: await bind(ingestApp, config.INGEST_PORT),
       rest: await bind(restApp, config.REST_PORT),
-      broadcast: await bind(broadcastApp, config.BROADCAST_PORT),
+      broadcast: await broadcast.listen(config.HOST, config.BROADCAST_PORT),
     };
   } catch (err) {
     for (const token of tokens) closeListen(token);
@@ -84,7 +83,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       for (const token of tokens) closeListen(token);
       await Promise.allSettled([ingest!.close(), broadcast!.close(), hub!.close()]);
       rest.close();
-      for (const app of [ingestApp, restApp, broadcastApp]) (app as unknown as { close?: () => void }).close?.();
+      for (const app of [ingestApp, restApp]) (app as unknown as { close?: () => void }).close?.();
     },
   };
   log.info({ module: 'service', ports, tls: tls.source, accessKeySource: authKey.source, version: SERVICE_VERSION }, 'service started');

@@ -69,9 +69,12 @@ export type ShardEvent =
 
 /** One message per cycle (or leading-edge flush) from a shard. */
 export interface ShardOut {
-  /** Frames: parallel arrays of group codes and serialized match_data strings. */
+  /** Frames, as parallel arrays: group code, frame number within the match, the WebSocket message
+   *  bytes (wire.ts), and the permessage-deflate delta against the match's previous frame. */
   codes: string[];
-  frames: string[];
+  seqs: number[];
+  wires: Uint8Array[];
+  deltas: (Uint8Array | null)[];
   events: ShardEvent[];
   stats?: ShardStats;
 }

@@ -2,7 +2,9 @@
 // happen here; the main thread only routes raw payloads in and publishes the frames that come out.
 import { parentPort, workerData } from 'node:worker_threads';
 import type { BackendEffect, ShardCmd, ShardEvent, ShardOut } from '../protocol/shard-messages.js';
+import { wireMessage } from '../protocol/wire.js';
 import { createClock } from './clock.js';
+import { deflateDelta } from './deflate-delta.js';
 import { Match } from './match/match.js';
 import { serializeMatch } from './match/serialize.js';
 import { ReplayRecorder, replayHeader } from './replay-recorder.js';
@@ -16,6 +18,8 @@ export interface ShardSettings {
   recordReplays: boolean;
   replayDir: string;
   serviceVersion: string;
+  /** Compute permessage-deflate deltas between consecutive frames (COMPRESSION). */
+  compression: boolean;
 }
 
 /** Auxiliary types whose data belongs to one player: only that player's own session may send them. */
@@ -29,6 +33,9 @@ interface Slot {
   lastActivityAt: number;
   matchId: string;
   recorder?: ReplayRecorder;
+  /** Frames sent so far, and the last one's wire bytes (the base of the next delta). */
+  seq: number;
+  prevWire: Buffer | null;
   /** Drop reasons already logged for this match (a reason is logged once, then only counted). */
   loggedDrops: Set<string>;
 }
@@ -38,7 +45,7 @@ export class Shard {
   private readonly byMatchId = new Map<string, Set<string>>();
   private readonly dirty = new Set<Slot>();
   private readonly clock;
-  private out: ShardOut = { codes: [], frames: [], events: [] };
+  private out: ShardOut = emptyOut();
   private dueTimer: NodeJS.Timeout | null = null;
   private dueAt = Infinity;
   private readonly tickTimer: NodeJS.Timeout;
@@ -124,7 +131,7 @@ export class Shard {
     const match = Match.create(logon, now, { sponsorLogoUrl: this.settings.sponsorLogoUrl });
     const slot: Slot = {
       groupCode, match, lastSentEvent: match.eventNumber - 1, lastSentAt: 0, lastActivityAt: Date.now(),
-      matchId: match.matchId, loggedDrops: new Set(),
+      matchId: match.matchId, loggedDrops: new Set(), seq: 0, prevWire: null,
     };
     if (this.settings.recordReplays) {
       slot.recorder = new ReplayRecorder(this.settings.replayDir, groupCode, now, replayHeader(logon, this.settings.serviceVersion, now));
@@ -294,8 +301,15 @@ export class Shard {
       return;
     }
     this.framesSerialized++;
+    const wire = Buffer.from(wireMessage(frame));
+    // One delta per frame, for every frontend whose deflate window ends with the previous frame.
+    const delta = this.settings.compression && slot.prevWire ? deflateDelta(slot.prevWire, wire) : null;
+    if (this.settings.compression) slot.prevWire = wire;
+    slot.seq++;
     this.out.codes.push(slot.groupCode);
-    this.out.frames.push(frame);
+    this.out.seqs.push(slot.seq);
+    this.out.wires.push(wire);
+    this.out.deltas.push(delta);
     slot.lastSentEvent = slot.match.eventNumber;
     slot.lastSentAt = now;
     slot.lastActivityAt = now;
@@ -345,9 +359,13 @@ export class Shard {
   private flush(): void {
     if (this.out.codes.length === 0 && this.out.events.length === 0 && !this.out.stats) return;
     const out = this.out;
-    this.out = { codes: [], frames: [], events: [] };
+    this.out = emptyOut();
     this.post(out);
   }
+}
+
+function emptyOut(): ShardOut {
+  return { codes: [], seqs: [], wires: [], deltas: [], events: [] };
 }
 
 if (parentPort) {

@@ -10,12 +10,13 @@ import type { TeamInfoStore } from '../stores/team-info.js';
 import { SERVICE_VERSION } from '../version.js';
 import { generateSecret, hashSecret, MatchRegistry, type LiveMatch } from './registry.js';
 import type { ObsLogonPacket } from '../../schemas/logon.js';
+import { FramePacket } from '../broadcast/frame.js';
 
 export interface HubDeps {
   config: Config;
   log: Logger;
   teamInfo: TeamInfoStore;
-  publish(groupCode: string, frame: string): void;
+  publish(packet: FramePacket): void;
   /** A match is gone (ended, inactive, removed, shard lost): close its ingestion sockets. */
   onMatchRemoved(groupCode: string, matchId: string): void;
 }
@@ -64,6 +65,7 @@ export class MatchHub {
         recordReplays: c.RECORD_REPLAYS,
         replayDir: c.REPLAY_DIR,
         serviceVersion: SERVICE_VERSION,
+        compression: c.COMPRESSION,
       },
       onOutput: (shard, out) => this.onShardOutput(shard, out),
       onCrash: (shard) => this.onShardCrash(shard),
@@ -128,8 +130,10 @@ export class MatchHub {
 
   private onShardOutput(shard: number, out: ShardOut): void {
     for (let i = 0; i < out.codes.length; i++) {
-      this.registry.setLatestFrame(out.codes[i], out.frames[i]);
-      this.deps.publish(out.codes[i], out.frames[i]);
+      const w = out.wires[i];
+      const packet = new FramePacket(out.codes[i], out.seqs[i], Buffer.from(w.buffer, w.byteOffset, w.byteLength), out.deltas[i]);
+      this.registry.setLatestFrame(packet);
+      this.deps.publish(packet);
     }
     this.counters.framesPublished += out.codes.length;
     for (const event of out.events) this.onEvent(event);

@@ -2,6 +2,7 @@
 // checks), its game match id (for auxiliary routing) and its latest frame (for frontends that
 // log on mid-match). The match state itself lives only in the shard.
 import crypto from 'node:crypto';
+import type { FramePacket } from '../broadcast/frame.js';
 
 export interface LiveMatch {
   groupCode: string;
@@ -36,7 +37,7 @@ export function secretMatches(match: LiveMatch, candidate: unknown): boolean {
 export class MatchRegistry {
   private readonly byCode = new Map<string, LiveMatch>();
   private readonly byMatchId = new Map<string, Set<string>>();
-  private readonly latest = new Map<string, string>();
+  private readonly latest = new Map<string, FramePacket>();
 
   count(): number {
     return this.byCode.size;
@@ -80,11 +81,11 @@ export class MatchRegistry {
     return match;
   }
 
-  setLatestFrame(groupCode: string, frame: string): void {
-    if (this.byCode.has(groupCode)) this.latest.set(groupCode, frame);
+  setLatestFrame(packet: FramePacket): void {
+    if (this.byCode.has(packet.groupCode)) this.latest.set(packet.groupCode, packet);
   }
 
-  latestFrame(groupCode: string): string | undefined {
+  latestFrame(groupCode: string): FramePacket | undefined {
     return this.latest.get(groupCode);
   }
 

@@ -1,12 +1,10 @@
 // socket.io's attachApp() patches socket-io-adapter's Adapter.prototype for the whole process and
 // captures the uWS app attached last (stack.md): room publishes, and with connection state
 // recovery even per-socket emits, of one server would go out through the other server's app.
-// Each of our servers therefore gets an adapter class whose methods never reach the patched
-// prototype: the ingestion adapter uses the original in-memory methods (per-socket writes only),
-// the broadcast adapter publishes through the app it was made for.
+// The patch also breaks a socket.io server on node:http in the same process ("websocket.subscribe
+// is not a function"). Each of our servers therefore gets an adapter class whose methods never
+// reach the patched prototype and use the original in-memory ones (per-socket writes only).
 import { Adapter, SessionAwareAdapter, type BroadcastOptions, type Room, type SocketId } from 'socket.io-adapter';
-import type { Namespace } from 'socket.io';
-import type { TemplatedApp } from '../uws.js';
 
 // Captured at module load, before any attachApp() call can have patched the prototype.
 const original = {
@@ -40,57 +38,15 @@ export class IngestAdapter extends SessionAwareAdapter {
   }
 }
 
-const SEPARATOR = '\x1f';
-type UwsSocketLike = { conn: { id: string; transport: { name: string; socket: { subscribe(t: string): void; unsubscribe(t: string): void } }; on(ev: string, fn: () => void): void } };
-
-/** Broadcast: the uWS fast path (one publish per room), bound to this server's own app. */
-export function broadcastAdapterFor(app: TemplatedApp, compressThreshold: number | null): typeof Adapter {
-  return class BroadcastAdapter extends Adapter {
-    constructor(nsp: Namespace) {
-      super(nsp);
-    }
-    private socketOf(id: SocketId): UwsSocketLike | undefined {
-      const nsp = this.nsp as unknown as { sockets: Map<string, UwsSocketLike>; _preConnectSockets?: Map<string, UwsSocketLike> };
-      return nsp.sockets.get(id) ?? nsp._preConnectSockets?.get(id);
-    }
-    override addAll(id: SocketId, rooms: Set<Room>): void {
-      original.addAll.call(this, id, rooms);
-      const socket = this.socketOf(id);
-      if (!socket) return;
-      const subscribe = () => {
-        const current = this.sids.get(id);
-        if (!current) return;
-        for (const room of current) socket.conn.transport.socket.subscribe(this.nsp.name + SEPARATOR + room);
-      };
-      if (socket.conn.transport.name === 'websocket') subscribe();
-      else socket.conn.on('upgrade', subscribe);
-    }
-    override del(id: SocketId, room: Room): void {
-      original.del.call(this, id, room);
-      const socket = this.socketOf(id);
-      if (socket && socket.conn.transport.name === 'websocket') socket.conn.transport.socket.unsubscribe(this.nsp.name + SEPARATOR + room);
-    }
-    override broadcast(packet: Packet, opts: BroadcastOptions): void {
-      if (opts.rooms.size !== 1 || (opts.except?.size ?? 0) !== 0) {
-        original.broadcast.call(this, packet, opts);
-        return;
-      }
-      packet.nsp = this.nsp.name;
-      const encoded = (this as unknown as { encoder: { encode(p: Packet): (string | Buffer)[] } }).encoder.encode(packet);
-      const topic = this.nsp.name + SEPARATOR + String(opts.rooms.values().next().value);
-      for (const chunk of encoded) {
-        const isBinary = typeof chunk !== 'string';
-        const message = isBinary ? chunk : '4' + chunk;
-        const compress = compressThreshold !== null && message.length >= compressThreshold;
-        app.publish(topic, message, isBinary, compress);
-      }
-      // Long-polling clients are not uWS topic subscribers: write to them one by one.
-      const packetOpts = { preEncoded: true, volatile: opts.flags?.volatile, compress: opts.flags?.compress };
-      const self = this as unknown as { apply(o: BroadcastOptions, fn: (socket: unknown) => void): void };
-      self.apply(opts, (socket) => {
-        const s = socket as { conn: { transport: { name: string } }; client: { writeToEngine(p: unknown, o: unknown): void } };
-        if (s.conn.transport.name !== 'websocket') s.client.writeToEngine(encoded, packetOpts);
-      });
-    }
-  };
+/** Room bookkeeping only, with the original in-memory delivery: for servers not on uWS. */
+export class LocalAdapter extends Adapter {
+  override addAll(id: SocketId, rooms: Set<Room>): void {
+    original.addAll.call(this, id, rooms);
+  }
+  override del(id: SocketId, room: Room): void {
+    original.del.call(this, id, room);
+  }
+  override broadcast(packet: Packet, opts: BroadcastOptions): void {
+    original.broadcast.call(this, packet, opts);
+  }
 }

@@ -1,0 +1,34 @@
+// One published match_data frame, in the forms its recipients need, each made at most once:
+// the WebSocket message text (from the shard), the delta against the match's previous frame (from
+// the shard), and, lazily, a self-contained deflated keyframe and the plain JSON string.
+import zlib from 'node:zlib';
+import { WIRE_PREFIX_LENGTH } from '../../protocol/wire.js';
+
+export class FramePacket {
+  private keyframeBytes: Buffer | null = null;
+  private textValue: string | null = null;
+
+  constructor(
+    readonly groupCode: string,
+    /** Frame number within the match's stream; `delta` applies to a receiver that has `seq - 1`. */
+    readonly seq: number,
+    /** The WebSocket message bytes: 42["match_data","<escaped JSON>"]. */
+    readonly wire: Buffer,
+    readonly delta: Uint8Array | null,
+  ) {}
+
+  /** The frame deflated on its own (for a receiver whose window does not end with seq - 1). */
+  keyframe(): Buffer {
+    if (!this.keyframeBytes) {
+      const out = zlib.deflateRawSync(this.wire, { level: 3, finishFlush: zlib.constants.Z_SYNC_FLUSH });
+      this.keyframeBytes = out.subarray(0, out.length - 4); // permessage-deflate drops the 00 00 ff ff tail
+    }
+    return this.keyframeBytes;
+  }
+
+  /** The match_data JSON string, for long-polling clients and REST. */
+  text(): string {
+    if (this.textValue === null) this.textValue = (JSON.parse(this.wire.toString('utf8', WIRE_PREFIX_LENGTH)) as [string, string])[1];
+    return this.textValue;
+  }
+}
