@@ -20,7 +20,7 @@ function recordedFrames(): Buffer[] {
     const ts = Number(r.timestamp);
     m.advance(ts);
     m.apply(r, ts);
-    if (ts - last >= 100) { frames.push(wire(serializeMatch(m))); last = ts; }
+    if (ts - last >= 100) { frames.push(wire(serializeMatch(m, ts))); last = ts; }
   }
   return frames;
 }

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { serializeMatch } from '../src/workers/match/serialize.js';
-import { plain, row, rosterAll, Script } from './engine-helpers.js';
+import { row, rosterAll, Script, plainFrame, SERVER_TIME } from './engine-helpers.js';
 
 function teamRow(playerId: string, over: Record<string, unknown> = {}) {
   const { name, tagline, startTeam, ...rest } = row(playerId, over);
@@ -78,7 +78,7 @@ describe('auxiliary data', () => {
     s.phase(2, 'shopping');
     expect(s.player('b3').auxiliaryAvailable).toEqual({ health: true, abilities: true, scoreboard: false });
     expect(s.player('b3').health).toBe(100); // shopping resets health
-    expect(JSON.parse(serializeMatch(s.match))).toEqual(plain(s.match));
+    expect(JSON.parse(serializeMatch(s.match, SERVER_TIME))).toEqual(plainFrame(s.match));
   });
 
   it('auxDisconnected clears the flags and raises eventNumber', () => {

@@ -163,3 +163,11 @@ export function row(playerId: string, over: Partial<Row> = {}): Row {
 export function plain(m: Match): unknown {
   return JSON.parse(JSON.stringify(m.snapshot()));
 }
+
+/** The serverTime the engine tests serialize frames with (serializeMatch's second argument). */
+export const SERVER_TIME = 1_723_602_000_000;
+
+/** JSON.stringify semantics of a frame: the snapshot plus serverTime, as a plain tree. */
+export function plainFrame(m: Match, serverTime = SERVER_TIME): unknown {
+  return JSON.parse(JSON.stringify({ ...m.snapshot(), serverTime }));
+}

@@ -1,10 +1,12 @@
 // The fast-json-stringify serializer against JSON.stringify: schema drift drops or coerces members
-// silently, so every state of the recorded match is round-tripped.
+// silently, so every state of the recorded match is round-tripped. A frame is the state plus
+// `serverTime` (the serializer's second argument), so the expected tree is the snapshot with the
+// same serverTime appended (plainFrame).
 
 import { describe, expect, it } from 'vitest';
 import { Match } from '../src/workers/match/match.js';
 import { serializeMatch } from '../src/workers/match/serialize.js';
-import { loadReplay, plain, row, rosterAll, Script, SETTINGS } from './engine-helpers.js';
+import { loadReplay, plainFrame, row, rosterAll, Script, SERVER_TIME, SETTINGS } from './engine-helpers.js';
 
 describe('serializeMatch', () => {
   it('equals JSON.stringify for every state of the recorded match', () => {
@@ -14,14 +16,15 @@ describe('serializeMatch', () => {
       h.logStartTime,
       SETTINGS,
     );
-    expect(JSON.parse(serializeMatch(m))).toEqual(plain(m));
+    expect(JSON.parse(serializeMatch(m, SERVER_TIME))).toEqual(plainFrame(m));
     let compared = 1;
     let sawNullKd = false;
     let sawOmittedWeapon = false;
     for (const rec of records) {
       expect(m.apply(rec, rec.timestamp).ok).toBe(true);
-      const text = serializeMatch(m);
-      const expected = plain(m) as { teams: Array<{ players: Array<Record<string, unknown>> }> };
+      // serverTime as the shard passes it under TRUST_REPLAY_TIMESTAMPS: the match clock
+      const text = serializeMatch(m, rec.timestamp);
+      const expected = plainFrame(m, rec.timestamp) as { teams: Array<{ players: Array<Record<string, unknown>> }> };
       expect(JSON.parse(text)).toEqual(expected);
       compared++;
       for (const t of expected.teams) {
@@ -46,11 +49,11 @@ describe('serializeMatch', () => {
     const a0 = s.player('a0');
     expect(a0.kdRatio).toBeNull();
     expect(s.player('a1').headshotRatio).toBeNull(); // 1 headshot / 0 kills
-    const parsed = JSON.parse(serializeMatch(s.match));
+    const parsed = JSON.parse(serializeMatch(s.match, SERVER_TIME));
     expect(parsed.teams[0].players[0].kdRatio).toBeNull();
     expect(parsed.teams[0].players[1].headshotRatio).toBeNull();
     expect(parsed.teams[0].players[1].killsByWeaponsAndAbilities).toEqual({ '': 1 });
-    expect(parsed).toEqual(plain(s.match));
+    expect(parsed).toEqual(plainFrame(s.match));
   });
 
   it('omits unset optional members and never broadcasts the player-camera secret', () => {
@@ -62,7 +65,7 @@ describe('serializeMatch', () => {
       organizationId: '',
       isSupporter: false,
     });
-    const text = serializeMatch(s.match);
+    const text = serializeMatch(s.match, SERVER_TIME);
     expect(text).not.toContain('S3CR3T');
     expect(text).not.toContain('endTime');
     const parsed = JSON.parse(text);
@@ -75,7 +78,19 @@ describe('serializeMatch', () => {
       'matchId', 'matchType', 'switchRound', 'firstOtRound', 'groupCode', 'isRunning', 'roundNumber', 'roundPhase',
       'wasTimeout', 'teams', 'map', 'spikeState', 'attackersWon', 'showAliveKDA', 'timeoutState',
       'timeoutGracePeriodPassed', 'toastInfo', 'hasEnteredOvertime', 'tools', 'organizationId', 'isRegistered',
-      'orgIsSupporter',
+      'orgIsSupporter', 'serverTime',
     ]);
+    expect(parsed.serverTime).toBe(SERVER_TIME);
+  });
+
+  it('writes serverTime as a number, by default the wall clock at serialization', () => {
+    const s = new Script();
+    const before = Date.now();
+    const parsed = JSON.parse(serializeMatch(s.match)) as { serverTime: unknown };
+    expect(typeof parsed.serverTime).toBe('number');
+    expect(parsed.serverTime as number).toBeGreaterThanOrEqual(before);
+    expect(parsed.serverTime as number).toBeLessThanOrEqual(Date.now());
+    // the engine state itself never holds it (the backend record is built from the state)
+    expect('serverTime' in s.match.snapshot()).toBe(false);
   });
 });

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { Match } from '../src/workers/match/match.js';
 import { serializeMatch } from '../src/workers/match/serialize.js';
 import { DEFAULT_SPONSOR_LOGO_URL } from '../src/workers/match/tools.js';
-import { logon, plain, rosterAll, Script, SETTINGS, T0 } from './engine-helpers.js';
+import { logon, plain, rosterAll, Script, SETTINGS, T0, plainFrame, SERVER_TIME } from './engine-helpers.js';
 
 const realClientTools = {
   seriesInfo: { enable: false, needed: null, wonLeft: null, wonRight: null, seedingLeft: '', seedingRight: '', mapInfo: [] },
@@ -104,7 +104,7 @@ describe('tools at creation', () => {
     expect(tools.sponsorInfo).toEqual({ enabled: false, duration: 5000, sponsors: [] });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(m.takeEffects()).toContainEqual(expect.objectContaining({ kind: 'warn', code: 'tools_member_ignored' }));
-    expect(JSON.parse(serializeMatch(m))).toEqual(plain(m));
+    expect(JSON.parse(serializeMatch(m, SERVER_TIME))).toEqual(plainFrame(m));
   });
 
   it('applies the watermark alias and drops serviceWatermark', () => {
@@ -112,7 +112,7 @@ describe('tools at creation', () => {
     expect(a.snapshot().tools.watermarkInfo).toEqual({ customTextEnabled: true, customText: 'x', spectraWatermark: false });
     const b = create({ watermarkInfo: { spectraWatermark: true, serviceWatermark: false, customTextEnabled: false, customText: '' } }, true);
     expect(b.snapshot().tools.watermarkInfo).toEqual({ spectraWatermark: true, customTextEnabled: false, customText: '' });
-    expect(serializeMatch(a)).not.toContain('serviceWatermark');
+    expect(serializeMatch(a, SERVER_TIME)).not.toContain('serviceWatermark');
   });
 
   it('applies the supporter rules for a non-supporter', () => {
@@ -125,7 +125,7 @@ describe('tools at creation', () => {
     ]);
     expect(tools.timeoutCounter).toEqual({ max: 3, left: 3, right: 3 });
     expect(tools.seriesInfo).toEqual(fullTools.seriesInfo);
-    expect(JSON.parse(serializeMatch(m))).toEqual(plain(m));
+    expect(JSON.parse(serializeMatch(m, SERVER_TIME))).toEqual(plainFrame(m));
   });
 
   it('keeps everything for a supporter and writes both ceremony spellings', () => {
@@ -138,9 +138,9 @@ describe('tools at creation', () => {
       { wonTeam: 'left', roundCeremony: ['all'], iconUrl: 's2-icon.png', backdropUrl: 's2-bg.png', roundCeremonie: ['all'] },
     ]);
     expect(m.snapshot().orgIsSupporter).toBe(true);
-    const wire = JSON.parse(serializeMatch(m));
+    const wire = JSON.parse(serializeMatch(m, SERVER_TIME));
     expect(wire.tools.roundWinBox.sponsors[0].roundCeremonie).toEqual(['ace', 'clutch']);
-    expect(wire).toEqual(plain(m));
+    expect(wire).toEqual(plainFrame(m));
   });
 
   it('leaves a single sponsor of a non-supporter alone and reads roundCeremonie as input', () => {
@@ -281,9 +281,9 @@ describe('effects and backend record', () => {
     expect(s.match.applyPlayercams({ enabledPlayers: [] }, s.now)).toBe(false);
     expect(s.match.applyPlayercams({ nameOverrides: 'not json', enabledPlayers: [] }, s.now)).toBe(false);
     expect(s.match.eventNumber).toBe(ev + 1);
-    const wire = serializeMatch(s.match);
+    const wire = serializeMatch(s.match, SERVER_TIME);
     expect(wire).not.toContain('cam-secret');
-    expect(JSON.parse(wire)).toEqual(plain(s.match));
+    expect(JSON.parse(wire)).toEqual(plainFrame(s.match));
   });
 
   it('does not fetch player cameras without identifier and secret', () => {

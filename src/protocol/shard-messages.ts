@@ -77,7 +77,22 @@ export interface ShardOut {
   deltas: (Uint8Array | null)[];
   events: ShardEvent[];
   stats?: ShardStats;
+  /** Dashboard summaries of the matches that changed, at most every 500 ms (not per frame). */
+  summaries?: MatchSummary[];
 }
+
+/** A live match in a few fields, for the operator dashboard (GET /admin/matches). */
+export interface MatchSummary {
+  groupCode: string;
+  teams: [MatchSummaryTeam, MatchSummaryTeam];
+  roundNumber: number;
+  roundPhase: string;
+  map: string;
+  /** Wall-clock receive time of the last applied message (epoch ms). */
+  lastEventAt: number;
+}
+
+export interface MatchSummaryTeam { name: string; tricode: string; score: number }
 
 export interface ShardStats {
   shard: number;

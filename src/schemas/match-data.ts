@@ -8,6 +8,7 @@
 //    every state of the recorded match against JSON.stringify to catch drift.
 //  - by ajv (src/workers/match/tools.ts) to check client-supplied `toolsData` members at match
 //    creation, so that nothing the serializer would coerce can ever reach the state.
+//  - published as the `match_data` contract for overlay developers (publishedMatchDataSchema below).
 //
 // Objects are open (`additionalProperties: true`) exactly where the rules pass data through as
 // received: every `tools` member (the client's object replaces the default as a whole), the
@@ -222,11 +223,32 @@ export const matchDataSchema: Schema = closed(
     organizationId: str,
     isRegistered: bool,
     orgIsSupporter: bool,
+    // Not part of the engine's state: the shard adds it when it serializes a frame (serialize.ts).
+    serverTime: {
+      type: 'number',
+      description: 'Epoch ms at which the service serialized this frame (with TRUST_REPLAY_TIMESTAMPS: the match clock). '
+        + 'Overlays compare it with their own clock before showing roundTimeoutTime and spikeDetonationTime countdowns.',
+    },
   },
   [
     'matchId', 'matchType', 'switchRound', 'firstOtRound', 'groupCode', 'isRunning', 'roundNumber',
     'roundPhase', 'wasTimeout', 'teams', 'map', 'spikeState', 'attackersWon', 'showAliveKDA',
     'timeoutState', 'timeoutGracePeriodPassed', 'toastInfo', 'hasEnteredOvertime', 'tools',
-    'organizationId', 'isRegistered', 'orgIsSupporter',
+    'organizationId', 'isRegistered', 'orgIsSupporter', 'serverTime',
   ],
 );
+
+/**
+ * The published `match_data` contract (GET /schema/match_data.json, contract/match_data.schema.json):
+ * the schema the serializer is built from, with the JSON Schema dialect, an id and a title.
+ * Generated TypeScript types: contract/match-data.d.ts (`npm run contract`; a test checks both
+ * files are current).
+ */
+export const publishedMatchDataSchema: Schema = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  $id: 'urn:overlay-data-service:match_data',
+  title: 'MatchData',
+  description: 'One match_data frame: the complete match snapshot the broadcast port sends to overlay frontends '
+    + '(match-rules.md section 16), also served by GET /match/:groupCode.',
+  ...matchDataSchema,
+};

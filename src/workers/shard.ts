@@ -1,7 +1,7 @@
 // A shard thread: owns its matches. All mutation, timers, filtering and serialization of a match
 // happen here; the main thread only routes raw payloads in and publishes the frames that come out.
 import { parentPort, workerData } from 'node:worker_threads';
-import type { BackendEffect, ShardCmd, ShardEvent, ShardOut } from '../protocol/shard-messages.js';
+import type { BackendEffect, MatchSummary, ShardCmd, ShardEvent, ShardOut } from '../protocol/shard-messages.js';
 import { wireMessage } from '../protocol/wire.js';
 import { createClock } from './clock.js';
 import { deflateDelta } from './deflate-delta.js';
@@ -22,6 +22,9 @@ export interface ShardSettings {
   compression: boolean;
 }
 
+/** How often the dashboard summaries of changed matches go to the main thread. */
+const SUMMARY_INTERVAL_MS = 500;
+
 /** Auxiliary types whose data belongs to one player: only that player's own session may send them. */
 const PER_PLAYER_AUX = new Set(['aux_health', 'aux_abilities', 'aux_astra_targeting', 'aux_cypher_cam']);
 
@@ -38,6 +41,9 @@ interface Slot {
   prevWire: Buffer | null;
   /** Drop reasons already logged for this match (a reason is logged once, then only counted). */
   loggedDrops: Set<string>;
+  /** Wall-clock time of the last applied message, and the eventNumber of the last dashboard summary. */
+  lastEventAt: number;
+  summarizedEvent: number;
 }
 
 export class Shard {
@@ -54,6 +60,7 @@ export class Shard {
   private readonly dropped: Record<string, number> = {};
   private lastStatsAt = 0;
   private cycleMicros = 0;
+  private lastSummaryAt = 0;
 
   constructor(private readonly settings: ShardSettings, private readonly post: (out: ShardOut) => void) {
     this.clock = createClock(settings.trustReplayTimestamps);
@@ -111,8 +118,10 @@ export class Shard {
       case 'remove': {
         const slot = this.slots.get(cmd.groupCode);
         if (slot) {
-          this.sendFrame(slot, now);
-          this.remove(slot, 'admin');
+          // Operator force-end: a final frame even when nothing changed (frontends see the last state
+          // with a fresh serverTime), then the removal path (backend completion when registered).
+          this.sendFrame(slot, now, true);
+          if (this.slots.get(cmd.groupCode) === slot) this.remove(slot, 'admin'); // an ended match is removed by sendFrame
         }
         return;
       }
@@ -132,6 +141,7 @@ export class Shard {
     const slot: Slot = {
       groupCode, match, lastSentEvent: match.eventNumber - 1, lastSentAt: 0, lastActivityAt: Date.now(),
       matchId: match.matchId, loggedDrops: new Set(), seq: 0, prevWire: null,
+      lastEventAt: Date.now(), summarizedEvent: -1,
     };
     if (this.settings.recordReplays) {
       slot.recorder = new ReplayRecorder(this.settings.replayDir, groupCode, now, replayHeader(logon, this.settings.serviceVersion, now));
@@ -181,6 +191,7 @@ export class Shard {
   private applyTo(slot: Slot, env: Record<string, unknown>, type: string, receivedAt: number): void {
     if (slot.match.ended) return this.drop(slot.groupCode, 'match_ended', type);
     const ts = this.clock.messageTime(receivedAt, env);
+    slot.lastEventAt = receivedAt;
     slot.match.advance(ts);
     slot.recorder?.record(env, ts);
     const result = slot.match.apply(env, ts);
@@ -289,12 +300,14 @@ export class Shard {
     }
   }
 
-  private sendFrame(slot: Slot, now: number): void {
+  private sendFrame(slot: Slot, now: number, force = false): void {
     this.dirty.delete(slot);
-    if (slot.match.eventNumber <= slot.lastSentEvent) return;
+    if (!force && slot.match.eventNumber <= slot.lastSentEvent) return;
     let frame: string;
     try {
-      frame = serializeMatch(slot.match);
+      // serverTime: the wall clock; with the recorded clock, the match clock (the time of the last
+      // change), so that frames stay byte-identical whatever the shard count and replay speed.
+      frame = serializeMatch(slot.match, this.settings.trustReplayTimestamps ? slot.match.lastChangeAt : now);
     } catch (err) {
       this.event({ t: 'log', level: 'error', msg: 'serialization failed', fields: { groupCode: slot.groupCode, error: (err as Error).message } });
       slot.lastSentEvent = slot.match.eventNumber;
@@ -353,11 +366,30 @@ export class Shard {
         framesSerialized: this.framesSerialized, cycleMicros: this.cycleMicros,
       };
     }
+    this.summarize(now);
     this.flush();
   }
 
+  /** Dashboard summaries (a few fields each) of the matches that changed since the last ones. */
+  private summarize(now: number): void {
+    if (now - this.lastSummaryAt < SUMMARY_INTERVAL_MS) return;
+    this.lastSummaryAt = now;
+    const summaries: MatchSummary[] = [];
+    for (const slot of this.slots.values()) {
+      if (slot.match.eventNumber === slot.summarizedEvent) continue;
+      slot.summarizedEvent = slot.match.eventNumber;
+      const s = slot.match.snapshot();
+      const team = (i: 0 | 1) => ({ name: s.teams[i].teamName, tricode: s.teams[i].teamTricode, score: s.teams[i].roundsWon });
+      summaries.push({
+        groupCode: slot.groupCode, teams: [team(0), team(1)], roundNumber: s.roundNumber, roundPhase: s.roundPhase,
+        map: s.map, lastEventAt: slot.lastEventAt,
+      });
+    }
+    if (summaries.length > 0) this.out.summaries = summaries;
+  }
+
   private flush(): void {
-    if (this.out.codes.length === 0 && this.out.events.length === 0 && !this.out.stats) return;
+    if (this.out.codes.length === 0 && this.out.events.length === 0 && !this.out.stats && !this.out.summaries) return;
     const out = this.out;
     this.out = emptyOut();
     this.post(out);

@@ -189,6 +189,9 @@ export interface MatchState {
   orgIsSupporter: boolean;
 }
 
+/** One broadcast frame: the state plus the serialization time (not engine state; see serialize.ts). */
+export type MatchData = MatchState & { serverTime: number };
+
 // ---------------------------------------------------------------------------------------------
 // Engine contract types
 
