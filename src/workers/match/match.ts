@@ -54,11 +54,13 @@ import { toastExpired, toggleToast, initialToast } from './toast.js';
 import { buildTools, DEFAULT_SPONSOR_LOGO_URL } from './tools.js';
 import type {
   ApplyResult,
+  CountMap,
   EngineCore,
   EngineEffect,
   EngineSettings,
   MatchLogon,
   MatchState,
+  PlayercamData,
   TeamState,
 } from './types.js';
 
@@ -314,6 +316,60 @@ export class Match {
     };
   }
 
+  /**
+   * Everything the match owns as JSON text, for crash recovery and STATE_DIR (restoreSnapshot).
+   * Without the player-camera secret: the caller keeps it apart (never on disk). Pending effects
+   * are not included (the shard drains them after every call).
+   */
+  toSnapshot(): string {
+    const core = this.#core;
+    const t = core.timers;
+    const fin = (n: number) => (n === Infinity ? null : n);
+    return JSON.stringify({
+      v: SNAPSHOT_VERSION,
+      state: core.state,
+      logonTeams: core.logonTeams,
+      timers: [fin(t.tickAt), fin(t.timeoutEndAt), fin(t.toastOffAt)],
+      playercam: { endTime: core.playercam.endTime, rawOverrides: core.playercam.rawOverrides, rawEnabled: core.playercam.rawEnabled },
+      eventNumber: core.eventNumber,
+      lastChangeAt: core.lastChangeAt,
+      ended: core.ended,
+    });
+  }
+
+  /** A match from toSnapshot()'s text; `playercamSecret` as kept by the caller ('' = none). Throws on a malformed snapshot. */
+  static fromSnapshot(text: string, playercamSecret = ''): Match {
+    const snap = JSON.parse(text) as {
+      v: number; state: MatchState; logonTeams: EngineCore['logonTeams']; timers: (number | null)[];
+      playercam: { endTime: unknown; rawOverrides: PlayercamData['rawOverrides']; rawEnabled: PlayercamData['rawEnabled'] };
+      eventNumber: number; lastChangeAt: number; ended: boolean;
+    };
+    if (snap?.v !== SNAPSHOT_VERSION || typeof snap.state?.groupCode !== 'string' || !Array.isArray(snap.state.teams)) {
+      throw new Error('not a match snapshot of this version');
+    }
+    const inf = (n: number | null | undefined) => (typeof n === 'number' ? n : Infinity);
+    // Per-name counters are null-prototype objects (any received name is a plain key).
+    for (const team of snap.state.teams) {
+      for (const p of team.players) {
+        p.killsByWeaponsAndAbilities = nullProto(p.killsByWeaponsAndAbilities);
+        p.killsOnEnemyPlayer = nullProto(p.killsOnEnemyPlayer);
+        p.killsOnTeammatePlayer = nullProto(p.killsOnTeammatePlayer);
+        p.assistsFromTeammate = nullProto(p.assistsFromTeammate);
+      }
+    }
+    const core: EngineCore = {
+      state: snap.state,
+      logonTeams: snap.logonTeams,
+      timers: { tickAt: inf(snap.timers[0]), timeoutEndAt: inf(snap.timers[1]), toastOffAt: inf(snap.timers[2]) },
+      playercam: { secret: playercamSecret, endTime: snap.playercam.endTime, rawOverrides: snap.playercam.rawOverrides, rawEnabled: snap.playercam.rawEnabled },
+      effects: [],
+      eventNumber: snap.eventNumber,
+      lastChangeAt: snap.lastChangeAt,
+      ended: snap.ended,
+    };
+    return new Match(core);
+  }
+
   // -------------------------------------------------------------------------------------------
 
   #accept(input: unknown, now: number, auxOnly: boolean): ApplyResult {
@@ -472,6 +528,14 @@ export class Match {
 
 function isTier(v: unknown): v is number | null {
   return v === null || (typeof v === 'number' && Number.isFinite(v));
+}
+
+const SNAPSHOT_VERSION = 1;
+
+function nullProto(source: CountMap | undefined): CountMap {
+  const out = Object.create(null) as CountMap;
+  if (source) for (const k of Object.keys(source)) out[k] = source[k];
+  return out;
 }
 
 function copyJson<T>(v: T): T {
