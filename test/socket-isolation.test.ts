@@ -85,7 +85,7 @@ describe.each([
     // A broadcast publish reaches the frontend of this service only.
     const frame = JSON.stringify({ groupCode: code, probe: Math.random() });
     const delivered = nextEvent<string>(frontend, 'match_data');
-    svc.service.broadcast.publish(new FramePacket(code, 1, Buffer.from(wireMessage(frame)), null));
+    svc.service.broadcast.publish(new FramePacket(code, 1, wireMessage(frame), null));
     expect(await delivered).toBe(frame);
 
     // Ingestion traffic again, after the publish.

@@ -42,6 +42,21 @@ const anyUrl: Parser<string> = (raw, name) => {
 const oneOf = <T extends string>(...values: T[]): Parser<T> => (raw, name) =>
   (values as string[]).includes(raw.trim()) ? (raw.trim() as T) : fail(name, raw, `one of ${values.join(', ')}`);
 const semverRange: Parser<string> = (raw, name) => (semver.validRange(raw) ? raw : fail(name, raw, 'a semver range such as ">=0.3.0 <0.4.0"'));
+/** Admin tokens: `[id:]token` entries separated by commas. The error never echoes the value (it is a secret). */
+const adminTokens: Parser<string> = (raw, name) => {
+  const ids = new Set<string>();
+  for (const entry of raw.split(',')) {
+    const e = entry.trim();
+    const colon = e.indexOf(':');
+    const id = colon > 0 ? e.slice(0, colon) : '';
+    const token = colon > 0 ? e.slice(colon + 1) : e;
+    if (token.length < 16 || /[\s,]/.test(token)) throw new ConfigError(`${name}: every token must be at least 16 characters without spaces or commas (value not shown)`);
+    if (id && !/^[A-Za-z0-9_.-]{1,64}$/.test(id)) throw new ConfigError(`${name}: a token id (before ':') must be 1–64 of A–Z a–z 0–9 _ . - (value not shown)`);
+    if (id && ids.has(id)) throw new ConfigError(`${name}: token id ${id} is used twice`);
+    if (id) ids.add(id);
+  }
+  return raw;
+};
 
 interface Setting<T> { parse: Parser<T>; def: T; doc: string }
 const s = <T>(parse: Parser<T>, def: T, doc: string): Setting<T> => ({ parse, def, doc });
@@ -54,6 +69,7 @@ export const SETTINGS = {
   SERVER_CERT: s(str, '', 'TLS certificate file (PEM); with SERVER_KEY. Unset: a self-signed pair is generated in DATA_DIR'),
   SERVER_KEY: s(str, '', 'TLS private key file (PEM); with SERVER_CERT'),
   HOST: s(str, '0.0.0.0', 'bind address of the three listeners'),
+  TRUST_PROXY: s(bool, false, 'true: behind a reverse proxy, the client address logged is the last X-Forwarded-For hop (else X-Real-IP); never used for access decisions'),
   INGEST_PORT: s(int(0, 65535), 5100, 'ingestion Socket.IO port (observer and auxiliary clients); 0 = ephemeral'),
   REST_PORT: s(int(0, 65535), 5101, 'REST API port; 0 = ephemeral'),
   BROADCAST_PORT: s(int(0, 65535), 5200, 'broadcast Socket.IO port (overlay frontends); 0 = ephemeral'),
@@ -62,6 +78,8 @@ export const SETTINGS = {
   LOG_FORMAT: s(oneOf('json', 'pretty'), process.env.NODE_ENV === 'development' ? 'pretty' : 'json', 'json (default) or pretty (default when NODE_ENV=development)'),
   REQUIRE_AUTH_KEY: s(bool, true, 'false accepts every access key'),
   AUTH_KEY: s(str, '', 'the local access key. Unset (and no backend): one is generated into DATA_DIR on first start and printed'),
+  KEYS_FILE: s(str, '', 'JSON file of access keys with their organisations (README, "Access keys file"); checked after AUTH_KEY, before the backend; reloaded on change'),
+  ADMIN_TOKEN: s(adminTokens, '', 'admin token(s) for /admin/* and /dashboard, comma-separated, each `[id:]token` (≥ 16 chars); unset: those routes answer 404'),
   USE_BACKEND: s(bool, false, 'true enables the vendor backend: key validation, match registration, support packages, OAuth'),
   BACKEND_URL: s(url, '', 'backend base URL (key validation, match register/update/complete)'),
   BACKEND_TOKEN: s(str, '', 'sent as X-User-Token to the backend'),
@@ -94,9 +112,27 @@ export const SETTINGS = {
   RECORD_REPLAYS: s(bool, false, 'record every match to REPLAY_DIR'),
   REPLAY_DIR: s(str, './replays', 'where replay files go'),
   SHARD_WORKERS: s(int(1, 64), defaultShards, `match shard worker threads (default: cores − 1, 1–4; here ${defaultShards})`),
+  SHARD_BATCH_MS: s(int(0, 20), 2, 'how long ingested payloads wait to travel to their shard in one message (0: next event-loop turn)'),
   BROADCAST_INTERVAL_MS: s(int(10, 10_000), 100, 'the broadcast cycle: at most one frame per match per interval'),
   TRUST_REPLAY_TIMESTAMPS: s(bool, false, 'replays and tests only: the recorded timestamp of each message drives the match clock'),
   COMPRESSION: s(bool, true, 'permessage-deflate on the Socket.IO listeners (threshold 1024 bytes)'),
+  // Hardening (docs/reliability.md): budgets, caps, timeouts, state, metrics.
+  INGEST_RATE_PER_SOCKET: s(int(1, 1_000_000), 200, 'messages per second one ingestion socket may send, sustained (token bucket refill); the excess is shed and counted'),
+  INGEST_BURST_PER_SOCKET: s(int(1, 1_000_000), 100, 'burst one ingestion socket may send above its rate (token bucket size)'),
+  IDLE_SOCKET_TIMEOUT_MS: s(int(100, 3_600_000), 30_000, 'a socket that has not logged on and sent nothing for this long is closed (both Socket.IO listeners)'),
+  MAX_LIVE_MATCHES: s(int(1, 1_000_000), 1000, 'most live matches at once; a new match past it is refused with an ack reason'),
+  MAX_MATCHES_PER_KEY: s(int(1, 1_000_000), 250, 'most live matches created with one access key (one organisation with the backend)'),
+  MAX_SOCKETS_PER_ADDRESS: s(int(0, 1_000_000), 500, 'most open sockets from one remote address, per Socket.IO listener (0 = no cap; behind a reverse proxy every client has its address)'),
+  AUX_CLIENTS_ENABLED: s(bool, true, 'false refuses every auxiliary (player) client logon'),
+  PING_INTERVAL_MS: s(int(100, 300_000), 25_000, 'Socket.IO heartbeat interval on both listeners'),
+  PING_TIMEOUT_MS: s(int(100, 300_000), 20_000, 'a socket that does not answer a ping within this is closed'),
+  SHUTDOWN_TIMEOUT_MS: s(int(500, 300_000), 10_000, 'SIGTERM/SIGINT: the process exits at the latest this long after the signal'),
+  STATE_DIR: s(str, '', 'directory for live-match snapshots and the resumable-session table; set: matches survive a restart. Unset: nothing is written'),
+  SNAPSHOT_INTERVAL_MS: s(int(100, 600_000), 1000, 'how often each shard snapshots the matches that changed (crash recovery; written to STATE_DIR when set)'),
+  METRICS_ENABLED: s(bool, true, 'serve GET /metrics (Prometheus text format) on METRICS_HOST:METRICS_PORT'),
+  METRICS_HOST: s(str, '127.0.0.1', 'bind address of the metrics listener (not public by default)'),
+  METRICS_PORT: s(int(0, 65535), 5102, 'metrics port (plain HTTP); 0 = ephemeral'),
+  FAULT_INJECTION: s(bool, false, 'tests only: lets the test suite crash a shard on purpose'),
 } as const;
 
 type Settings = typeof SETTINGS;

@@ -46,7 +46,28 @@ export type ShardCmd =
   | { t: 'playercams'; groupCode: string; result: unknown; now: number }
   | { t: 'mmr'; groupCode: string; result: unknown; now: number }
   | { t: 'remove'; groupCode: string; reason: string }
+  | RestoreMatchCmd
+  /** Ends each batch the pool posts: the shard acknowledges batches by this number (ShardOut.ack). */
+  | { t: 'mark'; seq: number }
+  /** Re-applying batches the lost shard had already acknowledged: no frames, effects or drop logs. */
+  | { t: 'mute'; on: boolean }
+  /** Shutdown: every pending frame now, a snapshot of every match, then (complete) every match removed. */
+  | { t: 'final'; complete: boolean }
+  /** FAULT_INJECTION only: the shard thread dies with an uncaught exception. */
+  | { t: 'test_crash' }
   | { t: 'stop' };
+
+/** A match rebuilt from its snapshot (a restarted shard, or a restart with STATE_DIR). */
+export interface RestoreMatchCmd {
+  t: 'restore';
+  groupCode: string;
+  /** Shard.snapshotText() output. */
+  snapshot: string;
+  /** Kept by the main thread in memory only ('' after a restart from STATE_DIR). */
+  playercamSecret: string;
+  /** The next frame is numbered above this (every frontend then gets a keyframe). */
+  seqBase: number;
+}
 
 export type BackendEffect =
   | { kind: 'register'; groupCode: string; matchId: string; body: unknown }
@@ -60,7 +81,9 @@ export type BackendEffect =
 
 export type ShardEvent =
   | { t: 'match_id'; groupCode: string; matchId: string }
-  | { t: 'removed'; groupCode: string; reason: 'ended' | 'inactive' | 'admin' }
+  | { t: 'removed'; groupCode: string; reason: 'ended' | 'inactive' | 'admin' | 'shutdown' }
+  /** The reply to a `final` command: its frames and snapshots are in this output or earlier ones. */
+  | { t: 'final_done' }
   | { t: 'team_info_final'; groupCode: string; info: { higherScore: 0 | 1; tournamentInfo: unknown; sponsorInfo: unknown; isSupporter: boolean } }
   | { t: 'aux_player'; matchId: string; playerId: string }
   | { t: 'effect'; effect: BackendEffect }
@@ -70,15 +93,29 @@ export type ShardEvent =
 /** One message per cycle (or leading-edge flush) from a shard. */
 export interface ShardOut {
   /** Frames, as parallel arrays: group code, frame number within the match, the WebSocket message
-   *  bytes (wire.ts), and the permessage-deflate delta against the match's previous frame. */
+   *  text (wire.ts; strings cross threads cheaper than bytes), and the permessage-deflate delta
+   *  against the match's previous frame. */
   codes: string[];
   seqs: number[];
-  wires: Uint8Array[];
+  wires: string[];
   deltas: (Uint8Array | null)[];
   events: ShardEvent[];
   stats?: ShardStats;
   /** Dashboard summaries of the matches that changed, at most every 500 ms (not per frame). */
   summaries?: MatchSummary[];
+  /** The last `mark` the shard had processed when this output left. */
+  ack?: number;
+  /** Snapshots of the matches that changed since their last one (every SNAPSHOT_INTERVAL_MS). */
+  snapshots?: ShardSnapshots;
+}
+
+/** Parallel arrays; `seq`: the last `mark` processed before they were taken. */
+export interface ShardSnapshots {
+  seq: number;
+  codes: string[];
+  texts: string[];
+  /** The player-camera secrets of those matches (memory only, never written to disk). */
+  camSecrets: string[];
 }
 
 /** A live match in a few fields, for the operator dashboard (GET /admin/matches). */
@@ -101,4 +138,11 @@ export interface ShardStats {
   dropped: Record<string, number>;
   framesSerialized: number;
   cycleMicros: number;
+  /** Accepted messages by envelope type since the shard started (at most 64 type names, then 'other'). */
+  appliedByType?: Record<string, number>;
+  /** Durations of the cycles since the last stats, in µs. */
+  cycles?: number[];
+  /** The shard's event-loop delay since the last stats (ms). */
+  loopDelayP99Ms?: number;
+  loopDelayMaxMs?: number;
 }

@@ -1,6 +1,8 @@
 // A shard thread: owns its matches. All mutation, timers, filtering and serialization of a match
 // happen here; the main thread only routes raw payloads in and publishes the frames that come out.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
+import { jsonDepthExceeds } from '../protocol/json-depth.js';
 import type { BackendEffect, MatchSummary, ShardCmd, ShardEvent, ShardOut } from '../protocol/shard-messages.js';
 import { wireMessage } from '../protocol/wire.js';
 import { createClock } from './clock.js';
@@ -20,7 +22,14 @@ export interface ShardSettings {
   serviceVersion: string;
   /** Compute permessage-deflate deltas between consecutive frames (COMPRESSION). */
   compression: boolean;
+  /** SNAPSHOT_INTERVAL_MS: how often the matches that changed are snapshotted to the main thread. */
+  snapshotIntervalMs?: number;
+  /** FAULT_INJECTION (tests only): honour `test_crash`. */
+  faultInjection?: boolean;
 }
+
+/** Distinct envelope types counted in the stats; further names count as 'other' (bounded labels). */
+const MAX_TYPE_NAMES = 64;
 
 /** How often the dashboard summaries of changed matches go to the main thread. */
 const SUMMARY_INTERVAL_MS = 500;
@@ -44,6 +53,9 @@ interface Slot {
   /** Wall-clock time of the last applied message, and the eventNumber of the last dashboard summary. */
   lastEventAt: number;
   summarizedEvent: number;
+  /** The eventNumber of the last snapshot (-1: none yet), and the replay file's start time. */
+  snapshotEvent?: number;
+  recordStart?: number;
 }
 
 export class Shard {
@@ -61,10 +73,20 @@ export class Shard {
   private lastStatsAt = 0;
   private cycleMicros = 0;
   private lastSummaryAt = 0;
+  /** Reliability: the last batch mark processed, muted re-application, snapshot rounds, stats. */
+  private mark = 0;
+  private muted = false;
+  private lastSnapshotAt = Date.now();
+  private lastSnapshotMark = -1;
+  private readonly appliedByType: Record<string, number> = {};
+  private typeNames = 0;
+  private cycles: number[] = [];
+  private readonly loopDelay = monitorEventLoopDelay({ resolution: 10 });
 
   constructor(private readonly settings: ShardSettings, private readonly post: (out: ShardOut) => void) {
     this.clock = createClock(settings.trustReplayTimestamps);
     this.tickTimer = setInterval(() => this.tick(), settings.intervalMs);
+    this.loopDelay.enable();
   }
 
   handle(cmds: ShardCmd[]): void {
@@ -125,7 +147,22 @@ export class Shard {
         }
         return;
       }
+      case 'restore': return this.restore(cmd);
+      case 'mark':
+        this.mark = cmd.seq;
+        return;
+      case 'mute': {
+        this.muted = cmd.on;
+        if (!cmd.on) for (const slot of this.slots.values()) this.touched(slot);
+        return;
+      }
+      case 'final': return this.final(cmd.complete, now);
+      case 'test_crash': {
+        if (this.settings.faultInjection) setImmediate(() => { throw new Error('injected shard fault (FAULT_INJECTION)'); });
+        return;
+      }
       case 'stop': {
+        this.loopDelay.disable();
         clearInterval(this.tickTimer);
         if (this.dueTimer) clearTimeout(this.dueTimer);
         for (const slot of this.slots.values()) slot.recorder?.close();
@@ -141,7 +178,7 @@ export class Shard {
     const slot: Slot = {
       groupCode, match, lastSentEvent: match.eventNumber - 1, lastSentAt: 0, lastActivityAt: Date.now(),
       matchId: match.matchId, loggedDrops: new Set(), seq: 0, prevWire: null,
-      lastEventAt: Date.now(), summarizedEvent: -1,
+      lastEventAt: Date.now(), summarizedEvent: -1, snapshotEvent: -1, recordStart: now,
     };
     if (this.settings.recordReplays) {
       slot.recorder = new ReplayRecorder(this.settings.replayDir, groupCode, now, replayHeader(logon, this.settings.serviceVersion, now));
@@ -151,7 +188,70 @@ export class Shard {
     this.touched(slot);
   }
 
+  /** A match rebuilt from its snapshot: the next frame is a keyframe with its full state. */
+  private restore(cmd: Extract<ShardCmd, { t: 'restore' }>): void {
+    const snap = JSON.parse(cmd.snapshot) as { slot: { lastActivityAt: number; lastEventAt: number; recordStart: number }; match: unknown };
+    const match = Match.fromSnapshot(JSON.stringify(snap.match), cmd.playercamSecret);
+    const existing = this.slots.get(cmd.groupCode);
+    if (existing) this.remove(existing, 'admin');
+    const slot: Slot = {
+      groupCode: cmd.groupCode, match, lastSentEvent: match.eventNumber - 1, lastSentAt: 0, lastActivityAt: snap.slot.lastActivityAt,
+      matchId: '', loggedDrops: new Set(), seq: cmd.seqBase, prevWire: null,
+      lastEventAt: snap.slot.lastEventAt, summarizedEvent: -1, snapshotEvent: match.eventNumber, recordStart: snap.slot.recordStart,
+    };
+    if (this.settings.recordReplays) {
+      slot.recorder = ReplayRecorder.reopen(this.settings.replayDir, cmd.groupCode, snap.slot.recordStart);
+    }
+    this.slots.set(cmd.groupCode, slot);
+    if (match.matchId) this.matchIdChanged(slot);
+    this.touched(slot);
+  }
+
+  /** One match's snapshot text: the shard's bookkeeping and the engine's snapshot. */
+  private snapshotText(slot: Slot): string {
+    const meta = { lastActivityAt: slot.lastActivityAt, lastEventAt: slot.lastEventAt, recordStart: slot.recordStart ?? 0 };
+    return '{"slot":' + JSON.stringify(meta) + ',"match":' + slot.match.toSnapshot() + '}';
+  }
+
+  /**
+   * Snapshots of the matches that changed since their last one (all with `force`), with the last
+   * batch mark processed: the main thread can forget the batches up to it.
+   */
+  private snapshotRound(force: boolean): void {
+    const codes: string[] = [];
+    const texts: string[] = [];
+    const camSecrets: string[] = [];
+    for (const slot of this.slots.values()) {
+      if (!force && slot.snapshotEvent === slot.match.eventNumber) continue;
+      try {
+        texts.push(this.snapshotText(slot));
+      } catch (err) {
+        this.event({ t: 'log', level: 'error', msg: 'snapshot failed', fields: { groupCode: slot.groupCode, error: (err as Error).message } });
+        continue;
+      }
+      codes.push(slot.groupCode);
+      camSecrets.push(slot.match.playercamSecret);
+      slot.snapshotEvent = slot.match.eventNumber;
+    }
+    if (codes.length === 0 && !force && this.lastSnapshotMark === this.mark) return;
+    this.lastSnapshotMark = this.mark;
+    this.out.snapshots = { seq: this.mark, codes, texts, camSecrets };
+  }
+
+  /** Shutdown: every pending frame now, a snapshot of every match; with `complete`, every match removed. */
+  private final(complete: boolean, now: number): void {
+    this.muted = false;
+    for (const slot of [...this.dirty]) this.sendFrame(slot, now);
+    this.snapshotRound(true);
+    if (complete) for (const slot of [...this.slots.values()]) this.remove(slot, 'shutdown');
+    this.event({ t: 'final_done' });
+  }
+
   private parse(raw: string, groupCode: string): Record<string, unknown> | null {
+    if (jsonDepthExceeds(raw)) {
+      this.drop(groupCode, 'too_deep', '?');
+      return null;
+    }
     try {
       const value: unknown = JSON.parse(raw);
       if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
@@ -193,12 +293,13 @@ export class Shard {
     const ts = this.clock.messageTime(receivedAt, env);
     slot.lastEventAt = receivedAt;
     slot.match.advance(ts);
-    slot.recorder?.record(env, ts);
+    if (!this.muted) slot.recorder?.record(env, ts);
     const result = slot.match.apply(env, ts);
     if (!result.ok) {
       this.drop(slot.groupCode, result.reason, type, result.detail);
     } else {
       this.applied++;
+      this.countType(type);
     }
     if (slot.match.matchId !== slot.matchId) this.matchIdChanged(slot);
     this.drainEffects(slot);
@@ -273,7 +374,18 @@ export class Shard {
   }
 
   private event(e: ShardEvent): void {
+    // Re-applying batches already acknowledged (muted): their effects and logs went out before.
+    if (this.muted && (e.t === 'effect' || e.t === 'drop' || e.t === 'log')) return;
     this.out.events.push(e);
+  }
+
+  private countType(type: string): void {
+    let name = type;
+    if (this.appliedByType[name] === undefined) {
+      if (this.typeNames >= MAX_TYPE_NAMES || !/^[a-z_]{1,40}$/.test(name)) name = 'other';
+      else this.typeNames++;
+    }
+    this.appliedByType[name] = (this.appliedByType[name] ?? 0) + 1;
   }
 
   /** Leading edge: a change goes out at once when the last frame is one interval old, else when it is. */
@@ -282,6 +394,7 @@ export class Shard {
   }
 
   private flushDue(now: number): void {
+    if (this.muted) return;
     let nextDue = Infinity;
     for (const slot of this.dirty) {
       const due = slot.lastSentAt + this.settings.intervalMs;
@@ -314,10 +427,14 @@ export class Shard {
       return;
     }
     this.framesSerialized++;
-    const wire = Buffer.from(wireMessage(frame));
-    // One delta per frame, for every frontend whose deflate window ends with the previous frame.
-    const delta = this.settings.compression && slot.prevWire ? deflateDelta(slot.prevWire, wire) : null;
-    if (this.settings.compression) slot.prevWire = wire;
+    const wire = wireMessage(frame);
+    let delta: Uint8Array | null = null;
+    if (this.settings.compression) {
+      // One delta per frame, for every frontend whose deflate window ends with the previous frame.
+      const bytes = Buffer.from(wire);
+      if (slot.prevWire) delta = deflateDelta(slot.prevWire, bytes);
+      slot.prevWire = bytes;
+    }
     slot.seq++;
     this.out.codes.push(slot.groupCode);
     this.out.seqs.push(slot.seq);
@@ -329,7 +446,7 @@ export class Shard {
     if (slot.match.ended) this.remove(slot, 'ended');
   }
 
-  private remove(slot: Slot, reason: 'ended' | 'inactive' | 'admin'): void {
+  private remove(slot: Slot, reason: 'ended' | 'inactive' | 'admin' | 'shutdown'): void {
     this.slots.delete(slot.groupCode);
     this.dirty.delete(slot);
     if (slot.matchId) {
@@ -358,13 +475,22 @@ export class Shard {
       if (now - slot.lastActivityAt > this.settings.inactivityMs && !this.dirty.has(slot)) this.remove(slot, 'inactive');
     }
     this.flushDue(now);
+    if (now - this.lastSnapshotAt >= (this.settings.snapshotIntervalMs ?? 1000)) {
+      this.lastSnapshotAt = now;
+      this.snapshotRound(false);
+    }
     this.cycleMicros = Math.round((performance.now() - started) * 1000);
+    if (this.cycles.length < 1000) this.cycles.push(this.cycleMicros);
     if (now - this.lastStatsAt >= 1000) {
       this.lastStatsAt = now;
       this.out.stats = {
         shard: this.settings.shard, matches: this.slots.size, applied: this.applied, dropped: { ...this.dropped },
         framesSerialized: this.framesSerialized, cycleMicros: this.cycleMicros,
+        appliedByType: { ...this.appliedByType }, cycles: this.cycles,
+        loopDelayP99Ms: this.loopDelay.percentile(99) / 1e6, loopDelayMaxMs: this.loopDelay.max / 1e6,
       };
+      this.cycles = [];
+      this.loopDelay.reset();
     }
     this.summarize(now);
     this.flush();
@@ -389,8 +515,9 @@ export class Shard {
   }
 
   private flush(): void {
-    if (this.out.codes.length === 0 && this.out.events.length === 0 && !this.out.stats && !this.out.summaries) return;
+    if (this.out.codes.length === 0 && this.out.events.length === 0 && !this.out.stats && !this.out.summaries && !this.out.snapshots) return;
     const out = this.out;
+    out.ack = this.mark;
     this.out = emptyOut();
     this.post(out);
   }

@@ -6,16 +6,23 @@ import { WIRE_PREFIX_LENGTH } from '../../protocol/wire.js';
 
 export class FramePacket {
   private keyframeBytes: Buffer | null = null;
+  private wireBytes: Buffer | null = null;
   private textValue: string | null = null;
 
   constructor(
     readonly groupCode: string,
     /** Frame number within the match's stream; `delta` applies to a receiver that has `seq - 1`. */
     readonly seq: number,
-    /** The WebSocket message bytes: 42["match_data","<escaped JSON>"]. */
-    readonly wire: Buffer,
+    /** The WebSocket message text: 42["match_data","<escaped JSON>"]. */
+    readonly wireText: string,
     readonly delta: Uint8Array | null,
   ) {}
+
+  /** The WebSocket message bytes (uncompressed). */
+  get wire(): Buffer {
+    if (!this.wireBytes) this.wireBytes = Buffer.from(this.wireText);
+    return this.wireBytes;
+  }
 
   /** The frame deflated on its own (for a receiver whose window does not end with seq - 1). */
   keyframe(): Buffer {
@@ -28,7 +35,7 @@ export class FramePacket {
 
   /** The match_data JSON string, for long-polling clients and REST. */
   text(): string {
-    if (this.textValue === null) this.textValue = (JSON.parse(this.wire.toString('utf8', WIRE_PREFIX_LENGTH)) as [string, string])[1];
+    if (this.textValue === null) this.textValue = (JSON.parse(this.wireText.slice(WIRE_PREFIX_LENGTH)) as [string, string])[1];
     return this.textValue;
   }
 }

@@ -23,16 +23,23 @@ export interface HubDeps {
 
 export interface HubCounters {
   framesPublished: number;
+  /** WebSocket message bytes of the published frames (each frame once, before fan-out). */
+  bytesPublished: number;
   dropped: Record<string, number>;
 }
+
+/** How long an operator's force-end waits for the shard to confirm the removal. */
+const FORCE_END_TIMEOUT_MS = 5000;
 
 export class MatchHub {
   readonly registry = new MatchRegistry();
   readonly pool: ShardPool;
-  readonly counters: HubCounters = { framesPublished: 0, dropped: {} };
+  readonly counters: HubCounters = { framesPublished: 0, bytesPublished: 0, dropped: {} };
   private readonly sync: MatchSync;
   private readonly log: Logger;
   private readonly shardDrops: Record<string, number>[] = [];
+  /** Force-ends waiting for their match's removal, by group code. */
+  private readonly removalWaiters = new Map<string, Array<(removed: boolean) => void>>();
 
   constructor(private readonly deps: HubDeps) {
     this.log = deps.log.child({ module: 'matches' });
@@ -56,6 +63,7 @@ export class MatchHub {
     });
     this.pool = new ShardPool({
       count: c.SHARD_WORKERS,
+      batchMs: c.SHARD_BATCH_MS,
       log: deps.log,
       settings: {
         intervalMs: c.BROADCAST_INTERVAL_MS,
@@ -77,7 +85,8 @@ export class MatchHub {
     const c = this.deps.config;
     const secret = generateSecret(c.GROUP_SECRET_LENGTH);
     const shard = this.pool.shardOf(packet.groupCode);
-    const organizationId = c.USE_BACKEND ? validity.organizationId ?? '' : '';
+    // Set by the backend or a KEYS_FILE entry; the local AUTH_KEY has no organisation.
+    const organizationId = validity.organizationId ?? '';
     const isSupporter = validity.isSupporter === true;
     const match: LiveMatch = {
       groupCode: packet.groupCode, shard, secretHash: hashSecret(secret), matchId: '', organizationId, isSupporter,
@@ -130,12 +139,13 @@ export class MatchHub {
 
   private onShardOutput(shard: number, out: ShardOut): void {
     for (let i = 0; i < out.codes.length; i++) {
-      const w = out.wires[i];
-      const packet = new FramePacket(out.codes[i], out.seqs[i], Buffer.from(w.buffer, w.byteOffset, w.byteLength), out.deltas[i]);
+      const packet = new FramePacket(out.codes[i], out.seqs[i], out.wires[i], out.deltas[i]);
       this.registry.setLatestFrame(packet);
       this.deps.publish(packet);
+      this.counters.bytesPublished += packet.wireText.length;
     }
     this.counters.framesPublished += out.codes.length;
+    if (out.summaries) for (const summary of out.summaries) this.registry.setSummary(summary);
     for (const event of out.events) this.onEvent(event);
     if (out.stats) {
       this.shardDrops[shard] = out.stats.dropped;
@@ -154,6 +164,7 @@ export class MatchHub {
         const match = this.registry.remove(event.groupCode);
         this.log.info({ groupCode: event.groupCode, reason: event.reason }, 'match removed');
         this.deps.onMatchRemoved(event.groupCode, match?.matchId ?? '');
+        this.resolveRemoval(event.groupCode, true);
         return;
       }
       case 'team_info_final': {
@@ -185,7 +196,48 @@ export class MatchHub {
     for (const code of lost) {
       const match = this.registry.remove(code);
       this.deps.onMatchRemoved(code, match?.matchId ?? '');
+      this.resolveRemoval(code, true);
     }
+  }
+
+  /**
+   * Operator force-end: the shard sends a final frame, completes the match with the backend when it
+   * is registered and removes it; the removal closes its ingestion sockets (onMatchRemoved).
+   * Resolves true once the match is gone, false when it is unknown or the shard did not confirm in time.
+   */
+  forceEnd(groupCode: string): Promise<boolean> {
+    const match = this.registry.get(groupCode);
+    if (!match) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => finish(false), FORCE_END_TIMEOUT_MS);
+      const finish = (removed: boolean) => {
+        clearTimeout(timer);
+        const list = this.removalWaiters.get(groupCode);
+        const i = list?.indexOf(finish) ?? -1;
+        if (list && i >= 0) list.splice(i, 1);
+        if (list && list.length === 0) this.removalWaiters.delete(groupCode);
+        resolve(removed);
+      };
+      const list = this.removalWaiters.get(groupCode) ?? [];
+      list.push(finish);
+      this.removalWaiters.set(groupCode, list);
+      this.pool.send(match.shard, { t: 'remove', groupCode, reason: 'admin' });
+    });
+  }
+
+  /** A new group secret for a live match (returned once, kept hashed); the old one stops working at once. */
+  rotateSecret(groupCode: string): string | undefined {
+    const match = this.registry.get(groupCode);
+    if (!match) return undefined;
+    const secret = generateSecret(this.deps.config.GROUP_SECRET_LENGTH);
+    match.secretHash = hashSecret(secret);
+    return secret;
+  }
+
+  private resolveRemoval(groupCode: string, removed: boolean): void {
+    const list = this.removalWaiters.get(groupCode);
+    if (!list) return;
+    for (const finish of [...list]) finish(removed);
   }
 
   async close(): Promise<void> {

@@ -17,9 +17,13 @@ export function shardIndexOf(groupCode: string, shards: number): number {
 }
 
 const WORKER_URL = new URL('../../workers/shard.js', import.meta.url);
+/** A batch this large is posted at once rather than at the end of the window. */
+const MAX_BATCH = 512;
 
 export interface ShardPoolOptions {
   count: number;
+  /** Commands wait up to this long to travel in one postMessage (0: the next event-loop turn). */
+  batchMs: number;
   settings: Omit<ShardSettings, 'shard'>;
   log: Logger;
   onOutput(shard: number, out: ShardOut): void;
@@ -93,14 +97,21 @@ export class ShardPool {
     this.schedule();
   }
 
+  private queued = 0;
+
+  /** One postMessage per shard per batch window: a message costs the same whether it carries one
+   *  payload or fifty (stack.md), and the window is small next to the 100 ms frame interval. */
   private schedule(): void {
+    if (++this.queued >= MAX_BATCH) return this.flush();
     if (this.flushScheduled) return;
     this.flushScheduled = true;
-    setImmediate(() => this.flush());
+    if (this.options.batchMs > 0) setTimeout(() => this.flush(), this.options.batchMs);
+    else setImmediate(() => this.flush());
   }
 
   private flush(): void {
     this.flushScheduled = false;
+    this.queued = 0;
     for (let i = 0; i < this.workers.length; i++) {
       const cmds = this.pending[i];
       if (cmds.length === 0) continue;

@@ -1,0 +1,275 @@
+// bench:broadcast — M matches, each with one observer streaming the recorded match's messages at
+// a fixed rate (the recording's mix and bursts, its gaps scaled) and F overlay frontends.
+//
+//   npm run bench:broadcast -- [--matches 50] [--frontends 2] [--rate 20] [--duration 20]
+//                              [--warmup 5] [--shards N] [--compression on|off] [--sample 50]
+//                              [--pattern uniform|recorded] [--ramp [--steps 50,100,...]]
+//                              [--idle] [--name NAME]
+//
+// Patterns: `uniform` sends the recording's messages in order (its mix of types) at a fixed
+// interval of 1000/rate ms; `recorded` keeps the recording's gaps and bursts, scaled so the
+// average is `rate` (bursts then put several messages into one 100 ms window).
+//
+// Per step it prints obs messages/s sent, match_data frames/s received against the frames due,
+// the delivery ratio, latency from an obs_data send to the first frame reflecting it (a probe
+// value in a scoreboard row's money, read by a sample of frontends), bytes on the wire per frame
+// (after the handshake, permessage-deflate negotiated as a browser does), server CPU (all threads,
+// /proc) per delivered frame, RSS, and the main thread's event-loop delay.
+// --ramp raises M until delivery < 0.95 or p99 > 250 ms and reports the largest M that held.
+// --idle measures memory: M matches in agent select, each with its observer connected.
+import fs from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import path from 'node:path';
+import type * as ReplayFile from '../src/tools/replay-file.js';
+import { lineChart } from './lib/chart.js';
+import { EioClient, eventPayload } from './lib/eio-client.js';
+import { jsonLine, machine, percentile, RESULTS_DIR, table, writeResults } from './lib/report.js';
+import { startServiceProcess, type ServiceProcess } from './lib/service.js';
+
+const { readReplay } = (await import('../dist/tools/replay-file.js')) as typeof ReplayFile;
+
+// ---------------------------------------------------------------- options
+const argv = process.argv.slice(2);
+const opt = (name: string, def: string): string => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 && argv[i + 1] && !argv[i + 1].startsWith('--') ? argv[i + 1] : def;
+};
+const flag = (name: string) => argv.includes(`--${name}`);
+const F = Number(opt('frontends', '2'));
+const RATE = Number(opt('rate', '20'));
+const DURATION = Number(opt('duration', '20')) * 1000;
+const WARMUP = Number(opt('warmup', '5')) * 1000;
+const SHARDS = opt('shards', '');
+const COMPRESSION = opt('compression', 'on') !== 'off';
+const SAMPLE = Number(opt('sample', '50'));
+const RAMP = flag('ramp');
+const IDLE = flag('idle');
+const STEPS = opt('steps', RAMP ? '50,100,150,200,250,300,400,500,700,1000,1300,1600,2000' : opt('matches', IDLE ? '1000' : '50')).split(',').map(Number);
+const PATTERN = opt('pattern', 'uniform') === 'recorded' ? 'recorded' : 'uniform';
+const NAME = opt('name', IDLE ? 'memory' : RAMP ? `ramp-${RATE}` : `broadcast-${RATE}`);
+
+// ---------------------------------------------------------------- the recorded messages
+const replay = readReplay(path.resolve(import.meta.dirname, '../../shared/data/replays/icebox-19-rounds.replay'));
+const firstGame = replay.records.findIndex((r) => r.type === 'match_start');
+const lobby = replay.records.slice(0, firstGame); // map, roster: sent once at logon
+const game = replay.records.slice(firstGame + 1).filter((r) => !(r.type === 'round_info' && (r.data as { roundPhase?: string }).roundPhase === 'game_end'));
+const gameSpanMs = Number(game[game.length - 1].timestamp) - Number(game[0].timestamp);
+const recordedRate = game.length / (gameSpanMs / 1000);
+const PROBE_BASE = 1_000_000;
+
+interface MatchLoad {
+  code: string;
+  observer: EioClient;
+  frontends: EioClient[];
+  next: number; // index into game
+  origin: number; // wall time that game[0] maps to in this loop
+  loopStart: number; // recorded time of game[next] loop start
+  probe: number;
+  sentAt: Map<number, number>;
+  sent: number; // messages sent since the loop start
+  // Frames due: the service's rule replayed over this match's send times (at most one frame per
+  // 100 ms, on the leading edge, a pending change going out when the 100 ms have passed).
+  due: number;
+  lastFrameAt: number;
+  pending: boolean;
+}
+
+function countDue(m: MatchLoad, t: number): void {
+  if (m.pending && t >= m.lastFrameAt + 100) { m.due++; m.lastFrameAt += 100; m.pending = false; }
+  if (t >= m.lastFrameAt + 100) { m.due++; m.lastFrameAt = t; } else m.pending = true;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function connectObserver(url: string, code: string): Promise<EioClient> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`observer ${code}: no logon ack`)), 30_000);
+    const c: EioClient = new EioClient({
+      url,
+      onOpen: () => c.emit('obs_logon', JSON.stringify({
+        type: 'authenticate', clientVersion: '0.3.3', obsName: 'Bench', key: 'bench-key', groupCode: code, groupSecret: '',
+        leftTeam: replay.header.leftTeam, rightTeam: replay.header.rightTeam,
+      })),
+      onEvent: (event, text) => {
+        if (event !== 'obs_logon_ack') return;
+        clearTimeout(timer);
+        const ack = JSON.parse(eventPayload(text)) as { value: boolean; reason: string };
+        if (ack.value) resolve(c); else reject(new Error(`logon refused: ${ack.reason}`));
+      },
+    });
+  });
+}
+
+interface StepResult { [k: string]: unknown }
+
+async function runStep(M: number): Promise<StepResult> {
+  const svc = await startServiceProcess({ ...(SHARDS ? { SHARD_WORKERS: SHARDS } : {}), COMPRESSION: String(COMPRESSION), LOG_LEVEL: 'error' });
+  const ingest = `http://127.0.0.1:${svc.ports.ingest}`;
+  const broadcast = `http://127.0.0.1:${svc.ports.broadcast}`;
+  const rssBefore = svc.rssBytes();
+  const matches: MatchLoad[] = [];
+  let measuring = false;
+  let framesReceived = 0;
+  let framesBytes = 0;
+  const latencies: number[] = [];
+  let sampled = 0;
+  const rawFramesSeen: number[] = [];
+  try {
+    // Connect observers (and lobby data), then frontends, in batches to avoid a connect storm.
+    const BATCH = 50;
+    for (let base = 0; base < M; base += BATCH) {
+      await Promise.all(Array.from({ length: Math.min(BATCH, M - base) }, async (_, k) => {
+        const idx = base + k;
+        const code = 'B' + idx.toString(36).toUpperCase().padStart(5, '0');
+        const observer = await connectObserver(ingest, code);
+        for (const r of lobby) observer.emit('obs_data', JSON.stringify({ ...r, groupCode: code }));
+        const m: MatchLoad = { code, observer, frontends: [], next: 0, origin: 0, loopStart: Number(game[0].timestamp), probe: PROBE_BASE, sentAt: new Map(), sent: 0, due: 0, lastFrameAt: -Infinity, pending: false };
+        matches.push(m);
+      }));
+      process.stderr.write(`\r  M=${M}: ${Math.min(base + BATCH, M)} observers`);
+    }
+    if (IDLE) {
+      await sleep(3000);
+      const rss = svc.rssBytes();
+      const result = { M, rssBefore, rssAfter: rss, kbPerMatch: (rss - rssBefore) / 1024 / M };
+      process.stderr.write('\n');
+      return result;
+    }
+    for (const m of matches) {
+      for (let f = 0; f < F; f++) {
+        const sample = f === 0 && sampled < SAMPLE;
+        if (sample) sampled++;
+        const c = new EioClient({
+          url: broadcast,
+          onOpen: () => c.emit('logon', JSON.stringify({ groupCode: m.code })),
+          onEvent: (event, text, length) => {
+            if (event !== 'match_data') return;
+            if (measuring) {
+              framesReceived++;
+              framesBytes += length;
+            }
+            if (!sample) return;
+            // Probes are consumed during the warm-up too, so none is counted late.
+            const now = Date.now();
+            const frame = JSON.parse(eventPayload(text)) as { teams: { players: { money: number }[] }[] };
+            for (const team of frame.teams) for (const p of team.players) {
+              const sent = m.sentAt.get(p.money);
+              if (sent === undefined) continue;
+              if (measuring) latencies.push(now - sent);
+              m.sentAt.delete(p.money);
+            }
+          },
+        });
+        m.frontends.push(c);
+      }
+    }
+    await sleep(1000 + M * 2);
+    process.stderr.write(`\r  M=${M}: ${matches.length} observers, ${matches.length * F} frontends; warming up ${WARMUP / 1000}s`);
+
+    // Feed: every 10 ms, each match sends the records that are due (recorded gaps / speed).
+    const speed = RATE / recordedRate;
+    const start = Date.now();
+    matches.forEach((m, i) => { m.origin = start + (i * 1000) / M; }); // stagger the matches
+    let sent = 0;
+    const feed = setInterval(() => {
+      const now = Date.now();
+      for (const m of matches) {
+        for (;;) {
+          const rec = game[m.next];
+          const due = PATTERN === 'uniform' ? m.origin + (m.sent * 1000) / RATE : m.origin + (Number(rec.timestamp) - m.loopStart) / speed;
+          if (due > now) break;
+          let data = rec.data;
+          if (rec.type === 'scoreboard') {
+            m.probe++;
+            data = { ...(rec.data as object), money: m.probe };
+            m.sentAt.set(m.probe, now);
+          }
+          m.observer.emit('obs_data', JSON.stringify({ obsName: 'Bench', groupCode: m.code, type: rec.type, data }));
+          if (measuring) { sent++; countDue(m, now); }
+          m.next++;
+          m.sent++;
+          if (m.next >= game.length) { m.next = 0; m.sent = 0; m.origin = now; m.loopStart = Number(game[0].timestamp); }
+        }
+        if (m.sentAt.size > 2000) m.sentAt.clear();
+      }
+    }, 10);
+
+    await sleep(WARMUP);
+    // Measure.
+    const bytesStart = matches.map((m) => m.frontends.map((f) => f.bytesSinceOpen()));
+    await svc.stats(); // resets the event-loop histogram
+    const genLoop = monitorEventLoopDelay({ resolution: 10 });
+    genLoop.enable();
+    const cpu0 = svc.cpuSeconds();
+    const t0 = Date.now();
+    measuring = true;
+    let lastReport = t0;
+    while (Date.now() - t0 < DURATION) {
+      await sleep(250);
+      if (Date.now() - lastReport >= 1000) {
+        lastReport = Date.now();
+        process.stderr.write(`\r  M=${M}: ${((Date.now() - t0) / 1000).toFixed(0)}/${DURATION / 1000}s sent ${sent} frames ${framesReceived} lat samples ${latencies.length}   `);
+      }
+    }
+    measuring = false;
+    const t1 = Date.now();
+    const cpu1 = svc.cpuSeconds();
+    const host = await svc.stats();
+    clearInterval(feed);
+    const seconds = (t1 - t0) / 1000;
+    let wireBytes = 0;
+    matches.forEach((m, i) => m.frontends.forEach((f, j) => { wireBytes += f.bytesSinceOpen() - bytesStart[i][j]; }));
+    const due = matches.reduce((a, m) => a + m.due + (m.pending ? 1 : 0), 0) * F;
+    latencies.sort((a, b) => a - b);
+    const cpuSeconds = cpu1 - cpu0;
+    process.stderr.write('\n');
+    void rawFramesSeen;
+    return {
+      M, F, rate: RATE, pattern: PATTERN, shards: SHARDS || 'default', compression: COMPRESSION,
+      obsPerSec: sent / seconds,
+      framesPerSec: framesReceived / seconds,
+      duePerSec: due / seconds,
+      delivery: due ? framesReceived / due : 0,
+      p50: percentile(latencies, 50), p95: percentile(latencies, 95), p99: percentile(latencies, 99), max: latencies[latencies.length - 1] ?? NaN,
+      latencySamples: latencies.length,
+      wireBytesPerFrame: framesReceived ? wireBytes / framesReceived : 0,
+      textBytesPerFrame: framesReceived ? framesBytes / framesReceived : 0,
+      cpuPct: (cpuSeconds / seconds) * 100,
+      cpuMicrosPerFrame: framesReceived ? (cpuSeconds * 1e6) / framesReceived : NaN,
+      rssMB: svc.rssBytes() / 2 ** 20,
+      loopP50: host.loop.p50, loopP99: host.loop.p99, loopMax: host.loop.max,
+      generatorLoopP99: genLoop.percentile(99) / 1e6,
+      deltas: host.broadcast.deltas, keyframes: host.broadcast.keyframes, skipped: host.broadcast.skipped,
+    };
+  } finally {
+    for (const m of matches) { m.observer.close(); for (const f of m.frontends) f.close(); }
+    await svc.stop();
+  }
+}
+
+const held = (r: StepResult) => (r.delivery as number) >= 0.95 && (r.p99 as number) <= 250;
+const results: StepResult[] = [];
+for (const M of STEPS) {
+  const r = await runStep(M);
+  results.push(r);
+  jsonLine({ bench: 'broadcast', ...r });
+  if (RAMP && !held(r)) break;
+}
+const cols = IDLE ? ['M', 'rssBefore', 'rssAfter', 'kbPerMatch'] : ['M', 'obsPerSec', 'framesPerSec', 'duePerSec', 'delivery', 'p50', 'p95', 'p99', 'max', 'wireBytesPerFrame', 'cpuPct', 'cpuMicrosPerFrame', 'rssMB', 'loopP99'];
+process.stdout.write('\n' + table(results, cols) + '\n');
+const out: Record<string, unknown> = { bench: 'broadcast', name: NAME, machine: machine(), options: { F, RATE, PATTERN, DURATION, WARMUP, SHARDS, COMPRESSION, SAMPLE, RAMP, IDLE }, results };
+if (RAMP) {
+  const ok = results.filter(held);
+  out.largestHeld = ok.length ? ok[ok.length - 1].M : 0;
+  process.stdout.write(`largest M held (delivery ≥ 0.95, p99 ≤ 250 ms): ${out.largestHeld}\n`);
+}
+process.stdout.write(`results: ${writeResults(NAME, out)}\n`);
+if (!IDLE && results.length > 1) {
+  const svg = lineChart(`p99 latency and server CPU vs matches (F=${F}, ${RATE} msg/s)`, 'matches (M)',
+    { name: 'p99 latency', color: '#c0392b', unit: 'ms', points: results.map((r) => [r.M as number, r.p99 as number]) },
+    { name: 'server CPU', color: '#2c7fb8', unit: '% of one core', points: results.map((r) => [r.M as number, r.cpuPct as number]) });
+  const file = path.join(RESULTS_DIR, `${NAME}.svg`);
+  fs.writeFileSync(file, svg);
+  process.stdout.write(`chart: ${file}\n`);
+}
+process.exit(0);
