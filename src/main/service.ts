@@ -52,7 +52,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
 
   ingest = new IngestServer(ingestApp, { config, log, keys: rest.keys, hub, testHooks: options.testHooks ?? false });
   broadcast = new BroadcastServer({ config, log, tls: tls.files, latestFrame: (code) => hub?.registry.latestFrame(code) });
-  rest.register(restApp);
+  rest.register(restApp, { hub, ingest, broadcast });
 
   const tokens: us_listen_socket[] = [];
   const bind = async (app: TemplatedApp, port: number) => {

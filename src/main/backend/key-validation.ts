@@ -1,9 +1,10 @@
-// The key validity chain (interface-spec 5.2), used by the observer logon and PUT /createPreview,
-// and the backend-only lookup behind GET /getOrgForKey. Keys never reach the log.
+// The key validity chain (interface-spec 5.2, plus KEYS_FILE), used by the observer logon and PUT
+// /createPreview, and the organisation lookup behind GET /getOrgForKey. Keys never reach the log.
 import crypto from 'node:crypto';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { pathSegment, requestJson } from './http.js';
+import type { FileKeyLookup } from './keys-file.js';
 import { checkSupporter } from './supporter.js';
 
 export type ValidityReason = 'VALID' | 'INVALID' | 'EXPIRED' | 'UNKNOWN';
@@ -19,10 +20,12 @@ export interface KeyValidity {
 }
 
 export interface KeyValidator {
-  /** The whole chain: REQUIRE_AUTH_KEY=false, then the local key, then the backend. */
+  /** The whole chain: REQUIRE_AUTH_KEY=false, then the local key, then KEYS_FILE, then the backend. */
   validate(key: unknown): Promise<KeyValidity>;
-  /** The backend alone (no local shortcuts), for GET /getOrgForKey. */
+  /** The backend alone (no local shortcuts). */
   backendLookup(key: string): Promise<KeyValidity>;
+  /** For GET /getOrgForKey: KEYS_FILE, then the backend; no AUTH_KEY / REQUIRE_AUTH_KEY shortcuts (interface-spec 4.4). */
+  orgLookup(key: string): Promise<KeyValidity>;
 }
 
 export const REASON_MESSAGES: Record<ValidityReason, string> = {
@@ -52,6 +55,8 @@ export interface KeyValidatorDeps {
   log: Logger;
   /** The effective local access key; '' = none (then no key matches locally). */
   authKey: string;
+  /** KEYS_FILE, when configured. */
+  keysFile?: { lookup(key: string): FileKeyLookup };
 }
 
 export function createKeyValidator(deps: KeyValidatorDeps): KeyValidator {
@@ -102,14 +107,31 @@ export function createKeyValidator(deps: KeyValidatorDeps): KeyValidator {
     return result('VALID', { id, name, isSupporter });
   }
 
+  /** A KEYS_FILE entry: valid with its organisation, or expired; undefined when the file does not list the key. */
+  function fileLookup(key: string): KeyValidity | undefined {
+    if (!deps.keysFile || key.length > MAX_KEY_LENGTH) return undefined;
+    const hit = deps.keysFile.lookup(key);
+    if (!hit) return undefined;
+    if (hit.expired) {
+      log.info({ organizationId: hit.key.organizationId }, 'access key check: expired key (keys file)');
+      return result('EXPIRED');
+    }
+    return result('VALID', { id: hit.key.organizationId, name: hit.key.organizationName, isSupporter: hit.key.isSupporter });
+  }
+
   return {
     async validate(key: unknown): Promise<KeyValidity> {
       if (!config.REQUIRE_AUTH_KEY) return result('VALID');
       if (typeof key !== 'string' || key.length === 0) return result('INVALID');
       if (matchesLocalKey(key)) return result('VALID');
+      const fromFile = fileLookup(key);
+      if (fromFile) return fromFile;
       if (config.USE_BACKEND) return backendLookup(key);
       return result('INVALID');
     },
     backendLookup,
+    async orgLookup(key: string): Promise<KeyValidity> {
+      return fileLookup(key) ?? backendLookup(key);
+    },
   };
 }

@@ -50,12 +50,14 @@ export interface BroadcastCounters {
   plain: number;
   polling: number;
   skipped: number;
+  /** Bytes handed to frontend sockets (compressed where compressed; before TLS and framing). */
+  bytes: number;
 }
 
 export class BroadcastServer {
   readonly io: Server;
   readonly http: http.Server;
-  readonly counters: BroadcastCounters = { deliveries: 0, deltas: 0, keyframes: 0, plain: 0, polling: 0, skipped: 0 };
+  readonly counters: BroadcastCounters = { deliveries: 0, deltas: 0, keyframes: 0, plain: 0, polling: 0, skipped: 0, bytes: 0 };
   private readonly log: Logger;
   private readonly groups = new Map<string, Set<Frontend>>();
   private readonly stale = new Set<Frontend>();
@@ -142,7 +144,9 @@ export class BroadcastServer {
     if (!f.ws) {
       const backlog = (f.socket.conn as unknown as { writeBuffer: unknown[] }).writeBuffer.length;
       if (backlog >= MAX_POLLING_PACKETS) return this.skip(f);
-      f.socket.emit('match_data', packet.text());
+      const text = packet.text();
+      f.socket.emit('match_data', text);
+      c.bytes += text.length;
       c.polling++;
       c.deliveries++;
       return;
@@ -150,12 +154,16 @@ export class BroadcastServer {
     if (f.ws.bufferedAmount > MAX_BUFFERED_BYTES) return this.skip(f);
     if (f.mode === 'delta' && packet.delta && f.lastSeq === packet.seq - 1) {
       f.ws.sendRaw(packet.delta, true);
+      c.bytes += packet.delta.byteLength;
       c.deltas++;
     } else if (f.mode === 'plain') {
       f.ws.sendRaw(packet.wire, false);
+      c.bytes += packet.wire.byteLength;
       c.plain++;
     } else {
-      f.ws.sendRaw(packet.keyframe(), true);
+      const keyframe = packet.keyframe();
+      f.ws.sendRaw(keyframe, true);
+      c.bytes += keyframe.byteLength;
       c.keyframes++;
     }
     f.lastSeq = packet.seq;

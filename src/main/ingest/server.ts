@@ -4,6 +4,7 @@
 import semver from 'semver';
 import type { Server, Socket } from 'socket.io';
 import type { KeyValidator } from '../backend/key-validation.js';
+import { clientAddress } from '../client-address.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { MatchHub } from '../matches/hub.js';
@@ -156,7 +157,7 @@ export class IngestServer {
     };
     this.bind(socket, state, session);
     socket.emit('obs_logon_ack', JSON.stringify({ type: 'authenticate', value: true, reason }));
-    this.log.info({ socket: socket.id, groupCode: packet.groupCode, reconnected: reason === 'reconnected' }, 'observer logged on');
+    this.log.info({ socket: socket.id, groupCode: packet.groupCode, reconnected: reason === 'reconnected', client: this.clientOf(socket) }, 'observer logged on');
   }
 
   private auxLogon(socket: Socket, state: SocketState, payload: unknown): void {
@@ -182,7 +183,13 @@ export class IngestServer {
     };
     this.bind(socket, state, session);
     socket.emit('aux_logon_ack', JSON.stringify({ type: 'aux_authenticate', value: true, reason: '' }));
-    this.log.info({ socket: socket.id, matchId, playerId }, 'auxiliary client logged on');
+    this.log.info({ socket: socket.id, matchId, playerId, client: this.clientOf(socket) }, 'auxiliary client logged on');
+  }
+
+  /** The client's address for logs (the forwarded one with TRUST_PROXY=true). */
+  private clientOf(socket: Socket): string {
+    const h = socket.handshake;
+    return clientAddress(this.deps.config.TRUST_PROXY, h.address, h.headers['x-forwarded-for'], h.headers['x-real-ip']);
   }
 
   private bind(socket: Socket, state: SocketState, session: Session): void {
@@ -252,6 +259,24 @@ export class IngestServer {
         entry.socket.disconnect(true);
       }
     }
+  }
+
+  /**
+   * The group secret was rotated (POST /admin/matches/:groupCode/secret): every observer session of
+   * the group authenticated with the old secret, so each ends (resumable ones too) and its socket
+   * is closed. Auxiliary sessions need no secret and stay. Returns the number of sessions ended.
+   */
+  endObserverSessions(groupCode: string): number {
+    const ended = this.sessions.filter((s) => s.role === 'observer' && s.groupCode === groupCode);
+    for (const session of ended) {
+      this.sessions.delete(session);
+      const entry = session.socketId ? this.states.get(session.socketId) : undefined;
+      if (entry) {
+        entry.state.session = null;
+        entry.socket.disconnect(true);
+      }
+    }
+    return ended.length;
   }
 
   async close(): Promise<void> {

@@ -3,6 +3,7 @@
 // log on mid-match). The match state itself lives only in the shard.
 import crypto from 'node:crypto';
 import type { FramePacket } from '../broadcast/frame.js';
+import type { MatchSummary } from '../../protocol/shard-messages.js';
 
 export interface LiveMatch {
   groupCode: string;
@@ -15,6 +16,8 @@ export interface LiveMatch {
   createdAt: number;
   /** The logon's team objects, as stored in team info (a match can outlive its team-info entry). */
   teams: { leftTeam: unknown; rightTeam: unknown };
+  /** The shard's latest dashboard summary (teams, score, round, phase, map, last event); none before the first. */
+  summary?: MatchSummary;
 }
 
 const SECRET_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
@@ -79,6 +82,11 @@ export class MatchRegistry {
     this.byCode.delete(groupCode);
     this.latest.delete(groupCode);
     return match;
+  }
+
+  setSummary(summary: MatchSummary): void {
+    const match = this.byCode.get(summary.groupCode);
+    if (match) match.summary = summary;
   }
 
   setLatestFrame(packet: FramePacket): void {

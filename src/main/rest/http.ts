@@ -26,13 +26,31 @@ const STATUS_TEXT: Record<number, string> = {
 
 const statusLine = (status: number): string => STATUS_TEXT[status] ?? `${status} Status`;
 
+/**
+ * A long-lived streamed response (server-sent events): the headers at once, chunks later. uWS keeps
+ * whatever a write could not send yet; `write` says when that happened (the stream is congested
+ * until uWS reports it writable again), so the caller can skip updates instead of piling them up.
+ */
+export interface ResponseStream {
+  /** False when the client is gone or the chunk had to be buffered (congested until onDrain). */
+  write(chunk: string): boolean;
+  readonly closed: boolean;
+  readonly congested: boolean;
+  onDrain(cb: () => void): void;
+  /** The client went away, or end() was called. */
+  onClose(cb: () => void): void;
+  end(): void;
+}
+
 export class Reply {
   private aborted = false;
   private done = false;
+  private readonly abortListeners: Array<() => void> = [];
 
   constructor(private readonly res: HttpResponse) {
     res.onAborted(() => {
       this.aborted = true;
+      for (const listener of this.abortListeners) listener();
     });
   }
 
@@ -81,6 +99,60 @@ export class Reply {
   error(status: number, message: string, extra: Record<string, unknown> = {}, close = false): void {
     this.json(status, { error: message, ...extra }, close);
   }
+
+  /** Starts a streamed response (chunked): status and headers now, then `write` as data comes. */
+  stream(status: number, contentType: string, headers: Record<string, string> = {}, first = ''): ResponseStream {
+    const res = this.res;
+    let closed = this.finished;
+    let congested = false;
+    const drainListeners: Array<() => void> = [];
+    const closeListeners: Array<() => void> = [];
+    const closeNow = () => {
+      if (closed) return;
+      closed = true;
+      for (const cb of closeListeners) cb();
+    };
+    if (!closed) {
+      this.done = true;
+      this.abortListeners.push(closeNow);
+      res.onWritable(() => {
+        congested = false;
+        for (const cb of drainListeners) cb();
+        return true;
+      });
+      res.cork(() => {
+        res.writeStatus(statusLine(status));
+        res.writeHeader('Access-Control-Allow-Origin', '*');
+        res.writeHeader('Content-Type', contentType);
+        for (const [name, value] of Object.entries(headers)) res.writeHeader(name, value);
+        if (!res.write(first)) congested = true;
+      });
+    }
+    return {
+      write(chunk) {
+        if (closed) return false;
+        let ok = false;
+        res.cork(() => {
+          ok = res.write(chunk);
+        });
+        if (!ok) congested = true;
+        return ok;
+      },
+      get closed() {
+        return closed;
+      },
+      get congested() {
+        return congested;
+      },
+      onDrain: (cb) => void drainListeners.push(cb),
+      onClose: (cb) => void closeListeners.push(cb),
+      end() {
+        if (closed) return;
+        res.cork(() => res.end());
+        closeNow();
+      },
+    };
+  }
 }
 
 /** What a handler may read of the request: copied out of the stack-allocated HttpRequest. */
@@ -91,12 +163,19 @@ export interface Request {
   query: URLSearchParams;
   /** Route parameters in pattern order, as sent (not percent-decoded). */
   params: string[];
+  /** The request headers listed in CAPTURED_HEADERS (lower-case names; '' when absent). */
+  headers: Record<string, string>;
+  /** The TCP peer's address (the proxy's, behind a reverse proxy). */
+  remoteAddress: string;
   /** The body, for routes declared with `body: true`. */
   body: Buffer;
 }
 
 /** The first value of a query parameter (a duplicated key uses the first value). */
 export const queryParam = (req: Request, name: string): string | undefined => req.query.get(name) ?? undefined;
+
+/** Headers copied out of every request (uWS only lets them be read during the handler call). */
+export const CAPTURED_HEADERS = ['authorization', 'x-forwarded-for', 'x-real-ip', 'accept'] as const;
 
 export type Handler = (req: Request, reply: Reply) => void | Promise<void>;
 
@@ -108,6 +187,7 @@ export interface RouteOptions {
 export interface Router {
   get(pattern: string, handler: Handler): void;
   put(pattern: string, handler: Handler, options?: RouteOptions): void;
+  post(pattern: string, handler: Handler, options?: RouteOptions): void;
   /** Registers the CORS preflight (OPTIONS) of every route added so far, then 404 { error } for everything else. Call last. */
   finish(): void;
 }
@@ -115,14 +195,18 @@ export interface Router {
 export function createRouter(app: TemplatedApp, log: Logger, maxBodyBytes: number): Router {
   const paramCount = (pattern: string): number => pattern.split('/').filter((part) => part.startsWith(':')).length;
 
-  function capture(req: HttpRequest, params: number): Request {
+  function capture(res: HttpResponse, req: HttpRequest, params: number): Request {
     const values: string[] = [];
     for (let i = 0; i < params; i++) values.push(req.getParameter(i) ?? '');
+    const headers: Record<string, string> = {};
+    for (const name of CAPTURED_HEADERS) headers[name] = req.getHeader(name);
     return {
       method: req.getMethod(),
       path: req.getUrl(),
       query: new URLSearchParams(req.getQuery() ?? ''),
       params: values,
+      headers,
+      remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString(),
       body: Buffer.alloc(0),
     };
   }
@@ -166,11 +250,11 @@ export function createRouter(app: TemplatedApp, log: Logger, maxBodyBytes: numbe
 
   const methodsByPattern = new Map<string, string[]>();
 
-  const add = (method: 'get' | 'put', pattern: string, handler: Handler, options: RouteOptions = {}) => {
+  const add = (method: 'get' | 'put' | 'post', pattern: string, handler: Handler, options: RouteOptions = {}) => {
     methodsByPattern.set(pattern, [...(methodsByPattern.get(pattern) ?? []), method.toUpperCase()]);
     const params = paramCount(pattern);
     app[method](pattern, (res, req) => {
-      const request = capture(req, params);
+      const request = capture(res, req, params);
       const reply = new Reply(res); // registers onAborted before anything can be deferred
       if (!options.body) {
         run(handler, request, reply);
@@ -186,6 +270,7 @@ export function createRouter(app: TemplatedApp, log: Logger, maxBodyBytes: numbe
   return {
     get: (pattern, handler) => add('get', pattern, handler),
     put: (pattern, handler, options) => add('put', pattern, handler, options),
+    post: (pattern, handler, options) => add('post', pattern, handler, options),
     finish() {
       for (const [pattern, methods] of methodsByPattern) preflight(pattern, methods);
       app.any('/*', (res) => new Reply(res).error(404, 'Not found'));

@@ -1,4 +1,4 @@
-// GET /getOrgForKey?key= (interface-spec 4.4): the backend alone decides; no local shortcuts.
+// GET /getOrgForKey?key= (interface-spec 4.4): KEYS_FILE, then the backend; no AUTH_KEY shortcuts.
 import type { KeyValidator } from '../backend/key-validation.js';
 import { queryParam, type Router } from './http.js';
 
@@ -6,7 +6,7 @@ export function registerOrg(router: Router, keys: KeyValidator): void {
   router.get('/getOrgForKey', async (req, reply) => {
     const key = queryParam(req, 'key');
     if (!key) return reply.error(400, 'Key is required');
-    const validity = await keys.backendLookup(key);
+    const validity = await keys.orgLookup(key);
     if (validity.valid) {
       reply.json(200, { id: validity.organizationId, name: validity.organizationName, isSupporter: validity.isSupporter ?? false });
     } else {

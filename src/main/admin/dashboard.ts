@@ -1,0 +1,231 @@
+// The operator dashboard's data: one row per live match and the service's totals, served as JSON
+// (GET /admin/matches) and pushed to open dashboards as server-sent events (GET /dashboard/events).
+//
+// Cost model: nothing here runs per frame. The shards send a few-field summary of each match that
+// changed, at most every 500 ms (shard.ts); this module samples the counters once a second (for the
+// frames/s chart) and, only while a dashboard is open, builds the rows once a second, diffs them
+// against the last rows sent, and writes one serialized update to every open dashboard. A dashboard
+// whose connection is congested is skipped and gets a full snapshot once it has drained.
+import type { BroadcastServer } from '../broadcast/server.js';
+import type { IngestServer } from '../ingest/server.js';
+import type { MatchHub } from '../matches/hub.js';
+import type { ResponseStream } from '../rest/http.js';
+
+export interface DashboardDeps {
+  hub: MatchHub;
+  ingest: IngestServer;
+  broadcast: BroadcastServer;
+}
+
+export interface MatchRow {
+  groupCode: string;
+  matchId: string;
+  shard: number;
+  teams: [{ name: string; tricode: string; score: number }, { name: string; tricode: string; score: number }];
+  roundNumber: number;
+  roundPhase: string;
+  map: string;
+  /** Epoch ms of the last applied message (the dashboard shows its age against `serverTime`). */
+  lastEventAt: number;
+  createdAt: number;
+  observers: number;
+  auxiliaries: number;
+  overlays: number;
+}
+
+export interface Totals {
+  matches: number;
+  sockets: { ingest: number; broadcast: number; observers: number; auxiliaries: number; overlays: number };
+  framesPerSecond: number;
+  /** WebSocket message bytes of the frames the shards produced, per second (each frame once). */
+  frameBytesPerSecond: number;
+  /** Bytes written to overlay frontends per second (after the once-per-match compression). */
+  egressBytesPerSecond: number;
+  dropped: { ingest: Record<string, number>; shards: Record<string, number>; broadcast: Record<string, number> };
+}
+
+export interface DashboardSnapshot {
+  serverTime: number;
+  matches: MatchRow[];
+  totals: Totals;
+  history: { intervalMs: number; framesPerSecond: number[] };
+}
+
+export const SAMPLE_MS = 1000;
+/** Frames/s history: 5 minutes at one point a second. */
+export const HISTORY_POINTS = 300;
+/** Open dashboards at most (each is one streamed HTTP response). */
+export const MAX_DASHBOARDS = 32;
+
+interface Client { stream: ResponseStream; needsFull: boolean }
+
+type RowTeam = MatchRow['teams'][number];
+
+const teamFromLogon = (t: unknown): RowTeam => {
+  const team = (t ?? {}) as { name?: unknown; tricode?: unknown };
+  return { name: typeof team.name === 'string' ? team.name : '', tricode: typeof team.tricode === 'string' ? team.tricode : '', score: 0 };
+};
+
+export class Dashboard {
+  private readonly timer: NodeJS.Timeout;
+  private readonly history: number[] = [];
+  private readonly clients = new Set<Client>();
+  private last = { at: Date.now(), frames: 0, bytes: 0, egress: 0 };
+  private rates = { frames: 0, bytes: 0, egress: 0 };
+  /** The rows as last pushed (JSON per group code): the base of the next diff. */
+  private sent = new Map<string, string>();
+
+  constructor(private readonly deps: DashboardDeps) {
+    const c = this.counters();
+    this.last = { at: Date.now(), ...c };
+    this.timer = setInterval(() => this.tick(), SAMPLE_MS);
+    this.timer.unref();
+  }
+
+  get openDashboards(): number {
+    return this.clients.size;
+  }
+
+  private counters() {
+    return { frames: this.deps.hub.counters.framesPublished, bytes: this.deps.hub.counters.bytesPublished, egress: this.deps.broadcast.counters.bytes };
+  }
+
+  /** Once a second: the rates and the chart point; then, when a dashboard is open, an update. */
+  private tick(): void {
+    const now = Date.now();
+    const c = this.counters();
+    const dt = Math.max(1, now - this.last.at) / 1000;
+    this.rates = {
+      frames: Math.round((c.frames - this.last.frames) / dt),
+      bytes: Math.round((c.bytes - this.last.bytes) / dt),
+      egress: Math.round((c.egress - this.last.egress) / dt),
+    };
+    this.last = { at: now, ...c };
+    this.history.push(this.rates.frames);
+    if (this.history.length > HISTORY_POINTS) this.history.shift();
+    if (this.clients.size > 0) this.push(now);
+  }
+
+  /** Every live match, with its summary and socket counts. */
+  rows(): MatchRow[] {
+    const { hub, ingest, broadcast } = this.deps;
+    const observers = new Map<string, number>();
+    const auxiliaries = new Map<string, number>();
+    for (const s of ingest.sessions.filter((x) => x.socketId !== null)) {
+      if (s.role === 'observer') observers.set(s.groupCode, (observers.get(s.groupCode) ?? 0) + 1);
+      else if (s.matchId) auxiliaries.set(s.matchId, (auxiliaries.get(s.matchId) ?? 0) + 1);
+    }
+    const rows: MatchRow[] = [];
+    for (const m of hub.registry.all()) {
+      const sum = m.summary;
+      rows.push({
+        groupCode: m.groupCode,
+        matchId: m.matchId,
+        shard: m.shard,
+        teams: sum ? [{ ...sum.teams[0] }, { ...sum.teams[1] }] : [teamFromLogon(m.teams.leftTeam), teamFromLogon(m.teams.rightTeam)],
+        roundNumber: sum?.roundNumber ?? 0,
+        roundPhase: sum?.roundPhase ?? 'LOBBY',
+        map: sum?.map ?? '',
+        lastEventAt: sum?.lastEventAt ?? m.createdAt,
+        createdAt: m.createdAt,
+        observers: observers.get(m.groupCode) ?? 0,
+        auxiliaries: m.matchId ? auxiliaries.get(m.matchId) ?? 0 : 0,
+        overlays: broadcast.frontendCount(m.groupCode),
+      });
+    }
+    return rows;
+  }
+
+  totals(rows: MatchRow[]): Totals {
+    const { hub, ingest, broadcast } = this.deps;
+    let observers = 0;
+    let auxiliaries = 0;
+    for (const s of ingest.sessions.filter((x) => x.socketId !== null)) {
+      if (s.role === 'observer') observers++;
+      else auxiliaries++;
+    }
+    return {
+      matches: rows.length,
+      sockets: {
+        ingest: ingest.io.engine.clientsCount,
+        broadcast: broadcast.io.engine.clientsCount,
+        observers,
+        auxiliaries,
+        overlays: broadcast.frontendCount(),
+      },
+      framesPerSecond: this.rates.frames,
+      frameBytesPerSecond: this.rates.bytes,
+      egressBytesPerSecond: this.rates.egress,
+      dropped: {
+        ingest: { ...ingest.dropped },
+        shards: { ...hub.counters.dropped },
+        broadcast: broadcast.counters.skipped > 0 ? { slow_frontend_skipped: broadcast.counters.skipped } : {},
+      },
+    };
+  }
+
+  /** GET /admin/matches, and the first event of a dashboard. */
+  snapshot(now = Date.now()): DashboardSnapshot {
+    const matches = this.rows();
+    return { serverTime: now, matches, totals: this.totals(matches), history: { intervalMs: SAMPLE_MS, framesPerSecond: [...this.history] } };
+  }
+
+  /** A dashboard's event stream: a full snapshot now, then at most one update a second. False when too many are open. */
+  attach(stream: ResponseStream): boolean {
+    if (this.clients.size >= MAX_DASHBOARDS) return false;
+    const client: Client = { stream, needsFull: true };
+    this.clients.add(client);
+    stream.onClose(() => {
+      this.clients.delete(client);
+      if (this.clients.size === 0) this.sent.clear();
+    });
+    this.sendFull(client, sseMessage('full', JSON.stringify(this.snapshot())));
+    return true;
+  }
+
+  private sendFull(client: Client, message: string): void {
+    client.needsFull = false;
+    if (!client.stream.write(message)) client.needsFull = true; // buffered by uWS: wait until drained
+  }
+
+  private push(now: number): void {
+    const rows = this.rows();
+    const totals = this.totals(rows);
+    const changed: MatchRow[] = [];
+    const next = new Map<string, string>();
+    for (const row of rows) {
+      const json = JSON.stringify(row);
+      next.set(row.groupCode, json);
+      if (this.sent.get(row.groupCode) !== json) changed.push(row);
+    }
+    const removed: string[] = [];
+    for (const code of this.sent.keys()) if (!next.has(code)) removed.push(code);
+    this.sent = next;
+    const point = this.history[this.history.length - 1] ?? 0;
+    const diff = sseMessage('diff', JSON.stringify({ serverTime: now, changed, removed, totals, point }));
+    let full: string | null = null;
+    for (const client of this.clients) {
+      if (client.stream.closed || client.stream.congested) {
+        client.needsFull = true; // skip; a full snapshot once drained
+        continue;
+      }
+      if (client.needsFull) {
+        full ??= sseMessage('full', JSON.stringify({ serverTime: now, matches: rows, totals, history: { intervalMs: SAMPLE_MS, framesPerSecond: [...this.history] } }));
+        this.sendFull(client, full);
+      } else if (!client.stream.write(diff)) {
+        client.needsFull = true;
+      }
+    }
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+    for (const client of this.clients) client.stream.end();
+    this.clients.clear();
+  }
+}
+
+/** One server-sent event (the data is one line of JSON). */
+export function sseMessage(event: string, data: string): string {
+  return `event: ${event}\ndata: ${data}\n\n`;
+}

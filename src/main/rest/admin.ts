@@ -1,0 +1,117 @@
+// Operator routes (ADMIN_TOKEN): the dashboard page and its event stream, the dashboard's data as
+// JSON, force-end and secret rotation. Registered only when ADMIN_TOKEN is set, so without it they
+// answer the router's 404 like any unknown path. Every action is logged with the token's id.
+//
+//   GET  /dashboard                          the page (Bearer, or HTTP Basic with the token as password)
+//   GET  /dashboard/events                   server-sent events: 'full' then 'diff' at most once a second
+//   GET  /admin/matches                      { serverTime, matches, totals, history } (Bearer)
+//   POST /admin/matches/:groupCode/end       force-end (Bearer)
+//   POST /admin/matches/:groupCode/secret    new group secret, returned once (Bearer)
+//
+// The state-changing routes take Bearer only: a browser sends cached Basic credentials with
+// cross-site form posts, but a cross-site page cannot set an Authorization header it does not know.
+import { MAX_DASHBOARDS, type Dashboard } from '../admin/dashboard.js';
+import type { AdminTokens } from '../admin/tokens.js';
+import { DASHBOARD_HTML } from '../admin/dashboard-page.js';
+import { clientAddress } from '../client-address.js';
+import type { IngestServer } from '../ingest/server.js';
+import type { Logger } from '../log.js';
+import type { MatchHub } from '../matches/hub.js';
+import type { Reply, Request, Router } from './http.js';
+
+export interface AdminRouteDeps {
+  tokens: AdminTokens;
+  dashboard: Dashboard;
+  hub: MatchHub;
+  ingest: IngestServer;
+  trustProxy: boolean;
+  log: Logger;
+}
+
+const NO_STORE = { 'Cache-Control': 'no-store' };
+
+function decodeParam(raw: string): string | null {
+  try {
+    const value = decodeURIComponent(raw);
+    return value.length > 0 && value.length <= 64 ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+export function registerAdmin(router: Router, deps: AdminRouteDeps): void {
+  const log = deps.log.child({ module: 'admin' });
+  const client = (req: Request) => clientAddress(deps.trustProxy, req.remoteAddress, req.headers['x-forwarded-for'], req.headers['x-real-ip']);
+
+  /** The token id, or null after answering 401 (with the challenge a browser or an API client expects). */
+  function authorize(req: Request, reply: Reply, basic: boolean): string | null {
+    const tokenId = deps.tokens.identify(req.headers.authorization, { basic });
+    if (tokenId !== null) return tokenId;
+    log.info({ path: req.path, method: req.method, client: client(req), presented: req.headers.authorization !== '' }, 'admin request refused: no valid token');
+    const challenge = basic ? 'Basic realm="overlay data service dashboard", charset="UTF-8"' : 'Bearer realm="overlay data service admin"';
+    reply.send(401, 'application/json; charset=utf-8', JSON.stringify({ error: 'Unauthorized' }), { 'WWW-Authenticate': challenge });
+    return null;
+  }
+
+  router.get('/dashboard', (req, reply) => {
+    const tokenId = authorize(req, reply, true);
+    if (tokenId === null) return;
+    log.info({ tokenId, action: 'dashboard_open', client: client(req) }, 'admin: dashboard opened');
+    reply.html(200, DASHBOARD_HTML, {
+      ...NO_STORE,
+      // Everything the page needs is inline; nothing may load from elsewhere.
+      'Content-Security-Policy': "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+    });
+  });
+
+  router.get('/dashboard/events', (req, reply) => {
+    const tokenId = authorize(req, reply, true);
+    if (tokenId === null) return;
+    if (deps.dashboard.openDashboards >= MAX_DASHBOARDS) return reply.error(503, 'Too many open dashboards');
+    const stream = reply.stream(200, 'text/event-stream; charset=utf-8', { ...NO_STORE, 'X-Accel-Buffering': 'no' }, 'retry: 2000\n\n');
+    if (!deps.dashboard.attach(stream)) stream.end();
+    log.debug({ tokenId, client: client(req) }, 'admin: dashboard event stream opened');
+  });
+
+  router.get('/admin/matches', (req, reply) => {
+    const tokenId = authorize(req, reply, false);
+    if (tokenId === null) return;
+    log.debug({ tokenId, action: 'list_matches', client: client(req) }, 'admin: matches listed');
+    reply.send(200, 'application/json; charset=utf-8', JSON.stringify(deps.dashboard.snapshot()), NO_STORE);
+  });
+
+  router.post('/admin/matches/:groupCode/end', async (req, reply) => {
+    const tokenId = authorize(req, reply, false);
+    if (tokenId === null) return;
+    const groupCode = decodeParam(req.params[0]);
+    const match = groupCode === null ? undefined : deps.hub.registry.get(groupCode);
+    if (groupCode === null || !match) {
+      log.info({ tokenId, action: 'force_end', groupCode, client: client(req), result: 'not_found' }, 'admin action: force-end of an unknown match');
+      return reply.error(404, 'Match not found');
+    }
+    log.info({ tokenId, action: 'force_end', groupCode, matchId: match.matchId, client: client(req) }, 'admin action: force-end');
+    const removed = await deps.hub.forceEnd(groupCode);
+    if (!removed) {
+      log.error({ tokenId, action: 'force_end', groupCode }, 'admin action: force-end not confirmed by the shard');
+      return reply.error(500, 'The match was not removed in time');
+    }
+    reply.send(200, 'application/json; charset=utf-8', JSON.stringify({ groupCode, ended: true }), NO_STORE);
+  });
+
+  router.post('/admin/matches/:groupCode/secret', (req, reply) => {
+    const tokenId = authorize(req, reply, false);
+    if (tokenId === null) return;
+    const groupCode = decodeParam(req.params[0]);
+    const secret = groupCode === null ? undefined : deps.hub.rotateSecret(groupCode);
+    if (groupCode === null || secret === undefined) {
+      log.info({ tokenId, action: 'rotate_secret', groupCode, client: client(req), result: 'not_found' }, 'admin action: secret rotation of an unknown match');
+      return reply.error(404, 'Match not found');
+    }
+    // The old secret no longer matches; the sessions that used it end and their sockets close.
+    const closedSessions = deps.ingest.endObserverSessions(groupCode);
+    log.info({ tokenId, action: 'rotate_secret', groupCode, closedSessions, client: client(req) }, 'admin action: group secret rotated');
+    reply.send(200, 'application/json; charset=utf-8', JSON.stringify({ groupCode, groupSecret: secret, closedSessions }), NO_STORE);
+  });
+}
