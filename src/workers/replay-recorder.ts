@@ -14,6 +14,17 @@ export class ReplayRecorder {
     this.stream.write(JSON.stringify(header));
   }
 
+  /** The file of a match restored from a snapshot, opened to append (undefined when it is gone). */
+  static reopen(dir: string, groupCode: string, startTime: number): ReplayRecorder | undefined {
+    const file = path.join(dir, `Match_${groupCode.replace(/[^A-Za-z0-9_-]/g, '_')}_${startTime}.replay`);
+    if (!fs.existsSync(file)) return undefined;
+    const recorder = Object.create(ReplayRecorder.prototype) as ReplayRecorder;
+    const stream = fs.createWriteStream(file, { flags: 'a', mode: 0o600 });
+    stream.on('error', () => { /* recording never stops a match */ });
+    (recorder as unknown as { stream: fs.WriteStream }).stream = stream;
+    return recorder;
+  }
+
   /** Writes one applied envelope; `timestamp` is replaced by the service's time. */
   record(envelope: Record<string, unknown>, ts: number): void {
     this.stream.write(',\n' + JSON.stringify({ ...envelope, timestamp: ts }));

@@ -190,8 +190,11 @@ export class Shard {
 
   /** A match rebuilt from its snapshot: the next frame is a keyframe with its full state. */
   private restore(cmd: Extract<ShardCmd, { t: 'restore' }>): void {
-    const snap = JSON.parse(cmd.snapshot) as { slot: { lastActivityAt: number; lastEventAt: number; recordStart: number }; match: unknown };
-    const match = Match.fromSnapshot(JSON.stringify(snap.match), cmd.playercamSecret);
+    // snapshotText(): {"slot":<numbers only>,"match":<the engine's snapshot>}
+    const cut = cmd.snapshot.indexOf(',"match":');
+    if (!cmd.snapshot.startsWith('{"slot":') || cut < 0) throw new Error('not a shard snapshot');
+    const snap = { slot: JSON.parse(cmd.snapshot.slice(8, cut)) as { lastActivityAt: number; lastEventAt: number; recordStart: number } };
+    const match = Match.fromSnapshot(cmd.snapshot.slice(cut + 9, -1), cmd.playercamSecret);
     const existing = this.slots.get(cmd.groupCode);
     if (existing) this.remove(existing, 'admin');
     const slot: Slot = {
@@ -487,7 +490,7 @@ export class Shard {
         shard: this.settings.shard, matches: this.slots.size, applied: this.applied, dropped: { ...this.dropped },
         framesSerialized: this.framesSerialized, cycleMicros: this.cycleMicros,
         appliedByType: { ...this.appliedByType }, cycles: this.cycles,
-        loopDelayP99Ms: this.loopDelay.percentile(99) / 1e6, loopDelayMaxMs: this.loopDelay.max / 1e6,
+        loopDelayP99Ms: finiteMs(this.loopDelay.percentile(99)), loopDelayMaxMs: finiteMs(this.loopDelay.max),
       };
       this.cycles = [];
       this.loopDelay.reset();
@@ -522,6 +525,9 @@ export class Shard {
     this.post(out);
   }
 }
+
+/** A histogram value in ns as ms (0 when there was no sample). */
+const finiteMs = (ns: number): number => (Number.isFinite(ns) ? ns / 1e6 : 0);
 
 function emptyOut(): ShardOut {
   return { codes: [], seqs: [], wires: [], deltas: [], events: [] };

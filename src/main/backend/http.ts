@@ -15,6 +15,26 @@ export interface RequestInit {
   /** A string or URLSearchParams is sent as is (form bodies); anything else (not undefined) as JSON. */
   body?: unknown;
   timeoutMs: number;
+  /** Names the call in the metrics (`ods_backend_*{call}`); never derived from the URL, which can carry keys. */
+  label?: string;
+}
+
+/** Outcome of one outbound call: its status class, or why there was no answer. */
+export type OutboundOutcome = '2xx' | '3xx' | '4xx' | '5xx' | 'timeout' | 'network' | 'too-large';
+export type OutboundObserver = (label: string, seconds: number, outcome: OutboundOutcome) => void;
+
+const observers = new Set<OutboundObserver>();
+
+/** Every outbound call is reported to the observers (the metrics); returns the unsubscribe. */
+export function observeOutbound(observer: OutboundObserver): () => void {
+  observers.add(observer);
+  return () => observers.delete(observer);
+}
+
+function report(label: string | undefined, started: number, outcome: OutboundOutcome): void {
+  if (observers.size === 0) return;
+  const seconds = (performance.now() - started) / 1000;
+  for (const o of observers) o(label ?? 'other', seconds, outcome);
 }
 
 export interface JsonResponse {
@@ -39,6 +59,7 @@ export async function requestJson(url: string, init: RequestInit): Promise<JsonR
     if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
   }
   const signal = AbortSignal.timeout(init.timeoutMs);
+  const started = performance.now();
   try {
     const res = await fetch(url, { method: init.method ?? 'GET', headers, body, signal, redirect: 'manual' });
     const text = await readLimited(res);
@@ -50,10 +71,18 @@ export async function requestJson(url: string, init: RequestInit): Promise<JsonR
         parsed = undefined;
       }
     }
+    report(init.label, started, `${Math.min(5, Math.max(2, Math.floor(res.status / 100)))}xx` as OutboundOutcome);
     return { status: res.status, body: parsed };
   } catch (err) {
-    if (err instanceof OutboundError) throw err;
-    if (signal.aborted) throw new OutboundError('timeout', `no answer within ${init.timeoutMs} ms`, { cause: err });
+    if (err instanceof OutboundError) {
+      report(init.label, started, err.kind);
+      throw err;
+    }
+    if (signal.aborted) {
+      report(init.label, started, 'timeout');
+      throw new OutboundError('timeout', `no answer within ${init.timeoutMs} ms`, { cause: err });
+    }
+    report(init.label, started, 'network');
     // Only an error code in the message: fetch's own messages can quote the URL, and some URLs
     // carry an access key in their path.
     const code = (err as { cause?: { code?: unknown } }).cause?.code;

@@ -78,6 +78,7 @@ export function createKeyValidator(deps: KeyValidatorDeps): KeyValidator {
       ({ status, body } = await requestJson(`${config.BACKEND_URL}/system/validateAccessKey/${segment}`, {
         headers: { 'X-User-Token': config.BACKEND_TOKEN, 'Content-Type': 'application/json' },
         timeoutMs: config.OUTBOUND_TIMEOUT_MS,
+        label: 'key_validation',
       }));
     } catch (err) {
       log.warn({ err: (err as Error).message }, 'access key check failed: no answer from the backend');

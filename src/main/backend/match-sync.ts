@@ -16,9 +16,14 @@ export interface MatchSyncDeps {
   onMmr(groupCode: string, result: unknown): void;
 }
 
+/** The metrics label of a call: match_register/update/complete, or stats_<path>. */
+const callLabel = (what: string): string => (what === 'register' || what === 'update' || what === 'complete' ? `match_${what}` : `stats_${what}`);
+
 export class MatchSync {
   private readonly log: Logger;
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** Calls in flight (shutdown waits for them, bounded). */
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(private readonly deps: MatchSyncDeps) {
     this.log = deps.log.child({ module: 'match-sync' });
@@ -64,7 +69,7 @@ export class MatchSync {
         const secret = pathSegment(effect.secret);
         if (!c.PLAYERCAM_URL || !identifier || !secret) return;
         const url = `${c.PLAYERCAM_URL}/api/getNameOverridesAndPlayercams/${identifier}/${secret}`;
-        void requestJson(url, { method: 'GET', timeoutMs: c.OUTBOUND_TIMEOUT_MS }).then(
+        void requestJson(url, { method: 'GET', timeoutMs: c.OUTBOUND_TIMEOUT_MS, label: 'playercam' }).then(
           (res) => {
             const body = res.body as { nameOverrides?: unknown; enabledPlayers?: unknown } | undefined;
             if (res.status === 200 && body && body.nameOverrides !== undefined && body.enabledPlayers !== undefined) this.deps.onPlayercams(effect.groupCode, body);
@@ -78,9 +83,27 @@ export class MatchSync {
   }
 
   /** One call; resolves with the answer (any status, non-200 logged) or null when there was none. */
-  private async call(what: string, groupCode: string, url: string, method: string, headers: Record<string, string>, body: unknown): Promise<JsonResponse | null> {
+  private call(what: string, groupCode: string, url: string, method: string, headers: Record<string, string>, body: unknown): Promise<JsonResponse | null> {
+    const p = this.callOnce(what, groupCode, url, method, headers, body);
+    this.inFlight.add(p);
+    void p.finally(() => this.inFlight.delete(p));
+    return p;
+  }
+
+  /** Resolves when every call in flight has an answer (or failed), or after `timeoutMs`. */
+  async drain(timeoutMs: number): Promise<void> {
+    if (this.inFlight.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.inFlight]),
+      new Promise<void>((resolve) => { timer = setTimeout(resolve, timeoutMs); }),
+    ]);
+    clearTimeout(timer);
+  }
+
+  private async callOnce(what: string, groupCode: string, url: string, method: string, headers: Record<string, string>, body: unknown): Promise<JsonResponse | null> {
     try {
-      const res = await requestJson(url, { method, headers, body, timeoutMs: this.deps.config.OUTBOUND_TIMEOUT_MS });
+      const res = await requestJson(url, { method, headers, body, timeoutMs: this.deps.config.OUTBOUND_TIMEOUT_MS, label: callLabel(what) });
       if (res.status !== 200) this.log.warn({ groupCode, call: what, status: res.status }, 'backend call answered non-200');
       else this.log.debug({ groupCode, call: what }, 'backend call done');
       return res;

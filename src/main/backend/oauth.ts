@@ -41,6 +41,7 @@ export async function exchangeOAuthCode(config: OAuthConfig, parentLog: Logger, 
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
       body: form,
       timeoutMs: config.OUTBOUND_TIMEOUT_MS,
+      label: 'oauth_token',
     });
   } catch (err) {
     log.warn({ err: (err as Error).message, kind: (err as OutboundError).kind }, 'OAuth token endpoint unreachable');
@@ -67,6 +68,7 @@ export async function exchangeOAuthCode(config: OAuthConfig, parentLog: Logger, 
     user = await requestJson(config.DISCORD_USER_URL, {
       headers: { Authorization: `${grant.token_type} ${grant.access_token}` },
       timeoutMs: config.OUTBOUND_TIMEOUT_MS,
+      label: 'oauth_user',
     });
   } catch (err) {
     log.warn({ err: (err as Error).message, kind: (err as OutboundError).kind }, 'OAuth user-info endpoint unreachable');

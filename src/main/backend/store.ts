@@ -46,7 +46,7 @@ export function createSupportPackages(config: StoreConfig, parentLog: Logger, no
       return { ok: false, kind: 'error' };
     }
     try {
-      const { status, body } = await requestJson(`${base}/packages/${storeId}?extensionId=${extensionId}`, { timeoutMs: config.OUTBOUND_TIMEOUT_MS });
+      const { status, body } = await requestJson(`${base}/packages/${storeId}?extensionId=${extensionId}`, { timeoutMs: config.OUTBOUND_TIMEOUT_MS, label: 'store' });
       if (status < 200 || status > 299) {
         log.error({ status }, 'failed to fetch support packages');
         return { ok: false, kind: 'upstream' };

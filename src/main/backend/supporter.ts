@@ -13,7 +13,7 @@ export async function checkSupporter(
   const segment = pathSegment(organizationId);
   if (segment === undefined) return false;
   try {
-    const { status, body } = await requestJson(`${config.SUPPORTER_CHECK_URL}/${segment}`, { timeoutMs: config.OUTBOUND_TIMEOUT_MS });
+    const { status, body } = await requestJson(`${config.SUPPORTER_CHECK_URL}/${segment}`, { timeoutMs: config.OUTBOUND_TIMEOUT_MS, label: 'supporter_check' });
     if (status !== 200) {
       log.warn({ status, organizationId }, 'supporter check: unexpected status, treated as not a supporter');
       return false;

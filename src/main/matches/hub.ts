@@ -1,11 +1,12 @@
 // The main thread's side of the matches: creates them on a shard, routes payloads, publishes the
 // frames the shards produce, and turns shard events into backend calls, team info and socket
 // closes. It never holds match state beyond the registry and each match's latest frame.
-import type { ShardEvent, ShardOut } from '../../protocol/shard-messages.js';
+import type { RestoreMatchCmd, ShardCmd, ShardEvent, ShardOut, ShardStats } from '../../protocol/shard-messages.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { MatchSync } from '../backend/match-sync.js';
-import { ShardPool } from '../shards/pool.js';
+import { ShardPool, type RecoveryMode } from '../shards/pool.js';
+import type { PersistedMatch, StateDir } from '../state/state-dir.js';
 import type { TeamInfoStore } from '../stores/team-info.js';
 import { SERVICE_VERSION } from '../version.js';
 import { generateSecret, hashSecret, MatchRegistry, type LiveMatch } from './registry.js';
@@ -19,6 +20,8 @@ export interface HubDeps {
   publish(packet: FramePacket): void;
   /** A match is gone (ended, inactive, removed, shard lost): close its ingestion sockets. */
   onMatchRemoved(groupCode: string, matchId: string): void;
+  /** STATE_DIR: snapshots are written there as they come (docs/reliability.md). */
+  stateDir?: StateDir;
 }
 
 export interface HubCounters {
@@ -40,6 +43,13 @@ export class MatchHub {
   private readonly shardDrops: Record<string, number>[] = [];
   /** Force-ends waiting for their match's removal, by group code. */
   private readonly removalWaiters = new Map<string, Array<(removed: boolean) => void>>();
+  /** The latest snapshot of each live match and its player-camera secret (memory only): crash recovery, STATE_DIR. */
+  private readonly snapshots = new Map<string, { text: string; camSecret: string }>();
+  /** The latest stats of each shard, and a listener (metrics). */
+  readonly shardStats: (ShardStats | undefined)[] = [];
+  onStats?: (shard: number, stats: ShardStats) => void;
+  /** Shard crashes and the matches they cost (metrics, reliability tests). */
+  readonly crashCounters = { crashes: 0, restored: 0, lost: 0 };
 
   constructor(private readonly deps: HubDeps) {
     this.log = deps.log.child({ module: 'matches' });
@@ -74,14 +84,29 @@ export class MatchHub {
         replayDir: c.REPLAY_DIR,
         serviceVersion: SERVICE_VERSION,
         compression: c.COMPRESSION,
+        snapshotIntervalMs: c.SNAPSHOT_INTERVAL_MS,
+        faultInjection: c.FAULT_INJECTION,
       },
       onOutput: (shard, out) => this.onShardOutput(shard, out),
-      onCrash: (shard) => this.onShardCrash(shard),
+      onCrash: (shard, mode) => this.onShardCrash(shard, mode),
     });
   }
 
+  /**
+   * Whether one more match may start (MAX_LIVE_MATCHES, MAX_MATCHES_PER_KEY): null, or the ack
+   * reason of the refusal. `keyId` identifies the access key (or its organisation), never the key.
+   */
+  admission(keyId: string): string | null {
+    const c = this.deps.config;
+    if (this.registry.count() >= c.MAX_LIVE_MATCHES) return `Server is at capacity (${c.MAX_LIVE_MATCHES} live matches). Try again later.`;
+    let own = 0;
+    for (const m of this.registry.all()) if (m.keyId === keyId) own++;
+    if (own >= c.MAX_MATCHES_PER_KEY) return `Too many live matches for this key (${c.MAX_MATCHES_PER_KEY}). End a match first.`;
+    return null;
+  }
+
   /** Creates a live match for a logon; returns its group secret (given once, kept only hashed). */
-  create(packet: ObsLogonPacket, validity: { organizationId?: string; isSupporter?: boolean }): string {
+  create(packet: ObsLogonPacket, validity: { organizationId?: string; isSupporter?: boolean }, keyId = ''): string {
     const c = this.deps.config;
     const secret = generateSecret(c.GROUP_SECRET_LENGTH);
     const shard = this.pool.shardOf(packet.groupCode);
@@ -90,7 +115,7 @@ export class MatchHub {
     const isSupporter = validity.isSupporter === true;
     const match: LiveMatch = {
       groupCode: packet.groupCode, shard, secretHash: hashSecret(secret), matchId: '', organizationId, isSupporter,
-      createdAt: Date.now(), teams: { leftTeam: packet.leftTeam, rightTeam: packet.rightTeam },
+      createdAt: Date.now(), teams: { leftTeam: packet.leftTeam, rightTeam: packet.rightTeam }, keyId,
     };
     this.registry.add(match);
     const team = (t: ObsLogonPacket['leftTeam']) => ({ name: t.name, tricode: t.tricode, url: t.url, attackStart: t.attackStart === true });
@@ -146,8 +171,11 @@ export class MatchHub {
     }
     this.counters.framesPublished += out.codes.length;
     if (out.summaries) for (const summary of out.summaries) this.registry.setSummary(summary);
+    if (out.snapshots) this.onSnapshots(out.snapshots);
     for (const event of out.events) this.onEvent(event);
     if (out.stats) {
+      this.shardStats[shard] = out.stats;
+      this.onStats?.(shard, out.stats);
       this.shardDrops[shard] = out.stats.dropped;
       const total: Record<string, number> = {};
       for (const drops of this.shardDrops) for (const [k, v] of Object.entries(drops ?? {})) total[k] = (total[k] ?? 0) + v;
@@ -162,6 +190,9 @@ export class MatchHub {
         return;
       case 'removed': {
         const match = this.registry.remove(event.groupCode);
+        if (!match) return; // already gone (a removal re-applied after a shard restart)
+        this.snapshots.delete(event.groupCode);
+        this.deps.stateDir?.deleteMatch(event.groupCode);
         this.log.info({ groupCode: event.groupCode, reason: event.reason }, 'match removed');
         this.deps.onMatchRemoved(event.groupCode, match?.matchId ?? '');
         this.resolveRemoval(event.groupCode, true);
@@ -190,13 +221,99 @@ export class MatchHub {
   /** Set by the ingestion server: an auxiliary session's player id learned from its first scoreboard row. */
   onAuxPlayer?: (matchId: string, playerId: string) => void;
 
-  private onShardCrash(shard: number): void {
-    const lost = [...this.registry.all()].filter((m) => m.shard === shard).map((m) => m.groupCode);
-    this.log.error({ shard, groupCodes: lost }, 'shard crashed; its matches are lost');
+  /** The snapshots a shard took (every SNAPSHOT_INTERVAL_MS, of the matches that changed). */
+  private onSnapshots(snaps: NonNullable<ShardOut['snapshots']>): void {
+    const now = Date.now();
+    for (let i = 0; i < snaps.codes.length; i++) {
+      const code = snaps.codes[i];
+      const match = this.registry.get(code);
+      if (!match) continue;
+      this.snapshots.set(code, { text: snaps.texts[i], camSecret: snaps.camSecrets[i] });
+      this.deps.stateDir?.writeMatch(this.persisted(match, snaps.texts[i], now));
+    }
+  }
+
+  private persisted(m: LiveMatch, snapshot: string, now: number): PersistedMatch {
+    return {
+      v: 1, groupCode: m.groupCode, secretHash: m.secretHash.toString('hex'), matchId: m.matchId, organizationId: m.organizationId,
+      isSupporter: m.isSupporter, keyId: m.keyId ?? '', createdAt: m.createdAt, teams: m.teams, snapshot, savedAt: now,
+    };
+  }
+
+  private restoreCmd(code: string, text: string, camSecret: string): RestoreMatchCmd {
+    return { t: 'restore', groupCode: code, snapshot: text, playercamSecret: camSecret, seqBase: (this.registry.latestFrame(code)?.seq ?? 0) + 1 };
+  }
+
+  /**
+   * A shard thread died. Its matches are rebuilt in the new thread from their latest snapshots, and
+   * (mode 'full') the pool applies the batches since then again, so nothing is lost. Matches without
+   * a snapshot are rebuilt by their `create` in those batches ('full') or lost.
+   */
+  private onShardCrash(shard: number, mode: RecoveryMode): ShardCmd[] {
+    this.crashCounters.crashes++;
+    const owned = [...this.registry.all()].filter((m) => m.shard === shard);
+    const cmds: ShardCmd[] = [];
+    const lost: string[] = [];
+    for (const m of owned) {
+      const snap = mode === 'none' ? undefined : this.snapshots.get(m.groupCode);
+      if (snap) cmds.push(this.restoreCmd(m.groupCode, snap.text, snap.camSecret));
+      else if (mode !== 'full') lost.push(m.groupCode);
+    }
+    this.crashCounters.restored += owned.length - lost.length;
+    this.crashCounters.lost += lost.length;
+    this.log.error({ shard, mode, groupCodes: owned.map((m) => m.groupCode), restored: owned.length - lost.length, lost }, 'shard crashed; its matches are rebuilt from their snapshots');
     for (const code of lost) {
       const match = this.registry.remove(code);
+      this.snapshots.delete(code);
+      this.deps.stateDir?.deleteMatch(code);
       this.deps.onMatchRemoved(code, match?.matchId ?? '');
       this.resolveRemoval(code, true);
+    }
+    return cmds;
+  }
+
+  /**
+   * At start with STATE_DIR: the persisted matches become live again (same group code, secret and
+   * state), on the shard their code maps to now. Returns how many were restored.
+   */
+  restore(records: PersistedMatch[]): number {
+    let n = 0;
+    for (const r of records) {
+      if (this.registry.get(r.groupCode)) continue;
+      const shard = this.pool.shardOf(r.groupCode);
+      const match: LiveMatch = {
+        groupCode: r.groupCode, shard, secretHash: Buffer.from(r.secretHash, 'hex'), matchId: '', organizationId: r.organizationId,
+        isSupporter: r.isSupporter, createdAt: r.createdAt, teams: r.teams, keyId: r.keyId,
+      };
+      this.registry.add(match);
+      if (r.matchId) this.registry.setMatchId(r.groupCode, r.matchId);
+      this.snapshots.set(r.groupCode, { text: r.snapshot, camSecret: '' });
+      this.deps.teamInfo.set(r.groupCode, r.teams);
+      this.pool.send(shard, this.restoreCmd(r.groupCode, r.snapshot, ''));
+      n++;
+    }
+    if (n > 0) this.log.info({ matches: n, groupCodes: records.map((r) => r.groupCode) }, 'matches restored from STATE_DIR');
+    return n;
+  }
+
+  /**
+   * Shutdown, after ingestion stopped: every shard sends its pending frames and a snapshot of every
+   * match. With STATE_DIR the matches are written there (they will be resumed, so not completed);
+   * without it every match is removed, registered ones completed with the backend (bounded by
+   * `deadline`).
+   */
+  async shutdown(deadline: number): Promise<void> {
+    const persist = this.deps.stateDir !== undefined;
+    await this.pool.final(!persist, Math.max(100, deadline - Date.now()));
+    if (persist) {
+      const now = Date.now();
+      for (const m of this.registry.all()) {
+        const snap = this.snapshots.get(m.groupCode);
+        if (snap) this.deps.stateDir!.writeMatch(this.persisted(m, snap.text, now));
+      }
+      await this.deps.stateDir!.flush();
+    } else {
+      await this.sync.drain(Math.max(0, deadline - Date.now()));
     }
   }
 

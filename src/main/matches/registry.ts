@@ -16,6 +16,8 @@ export interface LiveMatch {
   createdAt: number;
   /** The logon's team objects, as stored in team info (a match can outlive its team-info entry). */
   teams: { leftTeam: unknown; rightTeam: unknown };
+  /** Digest of the access key (or the organisation) that created it: MAX_MATCHES_PER_KEY. */
+  keyId?: string;
   /** The shard's latest dashboard summary (teams, score, round, phase, map, last event); none before the first. */
   summary?: MatchSummary;
 }
