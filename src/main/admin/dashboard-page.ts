@@ -38,10 +38,11 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
   #drops { margin: 8px 0 0; padding: 0; list-style: none; font-size: 12px; color: var(--dim); max-height: 80px; overflow: auto; }
   #drops li span { color: var(--warn); font-variant-numeric: tabular-nums; }
   .toolbar { display: flex; align-items: center; gap: 12px; margin-bottom: 8px; }
-  #filter { background: var(--panel); color: var(--text); border: 1px solid var(--line); border-radius: 4px; padding: 6px 10px; width: 320px; font: inherit; }
+  #filter { background: var(--panel); color: var(--text); border: 1px solid var(--line); border-radius: 4px; padding: 6px 10px; width: 400px; font: inherit; }
   #count { color: var(--dim); font-size: 12px; }
   table { width: 100%; border-collapse: collapse; font-variant-numeric: tabular-nums; }
   thead th { position: sticky; top: 0; background: var(--panel); text-align: left; font-size: 12px; color: var(--dim); font-weight: 600; padding: 6px 8px; border-bottom: 1px solid var(--line); cursor: pointer; user-select: none; white-space: nowrap; }
+  thead th.num { text-align: right; }
   thead th[aria-sort="ascending"]::after { content: " \25B2"; color: var(--accent); }
   thead th[aria-sort="descending"]::after { content: " \25BC"; color: var(--accent); }
   tbody td { padding: 4px 8px; border-bottom: 1px solid var(--line); white-space: nowrap; }
@@ -102,14 +103,14 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
       <th data-key="left">Left team</th>
       <th data-key="score">Score</th>
       <th data-key="right">Right team</th>
-      <th data-key="roundNumber">Round</th>
+      <th data-key="roundNumber" class="num">Round</th>
       <th data-key="roundPhase">Phase</th>
       <th data-key="map">Map</th>
-      <th data-key="observers">Obs.</th>
-      <th data-key="auxiliaries">Aux</th>
-      <th data-key="overlays">Overlays</th>
-      <th data-key="age">Last event</th>
-      <th data-key="shard">Shard</th>
+      <th data-key="observers" class="num">Obs.</th>
+      <th data-key="auxiliaries" class="num">Aux</th>
+      <th data-key="overlays" class="num">Overlays</th>
+      <th data-key="age" class="num">Last event</th>
+      <th data-key="shard" class="num">Shard</th>
     </tr></thead>
     <tbody id="rows"></tbody>
   </table>
