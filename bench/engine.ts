@@ -7,6 +7,7 @@ import type * as MatchModule from '../src/workers/match/match.js';
 import type * as SerializeModule from '../src/workers/match/serialize.js';
 import type * as DeltaModule from '../src/workers/deflate-delta.js';
 import type * as WireModule from '../src/protocol/wire.js';
+import type * as WireSerializerModule from '../src/workers/wire-serializer.js';
 import type * as ReplayFile from '../src/tools/replay-file.js';
 import { jsonLine, machine, table, writeResults } from './lib/report.js';
 
@@ -14,6 +15,7 @@ const { Match } = (await import('../dist/workers/match/match.js')) as typeof Mat
 const { serializeMatch } = (await import('../dist/workers/match/serialize.js')) as typeof SerializeModule;
 const { deflateDelta } = (await import('../dist/workers/deflate-delta.js')) as typeof DeltaModule;
 const { wireMessage } = (await import('../dist/protocol/wire.js')) as typeof WireModule;
+const { wireSerializeMatch } = (await import('../dist/workers/wire-serializer.js')) as typeof WireSerializerModule;
 const { readReplay } = (await import('../dist/tools/replay-file.js')) as typeof ReplayFile;
 
 const replay = readReplay(path.resolve(import.meta.dirname, '../../shared/data/replays/icebox-19-rounds.replay'));
@@ -54,6 +56,7 @@ for (const raw of raws) {
 // Serialize cost: re-serialize a match at a mid-game state repeatedly would hit caches; instead
 // measure serializeMatch over a fresh replay, counting only serialization time.
 let serializeMicros = 0;
+let onePassMicros = 0;
 let frames = 0;
 for (let r = 0; r < ROUNDS; r++) {
   const mm = newMatch();
@@ -64,8 +67,10 @@ for (let r = 0; r < ROUNDS; r++) {
     mm.apply(env, env.timestamp);
     if (env.timestamp - lastTs >= 100) {
       const t0 = cpu();
-      serializeMatch(mm);
-      if (r > 0) { serializeMicros += cpu() - t0; frames++; }
+      serializeMatch(mm, env.timestamp);
+      const t1 = cpu();
+      wireSerializeMatch(mm, env.timestamp);
+      if (r > 0) { serializeMicros += t1 - t0; onePassMicros += cpu() - t1; frames++; }
       lastTs = env.timestamp;
     }
   }
@@ -92,7 +97,8 @@ const zlibRounds = Math.min(ROUNDS, 3) - 1;
 const results = [
   { what: 'apply (parse + validate + apply)', perUnit: 'message', micros: applyMicros / messages, count: messages },
   { what: 'serialize match_data (fast-json-stringify)', perUnit: 'frame', micros: serializeMicros / frames, bytes: Math.round(states.reduce((a, s) => a + s.length, 0) / states.length), count: frames },
-  { what: 'wire message (escape + bytes)', perUnit: 'frame', micros: wireMicros / ((ROUNDS - 1) * states.length), bytes: Math.round(wires.reduce((a, w) => a + w.length, 0) / wires.length) },
+  { what: 'wire message from JSON (escape + bytes)', perUnit: 'frame', micros: wireMicros / ((ROUNDS - 1) * states.length), bytes: Math.round(wires.reduce((a, w) => a + w.length, 0) / wires.length) },
+  { what: 'wire message in one pass (used)', perUnit: 'frame', micros: onePassMicros / frames },
   { what: 'delta deflate vs previous frame', perUnit: 'frame', micros: deltaMicros / ((ROUNDS - 1) * (wires.length - 1)), bytes: Math.round(deltaBytes / (wires.length - 1)) },
   { what: 'zlib level 3, frame alone (keyframe)', perUnit: 'frame', micros: zlibMicros / (zlibRounds * wires.length), bytes: Math.round(zlibBytes / wires.length) },
 ];

@@ -23,8 +23,8 @@ afterEach(async () => {
 });
 
 /** Replays the match under every code at once and returns each code's final frame text. */
-async function finalFrames(shards: number, trustTimestamps: boolean): Promise<Map<string, string>> {
-  svc = await startTestService({ AUTH_KEY: 'k', SHARD_WORKERS: String(shards), TRUST_REPLAY_TIMESTAMPS: String(trustTimestamps) });
+async function finalFrames(shards: number, trustTimestamps: boolean, serializer = 'wire'): Promise<Map<string, string>> {
+  svc = await startTestService({ AUTH_KEY: 'k', SHARD_WORKERS: String(shards), TRUST_REPLAY_TIMESTAMPS: String(trustTimestamps), FRAME_SERIALIZER: serializer });
   const shardsUsed = new Set(CODES.map((c) => svc!.service.hub.pool.shardOf(c)));
   if (shards > 1) expect(shardsUsed.size).toBeGreaterThan(1);
   const frontends = await Promise.all(CODES.map((code) => frontend(svc!.broadcast, code)));
@@ -51,6 +51,13 @@ describe('sharding', () => {
       expect(three.get(code)).toBe(one.get(code));
       expect(JSON.parse(one.get(code)!)).toMatchObject({ groupCode: code, roundPhase: 'game_end' });
     }
+  }, 60_000);
+
+  it('the fast-json-stringify serializer (FRAME_SERIALIZER=json) gives the same frames as the one-pass wire serializer', async () => {
+    const wire = await finalFrames(3, true, 'wire');
+    await svc!.close();
+    const json = await finalFrames(3, true, 'json');
+    for (const code of CODES) expect(JSON.parse(json.get(code)!)).toEqual(JSON.parse(wire.get(code)!));
   }, 60_000);
 
   it('live clock: identical after removing the time fields', async () => {

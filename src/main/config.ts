@@ -113,6 +113,7 @@ export const SETTINGS = {
   REPLAY_DIR: s(str, './replays', 'where replay files go'),
   SHARD_WORKERS: s(int(1, 64), defaultShards, `match shard worker threads (default: cores − 1, 1–4; here ${defaultShards})`),
   SHARD_BATCH_MS: s(int(0, 20), 2, 'how long ingested payloads wait to travel to their shard in one message (0: next event-loop turn)'),
+  FRAME_SERIALIZER: s(oneOf('wire', 'json'), 'wire', 'how frames are serialized: wire (one pass to the WebSocket message, unchanged players reused) or json (fast-json-stringify, then escaped)'),
   BROADCAST_INTERVAL_MS: s(int(10, 10_000), 100, 'the broadcast cycle: at most one frame per match per interval'),
   TRUST_REPLAY_TIMESTAMPS: s(bool, false, 'replays and tests only: the recorded timestamp of each message drives the match clock'),
   COMPRESSION: s(bool, true, 'permessage-deflate on the Socket.IO listeners (threshold 1024 bytes)'),

@@ -16,6 +16,7 @@ const MIN_MATCH = 4; // a 3-byte match costs about as much as 3 literals with fi
 const MAX_MATCH = 258;
 const RESYNC_SCAN = 16; // bytes of the new frame tried as a resync point after a change
 const RESYNC_KEY = 12; // bytes that must agree to resync
+const SHIFT_SCAN = 160; // longest insertion or deletion tried before searching
 const RESYNC_BACK = 96; // how far before the expected position a resync search starts
 
 // Fixed Huffman codes (RFC 1951 3.2.6), stored bit-reversed for LSB-first packing.
@@ -172,6 +173,12 @@ function commonRun(next: Buffer, i: number, prev: Buffer, j: number, max: number
   return len;
 }
 
+function equalAt(next: Buffer, i: number, prev: Buffer, j: number): boolean {
+  if (next[i] !== prev[j]) return false;
+  for (let q = 1; q < RESYNC_KEY; q++) if (next[i + q] !== prev[j + q]) return false;
+  return true;
+}
+
 /**
  * The next positions (i', j') with i' ≥ i where RESYNC_KEY bytes of next agree with prev near j,
  * using the native Buffer search; null when there is none within reach.
@@ -189,6 +196,12 @@ function resync(prev: Buffer, j: number, next: Buffer, i: number): [number, numb
       while (q < RESYNC_KEY && next[i + k + q] === prev[jj + q]) q++;
       if (q === RESYNC_KEY) return [i + k, jj];
     }
+  }
+  // Inserted or deleted text (a name added to a list, a longer string): the frames agree again
+  // at next[i + k] = prev[j] or at next[i] = prev[j + k].
+  for (let k = RESYNC_SCAN + 1; k <= SHIFT_SCAN; k++) {
+    if (i + k + RESYNC_KEY <= n && equalAt(next, i + k, prev, j)) return [i + k, j];
+    if (j + k + RESYNC_KEY <= m && equalAt(next, i, prev, j + k)) return [i, j + k];
   }
   // Farther: a few native searches from just before the expected position on, then anywhere.
   for (let k = 1; k <= RESYNC_SCAN && i + k + RESYNC_KEY <= n; k += 4) {

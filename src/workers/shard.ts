@@ -7,6 +7,7 @@ import type { BackendEffect, MatchSummary, ShardCmd, ShardEvent, ShardOut } from
 import { wireMessage } from '../protocol/wire.js';
 import { createClock } from './clock.js';
 import { deflateDelta } from './deflate-delta.js';
+import { wireSerializeMatch } from './wire-serializer.js';
 import { Match } from './match/match.js';
 import { serializeMatch } from './match/serialize.js';
 import { ReplayRecorder, replayHeader } from './replay-recorder.js';
@@ -22,6 +23,8 @@ export interface ShardSettings {
   serviceVersion: string;
   /** Compute permessage-deflate deltas between consecutive frames (COMPRESSION). */
   compression: boolean;
+  /** FRAME_SERIALIZER: 'wire' (one pass, cached subtrees) or 'json' (fast-json-stringify, then escaped). */
+  frameSerializer: 'wire' | 'json';
   /** SNAPSHOT_INTERVAL_MS: how often the matches that changed are snapshotted to the main thread. */
   snapshotIntervalMs?: number;
   /** FAULT_INJECTION (tests only): honour `test_crash`. */
@@ -419,18 +422,20 @@ export class Shard {
   private sendFrame(slot: Slot, now: number, force = false): void {
     this.dirty.delete(slot);
     if (!force && slot.match.eventNumber <= slot.lastSentEvent) return;
-    let frame: string;
+    let wire: string;
     try {
       // serverTime: the wall clock; with the recorded clock, the match clock (the time of the last
       // change), so that frames stay byte-identical whatever the shard count and replay speed.
-      frame = serializeMatch(slot.match, this.settings.trustReplayTimestamps ? slot.match.lastChangeAt : now);
+      const serverTime = this.settings.trustReplayTimestamps ? slot.match.lastChangeAt : now;
+      wire = this.settings.frameSerializer === 'wire'
+        ? wireSerializeMatch(slot.match, serverTime)
+        : wireMessage(serializeMatch(slot.match, serverTime));
     } catch (err) {
       this.event({ t: 'log', level: 'error', msg: 'serialization failed', fields: { groupCode: slot.groupCode, error: (err as Error).message } });
       slot.lastSentEvent = slot.match.eventNumber;
       return;
     }
     this.framesSerialized++;
-    const wire = wireMessage(frame);
     let delta: Uint8Array | null = null;
     if (this.settings.compression) {
       // One delta per frame, for every frontend whose deflate window ends with the previous frame.

@@ -84,6 +84,7 @@ export class MatchHub {
         replayDir: c.REPLAY_DIR,
         serviceVersion: SERVICE_VERSION,
         compression: c.COMPRESSION,
+        frameSerializer: c.FRAME_SERIALIZER,
         snapshotIntervalMs: c.SNAPSHOT_INTERVAL_MS,
         faultInjection: c.FAULT_INJECTION,
       },
