@@ -23,6 +23,8 @@ const AUTH_KEY = 'ADMIN-TEST-KEY';
 const OPS_TOKEN = 'ops-token-5f1c9a7e2d';
 const CI_TOKEN = 'ci-token-0b3e8d41c7aa';
 const ADMIN_TOKEN = `ops:${OPS_TOKEN},${CI_TOKEN}`;
+/** Instant replays send far faster than a real observer: lift the per-socket ingest budget. */
+const FAST_REPLAY = { INGEST_RATE_PER_SOCKET: '1000000', INGEST_BURST_PER_SOCKET: '1000000' };
 
 const observers: Socket[] = [];
 afterEach(() => {
@@ -67,7 +69,7 @@ describe('admin routes without ADMIN_TOKEN', () => {
 describe('admin routes with ADMIN_TOKEN', () => {
   let svc: TestService;
   beforeAll(async () => {
-    svc = await startTestService({ AUTH_KEY, ADMIN_TOKEN, SHARD_WORKERS: '2' });
+    svc = await startTestService({ AUTH_KEY, ADMIN_TOKEN, SHARD_WORKERS: '2', ...FAST_REPLAY });
   });
   afterAll(async () => {
     await svc?.close();
@@ -275,7 +277,7 @@ describe('force-end of a registered match', () => {
       if (/^\/system\/match\/[^/]+\/(register|update|complete)$/.test(req.path)) return { status: 200, json: {} };
       return { status: 404, json: {} };
     });
-    svc = await startTestService({ AUTH_KEY, ADMIN_TOKEN, USE_BACKEND: 'true', BACKEND_URL: backend.url, BACKEND_TOKEN: 'bt' });
+    svc = await startTestService({ AUTH_KEY, ADMIN_TOKEN, USE_BACKEND: 'true', BACKEND_URL: backend.url, BACKEND_TOKEN: 'bt', ...FAST_REPLAY });
   });
   afterAll(async () => {
     await svc?.close();
