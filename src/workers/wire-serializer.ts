@@ -58,6 +58,16 @@ const keyLiteral = (name: string) => JSON.stringify(escapeJson(JSON.stringify(na
 let counter = 0;
 const fresh = (base: string) => `${base}${counter++}`;
 
+/**
+ * A string built by many `+=` is a tree of pieces (a V8 cons string); every later read of it
+ * (Buffer.from, postMessage, being part of a larger string) walks that tree again. Converting it
+ * to a number makes V8 flatten it in place once (the trick of the flatstr package).
+ */
+function flat(s: string): string {
+  void ((s as unknown as number) | 0);
+  return s;
+}
+
 /** Values equal as JSON (NaN equals NaN: both serialize as null). */
 function sameDeep(v: unknown, s: unknown): boolean {
   if (v === s) return true;
@@ -119,7 +129,7 @@ function cachedSerializer(schema: Schema, serialize: (v: unknown) => string): (v
     if (typeof v !== 'object' || v === null) return serialize(v);
     const hit = cache.get(v);
     if (hit && same(v, hit.shadow)) return hit.out;
-    const out = serialize(v);
+    const out = flat(serialize(v));
     cache.set(v, { shadow: copyDeep(v), out });
     return out;
   };
@@ -191,5 +201,5 @@ const serializeFrame = compileEscaped({ ...(matchDataSchema as Schema), properti
 
 /** The match_data WebSocket message text of the match's current state. */
 export function wireSerializeMatch(m: Match, serverTime: number): string {
-  return '42["match_data","' + serializeFrame(m.snapshot(), serverTime) + '"]';
+  return flat('42["match_data","' + serializeFrame(m.snapshot(), serverTime) + '"]');
 }
