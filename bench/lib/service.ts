@@ -34,7 +34,7 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
     env: {
       ...process.env,
       INSECURE: 'true', HOST: '127.0.0.1', INGEST_PORT: '0', REST_PORT: '0', BROADCAST_PORT: '0',
-      LOG_LEVEL: 'warn', DATA_DIR: fs.mkdtempSync('/tmp/ods-bench-'), AUTH_KEY: 'bench-key',
+      LOG_LEVEL: 'warn', DATA_DIR: fs.mkdtempSync('/tmp/ods-bench-'), AUTH_KEY: 'bench-key', METRICS_PORT: '0',
       ...env,
     },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],

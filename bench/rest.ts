@@ -1,0 +1,78 @@
+// bench:rest — autocannon against the REST routes, plus the ceiling: a trivial uWS route with a
+// fixed JSON body, measured first in the same run (autocannon shares the 2 cores).
+//
+//   npm run bench:rest -- [--duration 10] [--connections 50]
+import { fork } from 'node:child_process';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { EioClient, eventPayload } from './lib/eio-client.js';
+import { jsonLine, machine, table, writeResults } from './lib/report.js';
+import { startServiceProcess } from './lib/service.js';
+
+const argv = process.argv.slice(2);
+const opt = (name: string, def: string) => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : def; };
+const DURATION = Number(opt('duration', '10'));
+const CONNECTIONS = Number(opt('connections', '50'));
+
+/** Requests/s of the service this replaces, same machine and load generator (issue 4). */
+const REFERENCE: Record<string, number> = { 'GET /status': 5400, 'GET /preview/:code': 4300, 'PUT /createPreview': 2300 };
+
+interface Run { route: string; url: string; method?: 'GET' | 'PUT'; body?: string }
+
+async function cannon(run: Run): Promise<Record<string, unknown>> {
+  const result = await autocannon({
+    url: run.url, method: run.method ?? 'GET', body: run.body,
+    headers: run.body ? { 'content-type': 'application/json' } : undefined,
+    connections: CONNECTIONS, pipelining: 1, duration: DURATION,
+  });
+  return {
+    route: run.route,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+// The ceiling first.
+const ceiling = fork(path.resolve(import.meta.dirname, 'lib/ceiling-host.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const ceilingPort = await new Promise<number>((resolve) => ceiling.on('message', (m: { t: string; port: number }) => { if (m.t === 'ready') resolve(m.port); }));
+process.stderr.write(`ceiling: trivial uWS route, ${DURATION}s\n`);
+const ceilingResult = await cannon({ route: 'ceiling: trivial uWS GET', url: `http://127.0.0.1:${ceilingPort}/status` });
+ceiling.send({ t: 'stop' });
+
+const svc = await startServiceProcess({ LOG_LEVEL: 'error', PREVIEW_MAX: '100000' });
+const rest = `http://127.0.0.1:${svc.ports.rest}`;
+// A preview and a live match (its team info) to read.
+const preview = { type: 'preview', key: 'bench-key', previewCode: 'BENCH1', leftTeam: { name: 'Left', tricode: 'LFT', url: 'https://example.com/l.png' }, rightTeam: { name: 'Right', tricode: 'RGT', url: 'https://example.com/r.png' }, toolsData: { seriesInfo: { needed: 1, wonLeft: 0, wonRight: 0, mapInfo: [] } } };
+const created = await fetch(`${rest}/createPreview`, { method: 'PUT', body: JSON.stringify(preview), headers: { 'content-type': 'application/json' } });
+if (created.status !== 200) throw new Error(`createPreview: ${created.status}`);
+await new Promise<void>((resolve, reject) => {
+  const c: EioClient = new EioClient({
+    url: `http://127.0.0.1:${svc.ports.ingest}`,
+    onOpen: () => c.emit('obs_logon', JSON.stringify({ type: 'authenticate', clientVersion: '0.3.3', obsName: 'Bench', key: 'bench-key', groupCode: 'BENCHG', leftTeam: preview.leftTeam, rightTeam: preview.rightTeam })),
+    onEvent: (event, text) => { if (event === 'obs_logon_ack') (JSON.parse(eventPayload(text)) as { value: boolean }).value ? resolve() : reject(new Error('logon refused')); },
+  });
+});
+
+const runs: Run[] = [
+  { route: 'GET /status', url: `${rest}/status` },
+  { route: 'GET /preview/:code', url: `${rest}/preview/BENCH1` },
+  { route: 'GET /getTeamInfoForCode', url: `${rest}/getTeamInfoForCode?groupCode=BENCHG` },
+  { route: 'PUT /createPreview', url: `${rest}/createPreview`, method: 'PUT', body: JSON.stringify(preview) },
+];
+const results: Record<string, unknown>[] = [ceilingResult];
+for (const run of runs) {
+  process.stderr.write(`${run.route}, ${DURATION}s\n`);
+  const r = await cannon(run);
+  r.ofCeiling = (r.rps as number) / (ceilingResult.rps as number);
+  const ref = REFERENCE[run.route];
+  if (ref) r.vsReplaced = (r.rps as number) / ref;
+  results.push(r);
+}
+await svc.stop();
+for (const r of results) jsonLine({ bench: 'rest', ...r });
+process.stdout.write('\n' + table(results, ['route', 'rps', 'p50', 'p99', 'ofCeiling', 'vsReplaced', 'non2xx', 'errors']) + '\n');
+process.stdout.write(`results: ${writeResults('rest', { bench: 'rest', machine: machine(), options: { DURATION, CONNECTIONS }, results })}\n`);
+process.exit(0);
