@@ -25,12 +25,20 @@ async function main(): Promise<void> {
   }
   process.stdout.write(banner(service) + '\n');
   const stop = (signal: string) => {
-    service.log.info({ module: 'service', signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 10_000);
+    service.log.info({ module: 'service', signal, timeoutMs: config.SHUTDOWN_TIMEOUT_MS, stateDir: config.STATE_DIR !== '' }, 'shutting down');
+    // Bounded: whatever is still pending after SHUTDOWN_TIMEOUT_MS is abandoned.
+    const force = setTimeout(() => {
+      process.stderr.write(`shutdown did not finish within ${config.SHUTDOWN_TIMEOUT_MS} ms; exiting\n`);
+      process.exit(1);
+    }, config.SHUTDOWN_TIMEOUT_MS);
     force.unref();
-    void service.close().then(() => {
+    const exit = (code: number) => {
       service.log.flush?.();
-      setTimeout(() => process.exit(0), 50);
+      setTimeout(() => process.exit(code), 50);
+    };
+    service.shutdown().then(() => exit(0), (err: Error) => {
+      process.stderr.write(`shutdown failed: ${err.message}\n`);
+      exit(1);
     });
   };
   process.once('SIGTERM', () => stop('SIGTERM'));

@@ -6,6 +6,8 @@ import type { Config } from './config.js';
 import { IngestServer } from './ingest/server.js';
 import { MatchHub } from './matches/hub.js';
 import { createLogger, type Logger } from './log.js';
+import { Metrics } from './metrics.js';
+import { StateDir } from './state/state-dir.js';
 import { createRestApi, type RestApi } from './rest/index.js';
 import { setupTls, type TlsSetup } from './tls.js';
 import { closeListen, createApp, listen, type TemplatedApp, type us_listen_socket } from './uws.js';
@@ -22,12 +24,23 @@ export interface Service {
   readonly log: Logger;
   readonly tls: TlsSetup;
   readonly authKey: { key: string; source: AuthKeySource };
-  readonly ports: { ingest: number; rest: number; broadcast: number };
+  /** `metrics` is null when METRICS_ENABLED=false. */
+  readonly ports: { ingest: number; rest: number; broadcast: number; metrics: number | null };
   readonly rest: RestApi;
   readonly ingest: IngestServer;
   readonly broadcast: BroadcastServer;
   readonly hub: MatchHub;
+  readonly metrics: Metrics | null;
+  readonly stateDir: StateDir | null;
+  /** Immediate stop (tests): listeners and sockets closed, shards stopped; nothing persisted or completed. */
   close(): Promise<void>;
+  /**
+   * Graceful stop (SIGTERM/SIGINT): stop accepting, close ingestion sockets (clients reconnect and
+   * resend what they buffered), send each live match's latest frame, then persist the matches and
+   * sessions (STATE_DIR) or complete registered matches with the backend (no STATE_DIR), then
+   * close everything. Bounded by SHUTDOWN_TIMEOUT_MS.
+   */
+  shutdown(): Promise<void>;
 }
 
 export async function startService(config: Config, options: ServiceOptions = {}): Promise<Service> {
@@ -39,11 +52,13 @@ export async function startService(config: Config, options: ServiceOptions = {})
   let broadcast: BroadcastServer | null = null;
   let ingest: IngestServer | null = null;
   let hub: MatchHub | null = null;
+  const stateDir = config.STATE_DIR ? new StateDir(config.STATE_DIR, log) : null;
   const rest = createRestApi({ config, log, version: SERVICE_VERSION, authKey: authKey.key, matchesRunning: () => hub?.registry.count() ?? 0 });
   hub = new MatchHub({
     config, log, teamInfo: rest.teamInfo,
     publish: (packet) => broadcast?.publish(packet),
     onMatchRemoved: (code, matchId) => ingest?.endSessionsOf(code, matchId),
+    ...(stateDir ? { stateDir } : {}),
   });
 
   // Two uWS apps (ingestion, REST), each with its own routes; broadcast runs on node:http (broadcast/server.ts).
@@ -53,6 +68,23 @@ export async function startService(config: Config, options: ServiceOptions = {})
   ingest = new IngestServer(ingestApp, { config, log, keys: rest.keys, hub, testHooks: options.testHooks ?? false });
   broadcast = new BroadcastServer({ config, log, tls: tls.files, latestFrame: (code) => hub?.registry.latestFrame(code) });
   rest.register(restApp, { hub, ingest, broadcast });
+
+  // STATE_DIR: the matches and sessions of the previous run come back before anything listens.
+  let sessionsWritten = -1;
+  let sessionTimer: NodeJS.Timeout | null = null;
+  if (stateDir) {
+    hub.restore(stateDir.loadMatches());
+    const resumable = ingest.sessions.importPersisted(stateDir.loadSessions(), Date.now());
+    if (resumable > 0) log.info({ module: 'service', sessions: resumable }, 'resumable sessions restored from STATE_DIR');
+    const writeSessions = () => {
+      if (ingest!.sessions.version === sessionsWritten) return;
+      sessionsWritten = ingest!.sessions.version;
+      stateDir.writeSessions(ingest!.sessions.exportPersisted(Date.now()));
+    };
+    sessionTimer = setInterval(writeSessions, config.SNAPSHOT_INTERVAL_MS);
+    sessionTimer.unref();
+  }
+  const metrics = config.METRICS_ENABLED ? new Metrics({ config, log, hub, ingest, broadcast }) : null;
 
   const tokens: us_listen_socket[] = [];
   const bind = async (app: TemplatedApp, port: number) => {
@@ -66,24 +98,57 @@ export async function startService(config: Config, options: ServiceOptions = {})
       ingest: await bind(ingestApp, config.INGEST_PORT),
       rest: await bind(restApp, config.REST_PORT),
       broadcast: await broadcast.listen(config.HOST, config.BROADCAST_PORT),
+      metrics: metrics ? await metrics.listen() : null,
     };
   } catch (err) {
     for (const token of tokens) closeListen(token);
-    await Promise.allSettled([ingest.close(), broadcast.close(), hub.close()]);
+    if (sessionTimer) clearInterval(sessionTimer);
+    await Promise.allSettled([ingest.close(), broadcast.close(), hub.close(), metrics?.close()]);
     rest.close();
     throw err;
   }
 
   let closed = false;
+  const closeAll = async () => {
+    if (sessionTimer) clearInterval(sessionTimer);
+    for (const token of tokens) closeListen(token);
+    tokens.length = 0;
+    await Promise.allSettled([ingest!.close(), broadcast!.close(), hub!.close(), metrics?.close()]);
+    rest.close();
+    for (const app of [ingestApp, restApp]) (app as unknown as { close?: () => void }).close?.();
+  };
   const service: Service = {
-    config, log, tls, authKey, ports, rest, ingest, broadcast, hub,
+    config, log, tls, authKey, ports, rest, ingest, broadcast, hub, metrics, stateDir,
     async close() {
       if (closed) return;
       closed = true;
+      await closeAll();
+    },
+    async shutdown() {
+      if (closed) return;
+      closed = true;
+      const started = Date.now();
+      // Leave room for closing the listeners within SHUTDOWN_TIMEOUT_MS.
+      const deadline = started + Math.max(200, config.SHUTDOWN_TIMEOUT_MS - 1000);
+      const slog = log.child({ module: 'service' });
+      // 1. Stop accepting: no new connections on any listener.
+      if (sessionTimer) clearInterval(sessionTimer);
       for (const token of tokens) closeListen(token);
-      await Promise.allSettled([ingest!.close(), broadcast!.close(), hub!.close()]);
-      rest.close();
-      for (const app of [ingestApp, restApp]) (app as unknown as { close?: () => void }).close?.();
+      tokens.length = 0;
+      broadcast!.stopListening();
+      // 2. Ingestion sockets close: clients reconnect (to the restarted service) and resend what they
+      //    buffered meanwhile; what was received is already on its way to the shards.
+      await ingest!.close();
+      // 3. Every live match's latest frame to its frontends; then persist (STATE_DIR) or complete.
+      const live = hub!.registry.count();
+      await hub!.shutdown(deadline);
+      if (stateDir) {
+        stateDir.writeSessions(ingest!.sessions.exportPersisted(Date.now()));
+        await stateDir.flush();
+      }
+      slog.info({ liveMatches: live, persisted: stateDir !== null, ms: Date.now() - started }, stateDir ? 'live matches persisted to STATE_DIR' : 'live matches completed');
+      // 4. Frontend sockets close (they reconnect and log on again), then the rest.
+      await closeAll();
     },
   };
   log.info({ module: 'service', ports, tls: tls.source, accessKeySource: authKey.source, version: SERVICE_VERSION }, 'service started');

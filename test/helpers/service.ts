@@ -7,8 +7,8 @@ import { Writable } from 'node:stream';
 import type * as ServiceModule from '../../src/main/service.js';
 import type * as ConfigModule from '../../src/main/config.js';
 
-const serviceModule = (await import('../../dist/main/service.js')) as typeof ServiceModule;
-const configModule = (await import('../../dist/main/config.js')) as typeof ConfigModule;
+const serviceModule = (await import('../../dist/main/service.js')) as unknown as typeof ServiceModule;
+const configModule = (await import('../../dist/main/config.js')) as unknown as typeof ConfigModule;
 
 export type Service = ServiceModule.Service;
 
@@ -38,6 +38,11 @@ export async function startTestService(env: Record<string, string> = {}, options
     LOG_LEVEL: 'debug',
     DATA_DIR: dataDir,
     SHARD_WORKERS: '1',
+    METRICS_PORT: '0',
+    // Tests replay the recorded match as fast as the socket takes it: far above the per-socket
+    // budget (200 msg/s). The reliability tests set the real budget where they test it.
+    INGEST_RATE_PER_SOCKET: '1000000',
+    INGEST_BURST_PER_SOCKET: '1000000',
     ...env,
   });
   const logs: string[] = [];
@@ -48,7 +53,7 @@ export async function startTestService(env: Record<string, string> = {}, options
     },
   });
   // The service's own logger factory, so its redaction rules are what the tests see.
-  const { createLogger } = (await import('../../dist/main/log.js')) as typeof import('../../src/main/log.js');
+  const { createLogger } = (await import('../../dist/main/log.js')) as unknown as typeof import('../../src/main/log.js');
   const service = await serviceModule.startService(config, { logger: createLogger(config, sink), testHooks: options.testHooks ?? true });
   const scheme = config.INSECURE ? 'http' : 'https';
   return {

@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { Server, type Socket } from 'socket.io';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import { AddressLimiter } from '../sockets/address-limit.js';
 import { LocalAdapter } from '../sockets/adapters.js';
 import { parsePayload } from '../sockets/io-server.js';
 import type { TlsFiles } from '../uws.js';
@@ -33,6 +34,10 @@ export interface BroadcastDeps {
 const MAX_BUFFERED_BYTES = 256 * 1024;
 const MAX_POLLING_PACKETS = 4;
 const STALE_CHECK_MS = 50;
+/** Group codes are at most 64 characters (the observer logon's limit); longer logons are ignored. */
+const MAX_GROUP_CODE_LENGTH = 64;
+/** A frontend sends one `logon` per connection; one that sends this many events is closed. */
+const MAX_FRONTEND_EVENTS = 20;
 
 interface Frontend {
   socket: Socket;
@@ -41,6 +46,11 @@ interface Frontend {
   mode: DeflateMode;
   /** Frame number that ends this peer's deflate window (-1: none). */
   lastSeq: number;
+  /** Connection time and events received (idle and misbehaving frontends are closed). */
+  connectedAt: number;
+  events: number;
+  /** The newest frame skipped while it did not read: sent once it drained, even if its match is gone by then. */
+  skippedFrame?: FramePacket;
 }
 
 export interface BroadcastCounters {
@@ -62,6 +72,12 @@ export class BroadcastServer {
   private readonly groups = new Map<string, Set<Frontend>>();
   private readonly stale = new Set<Frontend>();
   private staleTimer: NodeJS.Timeout | null = null;
+  /** Connected frontends that have not logged on yet (closed after IDLE_SOCKET_TIMEOUT_MS). */
+  private readonly waiting = new Set<Frontend>();
+  private readonly idleTimer: NodeJS.Timeout;
+  readonly addresses: AddressLimiter;
+  /** Frontends closed by the service: idle (no logon), misbehaving (too many events) (metrics). */
+  readonly closed = { idle: 0, misbehaving: 0 };
 
   constructor(private readonly deps: BroadcastDeps) {
     this.log = deps.log.child({ module: 'broadcast' });
@@ -74,16 +90,37 @@ export class BroadcastServer {
       serveClient: false,
       transports: ['polling', 'websocket'],
       cors: { origin: '*' },
-      pingInterval: 25_000,
-      pingTimeout: 20_000,
+      pingInterval: c.PING_INTERVAL_MS,
+      pingTimeout: c.PING_TIMEOUT_MS,
+      connectTimeout: c.IDLE_SOCKET_TIMEOUT_MS,
       maxHttpBufferSize: c.MAX_MESSAGE_BYTES,
+      allowRequest: (req, cb) => this.addresses.allowRequest(req, cb),
       httpCompression: c.COMPRESSION ? { threshold: 1024 } : false,
       // Negotiated with context takeover; ws itself never compresses (websocket.ts).
       perMessageDeflate: c.COMPRESSION ? { threshold: 1024, serverNoContextTakeover: false, serverMaxWindowBits: 15 } : false,
       wsEngine: BroadcastWebSocketServer,
       adapter: LocalAdapter,
     });
+    this.addresses = new AddressLimiter(c.MAX_SOCKETS_PER_ADDRESS);
+    this.addresses.attach(this.io);
     this.io.on('connection', (socket) => this.onConnection(socket));
+    this.idleTimer = setInterval(() => this.closeIdle(Date.now()), Math.max(50, Math.min(5000, Math.floor(c.IDLE_SOCKET_TIMEOUT_MS / 3))));
+    this.idleTimer.unref();
+  }
+
+  /** Frontends that connected and never logged on are closed after IDLE_SOCKET_TIMEOUT_MS. */
+  private closeIdle(now: number): void {
+    for (const f of this.waiting) {
+      if (now - f.connectedAt < this.deps.config.IDLE_SOCKET_TIMEOUT_MS) continue;
+      this.waiting.delete(f);
+      this.closed.idle++;
+      f.socket.disconnect(true);
+    }
+  }
+
+  /** Open frontend sockets: logged on to a group, or not yet (metrics). */
+  socketCounts(): { frontend: number; unauthenticated: number } {
+    return { frontend: this.frontendCount(), unauthenticated: this.waiting.size };
   }
 
   listen(host: string, port: number): Promise<number> {
@@ -97,7 +134,14 @@ export class BroadcastServer {
   }
 
   private onConnection(socket: Socket): void {
-    const frontend: Frontend = { socket, groupCode: null, ws: null, mode: 'plain', lastSeq: -1 };
+    const frontend: Frontend = { socket, groupCode: null, ws: null, mode: 'plain', lastSeq: -1, connectedAt: Date.now(), events: 0 };
+    this.waiting.add(frontend);
+    socket.onAny(() => {
+      if (++frontend.events < MAX_FRONTEND_EVENTS) return;
+      this.closed.misbehaving++;
+      this.log.info({ socket: socket.id }, 'frontend closed: too many events');
+      socket.disconnect(true);
+    });
     const useWebSocket = (transport: { name: string; socket?: unknown }) => {
       if (transport.name !== 'websocket') return;
       frontend.ws = transport.socket as BroadcastWebSocket;
@@ -110,12 +154,14 @@ export class BroadcastServer {
     socket.on('logon', (payload: unknown) => {
       if (frontend.groupCode !== null) return; // handled once per socket
       const parsed = parsePayload(payload);
-      const groupCode = parsed.ok ? (parsed.value as { groupCode?: unknown }).groupCode : undefined;
-      if (typeof groupCode !== 'string' || groupCode.length === 0) {
+      const value = parsed.ok ? parsed.value : undefined;
+      const groupCode = value !== null && typeof value === 'object' ? (value as { groupCode?: unknown }).groupCode : undefined;
+      if (typeof groupCode !== 'string' || groupCode.length === 0 || groupCode.length > MAX_GROUP_CODE_LENGTH) {
         this.log.info({ socket: socket.id, error: parsed.ok ? 'no string groupCode' : parsed.error }, 'frontend logon ignored');
         return;
       }
       frontend.groupCode = groupCode;
+      this.waiting.delete(frontend);
       let group = this.groups.get(groupCode);
       if (!group) this.groups.set(groupCode, (group = new Set()));
       group.add(frontend);
@@ -125,6 +171,7 @@ export class BroadcastServer {
     });
     socket.on('disconnect', () => {
       this.stale.delete(frontend);
+      this.waiting.delete(frontend);
       if (frontend.groupCode === null) return;
       const group = this.groups.get(frontend.groupCode);
       group?.delete(frontend);
@@ -143,7 +190,7 @@ export class BroadcastServer {
     const c = this.counters;
     if (!f.ws) {
       const backlog = (f.socket.conn as unknown as { writeBuffer: unknown[] }).writeBuffer.length;
-      if (backlog >= MAX_POLLING_PACKETS) return this.skip(f);
+      if (backlog >= MAX_POLLING_PACKETS) return this.skip(f, packet);
       const text = packet.text();
       f.socket.emit('match_data', text);
       c.bytes += text.length;
@@ -151,7 +198,7 @@ export class BroadcastServer {
       c.deliveries++;
       return;
     }
-    if (f.ws.bufferedAmount > MAX_BUFFERED_BYTES) return this.skip(f);
+    if (f.ws.bufferedAmount > MAX_BUFFERED_BYTES) return this.skip(f, packet);
     if (f.mode === 'delta' && packet.delta && f.lastSeq === packet.seq - 1) {
       f.ws.sendRaw(packet.delta, true);
       c.bytes += packet.delta.byteLength;
@@ -171,8 +218,9 @@ export class BroadcastServer {
   }
 
   /** A frontend that does not read: skip frames, and send the latest one once it has drained. */
-  private skip(f: Frontend): void {
+  private skip(f: Frontend, packet: FramePacket): void {
     this.counters.skipped++;
+    f.skippedFrame = packet;
     this.stale.add(f);
     if (!this.staleTimer) {
       this.staleTimer = setInterval(() => this.retryStale(), STALE_CHECK_MS);
@@ -187,7 +235,9 @@ export class BroadcastServer {
         : (f.socket.conn as unknown as { writeBuffer: unknown[] }).writeBuffer.length === 0;
       if (!drained) continue;
       this.stale.delete(f);
-      const latest = f.groupCode !== null ? this.deps.latestFrame(f.groupCode) : undefined;
+      // The match's latest frame; the last one skipped when the match is gone meanwhile (its final frame).
+      const latest = (f.groupCode !== null ? this.deps.latestFrame(f.groupCode) : undefined) ?? f.skippedFrame;
+      f.skippedFrame = undefined;
       if (latest && latest.seq !== f.lastSeq) this.deliver(f, latest);
     }
     if (this.stale.size === 0 && this.staleTimer) {
@@ -204,7 +254,13 @@ export class BroadcastServer {
     return n;
   }
 
+  /** Stops accepting connections (shutdown); open ones keep getting frames until close(). */
+  stopListening(): void {
+    this.http.close();
+  }
+
   async close(): Promise<void> {
+    clearInterval(this.idleTimer);
     if (this.staleTimer) clearInterval(this.staleTimer);
     await this.io.close(); // also closes the HTTP server
   }

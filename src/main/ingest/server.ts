@@ -1,6 +1,7 @@
 // Ingestion listener (5100): observer and auxiliary clients (clients.md 1–4). Connection state
 // recovery is on (clients.md 1.5), so every emit goes through the adapter: IngestAdapter keeps it
 // on this server. Payloads it only forwards are not parsed here; the shards parse them.
+import crypto from 'node:crypto';
 import semver from 'semver';
 import type { Server, Socket } from 'socket.io';
 import type { KeyValidator } from '../backend/key-validation.js';
@@ -9,6 +10,8 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { MatchHub } from '../matches/hub.js';
 import { secretMatches } from '../matches/registry.js';
+import { valueDepthExceeds } from '../../protocol/json-depth.js';
+import { AddressLimiter } from '../sockets/address-limit.js';
 import { IngestAdapter } from '../sockets/adapters.js';
 import { createIoServer, parsePayload } from '../sockets/io-server.js';
 import type { TemplatedApp } from '../uws.js';
@@ -27,33 +30,61 @@ export interface IngestDeps {
 
 const KEEPALIVE_MS = 30_000;
 
+/** The events of the ingestion listener; any other is counted as `unknown_event` (metrics labels stay bounded). */
+const KNOWN_EVENTS = new Set(['obs_logon', 'aux_logon', 'obs_data', 'aux_data']);
+
 interface SocketState {
   session: Session | null;
   logonPending: boolean;
   /** Drop kinds already logged for this socket: each is logged once, then only counted. */
   logged: Set<string>;
+  /** Per-socket budget (token bucket, INGEST_RATE_PER_SOCKET / INGEST_BURST_PER_SOCKET). */
+  tokens: number;
+  tokensAt: number;
+  /** Last event received (or the connection time): unauthenticated sockets idle for IDLE_SOCKET_TIMEOUT_MS are closed. */
+  lastEventAt: number;
+}
+
+/** Which access key (or organisation) a match belongs to, for MAX_MATCHES_PER_KEY: never the key itself. */
+export function keyIdOf(key: unknown, organizationId: string | undefined): string {
+  if (organizationId) return `org:${organizationId}`;
+  return `key:${crypto.createHash('sha256').update(typeof key === 'string' ? key : '', 'utf8').digest('hex').slice(0, 24)}`;
 }
 
 export class IngestServer {
   readonly io: Server;
   readonly sessions: SessionTable;
   readonly dropped: Record<string, number> = {};
+  /** Events received by name (known names, else 'other') and sent by name (metrics). */
+  readonly eventsIn: Record<string, number> = {};
+  readonly eventsOut: Record<string, number> = {};
+  /** Sockets closed by the service: idle, and logons refused by a cap (metrics). */
+  readonly closed = { idle: 0, capacity: 0 };
+  readonly addresses: AddressLimiter;
   private readonly log: Logger;
   private readonly states = new Map<string, { socket: Socket; state: SocketState }>();
   private readonly timer: NodeJS.Timeout;
+  private readonly idleTimer: NodeJS.Timeout;
+  /** Set at shutdown: sockets closing now are not players leaving (no auxiliary-disconnect changes). */
+  private shuttingDown = false;
 
   constructor(app: TemplatedApp, private readonly deps: IngestDeps) {
     this.log = deps.log.child({ module: 'ingest' });
     this.sessions = new SessionTable(deps.config.RECOVERY_WINDOW_MS);
-    this.io = createIoServer(app, deps.config, { adapter: IngestAdapter, recovery: true, maxBackpressure: 1024 * 1024 });
+    this.addresses = new AddressLimiter(deps.config.MAX_SOCKETS_PER_ADDRESS);
+    this.io = createIoServer(app, deps.config, { adapter: IngestAdapter, recovery: true, maxBackpressure: 1024 * 1024, allowRequest: this.addresses.allowRequest });
+    this.addresses.attach(this.io);
     this.io.on('connection', (socket) => this.onConnection(socket));
+    const idleMs = deps.config.IDLE_SOCKET_TIMEOUT_MS;
+    this.idleTimer = setInterval(() => this.closeIdle(Date.now()), Math.max(50, Math.min(5000, Math.floor(idleMs / 3))));
+    this.idleTimer.unref();
     // An auxiliary session without a player id learns it here, from its own first aux_scoreboard
     // (auxData): the shard's aux_player event does not say which session sent the row, so it must
     // not be applied to every session of the match that has no player id yet.
     // Keepalive keeps each client's recovery offset fresh (clients.md 1.5 item 4); sweep expired sessions.
     this.timer = setInterval(() => {
       const payload = JSON.stringify({ t: Date.now() });
-      for (const { socket, state } of this.states.values()) if (state.session) socket.emit('service_keepalive', payload);
+      for (const { socket, state } of this.states.values()) if (state.session) this.emit(socket, 'service_keepalive', payload);
       this.sessions.sweep(Date.now());
     }, KEEPALIVE_MS);
     this.timer.unref();
@@ -61,10 +92,10 @@ export class IngestServer {
 
   private onConnection(socket: Socket): void {
     // Every handler is bound synchronously: the client flushes buffered emits right after CONNECT.
-    const state: SocketState = { session: null, logonPending: false, logged: new Set() };
+    const now = Date.now();
+    const state: SocketState = { session: null, logonPending: false, logged: new Set(), tokens: this.deps.config.INGEST_BURST_PER_SOCKET, tokensAt: now, lastEventAt: now };
     this.states.set(socket.id, { socket, state });
     const pid = (socket as unknown as { pid?: string }).pid ?? '';
-    const now = Date.now();
 
     if (socket.recovered) {
       const session = this.sessions.resumable(pid, now);
@@ -75,15 +106,36 @@ export class IngestServer {
       if (session) this.resume(socket, state, session, pid);
     }
 
-    socket.on('obs_logon', (payload: unknown) => void this.obsLogon(socket, state, payload));
-    socket.on('aux_logon', (payload: unknown) => this.auxLogon(socket, state, payload));
-    socket.on('obs_data', (payload: unknown) => this.obsData(socket, state, payload));
-    socket.on('aux_data', (payload: unknown) => this.auxData(socket, state, payload));
+    // Every event: the per-socket budget first, then exactly one argument; a handler that throws
+    // is logged and counted (socket.io runs handlers in process.nextTick: an exception would end the process).
+    const on = (event: string, handler: (payload: unknown) => void | Promise<void>) => {
+      socket.on(event, (...args: unknown[]) => {
+        if (!this.admit(socket, state, event)) return;
+        if (args.length !== 1) return this.drop(socket, state, 'bad_arguments');
+        try {
+          const pending = handler(args[0]);
+          if (pending) pending.catch((err: unknown) => this.handlerFailed(socket, state, event, err));
+        } catch (err) {
+          this.handlerFailed(socket, state, event, err);
+        }
+      });
+    };
+    on('obs_logon', (payload) => this.obsLogon(socket, state, payload));
+    on('aux_logon', (payload) => this.auxLogon(socket, state, payload));
+    on('obs_data', (payload) => this.obsData(socket, state, payload));
+    on('aux_data', (payload) => this.auxData(socket, state, payload));
+    socket.onAny((event: unknown) => {
+      if (typeof event === 'string' && KNOWN_EVENTS.has(event)) return;
+      if (this.deps.testHooks && event === 'test_echo') return;
+      if (!this.admit(socket, state, 'other')) return;
+      this.drop(socket, state, 'unknown_event');
+    });
     socket.on('disconnect', () => {
       this.states.delete(socket.id);
       const session = state.session;
       if (!session) return;
       this.sessions.disconnected(session, socket.id, Date.now());
+      if (this.shuttingDown) return; // the service is going away, not the player
       if (session.role === 'auxiliary' && session.playerId && session.socketId === null) this.deps.hub.auxDisconnected(session.matchId, session.playerId);
     });
     if (this.deps.testHooks) socket.on('test_echo', (payload: unknown) => socket.emit('test_echo', payload));
@@ -92,6 +144,14 @@ export class IngestServer {
   /** A reconnecting socket takes over its session; an old socket still open is closed. */
   private resume(socket: Socket, state: SocketState, session: Session, newPid: string): void {
     const oldSocketId = session.socketId;
+    // The client buffered its emits while it was away and flushes them now: the budget grows by what
+    // INGEST_RATE_PER_SOCKET allowed over that gap, so a real client's backlog is never shed.
+    const c = this.deps.config;
+    const now = Date.now();
+    const since = session.disconnectedAt ?? (oldSocketId ? this.states.get(oldSocketId)?.state.lastEventAt : undefined) ?? now;
+    const gapMs = Math.min(Math.max(0, now - since), c.RECOVERY_WINDOW_MS);
+    state.tokens = c.INGEST_BURST_PER_SOCKET + (gapMs * c.INGEST_RATE_PER_SOCKET) / 1000;
+    state.tokensAt = now;
     this.sessions.rekey(session, newPid, socket.id);
     state.session = session;
     socket.data = { role: session.role, groupCode: session.groupCode, obsName: session.obsName, matchId: session.matchId, playerId: session.playerId };
@@ -106,8 +166,65 @@ export class IngestServer {
   }
 
   private fail(socket: Socket, event: 'obs_logon_ack' | 'aux_logon_ack', type: string, reason: string): void {
-    socket.emit(event, JSON.stringify({ type, value: false, reason }));
+    this.emit(socket, event, JSON.stringify({ type, value: false, reason }));
     socket.disconnect(true);
+  }
+
+  private emit(socket: Socket, event: string, payload: string): void {
+    this.eventsOut[event] = (this.eventsOut[event] ?? 0) + 1;
+    socket.emit(event, payload);
+  }
+
+  /**
+   * The per-socket budget: a token bucket of INGEST_BURST_PER_SOCKET tokens refilled at
+   * INGEST_RATE_PER_SOCKET per second. Every received event costs one; without a token it is shed
+   * (dropped `rate_limited`, logged once per socket) before anything else is done with it.
+   */
+  private admit(socket: Socket, state: SocketState, event: string): boolean {
+    const c = this.deps.config;
+    const now = Date.now();
+    state.lastEventAt = now;
+    const name = KNOWN_EVENTS.has(event) ? event : 'other';
+    this.eventsIn[name] = (this.eventsIn[name] ?? 0) + 1;
+    const elapsed = now - state.tokensAt;
+    if (elapsed > 0) {
+      state.tokens = Math.min(c.INGEST_BURST_PER_SOCKET, state.tokens + (elapsed * c.INGEST_RATE_PER_SOCKET) / 1000);
+      state.tokensAt = now;
+    }
+    if (state.tokens < 1) {
+      this.drop(socket, state, 'rate_limited');
+      return false;
+    }
+    state.tokens -= 1;
+    return true;
+  }
+
+  private handlerFailed(socket: Socket, state: SocketState, event: string, err: unknown): void {
+    this.dropped.handler_error = (this.dropped.handler_error ?? 0) + 1;
+    if (state.logged.has('handler_error')) return;
+    state.logged.add('handler_error');
+    this.log.error({ socket: socket.id, event, error: (err as Error)?.message }, 'ingestion handler failed');
+  }
+
+  /** Sockets that are not logged on and have sent nothing for IDLE_SOCKET_TIMEOUT_MS are closed. */
+  private closeIdle(now: number): void {
+    const limit = this.deps.config.IDLE_SOCKET_TIMEOUT_MS;
+    for (const { socket, state } of this.states.values()) {
+      if (state.session || state.logonPending || now - state.lastEventAt < limit) continue;
+      this.closed.idle++;
+      if (!state.logged.has('idle')) {
+        state.logged.add('idle');
+        this.log.info({ socket: socket.id }, 'idle unauthenticated socket closed');
+      }
+      socket.disconnect(true);
+    }
+  }
+
+  /** Open sockets by kind: observer, auxiliary, unauthenticated (metrics). */
+  socketCounts(): { observer: number; auxiliary: number; unauthenticated: number } {
+    const out = { observer: 0, auxiliary: 0, unauthenticated: 0 };
+    for (const { state } of this.states.values()) out[state.session?.role ?? 'unauthenticated']++;
+    return out;
   }
 
   private versionProblem(version: unknown): string | null {
@@ -116,9 +233,9 @@ export class IngestServer {
   }
 
   private async obsLogon(socket: Socket, state: SocketState, payload: unknown): Promise<void> {
-    if (state.session || state.logonPending) return; // check 0
+    if (state.session || state.logonPending) return this.drop(socket, state, 'repeated_logon'); // check 0
     const parsed = parsePayload(payload);
-    if (!parsed.ok || !isObsLogon(parsed.value)) {
+    if (!parsed.ok || valueDepthExceeds(parsed.value) || !isObsLogon(parsed.value)) {
       this.log.info({ socket: socket.id }, 'observer logon refused: invalid packet');
       return this.fail(socket, 'obs_logon_ack', 'authenticate', 'Invalid packet.');
     }
@@ -149,19 +266,30 @@ export class IngestServer {
       }
       reason = 'reconnected';
     } else {
-      reason = this.deps.hub.create(packet, validity);
+      const keyId = keyIdOf(packet.key, validity.organizationId);
+      const refusal = this.deps.hub.admission(keyId);
+      if (refusal) {
+        this.closed.capacity++;
+        this.log.warn({ socket: socket.id, groupCode: packet.groupCode, liveMatches: this.deps.hub.registry.count() }, 'observer logon refused: capacity');
+        return this.fail(socket, 'obs_logon_ack', 'authenticate', refusal);
+      }
+      reason = this.deps.hub.create(packet, validity, keyId);
     }
     const session: Session = {
       role: 'observer', pid: (socket as unknown as { pid?: string }).pid ?? socket.id, groupCode: packet.groupCode,
       obsName: typeof packet.obsName === 'string' ? packet.obsName : '', matchId: '', playerId: '', socketId: socket.id, disconnectedAt: null,
     };
     this.bind(socket, state, session);
-    socket.emit('obs_logon_ack', JSON.stringify({ type: 'authenticate', value: true, reason }));
+    this.emit(socket, 'obs_logon_ack', JSON.stringify({ type: 'authenticate', value: true, reason }));
     this.log.info({ socket: socket.id, groupCode: packet.groupCode, reconnected: reason === 'reconnected', client: this.clientOf(socket) }, 'observer logged on');
   }
 
   private auxLogon(socket: Socket, state: SocketState, payload: unknown): void {
-    if (state.session || state.logonPending) return;
+    if (state.session || state.logonPending) return this.drop(socket, state, 'repeated_logon');
+    if (!this.deps.config.AUX_CLIENTS_ENABLED) {
+      this.log.info({ socket: socket.id }, 'auxiliary logon refused: auxiliary clients are disabled');
+      return this.fail(socket, 'aux_logon_ack', 'aux_authenticate', 'Auxiliary clients are disabled on this server.');
+    }
     const parsed = parsePayload(payload);
     if (!parsed.ok || !isAuxLogon(parsed.value)) return this.fail(socket, 'aux_logon_ack', 'aux_authenticate', 'Invalid packet.');
     const packet = parsed.value;
@@ -182,7 +310,7 @@ export class IngestServer {
       matchId, playerId, socketId: socket.id, disconnectedAt: null,
     };
     this.bind(socket, state, session);
-    socket.emit('aux_logon_ack', JSON.stringify({ type: 'aux_authenticate', value: true, reason: '' }));
+    this.emit(socket, 'aux_logon_ack', JSON.stringify({ type: 'aux_authenticate', value: true, reason: '' }));
     this.log.info({ socket: socket.id, matchId, playerId, client: this.clientOf(socket) }, 'auxiliary client logged on');
   }
 
@@ -208,7 +336,10 @@ export class IngestServer {
   /** The raw JSON text to forward: strings as received, plain objects re-encoded once. */
   private static raw(payload: unknown): string | null {
     if (typeof payload === 'string') return payload;
-    if (payload !== null && typeof payload === 'object' && !Array.isArray(payload) && !Buffer.isBuffer(payload)) return JSON.stringify(payload);
+    if (payload !== null && typeof payload === 'object' && !Array.isArray(payload) && !Buffer.isBuffer(payload)) {
+      // A deeply nested object would overflow JSON.stringify's stack; such a payload is refused.
+      return valueDepthExceeds(payload) ? null : JSON.stringify(payload);
+    }
     return null;
   }
 
@@ -279,8 +410,11 @@ export class IngestServer {
     return ended.length;
   }
 
+  /** Shutdown: sockets close so that clients reconnect (to the restarted service); sessions stay resumable. */
   async close(): Promise<void> {
+    this.shuttingDown = true;
     clearInterval(this.timer);
+    clearInterval(this.idleTimer);
     await this.io.close();
   }
 }

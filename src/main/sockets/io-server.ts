@@ -11,6 +11,8 @@ export interface IoServerOptions {
   recovery: boolean;
   /** Per-socket send buffer limit in bytes (uWS maxBackpressure). */
   maxBackpressure: number;
+  /** engine.io's handshake check (MAX_SOCKETS_PER_ADDRESS). */
+  allowRequest?: (req: unknown, callback: (err: string | null | undefined, success: boolean) => void) => void;
 }
 
 export function createIoServer(app: TemplatedApp, config: Config, options: IoServerOptions): Server {
@@ -19,9 +21,12 @@ export function createIoServer(app: TemplatedApp, config: Config, options: IoSer
     serveClient: false,
     transports: ['polling', 'websocket'],
     cors: { origin: '*' },
-    pingInterval: 25_000,
-    pingTimeout: 20_000,
+    pingInterval: config.PING_INTERVAL_MS,
+    pingTimeout: config.PING_TIMEOUT_MS,
+    // A connection that never joins the namespace is closed after the idle timeout.
+    connectTimeout: config.IDLE_SOCKET_TIMEOUT_MS,
     maxHttpBufferSize: config.MAX_MESSAGE_BYTES,
+    ...(options.allowRequest ? { allowRequest: options.allowRequest as never } : {}),
     perMessageDeflate: config.COMPRESSION ? { threshold: 1024 } : false,
     httpCompression: config.COMPRESSION ? { threshold: 1024 } : false,
     adapter: options.adapter,

@@ -1,0 +1,184 @@
+// GET /metrics in the Prometheus text format (prom-client), on its own listener (METRICS_HOST,
+// 127.0.0.1 by default: not public by accident). Each service has its own registry. Most values
+// are read from the components' counters at scrape time; the shards report theirs once a second
+// with their stats (ShardStats), and those running totals are turned into counters here (a
+// restarted shard starts again from zero, so a smaller value counts as a fresh start).
+// Every metric is listed in the README ("Metrics"). Labels only take bounded values.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import client from 'prom-client';
+import { observeOutbound, type OutboundOutcome } from './backend/http.js';
+import type { BroadcastServer } from './broadcast/server.js';
+import type { Config } from './config.js';
+import type { IngestServer } from './ingest/server.js';
+import type { Logger } from './log.js';
+import type { MatchHub } from './matches/hub.js';
+import type { ShardStats } from '../protocol/shard-messages.js';
+
+export interface MetricsDeps {
+  config: Config;
+  log: Logger;
+  hub: MatchHub;
+  ingest: IngestServer;
+  broadcast: BroadcastServer;
+}
+
+const FAILURES: ReadonlySet<OutboundOutcome> = new Set(['5xx', 'timeout', 'network', 'too-large']);
+
+export class Metrics {
+  readonly registry = new client.Registry();
+  private server: http.Server | null = null;
+  private readonly unobserve: () => void;
+  /** Running totals of the shards' cumulative figures, and each shard's last report. */
+  private readonly applied: Record<string, number> = {};
+  private readonly shardDropped: Record<string, number> = {};
+  private readonly lastReport = new Map<number, ShardStats>();
+
+  constructor(private readonly deps: MetricsDeps) {
+    const r = this.registry;
+    const { hub, ingest, broadcast } = deps;
+    client.collectDefaultMetrics({ register: r, prefix: 'ods_' });
+
+    const set = (counter: client.Counter<string>, values: Record<string, number>, label: string) => {
+      counter.reset();
+      for (const [k, v] of Object.entries(values)) counter.inc({ [label]: k }, v);
+    };
+
+    new client.Gauge({ name: 'ods_live_matches', help: 'Live matches', registers: [r], collect() { this.set(hub.registry.count()); } });
+    new client.Gauge({
+      name: 'ods_sockets', help: 'Open Socket.IO sockets by listener and kind', labelNames: ['listener', 'kind'], registers: [r],
+      collect() {
+        this.reset();
+        for (const [kind, n] of Object.entries(ingest.socketCounts())) this.set({ listener: 'ingest', kind }, n);
+        for (const [kind, n] of Object.entries(broadcast.socketCounts())) this.set({ listener: 'broadcast', kind }, n);
+      },
+    });
+    new client.Counter({
+      name: 'ods_messages_received_total', help: 'Events received on the ingestion listener, by event name (unknown names as "other")', labelNames: ['event'], registers: [r],
+      collect() { set(this, ingest.eventsIn, 'event'); },
+    });
+    const applied = this.applied;
+    new client.Counter({
+      name: 'ods_messages_applied_total', help: 'Messages applied to a match by the shards, by envelope type', labelNames: ['type'], registers: [r],
+      collect() { set(this, applied, 'type'); },
+    });
+    new client.Counter({
+      name: 'ods_messages_sent_total', help: 'Events sent to clients, by event name (match_data: every delivery to a frontend)', labelNames: ['event'], registers: [r],
+      collect() { set(this, { ...ingest.eventsOut, match_data: broadcast.counters.deliveries }, 'event'); },
+    });
+    const shardDropped = this.shardDropped;
+    new client.Counter({
+      name: 'ods_messages_dropped_total', help: 'Messages ignored or refused, by reason (main thread and shards)', labelNames: ['reason'], registers: [r],
+      collect() {
+        const total: Record<string, number> = { ...shardDropped };
+        for (const [k, v] of Object.entries(ingest.dropped)) total[k] = (total[k] ?? 0) + v;
+        set(this, total, 'reason');
+      },
+    });
+    new client.Counter({ name: 'ods_frames_published_total', help: 'match_data frames produced by the shards (one per match per change, before fan-out)', registers: [r], collect() { this.reset(); this.inc(hub.counters.framesPublished); } });
+    new client.Counter({
+      name: 'ods_frames_sent_total', help: 'match_data deliveries to frontends, by form (delta, keyframe, plain, polling)', labelNames: ['form'], registers: [r],
+      collect() { const c = broadcast.counters; set(this, { delta: c.deltas, keyframe: c.keyframes, plain: c.plain, polling: c.polling }, 'form'); },
+    });
+    new client.Counter({ name: 'ods_frames_skipped_total', help: 'Frames not sent to a frontend that was not reading (it gets the latest once drained)', registers: [r], collect() { this.reset(); this.inc(broadcast.counters.skipped); } });
+    new client.Counter({ name: 'ods_bytes_sent_total', help: 'match_data bytes written to frontend sockets (compressed where compressed)', registers: [r], collect() { this.reset(); this.inc(broadcast.counters.bytes); } });
+    new client.Counter({
+      name: 'ods_sockets_closed_total', help: 'Sockets closed by the service, by listener and reason', labelNames: ['listener', 'reason'], registers: [r],
+      collect() {
+        this.reset();
+        this.inc({ listener: 'ingest', reason: 'idle' }, ingest.closed.idle);
+        this.inc({ listener: 'ingest', reason: 'capacity' }, ingest.closed.capacity);
+        this.inc({ listener: 'broadcast', reason: 'idle' }, broadcast.closed.idle);
+        this.inc({ listener: 'broadcast', reason: 'misbehaving' }, broadcast.closed.misbehaving);
+      },
+    });
+    new client.Counter({
+      name: 'ods_connections_refused_total', help: 'Handshakes refused at MAX_SOCKETS_PER_ADDRESS, by listener', labelNames: ['listener'], registers: [r],
+      collect() { this.reset(); this.inc({ listener: 'ingest' }, ingest.addresses.refused); this.inc({ listener: 'broadcast' }, broadcast.addresses.refused); },
+    });
+    new client.Counter({ name: 'ods_shard_restarts_total', help: 'Shard threads that died and were restarted', registers: [r], collect() { this.reset(); this.inc(hub.crashCounters.crashes); } });
+    new client.Counter({ name: 'ods_matches_restored_total', help: 'Matches rebuilt after a shard restart', registers: [r], collect() { this.reset(); this.inc(hub.crashCounters.restored); } });
+    new client.Counter({ name: 'ods_matches_lost_total', help: 'Matches lost with a shard (no snapshot to rebuild them from)', registers: [r], collect() { this.reset(); this.inc(hub.crashCounters.lost); } });
+
+    const cycle = new client.Histogram({
+      name: 'ods_shard_cycle_duration_seconds', help: 'Duration of each shard cycle (timers, inactivity, due frames)', labelNames: ['shard'], registers: [r],
+      buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
+    });
+    const shardLoop = new client.Gauge({ name: 'ods_shard_event_loop_delay_seconds', help: 'Event-loop delay of each shard thread over the last second', labelNames: ['shard', 'stat'], registers: [r] });
+    new client.Gauge({
+      name: 'ods_shard_matches', help: 'Live matches per shard', labelNames: ['shard'], registers: [r],
+      collect() { this.reset(); hub.shardStats.forEach((s, i) => { if (s) this.set({ shard: String(i) }, s.matches); }); },
+    });
+    hub.onStats = (shard, stats) => {
+      this.onShardStats(shard, stats);
+      for (const us of stats.cycles ?? []) cycle.observe({ shard: String(shard) }, us / 1e6);
+      shardLoop.set({ shard: String(shard), stat: 'p99' }, (stats.loopDelayP99Ms ?? 0) / 1000);
+      shardLoop.set({ shard: String(shard), stat: 'max' }, (stats.loopDelayMaxMs ?? 0) / 1000);
+    };
+
+    const duration = new client.Histogram({
+      name: 'ods_backend_call_duration_seconds', help: 'Outbound call duration, by call', labelNames: ['call'], registers: [r],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    });
+    const calls = new client.Counter({ name: 'ods_backend_calls_total', help: 'Outbound calls by call and outcome (2xx..5xx, timeout, network, too-large)', labelNames: ['call', 'outcome'], registers: [r] });
+    const failures = new client.Counter({ name: 'ods_backend_call_failures_total', help: 'Outbound calls that failed (5xx, timeout, network, too-large), by call', labelNames: ['call'], registers: [r] });
+    this.unobserve = observeOutbound((call, seconds, outcome) => {
+      duration.observe({ call }, seconds);
+      calls.inc({ call, outcome });
+      if (FAILURES.has(outcome)) failures.inc({ call });
+    });
+  }
+
+  /** The shards' figures are running totals since each thread started. */
+  private onShardStats(shard: number, stats: ShardStats): void {
+    const last = this.lastReport.get(shard);
+    const add = (into: Record<string, number>, now: Record<string, number> | undefined, before: Record<string, number> | undefined) => {
+      for (const [k, v] of Object.entries(now ?? {})) {
+        const prev = before?.[k] ?? 0;
+        into[k] = (into[k] ?? 0) + (v >= prev ? v - prev : v);
+      }
+    };
+    add(this.applied, stats.appliedByType, last?.appliedByType);
+    add(this.shardDropped, stats.dropped, last?.dropped);
+    this.lastReport.set(shard, stats);
+  }
+
+  /** Serves GET /metrics on METRICS_HOST:METRICS_PORT; resolves with the bound port. */
+  listen(): Promise<number> {
+    const { config, log } = this.deps;
+    const server = http.createServer((req, res) => {
+      if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
+        res.writeHead(404, { 'Content-Type': 'application/json' }).end('{"error":"Not found"}');
+        return;
+      }
+      this.registry.metrics().then(
+        (text) => res.writeHead(200, { 'Content-Type': this.registry.contentType }).end(text),
+        (err: Error) => {
+          log.error({ module: 'metrics', error: err.message }, 'metrics collection failed');
+          res.writeHead(500, { 'Content-Type': 'application/json' }).end('{"error":"metrics collection failed"}');
+        },
+      );
+    });
+    server.headersTimeout = 10_000;
+    server.requestTimeout = 10_000;
+    this.server = server;
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.METRICS_PORT, config.METRICS_HOST, () => {
+        server.off('error', reject);
+        resolve((server.address() as AddressInfo).port);
+      });
+    });
+  }
+
+  async close(): Promise<void> {
+    this.unobserve();
+    this.deps.hub.onStats = undefined;
+    const server = this.server;
+    this.server = null;
+    if (server) {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }
+}
