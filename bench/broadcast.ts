@@ -26,7 +26,7 @@ import { EioClient, eventPayload } from './lib/eio-client.js';
 import { jsonLine, machine, percentile, RESULTS_DIR, table, writeResults } from './lib/report.js';
 import { startServiceProcess, type ServiceProcess } from './lib/service.js';
 
-const { readReplay } = (await import('../dist/tools/replay-file.js')) as typeof ReplayFile;
+const { readReplay } = (await import('../dist/tools/replay-file.js')) as unknown as typeof ReplayFile;
 
 // ---------------------------------------------------------------- options
 const argv = process.argv.slice(2);

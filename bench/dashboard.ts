@@ -19,7 +19,7 @@ import { EioClient } from './lib/eio-client.js';
 import { jsonLine, machine, percentile, table, writeResults } from './lib/report.js';
 import { startServiceProcess, type ServiceProcess } from './lib/service.js';
 
-const { readReplay } = (await import('../dist/tools/replay-file.js')) as typeof ReplayFile;
+const { readReplay } = (await import('../dist/tools/replay-file.js')) as unknown as typeof ReplayFile;
 
 const argv = process.argv.slice(2);
 const opt = (name: string, def: string): string => {
@@ -85,7 +85,9 @@ for (let i = 0; i < N; i += 50) {
 observers.forEach((o, i) => { for (const r of lobby) o.emit('obs_data', JSON.stringify({ ...r, groupCode: code(i) })); });
 // Each match starts at its own place in the recording, so scores, rounds and phases differ.
 const cursor = observers.map((_, i) => Math.floor((i / N) * game.length));
+let sent = 0;
 const interval = setInterval(() => {
+  sent += observers.length;
   observers.forEach((o, i) => {
     const rec = game[cursor[i]++ % game.length];
     o.emit('obs_data', JSON.stringify({ obsName: 'Bench', groupCode: code(i), type: rec.type, data: rec.data }));
@@ -98,9 +100,13 @@ await sleep(WARMUP);
 async function window(ms: number) {
   await svc.stats(); // resets the loop histogram
   const cpu0 = svc.cpuSeconds();
+  const sent0 = sent;
   await sleep(ms);
   const stats = await svc.stats();
-  return { cpuPercent: ((svc.cpuSeconds() - cpu0) / (ms / 1000)) * 100, loopP50: stats.loop.p50, loopP99: stats.loop.p99, loopMax: stats.loop.max, rss: svc.rssBytes() };
+  return {
+    cpuPercent: ((svc.cpuSeconds() - cpu0) / (ms / 1000)) * 100, loopP50: stats.loop.p50, loopP99: stats.loop.p99, loopMax: stats.loop.max,
+    rss: svc.rssBytes(), obsMessagesPerSecond: (sent - sent0) / (ms / 1000),
+  };
 }
 console.error(`no dashboard: ${DURATION / 1000} s`);
 const closed = await window(DURATION);
@@ -123,9 +129,10 @@ const context = await chromium.launchPersistentContext(userDataDir, {
   headless: true,
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   viewport: { width: 1440, height: 900 },
-  httpCredentials: { username: 'bench', password: TOKEN },
+  // The credentials a browser has cached after its first prompt (HTTP Basic, the token as password).
+  extraHTTPHeaders: { Authorization: `Basic ${Buffer.from(`bench:${TOKEN}`).toString('base64')}` },
 });
-const loads: Array<{ wall: number; inPage: number; html: number }> = [];
+const loads: Array<{ wall: number; inPage: number; html: number; firstUpdate: number }> = [];
 for (let i = 0; i < LOADS; i++) {
   const page = await context.newPage();
   const t0 = performance.now();
@@ -133,7 +140,8 @@ for (let i = 0; i < LOADS; i++) {
   const inPage = await page.waitForFunction((n) => document.querySelectorAll('#rows tr').length >= n && performance.now(), N, { timeout: 30_000, polling: 'raf' });
   const wall = performance.now() - t0;
   const html = await page.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).responseEnd);
-  loads.push({ wall, inPage: (await inPage.jsonValue()) as number, html });
+  const firstUpdate = Number(await page.evaluate(() => document.body.dataset.firstUpdateAt));
+  loads.push({ wall, inPage: (await inPage.jsonValue()) as number, html, firstUpdate });
   await page.close();
 }
 
@@ -177,13 +185,25 @@ const render0 = Number(await page.evaluate(() => document.body.dataset.renderTot
 const m0 = await metrics();
 const eventsFrom = events.length;
 console.error(`one dashboard open: ${DURATION / 1000} s`);
+// The service's own measure of an update's main-thread cost (build rows, diff, serialize, write).
+const updateCosts: number[] = [];
+const sampler = setInterval(() => {
+  void fetch(`${rest}/admin/matches`, { headers: { Authorization: `Bearer ${TOKEN}` } })
+    .then((r) => r.json() as Promise<{ dashboards: { lastUpdateMs: number } }>)
+    .then((j) => updateCosts.push(j.dashboards.lastUpdateMs), () => undefined);
+}, 1000);
 const open = await window(DURATION);
+clearInterval(sampler);
 const updates = Number(await page.evaluate(() => document.body.dataset.updates)) - updates0;
 const renderMs = Number(await page.evaluate(() => document.body.dataset.renderTotalMs)) - render0;
 const m1 = await metrics();
 controller.abort();
 fs.mkdirSync(path.resolve(import.meta.dirname, 'results'), { recursive: true });
 await page.screenshot({ path: path.resolve(import.meta.dirname, 'results', `dashboard-${N}.png`) });
+
+await page.close();
+console.error(`dashboard closed again: ${DURATION / 1000} s`);
+const closedAgain = await window(DURATION);
 
 const seconds = DURATION / 1000;
 const diffs = events.slice(eventsFrom).filter((e) => e.type === 'diff');
@@ -199,6 +219,7 @@ const result = {
     rowsRenderedMsMax: Math.max(...loads.map((l) => l.inPage)),
     wallMsMedian: median(loads.map((l) => l.wall)),
     htmlResponseEndMsMedian: median(loads.map((l) => l.html)),
+    firstSnapshotAppliedMsMedian: median(loads.map((l) => l.firstUpdate)),
     loads: loads.length,
   },
   stream: {
@@ -218,13 +239,14 @@ const result = {
     rendererTaskMsPerSecond: rendererBusy('TaskDuration'),
   },
   adminMatchesJson: { bytes: jsonBytes, msMedian: median(jsonTimes) },
-  service: { noDashboard: closed, oneDashboard: open },
+  service: { noDashboard: closed, oneDashboard: open, noDashboardAgain: closedAgain, updateBuildMsMedian: median(updateCosts), updateBuildMsMax: Math.max(...updateCosts) },
 };
 
 console.log(table([
   { measure: 'page load: 300 rows rendered (ms, in page, median)', value: result.pageLoad.rowsRenderedMsMedian },
   { measure: 'page load: rows rendered (ms, max of loads)', value: result.pageLoad.rowsRenderedMsMax },
   { measure: 'page load: HTML response end (ms, median)', value: result.pageLoad.htmlResponseEndMsMedian },
+  { measure: 'page load: first snapshot applied (ms, median)', value: result.pageLoad.firstSnapshotAppliedMsMedian },
   { measure: 'updates/s applied by the page', value: result.stream.updatesPerSecondInPage },
   { measure: 'gap between diffs (ms, p50 / max)', value: `${result.stream.gapMsP50} / ${result.stream.gapMsMax}` },
   { measure: 'rows per diff (median)', value: result.stream.rowsPerDiffMedian },
@@ -233,8 +255,10 @@ console.log(table([
   { measure: 'page script per update (ms)', value: result.page.scriptMsPerUpdate },
   { measure: 'renderer busy (task ms per s)', value: result.page.rendererTaskMsPerSecond },
   { measure: 'GET /admin/matches (bytes / ms median)', value: `${jsonBytes} / ${result.adminMatchesJson.msMedian.toFixed(1)}` },
-  { measure: 'service CPU %, no dashboard / one open', value: `${closed.cpuPercent.toFixed(1)} / ${open.cpuPercent.toFixed(1)}` },
-  { measure: 'main loop delay p99 ms, no dashboard / one open', value: `${closed.loopP99.toFixed(1)} / ${open.loopP99.toFixed(1)}` },
+  { measure: 'service: update build+write on the main thread (ms, median / max)', value: `${median(updateCosts).toFixed(1)} / ${Math.max(...updateCosts).toFixed(1)}` },
+  { measure: 'service CPU %, closed / open / closed', value: `${closed.cpuPercent.toFixed(1)} / ${open.cpuPercent.toFixed(1)} / ${closedAgain.cpuPercent.toFixed(1)}` },
+  { measure: 'obs msgs/s sent, closed / open / closed', value: `${closed.obsMessagesPerSecond.toFixed(0)} / ${open.obsMessagesPerSecond.toFixed(0)} / ${closedAgain.obsMessagesPerSecond.toFixed(0)}` },
+  { measure: 'main loop delay p99 ms, closed / open / closed', value: `${closed.loopP99.toFixed(1)} / ${open.loopP99.toFixed(1)} / ${closedAgain.loopP99.toFixed(1)}` },
 ], ['measure', 'value']));
 jsonLine({ bench: 'dashboard', ...result });
 console.error(`results: ${writeResults(`dashboard-${N}`, result)}`);

@@ -11,12 +11,12 @@ import type * as WireSerializerModule from '../src/workers/wire-serializer.js';
 import type * as ReplayFile from '../src/tools/replay-file.js';
 import { jsonLine, machine, table, writeResults } from './lib/report.js';
 
-const { Match } = (await import('../dist/workers/match/match.js')) as typeof MatchModule;
-const { serializeMatch } = (await import('../dist/workers/match/serialize.js')) as typeof SerializeModule;
-const { deflateDelta } = (await import('../dist/workers/deflate-delta.js')) as typeof DeltaModule;
-const { wireMessage } = (await import('../dist/protocol/wire.js')) as typeof WireModule;
-const { wireSerializeMatch } = (await import('../dist/workers/wire-serializer.js')) as typeof WireSerializerModule;
-const { readReplay } = (await import('../dist/tools/replay-file.js')) as typeof ReplayFile;
+const { Match } = (await import('../dist/workers/match/match.js')) as unknown as typeof MatchModule;
+const { serializeMatch } = (await import('../dist/workers/match/serialize.js')) as unknown as typeof SerializeModule;
+const { deflateDelta } = (await import('../dist/workers/deflate-delta.js')) as unknown as typeof DeltaModule;
+const { wireMessage } = (await import('../dist/protocol/wire.js')) as unknown as typeof WireModule;
+const { wireSerializeMatch } = (await import('../dist/workers/wire-serializer.js')) as unknown as typeof WireSerializerModule;
+const { readReplay } = (await import('../dist/tools/replay-file.js')) as unknown as typeof ReplayFile;
 
 const replay = readReplay(path.resolve(import.meta.dirname, '../../shared/data/replays/icebox-19-rounds.replay'));
 const raws = replay.records.map((r) => JSON.stringify(r));

@@ -8,8 +8,8 @@ import type * as ReplayFile from '../src/tools/replay-file.js';
 import { closeAll, connected, nextEvent } from './helpers/clients.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
-const { playReplay } = (await import('../dist/tools/replay-client.js')) as typeof ReplayClient;
-const { readReplay } = (await import('../dist/tools/replay-file.js')) as typeof ReplayFile;
+const { playReplay } = (await import('../dist/tools/replay-client.js')) as unknown as typeof ReplayClient;
+const { readReplay } = (await import('../dist/tools/replay-file.js')) as unknown as typeof ReplayFile;
 const replay = readReplay(path.resolve(import.meta.dirname, '../../shared/data/replays/icebox-19-rounds.replay'));
 
 let svc: TestService;
@@ -72,7 +72,7 @@ describe('broadcast delivery', () => {
     await expect.poll(() => first.frames.length, { timeout: 10_000 }).toBeGreaterThan(0);
     const late = await frontend(code, { transports: ['websocket'] });
     await expect.poll(() => late.frames.length).toBeGreaterThan(0);
-    const { sendRecords } = (await import('../dist/tools/replay-client.js')) as typeof ReplayClient;
+    const { sendRecords } = (await import('../dist/tools/replay-client.js')) as unknown as typeof ReplayClient;
     await sendRecords(run.socket, replay, { pace: 'instant', groupCode: code, from: 1500 });
     const done = (f: { frames: string[] }) => JSON.parse(f.frames[f.frames.length - 1]).roundPhase === 'game_end';
     await expect.poll(() => done(first) && done(late), { timeout: 30_000 }).toBe(true);

@@ -7,8 +7,8 @@ import type * as ReplayFile from '../src/tools/replay-file.js';
 import { closeAll, frontend } from './helpers/clients.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
-const { playReplay } = (await import('../dist/tools/replay-client.js')) as typeof ReplayClient;
-const { readReplay } = (await import('../dist/tools/replay-file.js')) as typeof ReplayFile;
+const { playReplay } = (await import('../dist/tools/replay-client.js')) as unknown as typeof ReplayClient;
+const { readReplay } = (await import('../dist/tools/replay-file.js')) as unknown as typeof ReplayFile;
 
 export const REPLAY_FILE = path.resolve(import.meta.dirname, '../../shared/data/replays/icebox-19-rounds.replay');
 const replay = readReplay(REPLAY_FILE);

@@ -8,8 +8,8 @@ import type * as ReplayFile from '../src/tools/replay-file.js';
 import { closeAll, frontend } from './helpers/clients.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
-const { playReplay } = (await import('../dist/tools/replay-client.js')) as typeof ReplayClient;
-const { readReplay } = (await import('../dist/tools/replay-file.js')) as typeof ReplayFile;
+const { playReplay } = (await import('../dist/tools/replay-client.js')) as unknown as typeof ReplayClient;
+const { readReplay } = (await import('../dist/tools/replay-file.js')) as unknown as typeof ReplayFile;
 const replay = readReplay(path.resolve(import.meta.dirname, '../../shared/data/replays/icebox-19-rounds.replay'));
 
 const CODES = ['SHRDA1', 'SHRDB2', 'SHRDC3', 'SHRDD4'];

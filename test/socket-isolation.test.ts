@@ -11,8 +11,8 @@ import { startTestService, type TestService } from './helpers/service.js';
 import type * as Frame from '../src/main/broadcast/frame.js';
 import type * as Wire from '../src/protocol/wire.js';
 
-const { FramePacket } = (await import('../dist/main/broadcast/frame.js')) as typeof Frame;
-const { wireMessage } = (await import('../dist/protocol/wire.js')) as typeof Wire;
+const { FramePacket } = (await import('../dist/main/broadcast/frame.js')) as unknown as typeof Frame;
+const { wireMessage } = (await import('../dist/protocol/wire.js')) as unknown as typeof Wire;
 
 const opened: Socket[] = [];
 function client(url: string, transports: ('polling' | 'websocket')[]): Socket {

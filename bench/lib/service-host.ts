@@ -5,9 +5,9 @@ import type * as ServiceModule from '../../src/main/service.js';
 import type * as ConfigModule from '../../src/main/config.js';
 import type * as LogModule from '../../src/main/log.js';
 
-const { startService } = (await import('../../dist/main/service.js')) as typeof ServiceModule;
-const { loadConfig } = (await import('../../dist/main/config.js')) as typeof ConfigModule;
-const { createLogger } = (await import('../../dist/main/log.js')) as typeof LogModule;
+const { startService } = (await import('../../dist/main/service.js')) as unknown as typeof ServiceModule;
+const { loadConfig } = (await import('../../dist/main/config.js')) as unknown as typeof ConfigModule;
+const { createLogger } = (await import('../../dist/main/log.js')) as unknown as typeof LogModule;
 
 const config = loadConfig(process.env);
 const service = await startService(config, { logger: createLogger({ LOG_LEVEL: config.LOG_LEVEL, LOG_FORMAT: 'json' }) });
