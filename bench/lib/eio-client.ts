@@ -19,7 +19,8 @@ export class EioClient {
 
   constructor(private readonly options: EioOptions) {
     const url = options.url.replace(/^http/, 'ws') + '/socket.io/?EIO=4&transport=websocket';
-    this.ws = new WebSocket(url, { perMessageDeflate: options.deflate !== false } // offers "permessage-deflate; client_max_window_bits", as browsers do);
+    // perMessageDeflate: true offers "permessage-deflate; client_max_window_bits", as browsers do.
+    this.ws = new WebSocket(url, { perMessageDeflate: options.deflate !== false });
     this.ws.on('message', (data: WebSocket.RawData) => this.onMessage(data.toString()));
     this.ws.on('close', () => { this.connected = false; options.onClose?.(); });
     this.ws.on('error', () => undefined);
