@@ -1,0 +1,91 @@
+// A shard thread that dies (FAULT_INJECTION: an uncaught exception in the worker) is restarted;
+// its matches are rebuilt from their latest snapshot and the batches since, so the match keeps
+// streaming and ends in the same state as an uninterrupted run (recorded clock). The crash is
+// logged with the group codes the shard owned. Crashing again and again falls back to snapshots
+// only, then gives the matches up, and the service stays up throughout.
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type * as ReplayClient from '../src/tools/replay-client.js';
+import type * as ReplayFile from '../src/tools/replay-file.js';
+import { closeAll, frontend } from './helpers/clients.js';
+import { startTestService, type TestService } from './helpers/service.js';
+
+const { playReplay, sendRecords } = (await import('../dist/tools/replay-client.js')) as unknown as typeof ReplayClient;
+const { readReplay } = (await import('../dist/tools/replay-file.js')) as unknown as typeof ReplayFile;
+const replay = readReplay(path.resolve(import.meta.dirname, '../../shared/data/replays/icebox-19-rounds.replay'));
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+type Log = { msg?: string; groupCodes?: string[]; mode?: string; lost?: string[] };
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService({ AUTH_KEY: 'k', TRUST_REPLAY_TIMESTAMPS: 'true', FAULT_INJECTION: 'true', SNAPSHOT_INTERVAL_MS: '200' });
+});
+afterAll(async () => {
+  closeAll();
+  await svc?.close();
+});
+
+const crashLogs = () => svc.logs.map((l) => JSON.parse(l) as Log).filter((j) => j.msg === 'shard crashed; its matches are rebuilt from their snapshots');
+const statusUp = async () => ((await (await fetch(`${svc.rest}/status`)).json()) as { status: string }).status;
+
+describe('a shard thread that crashes', () => {
+  it('is restarted; its live matches continue to the same final state as without the crash', async () => {
+    const ref = await frontend(svc.broadcast, 'CRREF1');
+    const refRun = await playReplay(replay, { url: svc.ingest, key: 'k', pace: 'instant', groupCode: 'CRREF1' });
+    const expected = await ref.waitFor((f) => f.roundPhase === 'game_end', 20_000);
+    refRun.socket.close();
+
+    const fe = await frontend(svc.broadcast, 'CRASH1');
+    const other = await frontend(svc.broadcast, 'CRASH2');
+    const run = await playReplay(replay, { url: svc.ingest, key: 'k', pace: 'instant', groupCode: 'CRASH1', to: 900 });
+    const run2 = await playReplay(replay, { url: svc.ingest, key: 'k', pace: 'instant', groupCode: 'CRASH2', to: 400 });
+    await sleep(300); // a snapshot round or two
+    await sendRecords(run.socket, replay, { pace: 'instant', groupCode: 'CRASH1', from: 900, to: 1400 });
+    // The crash lands while the last records are still on their way to the shard.
+    svc.service.hub.pool.injectCrash(0);
+    await sendRecords(run.socket, replay, { pace: 'instant', groupCode: 'CRASH1', from: 1400 });
+    await sendRecords(run2.socket, replay, { pace: 'instant', groupCode: 'CRASH2', from: 400 });
+
+    const final = await fe.waitFor((f) => f.roundPhase === 'game_end', 20_000);
+    const final2 = await other.waitFor((f) => f.roundPhase === 'game_end', 20_000);
+    expect({ ...final, groupCode: 'CRREF1' }).toEqual(expected);
+    expect({ ...final2, groupCode: 'CRREF1' }).toEqual(expected);
+
+    const logs = crashLogs();
+    expect(logs).toHaveLength(1);
+    expect(logs[0].groupCodes).toEqual(expect.arrayContaining(['CRASH1', 'CRASH2']));
+    expect(logs[0].mode).toBe('full');
+    expect(svc.service.hub.crashCounters).toMatchObject({ crashes: 1, lost: 0 });
+    expect(await statusUp()).toBe('UP');
+    run.socket.close();
+    run2.socket.close();
+  }, 60_000);
+
+  it('crashing again within the window falls back to snapshots, a third time gives the matches up; the service stays up', async () => {
+    const fe = await frontend(svc.broadcast, 'CRASH3');
+    const run = await playReplay(replay, { url: svc.ingest, key: 'k', pace: 'instant', groupCode: 'CRASH3', to: 300 });
+    await fe.waitFor((f) => (f.teams as { players: unknown[] }[])[0].players.length === 5);
+    await sleep(300);
+    svc.service.hub.pool.injectCrash(0); // second crash within 30 s of the first test's: snapshots only
+    await expect.poll(() => crashLogs().length, { timeout: 5000 }).toBe(2);
+    expect(crashLogs()[1].mode).toBe('snapshots');
+    expect(svc.service.hub.registry.get('CRASH3')).toBeDefined();
+    await sendRecords(run.socket, replay, { pace: 'instant', groupCode: 'CRASH3', from: 300, to: 320 });
+    await expect.poll(() => fe.frames.length, { timeout: 5000 }).toBeGreaterThan(1);
+
+    await sleep(200);
+    svc.service.hub.pool.injectCrash(0); // third: the matches are lost, and their sockets closed
+    await expect.poll(() => crashLogs().length, { timeout: 5000 }).toBe(3);
+    expect(crashLogs()[2]).toMatchObject({ mode: 'none', lost: ['CRASH3'] });
+    await expect.poll(() => svc.service.hub.registry.get('CRASH3')).toBeUndefined();
+    await expect.poll(() => run.socket.connected, { timeout: 5000 }).toBe(false);
+    expect(await statusUp()).toBe('UP');
+
+    // The restarted shard takes new matches.
+    const again = await frontend(svc.broadcast, 'CRASH4');
+    const run4 = await playReplay(replay, { url: svc.ingest, key: 'k', pace: 'instant', groupCode: 'CRASH4', to: 50 });
+    await again.waitFor((f) => f.map !== 'Loading', 5000);
+    run4.socket.close();
+  }, 30_000);
+});
