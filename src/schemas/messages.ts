@@ -7,18 +7,20 @@
 // array (the string is parsed by the engine, then its rows are checked with `validateAuxTeamRows`).
 //
 // Numbers must be finite (`strictNumbers`): JSON.parse turns 1e400 into Infinity. Values the engine
-// adds up (money, kills, ...) are bounded to ±1e9 so sums can never overflow into Infinity or NaN,
-// which fast-json-stringify would print as null or throw on.
+// adds up (money, kills, ...) are counts: 0 to 1e6 (the recorded match stays below 10,000), so sums
+// can never overflow into Infinity or NaN, which fast-json-stringify would print as null or throw
+// on, and a negative or absurd value is refused rather than shown. Strings the state keeps are
+// bounded too (512 characters; toast texts 2048), so one message cannot bloat every frame.
 
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 
 export const ajv = new Ajv({ allowUnionTypes: true, strictNumbers: true, allErrors: false });
 
-const str = { type: 'string' } as const;
+const str = { type: 'string', maxLength: 512 } as const;
 const bool = { type: 'boolean' } as const;
 const anyValue = {} as const;
 /** a number the engine does arithmetic with */
-const amount = { type: 'number', minimum: -1e9, maximum: 1e9 } as const;
+const amount = { type: 'number', minimum: 0, maximum: 1e6 } as const;
 const startTeam = { type: ['string', 'number'] } as const;
 
 type Schema = Record<string, unknown>;
@@ -153,9 +155,9 @@ export interface ToastData {
 /** The received object becomes `toastInfo`, so every member the broadcast schema types is typed here too. */
 export const toastSchema = object(
   {
-    title: str,
-    message: str,
-    duration: { type: ['number', 'null'] },
+    title: { type: 'string', maxLength: 2048 },
+    message: { type: 'string', maxLength: 2048 },
+    duration: { type: ['number', 'null'], minimum: 0, maximum: 86_400_000 },
     selectedTeam: str,
     eventLogoEnabled: bool,
     active: bool,

@@ -234,6 +234,10 @@ export class IngestServer {
 
   private async obsLogon(socket: Socket, state: SocketState, payload: unknown): Promise<void> {
     if (state.session || state.logonPending) return this.drop(socket, state, 'repeated_logon'); // check 0
+    if (this.payloadTooLarge(payload)) {
+      this.log.info({ socket: socket.id }, 'observer logon refused: payload too large');
+      return this.fail(socket, 'obs_logon_ack', 'authenticate', 'Invalid packet.');
+    }
     const parsed = parsePayload(payload);
     if (!parsed.ok || valueDepthExceeds(parsed.value) || !isObsLogon(parsed.value)) {
       this.log.info({ socket: socket.id }, 'observer logon refused: invalid packet');
@@ -290,6 +294,7 @@ export class IngestServer {
       this.log.info({ socket: socket.id }, 'auxiliary logon refused: auxiliary clients are disabled');
       return this.fail(socket, 'aux_logon_ack', 'aux_authenticate', 'Auxiliary clients are disabled on this server.');
     }
+    if (this.payloadTooLarge(payload)) return this.fail(socket, 'aux_logon_ack', 'aux_authenticate', 'Invalid packet.');
     const parsed = parsePayload(payload);
     if (!parsed.ok || !isAuxLogon(parsed.value)) return this.fail(socket, 'aux_logon_ack', 'aux_authenticate', 'Invalid packet.');
     const packet = parsed.value;
@@ -333,6 +338,18 @@ export class IngestServer {
     this.log.info({ socket: socket.id, reason }, 'ingestion message ignored');
   }
 
+  /** A logon larger than MAX_PAYLOAD_BYTES (an object payload is measured as JSON). */
+  private payloadTooLarge(payload: unknown): boolean {
+    const max = this.deps.config.MAX_PAYLOAD_BYTES;
+    if (typeof payload === 'string') return payload.length > max;
+    if (payload === null || typeof payload !== 'object' || valueDepthExceeds(payload)) return false;
+    try {
+      return JSON.stringify(payload).length > max;
+    } catch {
+      return true;
+    }
+  }
+
   /** The raw JSON text to forward: strings as received, plain objects re-encoded once. */
   private static raw(payload: unknown): string | null {
     if (typeof payload === 'string') return payload;
@@ -359,6 +376,7 @@ export class IngestServer {
     if (session.role !== 'observer') return this.drop(socket, state, 'wrong_role');
     const raw = IngestServer.raw(payload);
     if (raw === null) return this.drop(socket, state, 'invalid_payload');
+    if (raw.length > this.deps.config.MAX_PAYLOAD_BYTES) return this.drop(socket, state, 'too_large');
     this.deps.hub.obs(session.groupCode, raw);
   }
 
@@ -368,6 +386,7 @@ export class IngestServer {
     if (session.role !== 'auxiliary') return this.drop(socket, state, 'wrong_role');
     const raw = IngestServer.raw(payload);
     if (raw === null) return this.drop(socket, state, 'invalid_payload');
+    if (raw.length > this.deps.config.MAX_PAYLOAD_BYTES) return this.drop(socket, state, 'too_large');
     if (session.playerId === '') {
       const learned = IngestServer.auxScoreboardSender(payload, session.matchId);
       if (learned) {
