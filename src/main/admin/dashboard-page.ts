@@ -47,8 +47,9 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
   thead th[aria-sort="descending"]::after { content: " \25BC"; color: var(--accent); }
   tbody td { padding: 4px 8px; border-bottom: 1px solid var(--line); white-space: nowrap; }
   tbody tr:nth-child(even) { background: rgba(255, 255, 255, .02); }
-  tbody tr.flash { animation: flash 1.2s ease-out; }
-  @keyframes flash { from { background: rgba(79, 179, 255, .25); } to { background: transparent; } }
+  /* A score that just changed: a static highlight for about two seconds (no animation: at hundreds
+     of rows, per-frame repaints would cost more than the updates themselves). */
+  tbody tr.changed td.score { color: var(--accent); }
   td.code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-weight: 600; }
   td.team .tri { font-weight: 600; margin-right: 6px; }
   td.team .name { color: var(--dim); }
@@ -179,26 +180,28 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
     c.score.append(c.scoreLeft, document.createTextNode(' – '), c.scoreRight);
     c.phaseTag = el('span', 'phase'); c.phase.append(c.phaseTag);
     tr.append(c.code, c.left, c.score, c.right, c.round, c.phase, c.map, c.observers, c.auxiliaries, c.overlays, c.age, c.shard);
-    return { tr: tr, cells: c, data: null };
+    return { tr: tr, cells: c, data: null, changedAt: 0 };
   }
 
   function setText(node, text) { if (node.textContent !== text) node.textContent = text; }
+  function setClass(node, cls) { if (node.className !== cls) node.className = cls; }
 
   function upsert(d) {
     var r = rows.get(d.groupCode);
-    if (!r) { r = createRow(d.groupCode); rows.set(d.groupCode, r); tbody.append(r.tr); }
+    if (!r) { r = createRow(d.groupCode); rows.set(d.groupCode, r); } // render() places it (the row order changed)
     var prev = r.data, c = r.cells;
     r.data = d;
     setText(c.leftTri, d.teams[0].tricode); setText(c.leftName, d.teams[0].name);
     setText(c.rightTri, d.teams[1].tricode); setText(c.rightName, d.teams[1].name);
     setText(c.scoreLeft, String(d.teams[0].score)); setText(c.scoreRight, String(d.teams[1].score));
     setText(c.round, String(d.roundNumber));
-    setText(c.phaseTag, d.roundPhase); c.phaseTag.className = 'phase ' + d.roundPhase;
+    setText(c.phaseTag, d.roundPhase); setClass(c.phaseTag, 'phase ' + d.roundPhase);
     setText(c.map, d.map);
     setText(c.observers, String(d.observers)); setText(c.auxiliaries, String(d.auxiliaries)); setText(c.overlays, String(d.overlays));
     setText(c.shard, String(d.shard));
     if (prev && (prev.teams[0].score !== d.teams[0].score || prev.teams[1].score !== d.teams[1].score)) {
-      r.tr.classList.remove('flash'); void r.tr.offsetWidth; r.tr.classList.add('flash');
+      r.changedAt = Date.now();
+      r.tr.classList.add('changed');
     }
   }
 
@@ -207,7 +210,8 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
     rows.forEach(function (r) {
       var age = now - r.data.lastEventAt;
       setText(r.cells.age, fmtAge(age));
-      r.cells.age.className = 'num age' + (age > 300000 ? ' dead' : age > 60000 ? ' stale' : '');
+      setClass(r.cells.age, 'num age' + (age > 300000 ? ' dead' : age > 60000 ? ' stale' : ''));
+      if (r.changedAt && Date.now() - r.changedAt > 2000) { r.changedAt = 0; r.tr.classList.remove('changed'); }
     });
     setText($('clock'), new Date(now).toISOString().replace('T', ' ').slice(0, 19) + ' UTC');
   }
@@ -217,7 +221,7 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
     var shown = 0;
     rows.forEach(function (r) {
       var visible = matchesFilter(r.data);
-      r.tr.hidden = !visible;
+      if (r.tr.hidden === visible) r.tr.hidden = !visible;
       if (visible) shown++;
       list.push(r);
     });
@@ -309,10 +313,30 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
   var status = $('status');
   // Relative to the page, so that a reverse proxy may serve the service under a path prefix.
   var es = new EventSource(location.pathname.replace(/dashboard\/?$/, '') + 'dashboard/events');
-  es.addEventListener('open', function () { status.textContent = 'live'; status.className = 'live'; });
+  es.addEventListener('open', function () {
+    if (!document.body.dataset.streamOpenAt) document.body.dataset.streamOpenAt = performance.now().toFixed(1);
+    status.textContent = 'live'; status.className = 'live';
+  });
   es.addEventListener('error', function () { status.textContent = 'reconnecting…'; status.className = 'down'; });
-  es.addEventListener('full', function (e) { onFull(JSON.parse(e.data)); document.body.dataset.updates = String(Number(document.body.dataset.updates || 0) + 1); });
-  es.addEventListener('diff', function (e) { onDiff(JSON.parse(e.data)); document.body.dataset.updates = String(Number(document.body.dataset.updates || 0) + 1); });
+  // data-updates / data-render-ms / data-render-total-ms / data-first-update-at / data-first-frame-at:
+  // what each update cost the page, when the first snapshot was applied and when the frame showing it
+  // began (ms since navigation start), for tests and the bench.
+  function timed(handler) {
+    return function (e) {
+      var t0 = performance.now();
+      handler(JSON.parse(e.data));
+      var ms = performance.now() - t0, body = document.body.dataset;
+      if (!body.updates) {
+        body.firstUpdateAt = performance.now().toFixed(1);
+        requestAnimationFrame(function () { body.firstFrameAt = performance.now().toFixed(1); });
+      }
+      body.updates = String(Number(body.updates || 0) + 1);
+      body.renderMs = ms.toFixed(2);
+      body.renderTotalMs = (Number(body.renderTotalMs || 0) + ms).toFixed(2);
+    };
+  }
+  es.addEventListener('full', timed(onFull));
+  es.addEventListener('diff', timed(onDiff));
 })();
 </script>
 </body>

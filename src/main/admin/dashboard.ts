@@ -49,6 +49,8 @@ export interface DashboardSnapshot {
   matches: MatchRow[];
   totals: Totals;
   history: { intervalMs: number; framesPerSecond: number[] };
+  /** Open dashboards, and the main-thread time the last pushed update took to build and write (ms). */
+  dashboards: { open: number; lastUpdateMs: number };
 }
 
 export const SAMPLE_MS = 1000;
@@ -74,6 +76,7 @@ export class Dashboard {
   private rates = { frames: 0, bytes: 0, egress: 0 };
   /** The rows as last pushed (JSON per group code): the base of the next diff. */
   private sent = new Map<string, string>();
+  private lastUpdateMs = 0;
 
   constructor(private readonly deps: DashboardDeps) {
     const c = this.counters();
@@ -167,7 +170,10 @@ export class Dashboard {
   /** GET /admin/matches, and the first event of a dashboard. */
   snapshot(now = Date.now()): DashboardSnapshot {
     const matches = this.rows();
-    return { serverTime: now, matches, totals: this.totals(matches), history: { intervalMs: SAMPLE_MS, framesPerSecond: [...this.history] } };
+    return {
+      serverTime: now, matches, totals: this.totals(matches), history: { intervalMs: SAMPLE_MS, framesPerSecond: [...this.history] },
+      dashboards: { open: this.clients.size, lastUpdateMs: Math.round(this.lastUpdateMs * 100) / 100 },
+    };
   }
 
   /** A dashboard's event stream: a full snapshot now, then at most one update a second. False when too many are open. */
@@ -189,6 +195,7 @@ export class Dashboard {
   }
 
   private push(now: number): void {
+    const started = performance.now();
     const rows = this.rows();
     const totals = this.totals(rows);
     const changed: MatchRow[] = [];
@@ -216,6 +223,7 @@ export class Dashboard {
         client.needsFull = true;
       }
     }
+    this.lastUpdateMs = performance.now() - started;
   }
 
   close(): void {
