@@ -74,6 +74,8 @@ export class BroadcastServer {
   private staleTimer: NodeJS.Timeout | null = null;
   /** Connected frontends that have not logged on yet (closed after IDLE_SOCKET_TIMEOUT_MS). */
   private readonly waiting = new Set<Frontend>();
+  /** Every TCP connection, upgraded ones included (close() cuts those that linger). */
+  private readonly connections = new Set<import('node:net').Socket>();
   private readonly idleTimer: NodeJS.Timeout;
   readonly addresses: AddressLimiter;
   /** Frontends closed by the service: idle (no logon), misbehaving (too many events) (metrics). */
@@ -100,6 +102,10 @@ export class BroadcastServer {
       perMessageDeflate: c.COMPRESSION ? { threshold: 1024, serverNoContextTakeover: false, serverMaxWindowBits: 15 } : false,
       wsEngine: BroadcastWebSocketServer,
       adapter: LocalAdapter,
+    });
+    this.http.on('connection', (socket: import('node:net').Socket) => {
+      this.connections.add(socket);
+      socket.once('close', () => this.connections.delete(socket));
     });
     this.addresses = new AddressLimiter(c.MAX_SOCKETS_PER_ADDRESS);
     this.addresses.attach(this.io);
@@ -262,6 +268,10 @@ export class BroadcastServer {
   async close(): Promise<void> {
     clearInterval(this.idleTimer);
     if (this.staleTimer) clearInterval(this.staleTimer);
-    await this.io.close(); // also closes the HTTP server
+    const closing = this.io.close(); // also closes the HTTP server, once every connection is gone
+    // A peer that does not read never completes the WebSocket closing handshake: cut it after a second.
+    const timer = setTimeout(() => { for (const socket of this.connections) socket.destroy(); }, 1000);
+    await closing;
+    clearTimeout(timer);
   }
 }
