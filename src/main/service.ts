@@ -166,6 +166,8 @@ export function banner(service: Service): string {
     `  REST API                      ${scheme}://${host}:${ports.rest}`,
     `  broadcast (overlay frontend)  ${scheme}://${host}:${ports.broadcast}`,
   ];
+  if (ports.metrics !== null) lines.push(`  metrics (Prometheus)          http://${config.METRICS_HOST}:${ports.metrics}/metrics`);
+  if (config.STATE_DIR) lines.push(`  live matches and sessions are kept in ${config.STATE_DIR} (STATE_DIR) and resumed after a restart`);
   if (!config.REQUIRE_AUTH_KEY) lines.push('  access key: any key is accepted (REQUIRE_AUTH_KEY=false)');
   else if (authKey.source === 'generated' || authKey.source === 'reused') lines.push(`  access key: ${authKey.key}   (${authKey.source === 'generated' ? 'generated now' : 'generated earlier'}, kept in ${config.DATA_DIR}/auth-key)`);
   else if (authKey.source === 'configured') lines.push('  access key: the configured AUTH_KEY');
