@@ -55,7 +55,10 @@ const lobby = replay.records.slice(0, firstGame); // map, roster: sent once at l
 const game = replay.records.slice(firstGame + 1).filter((r) => !(r.type === 'round_info' && (r.data as { roundPhase?: string }).roundPhase === 'game_end'));
 const gameSpanMs = Number(game[game.length - 1].timestamp) - Number(game[0].timestamp);
 const recordedRate = game.length / (gameSpanMs / 1000);
-const PROBE_BASE = 1_000_000;
+// Probe values (a scoreboard row's money) stay within the service's bound for counts (0..1e6)
+// and far above real money (≤ 9,000), cycling through 900,000 values.
+const PROBE_BASE = 100_000;
+const PROBE_SPAN = 900_000;
 
 interface MatchLoad {
   code: string;
@@ -180,7 +183,7 @@ async function runStep(M: number): Promise<StepResult> {
           if (due > now) break;
           let data = rec.data;
           if (rec.type === 'scoreboard') {
-            m.probe++;
+            m.probe = PROBE_BASE + ((m.probe - PROBE_BASE + 1) % PROBE_SPAN);
             data = { ...(rec.data as object), money: m.probe };
             m.sentAt.set(m.probe, now);
           }

@@ -35,6 +35,9 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
       ...process.env,
       INSECURE: 'true', HOST: '127.0.0.1', INGEST_PORT: '0', REST_PORT: '0', BROADCAST_PORT: '0',
       LOG_LEVEL: 'warn', DATA_DIR: fs.mkdtempSync('/tmp/ods-bench-'), AUTH_KEY: 'bench-key', METRICS_PORT: '0',
+      // One key and one address drive every match and socket here: lift the per-key and
+      // per-address caps, which protect a public service from one client.
+      MAX_LIVE_MATCHES: '100000', MAX_MATCHES_PER_KEY: '100000', MAX_SOCKETS_PER_ADDRESS: '0',
       ...env,
     },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
