@@ -17,6 +17,7 @@ const MAX_MATCH = 258;
 const RESYNC_SCAN = 16; // bytes of the new frame tried as a resync point after a change
 const RESYNC_KEY = 12; // bytes that must agree to resync
 const SHIFT_SCAN = 160; // longest insertion or deletion tried before searching
+const SEARCH_AHEAD = 2048; // how far after the expected position a search looks
 const RESYNC_BACK = 96; // how far before the expected position a resync search starts
 
 // Fixed Huffman codes (RFC 1951 3.2.6), stored bit-reversed for LSB-first packing.
@@ -203,13 +204,18 @@ function resync(prev: Buffer, j: number, next: Buffer, i: number): [number, numb
     if (i + k + RESYNC_KEY <= n && equalAt(next, i + k, prev, j)) return [i + k, j];
     if (j + k + RESYNC_KEY <= m && equalAt(next, i, prev, j + k)) return [i, j + k];
   }
-  // Farther: a few native searches from just before the expected position on, then anywhere.
+  // Farther: native searches in a window around the expected position, then one anywhere (content
+  // that moved: a list that shrank, a reordering). Unbounded searches for keys that are new text
+  // would scan the whole frame each time.
+  const lo = Math.max(0, j - RESYNC_BACK);
+  const window = prev.subarray(lo, Math.min(m, j + SEARCH_AHEAD));
   for (let k = 1; k <= RESYNC_SCAN && i + k + RESYNC_KEY <= n; k += 4) {
-    const key = next.subarray(i + k, i + k + RESYNC_KEY);
-    let at = prev.indexOf(key, Math.max(0, j - RESYNC_BACK));
-    // Content that moved backwards (a list that shrank, a reordering): search from the start.
-    if (at < 0 && j > RESYNC_BACK) at = prev.indexOf(key);
-    if (at >= 0) return [i + k, at];
+    const at = window.indexOf(next.subarray(i + k, i + k + RESYNC_KEY));
+    if (at >= 0) return [i + k, lo + at];
+  }
+  if (i + 1 + RESYNC_KEY <= n) {
+    const at = prev.indexOf(next.subarray(i + 1, i + 1 + RESYNC_KEY));
+    if (at >= 0) return [i + 1, at];
   }
   return null;
 }

@@ -121,16 +121,29 @@ function genSame(schema: Schema, a: string, b: string): string {
   return `if (!sameDeep(${a}, ${b})) return false;`;
 }
 
+/** A JS expression copying the value `a` as deep as the schema knows it (the shadow copy). */
+function genCopy(schema: Schema, a: string): string {
+  const type = schema.type;
+  if (type === 'string' || type === 'boolean' || type === 'number' || type === 'integer') return a;
+  if (type === 'object' && schema.properties && schema.additionalProperties !== true) {
+    const members = Object.entries(schema.properties).map(([name, prop]) => `${JSON.stringify(name)}: ${genCopy(prop, `${a}[${JSON.stringify(name)}]`)}`);
+    return `(${a} === null || typeof ${a} !== 'object' ? ${a} : { ${members.join(', ')} })`;
+  }
+  if (type === 'array' && schema.items && (schema.items.type === 'string' || schema.items.type === 'number')) return `(Array.isArray(${a}) ? ${a}.slice() : ${a})`;
+  return `copyDeep(${a})`;
+}
+
 /** A subtree serializer that reuses its last output while the subtree's values are unchanged. */
 function cachedSerializer(schema: Schema, serialize: (v: unknown) => string): (v: unknown) => string {
   const same = new Function('sameDeep', `return function same(a, b) { ${genSame(schema, 'a', 'b')} return true; };`)(sameDeep) as (a: unknown, b: unknown) => boolean;
+  const copy = new Function('copyDeep', `return function copy(a) { return ${genCopy(schema, 'a')}; };`)(copyDeep) as (a: unknown) => unknown;
   const cache = new WeakMap<object, { shadow: unknown; out: string }>();
   return (v) => {
     if (typeof v !== 'object' || v === null) return serialize(v);
     const hit = cache.get(v);
     if (hit && same(v, hit.shadow)) return hit.out;
     const out = flat(serialize(v));
-    cache.set(v, { shadow: copyDeep(v), out });
+    cache.set(v, { shadow: copy(v), out });
     return out;
   };
 }
