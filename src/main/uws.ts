@@ -1,5 +1,6 @@
 // The one place that imports uWebSockets.js (the uws-pack repack). Its typings declare the
 // compressor constants as types only (TS2693) although they exist at run time, so the casts live here.
+import './uws-env.js'; // before uWebSockets.js loads: it reads its environment once, at load
 import * as uws from 'uWebSockets.js';
 import type { TemplatedApp, HttpResponse, HttpRequest, us_listen_socket, WebSocket, CompressOptions } from 'uWebSockets.js';
 

@@ -19,12 +19,21 @@ const STATUS_TEXT: Record<number, string> = {
   403: '403 Forbidden',
   404: '404 Not Found',
   413: '413 Payload Too Large',
+  414: '414 URI Too Long',
   500: '500 Internal Server Error',
   502: '502 Bad Gateway',
   503: '503 Service Unavailable',
 };
 
 const statusLine = (status: number): string => STATUS_TEXT[status] ?? `${status} Status`;
+
+/**
+ * Longest path plus query a route takes (414 { error } above). uWS itself refuses requests whose
+ * headers exceed UWS_HTTP_MAX_HEADERS_SIZE (raised to 64 KiB in uws-env.ts) with a bare 431, so
+ * everything between the two gets the router's answer with the CORS header.
+ */
+export const MAX_URL_LENGTH = 8192;
+const urlTooLong = (req: HttpRequest): boolean => req.getUrl().length + (req.getQuery()?.length ?? 0) > MAX_URL_LENGTH;
 
 /**
  * A long-lived streamed response (server-sent events): the headers at once, chunks later. uWS keeps
@@ -254,6 +263,7 @@ export function createRouter(app: TemplatedApp, log: Logger, maxBodyBytes: numbe
     methodsByPattern.set(pattern, [...(methodsByPattern.get(pattern) ?? []), method.toUpperCase()]);
     const params = paramCount(pattern);
     app[method](pattern, (res, req) => {
+      if (urlTooLong(req)) return new Reply(res).error(414, `Request URL longer than ${MAX_URL_LENGTH} characters`);
       const request = capture(res, req, params);
       const reply = new Reply(res); // registers onAborted before anything can be deferred
       if (!options.body) {
@@ -273,7 +283,7 @@ export function createRouter(app: TemplatedApp, log: Logger, maxBodyBytes: numbe
     post: (pattern, handler, options) => add('post', pattern, handler, options),
     finish() {
       for (const [pattern, methods] of methodsByPattern) preflight(pattern, methods);
-      app.any('/*', (res) => new Reply(res).error(404, 'Not found'));
+      app.any('/*', (res, req) => (urlTooLong(req) ? new Reply(res).error(414, `Request URL longer than ${MAX_URL_LENGTH} characters`) : new Reply(res).error(404, 'Not found')));
     },
   };
 
