@@ -1,0 +1,199 @@
+// bench:flood — one flooding observer beside M normal matches (issue: hardening).
+//
+//   npm run bench:flood -- [--matches 50] [--rate 20] [--flood 20000] [--duration 15] [--warmup 3]
+//
+// Starts the built service (dist/) in its own process three times and runs the same load each time:
+// M matches, each with one observer sending the recorded match's game messages in order at `rate`
+// msg/s and one overlay frontend; latency is measured from an obs_data send to the first frame
+// showing it (a probe value in a scoreboard row's money), on every frontend. Phases:
+//   baseline   no flooder;
+//   flood      plus one authenticated observer sending `flood` msg/s of valid scoreboard rows to its
+//              own match, with the default per-socket budget (200 msg/s, burst 100);
+//   no-budget  the same flood with the budget lifted (INGEST_RATE_PER_SOCKET=1e6): what the budget buys.
+// Prints one JSON line per phase, a table, and writes bench/results/flood.json. The bar is the
+// broadcast benchmark's: p99 latency ≤ 250 ms with ≥ 95% of the due frames delivered.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import path from 'node:path';
+import type * as ReplayFile from '../src/tools/replay-file.js';
+import { EioClient, eventPayload } from './lib/eio-client.js';
+import { jsonLine, machine, percentile, table, writeResults } from './lib/report.js';
+import { startServiceProcess } from './lib/service.js';
+
+const { readReplay } = (await import('../dist/tools/replay-file.js')) as unknown as typeof ReplayFile;
+
+const argv = process.argv.slice(2);
+const opt = (name: string, def: string): string => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : def;
+};
+const M = Number(opt('matches', '50'));
+const RATE = Number(opt('rate', '20'));
+const FLOOD = Number(opt('flood', '20000'));
+const DURATION = Number(opt('duration', '15')) * 1000;
+const WARMUP = Number(opt('warmup', '3')) * 1000;
+
+const replay = readReplay(path.resolve(import.meta.dirname, '../../shared/data/replays/icebox-19-rounds.replay'));
+const firstGame = replay.records.findIndex((r) => r.type === 'match_start');
+const lobby = replay.records.slice(0, firstGame);
+const game = replay.records.slice(firstGame + 1).filter((r) => !(r.type === 'round_info' && (r.data as { roundPhase?: string }).roundPhase === 'game_end'));
+const floodRow = replay.records.find((r) => r.type === 'scoreboard')!;
+const PROBE_BASE = 100_000;
+const PROBE_SPAN = 800_000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function observer(url: string, code: string): Promise<EioClient> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`observer ${code}: no logon ack`)), 30_000);
+    const c: EioClient = new EioClient({
+      url,
+      onOpen: () => c.emit('obs_logon', JSON.stringify({ type: 'authenticate', clientVersion: '0.3.3', obsName: 'Bench', key: 'bench-key', groupCode: code, groupSecret: '', leftTeam: replay.header.leftTeam, rightTeam: replay.header.rightTeam })),
+      onEvent: (event, text) => {
+        if (event !== 'obs_logon_ack') return;
+        clearTimeout(timer);
+        const ack = JSON.parse(eventPayload(text)) as { value: boolean; reason: string };
+        if (ack.value) resolve(c); else reject(new Error(`logon refused: ${ack.reason}`));
+      },
+    });
+  });
+}
+
+async function metric(port: number, series: string): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(series + ' '));
+  return line ? Number(line.slice(series.length + 1)) : 0;
+}
+
+type Phase = 'baseline' | 'flood' | 'no-budget';
+
+async function run(phase: Phase): Promise<Record<string, unknown>> {
+  const svc = await startServiceProcess({ LOG_LEVEL: 'error', ...(phase === 'no-budget' ? { INGEST_RATE_PER_SOCKET: '1000000', INGEST_BURST_PER_SOCKET: '1000000' } : {}) });
+  const metricsPort = (svc.ports as unknown as { metrics: number }).metrics;
+  const ingest = `http://127.0.0.1:${svc.ports.ingest}`;
+  const broadcast = `http://127.0.0.1:${svc.ports.broadcast}`;
+  const clients: EioClient[] = [];
+  const latencies: number[] = [];
+  let measuring = false;
+  let framesReceived = 0;
+  let due = 0;
+  try {
+    const matches = await Promise.all(Array.from({ length: M }, async (_, i) => {
+      const code = 'N' + i.toString(36).toUpperCase().padStart(5, '0');
+      const obs = await observer(ingest, code);
+      clients.push(obs);
+      for (const r of lobby) obs.emit('obs_data', JSON.stringify({ ...r, groupCode: code }));
+      const m = { code, obs, next: 0, sent: 0, origin: 0, probe: PROBE_BASE, sentAt: new Map<number, number>(), lastFrameAt: -Infinity, pending: false };
+      const fe: EioClient = new EioClient({
+        url: broadcast,
+        onOpen: () => fe.emit('logon', JSON.stringify({ groupCode: code })),
+        onEvent: (event, text) => {
+          if (event !== 'match_data') return;
+          if (measuring) framesReceived++;
+          const now = Date.now();
+          const frame = JSON.parse(eventPayload(text)) as { teams: { players: { money: number }[] }[] };
+          for (const team of frame.teams) for (const p of team.players) {
+            const sent = m.sentAt.get(p.money);
+            if (sent === undefined) continue;
+            if (measuring) latencies.push(now - sent);
+            m.sentAt.delete(p.money);
+          }
+        },
+      });
+      clients.push(fe);
+      return m;
+    }));
+    let flooder: EioClient | null = null;
+    if (phase !== 'baseline') {
+      flooder = await observer(ingest, 'FLOOD0');
+      clients.push(flooder);
+      for (const r of lobby) flooder.emit('obs_data', JSON.stringify({ ...r, groupCode: 'FLOOD0' }));
+    }
+    await sleep(1000);
+
+    const start = Date.now();
+    matches.forEach((m, i) => { m.origin = start + (i * 1000) / M; });
+    let floodSent = 0;
+    let floodMoney = 0;
+    const feed = setInterval(() => {
+      const now = Date.now();
+      for (const m of matches) {
+        while (m.origin + (m.sent * 1000) / RATE <= now) {
+          const rec = game[m.next];
+          let data = rec.data;
+          if (rec.type === 'scoreboard') {
+            m.probe = PROBE_BASE + ((m.probe - PROBE_BASE + 1) % PROBE_SPAN);
+            data = { ...(rec.data as object), money: m.probe };
+            m.sentAt.set(m.probe, now);
+          }
+          m.obs.emit('obs_data', JSON.stringify({ obsName: 'Bench', groupCode: m.code, type: rec.type, data }));
+          // Frames due by the service's rule: at most one per match per 100 ms, on the leading
+          // edge, a pending change going out once the 100 ms have passed (as bench/broadcast.ts).
+          if (measuring) {
+            if (m.pending && now >= m.lastFrameAt + 100) { due++; m.lastFrameAt += 100; m.pending = false; }
+            if (now >= m.lastFrameAt + 100) { due++; m.lastFrameAt = now; } else m.pending = true;
+          }
+          m.next = (m.next + 1) % game.length;
+          m.sent++;
+        }
+        if (m.sentAt.size > 2000) m.sentAt.clear();
+      }
+      if (flooder) {
+        const target = Math.floor(((now - start) * FLOOD) / 1000);
+        for (; floodSent < target; floodSent++) {
+          floodMoney = (floodMoney + 1) % 9000;
+          flooder.emit('obs_data', JSON.stringify({ obsName: 'Flood', groupCode: 'FLOOD0', type: 'scoreboard', data: { ...(floodRow.data as object), money: floodMoney } }));
+        }
+      }
+    }, 10);
+
+    await sleep(WARMUP);
+    await svc.stats();
+    const gen = monitorEventLoopDelay({ resolution: 10 });
+    gen.enable();
+    const received0 = await metric(metricsPort, 'ods_messages_received_total{event="obs_data"}');
+    const shed0 = await metric(metricsPort, 'ods_messages_dropped_total{reason="rate_limited"}');
+    const floodSent0 = floodSent;
+    const cpu0 = svc.cpuSeconds();
+    const t0 = Date.now();
+    measuring = true;
+    await sleep(DURATION);
+    measuring = false;
+    const seconds = (Date.now() - t0) / 1000;
+    const cpu = svc.cpuSeconds() - cpu0;
+    const host = await svc.stats();
+    clearInterval(feed);
+    due += matches.filter((m) => m.pending).length;
+    const received = (await metric(metricsPort, 'ods_messages_received_total{event="obs_data"}')) - received0;
+    const shed = (await metric(metricsPort, 'ods_messages_dropped_total{reason="rate_limited"}')) - shed0;
+    latencies.sort((a, b) => a - b);
+    const floodAttempted = (floodSent - floodSent0) / seconds;
+    return {
+      phase, M, rate: RATE, flood: phase === 'baseline' ? 0 : FLOOD,
+      normalMsgPerSec: M * RATE,
+      floodSentPerSec: floodAttempted,
+      floodAcceptedPerSec: phase === 'baseline' ? 0 : (received - M * RATE * seconds - shed) / seconds,
+      shedPerSec: shed / seconds,
+      delivery: due ? framesReceived / due : 0,
+      p50: percentile(latencies, 50), p95: percentile(latencies, 95), p99: percentile(latencies, 99), max: latencies[latencies.length - 1] ?? NaN,
+      samples: latencies.length,
+      cpuPct: (cpu / seconds) * 100,
+      loopP99: host.loop.p99,
+      rssMB: svc.rssBytes() / 2 ** 20,
+      generatorLoopP99: gen.percentile(99) / 1e6,
+    };
+  } finally {
+    for (const c of clients) c.close();
+    await svc.stop();
+  }
+}
+
+const results: Record<string, unknown>[] = [];
+for (const phase of ['baseline', 'flood', 'no-budget'] as Phase[]) {
+  process.stderr.write(`${phase}: ${M} matches at ${RATE} msg/s${phase === 'baseline' ? '' : `, one flooder at ${FLOOD} msg/s`}...\n`);
+  const r = await run(phase);
+  results.push(r);
+  jsonLine({ bench: 'flood', ...r });
+}
+process.stdout.write('\n' + table(results, ['phase', 'M', 'normalMsgPerSec', 'floodSentPerSec', 'floodAcceptedPerSec', 'shedPerSec', 'delivery', 'p50', 'p95', 'p99', 'max', 'cpuPct', 'loopP99', 'rssMB']) + '\n');
+const held = (r: Record<string, unknown>) => (r.delivery as number) >= 0.95 && (r.p99 as number) <= 250;
+process.stdout.write(`bar (p99 ≤ 250 ms, delivery ≥ 0.95): ${results.map((r) => `${r.phase} ${held(r) ? 'held' : 'missed'}`).join(', ')}\n`);
+process.stdout.write(`results: ${writeResults('flood', { bench: 'flood', machine: machine(), options: { M, RATE, FLOOD, DURATION, WARMUP }, results })}\n`);
