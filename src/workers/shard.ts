@@ -3,7 +3,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import { jsonDepthExceeds } from '../protocol/json-depth.js';
-import type { BackendEffect, MatchSummary, ShardCmd, ShardEvent, ShardOut } from '../protocol/shard-messages.js';
+import { FIELD_SEP, RECORD_SEP, type BackendEffect, type MatchSummary, type ShardCmd, type ShardEvent, type ShardOut } from '../protocol/shard-messages.js';
 import { wireMessage } from '../protocol/wire.js';
 import { createClock } from './clock.js';
 import { deflateDelta } from './deflate-delta.js';
@@ -110,7 +110,15 @@ export class Shard {
     switch (cmd.t) {
       case 'create': return this.create(cmd.groupCode, cmd.logon, cmd.now);
       case 'obs': {
-        for (let i = 0; i < cmd.raws.length; i++) this.applyObs(cmd.groupCodes[i], cmd.raws[i], cmd.nows[i]);
+        let start = 0;
+        for (let k = 0; k < cmd.count; k++) {
+          let end = cmd.packed.indexOf(RECORD_SEP, start);
+          if (end < 0) end = cmd.packed.length;
+          const a = cmd.packed.indexOf(FIELD_SEP, start);
+          const b = cmd.packed.indexOf(FIELD_SEP, a + 1);
+          this.applyObs(cmd.packed.slice(start, a), cmd.packed.slice(b + 1, end), Number(cmd.packed.slice(a + 1, b)));
+          start = end + 1;
+        }
         return;
       }
       case 'aux': {

@@ -377,7 +377,7 @@ export class IngestServer {
     const raw = IngestServer.raw(payload);
     if (raw === null) return this.drop(socket, state, 'invalid_payload');
     if (raw.length > this.deps.config.MAX_PAYLOAD_BYTES) return this.drop(socket, state, 'too_large');
-    this.deps.hub.obs(session.groupCode, raw);
+    if (!this.deps.hub.obs(session.groupCode, raw)) this.drop(socket, state, 'invalid_payload');
   }
 
   private auxData(socket: Socket, state: SocketState, payload: unknown): void {

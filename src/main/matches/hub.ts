@@ -140,8 +140,9 @@ export class MatchHub {
     return secret;
   }
 
-  obs(groupCode: string, raw: string): void {
-    this.pool.obs(groupCode, raw, Date.now());
+  /** false: the payload cannot be forwarded (it contains a control character that is never valid JSON). */
+  obs(groupCode: string, raw: string): boolean {
+    return this.pool.obs(groupCode, raw, Date.now());
   }
 
   /** Auxiliary data goes to every live match with the session's match id; false when there is none. */

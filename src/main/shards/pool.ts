@@ -8,7 +8,7 @@
 // the old thread had already acknowledged (ShardOut.ack) muted, the others as new. A thread that
 // dies again within CRASH_WINDOW_MS gets the snapshots only, a third time nothing (docs/reliability.md).
 import { Worker } from 'node:worker_threads';
-import type { AuxBatchCmd, ObsBatchCmd, ShardCmd, ShardOut } from '../../protocol/shard-messages.js';
+import { FIELD_SEP, RECORD_SEP, type AuxBatchCmd, type ObsBatchCmd, type ShardCmd, type ShardOut } from '../../protocol/shard-messages.js';
 import type { ShardSettings } from '../../workers/shard.js';
 import type { Logger } from '../log.js';
 
@@ -145,7 +145,7 @@ export class ShardPool {
 
   private retain(index: number, seq: number, cmds: ShardCmd[]): void {
     let size = 0;
-    for (const c of cmds) size += c.t === 'obs' || c.t === 'aux' ? c.raws.length : 1;
+    for (const c of cmds) size += c.t === 'obs' ? c.count : c.t === 'aux' ? c.raws.length : 1;
     this.retained[index].push({ seq, cmds: cmds.some((c) => !replayable(c)) ? cmds.filter(replayable) : cmds, size });
     this.retainedSize[index] += size;
     if (this.retainedSize[index] > MAX_RETAINED) {
@@ -186,14 +186,19 @@ export class ShardPool {
     for (let i = 0; i < this.workers.length; i++) this.send(i, cmd);
   }
 
-  obs(groupCode: string, raw: string, now: number): void {
+  /** Queues an observer payload for its shard; false when it cannot be packed (a separator in it). */
+  obs(groupCode: string, raw: string, now: number): boolean {
+    if (raw.includes(RECORD_SEP) || raw.includes(FIELD_SEP) || groupCode.includes(RECORD_SEP) || groupCode.includes(FIELD_SEP)) return false;
     const queue = this.pending[this.shardOf(groupCode)];
-    let last = queue[queue.length - 1] as ObsBatchCmd | undefined;
-    if (!last || last.t !== 'obs') queue.push((last = { t: 'obs', groupCodes: [], raws: [], nows: [] }));
-    last.groupCodes.push(groupCode);
-    last.raws.push(raw);
-    last.nows.push(now);
+    const record = groupCode + FIELD_SEP + now + FIELD_SEP + raw;
+    const last = queue[queue.length - 1] as ObsBatchCmd | undefined;
+    if (!last || last.t !== 'obs') queue.push({ t: 'obs', count: 1, packed: record });
+    else {
+      last.count++;
+      last.packed += RECORD_SEP + record;
+    }
     this.schedule();
+    return true;
   }
 
   aux(shard: number, matchId: string, playerId: string, raw: string, now: number): void {
