@@ -105,7 +105,8 @@ export interface ShardOut {
   codes: string[];
   seqs: number[];
   wires: string[];
-  deltas: (Uint8Array | null)[];
+  /** As latin1 strings: a string crosses threads cheaper than a typed array. */
+  deltas: (string | null)[];
   events: ShardEvent[];
   stats?: ShardStats;
   /** Dashboard summaries of the matches that changed, at most every 500 ms (not per frame). */

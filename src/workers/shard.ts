@@ -455,7 +455,7 @@ export class Shard {
     this.out.codes.push(slot.groupCode);
     this.out.seqs.push(slot.seq);
     this.out.wires.push(wire);
-    this.out.deltas.push(delta);
+    this.out.deltas.push(delta === null ? null : Buffer.from(delta.buffer, delta.byteOffset, delta.byteLength).toString('latin1'));
     slot.lastSentEvent = slot.match.eventNumber;
     slot.lastSentAt = now;
     slot.lastActivityAt = now;

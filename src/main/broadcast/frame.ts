@@ -8,6 +8,7 @@ export class FramePacket {
   private keyframeBytes: Buffer | null = null;
   private wireBytes: Buffer | null = null;
   private textValue: string | null = null;
+  private deltaBytes: Buffer | null = null;
 
   constructor(
     readonly groupCode: string,
@@ -15,8 +16,16 @@ export class FramePacket {
     readonly seq: number,
     /** The WebSocket message text: 42["match_data","<escaped JSON>"]. */
     readonly wireText: string,
-    readonly delta: Uint8Array | null,
+    /** The delta's bytes as a latin1 string (how it crossed from the shard), or null. */
+    private readonly deltaText: string | null,
   ) {}
+
+  /** The permessage-deflate delta against frame seq - 1, or null when there is none. */
+  get delta(): Buffer | null {
+    if (this.deltaText === null) return null;
+    if (!this.deltaBytes) this.deltaBytes = Buffer.from(this.deltaText, 'latin1');
+    return this.deltaBytes;
+  }
 
   /** The WebSocket message bytes (uncompressed). */
   get wire(): Buffer {
