@@ -1,0 +1,13 @@
+// Prints the README's configuration table from the settings table in src/main/config.ts:
+// `npm run docs:env`. test/readme-config.test.ts checks that the README lists every setting.
+import { SETTINGS } from '../main/config.js';
+
+const shown: Partial<Record<string, string>> = {
+  SHARD_WORKERS: 'cores − 1 (1–4)',
+  LOG_FORMAT: 'json',
+};
+const rows = Object.entries(SETTINGS).map(([name, setting]) => {
+  const def = shown[name] ?? (setting.def === '' ? '(unset)' : `\`${String(setting.def)}\``);
+  return `| \`${name}\` | ${def.startsWith('`') || def === '(unset)' ? def : `\`${def}\``} | ${setting.doc.replace(/\|/g, '\\|')} |`;
+});
+process.stdout.write(['| variable | default | meaning |', '|---|---|---|', ...rows].join('\n') + '\n');
