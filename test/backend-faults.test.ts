@@ -116,9 +116,10 @@ describe('backends that misbehave', () => {
     expect(svc.service.hub.registry.count()).toBe(0);
     expect((await fetch(`${svc.rest}/status`)).status).toBe(200);
     if (m !== 'garbage') {
-      const metrics = await (await fetch(`http://127.0.0.1:${svc.service.ports.metrics}/metrics`)).text();
-      expect(metrics).toMatch(/ods_backend_call_failures_total\{call="match_register"\} [1-9]/);
-      expect(metrics).toMatch(/ods_backend_call_failures_total\{call="playercam"\} [1-9]/);
+      // A hanging call fails when its timeout fires, which may be after the match ended.
+      const metrics = () => fetch(`http://127.0.0.1:${svc.service.ports.metrics}/metrics`).then((r) => r.text());
+      await expect.poll(metrics, { timeout: 3000 }).toMatch(/ods_backend_call_failures_total\{call="match_register"\} [1-9]/);
+      await expect.poll(metrics, { timeout: 3000 }).toMatch(/ods_backend_call_failures_total\{call="playercam"\} [1-9]/);
     }
   }, 30_000);
 
@@ -130,9 +131,9 @@ describe('backends that misbehave', () => {
     const { final, maxGapMs } = await playWhileFailing(svc, 'FLTREF');
     expectResult(final);
     expect(maxGapMs).toBeLessThan(1000);
-    const metrics = await (await fetch(`http://127.0.0.1:${svc.service.ports.metrics}/metrics`)).text();
-    expect(metrics).toMatch(/ods_backend_calls_total\{call="stats_addMatch",outcome="network"\} [1-9]/);
-    expect(metrics).toMatch(/ods_backend_calls_total\{call="playercam",outcome="network"\} [1-9]/);
-    expect(metrics).toMatch(/ods_backend_call_duration_seconds_count\{call="key_validation"\} [1-9]/);
+    const metrics = () => fetch(`http://127.0.0.1:${svc.service.ports.metrics}/metrics`).then((r) => r.text());
+    await expect.poll(metrics, { timeout: 3000 }).toMatch(/ods_backend_calls_total\{call="stats_addMatch",outcome="network"\} [1-9]/);
+    await expect.poll(metrics, { timeout: 3000 }).toMatch(/ods_backend_calls_total\{call="playercam",outcome="network"\} [1-9]/);
+    await expect.poll(metrics, { timeout: 3000 }).toMatch(/ods_backend_call_duration_seconds_count\{call="key_validation"\} [1-9]/);
   }, 30_000);
 });

@@ -75,7 +75,9 @@ describe('restart with STATE_DIR', () => {
     await expect.poll(() => refOverlay.frames.length > 0 && last(refOverlay.frames).roundPhase === 'game_end', { timeout: 20_000 }).toBe(true);
     const expected = last(refOverlay.frames);
     await expect.poll(() => first.service.hub.registry.get(REF)).toBeUndefined();
-    const appliedBefore = first.service.hub.shardStats[0]?.applied ?? 0;
+    // The shard reports its counter once a second: wait for the reference run's messages in it.
+    await expect.poll(() => first.service.hub.shardStats[0]?.applied ?? 0, { timeout: 5000 }).toBe(replay.records.length);
+    const appliedBefore = replay.records.length;
 
     // Half of the match, with an overlay watching.
     const watch = overlay(first.broadcast, CODE);

@@ -29,6 +29,8 @@ export interface IngestDeps {
 }
 
 const KEEPALIVE_MS = 30_000;
+/** Heartbeat of the main thread, to see its own stalls (see `stallMs`). */
+const BEAT_MS = 50;
 
 /** The events of the ingestion listener; any other is counted as `unknown_event` (metrics labels stay bounded). */
 const KNOWN_EVENTS = new Set(['obs_logon', 'aux_logon', 'obs_data', 'aux_data']);
@@ -67,6 +69,15 @@ export class IngestServer {
   private readonly idleTimer: NodeJS.Timeout;
   /** Set at shutdown: sockets closing now are not players leaving (no auxiliary-disconnect changes). */
   private shuttingDown = false;
+  /**
+   * The main thread's last stall (ms) and when it ended. Messages that arrived while it was busy
+   * are read together afterwards; the budget then allows what they were sent over, so a client
+   * within its rate is not shed because the service itself was slow.
+   */
+  private stallMs = 0;
+  private stallEndedAt = 0;
+  private lastBeat = Date.now();
+  private readonly beatTimer: NodeJS.Timeout;
 
   constructor(app: TemplatedApp, private readonly deps: IngestDeps) {
     this.log = deps.log.child({ module: 'ingest' });
@@ -78,6 +89,16 @@ export class IngestServer {
     const idleMs = deps.config.IDLE_SOCKET_TIMEOUT_MS;
     this.idleTimer = setInterval(() => this.closeIdle(Date.now()), Math.max(50, Math.min(5000, Math.floor(idleMs / 3))));
     this.idleTimer.unref();
+    this.beatTimer = setInterval(() => {
+      const now = Date.now();
+      const lag = now - this.lastBeat - BEAT_MS;
+      if (lag > BEAT_MS) {
+        this.stallMs = lag;
+        this.stallEndedAt = now;
+      }
+      this.lastBeat = now;
+    }, BEAT_MS);
+    this.beatTimer.unref();
     // An auxiliary session without a player id learns it here, from its own first aux_scoreboard
     // (auxData): the shard's aux_player event does not say which session sent the row, so it must
     // not be applied to every session of the match that has no player id yet.
@@ -188,7 +209,9 @@ export class IngestServer {
     this.eventsIn[name] = (this.eventsIn[name] ?? 0) + 1;
     const elapsed = now - state.tokensAt;
     if (elapsed > 0) {
-      state.tokens = Math.min(c.INGEST_BURST_PER_SOCKET, state.tokens + (elapsed * c.INGEST_RATE_PER_SOCKET) / 1000);
+      // Right after a stall of the main thread, the bucket may hold what the rate gave over it too.
+      const stall = now - this.stallEndedAt < 2000 ? (this.stallMs * c.INGEST_RATE_PER_SOCKET) / 1000 : 0;
+      state.tokens = Math.min(c.INGEST_BURST_PER_SOCKET + stall, state.tokens + (elapsed * c.INGEST_RATE_PER_SOCKET) / 1000);
       state.tokensAt = now;
     }
     if (state.tokens < 1) {
@@ -434,6 +457,7 @@ export class IngestServer {
     this.shuttingDown = true;
     clearInterval(this.timer);
     clearInterval(this.idleTimer);
+    clearInterval(this.beatTimer);
     await this.io.close();
   }
 }
