@@ -167,7 +167,7 @@ async function runStep(M: number): Promise<StepResult> {
       }
     }
     await sleep(1000 + M * 2);
-    process.stderr.write(`\r  M=${M}: ${matches.length} observers, ${matches.length * F} frontends; warming up ${WARMUP / 1000}s`);
+    process.stderr.write(`\r  M=${M}: ${matches.length} observers, ${matches.length * F} frontends; warming up ${Math.max(WARMUP, M * 20) / 1000}s`);
 
     // Feed: every 10 ms, each match sends the records that are due (recorded gaps / speed).
     const speed = RATE / recordedRate;
@@ -197,7 +197,9 @@ async function runStep(M: number): Promise<StepResult> {
       }
     }, 10);
 
-    await sleep(WARMUP);
+    // Connecting hundreds of frontends ends in a burst of keyframes and lobby frames: let the
+    // warm-up grow with M so that the measurement starts in the steady state.
+    await sleep(Math.max(WARMUP, M * 20));
     // Measure.
     const bytesStart = matches.map((m) => m.frontends.map((f) => f.bytesSinceOpen()));
     await svc.stats(); // resets the event-loop histogram
