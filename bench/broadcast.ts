@@ -23,6 +23,7 @@ import path from 'node:path';
 import type * as ReplayFile from '../src/tools/replay-file.js';
 import { lineChart } from './lib/chart.js';
 import { EioClient, eventPayload } from './lib/eio-client.js';
+import { consumeProbes } from './lib/probes.js';
 import { jsonLine, machine, percentile, RESULTS_DIR, table, writeResults } from './lib/report.js';
 import { startServiceProcess, type ServiceProcess } from './lib/service.js';
 
@@ -153,14 +154,7 @@ async function runStep(M: number): Promise<StepResult> {
             }
             if (!sample) return;
             // Probes are consumed during the warm-up too, so none is counted late.
-            const now = Date.now();
-            const frame = JSON.parse(eventPayload(text)) as { teams: { players: { money: number }[] }[] };
-            for (const team of frame.teams) for (const p of team.players) {
-              const sent = m.sentAt.get(p.money);
-              if (sent === undefined) continue;
-              if (measuring) latencies.push(now - sent);
-              m.sentAt.delete(p.money);
-            }
+            consumeProbes(text, m.sentAt, measuring, latencies);
           },
         });
         m.frontends.push(c);

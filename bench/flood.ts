@@ -16,6 +16,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import type * as ReplayFile from '../src/tools/replay-file.js';
 import { EioClient, eventPayload } from './lib/eio-client.js';
+import { consumeProbes } from './lib/probes.js';
 import { jsonLine, machine, percentile, table, writeResults } from './lib/report.js';
 import { startServiceProcess } from './lib/service.js';
 
@@ -88,14 +89,7 @@ async function run(phase: Phase): Promise<Record<string, unknown>> {
         onEvent: (event, text) => {
           if (event !== 'match_data') return;
           if (measuring) framesReceived++;
-          const now = Date.now();
-          const frame = JSON.parse(eventPayload(text)) as { teams: { players: { money: number }[] }[] };
-          for (const team of frame.teams) for (const p of team.players) {
-            const sent = m.sentAt.get(p.money);
-            if (sent === undefined) continue;
-            if (measuring) latencies.push(now - sent);
-            m.sentAt.delete(p.money);
-          }
+          consumeProbes(text, m.sentAt, measuring, latencies);
         },
       });
       clients.push(fe);

@@ -17,7 +17,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { AddressLimiter } from '../sockets/address-limit.js';
 import { LocalAdapter } from '../sockets/adapters.js';
-import { parsePayload } from '../sockets/io-server.js';
+import { baseIoOptions, parsePayload } from '../sockets/io-server.js';
 import type { TlsFiles } from '../uws.js';
 import type { FramePacket } from './frame.js';
 import { BroadcastWebSocketServer, type BroadcastWebSocket, type DeflateMode } from './websocket.js';
@@ -88,16 +88,7 @@ export class BroadcastServer {
       ? https.createServer({ cert: fs.readFileSync(deps.tls.certFile), key: fs.readFileSync(deps.tls.keyFile) })
       : http.createServer();
     this.io = new Server(this.http, {
-      path: '/socket.io/',
-      serveClient: false,
-      transports: ['polling', 'websocket'],
-      cors: { origin: '*' },
-      pingInterval: c.PING_INTERVAL_MS,
-      pingTimeout: c.PING_TIMEOUT_MS,
-      connectTimeout: c.IDLE_SOCKET_TIMEOUT_MS,
-      maxHttpBufferSize: c.MAX_MESSAGE_BYTES,
-      allowRequest: (req, cb) => this.addresses.allowRequest(req, cb),
-      httpCompression: c.COMPRESSION ? { threshold: 1024 } : false,
+      ...baseIoOptions(c, (req, cb) => this.addresses.allowRequest(req, cb)),
       // Negotiated with context takeover; ws itself never compresses (websocket.ts).
       perMessageDeflate: c.COMPRESSION ? { threshold: 1024, serverNoContextTakeover: false, serverMaxWindowBits: 15 } : false,
       wsEngine: BroadcastWebSocketServer,

@@ -393,23 +393,26 @@ export class IngestServer {
     return env.playerId;
   }
 
-  private obsData(socket: Socket, state: SocketState, payload: unknown): void {
+  /** The session and raw text of a data event, or undefined after counting why it is dropped. */
+  private forwardable(socket: Socket, state: SocketState, payload: unknown, role: Session['role']): { session: Session; raw: string } | undefined {
     const session = state.session;
-    if (!session) return this.drop(socket, state, 'unauthenticated');
-    if (session.role !== 'observer') return this.drop(socket, state, 'wrong_role');
+    if (!session) return void this.drop(socket, state, 'unauthenticated');
+    if (session.role !== role) return void this.drop(socket, state, 'wrong_role');
     const raw = IngestServer.raw(payload);
-    if (raw === null) return this.drop(socket, state, 'invalid_payload');
-    if (raw.length > this.deps.config.MAX_PAYLOAD_BYTES) return this.drop(socket, state, 'too_large');
-    if (!this.deps.hub.obs(session.groupCode, raw)) this.drop(socket, state, 'invalid_payload');
+    if (raw === null) return void this.drop(socket, state, 'invalid_payload');
+    if (raw.length > this.deps.config.MAX_PAYLOAD_BYTES) return void this.drop(socket, state, 'too_large');
+    return { session, raw };
+  }
+
+  private obsData(socket: Socket, state: SocketState, payload: unknown): void {
+    const ok = this.forwardable(socket, state, payload, 'observer');
+    if (ok && !this.deps.hub.obs(ok.session.groupCode, ok.raw)) this.drop(socket, state, 'invalid_payload');
   }
 
   private auxData(socket: Socket, state: SocketState, payload: unknown): void {
-    const session = state.session;
-    if (!session) return this.drop(socket, state, 'unauthenticated');
-    if (session.role !== 'auxiliary') return this.drop(socket, state, 'wrong_role');
-    const raw = IngestServer.raw(payload);
-    if (raw === null) return this.drop(socket, state, 'invalid_payload');
-    if (raw.length > this.deps.config.MAX_PAYLOAD_BYTES) return this.drop(socket, state, 'too_large');
+    const ok = this.forwardable(socket, state, payload, 'auxiliary');
+    if (!ok) return;
+    const { session, raw } = ok;
     if (session.playerId === '') {
       const learned = IngestServer.auxScoreboardSender(payload, session.matchId);
       if (learned) {

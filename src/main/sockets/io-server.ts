@@ -15,20 +15,27 @@ export interface IoServerOptions {
   allowRequest?: (req: unknown, callback: (err: string | null | undefined, success: boolean) => void) => void;
 }
 
-export function createIoServer(app: TemplatedApp, config: Config, options: IoServerOptions): Server {
-  const io = new Server({
+/** The options both listeners share: what the real clients expect (clients.md 1.1). */
+export function baseIoOptions(config: Config, allowRequest?: IoServerOptions['allowRequest']) {
+  return {
     path: '/socket.io/',
     serveClient: false,
-    transports: ['polling', 'websocket'],
+    transports: ['polling', 'websocket'] as ('polling' | 'websocket')[],
     cors: { origin: '*' },
     pingInterval: config.PING_INTERVAL_MS,
     pingTimeout: config.PING_TIMEOUT_MS,
     // A connection that never joins the namespace is closed after the idle timeout.
     connectTimeout: config.IDLE_SOCKET_TIMEOUT_MS,
     maxHttpBufferSize: config.MAX_MESSAGE_BYTES,
-    ...(options.allowRequest ? { allowRequest: options.allowRequest as never } : {}),
+    ...(allowRequest ? { allowRequest: allowRequest as never } : {}),
+    httpCompression: config.COMPRESSION ? { threshold: 1024 } : false as const,
+  };
+}
+
+export function createIoServer(app: TemplatedApp, config: Config, options: IoServerOptions): Server {
+  const io = new Server({
+    ...baseIoOptions(config, options.allowRequest),
     perMessageDeflate: config.COMPRESSION ? { threshold: 1024 } : false,
-    httpCompression: config.COMPRESSION ? { threshold: 1024 } : false,
     adapter: options.adapter,
     ...(options.recovery
       ? { connectionStateRecovery: { maxDisconnectionDuration: config.RECOVERY_WINDOW_MS, skipMiddlewares: true } }
