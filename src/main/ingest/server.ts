@@ -426,8 +426,12 @@ export class IngestServer {
   /** A match ended or was removed: its sessions end and their sockets are closed. */
   endSessionsOf(groupCode: string, matchId: string): void {
     const stillLive = matchId ? (this.deps.hub.registry.groupsForMatchId(matchId)?.size ?? 0) > 0 : true;
-    const ended = this.sessions.filter((s) => (s.role === 'observer' && s.groupCode === groupCode) || (s.role === 'auxiliary' && !stillLive && s.matchId === matchId));
-    for (const session of ended) {
+    this.endSessions(this.sessions.filter((s) => (s.role === 'observer' && s.groupCode === groupCode) || (s.role === 'auxiliary' && !stillLive && s.matchId === matchId)));
+  }
+
+  /** Ends sessions: out of the table, and their sockets (if connected) closed. */
+  private endSessions(sessions: Session[]): number {
+    for (const session of sessions) {
       this.sessions.delete(session);
       const entry = session.socketId ? this.states.get(session.socketId) : undefined;
       if (entry) {
@@ -435,6 +439,7 @@ export class IngestServer {
         entry.socket.disconnect(true);
       }
     }
+    return sessions.length;
   }
 
   /**
@@ -443,16 +448,7 @@ export class IngestServer {
    * is closed. Auxiliary sessions need no secret and stay. Returns the number of sessions ended.
    */
   endObserverSessions(groupCode: string): number {
-    const ended = this.sessions.filter((s) => s.role === 'observer' && s.groupCode === groupCode);
-    for (const session of ended) {
-      this.sessions.delete(session);
-      const entry = session.socketId ? this.states.get(session.socketId) : undefined;
-      if (entry) {
-        entry.state.session = null;
-        entry.socket.disconnect(true);
-      }
-    }
-    return ended.length;
+    return this.endSessions(this.sessions.filter((s) => s.role === 'observer' && s.groupCode === groupCode));
   }
 
   /** Shutdown: sockets close so that clients reconnect (to the restarted service); sessions stay resumable. */
