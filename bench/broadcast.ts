@@ -23,7 +23,7 @@ import path from 'node:path';
 import type * as ReplayFile from '../src/tools/replay-file.js';
 import { lineChart } from './lib/chart.js';
 import { EioClient, eventPayload } from './lib/eio-client.js';
-import { consumeProbes } from './lib/probes.js';
+import { consumeProbes, PROBE_BASE, withProbe } from './lib/probes.js';
 import { jsonLine, machine, percentile, RESULTS_DIR, table, writeResults } from './lib/report.js';
 import { startServiceProcess, type ServiceProcess } from './lib/service.js';
 
@@ -56,10 +56,6 @@ const lobby = replay.records.slice(0, firstGame); // map, roster: sent once at l
 const game = replay.records.slice(firstGame + 1).filter((r) => !(r.type === 'round_info' && (r.data as { roundPhase?: string }).roundPhase === 'game_end'));
 const gameSpanMs = Number(game[game.length - 1].timestamp) - Number(game[0].timestamp);
 const recordedRate = game.length / (gameSpanMs / 1000);
-// Probe values (a scoreboard row's money) stay within the service's bound for counts (0..1e6)
-// and far above real money (≤ 9,000), cycling through 900,000 values.
-const PROBE_BASE = 100_000;
-const PROBE_SPAN = 900_000;
 
 interface MatchLoad {
   code: string;
@@ -175,12 +171,7 @@ async function runStep(M: number): Promise<StepResult> {
           const rec = game[m.next];
           const due = PATTERN === 'uniform' ? m.origin + (m.sent * 1000) / RATE : m.origin + (Number(rec.timestamp) - m.loopStart) / speed;
           if (due > now) break;
-          let data = rec.data;
-          if (rec.type === 'scoreboard') {
-            m.probe = PROBE_BASE + ((m.probe - PROBE_BASE + 1) % PROBE_SPAN);
-            data = { ...(rec.data as object), money: m.probe };
-            m.sentAt.set(m.probe, now);
-          }
+          const data = withProbe(m, rec.type, rec.data, now);
           m.observer.emit('obs_data', JSON.stringify({ obsName: 'Bench', groupCode: m.code, type: rec.type, data }));
           if (measuring) { sent++; countDue(m, now); }
           m.next++;

@@ -16,7 +16,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import type * as ReplayFile from '../src/tools/replay-file.js';
 import { EioClient, eventPayload } from './lib/eio-client.js';
-import { consumeProbes } from './lib/probes.js';
+import { consumeProbes, PROBE_BASE, withProbe } from './lib/probes.js';
 import { jsonLine, machine, percentile, table, writeResults } from './lib/report.js';
 import { startServiceProcess } from './lib/service.js';
 
@@ -38,8 +38,6 @@ const firstGame = replay.records.findIndex((r) => r.type === 'match_start');
 const lobby = replay.records.slice(0, firstGame);
 const game = replay.records.slice(firstGame + 1).filter((r) => !(r.type === 'round_info' && (r.data as { roundPhase?: string }).roundPhase === 'game_end'));
 const floodRow = replay.records.find((r) => r.type === 'scoreboard')!;
-const PROBE_BASE = 100_000;
-const PROBE_SPAN = 800_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function observer(url: string, code: string): Promise<EioClient> {
@@ -112,12 +110,7 @@ async function run(phase: Phase): Promise<Record<string, unknown>> {
       for (const m of matches) {
         while (m.origin + (m.sent * 1000) / RATE <= now) {
           const rec = game[m.next];
-          let data = rec.data;
-          if (rec.type === 'scoreboard') {
-            m.probe = PROBE_BASE + ((m.probe - PROBE_BASE + 1) % PROBE_SPAN);
-            data = { ...(rec.data as object), money: m.probe };
-            m.sentAt.set(m.probe, now);
-          }
+          const data = withProbe(m, rec.type, rec.data, now);
           m.obs.emit('obs_data', JSON.stringify({ obsName: 'Bench', groupCode: m.code, type: rec.type, data }));
           // Frames due by the service's rule: at most one per match per 100 ms, on the leading
           // edge, a pending change going out once the 100 ms have passed (as bench/broadcast.ts).
