@@ -20,14 +20,14 @@
 import fs from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
-import type * as ReplayFile from '../src/tools/replay-file.js';
+import type * as RecordedMatch from '../src/tools/recorded-match.js';
 import { lineChart } from './lib/chart.js';
 import { EioClient, eventPayload } from './lib/eio-client.js';
 import { consumeProbes, PROBE_BASE, withProbe } from './lib/probes.js';
 import { jsonLine, machine, percentile, RESULTS_DIR, table, writeResults } from './lib/report.js';
 import { startServiceProcess, type ServiceProcess } from './lib/service.js';
 
-const { readReplay } = (await import('../dist/tools/replay-file.js')) as unknown as typeof ReplayFile;
+const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
 
 // ---------------------------------------------------------------- options
 const argv = process.argv.slice(2);
@@ -50,7 +50,7 @@ const PATTERN = opt('pattern', 'uniform') === 'recorded' ? 'recorded' : 'uniform
 const NAME = opt('name', IDLE ? 'memory' : RAMP ? `ramp-${RATE}` : `broadcast-${RATE}`);
 
 // ---------------------------------------------------------------- the recorded messages
-const replay = readReplay(path.resolve(import.meta.dirname, '../../shared/data/replays/icebox-19-rounds.replay'));
+const replay = recordedMatch();
 const firstGame = replay.records.findIndex((r) => r.type === 'match_start');
 const lobby = replay.records.slice(0, firstGame); // map, roster: sent once at logon
 const game = replay.records.slice(firstGame + 1).filter((r) => !(r.type === 'round_info' && (r.data as { roundPhase?: string }).roundPhase === 'game_end'));

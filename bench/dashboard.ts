@@ -14,12 +14,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type * as ReplayFile from '../src/tools/replay-file.js';
+import type * as RecordedMatch from '../src/tools/recorded-match.js';
 import { EioClient } from './lib/eio-client.js';
 import { jsonLine, machine, percentile, table, writeResults } from './lib/report.js';
 import { startServiceProcess, type ServiceProcess } from './lib/service.js';
 
-const { readReplay } = (await import('../dist/tools/replay-file.js')) as unknown as typeof ReplayFile;
+const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
 
 const argv = process.argv.slice(2);
 const opt = (name: string, def: string): string => {
@@ -40,7 +40,7 @@ declare const performance: { now(): number; getEntriesByType(type: string): Arra
 const CHROMIUM = '/usr/bin/chromium';
 const TOKEN = 'bench-dashboard-token-0000';
 
-const replay = readReplay(path.resolve(import.meta.dirname, '../../shared/data/replays/icebox-19-rounds.replay'));
+const replay = recordedMatch();
 const firstGame = replay.records.findIndex((r) => r.type === 'match_start');
 const lobby = replay.records.slice(0, firstGame + 1);
 const game = replay.records.slice(firstGame + 1).filter((r) => !(r.type === 'round_info' && (r.data as { roundPhase?: string }).roundPhase === 'game_end'));

@@ -1,14 +1,13 @@
 // bench:engine — no network: the cost inside a shard, with the recorded match.
 // Per message: JSON.parse + validate + apply. Per frame: serialize (fast-json-stringify), the wire
 // message, the delta against the previous frame, and (for comparison) zlib on the frame alone.
-import path from 'node:path';
 import zlib from 'node:zlib';
 import type * as MatchModule from '../src/workers/match/match.js';
 import type * as SerializeModule from '../src/workers/match/serialize.js';
 import type * as DeltaModule from '../src/workers/deflate-delta.js';
 import type * as WireModule from '../src/protocol/wire.js';
 import type * as WireSerializerModule from '../src/workers/wire-serializer.js';
-import type * as ReplayFile from '../src/tools/replay-file.js';
+import type * as RecordedMatch from '../src/tools/recorded-match.js';
 import { jsonLine, machine, table, writeResults } from './lib/report.js';
 
 const { Match } = (await import('../dist/workers/match/match.js')) as unknown as typeof MatchModule;
@@ -16,9 +15,9 @@ const { serializeMatch } = (await import('../dist/workers/match/serialize.js')) 
 const { deflateDelta } = (await import('../dist/workers/deflate-delta.js')) as unknown as typeof DeltaModule;
 const { wireMessage } = (await import('../dist/protocol/wire.js')) as unknown as typeof WireModule;
 const { wireSerializeMatch } = (await import('../dist/workers/wire-serializer.js')) as unknown as typeof WireSerializerModule;
-const { readReplay } = (await import('../dist/tools/replay-file.js')) as unknown as typeof ReplayFile;
+const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
 
-const replay = readReplay(path.resolve(import.meta.dirname, '../../shared/data/replays/icebox-19-rounds.replay'));
+const replay = recordedMatch();
 const raws = replay.records.map((r) => JSON.stringify(r));
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 

@@ -13,14 +13,13 @@
 // Prints one JSON line per phase, a table, and writes bench/results/flood.json. The bar is the
 // broadcast benchmark's: p99 latency ≤ 250 ms with ≥ 95% of the due frames delivered.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import path from 'node:path';
-import type * as ReplayFile from '../src/tools/replay-file.js';
+import type * as RecordedMatch from '../src/tools/recorded-match.js';
 import { EioClient, eventPayload } from './lib/eio-client.js';
 import { consumeProbes, PROBE_BASE, withProbe } from './lib/probes.js';
 import { jsonLine, machine, percentile, table, writeResults } from './lib/report.js';
 import { startServiceProcess } from './lib/service.js';
 
-const { readReplay } = (await import('../dist/tools/replay-file.js')) as unknown as typeof ReplayFile;
+const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
 
 const argv = process.argv.slice(2);
 const opt = (name: string, def: string): string => {
@@ -33,7 +32,7 @@ const FLOOD = Number(opt('flood', '20000'));
 const DURATION = Number(opt('duration', '15')) * 1000;
 const WARMUP = Number(opt('warmup', '3')) * 1000;
 
-const replay = readReplay(path.resolve(import.meta.dirname, '../../shared/data/replays/icebox-19-rounds.replay'));
+const replay = recordedMatch();
 const firstGame = replay.records.findIndex((r) => r.type === 'match_start');
 const lobby = replay.records.slice(0, firstGame);
 const game = replay.records.slice(firstGame + 1).filter((r) => !(r.type === 'round_info' && (r.data as { roundPhase?: string }).roundPhase === 'game_end'));

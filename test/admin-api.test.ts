@@ -6,15 +6,15 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { io, type Socket } from 'socket.io-client';
 import type * as ReplayClient from '../src/tools/replay-client.js';
-import type * as ReplayFile from '../src/tools/replay-file.js';
+import type * as RecordedMatch from '../src/tools/recorded-match.js';
 import type { DashboardSnapshot } from '../src/main/admin/dashboard.js';
 import { startBackend, type FakeBackend } from './helpers/backends.js';
 import { closeAll, connected, frontend, serverDisconnect } from './helpers/clients.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
 const { connectObserver, logon, sendRecords } = (await import('../dist/tools/replay-client.js')) as unknown as typeof ReplayClient;
-const { readReplay } = (await import('../dist/tools/replay-file.js')) as unknown as typeof ReplayFile;
-const replay = readReplay(path.resolve(import.meta.dirname, '../../shared/data/replays/icebox-19-rounds.replay'));
+const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
+const replay = recordedMatch();
 const MATCH_ID = replay.records.find((r) => r.type === 'match_start')!.data as string;
 /** Records up to and including the third round's score message: left 1 – right 2. */
 const AFTER_THIRD_SCORE = 443;

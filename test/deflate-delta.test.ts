@@ -1,18 +1,17 @@
 // The delta encoder must produce a valid permessage-deflate stream: a receiver with context
 // takeover (here zlib's raw inflater, as ws and browsers use) gets back exactly the frames.
 import zlib from 'node:zlib';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { deflateDelta } from '../src/workers/deflate-delta.js';
 import { Match } from '../src/workers/match/match.js';
 import { serializeMatch } from '../src/workers/match/serialize.js';
-import { readReplay } from '../src/tools/replay-file.js';
+import { recordedMatch } from '../src/tools/recorded-match.js';
 
 const TAIL = Buffer.from([0x00, 0x00, 0xff, 0xff]);
 const wire = (frame: string) => Buffer.from('42' + JSON.stringify(['match_data', frame]));
 
 function recordedFrames(): Buffer[] {
-  const { header, records } = readReplay(path.resolve(import.meta.dirname, '../../shared/data/replays/icebox-19-rounds.replay'));
+  const { header, records } = recordedMatch();
   const m = Match.create({ groupCode: header.groupCode, leftTeam: header.leftTeam as never, rightTeam: header.rightTeam as never, organizationId: '', isSupporter: false }, Number(records[0].timestamp), { sponsorLogoUrl: 'x' });
   const frames: Buffer[] = [];
   let last = 0;

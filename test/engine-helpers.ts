@@ -1,14 +1,10 @@
 // Shared helpers of the engine tests (test/engine-*.test.ts).
 
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { recordedMatch } from '../src/tools/recorded-match.js';
 import { Match, type MatchLogon } from '../src/workers/match/match.js';
 import { DEFAULT_SPONSOR_LOGO_URL } from '../src/workers/match/tools.js';
 import type { MatchState, PlayerState } from '../src/workers/match/types.js';
 
-export const REPLAY_PATH = fileURLToPath(
-  new URL('../../shared/data/replays/icebox-19-rounds.replay', import.meta.url),
-);
 
 export interface ReplayRecord {
   type: string;
@@ -32,8 +28,7 @@ let cached: Replay | undefined;
 
 export function loadReplay(): Replay {
   if (!cached) {
-    const parsed = JSON.parse('[' + readFileSync(REPLAY_PATH, 'utf8') + ']') as unknown[];
-    cached = { header: parsed[0] as Replay['header'], records: parsed.slice(1) as ReplayRecord[] };
+    cached = recordedMatch() as unknown as Replay;
   }
   return cached;
 }

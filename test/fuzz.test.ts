@@ -3,17 +3,16 @@
 // observer, so they reach the shard and the engine) while two other matches replay the recorded
 // match beside it. Afterwards: the process is alive, /status answers, the other matches' final
 // states equal their clean runs (recorded clock), and the fuzzed match still takes a valid message.
-import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as ReplayClient from '../src/tools/replay-client.js';
-import type * as ReplayFile from '../src/tools/replay-file.js';
+import type * as RecordedMatch from '../src/tools/recorded-match.js';
 import { closeAll, connected, frontend } from './helpers/clients.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
 const { connectObserver, logon, playReplay, sendRecords } = (await import('../dist/tools/replay-client.js')) as unknown as typeof ReplayClient;
-const { readReplay } = (await import('../dist/tools/replay-file.js')) as unknown as typeof ReplayFile;
-const replay = readReplay(path.resolve(import.meta.dirname, '../../shared/data/replays/icebox-19-rounds.replay'));
+const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
+const replay = recordedMatch();
 
 const KEY = 'fuzz-key';
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);

@@ -10,7 +10,7 @@ import type * as ContractModule from '../src/tools/contract.js';
 import type * as MatchModule from '../src/workers/match/match.js';
 import type * as SerializeModule from '../src/workers/match/serialize.js';
 import type * as ReplayClient from '../src/tools/replay-client.js';
-import type * as ReplayFile from '../src/tools/replay-file.js';
+import type * as RecordedMatch from '../src/tools/recorded-match.js';
 import { closeAll, frontend } from './helpers/clients.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
@@ -18,8 +18,8 @@ const { generateContract, CONTRACT_DIR, SCHEMA_FILE, TYPES_FILE } = (await impor
 const { Match } = (await import('../dist/workers/match/match.js')) as unknown as typeof MatchModule;
 const { serializeMatch } = (await import('../dist/workers/match/serialize.js')) as unknown as typeof SerializeModule;
 const { connectObserver, logon, sendRecords } = (await import('../dist/tools/replay-client.js')) as unknown as typeof ReplayClient;
-const { readReplay } = (await import('../dist/tools/replay-file.js')) as unknown as typeof ReplayFile;
-const replay = readReplay(path.resolve(import.meta.dirname, '../../shared/data/replays/icebox-19-rounds.replay'));
+const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
+const replay = recordedMatch();
 
 const COMMITTED_SCHEMA = fs.readFileSync(path.join(CONTRACT_DIR, SCHEMA_FILE), 'utf8');
 

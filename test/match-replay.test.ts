@@ -1,17 +1,15 @@
 // The recorded 19-round match, replayed into the real service as fast as it takes it, with a
 // frontend connected throughout.
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as ReplayClient from '../src/tools/replay-client.js';
-import type * as ReplayFile from '../src/tools/replay-file.js';
+import type * as RecordedMatch from '../src/tools/recorded-match.js';
 import { closeAll, frontend } from './helpers/clients.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
 const { playReplay } = (await import('../dist/tools/replay-client.js')) as unknown as typeof ReplayClient;
-const { readReplay } = (await import('../dist/tools/replay-file.js')) as unknown as typeof ReplayFile;
+const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
 
-export const REPLAY_FILE = path.resolve(import.meta.dirname, '../../shared/data/replays/icebox-19-rounds.replay');
-const replay = readReplay(REPLAY_FILE);
+const replay = recordedMatch();
 
 type Player = { riotId: string; kills: number; deaths: number; assists: number };
 type Team = { teamName: string; roundsWon: number; players: Player[]; roundRecord: { type: string }[] };

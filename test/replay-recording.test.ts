@@ -6,12 +6,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as ReplayClient from '../src/tools/replay-client.js';
 import type * as ReplayFile from '../src/tools/replay-file.js';
+import type * as RecordedMatch from '../src/tools/recorded-match.js';
 import { closeAll, frontend } from './helpers/clients.js';
 import { startTestService, tempDir, type TestService } from './helpers/service.js';
 
 const { playReplay } = (await import('../dist/tools/replay-client.js')) as unknown as typeof ReplayClient;
 const { readReplay } = (await import('../dist/tools/replay-file.js')) as unknown as typeof ReplayFile;
-const original = readReplay(path.resolve(import.meta.dirname, '../../shared/data/replays/icebox-19-rounds.replay'));
+const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
+const original = recordedMatch();
 
 const KEY = 'recording-access-key-123';
 const CAM_SECRET = 'playercam-secret-XYZ987';

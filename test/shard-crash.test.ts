@@ -3,16 +3,15 @@
 // streaming and ends in the same state as an uninterrupted run (recorded clock). The crash is
 // logged with the group codes the shard owned. Crashing again and again falls back to snapshots
 // only, then gives the matches up, and the service stays up throughout.
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as ReplayClient from '../src/tools/replay-client.js';
-import type * as ReplayFile from '../src/tools/replay-file.js';
+import type * as RecordedMatch from '../src/tools/recorded-match.js';
 import { closeAll, frontend } from './helpers/clients.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
 const { playReplay, sendRecords } = (await import('../dist/tools/replay-client.js')) as unknown as typeof ReplayClient;
-const { readReplay } = (await import('../dist/tools/replay-file.js')) as unknown as typeof ReplayFile;
-const replay = readReplay(path.resolve(import.meta.dirname, '../../shared/data/replays/icebox-19-rounds.replay'));
+const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
+const replay = recordedMatch();
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 type Log = { msg?: string; groupCodes?: string[]; mode?: string; lost?: string[] };

@@ -1,16 +1,15 @@
 // Sharding must not change results: the same replays through 1 and 3 shard threads give
 // byte-identical final frames with the recorded clock, and identical frames without the time
 // fields with the live clock.
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type * as ReplayClient from '../src/tools/replay-client.js';
-import type * as ReplayFile from '../src/tools/replay-file.js';
+import type * as RecordedMatch from '../src/tools/recorded-match.js';
 import { closeAll, frontend } from './helpers/clients.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
 const { playReplay } = (await import('../dist/tools/replay-client.js')) as unknown as typeof ReplayClient;
-const { readReplay } = (await import('../dist/tools/replay-file.js')) as unknown as typeof ReplayFile;
-const replay = readReplay(path.resolve(import.meta.dirname, '../../shared/data/replays/icebox-19-rounds.replay'));
+const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
+const replay = recordedMatch();
 
 const CODES = ['SHRDA1', 'SHRDB2', 'SHRDC3', 'SHRDD4'];
 const TIME_FIELDS = new Set(['agentSelectStartTime', 'roundTimeoutTime', 'spikeDetonationTime', 'serverTime']);

@@ -1,13 +1,12 @@
 // The one-pass wire serializer must produce exactly what the overlay would get from the JSON
 // serializer: the same parsed frame for every state of the recorded match, valid Socket.IO text.
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Match } from '../src/workers/match/match.js';
 import { serializeMatch } from '../src/workers/match/serialize.js';
 import { compileEscaped, wireSerializeMatch } from '../src/workers/wire-serializer.js';
-import { readReplay } from '../src/tools/replay-file.js';
+import { recordedMatch } from '../src/tools/recorded-match.js';
 
-const replay = readReplay(path.resolve(import.meta.dirname, '../../shared/data/replays/icebox-19-rounds.replay'));
+const replay = recordedMatch();
 
 describe('wire serializer', () => {
   it('equals the JSON serializer, escaped, for every state of the recorded match', () => {

@@ -1,4 +1,4 @@
-// The replay format (shared/data/replays/README.md): JSON objects separated by `,\n`, no brackets.
+// The replay format (data/README.md): JSON objects separated by `,\n`, no brackets.
 // Element 0 is the header (logon fields), the rest are obs_data envelopes with their timestamp.
 import fs from 'node:fs';
 

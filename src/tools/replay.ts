@@ -1,16 +1,17 @@
-// npm run replay -- <file> [--speed N | --instant] [--server URL] [--key K] [--group CODE]
+// npm run replay -- [file] [--speed N | --instant] [--server URL] [--key K] [--group CODE]
 // Streams a recorded match into a running service as a real observer client would.
 import { readReplay } from './replay-file.js';
+import { RECORDED_MATCH_PATH } from './recorded-match.js';
 import { playReplay } from './replay-client.js';
 
 function usage(message?: string): never {
   if (message) process.stderr.write(`${message}\n`);
-  process.stderr.write('usage: npm run replay -- <file> [--speed N | --instant] [--server URL] [--key K] [--group CODE]\n');
+  process.stderr.write('usage: npm run replay -- [file (default: the recorded match)] [--speed N | --instant] [--server URL] [--key K] [--group CODE]\n');
   process.exit(2);
 }
 
 const args = process.argv.slice(2);
-let file: string | undefined;
+let file = RECORDED_MATCH_PATH;
 let pace: 'instant' | number = 1;
 let server = 'https://localhost:5100';
 let key = process.env.AUTH_KEY ?? '';
@@ -25,7 +26,6 @@ for (let i = 0; i < args.length; i++) {
   else if (a.startsWith('--')) usage(`unknown option ${a}`);
   else file = a;
 }
-if (!file) usage();
 
 const replay = readReplay(file);
 process.stdout.write(`replaying ${replay.records.length} records of ${group ?? replay.header.groupCode} into ${server} (${pace === 'instant' ? 'instant' : `speed ${pace}`})\n`);

@@ -1,4 +1,4 @@
-// Copy of ../shared/data/valorant-names.json (the service must not read ../shared at run time).
+// Copy of data/valorant-names.json as code (the service reads no data file at run time).
 // Regenerate from that file if the game adds agents, maps or weapons; keys are case-sensitive.
 
 export const valorantNames = {
