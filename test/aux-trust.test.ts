@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Socket } from 'socket.io-client';
 import { closeAll, connect, connected, frontend, nextEvent, serverDisconnect } from './helpers/clients.js';
-import { startTestService, type TestService } from './helpers/service.js';
+import { startTestService, tempDir, type TestService } from './helpers/service.js';
 
 const AUTH_KEY = 'AUX-TRUST-KEY';
 const ADMIN = 'ops-token-aux-trust-7c1e';
@@ -249,5 +249,36 @@ describe('an observer\'s recorded aux_ records (replays)', () => {
     expect(player(f, 'p-astra')!.health).toBe(baseline);
     expect(fe.frames.some((x) => player(x, 'p-astra')?.health === 13)).toBe(false);
     obs2.close();
+  });
+});
+
+describe('the roster after a restart from STATE_DIR', () => {
+  it('is reported again by the restored match: a roster player logs on, a stranger is refused', async () => {
+    const env = { AUTH_KEY, STATE_DIR: tempDir('ods-aux-trust-'), SNAPSHOT_INTERVAL_MS: '200' };
+    const main = svc; // the helpers above talk to `svc`
+    const started: TestService[] = [];
+    try {
+      svc = await startTestService(env);
+      started.push(svc);
+      const feA = await frontend(svc.broadcast, 'TRUST3');
+      const o = await observer('TRUST3', OTHER_MATCH_ID, ROSTER);
+      await feA.waitFor((f) => f.matchId === OTHER_MATCH_ID && (f as Frame).teams.every((t) => t.players.length === 2));
+      o.close();
+      await svc.service.shutdown();
+
+      svc = await startTestService(env);
+      started.push(svc);
+      const feB = await frontend(svc.broadcast, 'TRUST3');
+      await feB.waitFor((f) => f.matchId === OTHER_MATCH_ID);
+      await refusedAux(auxLogon('p-stranger', OTHER_MATCH_ID), `Player p-stranger is not on the roster of the game with Match ID ${OTHER_MATCH_ID}.`);
+      const a = await aux(auxLogon('p-sova', OTHER_MATCH_ID));
+      expect(a.ack).toEqual({ type: 'aux_authenticate', value: true, reason: '' });
+      a.s.emit('aux_data', JSON.stringify({ playerId: 'p-sova', matchId: OTHER_MATCH_ID, type: 'aux_health', data: 27 }));
+      await feB.waitFor((f) => player(f, 'p-sova')?.health === 27);
+      a.s.close();
+    } finally {
+      svc = main;
+      for (const s of started) await s.close().catch(() => undefined);
+    }
   });
 });
