@@ -195,6 +195,24 @@ describe('aux_data applies auxiliary types only', () => {
     await expect.poll(dashboard, { timeout: 20_000 }).toBe(2 * OBSERVER_ONLY.length);
   });
 
+  it('made-up types are counted each time but logged a bounded number of times, cut short', async () => {
+    const a = await aux(auxLogon('p-cypher'));
+    expect(a.ack.value).toBe(true);
+    const dropsBefore = shardDrops('not_aux_type');
+    const env = (type: string) => JSON.stringify({ playerId: 'p-cypher', matchId: MATCH_ID, type, data: 1 });
+    a.s.emit('aux_data', env('x'.repeat(5000)));
+    for (let i = 0; i < 200; i++) a.s.emit('aux_data', env(`forged_${i}`));
+    a.s.emit('aux_data', env('aux_health').replace('"data":1', '"data":64')); // marker
+    await fe.waitFor((f) => player(f, 'p-cypher')?.health === 64, 20_000);
+    await expect.poll(() => shardDrops('not_aux_type') - dropsBefore, { timeout: 20_000 }).toBe(201);
+    const lines = svc.logs.map((l) => JSON.parse(l) as { msg?: string; groupCode?: string; type?: string }).filter((j) => j.msg === 'message dropped' && j.groupCode === CODE);
+    expect(lines.length).toBeLessThanOrEqual(64 + 16); // 64 (reason, type) pairs per match, then at most once per reason
+    expect(lines.filter((j) => j.type?.startsWith('forged_')).length).toBeLessThan(64);
+    const long = lines.find((j) => j.type?.startsWith('xxx'));
+    expect(long?.type?.length).toBeLessThanOrEqual(65);
+    a.s.close();
+  });
+
   it('the envelope playerId must be the session\'s player for every auxiliary type (player_mismatch)', async () => {
     const a = await aux(auxLogon('p-astra'));
     expect(a.ack.value).toBe(true);
