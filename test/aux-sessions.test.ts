@@ -1,7 +1,8 @@
 // Auxiliary clients end to end (clients.md 4.2–4.4, match-rules.md 5): aux_logon acks (all typed
 // aux_authenticate), the match id learned from the observer's match_start, aux_data of every type
-// reaching every match of that game, per-player data bound to the session's player, one live
-// session per player, and the auxiliary flags cleared in a new frame when the client goes away.
+// reaching every match of that game, data bound to the session's player, one live session per
+// player, and the auxiliary flags cleared in a new frame when the client goes away. What an
+// auxiliary session may not do at all: test/aux-trust.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Socket } from 'socket.io-client';
 import type * as VersionModule from '../src/main/version.js';
@@ -291,53 +292,29 @@ describe('auxiliary sessions after match_start', () => {
     expect(player(await cleared, 'p-astra')!.health).toBe(99);
   });
 
-  it('a session without a player id takes it from its first aux_scoreboard', async () => {
-    const anon = await aux(auxLogon(''));
-    expect(anon.ack.value).toBe(true);
-    // Before it is known, per-player data of any id is refused.
-    anon.s.emit('aux_data', auxEnv('p-jett', 'aux_health', 21));
-    anon.s.emit('aux_data', auxEnv('p-jett', 'aux_scoreboard', row(ROSTER[3], { money: 1234 })));
-    await fe1.waitFor((x) => player(x, 'p-jett')?.money === 1234);
-    anon.s.emit('aux_data', auxEnv('p-jett', 'aux_health', 33));
-    const f = await fe1.waitFor((x) => player(x, 'p-jett')?.health === 33);
-    expect(player(f, 'p-jett')!.auxiliaryAvailable.health).toBe(true);
-    expect(fe1.frames.some((x) => player(x, 'p-jett')?.health === 21)).toBe(false);
-    // Now the session is that player's: another player's data is refused, and the disconnect clears p-jett.
-    anon.s.emit('aux_data', auxEnv('p-sova', 'aux_health', 2));
-    const cleared = next(fe1, (x) => player(x, 'p-jett')?.auxiliaryAvailable.health === false);
-    anon.s.close();
-    const g = await cleared;
-    expect(player(g, 'p-sova')!.health).toBe(100);
-    expect(player(g, 'p-jett')!.auxiliaryAvailable).toEqual({ health: false, abilities: false, scoreboard: false });
+  it('a logon without a player id is refused: every auxiliary session is a roster player\'s', async () => {
+    await refusedAux(auxLogon(''), `Player  is not on the roster of the game with Match ID ${MATCH_ID}.`);
   });
-});
 
-describe('two auxiliary sessions without a player id', () => {
-  it('each learns its own player id from its own aux_scoreboard', async () => {
-    const a = await aux(auxLogon(''));
-    const b = await aux(auxLogon(''));
-    expect(a.ack.value).toBe(true);
-    expect(b.ack.value).toBe(true);
-    a.s.emit('aux_data', auxEnv('p-sova', 'aux_scoreboard', row(ROSTER[2], { money: 4100 })));
-    await fe1.waitFor((x) => player(x, 'p-sova')?.money === 4100);
-    await sleep(100);
-    b.s.emit('aux_data', auxEnv('p-cypher', 'aux_scoreboard', row(ROSTER[1], { money: 4200 })));
-    await fe1.waitFor((x) => player(x, 'p-cypher')?.money === 4200);
-    await sleep(100);
-    a.s.emit('aux_data', auxEnv('p-sova', 'aux_health', 61));
-    b.s.emit('aux_data', auxEnv('p-cypher', 'aux_health', 62));
-    const f = await fe1.waitFor((x) => player(x, 'p-sova')?.health === 61 && player(x, 'p-cypher')?.health === 62, 3000);
-    expect(player(f, 'p-sova')!.auxiliaryAvailable.health).toBe(true);
-    // b must not be able to write p-sova's per-player data
-    b.s.emit('aux_data', auxEnv('p-sova', 'aux_health', 3));
-    b.s.emit('aux_data', auxEnv('p-cypher', 'aux_health', 63));
-    await fe1.waitFor((x) => player(x, 'p-cypher')?.health === 63);
-    expect(fe1.frames.some((x) => player(x, 'p-sova')?.health === 3)).toBe(false);
-    // b's disconnect clears p-cypher only
-    const cleared = next(fe1, (x) => player(x, 'p-cypher')?.auxiliaryAvailable.health === false);
-    b.s.close();
+  it('aux_scoreboard rows of other players (aux-observer mode) apply under the sender\'s own envelope id', async () => {
+    const jett = await aux(auxLogon('p-jett'));
+    expect(jett.ack.value).toBe(true);
+    jett.s.emit('aux_data', auxEnv('p-jett', 'aux_scoreboard', row(ROSTER[2], { money: 4100 })));
+    jett.s.emit('aux_data', auxEnv('p-jett', 'aux_scoreboard', row(ROSTER[3], { money: 1234 })));
+    const f = await fe1.waitFor((x) => player(x, 'p-sova')?.money === 4100 && player(x, 'p-jett')?.money === 1234);
+    expect(player(f, 'p-sova')!.auxiliaryAvailable.scoreboard).toBe(true);
+    await fe2.waitFor((x) => player(x, 'p-sova')?.money === 4100);
+    // The same row under another player's envelope id is refused.
+    jett.s.emit('aux_data', auxEnv('p-sova', 'aux_scoreboard', row(ROSTER[2], { money: 5 })));
+    jett.s.emit('aux_data', auxEnv('p-jett', 'aux_health', 33));
+    await fe1.waitFor((x) => player(x, 'p-jett')?.health === 33);
+    expect(fe1.frames.some((x) => player(x, 'p-sova')?.money === 5)).toBe(false);
+    await expect.poll(() => dropLogged('player_mismatch', 'aux_scoreboard')).toBe(true);
+    // Its disconnect clears p-jett's flags only.
+    const cleared = next(fe1, (x) => player(x, 'p-jett')?.auxiliaryAvailable.health === false);
+    jett.s.close();
     const g = await cleared;
-    expect(player(g, 'p-sova')!.auxiliaryAvailable.health).toBe(true);
-    a.s.close();
+    expect(player(g, 'p-sova')!.auxiliaryAvailable.scoreboard).toBe(true);
+    expect(player(g, 'p-jett')!.auxiliaryAvailable).toEqual({ health: false, abilities: false, scoreboard: false });
   });
 });

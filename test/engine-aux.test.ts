@@ -95,22 +95,50 @@ describe('auxiliary data', () => {
     expect(s.match.eventNumber).toBe(ev + 1);
   });
 
-  it('applyAux accepts only aux_ types; apply routes aux_ records of replay files', () => {
+  it('applyAux (an auxiliary session) applies the six auxiliary types only, and only as the session\'s own player', () => {
     const s = new Script();
     rosterAll(s);
-    expect(s.match.applyAux({ playerId: 'a0', matchId: 'm', type: 'score', data: { team_0: 5, team_1: 0 } }, s.now)).toEqual({
-      ok: false,
-      reason: 'not_aux_type',
-      detail: 'score',
-    });
-    expect(s.state.teams[0].roundsWon).toBe(0);
+    s.phase(1, 'shopping');
+    const before = JSON.stringify(s.state);
+    const ev = s.match.eventNumber;
+    const observerTypes: [string, unknown][] = [
+      ['score', { team_0: 12, team_1: 0 }], ['match_start', 'forged'], ['round_info', { roundNumber: 5, roundPhase: 'combat' }],
+      ['roster', { name: 'X', tagline: 'X', startTeam: '0', agentInternal: 'Wushu', playerId: 'x9', position: 1, locked: true, rank: 0 }],
+      ['swap_left_right', true], ['killfeed', { attacker: 'A0', victim: 'B0', weaponKillfeedInternal: '', headshotKill: true, assists: [], isTeamkill: false }],
+      ['scoreboard', row('b0', { money: 9000 })], ['tech_pause', true], ['toast', { title: 't', message: 'm', duration: 5000, selectedTeam: 'none', eventLogoEnabled: true }],
+      ['team_is_attacker', true], ['aux_future_thing', { x: 1 }], ['not_a_type', 1],
+    ];
+    for (const [type, data] of observerTypes) {
+      // whatever the envelope claims: the match's group code, an observer name, the sender's or another player id
+      for (const playerId of ['a0', 'b1']) {
+        const env = { obsName: 'Observer#EUW', groupCode: 'K7QX2M', matchId: 'm-1', playerId, type, data };
+        expect(s.match.applyAux(env, 'a0', s.now)).toEqual({ ok: false, reason: 'not_aux_type', detail: type });
+        expect(s.match.applyAux(JSON.stringify(env), 'a0', s.now)).toMatchObject({ ok: false, reason: 'not_aux_type' });
+      }
+    }
+    expect(s.match.applyAux({ matchId: 'm-1', playerId: 'a0', data: 1 }, 'a0', s.now)).toMatchObject({ ok: false, reason: 'not_aux_type' });
+    expect(s.match.applyAux(null, 'a0', s.now)).toMatchObject({ ok: false, reason: 'not_aux_type' });
+    // every auxiliary type names the session's player in its envelope
+    expect(s.match.applyAux({ playerId: 'b1', matchId: 'm-1', type: 'aux_health', data: 3 }, 'a0', s.now)).toEqual({ ok: false, reason: 'player_mismatch', detail: 'aux_health' });
+    expect(s.match.applyAux({ playerId: 'b1', matchId: 'm-1', type: 'aux_scoreboard_team', data: [teamRow('b0', { money: 7777 })] }, 'a0', s.now))
+      .toMatchObject({ ok: false, reason: 'player_mismatch' });
+    expect(JSON.stringify(s.state)).toBe(before);
+    expect(s.match.eventNumber).toBe(ev);
+    // its own data applies
+    expect(s.match.applyAux({ playerId: 'a0', matchId: 'm-1', type: 'aux_health', data: 42 }, 'a0', s.now).ok).toBe(true);
+    expect(s.player('a0').health).toBe(42);
+  });
+
+  it('apply (the observer) takes aux_ records of replay files for its own match, unknown aux_ types included', () => {
+    const s = new Script();
+    rosterAll(s);
     expect(s.match.apply({ playerId: 'a0', matchId: 'm', type: 'aux_health', data: 42, timestamp: 1 }, s.now).ok).toBe(true);
     expect(s.player('a0').health).toBe(42);
     // an aux record needs the auxiliary envelope
     expect(s.match.apply({ groupCode: 'K7QX2M', type: 'aux_health', data: 42 }, s.now)).toMatchObject({ ok: false, reason: 'invalid_envelope' });
     // unknown aux types are accepted and change nothing
     const ev = s.match.eventNumber;
-    expect(s.aux('a0', 'aux_future_thing', { x: 1 }).ok).toBe(true);
+    expect(s.match.apply({ playerId: 'a0', matchId: 'm', type: 'aux_future_thing', data: { x: 1 } }, s.now).ok).toBe(true);
     expect(s.match.eventNumber).toBe(ev + 1);
   });
 });

@@ -77,8 +77,9 @@ export class Script {
     return this.match.apply({ obsName: 'Observer#EUW', groupCode: GROUP, type, data }, this.now);
   }
 
+  /** An auxiliary session's message: the session's player is the envelope's. */
   aux(playerId: string, type: string, data: unknown): ReturnType<Match['apply']> {
-    return this.match.applyAux({ playerId, matchId: 'm-1', type, data }, this.now);
+    return this.match.applyAux({ playerId, matchId: 'm-1', type, data }, playerId, this.now);
   }
 
   ok(type: string, data: unknown): void {

@@ -92,7 +92,8 @@ export type ShardEvent =
   /** The reply to a `final` command: its frames and snapshots are in this output or earlier ones. */
   | { t: 'final_done' }
   | { t: 'team_info_final'; groupCode: string; info: { higherScore: 0 | 1; tournamentInfo: unknown; sponsorInfo: unknown; isSupporter: boolean } }
-  | { t: 'aux_player'; matchId: string; playerId: string }
+  /** The roster's player ids, sent whenever players were added (auxiliary logons must name one, docs/reliability.md). */
+  | { t: 'roster'; groupCode: string; playerIds: string[] }
   | { t: 'effect'; effect: BackendEffect }
   | { t: 'drop'; groupCode: string; reason: string; type: string; detail?: string }
   | { t: 'log'; level: 'info' | 'warn' | 'error'; msg: string; fields?: Record<string, unknown> };

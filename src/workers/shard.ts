@@ -8,7 +8,7 @@ import { wireMessage } from '../protocol/wire.js';
 import { createClock } from './clock.js';
 import { deflateDelta } from './deflate-delta.js';
 import { wireSerializeMatch } from './wire-serializer.js';
-import { Match } from './match/match.js';
+import { auxSessionRefusal, Match } from './match/match.js';
 import { serializeMatch } from './match/serialize.js';
 import { ReplayRecorder, replayHeader } from './replay-recorder.js';
 
@@ -37,8 +37,10 @@ const MAX_TYPE_NAMES = 64;
 /** How often the dashboard summaries of changed matches go to the main thread. */
 const SUMMARY_INTERVAL_MS = 500;
 
-/** Auxiliary types whose data belongs to one player: only that player's own session may send them. */
-const PER_PLAYER_AUX = new Set(['aux_health', 'aux_abilities', 'aux_astra_targeting', 'aux_cypher_cam']);
+/** Distinct (reason, type) drops logged per match: types are the client's choice, so past this a reason is logged once more at most. */
+const MAX_LOGGED_DROPS = 64;
+/** Longest envelope type written to a drop log line. */
+const MAX_LOGGED_TYPE = 64;
 
 interface Slot {
   groupCode: string;
@@ -56,6 +58,8 @@ interface Slot {
   /** Wall-clock time of the last applied message, and the eventNumber of the last dashboard summary. */
   lastEventAt: number;
   summarizedEvent: number;
+  /** Players on the roster when the main thread was last told (auxiliary logons must name one). */
+  rosterSize: number;
   /** The eventNumber of the last snapshot (-1: none yet), and the replay file's start time. */
   snapshotEvent?: number;
   recordStart?: number;
@@ -188,7 +192,7 @@ export class Shard {
     const match = Match.create(logon, now, { sponsorLogoUrl: this.settings.sponsorLogoUrl });
     const slot: Slot = {
       groupCode, match, lastSentEvent: match.eventNumber - 1, lastSentAt: 0, lastActivityAt: Date.now(),
-      matchId: match.matchId, loggedDrops: new Set(), seq: 0, prevWire: null,
+      matchId: match.matchId, loggedDrops: new Set(), seq: 0, prevWire: null, rosterSize: 0,
       lastEventAt: Date.now(), summarizedEvent: -1, snapshotEvent: -1, recordStart: now,
     };
     if (this.settings.recordReplays) {
@@ -210,7 +214,7 @@ export class Shard {
     if (existing) this.remove(existing, 'admin');
     const slot: Slot = {
       groupCode: cmd.groupCode, match, lastSentEvent: match.eventNumber - 1, lastSentAt: 0, lastActivityAt: snap.slot.lastActivityAt,
-      matchId: '', loggedDrops: new Set(), seq: cmd.seqBase, prevWire: null,
+      matchId: '', loggedDrops: new Set(), seq: cmd.seqBase, prevWire: null, rosterSize: 0,
       lastEventAt: snap.slot.lastEventAt, summarizedEvent: -1, snapshotEvent: match.eventNumber, recordStart: snap.slot.recordStart,
     };
     if (this.settings.recordReplays) {
@@ -218,6 +222,7 @@ export class Shard {
     }
     this.slots.set(cmd.groupCode, slot);
     if (match.matchId) this.matchIdChanged(slot);
+    this.rosterChanged(slot);
     this.touched(slot);
   }
 
@@ -280,7 +285,9 @@ export class Shard {
     const env = this.parse(raw, groupCode);
     if (!env) return;
     const type = typeof env.type === 'string' ? env.type : '?';
-    // Recorded auxiliary records (replays) carry a match id, not a group code: they go to the session's match.
+    // Recorded auxiliary records (replays, clients.md 3.1) carry a match id, not a group code: they go
+    // to the session's own match, whatever match id, group code or player they name. The observer
+    // owns that match (it holds the group secret) and may set any of its state anyway.
     if (env.groupCode !== groupCode && !type.startsWith('aux_')) return this.drop(groupCode, 'group_mismatch', type);
     const slot = this.slots.get(groupCode);
     if (!slot) return this.drop(groupCode, 'no_match', type);
@@ -293,27 +300,28 @@ export class Shard {
     const env = this.parse(raw, anyCode);
     if (!env || !codes) return;
     const type = typeof env.type === 'string' ? env.type : '?';
+    // The auxiliary trust rule, once per message and before anything is recorded; the engine's
+    // applyAux() applies the same rule again for each match.
+    const refusal = auxSessionRefusal(env.type, env.playerId, playerId);
+    if (refusal) return this.drop(anyCode, refusal, type);
     if (env.matchId !== matchId) return this.drop(anyCode, 'match_mismatch', type);
-    if (!playerId && type === 'aux_scoreboard' && typeof env.playerId === 'string' && env.playerId) {
-      this.event({ t: 'aux_player', matchId, playerId: env.playerId });
-      playerId = env.playerId;
-    }
-    if (PER_PLAYER_AUX.has(type) && env.playerId !== playerId) return this.drop(anyCode, 'player_mismatch', type);
-    for (const code of codes) this.applyTo(this.slots.get(code)!, env, type, receivedAt);
+    for (const code of codes) this.applyTo(this.slots.get(code)!, env, type, receivedAt, playerId);
   }
 
-  private applyTo(slot: Slot, env: Record<string, unknown>, type: string, receivedAt: number): void {
+  /** `auxPlayerId`: the auxiliary session's player (aux_data), undefined for the observer's obs_data. */
+  private applyTo(slot: Slot, env: Record<string, unknown>, type: string, receivedAt: number, auxPlayerId?: string): void {
     if (slot.match.ended) return this.drop(slot.groupCode, 'match_ended', type);
     const ts = this.clock.messageTime(receivedAt, env);
     slot.lastEventAt = receivedAt;
     slot.match.advance(ts);
     if (!this.muted) slot.recorder?.record(env, ts);
-    const result = slot.match.apply(env, ts);
+    const result = auxPlayerId === undefined ? slot.match.apply(env, ts) : slot.match.applyAux(env, auxPlayerId, ts);
     if (!result.ok) {
       this.drop(slot.groupCode, result.reason, type, result.detail);
     } else {
       this.applied++;
       this.countType(type);
+      if (type === 'roster') this.rosterChanged(slot);
     }
     if (slot.match.matchId !== slot.matchId) this.matchIdChanged(slot);
     this.drainEffects(slot);
@@ -333,6 +341,15 @@ export class Shard {
       set.add(slot.groupCode);
     }
     this.event({ t: 'match_id', groupCode: slot.groupCode, matchId: slot.matchId });
+  }
+
+  /** The main thread learns the roster's player ids as they grow (players are only ever added): auxiliary logons must name one. */
+  private rosterChanged(slot: Slot): void {
+    const teams = slot.match.snapshot().teams;
+    if (teams[0].players.length + teams[1].players.length === slot.rosterSize) return;
+    const playerIds = [...teams[0].players, ...teams[1].players].map((p) => p.riotId);
+    slot.rosterSize = playerIds.length;
+    this.event({ t: 'roster', groupCode: slot.groupCode, playerIds });
   }
 
   private drainEffects(slot: Slot): void {
@@ -379,11 +396,16 @@ export class Shard {
   private drop(groupCode: string, reason: string, type: string, detail?: string): void {
     this.dropped[reason] = (this.dropped[reason] ?? 0) + 1;
     const slot = this.slots.get(groupCode);
-    const key = reason + '\x1f' + type;
+    let key = reason + '\x1f' + type;
     if (slot) {
       if (slot.loggedDrops.has(key)) return;
+      if (slot.loggedDrops.size >= MAX_LOGGED_DROPS) {
+        key = reason;
+        if (slot.loggedDrops.has(key)) return;
+      }
       slot.loggedDrops.add(key);
     }
+    if (type.length > MAX_LOGGED_TYPE) type = type.slice(0, MAX_LOGGED_TYPE) + '…';
     this.event({ t: 'drop', groupCode, reason, type, detail });
   }
 

@@ -99,9 +99,6 @@ export class IngestServer {
       this.lastBeat = now;
     }, BEAT_MS);
     this.beatTimer.unref();
-    // An auxiliary session without a player id learns it here, from its own first aux_scoreboard
-    // (auxData): the shard's aux_player event does not say which session sent the row, so it must
-    // not be applied to every session of the match that has no player id yet.
     // Keepalive keeps each client's recovery offset fresh (clients.md 1.5 item 4); sweep expired sessions.
     this.timer = setInterval(() => {
       const payload = JSON.stringify({ t: Date.now() });
@@ -328,8 +325,15 @@ export class IngestServer {
     if (!matchId || !this.deps.hub.registry.groupsForMatchId(matchId)?.size) {
       return this.fail(socket, 'aux_logon_ack', 'aux_authenticate', `Game with Match ID ${matchId} not found.`);
     }
-    // matchId and player ids are public in every frame: one live auxiliary session per player.
-    if (playerId && this.sessions.filter((s) => s.role === 'auxiliary' && s.matchId === matchId && s.playerId === playerId && s.socketId !== null).length > 0) {
+    // No key, and matchId and player ids are public in every frame: an auxiliary session is a player
+    // of the game's roster (the real client sends its own id, clients.md 4.2), so there is at most
+    // one per player (below) and none for an id the game does not know (docs/reliability.md).
+    if (!this.deps.hub.registry.hasPlayer(matchId, playerId)) {
+      this.log.info({ socket: socket.id, matchId, playerId }, 'auxiliary logon refused: player not on the roster');
+      return this.fail(socket, 'aux_logon_ack', 'aux_authenticate', `Player ${playerId} is not on the roster of the game with Match ID ${matchId}.`);
+    }
+    // One live auxiliary session per player.
+    if (this.sessions.filter((s) => s.role === 'auxiliary' && s.matchId === matchId && s.playerId === playerId && s.socketId !== null).length > 0) {
       this.log.warn({ socket: socket.id, matchId, playerId }, 'auxiliary logon refused: player already has a live session');
       return this.fail(socket, 'aux_logon_ack', 'aux_authenticate', `Player ${playerId} already has an auxiliary session for match ${matchId}.`);
     }
@@ -383,16 +387,6 @@ export class IngestServer {
     return null;
   }
 
-  /** The envelope playerId of an aux_scoreboard for this match id (clients.md 4.3), else undefined. */
-  private static auxScoreboardSender(payload: unknown, matchId: string): string | undefined {
-    if (typeof payload === 'string' && !payload.includes('aux_scoreboard')) return undefined;
-    const parsed = parsePayload(payload);
-    if (!parsed.ok || parsed.value === null || typeof parsed.value !== 'object') return undefined;
-    const env = parsed.value as { type?: unknown; matchId?: unknown; playerId?: unknown };
-    if (env.type !== 'aux_scoreboard' || env.matchId !== matchId || typeof env.playerId !== 'string' || env.playerId === '') return undefined;
-    return env.playerId;
-  }
-
   /** The session and raw text of a data event, or undefined after counting why it is dropped. */
   private forwardable(socket: Socket, state: SocketState, payload: unknown, role: Session['role']): { session: Session; raw: string } | undefined {
     const session = state.session;
@@ -413,13 +407,6 @@ export class IngestServer {
     const ok = this.forwardable(socket, state, payload, 'auxiliary');
     if (!ok) return;
     const { session, raw } = ok;
-    if (session.playerId === '') {
-      const learned = IngestServer.auxScoreboardSender(payload, session.matchId);
-      if (learned) {
-        session.playerId = learned;
-        (socket.data as { playerId?: string }).playerId = learned;
-      }
-    }
     if (!this.deps.hub.aux(session.matchId, session.playerId, raw)) this.drop(socket, state, 'no_match');
   }
 

@@ -205,8 +205,8 @@ export class MatchHub {
         this.deps.teamInfo.setFinal(event.groupCode, { ...event.info, ...teams });
         return;
       }
-      case 'aux_player':
-        this.onAuxPlayer?.(event.matchId, event.playerId);
+      case 'roster':
+        this.registry.setRoster(event.groupCode, event.playerIds);
         return;
       case 'effect':
         this.sync.run(event.effect);
@@ -219,9 +219,6 @@ export class MatchHub {
         return;
     }
   }
-
-  /** Set by the ingestion server: an auxiliary session's player id learned from its first scoreboard row. */
-  onAuxPlayer?: (matchId: string, playerId: string) => void;
 
   /** The snapshots a shard took (every SNAPSHOT_INTERVAL_MS, of the matches that changed). */
   private onSnapshots(snaps: NonNullable<ShardOut['snapshots']>): void {

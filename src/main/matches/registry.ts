@@ -1,6 +1,6 @@
 // The main thread's index of live matches: which shard owns a group code, its secret (for logon
-// checks), its game match id (for auxiliary routing) and its latest frame (for frontends that
-// log on mid-match). The match state itself lives only in the shard.
+// checks), its game match id and roster player ids (for auxiliary logons and routing) and its
+// latest frame (for frontends that log on mid-match). The match state itself lives only in the shard.
 import crypto from 'node:crypto';
 import type { FramePacket } from '../broadcast/frame.js';
 import type { MatchSummary } from '../../protocol/shard-messages.js';
@@ -18,6 +18,8 @@ export interface LiveMatch {
   teams: { leftTeam: unknown; rightTeam: unknown };
   /** Digest of the access key (or the organisation) that created it: MAX_MATCHES_PER_KEY. */
   keyId?: string;
+  /** The player ids on the match's roster, as the shard reports them (auxiliary logons must name one). */
+  playerIds?: ReadonlySet<string>;
   /** The shard's latest dashboard summary (teams, score, round, phase, map, last event); none before the first. */
   summary?: MatchSummary;
 }
@@ -75,6 +77,17 @@ export class MatchRegistry {
   /** Group codes of the live matches with this game match id. */
   groupsForMatchId(matchId: string): ReadonlySet<string> | undefined {
     return this.byMatchId.get(matchId);
+  }
+
+  setRoster(groupCode: string, playerIds: string[]): void {
+    const match = this.byCode.get(groupCode);
+    if (match) match.playerIds = new Set(playerIds);
+  }
+
+  /** Whether a live match with this game match id has this player on its roster. */
+  hasPlayer(matchId: string, playerId: string): boolean {
+    for (const code of this.byMatchId.get(matchId) ?? []) if (this.byCode.get(code)?.playerIds?.has(playerId)) return true;
+    return false;
   }
 
   remove(groupCode: string): LiveMatch | undefined {

@@ -1,5 +1,5 @@
-// Auxiliary messages (match-rules.md 5). The player-id binding of auxiliary sessions (empty session
-// player id taken from the first aux_scoreboard, routing by match id) belongs to the caller.
+// Auxiliary messages (match-rules.md 5) and what an auxiliary session may send at all. Routing by
+// match id belongs to the caller; the auxiliary trust rule (auxSessionRefusal) is the engine's.
 
 import type { AbilitiesData, ScoreboardRow, TeamRow } from '../../schemas/messages.js';
 import { AGENT } from './names.js';
@@ -7,6 +7,30 @@ import { auxRowUpdate } from './scoreboard.js';
 import { detectPlantFromMoney } from './spike.js';
 import { playerById, playerInMatch, teamByStartTeam } from './teams.js';
 import type { MatchState, TeamState } from './types.js';
+
+/** The auxiliary types of match-rules.md 5: the only ones an auxiliary session may send (clients.md 4.4). */
+export const AUX_TYPES: ReadonlySet<string> = new Set([
+  'aux_scoreboard',
+  'aux_scoreboard_team',
+  'aux_health',
+  'aux_abilities',
+  'aux_astra_targeting',
+  'aux_cypher_cam',
+]);
+
+/**
+ * The auxiliary trust rule (docs/reliability.md): an auxiliary session carries no key and the match id
+ * and player ids are public, so its envelope is refused unless its type is one of AUX_TYPES
+ * (`not_aux_type`, whatever else the envelope claims: groupCode, obsName, playerId) and its playerId
+ * is the session's own player (`player_mismatch`; the real client always sends its own id, clients.md
+ * 4.4, and the envelope playerId decides whose health, abilities, icon and team rows change).
+ * Null: it may be applied.
+ */
+export function auxSessionRefusal(type: unknown, envelopePlayerId: unknown, sessionPlayerId: string): 'not_aux_type' | 'player_mismatch' | null {
+  if (typeof type !== 'string' || !AUX_TYPES.has(type)) return 'not_aux_type';
+  if (envelopePlayerId !== sessionPlayerId) return 'player_mismatch';
+  return null;
+}
 
 /** `aux_scoreboard`: one full row, routed by its own startTeam and playerId. */
 export function applyAuxScoreboard(state: MatchState, row: ScoreboardRow, ts: number): void {

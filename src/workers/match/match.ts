@@ -33,6 +33,7 @@ import {
   applyAuxScoreboardTeam,
   applyCypherCam,
   auxDisconnected,
+  auxSessionRefusal,
 } from './aux.js';
 import { applyKillfeed } from './killfeed.js';
 import { mapDisplay } from './names.js';
@@ -73,7 +74,7 @@ export type {
   MatchState,
   RejectReason,
 } from './types.js';
-export { DEFAULT_SPONSOR_LOGO_URL };
+export { DEFAULT_SPONSOR_LOGO_URL, auxSessionRefusal };
 
 const OK: ApplyResult = { ok: true };
 
@@ -197,19 +198,25 @@ export class Match {
   }
 
   /**
-   * One `obs_data` or `aux_data` envelope (a parsed object, or a JSON string). `aux_*` types need the
-   * auxiliary envelope (`matchId`, `playerId`), all others the observer envelope (`groupCode`); the
-   * caller has already routed it (group code / match id checks are the shell's). Runs due timers
-   * first, validates everything before changing anything, and raises eventNumber once per accepted
-   * message (also for unknown types, which change nothing).
+   * One envelope of this match's observer (`obs_data`; a parsed object, or a JSON string). Every type
+   * applies: the observer owns its match. `aux_*` records (replay files, clients.md 3.1) need the
+   * auxiliary envelope (`matchId`, `playerId`, which name nothing here: they apply to this match),
+   * all others the observer envelope (`groupCode`); the caller has already routed it (the group
+   * code check is the shell's). Runs due timers first, validates everything before changing
+   * anything, and raises eventNumber once per accepted message (also for unknown types, which
+   * change nothing).
    */
   apply(envelope: unknown, now: number): ApplyResult {
-    return this.#accept(envelope, now, false);
+    return this.#accept(envelope, now, null);
   }
 
-  /** Like apply(), for an auxiliary session: only `aux_*` types are accepted (else `not_aux_type`). */
-  applyAux(envelope: unknown, now: number): ApplyResult {
-    return this.#accept(envelope, now, true);
+  /**
+   * One envelope of an auxiliary session (`aux_data`) whose player is `sessionPlayerId`: the only way
+   * auxiliary-session data reaches a match. Only the auxiliary rules apply (auxSessionRefusal:
+   * `not_aux_type`, `player_mismatch`); otherwise like apply(). The match id routing is the shell's.
+   */
+  applyAux(envelope: unknown, sessionPlayerId: string, now: number): ApplyResult {
+    return this.#accept(envelope, now, sessionPlayerId);
   }
 
   /** Runs every timer due up to `now`, in time order (timeout end before a tick due at the same time). */
@@ -372,7 +379,8 @@ export class Match {
 
   // -------------------------------------------------------------------------------------------
 
-  #accept(input: unknown, now: number, auxOnly: boolean): ApplyResult {
+  /** `auxSession`: the auxiliary session's player id, or null for observer data. */
+  #accept(input: unknown, now: number, auxSession: string | null): ApplyResult {
     let envelope = input;
     if (typeof envelope === 'string') {
       try {
@@ -381,10 +389,14 @@ export class Match {
         return reject('invalid_json');
       }
     }
-    const type = typeof envelope === 'object' && envelope !== null ? (envelope as { type?: unknown }).type : undefined;
+    const fields = typeof envelope === 'object' && envelope !== null ? (envelope as { type?: unknown; playerId?: unknown }) : undefined;
+    const type = fields?.type;
+    if (auxSession !== null) {
+      const refusal = auxSessionRefusal(type, fields?.playerId, auxSession);
+      if (refusal) return reject(refusal, typeof type === 'string' ? type : undefined);
+    }
     if (typeof type !== 'string') return reject('invalid_envelope', 'type must be a string');
     const isAux = type.startsWith('aux_');
-    if (auxOnly && !isAux) return reject('not_aux_type', type);
     if (isAux) {
       if (!validateAuxEnvelope(envelope)) return reject('invalid_envelope', describeErrors(validateAuxEnvelope.errors));
     } else if (!validateObserverEnvelope(envelope)) {

@@ -226,7 +226,8 @@ export type RejectReason =
   | 'invalid_data' // `data` does not match the type's schema
   | 'round_out_of_range' // round_info with roundNumber outside 1..99 (or not an integer)
   | 'unknown_sender' // aux_scoreboard_team whose sending player is in no team
-  | 'not_aux_type' // applyAux() with a type that does not start with `aux_`
+  | 'not_aux_type' // applyAux() (an auxiliary session) with a type that is not one of match-rules.md 5
+  | 'player_mismatch' // applyAux() with an envelope playerId that is not the session's player
   | 'match_ended'; // game_end was applied; the match only waits for its final frame
 
 export type EngineEffect =
