@@ -216,15 +216,20 @@ describe('aux_data applies auxiliary types only', () => {
   it('the envelope playerId must be the session\'s player for every auxiliary type (player_mismatch)', async () => {
     const a = await aux(auxLogon('p-astra'));
     expect(a.ack.value).toBe(true);
+    const mismatchesBefore = shardDrops('player_mismatch');
     const env = (playerId: string, type: string, data: unknown) => JSON.stringify({ playerId, matchId: MATCH_ID, type, data });
     // The other team's rows under a right-team player's name, and per-player data of another player.
     a.s.emit('aux_data', env('p-sova', 'aux_scoreboard_team', JSON.stringify([{ ...row(ROSTER[3], { money: 7777 }), name: undefined, tagline: undefined, startTeam: undefined }])));
     a.s.emit('aux_data', env('p-sova', 'aux_health', 3));
+    // Another player's full scoreboard row under the session's own name (aux-observer mode is a spectator's, who cannot log on).
+    a.s.emit('aux_data', env('p-astra', 'aux_scoreboard', row(ROSTER[3], { money: 7778 })));
     a.s.emit('aux_data', env('p-astra', 'aux_health', 63)); // marker
     const f = await fe.waitFor((x) => player(x, 'p-astra')?.health === 63, 20_000);
     expect(player(f, 'p-jett')!.money).not.toBe(7777);
-    expect(fe.frames.some((x) => player(x, 'p-jett')?.money === 7777 || player(x, 'p-sova')?.health === 3)).toBe(false);
+    expect(fe.frames.some((x) => player(x, 'p-jett')?.money === 7777 || player(x, 'p-jett')?.money === 7778 || player(x, 'p-sova')?.health === 3)).toBe(false);
     await expect.poll(() => dropLogged('player_mismatch', 'aux_scoreboard_team'), { timeout: 20_000 }).toBe(true);
+    // Three refusals (team rows, health, the other player's row); the drop log is capped per match, the counter is not.
+    await expect.poll(() => shardDrops('player_mismatch') - mismatchesBefore, { timeout: 20_000 }).toBe(3);
     a.s.close();
   });
 });

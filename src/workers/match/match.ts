@@ -402,6 +402,12 @@ export class Match {
     } else if (!validateObserverEnvelope(envelope)) {
       return reject('invalid_envelope', describeErrors(validateObserverEnvelope.errors));
     }
+    // An auxiliary session's scoreboard row is its own (the aux-observer mode that sends every row
+    // runs on a spectator, who cannot log on: docs/reliability.md), so it cannot rewrite another player's row.
+    if (auxSession !== null && type === 'aux_scoreboard') {
+      const row = (envelope as Envelope).data as { playerId?: unknown } | null;
+      if (typeof row !== 'object' || row === null || row.playerId !== auxSession) return reject('player_mismatch', type);
+    }
     if (this.#core.ended) return reject('match_ended');
     this.advance(now);
     return this.#dispatch(envelope as Envelope, type, now);
