@@ -9,6 +9,7 @@ export interface MatchData {
   switchRound: number;
   firstOtRound: number;
   groupCode: string;
+  /** true from match_start until the match ends. false before match_start (agent select) and in the last frame of a match: at game_end (with roundPhase "game_end"), and when it ends otherwise (operator force-end, inactivity removal, service shutdown without STATE_DIR), where every other member is as it was. */
   isRunning: boolean;
   agentSelectStartTime?: number;
   roundNumber: number;

@@ -167,7 +167,7 @@ describe('admin routes with ADMIN_TOKEN', () => {
     const final = fe.frames.at(-1)!;
     const { serverTime: t1, ...restFinal } = final;
     const { serverTime: t0, ...restBefore } = lastBefore;
-    expect(restFinal).toEqual(restBefore); // the final state as it was…
+    expect(restFinal).toEqual({ ...restBefore, isRunning: false }); // the final state as it was, marked ended…
     expect(t1 as number).toBeGreaterThanOrEqual(t0 as number); // …serialized again at the end
     expect(svc.service.hub.registry.get(code)).toBeUndefined();
     expect((await fetch(`${svc.rest}/match/${code}`)).status).toBe(404);
@@ -294,8 +294,9 @@ describe('force-end of a registered match', () => {
     await expect.poll(() => backend.requestsTo(`/system/match/${MATCH_ID}/complete`).length).toBe(1);
     const complete = backend.requestsTo(`/system/match/${MATCH_ID}/complete`)[0];
     expect(complete.method).toBe('PUT');
-    const record = (JSON.parse(complete.body) as { match: { groupCode: string; teams: Array<{ roundsWon: number }>; serverTime?: unknown } }).match;
+    const record = (JSON.parse(complete.body) as { match: { groupCode: string; isRunning: boolean; teams: Array<{ roundsWon: number }>; serverTime?: unknown } }).match;
     expect(record.groupCode).toBe(code);
+    expect(record.isRunning).toBe(false); // ended, like the final frame
     expect(record.teams.map((t) => t.roundsWon)).toEqual([1, 2]);
     expect('serverTime' in record).toBe(false); // a frame field, not match state
     expect(svc.service.hub.registry.get(code)).toBeUndefined();

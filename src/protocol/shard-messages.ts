@@ -58,7 +58,7 @@ export type ShardCmd =
   | { t: 'mark'; seq: number }
   /** Re-applying batches the lost shard had already acknowledged: no frames, effects or drop logs. */
   | { t: 'mute'; on: boolean }
-  /** Shutdown: every pending frame now, a snapshot of every match, then (complete) every match removed. */
+  /** Shutdown: every pending frame now and a snapshot of every match; with `complete`, every match ended (a last frame with isRunning false) and removed. */
   | { t: 'final'; complete: boolean }
   /** FAULT_INJECTION only: the shard thread dies with an uncaught exception. */
   | { t: 'test_crash' }

@@ -203,7 +203,12 @@ export const matchDataSchema: Schema = closed(
     switchRound: num,
     firstOtRound: num,
     groupCode: str,
-    isRunning: bool,
+    isRunning: {
+      type: 'boolean',
+      description: 'true from match_start until the match ends. false before match_start (agent select) and in the last frame '
+        + 'of a match: at game_end (with roundPhase "game_end"), and when it ends otherwise (operator force-end, inactivity removal, '
+        + 'service shutdown without STATE_DIR), where every other member is as it was.',
+    },
     agentSelectStartTime: num,
     roundNumber: num,
     roundPhase: str,

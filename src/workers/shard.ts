@@ -154,12 +154,7 @@ export class Shard {
       }
       case 'remove': {
         const slot = this.slots.get(cmd.groupCode);
-        if (slot) {
-          // Operator force-end: a final frame even when nothing changed (frontends see the last state
-          // with a fresh serverTime), then the removal path (backend completion when registered).
-          this.sendFrame(slot, now, true);
-          if (this.slots.get(cmd.groupCode) === slot) this.remove(slot, 'admin'); // an ended match is removed by sendFrame
-        }
+        if (slot) this.endMatch(slot, now, 'admin'); // operator force-end
         return;
       }
       case 'restore': return this.restore(cmd);
@@ -257,12 +252,16 @@ export class Shard {
     this.out.snapshots = { seq: this.mark, codes, texts, camSecrets };
   }
 
-  /** Shutdown: every pending frame now, a snapshot of every match; with `complete`, every match removed. */
+  /**
+   * Shutdown: every pending frame now and a snapshot of every match (STATE_DIR: they are resumed
+   * after the restart, so they go on). With `complete` (no STATE_DIR) the matches end here, completed
+   * with the backend: each one's last frame, its pending changes included, says it ended.
+   */
   private final(complete: boolean, now: number): void {
     this.muted = false;
-    for (const slot of [...this.dirty]) this.sendFrame(slot, now);
+    if (complete) for (const slot of [...this.slots.values()]) this.endMatch(slot, now, 'shutdown');
+    else for (const slot of [...this.dirty]) this.sendFrame(slot, now);
     this.snapshotRound(true);
-    if (complete) for (const slot of [...this.slots.values()]) this.remove(slot, 'shutdown');
     this.event({ t: 'final_done' });
   }
 
@@ -484,6 +483,18 @@ export class Shard {
     if (slot.match.ended) this.remove(slot, 'ended');
   }
 
+  /**
+   * A match that ends without game_end (operator force-end, inactivity, shutdown without
+   * STATE_DIR): a last frame even when nothing changed, with isRunning false (Match.stopRunning)
+   * so that frontends and tools can tell it is over, then the removal path (backend completion when
+   * registered). match-rules.md 14.1 removes an inactive match without a frame; this one is added.
+   */
+  private endMatch(slot: Slot, now: number, reason: 'inactive' | 'admin' | 'shutdown'): void {
+    slot.match.stopRunning(this.clock.tickTime(now) ?? slot.match.lastChangeAt);
+    this.sendFrame(slot, now, true);
+    if (this.slots.get(slot.groupCode) === slot) this.remove(slot, reason); // sendFrame removed it if game_end was applied
+  }
+
   private remove(slot: Slot, reason: 'ended' | 'inactive' | 'admin' | 'shutdown'): void {
     this.slots.delete(slot.groupCode);
     this.dirty.delete(slot);
@@ -510,7 +521,7 @@ export class Shard {
         this.drainEffects(slot);
         this.touched(slot);
       }
-      if (now - slot.lastActivityAt > this.settings.inactivityMs && !this.dirty.has(slot)) this.remove(slot, 'inactive');
+      if (now - slot.lastActivityAt > this.settings.inactivityMs && !this.dirty.has(slot)) this.endMatch(slot, now, 'inactive');
     }
     this.flushDue(now);
     if (now - this.lastSnapshotAt >= (this.settings.snapshotIntervalMs ?? 1000)) {

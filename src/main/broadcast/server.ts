@@ -18,6 +18,7 @@ import type { Logger } from '../log.js';
 import { AddressLimiter } from '../sockets/address-limit.js';
 import { LocalAdapter } from '../sockets/adapters.js';
 import { baseIoOptions, parsePayload } from '../sockets/io-server.js';
+import { answerUnknownPath, refuseUnknownUpgrades } from '../sockets/unknown-paths.js';
 import type { TlsFiles } from '../uws.js';
 import type { FramePacket } from './frame.js';
 import { BroadcastWebSocketServer, type BroadcastWebSocket, type DeflateMode } from './websocket.js';
@@ -84,16 +85,20 @@ export class BroadcastServer {
   constructor(private readonly deps: BroadcastDeps) {
     this.log = deps.log.child({ module: 'broadcast' });
     const c = deps.config;
+    // Paths outside Socket.IO's answer 404 { error } at once, like the other ports (unknown-paths.ts):
+    // the request listener is given here, before engine.io attaches and takes it over.
     this.http = deps.tls
-      ? https.createServer({ cert: fs.readFileSync(deps.tls.certFile), key: fs.readFileSync(deps.tls.keyFile) })
-      : http.createServer();
+      ? https.createServer({ cert: fs.readFileSync(deps.tls.certFile), key: fs.readFileSync(deps.tls.keyFile) }, answerUnknownPath)
+      : http.createServer(answerUnknownPath);
     this.io = new Server(this.http, {
       ...baseIoOptions(c, (req, cb) => this.addresses.allowRequest(req, cb)),
+      destroyUpgrade: false, // refuseUnknownUpgrades answers them instead
       // Negotiated with context takeover; ws itself never compresses (websocket.ts).
       perMessageDeflate: c.COMPRESSION ? { threshold: 1024, serverNoContextTakeover: false, serverMaxWindowBits: 15 } : false,
       wsEngine: BroadcastWebSocketServer,
       adapter: LocalAdapter,
     });
+    refuseUnknownUpgrades(this.http);
     this.http.on('connection', (socket: import('node:net').Socket) => {
       this.connections.add(socket);
       socket.once('close', () => this.connections.delete(socket));

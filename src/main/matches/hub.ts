@@ -298,8 +298,8 @@ export class MatchHub {
   /**
    * Shutdown, after ingestion stopped: every shard sends its pending frames and a snapshot of every
    * match. With STATE_DIR the matches are written there (they will be resumed, so not completed);
-   * without it every match is removed, registered ones completed with the backend (bounded by
-   * `deadline`).
+   * without it every match ends (a last frame with isRunning false) and is removed, registered ones
+   * completed with the backend (bounded by `deadline`).
    */
   async shutdown(deadline: number): Promise<void> {
     const persist = this.deps.stateDir !== undefined;

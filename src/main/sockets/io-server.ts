@@ -4,6 +4,7 @@ import { Server } from 'socket.io';
 import type { Adapter } from 'socket.io-adapter';
 import type { Config } from '../config.js';
 import { DISABLED, SHARED_COMPRESSOR, type TemplatedApp } from '../uws.js';
+import { answerUnknownPathsUws, SOCKET_IO_PATH } from './unknown-paths.js';
 
 export interface IoServerOptions {
   adapter: typeof Adapter;
@@ -18,7 +19,7 @@ export interface IoServerOptions {
 /** The options both listeners share: what the real clients expect (clients.md 1.1). */
 export function baseIoOptions(config: Config, allowRequest?: IoServerOptions['allowRequest']) {
   return {
-    path: '/socket.io/',
+    path: SOCKET_IO_PATH,
     serveClient: false,
     transports: ['polling', 'websocket'] as ('polling' | 'websocket')[],
     cors: { origin: '*' },
@@ -48,6 +49,8 @@ export function createIoServer(app: TemplatedApp, config: Config, options: IoSer
     idleTimeout: 120,
   };
   io.attachApp(app, uwsOptions as unknown as Parameters<Server['attachApp']>[1]);
+  // Every other path answers 404 { error } at once, like the REST port (unknown-paths.ts).
+  answerUnknownPathsUws(app);
   return io;
 }
 

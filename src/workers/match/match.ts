@@ -276,6 +276,19 @@ export class Match {
     return true;
   }
 
+  /**
+   * The match is over without `game_end`: operator force-end, inactivity removal, shutdown without
+   * STATE_DIR. Only `isRunning` becomes false, so that its last frame says it ended; nothing else
+   * changes (no `game_end` phase, no round record, no post-match team info: match-rules.md 14.2
+   * belongs to `game_end`). Raises eventNumber when that changed anything.
+   */
+  stopRunning(now: number): void {
+    const state = this.#core.state;
+    if (!state.isRunning) return;
+    state.isRunning = false;
+    raise(this.#core, now);
+  }
+
   /** The register call completed (any HTTP status): true. A network failure leaves it false. */
   setRegistered(registered: boolean): void {
     const state = this.#core.state;
