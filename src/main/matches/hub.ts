@@ -145,34 +145,24 @@ export class MatchHub {
     return this.pool.obs(groupCode, raw, Date.now());
   }
 
-  /**
-   * Auxiliary data goes to every live match with the session's match id, once per shard with the
-   * group codes of those on it (the registry is the one match-id index); false when there is none.
-   */
+  /** Auxiliary data goes to every live match with the session's match id (once per shard, with their group codes); false when there is none. */
   aux(matchId: string, playerId: string, raw: string): boolean {
     const byShard = this.groupsByShard(matchId);
-    if (!byShard) return false;
     const now = Date.now();
     for (const [shard, codes] of byShard) this.pool.aux(shard, codes, matchId, playerId, raw, now);
-    return true;
+    return byShard.size > 0;
   }
 
   auxDisconnected(matchId: string, playerId: string): void {
-    const byShard = this.groupsByShard(matchId);
-    if (!byShard) return;
-    for (const [shard, groupCodes] of byShard) this.pool.send(shard, { t: 'aux_disconnected', groupCodes, matchId, playerId, now: Date.now() });
+    for (const [shard, groupCodes] of this.groupsByShard(matchId)) this.pool.send(shard, { t: 'aux_disconnected', groupCodes, matchId, playerId, now: Date.now() });
   }
 
-  /** The group codes of the live matches with this match id, by shard; undefined when there is none. */
-  private groupsByShard(matchId: string): Map<number, string[]> | undefined {
-    const codes = this.registry.groupsForMatchId(matchId);
-    if (!codes || codes.size === 0) return undefined;
+  /** The live matches with this match id, by shard (the registry is the one match-id index: shards keep none). */
+  private groupsByShard(matchId: string): Map<number, string[]> {
     const byShard = new Map<number, string[]>();
-    for (const code of codes) {
+    for (const code of this.registry.groupsForMatchId(matchId) ?? []) {
       const shard = this.registry.get(code)!.shard;
-      const list = byShard.get(shard);
-      if (list) list.push(code);
-      else byShard.set(shard, [code]);
+      byShard.set(shard, [...(byShard.get(shard) ?? []), code]);
     }
     return byShard;
   }
