@@ -116,6 +116,12 @@ describe('an observer back from a 30 s network outage', () => {
         await sleep(OUTAGE_GAP_MS);
       }
       const backlog = sent - firstBuffered;
+      // How long the service takes to forward what waited (figures for docs/reliability.md).
+      const backAt = Date.now();
+      let caughtUpMs = -1;
+      const watch = setInterval(() => {
+        if (caughtUpMs < 0 && svc.service.ingest.backlog.queued > 0 && svc.service.ingest.backlogWaiting() === 0) caughtUpMs = Date.now() - backAt;
+      }, 20);
       while (sent < replay.records.length) {
         sendOne();
         await sleep(FAST_GAP_MS);
@@ -123,9 +129,12 @@ describe('an observer back from a 30 s network outage', () => {
 
       await fe.waitFor((f) => f.roundPhase === 'game_end', 60_000);
       await expect.poll(() => svc.service.hub.registry.count(), { timeout: 10_000 }).toBe(0);
+      clearInterval(watch);
       const ingest = svc.service.ingest;
-      console.log(`outage ${OUTAGE_MS} ms: ${duringOutage} records emitted during it, ${backlog} buffered until the reconnection; rate_limited ${ingest.dropped.rate_limited ?? 0}`);
+      console.log(`outage ${OUTAGE_MS} ms: ${duringOutage} records emitted during it, ${backlog} buffered until the reconnection; `
+        + `rate_limited ${ingest.dropped.rate_limited ?? 0}; backlog: ${ingest.backlog.queued} waited, at most ${ingest.backlog.peak} at once, none left ${caughtUpMs} ms after the reconnection`);
       expect(ingest.dropped.rate_limited ?? 0).toBe(0);
+      expect(ingest.backlog.peak).toBeGreaterThan(SETTINGS.INGEST_BURST_PER_SOCKET.def); // the catch-up was more than the bucket holds
       expect(ingest.eventsIn.obs_data).toBe(replay.records.length); // every record arrived, once
       expect(reconnects).toBe(1);
       expect(outgoing.filter((e) => e === 'obs_logon')).toHaveLength(1);
