@@ -148,3 +148,44 @@ describe('an observer back from a 30 s network outage', () => {
     }
   }, 150_000);
 });
+
+describe('a backlog still waiting when the transport drops', () => {
+  it('moves to the resumed socket and is applied before what the client sends afterwards, in order, nothing shed', async () => {
+    // A slow budget (50/s, burst 10) keeps 150 messages waiting for ~3 s: long enough to drop the transport meanwhile.
+    const slow = await startTestService({ AUTH_KEY: KEY, INGEST_RATE_PER_SOCKET: '50', INGEST_BURST_PER_SOCKET: '10' });
+    const s = io(slow.ingest, { forceNew: true, reconnection: true, reconnectionDelay: 200, reconnectionDelayMax: 400, rejectUnauthorized: false });
+    try {
+      const group = 'BKLG01';
+      const fe = await frontend(slow.broadcast, group);
+      expect((await logon(s, { ...replay, header: { ...replay.header, groupCode: group } }, { key: KEY })).value).toBe(true);
+      const row = replay.records.find((r) => r.type === 'scoreboard')!;
+      const playerId = (row.data as { playerId: string }).playerId;
+      const moneyOf = (f: Record<string, unknown>) => (f.teams as { players: { riotId: string; money: number }[] }[]).flatMap((t) => t.players).find((p) => p.riotId === playerId)?.money;
+      const roster = replay.records.find((r) => r.type === 'roster' && (r.data as { playerId: string }).playerId === playerId)!;
+      s.emit('obs_data', JSON.stringify({ ...roster, groupCode: group }));
+      const money = (m: number) => JSON.stringify({ ...row, groupCode: group, data: { ...(row.data as object), money: m } });
+      await fe.waitFor((f) => moneyOf(f) !== undefined);
+      await expect.poll(() => s.io.engine.transport.name).toBe('websocket');
+
+      for (let m = 1; m <= 150; m++) s.emit('obs_data', money(m));
+      await expect.poll(() => slow.service.ingest.eventsIn.obs_data ?? 0, { timeout: 10_000 }).toBe(151);
+      expect(slow.service.ingest.backlogWaiting()).toBeGreaterThan(50);
+      // The network resets under the client; it reconnects by itself and sends more.
+      const back = new Promise<void>((resolve) => s.io.once('reconnect', () => resolve()));
+      (s.io.engine.transport as unknown as { ws: { _socket: { destroy(): void } } }).ws._socket.destroy();
+      await back;
+      for (let m = 151; m <= 160; m++) s.emit('obs_data', money(m));
+
+      await fe.waitFor((f) => moneyOf(f) === 160, 20_000);
+      const seen = fe.frames.map(moneyOf).filter((m): m is number => m !== undefined && m > 0);
+      expect(seen).toEqual([...seen].sort((a, b) => a - b)); // never backwards: the old backlog went first
+      expect(slow.service.ingest.dropped.rate_limited ?? 0).toBe(0);
+      const resumed = slow.logs.map((l) => JSON.parse(l) as { msg?: string; groupCode?: string; waiting?: number }).filter((j) => j.msg === 'session resumed' && j.groupCode === group);
+      expect(resumed).toHaveLength(1);
+      expect(resumed[0].waiting).toBeGreaterThan(0); // the handover happened
+    } finally {
+      s.close();
+      await slow.close();
+    }
+  }, 60_000);
+});

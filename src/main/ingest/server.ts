@@ -163,10 +163,12 @@ export class IngestServer {
    */
   private resume(socket: Socket, state: SocketState, session: Session, newPid: string): void {
     const oldSocketId = session.socketId;
-    for (const old of this.backlogged.keys()) {
-      if (old.session !== session) continue;
+    for (const old of [...this.backlogged.keys()].filter((st) => st.session === session)) {
       old.budget.handOver(state.budget);
       this.backlogged.delete(old);
+    }
+    const waiting = state.budget.waiting;
+    if (waiting > 0) {
       this.backlogged.set(state, socket);
       this.armDrain();
     }
@@ -180,7 +182,7 @@ export class IngestServer {
         old.socket.disconnect(true);
       }
     }
-    this.log.info({ socket: socket.id, role: session.role, groupCode: session.groupCode, matchId: session.matchId, recovered: socket.recovered }, 'session resumed');
+    this.log.info({ socket: socket.id, role: session.role, groupCode: session.groupCode, matchId: session.matchId, recovered: socket.recovered, waiting }, 'session resumed');
   }
 
   private fail(socket: Socket, event: 'obs_logon_ack' | 'aux_logon_ack', type: string, reason: string): void {
