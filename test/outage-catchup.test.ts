@@ -169,7 +169,8 @@ describe('a backlog still waiting when the transport drops', () => {
 
       for (let m = 1; m <= 150; m++) s.emit('obs_data', money(m));
       await expect.poll(() => slow.service.ingest.eventsIn.obs_data ?? 0, { timeout: 10_000 }).toBe(151);
-      expect(slow.service.ingest.backlogWaiting()).toBeGreaterThan(50);
+      const waitingAtDrop = slow.service.ingest.backlogWaiting();
+      expect(waitingAtDrop).toBeGreaterThan(50);
       // The network resets under the client; it reconnects by itself and sends more.
       const back = new Promise<void>((resolve) => s.io.once('reconnect', () => resolve()));
       (s.io.engine.transport as unknown as { ws: { _socket: { destroy(): void } } }).ws._socket.destroy();
@@ -182,6 +183,7 @@ describe('a backlog still waiting when the transport drops', () => {
       expect(slow.service.ingest.dropped.rate_limited ?? 0).toBe(0);
       const resumed = slow.logs.map((l) => JSON.parse(l) as { msg?: string; groupCode?: string; waiting?: number }).filter((j) => j.msg === 'session resumed' && j.groupCode === group);
       expect(resumed).toHaveLength(1);
+      console.log(`transport dropped with ${waitingAtDrop} waiting; ${resumed[0].waiting} handed over to the resumed socket`);
       expect(resumed[0].waiting).toBeGreaterThan(0); // the handover happened
     } finally {
       s.close();
