@@ -6,7 +6,8 @@
 // recorded match during the outage, so the client buffers them and sends the whole backlog at once
 // when it is back. Under the service's real per-socket budget, the match must end exactly like a
 // clean run of the same records in a fresh service (same final match_data frame, byte for byte),
-// with nothing shed.
+// with nothing shed. Also: a backlog still waiting when the transport drops moves to the resumed socket,
+// and one still waiting at shutdown is forwarded.
 import { io } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as ConfigModule from '../src/main/config.js';
@@ -190,4 +191,31 @@ describe('a backlog still waiting when the transport drops', () => {
       await slow.close();
     }
   }, 60_000);
+});
+
+describe('a backlog still waiting at shutdown', () => {
+  it('is forwarded before the matches are finished: the clients will not send it again', async () => {
+    const slow = await startTestService({ AUTH_KEY: KEY, INGEST_RATE_PER_SOCKET: '10', INGEST_BURST_PER_SOCKET: '1' });
+    const s = io(slow.ingest, { forceNew: true, reconnection: false, rejectUnauthorized: false });
+    try {
+      const group = 'BKLG02';
+      const fe = await frontend(slow.broadcast, group);
+      expect((await logon(s, { ...replay, header: { ...replay.header, groupCode: group } }, { key: KEY })).value).toBe(true);
+      const row = replay.records.find((r) => r.type === 'scoreboard')!;
+      const playerId = (row.data as { playerId: string }).playerId;
+      const roster = replay.records.find((r) => r.type === 'roster' && (r.data as { playerId: string }).playerId === playerId)!;
+      const moneyOf = (f: Record<string, unknown>) => (f.teams as { players: { riotId: string; money: number }[] }[]).flatMap((t) => t.players).find((p) => p.riotId === playerId)?.money;
+      s.emit('obs_data', JSON.stringify({ ...roster, groupCode: group }));
+      await fe.waitFor((f) => moneyOf(f) !== undefined);
+      for (let m = 1; m <= 50; m++) s.emit('obs_data', JSON.stringify({ ...row, groupCode: group, data: { ...(row.data as object), money: m } }));
+      await expect.poll(() => slow.service.ingest.eventsIn.obs_data ?? 0, { timeout: 10_000 }).toBe(51);
+      expect(slow.service.ingest.backlogWaiting()).toBeGreaterThan(30);
+      await slow.service.shutdown();
+      expect(moneyOf(fe.frames[fe.frames.length - 1])).toBe(50);
+      expect(slow.service.ingest.dropped.rate_limited ?? 0).toBe(0);
+    } finally {
+      s.close();
+      await slow.close();
+    }
+  }, 30_000);
 });
