@@ -69,7 +69,7 @@ export class IngestServer {
   private readonly backlogged = new Map<SocketState, Socket>();
   private drainTimer: NodeJS.Timeout | null = null;
   private readonly limits: BudgetLimits;
-  /** Backlog figures (metrics): events that waited, events waiting now, the most one socket had waiting. */
+  /** Backlog figures (metrics, tests): events that waited, the most one socket had waiting at once. */
   readonly backlog = { queued: 0, peak: 0 };
   private readonly timer: NodeJS.Timeout;
   private readonly idleTimer: NodeJS.Timeout;
