@@ -1,8 +1,7 @@
 // TRUST_PROXY: which address the logs show for a client behind a reverse proxy.
 import { describe, expect, it } from 'vitest';
-import type * as ClientAddress from '../src/main/client-address.js';
+import { clientAddress } from '../src/main/client-address.js';
 
-const { clientAddress } = (await import('../dist/main/client-address.js')) as unknown as typeof ClientAddress;
 
 describe('clientAddress', () => {
   it('is the TCP peer unless TRUST_PROXY=true', () => {

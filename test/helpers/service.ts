@@ -1,50 +1,59 @@
-// Starts the real, built service (dist/, built by `npm test`'s pretest) in this process on
-// ephemeral loopback ports, with a log capture, and gives the test its URLs.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+// Starts the real, built service (dist/, built by `npm test`'s pretest; vitest.config.ts maps the
+// `../src` imports below to it) in this process on ephemeral loopback ports, with a log capture,
+// and gives the test what a client or an operator has: the URLs, the log lines, /metrics, the
+// admin API, the files in DATA_DIR / STATE_DIR. Not the service object: tests talk to the service
+// through its public surfaces only. For the entry as its own process: ./service-process.ts.
 import { Writable } from 'node:stream';
-import type * as ServiceModule from '../../src/main/service.js';
-import type * as ConfigModule from '../../src/main/config.js';
+import { loadConfig } from '../../src/main/config.js';
+import { createLogger } from '../../src/main/log.js';
+import { startService } from '../../src/main/service.js';
+import { AdminApi, TEST_ADMIN_TOKEN } from './admin.js';
+import { scrapeMetrics, type Metrics } from './metrics.js';
+import { testEnv, tempDir, type ServicePorts } from './service-process.js';
 
-const serviceModule = (await import('../../dist/main/service.js')) as unknown as typeof ServiceModule;
-const configModule = (await import('../../dist/main/config.js')) as unknown as typeof ConfigModule;
-
-export type Service = ServiceModule.Service;
+export { tempDir };
 
 export interface TestService {
-  service: Service;
-  rest: string;
   ingest: string;
+  rest: string;
   broadcast: string;
+  /** http://127.0.0.1:<METRICS_PORT>, null with METRICS_ENABLED=false. */
+  metricsUrl: string | null;
+  ports: ServicePorts;
   /** Every log line the service wrote, as raw JSON text. */
   logs: string[];
   dataDir: string;
+  /** The admin API with the token the service was started with (TEST_ADMIN_TOKEN unless the test set ADMIN_TOKEN). */
+  admin: AdminApi;
+  /** GET /metrics, parsed. */
+  metrics(): Promise<Metrics>;
+  /** One value of GET /metrics: the sum of the samples of `name` whose labels include `labels`. */
+  metric(name: string, labels?: Record<string, string>): Promise<number>;
+  /**
+   * The number of the live match's latest frame (GET /admin/matches, `frameNo`), -1 when there is no
+   * such live match: a frontend that watched from the start holds every frame once it holds this many.
+   */
+  frameNo(groupCode: string): Promise<number>;
+  /** The log lines, parsed, that have every given field value. */
+  logged(fields: Record<string, unknown>): Record<string, unknown>[];
+  /** Immediate stop: listeners and sockets closed, shards stopped; nothing persisted or completed. */
   close(): Promise<void>;
-}
-
-export function tempDir(prefix = 'ods-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  /** The graceful stop SIGTERM runs (README, "Restarts, crashes and shutdown"). */
+  shutdown(): Promise<void>;
 }
 
 export async function startTestService(env: Record<string, string> = {}, options: { testHooks?: boolean } = {}): Promise<TestService> {
-  const dataDir = env.DATA_DIR ?? tempDir();
-  const config = configModule.loadConfig({
-    INSECURE: 'true',
-    HOST: '127.0.0.1',
-    INGEST_PORT: '0',
-    REST_PORT: '0',
-    BROADCAST_PORT: '0',
+  const merged: Record<string, string> = {
+    ...testEnv(),
     LOG_LEVEL: 'debug',
-    DATA_DIR: dataDir,
-    SHARD_WORKERS: '1',
-    METRICS_PORT: '0',
+    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     // Tests replay the recorded match as fast as the socket takes it: far above the per-socket
     // budget (200 msg/s). The reliability tests set the real budget where they test it.
     INGEST_RATE_PER_SOCKET: '1000000',
     INGEST_BURST_PER_SOCKET: '1000000',
     ...env,
-  });
+  };
+  const config = loadConfig(merged);
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk, _enc, cb) {
@@ -53,16 +62,31 @@ export async function startTestService(env: Record<string, string> = {}, options
     },
   });
   // The service's own logger factory, so its redaction rules are what the tests see.
-  const { createLogger } = (await import('../../dist/main/log.js')) as unknown as typeof import('../../src/main/log.js');
-  const service = await serviceModule.startService(config, { logger: createLogger(config, sink), testHooks: options.testHooks ?? true });
+  const service = await startService(config, { logger: createLogger(config, sink), testHooks: options.testHooks ?? true });
   const scheme = config.INSECURE ? 'http' : 'https';
+  const { ports } = service;
+  const rest = `${scheme}://127.0.0.1:${ports.rest}`;
+  const metricsUrl = ports.metrics === null ? null : `http://127.0.0.1:${ports.metrics}`;
+  const adminToken = (merged.ADMIN_TOKEN ?? '').split(',')[0].trim();
+  const admin = new AdminApi(rest, adminToken.slice(adminToken.indexOf(':') + 1));
+  const metrics = () => {
+    if (metricsUrl === null) throw new Error('METRICS_ENABLED=false: no /metrics');
+    return scrapeMetrics(metricsUrl);
+  };
   return {
-    service,
-    rest: `${scheme}://127.0.0.1:${service.ports.rest}`,
-    ingest: `${scheme}://127.0.0.1:${service.ports.ingest}`,
-    broadcast: `${scheme}://127.0.0.1:${service.ports.broadcast}`,
+    ingest: `${scheme}://127.0.0.1:${ports.ingest}`,
+    rest,
+    broadcast: `${scheme}://127.0.0.1:${ports.broadcast}`,
+    metricsUrl,
+    ports: { ...ports },
     logs,
-    dataDir,
+    dataDir: config.DATA_DIR,
+    admin,
+    metrics,
+    metric: async (name, labels = {}) => (await metrics()).value(name, labels),
+    frameNo: async (groupCode) => (await admin.match(groupCode))?.frameNo ?? -1,
+    logged: (fields) => logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((j) => Object.entries(fields).every(([k, v]) => j[k] === v)),
     close: () => service.close(),
+    shutdown: () => service.shutdown(),
   };
 }

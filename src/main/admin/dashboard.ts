@@ -31,6 +31,8 @@ export interface MatchRow {
   observers: number;
   auxiliaries: number;
   overlays: number;
+  /** Number of the match's latest frame (the frames its overlays were sent since it started; it jumps after a shard restart); 0 before the first. */
+  frameNo: number;
 }
 
 export interface Totals {
@@ -134,6 +136,7 @@ export class Dashboard {
         observers: observers.get(m.groupCode) ?? 0,
         auxiliaries: m.matchId ? auxiliaries.get(m.matchId) ?? 0 : 0,
         overlays: broadcast.frontendCount(m.groupCode),
+        frameNo: hub.registry.latestFrame(m.groupCode)?.frameNo ?? 0,
       });
     }
     return rows;

@@ -1,0 +1,62 @@
+// GET /metrics (Prometheus text format, METRICS_PORT) scraped and parsed: what an operator's
+// Prometheus sees is what the tests check. A plain module (no vitest): the benchmarks use it too.
+
+export interface Sample { name: string; labels: Record<string, string>; value: number }
+
+export class Metrics {
+  /** Metric names declared by `# TYPE` (histograms add _bucket, _sum, _count samples). */
+  private readonly declared = new Set<string>();
+  readonly samples: Sample[] = [];
+
+  constructor(readonly text: string) {
+    const samples = this.samples;
+    for (const line of text.split('\n')) {
+      if (line.startsWith('# TYPE ')) {
+        const [, , name, type] = line.split(' ');
+        this.declared.add(name);
+        if (type === 'histogram' || type === 'summary') for (const s of ['_bucket', '_sum', '_count']) this.declared.add(name + s);
+        continue;
+      }
+      if (line === '' || line.startsWith('#')) continue;
+      const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})?\s+(\S+)/.exec(line);
+      if (!m) throw new Error(`unparsable metrics line: ${line}`);
+      const labels: Record<string, string> = {};
+      for (const l of (m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]] = l[2].replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
+      samples.push({ name: m[1], labels, value: Number(m[3]) });
+    }
+  }
+
+  /**
+   * The sum of the samples of `name` whose labels include `labels` (0 when there is none: a
+   * counter with labels shows no sample before its first increment). An undeclared name throws,
+   * so a typo cannot pass as zero.
+   */
+  value(name: string, labels: Record<string, string> = {}): number {
+    if (!this.declared.has(name)) throw new Error(`no metric ${name} in /metrics`);
+    let sum = 0;
+    for (const s of this.samples) {
+      if (s.name !== name) continue;
+      if (Object.entries(labels).every(([k, v]) => s.labels[k] === v)) sum += s.value;
+    }
+    return sum;
+  }
+
+  /** Each value of `label` among the samples of `name`, with its sum. */
+  by(name: string, label: string, labels: Record<string, string> = {}): Record<string, number> {
+    if (!this.declared.has(name)) throw new Error(`no metric ${name} in /metrics`);
+    const out: Record<string, number> = {};
+    for (const s of this.samples) {
+      if (s.name !== name || s.labels[label] === undefined) continue;
+      if (!Object.entries(labels).every(([k, v]) => s.labels[k] === v)) continue;
+      out[s.labels[label]] = (out[s.labels[label]] ?? 0) + s.value;
+    }
+    return out;
+  }
+}
+
+/** Scrapes `<metricsUrl>/metrics`. */
+export async function scrapeMetrics(metricsUrl: string): Promise<Metrics> {
+  const res = await fetch(`${metricsUrl}/metrics`);
+  if (res.status !== 200) throw new Error(`GET /metrics answered ${res.status}`);
+  return new Metrics(await res.text());
+}

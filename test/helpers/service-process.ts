@@ -1,0 +1,149 @@
+// The built service as its own process (`node dist/main/index.js`), as an operator starts it: the
+// entry reads the environment, prints its banner (the ports) and logs JSON lines on stdout. The one
+// place that spawns it, for the tests (signals, connection floods, configuration errors) and the
+// benchmarks (bench/lib/service.ts). A plain module: no vitest, so tsx runs it too.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+export const ENTRY = path.join(ROOT, 'dist/main/index.js');
+
+export function tempDir(prefix = 'ods-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/**
+ * What every service under test runs with, in-process or spawned: plain HTTP on ephemeral
+ * loopback ports, one shard, its own DATA_DIR. Callers add or override.
+ */
+export function testEnv(): Record<string, string> {
+  return {
+    INSECURE: 'true',
+    HOST: '127.0.0.1',
+    INGEST_PORT: '0',
+    REST_PORT: '0',
+    BROADCAST_PORT: '0',
+    METRICS_PORT: '0',
+    SHARD_WORKERS: '1',
+    DATA_DIR: tempDir(),
+  };
+}
+
+export interface ServicePorts { ingest: number; rest: number; broadcast: number; metrics: number | null }
+
+export interface ServiceProcess {
+  proc: ChildProcess;
+  ports: ServicePorts;
+  /** http://127.0.0.1:<port> of each listener. */
+  urls: { ingest: string; rest: string; broadcast: string; metrics: string | null };
+  /** Every stdout line (the banner, JSON log lines) and every stderr line prefixed `stderr: `. */
+  out: string[];
+  /** Resolves with the exit code (null when ended by a signal). */
+  exited: Promise<number | null>;
+  /** Resident set size in bytes, from /proc/<pid>/status. */
+  rssBytes(): number;
+  /** CPU seconds used by the whole process (all threads), from /proc/<pid>/stat. */
+  cpuSeconds(): number;
+  /** Sends the signal and resolves with the exit code; SIGKILL after `graceMs`. */
+  stop(signal?: NodeJS.Signals, graceMs?: number): Promise<number | null>;
+}
+
+export interface SpawnOptions {
+  /** Inherit this process's environment under the given one (the benchmarks); tests start from PATH only. */
+  inheritEnv?: boolean;
+  /** Extra node flags (e.g. --cpu-prof). */
+  execArgv?: string[];
+  /** Start deadline (banner printed). */
+  timeoutMs?: number;
+}
+
+const spawned = new Set<ChildProcess>();
+process.once('exit', () => { for (const p of spawned) if (p.exitCode === null) p.kill('SIGKILL'); });
+
+/** Starts the entry with testEnv() plus `env`; resolves once its banner names every port. */
+export async function spawnService(env: Record<string, string> = {}, options: SpawnOptions = {}): Promise<ServiceProcess> {
+  const proc = spawn(process.execPath, [...(options.execArgv ?? []), ENTRY], {
+    // Its own working directory: the entry reads a .env file from there when present.
+    cwd: tempDir('ods-cwd-'),
+    env: { ...(options.inheritEnv ? process.env : { PATH: process.env.PATH }), ...testEnv(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  spawned.add(proc);
+  const out: string[] = [];
+  const lines = (prefix: string) => {
+    let buffer = '';
+    return (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const parts = buffer.split('\n');
+      buffer = parts.pop()!;
+      out.push(...parts.map((l) => prefix + l));
+    };
+  };
+  proc.stdout!.on('data', lines(''));
+  proc.stderr!.on('data', lines('stderr: '));
+  const exited = new Promise<number | null>((resolve) => proc.once('close', (code) => { spawned.delete(proc); resolve(code); }));
+
+  const wantMetrics = (env.METRICS_ENABLED ?? 'true') !== 'false';
+  const portOf = (label: string): number | undefined => {
+    for (const l of out) {
+      const m = new RegExp(`${label.replace(/[()]/g, '\\$&')}\\s+https?://\\S+?:(\\d+)`).exec(l);
+      if (m) return Number(m[1]);
+    }
+    return undefined;
+  };
+  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  let ports: ServicePorts | undefined;
+  while (!ports) {
+    const ingest = portOf('ingestion (observer client)');
+    const rest = portOf('REST API');
+    const broadcast = portOf('broadcast (overlay frontend)');
+    const metrics = wantMetrics ? portOf('metrics (Prometheus)') : null;
+    if (ingest && rest && broadcast && metrics !== undefined) ports = { ingest, rest, broadcast, metrics };
+    else if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`the service exited (${proc.exitCode ?? proc.signalCode}) before it started:\n${out.join('\n')}`);
+    else if (Date.now() > deadline) {
+      proc.kill('SIGKILL');
+      throw new Error(`the service printed no banner within ${options.timeoutMs ?? 30_000} ms:\n${out.join('\n')}`);
+    } else await new Promise((r) => setTimeout(r, 20));
+  }
+  const host = env.HOST ?? '127.0.0.1';
+  const url = (port: number) => `http://${host}:${port}`;
+  const pid = proc.pid!;
+  return {
+    proc, ports, out, exited,
+    urls: { ingest: url(ports.ingest), rest: url(ports.rest), broadcast: url(ports.broadcast), metrics: ports.metrics === null ? null : `http://127.0.0.1:${ports.metrics}` },
+    rssBytes() {
+      const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+      return m ? Number(m[1]) * 1024 : 0;
+    },
+    cpuSeconds() {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in CLK_TCK (100 on Linux)
+    },
+    async stop(signal = 'SIGTERM', graceMs = 15_000) {
+      if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
+      proc.kill(signal);
+      const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+/** Runs the entry to its end (a start that must fail): exit code and output. */
+export async function runEntry(env: Record<string, string>, timeoutMs = 30_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const proc = spawn(process.execPath, [ENTRY], { cwd: tempDir('ods-cwd-'), env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  spawned.add(proc);
+  let stdout = '';
+  let stderr = '';
+  proc.stdout!.on('data', (c: Buffer) => { stdout += c.toString(); });
+  proc.stderr!.on('data', (c: Buffer) => { stderr += c.toString(); });
+  const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs);
+  const code = await new Promise<number | null>((resolve) => proc.once('close', (c) => resolve(c)));
+  clearTimeout(timer);
+  spawned.delete(proc);
+  return { code, stdout, stderr };
+}
