@@ -5,17 +5,15 @@
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { io, type Socket } from 'socket.io-client';
-import type * as ReplayClient from '../src/tools/replay-client.js';
-import type * as RecordedMatch from '../src/tools/recorded-match.js';
-import type { DashboardSnapshot } from '../src/main/admin/dashboard.js';
+import { shardIndexOf } from '../src/main/shards/pool.js';
+import type { DashboardSnapshot } from './helpers/admin.js';
 import { startBackend, type FakeBackend } from './helpers/backends.js';
 import { closeAll, connected, frontend, serverDisconnect } from './helpers/clients.js';
+import { recordedMatch, replayMatchId, replayObserver, sendRecords } from './helpers/recorded.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
-const { connectObserver, logon, sendRecords } = (await import('../dist/tools/replay-client.js')) as unknown as typeof ReplayClient;
-const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
 const replay = recordedMatch();
-const MATCH_ID = replay.records.find((r) => r.type === 'match_start')!.data as string;
+const MATCH_ID = replayMatchId(replay);
 /** Records up to and including the third round's score message: left 1 – right 2. */
 const AFTER_THIRD_SCORE = 443;
 
@@ -35,9 +33,8 @@ const basic = (user: string, password: string) => ({ Authorization: `Basic ${Buf
 const adminActions = (svc: TestService) => svc.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.module === 'admin' && typeof l.action === 'string');
 
 async function observe(svc: TestService, groupCode: string, to: number, secret = ''): Promise<{ socket: Socket; secret: string }> {
-  const socket = connectObserver(svc.ingest);
+  const { socket, ack } = await replayObserver(svc.ingest, replay, { key: AUTH_KEY, groupCode, groupSecret: secret });
   observers.push(socket);
-  const ack = await logon(socket, replay, { key: AUTH_KEY, groupCode, groupSecret: secret });
   expect(ack.value).toBe(true);
   await sendRecords(socket, replay, { pace: 'instant', groupCode, to });
   return { socket, secret: ack.reason };
@@ -46,7 +43,7 @@ async function observe(svc: TestService, groupCode: string, to: number, secret =
 describe('admin routes without ADMIN_TOKEN', () => {
   let svc: TestService;
   beforeAll(async () => {
-    svc = await startTestService({ AUTH_KEY });
+    svc = await startTestService({ AUTH_KEY, ADMIN_TOKEN: '' });
   });
   afterAll(async () => {
     await svc?.close();
@@ -127,7 +124,7 @@ describe('admin routes with ADMIN_TOKEN', () => {
     expect(row).toMatchObject({
       groupCode: code,
       matchId: MATCH_ID,
-      shard: svc.service.hub.pool.shardOf(code),
+      shard: shardIndexOf(code, 2), // FNV-1a of the group code, modulo SHARD_WORKERS
       teams: [{ name: 'Team Left', tricode: 'LFT', score: 1 }, { name: 'Team Right', tricode: 'RGT', score: 2 }],
       roundNumber: last.roundNumber,
       roundPhase: last.roundPhase,
@@ -154,7 +151,7 @@ describe('admin routes with ADMIN_TOKEN', () => {
     const { socket } = await observe(svc, code, AFTER_THIRD_SCORE);
     // The last record sent is the score 1–2: once it shows, and the frontend holds every frame published, nothing more comes.
     await fe.waitFor((f) => (f.teams as Array<{ roundsWon: number }>)[1].roundsWon === 2 && (f.teams as Array<{ roundsWon: number }>)[0].roundsWon === 1);
-    await expect.poll(() => svc.service.hub.registry.latestFrame(code)?.frameNo === fe.frames.length).toBe(true);
+    await expect.poll(async () => (await svc.frameNo(code)) === fe.frames.length).toBe(true);
     const framesBefore = fe.frames.length;
     const lastBefore = fe.frames.at(-1)!;
     const gone = serverDisconnect(socket);
@@ -170,7 +167,6 @@ describe('admin routes with ADMIN_TOKEN', () => {
     const { serverTime: t0, ...restBefore } = lastBefore;
     expect(restFinal).toEqual({ ...restBefore, isRunning: false }); // the final state as it was, marked ended…
     expect(t1 as number).toBeGreaterThanOrEqual(t0 as number); // …serialized again at the end
-    expect(svc.service.hub.registry.get(code)).toBeUndefined();
     expect((await fetch(`${svc.rest}/match/${code}`)).status).toBe(404);
     const list = (await (await fetch(`${svc.rest}/admin/matches`, { headers: bearer(OPS_TOKEN) })).json()) as DashboardSnapshot;
     expect(list.matches.map((m) => m.groupCode)).not.toContain(code);
@@ -197,25 +193,26 @@ describe('admin routes with ADMIN_TOKEN', () => {
     expect(body.groupSecret).toMatch(/^[A-Z0-9]{16}$/);
     expect(body.groupSecret).not.toBe(first.secret);
     expect(await gone).toBe('io server disconnect');
-    expect(svc.service.hub.registry.get(code)).toBeDefined(); // the match lives on
+    expect(await svc.admin.has(code)).toBe(true); // the match lives on
 
     // The old session cannot be resumed with its private session id: its data goes nowhere.
     const resumed = io(svc.ingest, { forceNew: true, reconnection: false, auth: { pid: oldPid } });
     observers.push(resumed);
     await connected(resumed);
-    const droppedBefore = svc.service.ingest.dropped.unauthenticated ?? 0;
+    const unauthenticated = () => svc.metric('ods_messages_dropped_total', { reason: 'unauthenticated' });
+    const droppedBefore = await unauthenticated();
     resumed.emit('obs_data', JSON.stringify({ ...replay.records[200], groupCode: code }));
-    await expect.poll(() => svc.service.ingest.dropped.unauthenticated ?? 0).toBe(droppedBefore + 1);
+    await expect.poll(unauthenticated).toBe(droppedBefore + 1);
 
     // The old secret is refused; the new one reconnects to the live match.
-    const old = connectObserver(svc.ingest);
-    observers.push(old);
-    expect(await logon(old, replay, { key: AUTH_KEY, groupCode: code, groupSecret: first.secret })).toEqual({
+    const old = await replayObserver(svc.ingest, replay, { key: AUTH_KEY, groupCode: code, groupSecret: first.secret });
+    observers.push(old.socket);
+    expect(old.ack).toEqual({
       type: 'authenticate', value: false, reason: `Game with Group Code ${code} exists and is still live.`,
     });
-    const backup = connectObserver(svc.ingest);
+    const { socket: backup, ack: backupAck } = await replayObserver(svc.ingest, replay, { key: AUTH_KEY, groupCode: code, groupSecret: body.groupSecret });
     observers.push(backup);
-    expect(await logon(backup, replay, { key: AUTH_KEY, groupCode: code, groupSecret: body.groupSecret })).toEqual({ type: 'authenticate', value: true, reason: 'reconnected' });
+    expect(backupAck).toEqual({ type: 'authenticate', value: true, reason: 'reconnected' });
     // The backup observer's data reaches the frontend.
     await sendRecords(backup, replay, { pace: 'instant', groupCode: code, from: 200, to: AFTER_THIRD_SCORE });
     await fe.waitFor((f) => (f.teams as Array<{ roundsWon: number }>)[0].roundsWon === 1);
@@ -301,6 +298,6 @@ describe('force-end of a registered match', () => {
     expect(record.isRunning).toBe(false); // ended, like the final frame
     expect(record.teams.map((t) => t.roundsWon)).toEqual([1, 2]);
     expect('serverTime' in record).toBe(false); // a frame field, not match state
-    expect(svc.service.hub.registry.get(code)).toBeUndefined();
+    expect(await svc.admin.has(code)).toBe(false);
   });
 });

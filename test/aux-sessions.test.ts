@@ -5,11 +5,10 @@
 // auxiliary session may not do at all: test/aux-trust.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Socket } from 'socket.io-client';
-import type * as VersionModule from '../src/main/version.js';
 import { closeAll, connect, connected, frontend, nextEvent, serverDisconnect } from './helpers/clients.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
-const { SERVICE_VERSION } = (await import('../dist/main/version.js')) as typeof VersionModule;
+import { SERVICE_VERSION } from '../src/main/version.js';
 
 const AUTH_KEY = 'AUX-TEST-KEY';
 const MATCH_ID = '0e7812f4-cb83-4e2c-8694-08d65ad27e58';

@@ -6,14 +6,12 @@
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Socket } from 'socket.io-client';
-import type * as ReplayClient from '../src/tools/replay-client.js';
-import type * as RecordedMatch from '../src/tools/recorded-match.js';
 import { startBackend, type Answer, type FakeBackend, type RecordedRequest } from './helpers/backends.js';
 import { closeAll, connect, connected, frontend, nextEvent } from './helpers/clients.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
-const { connectObserver, logon, sendRecords } = (await import('../dist/tools/replay-client.js')) as typeof ReplayClient;
-const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
+import { connectObserver, logon, sendRecords } from '../src/tools/replay-client.js';
+import { recordedMatch } from '../src/tools/recorded-match.js';
 
 const replay = recordedMatch();
 const MATCH_ID = replay.records.find((r) => r.type === 'match_start')!.data as string;

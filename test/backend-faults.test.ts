@@ -7,14 +7,12 @@
 // and the metrics count the failures. (Store and OAuth failures: test/rest-support.test.ts.)
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type * as ReplayClient from '../src/tools/replay-client.js';
-import type * as RecordedMatch from '../src/tools/recorded-match.js';
 import { refusedUrl, startBackend, type Answer, type FakeBackend, type RecordedRequest } from './helpers/backends.js';
 import { closeAll, connect, connected, frontend, nextEvent } from './helpers/clients.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
-const { playReplay, sendRecords } = (await import('../dist/tools/replay-client.js')) as unknown as typeof ReplayClient;
-const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
+import { playReplay, sendRecords } from '../src/tools/replay-client.js';
+import { recordedMatch } from '../src/tools/recorded-match.js';
 const replay = recordedMatch();
 const MATCH_START = replay.records.findIndex((r) => r.type === 'match_start');
 

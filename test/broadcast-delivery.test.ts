@@ -3,12 +3,11 @@
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as ReplayClient from '../src/tools/replay-client.js';
-import type * as RecordedMatch from '../src/tools/recorded-match.js';
 import { closeAll, connected, nextEvent } from './helpers/clients.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
-const { playReplay } = (await import('../dist/tools/replay-client.js')) as unknown as typeof ReplayClient;
-const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
+import { playReplay } from '../src/tools/replay-client.js';
+import { recordedMatch } from '../src/tools/recorded-match.js';
 const replay = recordedMatch();
 
 let svc: TestService;

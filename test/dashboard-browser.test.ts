@@ -12,8 +12,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { Socket } from 'socket.io-client';
-import type * as ReplayClient from '../src/tools/replay-client.js';
-import type * as RecordedMatch from '../src/tools/recorded-match.js';
 import { closeAll, frontend } from './helpers/clients.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
@@ -33,8 +31,8 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const ARTIFACT = path.join(ROOT, 'test-artifacts', 'dashboard.png');
 const DOCS_SCREENSHOT = path.join(ROOT, 'docs', 'dashboard.png');
 
-const { connectObserver, logon, sendRecords } = (await import('../dist/tools/replay-client.js')) as unknown as typeof ReplayClient;
-const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
+import { connectObserver, logon, sendRecords } from '../src/tools/replay-client.js';
+import { recordedMatch } from '../src/tools/recorded-match.js';
 const replay = recordedMatch();
 
 const TOKEN = 'dashboard-browser-token-7c1d';

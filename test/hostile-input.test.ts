@@ -7,13 +7,11 @@
 // socket and kind, and the match ends in exactly the state of a clean run (recorded clock).
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type * as ReplayClient from '../src/tools/replay-client.js';
-import type * as RecordedMatch from '../src/tools/recorded-match.js';
 import { closeAll, connect, connected, frontend, nextEvent, serverDisconnect } from './helpers/clients.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
-const { connectObserver, logon, playReplay } = (await import('../dist/tools/replay-client.js')) as unknown as typeof ReplayClient;
-const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
+import { connectObserver, logon, playReplay } from '../src/tools/replay-client.js';
+import { recordedMatch } from '../src/tools/recorded-match.js';
 const replay = recordedMatch();
 
 const KEY = 'hostile-key';

@@ -4,11 +4,10 @@
 // frontend gets when it logs on mid-match, and that no secret reaches a frame or a log line.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Socket } from 'socket.io-client';
-import type * as VersionModule from '../src/main/version.js';
 import { closeAll, connect, connected, frontend, nextEvent, serverDisconnect } from './helpers/clients.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
-const { SERVICE_VERSION } = (await import('../dist/main/version.js')) as typeof VersionModule;
+import { SERVICE_VERSION } from '../src/main/version.js';
 
 const AUTH_KEY = 'LOGON-TEST-KEY-7f3a9c';
 const CAM_SECRET = 'CAMSECRET-logon-4411';

@@ -6,19 +6,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type * as ContractModule from '../src/tools/contract.js';
-import type * as MatchModule from '../src/workers/match/match.js';
-import type * as SerializeModule from '../src/workers/match/serialize.js';
-import type * as ReplayClient from '../src/tools/replay-client.js';
-import type * as RecordedMatch from '../src/tools/recorded-match.js';
 import { closeAll, frontend } from './helpers/clients.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
-const { generateContract, CONTRACT_DIR, SCHEMA_FILE, TYPES_FILE } = (await import('../dist/tools/contract.js')) as unknown as typeof ContractModule;
-const { Match } = (await import('../dist/workers/match/match.js')) as unknown as typeof MatchModule;
-const { serializeMatch } = (await import('../dist/workers/match/serialize.js')) as unknown as typeof SerializeModule;
-const { connectObserver, logon, sendRecords } = (await import('../dist/tools/replay-client.js')) as unknown as typeof ReplayClient;
-const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
+import { generateContract, CONTRACT_DIR, SCHEMA_FILE, TYPES_FILE } from '../src/tools/contract.js';
+import { Match } from '../src/workers/match/match.js';
+import { serializeMatch } from '../src/workers/match/serialize.js';
+import { connectObserver, logon, sendRecords } from '../src/tools/replay-client.js';
+import { recordedMatch } from '../src/tools/recorded-match.js';
 const replay = recordedMatch();
 
 const COMMITTED_SCHEMA = fs.readFileSync(path.join(CONTRACT_DIR, SCHEMA_FILE), 'utf8');

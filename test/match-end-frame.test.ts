@@ -9,13 +9,11 @@
 import path from 'node:path';
 import type { Socket } from 'socket.io-client';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type * as ReplayClient from '../src/tools/replay-client.js';
-import type * as RecordedMatch from '../src/tools/recorded-match.js';
 import { closeAll, frontend, serverDisconnect } from './helpers/clients.js';
 import { startTestService, tempDir, type TestService } from './helpers/service.js';
 
-const { connectObserver, logon, sendRecords } = (await import('../dist/tools/replay-client.js')) as unknown as typeof ReplayClient;
-const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
+import { connectObserver, logon, sendRecords } from '../src/tools/replay-client.js';
+import { recordedMatch } from '../src/tools/recorded-match.js';
 const replay = recordedMatch();
 
 /** Records up to and including round 4's `round_info` combat (after round 3: left 1 – right 2). */

@@ -1,13 +1,11 @@
 // The recorded 19-round match, replayed into the real service as fast as it takes it, with a
 // frontend connected throughout.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type * as ReplayClient from '../src/tools/replay-client.js';
-import type * as RecordedMatch from '../src/tools/recorded-match.js';
 import { closeAll, frontend } from './helpers/clients.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
-const { playReplay } = (await import('../dist/tools/replay-client.js')) as unknown as typeof ReplayClient;
-const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
+import { playReplay } from '../src/tools/replay-client.js';
+import { recordedMatch } from '../src/tools/recorded-match.js';
 
 const replay = recordedMatch();
 

@@ -4,15 +4,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type * as ReplayClient from '../src/tools/replay-client.js';
-import type * as RecordedMatch from '../src/tools/recorded-match.js';
-import type * as ConfigModule from '../src/main/config.js';
 import { closeAll, frontend } from './helpers/clients.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
-const { playReplay } = (await import('../dist/tools/replay-client.js')) as unknown as typeof ReplayClient;
-const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
-const { loadConfig } = (await import('../dist/main/config.js')) as unknown as typeof ConfigModule;
+import { playReplay } from '../src/tools/replay-client.js';
+import { recordedMatch } from '../src/tools/recorded-match.js';
+import { loadConfig } from '../src/main/config.js';
 const replay = recordedMatch();
 
 let svc: TestService;

@@ -10,16 +10,13 @@
 // and one still waiting at shutdown is forwarded.
 import { io } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type * as ConfigModule from '../src/main/config.js';
-import type * as RecordedMatch from '../src/tools/recorded-match.js';
-import type * as ReplayClient from '../src/tools/replay-client.js';
 import { closeAll, frontend } from './helpers/clients.js';
 import { OutageProxy } from './helpers/outage-proxy.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
-const { SETTINGS } = (await import('../dist/main/config.js')) as unknown as typeof ConfigModule;
-const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
-const { logon, playReplay } = (await import('../dist/tools/replay-client.js')) as unknown as typeof ReplayClient;
+import { SETTINGS } from '../src/main/config.js';
+import { recordedMatch } from '../src/tools/recorded-match.js';
+import { logon, playReplay } from '../src/tools/replay-client.js';
 
 const KEY = 'CATCHUP-KEY';
 const OUTAGE_MS = 30_000;

@@ -4,15 +4,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type * as ReplayClient from '../src/tools/replay-client.js';
-import type * as ReplayFile from '../src/tools/replay-file.js';
-import type * as RecordedMatch from '../src/tools/recorded-match.js';
 import { closeAll, frontend } from './helpers/clients.js';
 import { startTestService, tempDir, type TestService } from './helpers/service.js';
 
-const { playReplay } = (await import('../dist/tools/replay-client.js')) as unknown as typeof ReplayClient;
-const { readReplay } = (await import('../dist/tools/replay-file.js')) as unknown as typeof ReplayFile;
-const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
+import { playReplay } from '../src/tools/replay-client.js';
+import { readReplay } from '../src/tools/replay-file.js';
+import { recordedMatch } from '../src/tools/recorded-match.js';
 const original = recordedMatch();
 
 const KEY = 'recording-access-key-123';

@@ -8,13 +8,11 @@ import net from 'node:net';
 import path from 'node:path';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, describe, expect, it } from 'vitest';
-import type * as ReplayClient from '../src/tools/replay-client.js';
-import type * as RecordedMatch from '../src/tools/recorded-match.js';
 import { connected, nextEvent } from './helpers/clients.js';
 import { startTestService, tempDir, type TestService } from './helpers/service.js';
 
-const { connectObserver, logon, playReplay, sendRecords } = (await import('../dist/tools/replay-client.js')) as unknown as typeof ReplayClient;
-const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
+import { connectObserver, logon, playReplay, sendRecords } from '../src/tools/replay-client.js';
+import { recordedMatch } from '../src/tools/recorded-match.js';
 const replay = recordedMatch();
 
 const KEY = 'restart-key-0123456789';

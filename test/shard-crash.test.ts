@@ -4,13 +4,11 @@
 // logged with the group codes the shard owned. Crashing again and again falls back to snapshots
 // only, then gives the matches up, and the service stays up throughout.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type * as ReplayClient from '../src/tools/replay-client.js';
-import type * as RecordedMatch from '../src/tools/recorded-match.js';
 import { closeAll, frontend } from './helpers/clients.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
-const { playReplay, sendRecords } = (await import('../dist/tools/replay-client.js')) as unknown as typeof ReplayClient;
-const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
+import { playReplay, sendRecords } from '../src/tools/replay-client.js';
+import { recordedMatch } from '../src/tools/recorded-match.js';
 const replay = recordedMatch();
 
 type Log = { msg?: string; groupCodes?: string[]; mode?: string; lost?: string[] };

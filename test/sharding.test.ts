@@ -2,13 +2,11 @@
 // byte-identical final frames with the recorded clock, and identical frames without the time
 // fields with the live clock.
 import { afterEach, describe, expect, it } from 'vitest';
-import type * as ReplayClient from '../src/tools/replay-client.js';
-import type * as RecordedMatch from '../src/tools/recorded-match.js';
 import { closeAll, frontend } from './helpers/clients.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
-const { playReplay } = (await import('../dist/tools/replay-client.js')) as unknown as typeof ReplayClient;
-const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
+import { playReplay } from '../src/tools/replay-client.js';
+import { recordedMatch } from '../src/tools/recorded-match.js';
 const replay = recordedMatch();
 
 const CODES = ['SHRDA1', 'SHRDB2', 'SHRDC3', 'SHRDD4'];

@@ -8,14 +8,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, describe, expect, it } from 'vitest';
-import type * as ReplayClient from '../src/tools/replay-client.js';
-import type * as RecordedMatch from '../src/tools/recorded-match.js';
 import { startBackend, type Answer, type FakeBackend, type RecordedRequest } from './helpers/backends.js';
 import { connected, nextEvent } from './helpers/clients.js';
 import { tempDir } from './helpers/service.js';
 
-const { connectObserver, logon, sendRecords } = (await import('../dist/tools/replay-client.js')) as unknown as typeof ReplayClient;
-const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
+import { connectObserver, logon, sendRecords } from '../src/tools/replay-client.js';
+import { recordedMatch } from '../src/tools/recorded-match.js';
 const replay = recordedMatch();
 const MATCH_START = replay.records.findIndex((r) => r.type === 'match_start');
 const ENTRY = path.resolve(import.meta.dirname, '../dist/main/index.js');

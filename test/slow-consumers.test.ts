@@ -4,13 +4,11 @@
 // meanwhile. Dead connections are found by the ping/pong heartbeat within its timeouts.
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, describe, expect, it } from 'vitest';
-import type * as ReplayClient from '../src/tools/replay-client.js';
-import type * as RecordedMatch from '../src/tools/recorded-match.js';
 import { closeAll, connected, frontend, nextEvent } from './helpers/clients.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
-const { playReplay, sendRecords } = (await import('../dist/tools/replay-client.js')) as unknown as typeof ReplayClient;
-const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
+import { playReplay, sendRecords } from '../src/tools/replay-client.js';
+import { recordedMatch } from '../src/tools/recorded-match.js';
 const replay = recordedMatch();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -8,11 +8,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { io as connect, type Socket } from 'socket.io-client';
 import { startTestService, type TestService } from './helpers/service.js';
-import type * as Frame from '../src/main/broadcast/frame.js';
-import type * as Wire from '../src/protocol/wire.js';
 
-const { FramePacket } = (await import('../dist/main/broadcast/frame.js')) as unknown as typeof Frame;
-const { wireMessage } = (await import('../dist/protocol/wire.js')) as unknown as typeof Wire;
+import { FramePacket } from '../src/main/broadcast/frame.js';
+import { wireMessage } from '../src/protocol/wire.js';
 
 const opened: Socket[] = [];
 function client(url: string, transports: ('polling' | 'websocket')[]): Socket {
