@@ -5,10 +5,9 @@
 // auxiliary session may not do at all: test/aux-trust.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Socket } from 'socket.io-client';
-import { closeAll, connect, connected, frontend, nextEvent, serverDisconnect } from './helpers/clients.js';
-import { startTestService, type TestService } from './helpers/service.js';
-
 import { SERVICE_VERSION } from '../src/main/version.js';
+import { auxClient, closeAll, frontend, observer as observerClient, refusedLogon } from './helpers/clients.js';
+import { startTestService, type TestService } from './helpers/service.js';
 
 const AUTH_KEY = 'AUX-TEST-KEY';
 const MATCH_ID = '0e7812f4-cb83-4e2c-8694-08d65ad27e58';
@@ -49,37 +48,24 @@ let fe1: Awaited<ReturnType<typeof frontend>>;
 let fe2: Awaited<ReturnType<typeof frontend>>;
 
 async function observer(groupCode: string): Promise<Socket> {
-  const s = connect(svc.ingest);
-  await connected(s);
-  const ack = nextEvent<string>(s, 'obs_logon_ack');
-  s.emit('obs_logon', JSON.stringify({
-    type: 'authenticate', clientVersion: '0.3.3', obsName: 'Obs#1', key: AUTH_KEY, groupCode, groupSecret: '',
+  const { socket: s, ack } = await observerClient(svc.ingest, {
+    obsName: 'Obs#1', key: AUTH_KEY, groupCode,
     leftTeam: { name: 'Left', tricode: 'LFT', url: '', attackStart: true }, rightTeam: { name: 'Right', tricode: 'RGT', url: '', attackStart: false },
-  }));
-  expect(JSON.parse(await ack).value).toBe(true);
+  });
+  expect(ack.value).toBe(true);
   for (const r of ROSTER) s.emit('obs_data', obsEnv(groupCode, 'roster', r));
   return s;
 }
 
-/** An auxiliary logon on a fresh socket; resolves with the parsed ack (and the socket). */
-async function aux(payload: unknown): Promise<{ s: Socket; ack: { type: string; value: boolean; reason: string }; raw: string }> {
-  const s = connect(svc.ingest);
-  await connected(s);
-  const ackP = nextEvent<string>(s, 'aux_logon_ack');
-  s.emit('aux_logon', payload);
-  const raw = await ackP;
-  return { s, ack: JSON.parse(raw), raw };
+/** An auxiliary logon on a fresh socket (a JSON string as given, or a plain object); resolves with the parsed ack (and the socket). */
+async function aux(payload: string | Record<string, unknown>): Promise<{ s: Socket; ack: { type: string; value: boolean; reason: string }; raw: string }> {
+  const { socket: s, ack, raw } = await auxClient(svc.ingest, payload, { asObject: true });
+  return { s, ack, raw };
 }
 
 async function refusedAux(payload: unknown, reason: string): Promise<void> {
-  const s = connect(svc.ingest);
-  await connected(s);
-  const order: string[] = [];
-  const acks: string[] = [];
-  s.on('aux_logon_ack', (a: string) => { acks.push(a); order.push('ack'); });
-  const gone = serverDisconnect(s).then((r) => { order.push('disconnect'); return r; });
-  s.emit('aux_logon', payload);
-  expect(await gone).toBe('io server disconnect');
+  const { acks, order, reason: gone } = await refusedLogon(svc.ingest, 'aux_logon', payload);
+  expect(gone).toBe('io server disconnect');
   expect(order).toEqual(['ack', 'disconnect']);
   expect(typeof acks[0]).toBe('string');
   expect(JSON.parse(acks[0])).toEqual({ type: 'aux_authenticate', value: false, reason });
@@ -132,7 +118,7 @@ describe('aux_logon refusals: type aux_authenticate, then disconnect', () => {
     await refusedAux(auxLogon('p-astra'), `Game with Match ID ${MATCH_ID} not found.`);
   });
   it('an empty matchId is refused even though matches without match_start exist', async () => {
-    expect(svc.service.hub.registry.count()).toBe(2);
+    expect(await svc.metric('ods_live_matches')).toBe(2);
     await refusedAux(auxLogon('p-astra', { matchId: '' }), 'Game with Match ID  not found.');
   });
   it('a missing matchId is refused like an empty one', async () => {
@@ -222,10 +208,11 @@ describe('auxiliary sessions after match_start', () => {
   });
 
   it('roles are kept apart: obs_data on an auxiliary session and aux_data on an observer session are dropped (wrong_role)', async () => {
-    const before = svc.service.ingest.dropped.wrong_role ?? 0;
+    const wrongRole = () => svc.metric('ods_messages_dropped_total', { reason: 'wrong_role' });
+    const before = await wrongRole();
     astra.emit('obs_data', obsEnv('AUXG01', 'map', 'Ascent'));
     obs1.emit('aux_data', auxEnv('p-astra', 'aux_health', 1));
-    await expect.poll(() => (svc.service.ingest.dropped.wrong_role ?? 0) - before).toBe(2);
+    await expect.poll(async () => (await wrongRole()) - before).toBe(2);
     astra.emit('aux_data', auxEnv('p-astra', 'aux_health', 46));
     await fe1.waitFor((x) => player(x, 'p-astra')?.health === 46);
     expect(fe1.frames.some((x) => x.map === 'Ascent' || player(x, 'p-astra')?.health === 1)).toBe(false);
@@ -241,19 +228,16 @@ describe('auxiliary sessions after match_start', () => {
     await sleep(400); // proves that no ack comes
     expect(acks).toEqual([]);
     expect(astra.connected).toBe(true);
-    expect(svc.service.hub.registry.get('AUXG09')).toBeUndefined();
+    expect(await svc.admin.has('AUXG09')).toBe(false);
   });
 
   it('a second live session for the same match and player is refused', async () => {
-    const s = connect(svc.ingest);
-    await connected(s);
-    const ack = nextEvent<string>(s, 'aux_logon_ack');
-    const gone = serverDisconnect(s);
-    s.emit('aux_logon', auxLogon('p-astra'));
-    const parsed = JSON.parse(await ack) as { type: string; value: boolean; reason: string };
+    const { acks, order, reason } = await refusedLogon(svc.ingest, 'aux_logon', auxLogon('p-astra'));
+    expect(order).toEqual(['ack', 'disconnect']);
+    const parsed = JSON.parse(acks[0]) as { type: string; value: boolean; reason: string };
     expect(parsed.type).toBe('aux_authenticate');
     expect(parsed.value).toBe(false);
-    expect(await gone).toBe('io server disconnect');
+    expect(reason).toBe('io server disconnect');
     // The first session is unaffected.
     astra.emit('aux_data', auxEnv('p-astra', 'aux_health', 47));
     await fe1.waitFor((x) => player(x, 'p-astra')?.health === 47);
@@ -262,7 +246,7 @@ describe('auxiliary sessions after match_start', () => {
   it('an auxiliary disconnect clears that player\'s flags in a new frame, in every match of the game', async () => {
     // Settled: the last change (health 47) shows in both matches, and both frontends hold every frame published.
     await fe2.waitFor((x) => player(x, 'p-astra')?.health === 47);
-    await expect.poll(() => svc.service.hub.registry.latestFrame('AUXG01')?.frameNo === fe1.frames.length && svc.service.hub.registry.latestFrame('AUXG02')?.frameNo === fe2.frames.length).toBe(true);
+    await expect.poll(async () => (await svc.frameNo('AUXG01')) === fe1.frames.length && (await svc.frameNo('AUXG02')) === fe2.frames.length).toBe(true);
     const n1 = fe1.frames.length;
     const n2 = fe2.frames.length;
     const before = player(fe1.frames.at(-1)!, 'p-astra')!;

@@ -9,7 +9,7 @@
 // - an observer's recorded aux_ records (replays) reach its own match only, whatever they name.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Socket } from 'socket.io-client';
-import { closeAll, connect, connected, frontend, nextEvent, serverDisconnect } from './helpers/clients.js';
+import { auxClient, closeAll, frontend, observer as observerClient, refusedLogon } from './helpers/clients.js';
 import { startTestService, tempDir, type TestService } from './helpers/service.js';
 
 const AUTH_KEY = 'AUX-TRUST-KEY';
@@ -74,14 +74,11 @@ let obs: Socket;
 let fe: Fe;
 
 async function observer(groupCode: string, matchId: string, roster: typeof ROSTER): Promise<Socket> {
-  const s = connect(svc.ingest);
-  await connected(s);
-  const ack = nextEvent<string>(s, 'obs_logon_ack', 15_000);
-  s.emit('obs_logon', JSON.stringify({
-    type: 'authenticate', clientVersion: '0.3.3', obsName: 'Obs#1', key: AUTH_KEY, groupCode, groupSecret: '',
+  const { socket: s, ack } = await observerClient(svc.ingest, {
+    obsName: 'Obs#1', key: AUTH_KEY, groupCode,
     leftTeam: { name: 'Left', tricode: 'LFT', url: '', attackStart: true }, rightTeam: { name: 'Right', tricode: 'RGT', url: '', attackStart: false },
-  }));
-  expect(JSON.parse(await ack).value).toBe(true);
+  });
+  expect(ack.value).toBe(true);
   for (const r of roster) s.emit('obs_data', obsEnv(groupCode, 'roster', r));
   s.emit('obs_data', obsEnv(groupCode, 'map', 'Port'));
   s.emit('obs_data', obsEnv(groupCode, 'match_start', matchId));
@@ -91,21 +88,14 @@ async function observer(groupCode: string, matchId: string, roster: typeof ROSTE
 
 /** An auxiliary logon on a fresh socket: the parsed ack and the socket. */
 async function aux(payload: string): Promise<{ s: Socket; ack: { type: string; value: boolean; reason: string } }> {
-  const s = connect(svc.ingest);
-  await connected(s);
-  const ack = nextEvent<string>(s, 'aux_logon_ack', 15_000);
-  s.emit('aux_logon', payload);
-  return { s, ack: JSON.parse(await ack) };
+  const { socket: s, ack } = await auxClient(svc.ingest, payload);
+  return { s, ack };
 }
 
 async function refusedAux(payload: string, reason: string): Promise<void> {
-  const s = connect(svc.ingest);
-  await connected(s);
-  const gone = serverDisconnect(s, 15_000);
-  const ack = nextEvent<string>(s, 'aux_logon_ack', 15_000);
-  s.emit('aux_logon', payload);
-  expect(JSON.parse(await ack)).toEqual({ type: 'aux_authenticate', value: false, reason });
-  expect(await gone).toBe('io server disconnect');
+  const { acks, reason: gone } = await refusedLogon(svc.ingest, 'aux_logon', payload);
+  expect(acks.map((a) => JSON.parse(a) as unknown)).toEqual([{ type: 'aux_authenticate', value: false, reason }]);
+  expect(gone).toBe('io server disconnect');
 }
 
 /** The frame without serverTime and without the auxiliary fields of `playerId` (its own data). */
@@ -124,7 +114,8 @@ function withoutOwnAux(f: Record<string, unknown>, playerId: string): unknown {
   return copy;
 }
 
-const shardDrops = (reason: string) => svc.service.hub.counters.dropped[reason] ?? 0;
+/** The shards' drops by reason (the dashboard's totals, GET /admin/matches). */
+const shardDrops = async (reason: string) => (await svc.admin.snapshot()).totals.dropped.shards[reason] ?? 0;
 const dropLogged = (reason: string, type: string) => svc.logs.some((l) => {
   const j = JSON.parse(l) as { reason?: string; type?: string; msg?: string };
   return j.msg === 'message dropped' && j.reason === reason && j.type === type;
@@ -155,7 +146,7 @@ describe('aux_data applies auxiliary types only', () => {
     a.s.emit('aux_data', marker(61));
     const before = await fe.waitFor((f) => player(f, self)?.health === 61);
     const from = fe.frames.indexOf(before);
-    const dropsBefore = shardDrops('not_aux_type');
+    const dropsBefore = await shardDrops('not_aux_type');
 
     // Every observer type, with the match's group code and obsName in the envelope; the playerId
     // alternates between the sender's own and another player's.
@@ -176,17 +167,13 @@ describe('aux_data applies auxiliary types only', () => {
     expect((after as Frame).teams.map((t) => t.roundsWon)).toEqual([0, 0]);
 
     // Each is dropped once, counted (shard drops, metrics, dashboard) and logged.
-    await expect.poll(() => shardDrops('not_aux_type') - dropsBefore, { timeout: 20_000 }).toBe(OBSERVER_ONLY.length);
+    await expect.poll(async () => (await shardDrops('not_aux_type')) - dropsBefore, { timeout: 20_000 }).toBe(OBSERVER_ONLY.length);
     for (const type of ['score', 'match_start', 'swap_left_right', 'roster']) expect(dropLogged('not_aux_type', type)).toBe(true);
     a.s.close();
   });
 
   it('not_aux_type shows in ods_messages_dropped_total and on the dashboard', async () => {
-    const metric = async () => {
-      const text = await (await fetch(`http://127.0.0.1:${svc.service.ports.metrics}/metrics`)).text();
-      const line = text.split('\n').find((l) => l.startsWith('ods_messages_dropped_total{reason="not_aux_type"}'));
-      return Number(line?.split(' ').at(-1));
-    };
+    const metric = () => svc.metric('ods_messages_dropped_total', { reason: 'not_aux_type' });
     await expect.poll(metric, { timeout: 20_000 }).toBe(2 * OBSERVER_ONLY.length);
     const dashboard = async () => {
       const res = await fetch(`${svc.rest}/admin/matches`, { headers: { Authorization: `Bearer ${ADMIN}` } });
@@ -198,13 +185,13 @@ describe('aux_data applies auxiliary types only', () => {
   it('made-up types are counted each time but logged a bounded number of times, cut short', async () => {
     const a = await aux(auxLogon('p-cypher'));
     expect(a.ack.value).toBe(true);
-    const dropsBefore = shardDrops('not_aux_type');
+    const dropsBefore = await shardDrops('not_aux_type');
     const env = (type: string) => JSON.stringify({ playerId: 'p-cypher', matchId: MATCH_ID, type, data: 1 });
     a.s.emit('aux_data', env('x'.repeat(5000)));
     for (let i = 0; i < 200; i++) a.s.emit('aux_data', env(`forged_${i}`));
     a.s.emit('aux_data', env('aux_health').replace('"data":1', '"data":64')); // marker
     await fe.waitFor((f) => player(f, 'p-cypher')?.health === 64, 20_000);
-    await expect.poll(() => shardDrops('not_aux_type') - dropsBefore, { timeout: 20_000 }).toBe(201);
+    await expect.poll(async () => (await shardDrops('not_aux_type')) - dropsBefore, { timeout: 20_000 }).toBe(201);
     const lines = svc.logs.map((l) => JSON.parse(l) as { msg?: string; groupCode?: string; type?: string }).filter((j) => j.msg === 'message dropped' && j.groupCode === CODE);
     expect(lines.length).toBeLessThanOrEqual(64 + 16); // 64 (reason, type) pairs per match, then at most once per reason
     expect(lines.filter((j) => j.type?.startsWith('forged_')).length).toBeLessThan(64);
@@ -216,7 +203,7 @@ describe('aux_data applies auxiliary types only', () => {
   it('the envelope playerId must be the session\'s player for every auxiliary type (player_mismatch)', async () => {
     const a = await aux(auxLogon('p-astra'));
     expect(a.ack.value).toBe(true);
-    const mismatchesBefore = shardDrops('player_mismatch');
+    const mismatchesBefore = await shardDrops('player_mismatch');
     const env = (playerId: string, type: string, data: unknown) => JSON.stringify({ playerId, matchId: MATCH_ID, type, data });
     // The other team's rows under a right-team player's name, and per-player data of another player.
     a.s.emit('aux_data', env('p-sova', 'aux_scoreboard_team', JSON.stringify([{ ...row(ROSTER[3], { money: 7777 }), name: undefined, tagline: undefined, startTeam: undefined }])));
@@ -229,7 +216,7 @@ describe('aux_data applies auxiliary types only', () => {
     expect(fe.frames.some((x) => player(x, 'p-jett')?.money === 7777 || player(x, 'p-jett')?.money === 7778 || player(x, 'p-sova')?.health === 3)).toBe(false);
     await expect.poll(() => dropLogged('player_mismatch', 'aux_scoreboard_team'), { timeout: 20_000 }).toBe(true);
     // Three refusals (team rows, health, the other player's row); the drop log is capped per match, the counter is not.
-    await expect.poll(() => shardDrops('player_mismatch') - mismatchesBefore, { timeout: 20_000 }).toBe(3);
+    await expect.poll(async () => (await shardDrops('player_mismatch')) - mismatchesBefore, { timeout: 20_000 }).toBe(3);
     a.s.close();
   });
 });
@@ -287,7 +274,7 @@ describe('the roster after a restart from STATE_DIR', () => {
       const o = await observer('TRUST3', OTHER_MATCH_ID, ROSTER);
       await feA.waitFor((f) => f.matchId === OTHER_MATCH_ID && (f as Frame).teams.every((t) => t.players.length === 2));
       o.close();
-      await svc.service.shutdown();
+      await svc.shutdown();
 
       svc = await startTestService(env);
       started.push(svc);
