@@ -7,15 +7,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Socket } from 'socket.io-client';
 import { startBackend, type Answer, type FakeBackend, type RecordedRequest } from './helpers/backends.js';
-import { closeAll, connect, connected, frontend, nextEvent } from './helpers/clients.js';
+import { closeAll, frontend, observer } from './helpers/clients.js';
+import { recordedMatch, recordIndex, replayMatchId, replayObserver, sendRecords } from './helpers/recorded.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
-import { connectObserver, logon, sendRecords } from '../src/tools/replay-client.js';
-import { recordedMatch } from '../src/tools/recorded-match.js';
-
 const replay = recordedMatch();
-const MATCH_ID = replay.records.find((r) => r.type === 'match_start')!.data as string;
-const MATCH_START_INDEX = replay.records.findIndex((r) => r.type === 'match_start');
+const MATCH_ID = replayMatchId(replay);
+const MATCH_START_INDEX = recordIndex(replay, 'match_start');
 
 const BACKEND_TOKEN = 'backend-token-5e7a1';
 const STATS_TOKEN = 'stats-token-93bd2';
@@ -98,9 +96,8 @@ async function playMatch(key: string, code: string, waitRegistered: boolean, wat
   const fe = await frontend(svc.broadcast, code);
   watch?.(fe);
   frontends.push(fe);
-  const obs = connectObserver(svc.ingest);
+  const { socket: obs, ack } = await replayObserver(svc.ingest, replay, { key, groupCode: code });
   sockets.push(obs);
-  const ack = await logon(obs, replay, { key, groupCode: code });
   expect(ack.value).toBe(true);
   groupSecrets.push(ack.reason);
   await sendRecords(obs, replay, { pace: 'instant', groupCode: code, to: MATCH_START_INDEX + 1 });
@@ -120,11 +117,8 @@ function expectFinal(final: Frame): void {
 
 describe('key validation through the backend', () => {
   async function ackFor(key: string): Promise<{ value: boolean; reason: string }> {
-    const s = connect(svc.ingest);
-    await connected(s);
-    const ack = nextEvent<string>(s, 'obs_logon_ack');
-    s.emit('obs_logon', JSON.stringify({ type: 'authenticate', clientVersion: '0.3.3', obsName: 'o', key, groupCode: 'KEYCHK', groupSecret: '', leftTeam: { name: 'a', tricode: 'a', url: '' }, rightTeam: { name: 'b', tricode: 'b', url: '' } }));
-    return JSON.parse(await ack);
+    const { ack } = await observer(svc.ingest, { obsName: 'o', key, groupCode: 'KEYCHK' });
+    return ack;
   }
   it.each([
     ['401', 'KEY-UNKNOWN', 'Invalid Key'],
@@ -139,8 +133,8 @@ describe('key validation through the backend', () => {
     expect(call.method).toBe('GET');
     expect(call.headers['x-user-token']).toBe(BACKEND_TOKEN);
   });
-  it('no match was created by the refused keys', () => {
-    expect(svc.service.hub.registry.get('KEYCHK')).toBeUndefined();
+  it('no match was created by the refused keys', async () => {
+    expect(await svc.admin.has('KEYCHK')).toBe(false);
   });
 });
 
@@ -240,7 +234,7 @@ describe('a failing backend does not stop the match', () => {
     await expect.poll(() => matchCalls(code, 'complete').length).toBe(1);
     expect(matchCalls(code, 'register')).toHaveLength(1);
     expect(matchCalls(code, 'update')).toHaveLength(18);
-    await expect.poll(() => svc.service.hub.registry.get(code)).toBeUndefined();
+    await expect.poll(() => svc.admin.has(code)).toBe(false);
     expect(svc.logs.some((l) => l.includes('"backend call answered non-200"') && l.includes(code) && l.includes('"status":500'))).toBe(true);
   });
 
@@ -255,7 +249,7 @@ describe('a failing backend does not stop the match', () => {
     expect(matchCalls(code, 'register')).toHaveLength(1);
     expect(matchCalls(code, 'update')).toHaveLength(0);
     expect(matchCalls(code, 'complete')).toHaveLength(0);
-    await expect.poll(() => svc.service.hub.registry.get(code)).toBeUndefined();
+    await expect.poll(() => svc.admin.has(code)).toBe(false);
     await expect.poll(() => svc.logs.some((l) => l.includes('"backend call failed"') && l.includes(code))).toBe(true);
   });
 
@@ -278,14 +272,10 @@ describe('a failing backend does not stop the match', () => {
     await expect.poll(() => matchCalls(code, 'complete').length).toBe(1);
     expect(matchCalls(code, 'update')).toHaveLength(18);
     expect(be.requests.filter((r) => r.path === '/stats/addMatch')).toHaveLength(1);
-    await expect.poll(() => svc.service.hub.registry.get(code)).toBeUndefined();
+    await expect.poll(() => svc.admin.has(code)).toBe(false);
     await expect.poll(() => svc.logs.filter((l) => l.includes('"backend call failed"') && l.includes(code) && l.includes('"call":"update"')).length).toBeGreaterThanOrEqual(18);
     // The service still takes new matches.
-    const s = connect(svc.ingest);
-    await connected(s);
-    const ack = nextEvent<string>(s, 'obs_logon_ack');
-    s.emit('obs_logon', JSON.stringify({ type: 'authenticate', clientVersion: '0.3.3', obsName: 'o', key: 'KEY-FREE', groupCode: 'AFTER1', groupSecret: '', leftTeam: { name: 'a', tricode: 'a', url: '' }, rightTeam: { name: 'b', tricode: 'b', url: '' } }));
-    const parsed = JSON.parse(await ack) as { value: boolean; reason: string };
+    const { ack: parsed } = await observer(svc.ingest, { obsName: 'o', key: 'KEY-FREE', groupCode: 'AFTER1' });
     expect(parsed.value).toBe(true);
     groupSecrets.push(parsed.reason);
   });
@@ -308,12 +298,10 @@ describe('inactivity of a registered match', () => {
     const code = 'IDLE01';
     const fe = await frontend(short.broadcast, code);
     frontends.push(fe);
-    const s = connect(short.ingest);
+    const { socket: s, ack: parsed } = await observer(short.ingest, {
+      obsName: 'o', key: 'KEY-FREE', groupCode: code, leftTeam: { name: 'a', tricode: 'a', url: '', attackStart: true }, rightTeam: { name: 'b', tricode: 'b', url: '', attackStart: false },
+    });
     sockets.push(s);
-    await connected(s);
-    const ack = nextEvent<string>(s, 'obs_logon_ack');
-    s.emit('obs_logon', JSON.stringify({ type: 'authenticate', clientVersion: '0.3.3', obsName: 'o', key: 'KEY-FREE', groupCode: code, groupSecret: '', leftTeam: { name: 'a', tricode: 'a', url: '', attackStart: true }, rightTeam: { name: 'b', tricode: 'b', url: '', attackStart: false } }));
-    const parsed = JSON.parse(await ack) as { value: boolean; reason: string };
     expect(parsed.value).toBe(true);
     groupSecrets.push(parsed.reason);
     s.emit('obs_data', JSON.stringify({ obsName: 'o', groupCode: code, type: 'match_start', data: 'idle-match-0001' }));
@@ -328,7 +316,7 @@ describe('inactivity of a registered match', () => {
     expect(complete.headers['x-user-token']).toBe(BACKEND_TOKEN);
     expect((bodyOf(complete).match as { matchId: string }).matchId).toBe('idle-match-0001');
     expect(matchCalls(code, 'update')).toHaveLength(0);
-    expect(short.service.hub.registry.count()).toBe(0);
+    expect(await short.metric('ods_live_matches')).toBe(0);
   });
 });
 
@@ -338,16 +326,12 @@ describe('player cameras and name overrides', () => {
     const code = 'CAMS01';
     const fe = await frontend(svc.broadcast, code);
     frontends.push(fe);
-    const s = connect(svc.ingest);
-    sockets.push(s);
-    await connected(s);
-    const ack = nextEvent<string>(s, 'obs_logon_ack');
-    s.emit('obs_logon', JSON.stringify({
-      type: 'authenticate', clientVersion: '0.3.3', obsName: 'o', key: 'KEY-FREE', groupCode: code, groupSecret: '',
+    const { socket: s, ack: parsed } = await observer(svc.ingest, {
+      obsName: 'o', key: 'KEY-FREE', groupCode: code,
       leftTeam: { name: 'Left', tricode: 'LFT', url: '', attackStart: true }, rightTeam: { name: 'Right', tricode: 'RGT', url: '', attackStart: false },
       toolsData: { playercamsInfo: { enable: true, removeTricodes: false, identifier: 'PCAM01', secret: CAM_SECRET, endTime: 1774036800000 } },
-    }));
-    const parsed = JSON.parse(await ack) as { value: boolean; reason: string };
+    });
+    sockets.push(s);
     expect(parsed.value).toBe(true);
     groupSecrets.push(parsed.reason);
 

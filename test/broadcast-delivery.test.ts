@@ -2,13 +2,18 @@
 // bytes after a keyframe), WebSocket without deflate, long-polling, and a late joiner.
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type * as ReplayClient from '../src/tools/replay-client.js';
 import { closeAll, connected, nextEvent } from './helpers/clients.js';
+import { playReplay, recordedMatch, sendRecords } from './helpers/recorded.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
-import { playReplay } from '../src/tools/replay-client.js';
-import { recordedMatch } from '../src/tools/recorded-match.js';
 const replay = recordedMatch();
+
+/** Frame deliveries by form and frames skipped so far (/metrics). */
+async function deliveries(): Promise<{ deltas: number; keyframes: number; plain: number; skipped: number }> {
+  const m = await svc.metrics();
+  const sent = (form: string) => m.value('ods_frames_sent_total', { form });
+  return { deltas: sent('delta'), keyframes: sent('keyframe'), plain: sent('plain'), skipped: m.value('ods_frames_skipped_total') };
+}
 
 let svc: TestService;
 const sockets: Socket[] = [];
@@ -36,7 +41,7 @@ async function frontend(code: string, opts: { transports?: ('polling' | 'websock
 describe('broadcast delivery', () => {
   it('every frontend kind receives the same frames; deflate frontends get shared deltas', async () => {
     const code = 'DELIV1';
-    const before = { ...svc.service.broadcast.counters };
+    const before = await deliveries();
     const ws = await frontend(code, { transports: ['websocket'] });
     const upgraded = await frontend(code, { transports: ['polling', 'websocket'] });
     const noDeflate = await frontend(code, { transports: ['websocket'], perMessageDeflate: false });
@@ -58,7 +63,7 @@ describe('broadcast delivery', () => {
     expect(upgraded.frames.slice(-ws.frames.length)).toEqual(ws.frames);
     expect(noDeflate.frames).toEqual(ws.frames);
 
-    const c = svc.service.broadcast.counters;
+    const c = await deliveries();
     expect(c.deltas - before.deltas).toBeGreaterThan(ws.frames.length); // two deflate frontends, mostly deltas
     expect(c.keyframes - before.keyframes).toBeLessThanOrEqual(4);
     expect(c.plain - before.plain).toBe(noDeflate.frames.length);
@@ -72,7 +77,6 @@ describe('broadcast delivery', () => {
     await expect.poll(() => first.frames.length, { timeout: 10_000 }).toBeGreaterThan(0);
     const late = await frontend(code, { transports: ['websocket'] });
     await expect.poll(() => late.frames.length).toBeGreaterThan(0);
-    const { sendRecords } = (await import('../dist/tools/replay-client.js')) as unknown as typeof ReplayClient;
     await sendRecords(run.socket, replay, { pace: 'instant', groupCode: code, from: 1500 });
     const done = (f: { frames: string[] }) => JSON.parse(f.frames[f.frames.length - 1]).roundPhase === 'game_end';
     await expect.poll(() => done(first) && done(late), { timeout: 30_000 }).toBe(true);
