@@ -281,6 +281,49 @@ describe('a failing backend does not stop the match', () => {
   });
 });
 
+describe('a match that ends before its registration is answered', () => {
+  let quick: TestService;
+  beforeAll(async () => {
+    quick = await startTestService({
+      USE_BACKEND: 'true', BACKEND_URL: be.url, BACKEND_TOKEN, OUTBOUND_TIMEOUT_MS: '20000', INACTIVITY_TIMEOUT_MS: '1000',
+    });
+  });
+  afterAll(async () => {
+    await quick?.close();
+    be.handle(handler);
+  });
+
+  it('is completed once the registration answer comes, not before', async () => {
+    be.reset();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => { release = resolve; });
+    be.handle((req) => (req.path.endsWith('/register') && req.path.includes('late-reg') ? { status: 200, json: {}, after: released } : handler(req)));
+    const code = 'LATERG';
+    const fe = await frontend(quick.broadcast, code);
+    frontends.push(fe);
+    const s = connect(quick.ingest);
+    sockets.push(s);
+    await connected(s);
+    const ack = nextEvent<string>(s, 'obs_logon_ack');
+    s.emit('obs_logon', JSON.stringify({ type: 'authenticate', clientVersion: '0.3.3', obsName: 'o', key: 'KEY-FREE', groupCode: code, groupSecret: '', leftTeam: { name: 'a', tricode: 'a', url: '' }, rightTeam: { name: 'b', tricode: 'b', url: '' } }));
+    const parsed = JSON.parse(await ack) as { value: boolean; reason: string };
+    expect(parsed.value).toBe(true);
+    groupSecrets.push(parsed.reason);
+    const gone = new Promise<string>((resolve) => s.once('disconnect', (r: string) => resolve(r)));
+    s.emit('obs_data', JSON.stringify({ obsName: 'o', groupCode: code, type: 'match_start', data: 'late-reg-0001' }));
+    await expect.poll(() => matchCalls(code, 'register').length).toBe(1);
+    // Inactivity removes the match (its observer is disconnected) while the registration still waits for its answer.
+    expect(await gone).toBe('io server disconnect');
+    const last = await fe.waitFor((f) => f.matchId === 'late-reg-0001' && f.isRunning === false);
+    expect(last.isRegistered).toBe(false);
+    expect(matchCalls(code, 'complete')).toHaveLength(0);
+    release();
+    await expect.poll(() => matchCalls(code, 'complete').length).toBe(1);
+    expect(matchCalls(code, 'complete')[0].path).toBe('/system/match/late-reg-0001/complete');
+    expect((bodyOf(matchCalls(code, 'complete')[0]).match as { matchId: string }).matchId).toBe('late-reg-0001');
+  });
+});
+
 describe('inactivity of a registered match', () => {
   let short: TestService;
   beforeAll(async () => {

@@ -197,6 +197,7 @@ export class MatchHub {
         const match = this.registry.remove(event.groupCode);
         if (!match) return; // already gone (a removal re-applied after a shard restart)
         this.snapshots.delete(event.groupCode);
+        this.sync.forget(event.groupCode);
         this.deps.stateDir?.deleteMatch(event.groupCode);
         this.log.info({ groupCode: event.groupCode, reason: event.reason }, 'match removed');
         this.deps.onMatchRemoved(event.groupCode, match?.matchId ?? '');
@@ -267,6 +268,7 @@ export class MatchHub {
     for (const code of lost) {
       const match = this.registry.remove(code);
       this.snapshots.delete(code);
+      this.sync.forget(code);
       this.deps.stateDir?.deleteMatch(code);
       this.deps.onMatchRemoved(code, match?.matchId ?? '');
       this.resolveRemoval(code, true);
