@@ -301,12 +301,8 @@ describe('a match that ends before its registration is answered', () => {
     const code = 'LATERG';
     const fe = await frontend(quick.broadcast, code);
     frontends.push(fe);
-    const s = connect(quick.ingest);
+    const { socket: s, ack: parsed } = await observer(quick.ingest, { obsName: 'o', key: 'KEY-FREE', groupCode: code });
     sockets.push(s);
-    await connected(s);
-    const ack = nextEvent<string>(s, 'obs_logon_ack');
-    s.emit('obs_logon', JSON.stringify({ type: 'authenticate', clientVersion: '0.3.3', obsName: 'o', key: 'KEY-FREE', groupCode: code, groupSecret: '', leftTeam: { name: 'a', tricode: 'a', url: '' }, rightTeam: { name: 'b', tricode: 'b', url: '' } }));
-    const parsed = JSON.parse(await ack) as { value: boolean; reason: string };
     expect(parsed.value).toBe(true);
     groupSecrets.push(parsed.reason);
     const gone = new Promise<string>((resolve) => s.once('disconnect', (r: string) => resolve(r)));
