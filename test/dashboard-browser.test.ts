@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { Socket } from 'socket.io-client';
 import { closeAll, frontend } from './helpers/clients.js';
+import { recordedMatch, replayObserver, sendRecords } from './helpers/recorded.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
 // The page's globals, typed just enough for the page.evaluate callbacks (loading the DOM lib would
@@ -31,8 +32,6 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const ARTIFACT = path.join(ROOT, 'test-artifacts', 'dashboard.png');
 const DOCS_SCREENSHOT = path.join(ROOT, 'docs', 'dashboard.png');
 
-import { connectObserver, logon, sendRecords } from '../src/tools/replay-client.js';
-import { recordedMatch } from '../src/tools/recorded-match.js';
 const replay = recordedMatch();
 
 const TOKEN = 'dashboard-browser-token-7c1d';
@@ -60,12 +59,12 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in headless chromium', () => {
     await frontend(svc.broadcast, 'BRWSR1');
     await frontend(svc.broadcast, 'BRWSR1');
     await frontend(svc.broadcast, 'GRAND1');
-    await Promise.all(MATCHES.map(async (m) => {
-      const obs = connectObserver(svc.ingest);
-      observers.push(obs);
+    await Promise.all(MATCHES.map(async (m, i) => {
       const team = (t: unknown, name: string) => ({ ...(t as Record<string, unknown>), name, tricode: tricode(name) });
-      const header = { ...replay.header, leftTeam: team(replay.header.leftTeam, m.left), rightTeam: team(replay.header.rightTeam, m.right) };
-      const ack = await logon(obs, { ...replay, header }, { key: AUTH_KEY, groupCode: m.code });
+      const { socket: obs, ack } = await replayObserver(svc.ingest, replay, {
+        key: AUTH_KEY, groupCode: m.code, leftTeam: team(replay.header.leftTeam, m.left), rightTeam: team(replay.header.rightTeam, m.right),
+      });
+      observers[i] = obs; // in the order of MATCHES
       expect(ack.value).toBe(true);
       await sendRecords(obs, replay, { pace: 'instant', groupCode: m.code, to: m.to });
     }));
