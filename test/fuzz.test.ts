@@ -5,11 +5,10 @@
 // states equal their clean runs (recorded clock), and the fuzzed match still takes a valid message.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeAll, connected, frontend } from './helpers/clients.js';
+import { closeAll, frontend } from './helpers/clients.js';
+import { playReplay, recordedMatch, replayObserver, sendRecords } from './helpers/recorded.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
-import { connectObserver, logon, playReplay, sendRecords } from '../src/tools/replay-client.js';
-import { recordedMatch } from '../src/tools/recorded-match.js';
 const replay = recordedMatch();
 
 const KEY = 'fuzz-key';
@@ -90,9 +89,8 @@ describe('fuzzing the ingestion listener', () => {
     clean.socket.close();
 
     const fuzzFe = await frontend(svc.broadcast, FUZZ);
-    const fuzzer = connectObserver(svc.ingest);
-    await connected(fuzzer);
-    expect((await logon(fuzzer, replay, { key: KEY, groupCode: FUZZ })).value).toBe(true);
+    const { socket: fuzzer, ack } = await replayObserver(svc.ingest, replay, { key: KEY, groupCode: FUZZ });
+    expect(ack.value).toBe(true);
     await sendRecords(fuzzer, replay, { pace: 'instant', groupCode: FUZZ, to: 200 }); // a roster to mutate against
 
     const victims = await Promise.all(VICTIMS.map((code) => frontend(svc.broadcast, code)));
@@ -117,13 +115,13 @@ describe('fuzzing the ingestion listener', () => {
     // Alive and answering; the fuzzed match (unless a fuzz message ended it) still applies a valid message.
     const status = await fetch(`${svc.rest}/status`);
     expect(status.status).toBe(200);
-    if (svc.service.hub.registry.get(FUZZ)) {
+    if (await svc.admin.has(FUZZ)) {
       await new Promise((r) => setTimeout(r, 300)); // fuzzed frames settle, so that none counts below (shorter only weakens the check)
       const seen = fuzzFe.frames.length;
       for (const map of ['Jam', 'Foxtrot']) fuzzer.emit('obs_data', JSON.stringify({ obsName: 'x', groupCode: FUZZ, type: 'map', data: map, timestamp: Date.now() }));
       await expect.poll(() => fuzzFe.frames.slice(seen).some((f) => f.map === 'Breeze'), { timeout: 10_000 }).toBe(true);
     }
-    const droppedTotal = () => Object.values({ ...svc.service.ingest.dropped, ...svc.service.hub.counters.dropped }).reduce((a, b) => a + b, 0);
+    const droppedTotal = () => svc.metric('ods_messages_dropped_total'); // every reason, main thread and shards
     await expect.poll(droppedTotal, { timeout: 15_000 }).toBeGreaterThan(COUNT / 4);
     expect(disconnectReason).toBe('');
     expect(svc.logs.filter((l) => l.includes('"level":50')).filter((l) => !l.includes('serialization failed'))).toEqual([]);

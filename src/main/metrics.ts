@@ -30,7 +30,8 @@ export class Metrics {
   private server: http.Server | null = null;
   private readonly unobserve: () => void;
   /** Running totals of the shards' cumulative figures, and each shard's last report. */
-  private readonly applied: Record<string, number> = {};
+  /** Keyed by the clients' envelope types: no prototype (a type named `constructor` is a name like any other). */
+  private readonly applied: Record<string, number> = Object.create(null) as Record<string, number>;
   private readonly shardDropped: Record<string, number> = {};
   private readonly lastReport = new Map<number, ShardStats>();
 
@@ -136,8 +137,8 @@ export class Metrics {
     const last = this.lastReport.get(shard);
     const add = (into: Record<string, number>, now: Record<string, number> | undefined, before: Record<string, number> | undefined) => {
       for (const [k, v] of Object.entries(now ?? {})) {
-        const prev = before?.[k] ?? 0;
-        into[k] = (into[k] ?? 0) + (v >= prev ? v - prev : v);
+        const prev = before && Object.hasOwn(before, k) ? before[k] : 0;
+        into[k] = (Object.hasOwn(into, k) ? into[k] : 0) + (v >= prev ? v - prev : v);
       }
     };
     add(this.applied, stats.appliedByType, last?.appliedByType);

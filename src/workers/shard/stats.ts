@@ -7,7 +7,8 @@ import type { ShardStats } from '../../protocol/shard-messages.js';
 export class StatsCounter {
   applied = 0;
   framesSerialized = 0;
-  private readonly appliedByType: Record<string, number> = {};
+  /** Keyed by the client's type names: no prototype, so `constructor` or `toString` is a name like any other. */
+  private readonly appliedByType: Record<string, number> = Object.create(null) as Record<string, number>;
   private typeNames = 0;
   private cycleMicros = 0;
   private cycles: number[] = [];
@@ -22,7 +23,7 @@ export class StatsCounter {
   accepted(type: string): void {
     this.applied++;
     let name = type;
-    if (this.appliedByType[name] === undefined) {
+    if (!Object.hasOwn(this.appliedByType, name)) {
       if (this.typeNames >= MAX_TYPE_NAMES || !TYPE_NAME.test(name)) name = 'other';
       else this.typeNames++;
     }
