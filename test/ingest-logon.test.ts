@@ -4,10 +4,9 @@
 // frontend gets when it logs on mid-match, and that no secret reaches a frame or a log line.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Socket } from 'socket.io-client';
-import { closeAll, connect, connected, frontend, nextEvent, serverDisconnect } from './helpers/clients.js';
-import { startTestService, type TestService } from './helpers/service.js';
-
 import { SERVICE_VERSION } from '../src/main/version.js';
+import { closeAll, connect, connected, frontend, observer as observerClient, observerLogon, refusedLogon } from './helpers/clients.js';
+import { startTestService, type TestService } from './helpers/service.js';
 
 const AUTH_KEY = 'LOGON-TEST-KEY-7f3a9c';
 const CAM_SECRET = 'CAMSECRET-logon-4411';
@@ -22,10 +21,7 @@ const TOOLS = {
 };
 
 function packet(groupCode: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    type: 'authenticate', clientVersion: '0.3.3', obsName: 'Observer#EUW', key: AUTH_KEY, groupCode, groupSecret: '',
-    leftTeam: LEFT, rightTeam: RIGHT, toolsData: TOOLS, ...extra,
-  };
+  return observerLogon({ key: AUTH_KEY, groupCode, leftTeam: LEFT, rightTeam: RIGHT, toolsData: TOOLS, ...extra });
 }
 
 const env = (groupCode: string, type: string, data: unknown) => JSON.stringify({ obsName: 'Observer#EUW', groupCode, type, data });
@@ -46,17 +42,7 @@ afterAll(async () => {
 });
 
 /** A logon that must fail: returns the acks (raw) and the order of ack and disconnect. */
-async function refused(payload: unknown, transports?: ('polling' | 'websocket')[]): Promise<{ acks: string[]; order: string[]; reason: string }> {
-  const s = connect(svc.ingest, { transports });
-  await connected(s);
-  const acks: string[] = [];
-  const order: string[] = [];
-  s.on('obs_logon_ack', (a: string) => { acks.push(a); order.push('ack'); });
-  const gone = serverDisconnect(s).then((r) => { order.push('disconnect'); return r; });
-  s.emit('obs_logon', payload);
-  const reason = await gone;
-  return { acks, order, reason };
-}
+const refused = (payload: unknown, transports?: ('polling' | 'websocket')[]) => refusedLogon(svc.ingest, 'obs_logon', payload, transports);
 
 function expectRefusal(r: { acks: string[]; order: string[]; reason: string }, reason: string): void {
   expect(r.acks).toHaveLength(1);
@@ -66,15 +52,10 @@ function expectRefusal(r: { acks: string[]; order: string[]; reason: string }, r
   expect(r.reason).toBe('io server disconnect');
 }
 
-/** A successful logon on a fresh socket. */
-async function observer(payload: unknown): Promise<{ s: Socket; ack: Ack; raw: string }> {
-  const s = connect(svc.ingest);
-  await connected(s);
-  const ackP = nextEvent<string>(s, 'obs_logon_ack');
-  s.emit('obs_logon', payload);
-  const raw = await ackP;
+/** A successful logon on a fresh socket (the payload as given: a JSON string or a plain object). */
+async function observer(payload: string | Record<string, unknown>): Promise<{ s: Socket; ack: Ack; raw: string }> {
+  const { socket: s, ack, raw } = await observerClient(svc.ingest, payload, { asObject: true });
   expect(typeof raw).toBe('string');
-  const ack = JSON.parse(raw) as Ack;
   if (ack.value && ack.reason !== 'reconnected') issuedSecrets.push(ack.reason);
   return { s, ack, raw };
 }
@@ -105,8 +86,8 @@ describe('obs_logon check 1: Invalid packet.', () => {
     expectRefusal(await refused('not json', ['websocket']), 'Invalid packet.');
   });
 
-  it('an invalid packet creates no match', () => {
-    expect(svc.service.hub.registry.get('BADPKT')).toBeUndefined();
+  it('an invalid packet creates no match', async () => {
+    expect(await svc.admin.has('BADPKT')).toBe(false);
   });
 });
 
@@ -135,8 +116,8 @@ describe('obs_logon check 2: client version', () => {
     expect(ack.value).toBe(true);
     s.close();
   });
-  it('a refused version creates no match', () => {
-    expect(svc.service.hub.registry.get('VERS01')).toBeUndefined();
+  it('a refused version creates no match', async () => {
+    expect(await svc.admin.has('VERS01')).toBe(false);
   });
 });
 
@@ -151,8 +132,8 @@ describe('obs_logon check 3: key', () => {
   it('a missing key is "Invalid Key"', async () => {
     expectRefusal(await refused(JSON.stringify(packet('KEYS01', { key: undefined }))), 'Invalid Key');
   });
-  it('a refused key creates no match', () => {
-    expect(svc.service.hub.registry.get('KEYS01')).toBeUndefined();
+  it('a refused key creates no match', async () => {
+    expect(await svc.admin.has('KEYS01')).toBe(false);
   });
 });
 
@@ -169,7 +150,7 @@ describe('obs_logon checks 4–6: new match, live match, reconnection', () => {
     first = s;
     expect(ack).toEqual({ type: 'authenticate', value: true, reason: expect.stringMatching(/^[A-Z0-9]{16}$/) });
     secret = ack.reason;
-    expect(svc.service.hub.registry.get(code)).toBeDefined();
+    expect(await svc.admin.has(code)).toBe(true);
     const lobby = await fe.waitFor((f) => f.groupCode === code);
     expect(lobby.roundPhase).toBe('LOBBY');
     expect((lobby.teams as { teamName: string }[]).map((t) => t.teamName)).toEqual(['Alpha', 'Bravo']);
@@ -200,7 +181,7 @@ describe('obs_logon checks 4–6: new match, live match, reconnection', () => {
   });
 
   it('check 5: the right secret is "reconnected" and changes nothing: no new frame, teams and tools kept', async () => {
-    await expect.poll(() => svc.service.hub.registry.latestFrame(code)?.frameNo === fe.frames.length).toBe(true); // fe holds every frame published
+    await expect.poll(async () => (await svc.frameNo(code)) === fe.frames.length).toBe(true); // fe holds every frame published
     const before = fe.frames.length;
     expect(before).toBeGreaterThan(0);
     const { s, ack } = await observer(JSON.stringify(packet(code, {
@@ -228,7 +209,7 @@ describe('obs_logon checks 4–6: new match, live match, reconnection', () => {
   it('check 0: a second obs_logon on an authenticated socket gets no ack and changes nothing', async () => {
     const acks: string[] = [];
     first.on('obs_logon_ack', (a: string) => acks.push(a));
-    await expect.poll(() => svc.service.hub.registry.latestFrame(code)?.frameNo === fe.frames.length).toBe(true); // fe holds every frame published
+    await expect.poll(async () => (await svc.frameNo(code)) === fe.frames.length).toBe(true); // fe holds every frame published
     const before = fe.frames.length;
     first.emit('obs_logon', JSON.stringify(packet('LIVE03')));
     first.emit('obs_logon', JSON.stringify(packet(code, { groupSecret: secret })));
@@ -236,7 +217,7 @@ describe('obs_logon checks 4–6: new match, live match, reconnection', () => {
     await sleep(500); // proves that no ack and no frame come
     expect(acks).toEqual([]);
     expect(first.connected).toBe(true);
-    expect(svc.service.hub.registry.get('LIVE03')).toBeUndefined();
+    expect(await svc.admin.has('LIVE03')).toBe(false);
     expect(fe.frames.length).toBe(before);
     // Still the same session.
     first.emit('obs_data', env(code, 'map', 'Triad'));
@@ -265,7 +246,7 @@ describe('obs_data routing', () => {
     const b = await observer(JSON.stringify(packet('GRPB01')));
     await feA.waitFor(() => true);
     await feB.waitFor(() => true);
-    await expect.poll(() => svc.service.hub.registry.latestFrame('GRPB01')?.frameNo === feB.frames.length).toBe(true); // feB holds every frame published
+    await expect.poll(async () => (await svc.frameNo('GRPB01')) === feB.frames.length).toBe(true); // feB holds every frame published
     const bFramesBefore = feB.frames.length;
     a.s.emit('obs_data', env('GRPB01', 'map', 'Foxtrot'));
     a.s.emit('obs_data', JSON.stringify({ obsName: 'x', type: 'map', data: 'Foxtrot' })); // no groupCode at all
@@ -296,10 +277,11 @@ describe('obs_data routing', () => {
     await fe.waitFor(() => true);
     const stranger = connect(svc.ingest);
     await connected(stranger);
-    const before = svc.service.ingest.dropped.unauthenticated ?? 0;
+    const unauthenticated = () => svc.metric('ods_messages_dropped_total', { reason: 'unauthenticated' });
+    const before = await unauthenticated();
     for (let i = 0; i < 6; i++) stranger.emit('obs_data', env('UNAU01', 'map', 'Jam'));
     stranger.emit('obs_data', { obsName: 'x', groupCode: 'UNAU01', type: 'map', data: 'Jam' });
-    await expect.poll(() => (svc.service.ingest.dropped.unauthenticated ?? 0) - before).toBe(7);
+    await expect.poll(async () => (await unauthenticated()) - before).toBe(7);
     const lines = svc.logs.map((l) => JSON.parse(l) as { reason?: string; socket?: string }).filter((j) => j.reason === 'unauthenticated' && j.socket === stranger.id);
     expect(lines).toHaveLength(1);
     // The owner's marker comes through; the stranger's map never did.
@@ -326,7 +308,7 @@ describe('frontend logon mid-match', () => {
     s.emit('obs_data', env(code, 'roster', { name: 'Quill', tagline: 'EU', startTeam: '1', agentInternal: 'Wushu', playerId: 'p-quill', position: 5, locked: false, rank: 0 }));
     await fe0.waitFor((f) => f.map === 'Icebox' && (f.teams as { players: unknown[] }[])[1].players.length === 1);
     // Nothing changes any more (the last roster is in the frame): no cycle frame can arrive for the late frontend.
-    await expect.poll(() => svc.service.hub.registry.latestFrame(code)?.frameNo === fe0.frames.length).toBe(true); // fe0 holds every frame published
+    await expect.poll(async () => (await svc.frameNo(code)) === fe0.frames.length).toBe(true); // fe0 holds every frame published
 
     const late = connect(svc.broadcast);
     await connected(late);
