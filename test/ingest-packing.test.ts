@@ -2,7 +2,7 @@
 // separators. A payload (or a group code) carrying those characters must not be able to smuggle
 // a record into another group's match.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeAll, connect, connected, frontend, nextEvent } from './helpers/clients.js';
+import { closeAll, frontend, observer as observerClient } from './helpers/clients.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
 let svc: TestService;
@@ -12,12 +12,9 @@ afterAll(async () => { closeAll(); await svc?.close(); });
 const team = (name: string, attackStart: boolean) => ({ name, tricode: name.slice(0, 3).toUpperCase(), url: 'https://example.com/x.png', attackStart });
 
 async function observer(groupCode: string) {
-  const s = connect(svc.ingest);
-  await connected(s);
-  const ack = nextEvent<string>(s, 'obs_logon_ack');
-  s.emit('obs_logon', JSON.stringify({ type: 'authenticate', clientVersion: '0.3.3', obsName: 'O', key: 'k', groupCode, groupSecret: '', leftTeam: team('Alpha', true), rightTeam: team('Bravo', false) }));
-  expect(JSON.parse(await ack).value).toBe(true);
-  return s;
+  const { socket, ack } = await observerClient(svc.ingest, { obsName: 'O', key: 'k', groupCode, leftTeam: team('Alpha', true), rightTeam: team('Bravo', false) });
+  expect(ack.value).toBe(true);
+  return socket;
 }
 
 describe('packed forwarding', () => {

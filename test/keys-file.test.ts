@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Socket } from 'socket.io-client';
-import { closeAll, connect, connected, frontend, nextEvent } from './helpers/clients.js';
+import { closeAll, frontend, observer } from './helpers/clients.js';
 import { startTestService, tempDir, type TestService } from './helpers/service.js';
 
 const AUTH_KEY = 'local-auth-key-1';
@@ -37,12 +37,9 @@ afterEach(() => {
 });
 
 async function observerLogon(svc: TestService, key: string, groupCode: string): Promise<{ value: boolean; reason: string }> {
-  const s = connect(svc.ingest);
-  sockets.push(s);
-  await connected(s);
-  const ack = nextEvent<string>(s, 'obs_logon_ack');
-  s.emit('obs_logon', JSON.stringify({ type: 'authenticate', clientVersion: '0.3.3', obsName: 'Obs', key, groupCode, groupSecret: '', ...TEAMS }));
-  return JSON.parse(await ack) as { value: boolean; reason: string };
+  const { socket, ack } = await observer(svc.ingest, { obsName: 'Obs', key, groupCode, ...TEAMS });
+  sockets.push(socket);
+  return ack;
 }
 
 async function org(svc: TestService, key: string): Promise<{ status: number; body: string }> {
