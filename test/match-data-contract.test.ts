@@ -6,14 +6,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeAll, frontend } from './helpers/clients.js';
-import { startTestService, type TestService } from './helpers/service.js';
-
 import { generateContract, CONTRACT_DIR, SCHEMA_FILE, TYPES_FILE } from '../src/tools/contract.js';
 import { Match } from '../src/workers/match/match.js';
 import { serializeMatch } from '../src/workers/match/serialize.js';
-import { connectObserver, logon, sendRecords } from '../src/tools/replay-client.js';
-import { recordedMatch } from '../src/tools/recorded-match.js';
+import { closeAll, frontend } from './helpers/clients.js';
+import { recordedMatch, replayObserver, sendRecords } from './helpers/recorded.js';
+import { startTestService, type TestService } from './helpers/service.js';
+
 const replay = recordedMatch();
 
 const COMMITTED_SCHEMA = fs.readFileSync(path.join(CONTRACT_DIR, SCHEMA_FILE), 'utf8');
@@ -142,14 +141,15 @@ describe('served by the running service', () => {
     const validate = compile(await (await fetch(`${svc.rest}/schema/match_data.json`)).text());
     const fe = await frontend(svc.broadcast, code);
     const polling = await frontend(svc.broadcast, code, ['polling']);
-    const obs = connectObserver(svc.ingest);
+    const { socket: obs, ack } = await replayObserver(svc.ingest, replay, { key: 'contract-key', groupCode: code });
     try {
-      expect((await logon(obs, replay, { key: 'contract-key', groupCode: code })).value).toBe(true);
+      expect(ack.value).toBe(true);
       await sendRecords(obs, replay, { pace: 'instant', groupCode: code, to: 1500 });
       await fe.waitFor((f) => (f.teams as Array<{ roundsWon: number }>).map((t) => t.roundsWon).join('-') === '2-7'); // score at record 1361
-      // Settled: the shard applied all 1500 records (its counter, reported once a second); then the
-      // REST answer must be the last frame both frontends received (long-polling too), byte for byte.
-      await expect.poll(() => svc.service.hub.shardStats[0]?.applied ?? 0, { timeout: 20_000 }).toBe(1500);
+      // Settled: the shard applied all 1500 records (ods_messages_applied_total, reported once a
+      // second); then the REST answer must be the last frame both frontends received (long-polling
+      // too), byte for byte.
+      await expect.poll(() => svc.metric('ods_messages_applied_total'), { timeout: 20_000 }).toBe(1500);
       let res: Response | undefined;
       let text = '';
       await expect.poll(async () => {
