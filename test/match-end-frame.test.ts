@@ -10,10 +10,9 @@ import path from 'node:path';
 import type { Socket } from 'socket.io-client';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { closeAll, frontend, serverDisconnect } from './helpers/clients.js';
+import { recordedMatch, replayObserver, sendRecords } from './helpers/recorded.js';
 import { startTestService, tempDir, type TestService } from './helpers/service.js';
 
-import { connectObserver, logon, sendRecords } from '../src/tools/replay-client.js';
-import { recordedMatch } from '../src/tools/recorded-match.js';
 const replay = recordedMatch();
 
 /** Records up to and including round 4's `round_info` combat (after round 3: left 1 – right 2). */
@@ -44,9 +43,8 @@ async function service(env: Record<string, string> = {}): Promise<TestService> {
 /** A frontend watching `code` while an observer plays the recorded match into round 4's combat. */
 async function liveInCombat(svc: TestService, code: string): Promise<{ fe: Watcher; observer: Socket; combatAt: number }> {
   const fe = await frontend(svc.broadcast, code);
-  const observer = connectObserver(svc.ingest);
+  const { socket: observer, ack } = await replayObserver(svc.ingest, replay, { key: AUTH_KEY, groupCode: code });
   observers.push(observer);
-  const ack = await logon(observer, replay, { key: AUTH_KEY, groupCode: code });
   expect(ack.value).toBe(true);
   await sendRecords(observer, replay, { pace: 'instant', groupCode: code, to: ROUND_4_COMBAT + 1 });
   const combat = await fe.waitFor((f) => f.roundNumber === 4 && f.roundPhase === 'combat', 15_000) as Frame;
@@ -85,7 +83,7 @@ describe('a match that ends without game_end: its last frame says isRunning fals
     expect(await res.json()).toEqual({ groupCode: code, ended: true });
     const final = await endedFrame(live);
     expect(await gone).toBe('io server disconnect');
-    expect(svc.service.hub.registry.get(code)).toBeUndefined();
+    expect(await svc.admin.has(code)).toBe(false);
     expectEndedAsItWas(live.fe, final);
   });
 
@@ -97,7 +95,7 @@ describe('a match that ends without game_end: its last frame says isRunning fals
     const gone = serverDisconnect(live.observer, 20_000);
     const final = await endedFrame(live);
     expect(await gone).toBe('io server disconnect');
-    expect(svc.service.hub.registry.get(code)).toBeUndefined();
+    expect(await svc.admin.has(code)).toBe(false);
     expect(svc.logs.some((l) => l.includes('"match removed"') && l.includes('"inactive"') && l.includes(code))).toBe(true);
     expectEndedAsItWas(live.fe, final);
   });
@@ -107,7 +105,7 @@ describe('a match that ends without game_end: its last frame says isRunning fals
     const code = 'ENDSHT';
     const live = await liveInCombat(svc, code);
     const closed = serverDisconnect(live.fe.socket, 20_000);
-    await svc.service.shutdown();
+    await svc.shutdown();
     await closed; // the frontends' sockets close last, after the final frames
     const final = await endedFrame(live);
     expectEndedAsItWas(live.fe, final);
@@ -118,7 +116,7 @@ describe('a match that ends without game_end: its last frame says isRunning fals
     const code = 'ENDKEP';
     const live = await liveInCombat(svc, code);
     const closed = serverDisconnect(live.fe.socket, 20_000);
-    await svc.service.shutdown();
+    await svc.shutdown();
     await closed;
     const last = live.fe.frames.at(-1) as Frame;
     expect(last.isRunning).toBe(true);

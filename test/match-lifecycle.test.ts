@@ -4,15 +4,13 @@
 // running timers keep a match alive).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Socket } from 'socket.io-client';
-import { closeAll, connect, connected, frontend, nextEvent, serverDisconnect } from './helpers/clients.js';
+import { auxClient as auxLoggedOn, closeAll, frontend, observer as observerClient, serverDisconnect } from './helpers/clients.js';
+import { recordedMatch, recordIndex, replayMatchId, replayObserver, sendRecords } from './helpers/recorded.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
-import { connectObserver, logon, sendRecords } from '../src/tools/replay-client.js';
-import { recordedMatch } from '../src/tools/recorded-match.js';
-
 const replay = recordedMatch();
-const REPLAY_MATCH_ID = replay.records.find((r) => r.type === 'match_start')!.data as string;
-const MATCH_START_INDEX = replay.records.findIndex((r) => r.type === 'match_start');
+const REPLAY_MATCH_ID = replayMatchId(replay);
+const MATCH_START_INDEX = recordIndex(replay, 'match_start');
 
 const AUTH_KEY = 'LIFECYCLE-KEY';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -23,20 +21,14 @@ const TEAMS = {
 
 const sockets: Socket[] = [];
 async function observer(ingest: string, groupCode: string, extra: Record<string, unknown> = {}): Promise<{ s: Socket; ack: { value: boolean; reason: string } }> {
-  const s = connect(ingest);
+  const { socket: s, ack } = await observerClient(ingest, { obsName: 'Obs#1', key: AUTH_KEY, groupCode, ...TEAMS, ...extra });
   sockets.push(s);
-  await connected(s);
-  const ack = nextEvent<string>(s, 'obs_logon_ack');
-  s.emit('obs_logon', JSON.stringify({ type: 'authenticate', clientVersion: '0.3.3', obsName: 'Obs#1', key: AUTH_KEY, groupCode, groupSecret: '', ...TEAMS, ...extra }));
-  return { s, ack: JSON.parse(await ack) };
+  return { s, ack };
 }
 async function auxClient(ingest: string, matchId: string, playerId: string): Promise<Socket> {
-  const s = connect(ingest);
+  const { socket: s, ack } = await auxLoggedOn(ingest, { name: 'x#1', matchId, playerId });
   sockets.push(s);
-  await connected(s);
-  const ack = nextEvent<string>(s, 'aux_logon_ack');
-  s.emit('aux_logon', JSON.stringify({ type: 'aux_authenticate', clientVersion: '0.3.3', name: 'x#1', matchId, playerId }));
-  expect(JSON.parse(await ack)).toEqual({ type: 'aux_authenticate', value: true, reason: '' });
+  expect(ack).toEqual({ type: 'aux_authenticate', value: true, reason: '' });
   return s;
 }
 const obsEnv = (groupCode: string, type: string, data: unknown) => JSON.stringify({ obsName: 'Obs#1', groupCode, type, data });
@@ -59,9 +51,8 @@ describe('game end', () => {
   it('final frame, then removal, sockets closed, post-match team info; a new logon starts a new match', async () => {
     const code = 'ENDG01';
     const fe = await frontend(svc.broadcast, code);
-    const obs = connectObserver(svc.ingest);
+    const { socket: obs, ack } = await replayObserver(svc.ingest, replay, { key: AUTH_KEY, groupCode: code });
     sockets.push(obs);
-    const ack = await logon(obs, replay, { key: AUTH_KEY, groupCode: code });
     expect(ack.value).toBe(true);
     const secret = ack.reason;
     const obsGone = serverDisconnect(obs, 30_000);
@@ -81,7 +72,7 @@ describe('game end', () => {
     expect(final.teams.map((t) => t.roundsWon)).toEqual([6, 13]);
     expect(await obsGone).toBe('io server disconnect');
     expect(await auxGone).toBe('io server disconnect');
-    await expect.poll(() => svc.service.hub.registry.count()).toBe(0);
+    await expect.poll(() => svc.metric('ods_live_matches')).toBe(0);
     expect((await status(svc.rest)).matchesRunning).toBe(0);
     await sleep(300); // proves that no frame comes after it
     // The game_end frame went out once, and it was the last one.
@@ -97,12 +88,9 @@ describe('game end', () => {
     expect(info).toHaveProperty('sponsorInfo');
 
     // The game's match id is gone with it.
-    const lateAux = connect(svc.ingest);
-    sockets.push(lateAux);
-    await connected(lateAux);
-    const lateAck = nextEvent<string>(lateAux, 'aux_logon_ack');
-    lateAux.emit('aux_logon', JSON.stringify({ type: 'aux_authenticate', clientVersion: '0.3.3', matchId: REPLAY_MATCH_ID, playerId: firstPlayer }));
-    expect(JSON.parse(await lateAck)).toEqual({ type: 'aux_authenticate', value: false, reason: `Game with Match ID ${REPLAY_MATCH_ID} not found.` });
+    const lateAux = await auxLoggedOn(svc.ingest, { matchId: REPLAY_MATCH_ID, playerId: firstPlayer });
+    sockets.push(lateAux.socket);
+    expect(lateAux.ack).toEqual({ type: 'aux_authenticate', value: false, reason: `Game with Match ID ${REPLAY_MATCH_ID} not found.` });
 
     // The operator connects again with the old secret: a new match with a new secret.
     const before = fe.frames.length;
@@ -155,7 +143,7 @@ describe('inactivity', () => {
     expect(removedAfter).toBeLessThan(5500);
     expect(await auxGone).toBe('io server disconnect');
     expect((await status(svc.rest)).matchesRunning).toBe(0);
-    expect(svc.service.hub.registry.get(code)).toBeUndefined();
+    expect(await svc.admin.has(code)).toBe(false);
     expect(svc.logs.some((l) => l.includes('"match removed"') && l.includes('"inactive"') && l.includes(code))).toBe(true);
     // Team info stays until its own expiry.
     expect((await fetch(`${svc.rest}/getTeamInfoForCode?groupCode=${code}`)).status).toBe(200);
@@ -184,7 +172,7 @@ describe('inactivity', () => {
     await fe.waitFor((f) => (f.timeoutState as { leftTeam: boolean }).leftTeam === true);
     await sleep(3800);
     // Without the countdown it would be gone by now (2.5 s).
-    expect(svc.service.hub.registry.get(code)).toBeDefined();
+    expect(await svc.admin.has(code)).toBe(true);
     expect(removedAt).toBe(0);
     const ended = await fe.waitFor((f) => (f.tools as { timeoutCounter: { left: number } }).timeoutCounter.left === 1);
     expect((ended.timeoutState as { leftTeam: boolean; timeRemaining: number })).toMatchObject({ leftTeam: false, timeRemaining: 1 });

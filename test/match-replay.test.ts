@@ -2,10 +2,8 @@
 // frontend connected throughout.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeAll, frontend } from './helpers/clients.js';
+import { playReplay, recordedMatch } from './helpers/recorded.js';
 import { startTestService, type TestService } from './helpers/service.js';
-
-import { playReplay } from '../src/tools/replay-client.js';
-import { recordedMatch } from '../src/tools/recorded-match.js';
 
 const replay = recordedMatch();
 
@@ -49,7 +47,7 @@ describe('the recorded match end to end', () => {
     // No secret in any frame.
     for (const raw of fe.raw) expect(raw).not.toContain(result.secret);
     // The match is gone after its final frame; team info carries the result.
-    await expect.poll(() => svc.service.hub.registry.count()).toBe(0);
+    await expect.poll(() => svc.metric('ods_live_matches')).toBe(0);
     const res = await fetch(`${svc.rest}/getTeamInfoForCode?groupCode=${code}`);
     expect(res.status).toBe(200);
     const info = (await res.json()) as { higherScore: number; leftTeam: { name: string } };
