@@ -4,12 +4,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeAll, frontend } from './helpers/clients.js';
+import { loadConfig } from '../src/main/config.js';
+import { closeAll, frontend, observer } from './helpers/clients.js';
+import { Metrics } from './helpers/metrics.js';
+import { playReplay, recordedMatch } from './helpers/recorded.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
-import { playReplay } from '../src/tools/replay-client.js';
-import { recordedMatch } from '../src/tools/recorded-match.js';
-import { loadConfig } from '../src/main/config.js';
 const replay = recordedMatch();
 
 let svc: TestService;
@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 const scrape = async () => {
-  const res = await fetch(`http://127.0.0.1:${svc.service.ports.metrics}/metrics`);
+  const res = await fetch(`${svc.metricsUrl}/metrics`);
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
   return res.text();
@@ -38,9 +38,9 @@ describe('GET /metrics', () => {
     expect(loadConfig({}).METRICS_PORT).toBe(5102);
     const rest = await fetch(`${svc.rest}/metrics`);
     expect(rest.status).toBe(404);
-    const other = await fetch(`http://127.0.0.1:${svc.service.ports.metrics}/other`);
+    const other = await fetch(`${svc.metricsUrl}/other`);
     expect(other.status).toBe(404);
-    const post = await fetch(`http://127.0.0.1:${svc.service.ports.metrics}/metrics`, { method: 'POST' });
+    const post = await fetch(`${svc.metricsUrl}/metrics`, { method: 'POST' });
     expect(post.status).toBe(404);
   });
 
@@ -82,6 +82,29 @@ describe('GET /metrics', () => {
     expect(value(text, 'ods_messages_dropped_total{reason="group_mismatch"}')).toBe(1);
     expect(value(text, 'ods_messages_dropped_total{reason="invalid_json"}')).toBe(1);
     run.socket.close();
+  });
+
+  it('message types named like Object.prototype members are counted like any other; /metrics keeps answering', async () => {
+    const code = 'METR02';
+    const fe = await frontend(svc.broadcast, code);
+    const { socket, ack } = await observer(svc.ingest, { key: 'k', groupCode: code });
+    expect(ack.value).toBe(true);
+    const before = new Metrics(await scrape());
+    // Unknown types are accepted without a change (match-rules.md), so each is applied and counted.
+    for (const type of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) socket.emit('obs_data', JSON.stringify({ obsName: 'o', groupCode: code, type, data: 1 }));
+    socket.emit('obs_data', JSON.stringify({ obsName: 'o', groupCode: code, type: 'map', data: 'Jam' })); // marker
+    await fe.waitFor((f) => f.map === 'Lotus');
+    const applied = (m: Metrics, type: string) => m.value('ods_messages_applied_total', { type });
+    let after = before;
+    await expect.poll(async () => {
+      after = new Metrics(await scrape()); // a 500 fails here
+      return applied(after, 'map') - applied(before, 'map');
+    }).toBe(1);
+    expect(applied(after, 'constructor') - applied(before, 'constructor')).toBe(1);
+    expect(applied(after, '__proto__') - applied(before, '__proto__')).toBe(1);
+    expect(applied(after, 'other') - applied(before, 'other')).toBe(2); // toString, hasOwnProperty: not lower-case names
+    for (const sample of after.samples) expect(Number.isFinite(sample.value) || sample.name.endsWith('_bucket'), `${sample.name} ${JSON.stringify(sample.labels)}`).toBe(true);
+    socket.close();
   });
 
   it('every metric of the service is documented in the README', async () => {
