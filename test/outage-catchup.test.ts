@@ -10,13 +10,11 @@
 // and one still waiting at shutdown is forwarded.
 import { io } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeAll, frontend } from './helpers/clients.js';
-import { OutageProxy } from './helpers/outage-proxy.js';
-import { startTestService, type TestService } from './helpers/service.js';
-
 import { SETTINGS } from '../src/main/config.js';
-import { recordedMatch } from '../src/tools/recorded-match.js';
-import { logon, playReplay } from '../src/tools/replay-client.js';
+import { closeAll, connectObserver, frontend, logon } from './helpers/clients.js';
+import { OutageProxy } from './helpers/outage-proxy.js';
+import { playReplay, recordedMatch, replayLogon } from './helpers/recorded.js';
+import { startTestService, type TestService } from './helpers/service.js';
 
 const KEY = 'CATCHUP-KEY';
 const OUTAGE_MS = 30_000;
@@ -41,6 +39,9 @@ function busiest(ms: number): number {
   return most;
 }
 
+/** Events of this name the service received on its ingestion listener (/metrics). */
+const received = (service: TestService, event: string) => service.metric('ods_messages_received_total', { event });
+
 let svc: TestService;
 let clean: TestService;
 beforeAll(async () => {
@@ -62,24 +63,24 @@ async function cleanFinalFrame(): Promise<string> {
   const fe = await frontend(clean.broadcast, code);
   const run = await playReplay(replay, { url: clean.ingest, key: KEY, pace: 'instant' });
   await fe.waitFor((f) => f.roundPhase === 'game_end', 30_000);
-  await expect.poll(() => clean.service.hub.registry.count(), { timeout: 10_000 }).toBe(0);
+  await expect.poll(() => clean.metric('ods_live_matches'), { timeout: 10_000 }).toBe(0);
   run.socket.close();
   return fe.raw[fe.raw.length - 1];
 }
 
 describe('an observer back from a 30 s network outage', () => {
   it('has its whole backlog applied, in order, once: the match ends exactly like a clean run, nothing shed, no second logon', async () => {
-    const proxy = new OutageProxy(svc.service.ports.ingest);
+    const proxy = new OutageProxy(svc.ports.ingest);
     const url = await proxy.start();
     const fe = await frontend(svc.broadcast, code);
-    // The observer client's options (clients.md 1.3); forceNew only keeps it apart from other tests' managers.
-    const s = io(url, { forceNew: true, reconnection: true, reconnectionDelay: 1000, reconnectionDelayMax: 5000, rejectUnauthorized: false });
+    // The observer client's options (clients.md 1.3).
+    const s = connectObserver(url);
     const outgoing: string[] = [];
     s.onAnyOutgoing((event: string) => outgoing.push(event));
     let reconnects = 0;
     s.io.on('reconnect', () => reconnects++);
     try {
-      expect((await logon(s, replay, { key: KEY })).value).toBe(true);
+      expect((await logon(s, 'obs_logon', replayLogon(replay, { key: KEY }))).ack.value).toBe(true);
       await expect.poll(() => s.io.engine.transport.name, { timeout: 10_000 }).toBe('websocket');
 
       let sent = 0;
@@ -90,7 +91,7 @@ describe('an observer back from a 30 s network outage', () => {
       }
       // The network goes at a quiet moment: what a client wrote into a connection that dies is
       // lost in a real outage too (it is not in socket.io-client's buffer), and is not the subject.
-      await expect.poll(() => svc.service.ingest.eventsIn.obs_data ?? 0, { timeout: 10_000 }).toBe(sent);
+      await expect.poll(() => received(svc, 'obs_data'), { timeout: 10_000 }).toBe(sent);
       const down = new Promise<string>((resolve) => s.once('disconnect', (reason: string) => resolve(reason)));
       proxy.cut();
       expect(await down).toBe('transport close');
@@ -114,36 +115,46 @@ describe('an observer back from a 30 s network outage', () => {
         await sleep(OUTAGE_GAP_MS);
       }
       const backlog = sent - firstBuffered;
-      // How long the service takes to forward what waited (figures for docs/reliability.md).
+      // How long the service takes to forward what waited (figures for docs/reliability.md), and the
+      // most that waited at once (ods_ingest_backlog_messages, sampled).
       const backAt = Date.now();
       let caughtUpMs = -1;
+      let mostWaiting = 0;
+      let scraping = false;
       const watch = setInterval(() => {
-        if (caughtUpMs < 0 && svc.service.ingest.backlog.queued > 0 && svc.service.ingest.backlogWaiting() === 0) caughtUpMs = Date.now() - backAt;
-      }, 20);
+        if (scraping || caughtUpMs >= 0) return;
+        scraping = true;
+        void svc.metrics().then((m) => {
+          const waiting = m.value('ods_ingest_backlog_messages');
+          mostWaiting = Math.max(mostWaiting, waiting);
+          if (caughtUpMs < 0 && m.value('ods_messages_queued_total') > 0 && waiting === 0) caughtUpMs = Date.now() - backAt;
+        }).finally(() => { scraping = false; });
+      }, 50);
       while (sent < replay.records.length) {
         sendOne();
         await sleep(FAST_GAP_MS);
       }
 
       await fe.waitFor((f) => f.roundPhase === 'game_end', 60_000);
-      await expect.poll(() => svc.service.hub.registry.count(), { timeout: 10_000 }).toBe(0);
+      await expect.poll(() => svc.metric('ods_live_matches'), { timeout: 10_000 }).toBe(0);
       clearInterval(watch);
-      const ingest = svc.service.ingest;
-      console.log(`outage ${OUTAGE_MS} ms: ${duringOutage} records emitted during it, ${backlog} buffered until the reconnection; rate_limited ${ingest.dropped.rate_limited ?? 0}`);
+      const m = await svc.metrics();
+      const shed = m.value('ods_messages_dropped_total', { reason: 'rate_limited' });
+      console.log(`outage ${OUTAGE_MS} ms: ${duringOutage} records emitted during it, ${backlog} buffered until the reconnection; rate_limited ${shed}`);
       // The match ends exactly like the clean run (parsed first, for a readable difference; then byte for byte).
       const final = fe.raw[fe.raw.length - 1];
       const reference = await cleanRun;
       expect(JSON.parse(final)).toEqual(JSON.parse(reference));
       expect(final).toBe(reference);
-      expect(ingest.dropped.rate_limited ?? 0).toBe(0);
-      expect(ingest.eventsIn.obs_data).toBe(replay.records.length); // every record arrived, once
+      expect(shed).toBe(0);
+      expect(m.value('ods_messages_received_total', { event: 'obs_data' })).toBe(replay.records.length); // every record arrived, once
       expect(reconnects).toBe(1);
       expect(outgoing.filter((e) => e === 'obs_logon')).toHaveLength(1);
-      expect(ingest.eventsIn.obs_logon).toBe(1);
+      expect(m.value('ods_messages_received_total', { event: 'obs_logon' })).toBe(1);
       const resumed = svc.logs.map((l) => JSON.parse(l) as { msg?: string; groupCode?: string }).filter((j) => j.msg === 'session resumed' && j.groupCode === code);
       expect(resumed).toHaveLength(1);
-      console.log(`backlog: ${ingest.backlog.queued} waited, at most ${ingest.backlog.peak} at once, none left ${caughtUpMs} ms after the reconnection`);
-      expect(ingest.backlog.peak).toBeGreaterThan(SETTINGS.INGEST_BURST_PER_SOCKET.def); // the catch-up was more than the bucket holds
+      console.log(`backlog: ${m.value('ods_messages_queued_total')} waited, at least ${mostWaiting} at once (sampled), none left ${caughtUpMs} ms after the reconnection`);
+      expect(mostWaiting).toBeGreaterThan(SETTINGS.INGEST_BURST_PER_SOCKET.def); // the catch-up was more than the bucket holds
     } finally {
       s.close();
       await proxy.close();
@@ -159,7 +170,7 @@ describe('a backlog still waiting when the transport drops', () => {
     try {
       const group = 'BKLG01';
       const fe = await frontend(slow.broadcast, group);
-      expect((await logon(s, { ...replay, header: { ...replay.header, groupCode: group } }, { key: KEY })).value).toBe(true);
+      expect((await logon(s, 'obs_logon', replayLogon(replay, { key: KEY, groupCode: group }))).ack.value).toBe(true);
       const row = replay.records.find((r) => r.type === 'scoreboard')!;
       const playerId = (row.data as { playerId: string }).playerId;
       const moneyOf = (f: Record<string, unknown>) => (f.teams as { players: { riotId: string; money: number }[] }[]).flatMap((t) => t.players).find((p) => p.riotId === playerId)?.money;
@@ -170,8 +181,8 @@ describe('a backlog still waiting when the transport drops', () => {
       await expect.poll(() => s.io.engine.transport.name).toBe('websocket');
 
       for (let m = 1; m <= 150; m++) s.emit('obs_data', money(m));
-      await expect.poll(() => slow.service.ingest.eventsIn.obs_data ?? 0, { timeout: 10_000 }).toBe(151);
-      const waitingAtDrop = slow.service.ingest.backlogWaiting();
+      await expect.poll(() => received(slow, 'obs_data'), { timeout: 10_000 }).toBe(151);
+      const waitingAtDrop = await slow.metric('ods_ingest_backlog_messages');
       expect(waitingAtDrop).toBeGreaterThan(50);
       // The network resets under the client; it reconnects by itself and sends more.
       const back = new Promise<void>((resolve) => s.io.once('reconnect', () => resolve()));
@@ -182,7 +193,7 @@ describe('a backlog still waiting when the transport drops', () => {
       await fe.waitFor((f) => moneyOf(f) === 160, 20_000);
       const seen = fe.frames.map(moneyOf).filter((m): m is number => m !== undefined && m > 0);
       expect(seen).toEqual([...seen].sort((a, b) => a - b)); // never backwards: the old backlog went first
-      expect(slow.service.ingest.dropped.rate_limited ?? 0).toBe(0);
+      expect(await slow.metric('ods_messages_dropped_total', { reason: 'rate_limited' })).toBe(0);
       const resumed = slow.logs.map((l) => JSON.parse(l) as { msg?: string; groupCode?: string; waiting?: number }).filter((j) => j.msg === 'session resumed' && j.groupCode === group);
       expect(resumed).toHaveLength(1);
       console.log(`transport dropped with ${waitingAtDrop} waiting; ${resumed[0].waiting} handed over to the resumed socket`);
@@ -201,7 +212,7 @@ describe('a backlog still waiting at shutdown', () => {
     try {
       const group = 'BKLG02';
       const fe = await frontend(slow.broadcast, group);
-      expect((await logon(s, { ...replay, header: { ...replay.header, groupCode: group } }, { key: KEY })).value).toBe(true);
+      expect((await logon(s, 'obs_logon', replayLogon(replay, { key: KEY, groupCode: group }))).ack.value).toBe(true);
       const row = replay.records.find((r) => r.type === 'scoreboard')!;
       const playerId = (row.data as { playerId: string }).playerId;
       const roster = replay.records.find((r) => r.type === 'roster' && (r.data as { playerId: string }).playerId === playerId)!;
@@ -209,11 +220,13 @@ describe('a backlog still waiting at shutdown', () => {
       s.emit('obs_data', JSON.stringify({ ...roster, groupCode: group }));
       await fe.waitFor((f) => moneyOf(f) !== undefined);
       for (let m = 1; m <= 50; m++) s.emit('obs_data', JSON.stringify({ ...row, groupCode: group, data: { ...(row.data as object), money: m } }));
-      await expect.poll(() => slow.service.ingest.eventsIn.obs_data ?? 0, { timeout: 10_000 }).toBe(51);
-      expect(slow.service.ingest.backlogWaiting()).toBeGreaterThan(30);
-      await slow.service.shutdown();
+      await expect.poll(() => received(slow, 'obs_data'), { timeout: 10_000 }).toBe(51);
+      expect(await slow.metric('ods_ingest_backlog_messages')).toBeGreaterThan(30);
+      expect(await slow.metric('ods_messages_dropped_total', { reason: 'rate_limited' })).toBe(0);
+      await slow.shutdown();
       expect(moneyOf(fe.frames[fe.frames.length - 1])).toBe(50);
-      expect(slow.service.ingest.dropped.rate_limited ?? 0).toBe(0);
+      // Nothing was shed during the shutdown either (/metrics is closed by now; a shed message is logged, once per socket).
+      expect(slow.logged({ msg: 'ingestion message ignored', reason: 'rate_limited' })).toEqual([]);
     } finally {
       s.close();
       await slow.close();
