@@ -4,12 +4,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readReplay } from '../src/tools/replay-file.js';
 import { closeAll, frontend } from './helpers/clients.js';
+import { playReplay, recordedMatch } from './helpers/recorded.js';
 import { startTestService, tempDir, type TestService } from './helpers/service.js';
 
-import { playReplay } from '../src/tools/replay-client.js';
-import { readReplay } from '../src/tools/replay-file.js';
-import { recordedMatch } from '../src/tools/recorded-match.js';
 const original = recordedMatch();
 
 const KEY = 'recording-access-key-123';
@@ -36,7 +35,7 @@ describe('replay recording', () => {
     const run = await playReplay(withCams, { url: svc.ingest, key: KEY, pace: 'instant', groupCode: 'RECRD1' });
     const finalA = await fe.waitFor((f) => f.roundPhase === 'game_end', 30_000);
     run.socket.close();
-    await expect.poll(() => svc.service.hub.registry.count()).toBe(0);
+    await expect.poll(() => svc.metric('ods_live_matches')).toBe(0);
 
     const files = fs.readdirSync(replayDir);
     expect(files).toHaveLength(1);

@@ -6,6 +6,7 @@ import https from 'node:https';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBackend, type FakeBackend } from './helpers/backends.js';
+import { closeAll, observer } from './helpers/clients.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
 interface Answer { status: number; headers: Record<string, string>; text: string }
@@ -102,6 +103,7 @@ describe.each(variants)('REST API over $name', (variant) => {
   });
 
   afterAll(async () => {
+    closeAll();
     await svc?.close();
     await backend?.close();
   });
@@ -202,8 +204,7 @@ describe.each(variants)('REST API over $name', (variant) => {
       });
       expect(read.text).not.toContain(LOCAL_KEY);
       expect(read.text).not.toContain('cam-secret-5521');
-      const stored = await svc.service.rest.previews.get(previewCode);
-      expect(stored).toBe(read.text);
+      // That the store itself never holds the key or the secret (GET serves its text as stored): test/rest-routes.test.ts.
     });
 
     it('uses a supplied 6-character code as given; other lengths get a generated code', async () => {
@@ -288,21 +289,20 @@ describe.each(variants)('REST API over $name', (variant) => {
       expectError(await call('/getTeamInfoForCode?groupCode=NOPE42'), 404, { error: 'Group code not found' });
     });
 
-    it('200 with the teams from match creation, then the post-match members after setFinal', async () => {
+    // The post-match members (higherScore, tournamentInfo, sponsorInfo, isSupporter) once the match
+    // ends: test/match-lifecycle.test.ts end to end, test/rest-routes.test.ts for the route itself.
+    it('200 with the teams from match creation (an observer\'s logon), the first of repeated parameters; codes match exactly', async () => {
       const leftTeam = team('left');
-      const rightTeam = team('right');
-      svc.service.rest.teamInfo.set('GRP123', { leftTeam, rightTeam });
+      const rightTeam = { ...team('right'), attackStart: false };
+      const { socket, ack } = await observer(svc.ingest, { key: LOCAL_KEY, groupCode: 'GRP123', leftTeam, rightTeam });
+      expect(ack.value).toBe(true);
+      await expect.poll(async () => (await call('/getTeamInfoForCode?groupCode=GRP123')).status).toBe(200);
       const during = await call('/getTeamInfoForCode?groupCode=GRP123&groupCode=OTHER1');
       expect(during.status).toBe(200);
       expect(during.headers['access-control-allow-origin']).toBe('*');
       expect(json(during)).toEqual({ leftTeam, rightTeam });
-
-      const tournamentInfo = { name: 'Cup', logoUrl: 'https://img.example/cup.png', backdropUrl: '', enabled: true };
-      const sponsorInfo = { enabled: true, duration: 5000, sponsors: ['https://img.example/s.png'] };
-      svc.service.rest.teamInfo.setFinal('GRP123', { higherScore: 0, tournamentInfo, sponsorInfo, isSupporter: false });
-      const after = await call('/getTeamInfoForCode?groupCode=GRP123');
-      expect(json(after)).toEqual({ leftTeam, rightTeam, higherScore: 0, tournamentInfo, sponsorInfo, isSupporter: false });
       expectError(await call('/getTeamInfoForCode?groupCode=grp123'), 404, { error: 'Group code not found' });
+      socket.close();
     });
   });
 
