@@ -4,13 +4,30 @@
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import path from 'node:path';
 import { refusedUrl, startBackend, type FakeBackend } from './helpers/backends.js';
+import { frontend, observer, type Ack } from './helpers/clients.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
 const TOKEN = 'backend-token-4f2e';
 const LOCAL_KEY = 'local-key-c0ffee';
 const TIMEOUT = 1000; // long enough that the backend calls that must succeed do on a loaded machine
 const team = (name: string) => ({ name, tricode: 'T', url: 'https://img.example/t.png' });
+
+/**
+ * What the key validity chain says about `key`, as an observer sees it: the obs_logon ack (a valid
+ * key creates a match; the refusals name the chain's reason: Invalid Key, Expired Key, Unknown
+ * Error). `key: undefined` leaves the member out.
+ */
+let logons = 0;
+async function logonWith(svc: TestService, key: unknown, groupCode = `KEYV${String(++logons).padStart(2, '0')}`): Promise<Ack> {
+  const { socket, ack } = await observer(svc.ingest, { key, groupCode });
+  socket.close();
+  return ack;
+}
+const accepted = { type: 'authenticate', value: true, reason: expect.stringMatching(/^[A-Z0-9]{16}$/) };
+const refused = (reason: string) => ({ type: 'authenticate', value: false, reason });
 
 describe('key validation with the backend', () => {
   let backend: FakeBackend;
@@ -123,27 +140,32 @@ describe('key validation with the backend', () => {
     expect(backend.requests).toHaveLength(1);
   });
 
-  it('stores the backend organization on the preview; the validator reports the reasons and messages of the chain', async () => {
+  it('stores the backend organization on the preview and the match; the chain\'s reasons reach the observer', async () => {
     const created = await preview('org-key-1');
     const { previewCode } = created.body as { previewCode: string };
     const read = (await (await fetch(`${svc.rest}/preview/${previewCode}`)).json()) as Record<string, unknown>;
     expect(read.organizationId).toBe('org-1');
 
-    const keys = svc.service.rest.keys;
-    expect(await keys.validate('org-key-1')).toEqual({ valid: true, reason: 'VALID', message: '', organizationId: 'org-1', organizationName: 'Org One', isSupporter: true });
-    expect(await keys.validate(LOCAL_KEY)).toEqual({ valid: true, reason: 'VALID', message: '' });
+    // A backend key: the match carries its organisation and supporter status (its name: /getOrgForKey above).
+    const fe = await frontend(svc.broadcast, 'KEYORG');
+    expect(await logonWith(svc, 'org-key-1', 'KEYORG')).toEqual(accepted);
+    expect(await fe.waitFor((f) => f.groupCode === 'KEYORG')).toMatchObject({ organizationId: 'org-1', orgIsSupporter: true });
+    fe.socket.close();
+    expect(await logonWith(svc, LOCAL_KEY)).toEqual(accepted);
     backend.handle(() => ({ status: 401 }));
-    expect(await keys.validate('x')).toEqual({ valid: false, reason: 'INVALID', message: 'Invalid Key' });
+    expect(await logonWith(svc, 'x')).toEqual(refused('Invalid Key'));
     backend.handle(() => ({ status: 403 }));
-    expect(await keys.validate('x')).toEqual({ valid: false, reason: 'EXPIRED', message: 'Expired Key' });
+    expect(await logonWith(svc, 'x')).toEqual(refused('Expired Key'));
     backend.handle(() => ({ status: 503 }));
-    expect(await keys.validate('x')).toEqual({ valid: false, reason: 'UNKNOWN', message: 'Unknown Error' });
-    for (const key of [undefined, null, '', 42, { key: LOCAL_KEY }]) expect((await keys.validate(key)).reason).toBe('INVALID');
+    expect(await logonWith(svc, 'x')).toEqual(refused('Unknown Error'));
+    // Not a key at all: invalid, without asking the backend (it would answer 503 now).
+    for (const key of [undefined, null, '', 42, { key: LOCAL_KEY }]) expect(await logonWith(svc, key), JSON.stringify(key)).toEqual(refused('Invalid Key'));
+    // The two matches end (the operator's force-end): the service is as before for the next test.
+    for (const code of await svc.admin.codes()) expect((await svc.admin.end(code)).status).toBe(200);
   });
 
   it('survives clients that go away: during the key check (nothing stored) and in the middle of the body', async () => {
     backend.handle(() => ({ status: 200, delayMs: 200, json: { id: 'org-1', name: 'Org One' } }));
-    const before = await svc.service.rest.previews.size();
     const logsBefore = svc.logs.length;
     const aborted = fetch(`${svc.rest}/createPreview`, {
       method: 'PUT',
@@ -154,8 +176,8 @@ describe('key validation with the backend', () => {
     // The key check completes after the client left (its log line), and nothing is stored.
     await expect.poll(() => svc.logs.slice(logsBefore).some((l) => l.includes('access key'))).toBe(true);
     expect(backend.requests).toHaveLength(1);
-    expect(await svc.service.rest.previews.get('GONE99')).toBeUndefined();
-    expect(await svc.service.rest.previews.size()).toBe(before);
+    // Nothing stored: not under its code, the only one it could have been stored under (a supplied 6-character code is used as given).
+    expect((await fetch(`${svc.rest}/preview/GONE99`)).status).toBe(404);
 
     // Half a body, then the connection drops.
     const port = new URL(svc.rest).port;
@@ -191,11 +213,12 @@ describe('key validation: backend unreachable', () => {
     const put = await fetch(`${svc.rest}/createPreview`, { method: 'PUT', body: JSON.stringify({ key: 'abc', leftTeam: team('a'), rightTeam: team('b') }) });
     expect(put.status).toBe(403);
     expect(performance.now() - start).toBeLessThan(TIMEOUT * 2);
-    expect(await svc.service.rest.keys.validate('abc')).toEqual({ valid: false, reason: 'UNKNOWN', message: 'Unknown Error' });
+    expect(await logonWith(svc, 'abc')).toEqual(refused('Unknown Error'));
 
-    // USE_BACKEND without AUTH_KEY: the effective local key is '' and matches nothing.
-    expect(svc.service.authKey.key).toBe('');
-    for (const key of ['', undefined, null]) expect(await svc.service.rest.keys.validate(key)).toEqual({ valid: false, reason: 'INVALID', message: 'Invalid Key' });
+    // USE_BACKEND without AUTH_KEY: no local key (none generated, none in use) and an empty key matches nothing.
+    expect(svc.logged({ msg: 'service started' })).toEqual([expect.objectContaining({ accessKeySource: 'none' })]);
+    expect(fs.existsSync(path.join(svc.dataDir, 'auth-key'))).toBe(false);
+    for (const key of ['', undefined, null]) expect(await logonWith(svc, key)).toEqual(refused('Invalid Key'));
     const empty = await fetch(`${svc.rest}/createPreview`, { method: 'PUT', body: JSON.stringify({ key: '', leftTeam: team('a'), rightTeam: team('b') }) });
     expect(await empty.json()).toEqual({ error: 'Missing or invalid key in preview data' });
   });
@@ -212,7 +235,7 @@ describe('key validation: REQUIRE_AUTH_KEY=false and no backend', () => {
     const res = await fetch(`${svc.rest}/createPreview`, { method: 'PUT', body: JSON.stringify({ key: 'anything', leftTeam: team('a'), rightTeam: team('b') }) });
     expect(res.status).toBe(200);
     expect((await res.json()) as { previewCode: string }).toMatchObject({ previewCode: expect.stringMatching(/^[A-HJ-NP-Z0-9]{6}$/) });
-    expect(await svc.service.rest.keys.validate('whatever')).toEqual({ valid: true, reason: 'VALID', message: '' });
+    expect(await logonWith(svc, 'whatever')).toEqual(accepted);
     const org = await fetch(`${svc.rest}/getOrgForKey?key=anything`);
     expect(org.status).toBe(401);
     expect(await org.text()).toBe('401 Unauthorized');
@@ -227,10 +250,9 @@ describe('key validation: local key only', () => {
   afterAll(async () => svc?.close());
 
   it('accepts exactly the local key', async () => {
-    const keys = svc.service.rest.keys;
-    expect(await keys.validate(LOCAL_KEY)).toEqual({ valid: true, reason: 'VALID', message: '' });
+    expect(await logonWith(svc, LOCAL_KEY)).toEqual(accepted);
     for (const key of [LOCAL_KEY + 'x', LOCAL_KEY.slice(0, -1), LOCAL_KEY.toUpperCase(), '', undefined]) {
-      expect(await keys.validate(key)).toEqual({ valid: false, reason: 'INVALID', message: 'Invalid Key' });
+      expect(await logonWith(svc, key)).toEqual(refused('Invalid Key'));
     }
   });
 });
