@@ -1,11 +1,13 @@
 // Preview and team-info lifetimes (interface-spec 3.1, 3.2; match-rules 14.3) with short TTLs,
-// over real HTTP: expiry, replacement resets the timer, reads do not extend it, the sweep frees
-// memory without reads, PREVIEW_MAX → 503.
+// over real HTTP: expiry, replacement resets the timer, reads do not extend it, PREVIEW_MAX → 503
+// and room again once the previews expired unread; team info from an observer's logon expires
+// TEAM_INFO_TTL_MS after it was written. The stores' own bookkeeping (memory freed by the sweep
+// without reads, setFinal's expiry, the byte bound): test/preview-store.test.ts and
+// test/team-info-store.test.ts.
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MemoryPreviewStore } from '../src/main/stores/previews.js';
-import type { MemoryTeamInfoStore } from '../src/main/stores/team-info.js';
+import { closeAll, observer } from './helpers/clients.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
 const KEY = 'lifecycle-key-93b1';
@@ -36,7 +38,6 @@ describe('preview lifetime', () => {
     const res = await fetch(`${svc.rest}/preview/${code}`);
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
-  const store = () => svc.service.rest.previews as MemoryPreviewStore;
 
   it('expires TTL after creation; reads do not extend it; re-creation replaces it and restarts the timer', async () => {
     // Both previews run concurrently so the test takes one lifetime, not two.
@@ -70,7 +71,7 @@ describe('preview lifetime', () => {
     expect(await read('REPL01')).toEqual({ status: 404, body: { error: 'Preview not found' } });
   });
 
-  it('refuses a new code with 503 { error } at PREVIEW_MAX, still replaces existing ones; the sweep frees memory without reads', async () => {
+  it('refuses a new code with 503 { error } at PREVIEW_MAX, still replaces existing ones; room again once they expired unread', async () => {
     for (const code of ['MAX001', 'MAX002', 'MAX003']) expect(await create(code, code)).toMatchObject({ status: 200 });
     const full = await fetch(`${svc.rest}/createPreview`, {
       method: 'PUT',
@@ -83,14 +84,12 @@ describe('preview lifetime', () => {
 
     const replaced = await create('MAX002', 'replacement');
     expect(replaced).toEqual({ status: 200, body: { previewCode: 'MAX002' } });
-    expect(await svc.service.rest.previews.size()).toBe(3);
-    expect(store().held).toBe(3);
-    expect(store().storedBytes).toBeGreaterThan(300);
+    expect((await create('MAX005', 'x')).status).toBe(503); // still three held
 
-    // No read in between: the single head timer must remove all three.
-    await expect.poll(() => store().held).toBe(0);
-    expect(store().storedBytes).toBe(0);
-    expect(await create('MAX004', 'later')).toEqual({ status: 200, body: { previewCode: 'MAX004' } });
+    // No read in between: once the three expired, a new code has room again.
+    await expect.poll(async () => (await create('MAX004', 'later')).status, { timeout: 15_000, interval: 200 }).toBe(200);
+    for (const code of ['MAX001', 'MAX002', 'MAX003']) expect((await read(code)).status).toBe(404);
+    expect((await read('MAX004')).body).toMatchObject({ previewCode: 'MAX004' });
   });
 });
 
@@ -98,57 +97,33 @@ describe('team info lifetime', () => {
   let svc: TestService;
   const TEAM_TTL = 2000;
   beforeAll(async () => {
-    svc = await startTestService({ TEAM_INFO_TTL_MS: String(TEAM_TTL), TEAM_INFO_CLEANUP_MS: '200' });
+    svc = await startTestService({ AUTH_KEY: KEY, TEAM_INFO_TTL_MS: String(TEAM_TTL), TEAM_INFO_CLEANUP_MS: '200' });
   });
-  afterAll(async () => svc?.close());
+  afterAll(async () => {
+    closeAll();
+    await svc?.close();
+  });
 
   const get = async (code: string) => {
     const res = await fetch(`${svc.rest}/getTeamInfoForCode?groupCode=${code}`);
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
-  const store = () => svc.service.rest.teamInfo as MemoryTeamInfoStore;
 
-  it('expires TTL after the last write (checked on read); setFinal resets the expiry; the cleanup frees memory', async () => {
+  it('the teams of a match\'s logon expire TEAM_INFO_TTL_MS after they were written (checked on read), the match itself going on', async () => {
     const leftTeam = team('L');
     const rightTeam = team('R');
     const t0 = performance.now();
-    svc.service.rest.teamInfo.set('FINAL1', { leftTeam, rightTeam });
-    svc.service.rest.teamInfo.set('PLAIN1', { leftTeam, rightTeam });
-    expect(await get('FINAL1')).toEqual({ status: 200, body: { leftTeam, rightTeam } });
+    const { socket, ack } = await observer(svc.ingest, { key: KEY, groupCode: 'PLAIN1', leftTeam, rightTeam });
+    const written = performance.now(); // written before the ack
+    expect(ack.value).toBe(true);
+    expect(await get('PLAIN1')).toEqual({ status: 200, body: { leftTeam, rightTeam } });
 
-    await until(t0, 1000);
-    const finalAt = performance.now();
-    svc.service.rest.teamInfo.setFinal('FINAL1', { higherScore: 1, tournamentInfo: { name: 'T' }, sponsorInfo: { sponsors: [] }, isSupporter: true });
+    await until(t0, TEAM_TTL / 2);
+    expect(await get('PLAIN1')).toEqual({ status: 200, body: { leftTeam, rightTeam } }); // not early
 
-    await until(t0, TEAM_TTL + 150);
+    await until(written, TEAM_TTL + 150);
     expect(await get('PLAIN1')).toEqual({ status: 404, body: { error: 'Group code not found' } });
-    const final = await get('FINAL1');
-    expect(performance.now() - finalAt).toBeLessThan(TEAM_TTL);
-    expect(final).toEqual({
-      status: 200,
-      body: { leftTeam, rightTeam, higherScore: 1, tournamentInfo: { name: 'T' }, sponsorInfo: { sponsors: [] }, isSupporter: true },
-    });
-
-    await until(finalAt, TEAM_TTL + 150); // past expiry
-    await expect.poll(() => store().held).toBe(0); // a cleanup run freed it
-    expect(await get('FINAL1')).toEqual({ status: 404, body: { error: 'Group code not found' } });
-  });
-
-  it('set replaces an entry and its post-match members; setFinal recreates an expired entry only when given the teams', async () => {
-    const leftTeam = team('A');
-    const rightTeam = team('B');
-    svc.service.rest.teamInfo.set('REPL22', { leftTeam, rightTeam });
-    svc.service.rest.teamInfo.setFinal('REPL22', { higherScore: 0, tournamentInfo: {}, sponsorInfo: {}, isSupporter: false });
-    svc.service.rest.teamInfo.set('REPL22', { leftTeam: rightTeam, rightTeam: leftTeam });
-    expect(await get('REPL22')).toEqual({ status: 200, body: { leftTeam: rightTeam, rightTeam: leftTeam } });
-
-    svc.service.rest.teamInfo.setFinal('GONE01', { higherScore: 0, tournamentInfo: {}, sponsorInfo: {}, isSupporter: false });
-    expect((await get('GONE01')).status).toBe(404);
-    svc.service.rest.teamInfo.setFinal('GONE01', { higherScore: 0, tournamentInfo: {}, sponsorInfo: {}, isSupporter: false, leftTeam, rightTeam });
-    expect(await get('GONE01')).toEqual({
-      status: 200,
-      body: { leftTeam, rightTeam, higherScore: 0, tournamentInfo: {}, sponsorInfo: {}, isSupporter: false },
-    });
-    expect(svc.service.rest.teamInfo.size()).toBe(2);
+    expect(await svc.admin.has('PLAIN1')).toBe(true); // the match outlives its team-info entry
+    socket.close();
   });
 });
