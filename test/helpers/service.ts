@@ -36,6 +36,12 @@ export interface TestService {
   frameNo(groupCode: string): Promise<number>;
   /** The log lines, parsed, that have every given field value. */
   logged(fields: Record<string, unknown>): Record<string, unknown>[];
+  /**
+   * FAULT_INJECTION=true only: the shard thread dies with an uncaught exception (its matches are
+   * rebuilt, README "Restarts, crashes and shutdown"). The fault-injection path has no socket or
+   * HTTP trigger; this is the one place the tests call into the service object.
+   */
+  crashShard(shard: number): void;
   /** Immediate stop: listeners and sockets closed, shards stopped; nothing persisted or completed. */
   close(): Promise<void>;
   /** The graceful stop SIGTERM runs (README, "Restarts, crashes and shutdown"). */
@@ -86,6 +92,10 @@ export async function startTestService(env: Record<string, string> = {}, options
     metric: async (name, labels = {}) => (await metrics()).value(name, labels),
     frameNo: async (groupCode) => (await admin.match(groupCode))?.frameNo ?? -1,
     logged: (fields) => logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((j) => Object.entries(fields).every(([k, v]) => j[k] === v)),
+    crashShard: (shard) => {
+      if (!config.FAULT_INJECTION) throw new Error('crashShard needs FAULT_INJECTION=true');
+      service.hub.pool.injectCrash(shard);
+    },
     close: () => service.close(),
     shutdown: () => service.shutdown(),
   };
