@@ -4,11 +4,10 @@
 // meanwhile. Dead connections are found by the ping/pong heartbeat within its timeouts.
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, describe, expect, it } from 'vitest';
-import { closeAll, connected, frontend, nextEvent } from './helpers/clients.js';
+import { closeAll, connected, frontend, nextEvent, observer as observerClient } from './helpers/clients.js';
+import { playReplay, recordedMatch, sendRecords } from './helpers/recorded.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
-import { playReplay, sendRecords } from '../src/tools/replay-client.js';
-import { recordedMatch } from '../src/tools/recorded-match.js';
 const replay = recordedMatch();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -32,15 +31,8 @@ const heavy = {
 
 const tcpOf = (s: Socket) => (s.io.engine.transport as unknown as { ws: { _socket: { pause(): void; resume(): void } } }).ws._socket;
 
-/** Server side: the largest bufferedAmount of any frontend WebSocket right now. */
-function maxBuffered(svc: TestService): number {
-  let max = 0;
-  for (const socket of svc.service.broadcast.io.sockets.sockets.values()) {
-    const ws = (socket.conn.transport as unknown as { socket?: { bufferedAmount?: number } }).socket;
-    max = Math.max(max, ws?.bufferedAmount ?? 0);
-  }
-  return max;
-}
+/** Server side: the most bytes queued in any overlay's WebSocket right now (/metrics). */
+const maxBuffered = (svc: TestService) => svc.metric('ods_frontend_buffered_bytes_max');
 
 describe('an overlay that stops reading', () => {
   it('is skipped while it does not read (bounded buffer, others unaffected) and gets the latest state once it reads again', async () => {
@@ -65,17 +57,23 @@ describe('an overlay that stops reading', () => {
     tcpOf(slow).pause();
     const pausedAt = slowFrames.length;
     let peak = 0;
-    const sampler = setInterval(() => { peak = Math.max(peak, maxBuffered(svc)); }, 20);
-    const skippedBefore = svc.service.broadcast.counters.skipped;
+    let sampling = false;
+    const sampler = setInterval(() => {
+      if (sampling) return;
+      sampling = true;
+      void maxBuffered(svc).then((b) => { peak = Math.max(peak, b); }).finally(() => { sampling = false; });
+    }, 20);
+    const skipped = () => svc.metric('ods_frames_skipped_total');
+    const skippedBefore = await skipped();
     await sendRecords(run.socket, replay, { pace: 400, groupCode: code, from: 200, to: 1400 });
     await sendRecords(run.socket, replay, { pace: 'instant', groupCode: code, from: 1400 });
     const final = await fast.waitFor((f) => f.roundPhase === 'game_end', 30_000);
-    await expect.poll(() => svc.service.hub.registry.get(code)).toBeUndefined(); // the match is gone already
+    await expect.poll(() => svc.admin.has(code)).toBe(false); // the match is gone already
     await sleep(500);
     clearInterval(sampler);
     const framesWhilePaused = fast.frames.length;
     expect(framesWhilePaused).toBeGreaterThan(100); // the match changed a lot, the fast overlay saw it all
-    expect(svc.service.broadcast.counters.skipped - skippedBefore).toBeGreaterThan(0);
+    expect((await skipped()) - skippedBefore).toBeGreaterThan(0);
     // The server held at most the cap (256 KB) plus one frame for it.
     expect(peak).toBeGreaterThan(0);
     expect(peak).toBeLessThan(256 * 1024 + 64 * 1024);
@@ -94,26 +92,33 @@ describe('dead connections', () => {
     // The clients answer pings from this very process: a pong timeout of 1 s (not 300 ms) rides out its stalls on a loaded machine.
     const svc = await startTestService({ AUTH_KEY: 'k', PING_INTERVAL_MS: '300', PING_TIMEOUT_MS: '1000' });
     services.push(svc);
-    const observer = io(svc.ingest, { forceNew: true, reconnection: false, transports: ['websocket'] });
+    const { socket: observer, ack } = await observerClient(svc.ingest, { obsName: 'o', key: 'k', groupCode: 'DEAD01' }, { transports: ['websocket'], reconnection: false });
     sockets.push(observer);
-    await connected(observer);
-    const ack = nextEvent<string>(observer, 'obs_logon_ack');
-    observer.emit('obs_logon', JSON.stringify({ type: 'authenticate', clientVersion: '0.3.3', obsName: 'o', key: 'k', groupCode: 'DEAD01', groupSecret: '', leftTeam: { name: 'a', tricode: 'a', url: '' }, rightTeam: { name: 'b', tricode: 'b', url: '' } }));
-    expect(JSON.parse(await ack).value).toBe(true);
+    expect(ack.value).toBe(true);
     const fe = await frontend(svc.broadcast, 'DEAD01', ['websocket']);
+    /** Overlays of the match (GET /admin/matches) and observer sockets (/metrics). */
+    const overlays = async () => (await svc.admin.match('DEAD01'))?.overlays;
+    const observers = () => svc.metric('ods_sockets', { listener: 'ingest', kind: 'observer' });
     await sleep(800); // heartbeats go on while both answer: proves that neither is closed
-    expect(svc.service.broadcast.frontendCount('DEAD01')).toBe(1);
-    expect(svc.service.ingest.socketCounts().observer).toBe(1);
+    expect(await overlays()).toBe(1);
+    expect(await observers()).toBe(1);
 
     // Both stop answering (a frozen PC, a cable pulled): the server notices within interval + timeout.
     const stoppedAt = Date.now();
     tcpOf(observer).pause();
     tcpOf(fe.socket).pause();
-    await expect.poll(() => svc.service.broadcast.frontendCount('DEAD01') === 0 && svc.service.ingest.socketCounts().observer === 0, { timeout: 15_000, interval: 25 }).toBe(true);
+    await expect.poll(async () => (await overlays()) === 0 && (await observers()) === 0, { timeout: 15_000, interval: 25 }).toBe(true);
     expect(Date.now() - stoppedAt).toBeLessThan(300 + 1000 + 500);
-    const session = svc.service.ingest.sessions.filter((s) => s.groupCode === 'DEAD01')[0];
-    expect(session.socketId).toBeNull();
-    expect(session.disconnectedAt).not.toBeNull();
-    expect(svc.service.hub.registry.get('DEAD01')).toBeDefined(); // the match itself goes on
+    expect(await svc.admin.has('DEAD01')).toBe(true); // the match itself goes on
+    // The observer's session stays resumable: a connection presenting its pid takes it over, no logon.
+    const pid = (observer as unknown as { _pid?: string })._pid;
+    expect(pid).toBeTruthy();
+    const watcher = await frontend(svc.broadcast, 'DEAD01');
+    const resumed = io(svc.ingest, { forceNew: true, reconnection: false, auth: { pid, offset: 'bogus' } });
+    sockets.push(resumed);
+    await connected(resumed);
+    resumed.emit('obs_data', JSON.stringify({ obsName: 'o', groupCode: 'DEAD01', type: 'map', data: 'Ascent' }));
+    await watcher.waitFor((f) => f.map === 'Ascent');
+    expect(svc.logged({ msg: 'session resumed', groupCode: 'DEAD01' })).toHaveLength(1);
   }, 20_000);
 });

@@ -84,6 +84,7 @@ export class Metrics {
       collect() { const c = broadcast.counters; set(this, { delta: c.deltas, keyframe: c.keyframes, plain: c.plain, polling: c.polling }, 'form'); },
     });
     new client.Counter({ name: 'ods_frames_skipped_total', help: 'Frames not sent to a frontend that was not reading (it gets the latest once drained)', registers: [r], collect() { this.reset(); this.inc(broadcast.counters.skipped); } });
+    new client.Gauge({ name: 'ods_frontend_buffered_bytes_max', help: 'The most bytes queued in any overlay\'s WebSocket now (frames are skipped for an overlay past 256 KB)', registers: [r], collect() { this.set(broadcast.maxBufferedBytes()); } });
     new client.Counter({ name: 'ods_bytes_sent_total', help: 'match_data bytes written to frontend sockets (compressed where compressed)', registers: [r], collect() { this.reset(); this.inc(broadcast.counters.bytes); } });
     new client.Counter({
       name: 'ods_sockets_closed_total', help: 'Sockets closed by the service, by listener and reason', labelNames: ['listener', 'reason'], registers: [r],

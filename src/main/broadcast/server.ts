@@ -248,6 +248,13 @@ export class BroadcastServer {
     }
   }
 
+  /** The most bytes queued in any logged-on frontend's WebSocket now (metrics: frames are skipped past MAX_BUFFERED_BYTES). */
+  maxBufferedBytes(): number {
+    let max = 0;
+    for (const g of this.groups.values()) for (const f of g) if (f.ws) max = Math.max(max, f.ws.bufferedAmount);
+    return max;
+  }
+
   /** Frontends currently logged on to a group. */
   frontendCount(groupCode?: string): number {
     if (groupCode !== undefined) return this.groups.get(groupCode)?.size ?? 0;
