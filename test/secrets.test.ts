@@ -91,11 +91,13 @@ describe('secrets', () => {
 
   it('group secrets and preview codes come from crypto.randomInt; secrets and keys are compared in constant time', () => {
     const src = (p: string) => fs.readFileSync(path.resolve(import.meta.dirname, '../src', p), 'utf8');
-    expect(src('main/matches/registry.ts')).toMatch(/crypto\.randomInt\(SECRET_ALPHABET\.length\)/);
-    expect(src('main/matches/registry.ts')).toMatch(/timingSafeEqual/);
+    expect(src('main/matches/credentials.ts')).toMatch(/crypto\.randomInt\(SECRET_ALPHABET\.length\)/);
+    expect(src('main/matches/credentials.ts')).toMatch(/digestEquals/);
+    expect(src('main/hashing.ts')).toMatch(/timingSafeEqual/);
     expect(src('main/rest/previews.ts')).toMatch(/crypto\.randomInt\(CODE_ALPHABET\.length\)/);
-    expect(src('main/backend/key-validation.ts')).toMatch(/timingSafeEqual/);
-    expect(src('main/matches/registry.ts')).not.toMatch(/Math\.random/);
+    expect(src('main/backend/key-validation.ts')).toMatch(/digestEquals/);
+    expect(src('main/admin/tokens.ts')).toMatch(/digestEquals/);
+    expect(src('main/matches/credentials.ts')).not.toMatch(/Math\.random/);
     expect(src('main/rest/previews.ts')).not.toMatch(/Math\.random/);
   });
 });

@@ -4,7 +4,7 @@
 // so that a browser can open the page (it prompts once and then sends it with the event stream).
 // Tokens are compared in constant time: the SHA-256 of the presented token against every
 // configured digest, without an early exit. Logs name the token by its id, never the token.
-import crypto from 'node:crypto';
+import { digestEquals, sha256 } from '../hashing.js';
 
 interface AdminToken { id: string; digest: Buffer }
 
@@ -14,8 +14,6 @@ export interface AdminTokens {
   /** The id of the token in the Authorization header, or null. `basic` also accepts HTTP Basic (password = token). */
   identify(authorization: string, options?: { basic?: boolean }): string | null;
 }
-
-const sha256 = (text: string): Buffer => crypto.createHash('sha256').update(text, 'utf8').digest();
 
 /** An unnamed token's id: `token-` and the first 8 hex digits of its SHA-256 (enough to tell tokens apart in logs). */
 export const defaultTokenId = (token: string): string => `token-${sha256(token).toString('hex').slice(0, 8)}`;
@@ -34,7 +32,7 @@ export function parseAdminTokens(raw: string): AdminTokens {
     if (candidate.length === 0 || candidate.length > 1024) return null;
     const digest = sha256(candidate);
     let found: string | null = null;
-    for (const t of tokens) if (crypto.timingSafeEqual(t.digest, digest) && found === null) found = t.id;
+    for (const t of tokens) if (digestEquals(t.digest, digest) && found === null) found = t.id;
     return found;
   }
 

@@ -1,8 +1,8 @@
 // The key validity chain (interface-spec 5.2, plus KEYS_FILE), used by the observer logon and PUT
 // /createPreview, and the organisation lookup behind GET /getOrgForKey. Keys never reach the log.
-import crypto from 'node:crypto';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import { digestEquals, sha256 } from '../hashing.js';
 import { pathSegment, requestJson } from './http.js';
 import type { FileKeyLookup } from './keys-file.js';
 import { checkSupporter } from './supporter.js';
@@ -48,8 +48,6 @@ const result = (reason: ValidityReason, org?: { id: string; name: string; isSupp
   return out;
 };
 
-const digest = (value: string): Buffer => crypto.createHash('sha256').update(value, 'utf8').digest();
-
 export interface KeyValidatorDeps {
   config: Pick<Config, 'REQUIRE_AUTH_KEY' | 'USE_BACKEND' | 'BACKEND_URL' | 'BACKEND_TOKEN' | 'SUPPORTER_CHECK_URL' | 'OUTBOUND_TIMEOUT_MS'>;
   log: Logger;
@@ -62,11 +60,11 @@ export interface KeyValidatorDeps {
 export function createKeyValidator(deps: KeyValidatorDeps): KeyValidator {
   const { config } = deps;
   const log = deps.log.child({ module: 'key-validation' });
-  const localDigest = deps.authKey ? digest(deps.authKey) : undefined;
+  const localDigest = deps.authKey ? sha256(deps.authKey) : undefined;
 
   /** Constant-time comparison (over digests, so the lengths do not leak either). */
   const matchesLocalKey = (key: string): boolean =>
-    localDigest !== undefined && key.length > 0 && crypto.timingSafeEqual(digest(key), localDigest);
+    localDigest !== undefined && key.length > 0 && digestEquals(sha256(key), localDigest);
 
   async function backendLookup(key: string): Promise<KeyValidity> {
     if (!config.USE_BACKEND || !config.BACKEND_URL) return result('INVALID');

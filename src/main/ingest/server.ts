@@ -1,7 +1,6 @@
 // Ingestion listener (5100): observer and auxiliary clients (clients.md 1–4). Connection state
 // recovery is on (clients.md 1.5), so every emit goes through the adapter: IngestAdapter keeps it
 // on this server. Payloads it only forwards are not parsed here; the shards parse them.
-import crypto from 'node:crypto';
 import semver from 'semver';
 import type { Server, Socket } from 'socket.io';
 import type { KeyValidator } from '../backend/key-validation.js';
@@ -9,7 +8,7 @@ import { clientAddress } from '../client-address.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { MatchHub } from '../matches/hub.js';
-import { secretMatches } from '../matches/registry.js';
+import { keyIdOf, secretMatches } from '../matches/credentials.js';
 import { valueDepthExceeds } from '../../protocol/json-depth.js';
 import { AddressLimiter } from '../sockets/address-limit.js';
 import { IngestAdapter } from '../sockets/adapters.js';
@@ -45,12 +44,6 @@ interface SocketState {
   tokensAt: number;
   /** Last event received (or the connection time): unauthenticated sockets idle for IDLE_SOCKET_TIMEOUT_MS are closed. */
   lastEventAt: number;
-}
-
-/** Which access key (or organisation) a match belongs to, for MAX_MATCHES_PER_KEY: never the key itself. */
-export function keyIdOf(key: unknown, organizationId: string | undefined): string {
-  if (organizationId) return `org:${organizationId}`;
-  return `key:${crypto.createHash('sha256').update(typeof key === 'string' ? key : '', 'utf8').digest('hex').slice(0, 24)}`;
 }
 
 export class IngestServer {
@@ -284,7 +277,7 @@ export class IngestServer {
     const live = this.deps.hub.registry.get(packet.groupCode);
     let reason: string;
     if (live) {
-      if (!secretMatches(live, packet.groupSecret)) {
+      if (!secretMatches(live.secretDigest, packet.groupSecret)) {
         this.log.info({ socket: socket.id, groupCode: packet.groupCode }, 'observer logon refused: match live, wrong secret');
         return this.fail(socket, 'obs_logon_ack', 'authenticate', `Game with Group Code ${packet.groupCode} exists and is still live.`);
       }

@@ -7,7 +7,8 @@
 // With STATE_DIR the table is written to disk (exportPersisted) and read back at start
 // (importPersisted): the pids are stored as sha-256 digests only, so a restored entry is found by
 // the digest of the pid a reconnecting client presents.
-import { sha256Hex, type PersistedSession } from '../state/state-dir.js';
+import { sha256Hex } from '../hashing.js';
+import type { PersistedSession } from '../state/state-dir.js';
 
 export type Role = 'observer' | 'auxiliary';
 

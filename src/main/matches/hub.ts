@@ -9,7 +9,8 @@ import { ShardPool, type RecoveryMode } from '../shards/pool.js';
 import type { PersistedMatch, StateDir } from '../state/state-dir.js';
 import type { TeamInfoStore } from '../stores/team-info.js';
 import { SERVICE_VERSION } from '../version.js';
-import { generateSecret, hashSecret, MatchRegistry, type LiveMatch } from './registry.js';
+import { generateSecret, secretDigest } from './credentials.js';
+import { MatchRegistry, type LiveMatch } from './registry.js';
 import type { ObsLogonPacket } from '../../schemas/logon.js';
 import { FramePacket } from '../broadcast/frame.js';
 
@@ -115,7 +116,7 @@ export class MatchHub {
     const organizationId = validity.organizationId ?? '';
     const isSupporter = validity.isSupporter === true;
     const match: LiveMatch = {
-      groupCode: packet.groupCode, shard, secretHash: hashSecret(secret), matchId: '', organizationId, isSupporter,
+      groupCode: packet.groupCode, shard, secretDigest: secretDigest(secret), matchId: '', organizationId, isSupporter,
       createdAt: Date.now(), teams: { leftTeam: packet.leftTeam, rightTeam: packet.rightTeam }, keyId,
     };
     this.registry.add(match);
@@ -234,7 +235,7 @@ export class MatchHub {
 
   private persisted(m: LiveMatch, snapshot: string, now: number): PersistedMatch {
     return {
-      v: 1, groupCode: m.groupCode, secretHash: m.secretHash.toString('hex'), matchId: m.matchId, organizationId: m.organizationId,
+      v: 1, groupCode: m.groupCode, secretHash: m.secretDigest, matchId: m.matchId, organizationId: m.organizationId,
       isSupporter: m.isSupporter, keyId: m.keyId ?? '', createdAt: m.createdAt, teams: m.teams, snapshot, savedAt: now,
     };
   }
@@ -281,7 +282,7 @@ export class MatchHub {
       if (this.registry.get(r.groupCode)) continue;
       const shard = this.pool.shardOf(r.groupCode);
       const match: LiveMatch = {
-        groupCode: r.groupCode, shard, secretHash: Buffer.from(r.secretHash, 'hex'), matchId: '', organizationId: r.organizationId,
+        groupCode: r.groupCode, shard, secretDigest: r.secretHash, matchId: '', organizationId: r.organizationId,
         isSupporter: r.isSupporter, createdAt: r.createdAt, teams: r.teams, keyId: r.keyId,
       };
       this.registry.add(match);
@@ -346,7 +347,7 @@ export class MatchHub {
     const match = this.registry.get(groupCode);
     if (!match) return undefined;
     const secret = generateSecret(this.deps.config.GROUP_SECRET_LENGTH);
-    match.secretHash = hashSecret(secret);
+    match.secretDigest = secretDigest(secret);
     return secret;
   }
 

@@ -1,15 +1,14 @@
 // The main thread's index of live matches: which shard owns a group code, its secret (for logon
 // checks), its game match id and roster player ids (for auxiliary logons and routing) and its
 // latest frame (for frontends that log on mid-match). The match state itself lives only in the shard.
-import crypto from 'node:crypto';
 import type { FramePacket } from '../broadcast/frame.js';
 import type { MatchSummary } from '../../protocol/shard-messages.js';
 
 export interface LiveMatch {
   groupCode: string;
   shard: number;
-  /** sha-256 of the group secret: compared in constant time, never kept in clear. */
-  secretHash: Buffer;
+  /** sha-256 of the group secret, hex: compared in constant time (credentials.ts), never kept in clear. */
+  secretDigest: string;
   matchId: string;
   organizationId: string;
   isSupporter: boolean;
@@ -22,23 +21,6 @@ export interface LiveMatch {
   playerIds?: ReadonlySet<string>;
   /** The shard's latest dashboard summary (teams, score, round, phase, map, last event); none before the first. */
   summary?: MatchSummary;
-}
-
-const SECRET_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-
-export function generateSecret(length: number): string {
-  let out = '';
-  for (let i = 0; i < length; i++) out += SECRET_ALPHABET[crypto.randomInt(SECRET_ALPHABET.length)];
-  return out;
-}
-
-export function hashSecret(secret: string): Buffer {
-  return crypto.createHash('sha256').update(secret, 'utf8').digest();
-}
-
-export function secretMatches(match: LiveMatch, candidate: unknown): boolean {
-  if (typeof candidate !== 'string' || candidate.length === 0) return false;
-  return crypto.timingSafeEqual(match.secretHash, hashSecret(candidate));
 }
 
 export class MatchRegistry {

@@ -3,9 +3,9 @@
 // (temporary file, then rename) when its shard snapshotted a change; `sessions.json` for the
 // session table. Owner-only permissions (directory 0700, files 0600). Group secrets and session
 // ids are stored as sha-256 digests only; the player-camera secret and access keys never.
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { sha256Hex } from '../hashing.js';
 import type { Logger } from '../log.js';
 
 export const STATE_VERSION = 1;
@@ -38,8 +38,6 @@ export interface PersistedSession {
   /** When its socket went away (the shutdown time for sockets open at shutdown). */
   disconnectedAt: number;
 }
-
-export const sha256Hex = (value: string): string => crypto.createHash('sha256').update(value, 'utf8').digest('hex');
 
 const MATCH_PREFIX = 'match-';
 const SESSIONS_FILE = 'sessions.json';
