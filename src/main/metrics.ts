@@ -11,6 +11,7 @@ import { observeOutbound, type OutboundOutcome } from './backend/http.js';
 import type { BroadcastServer } from './broadcast/server.js';
 import type { Config } from './config.js';
 import type { IngestServer } from './ingest/server.js';
+import { METRICS_REQUEST_TIMEOUT_MS } from './limits.js';
 import type { Logger } from './log.js';
 import type { MatchHub } from './matches/hub.js';
 import type { ShardStats } from '../protocol/shard-messages.js';
@@ -159,8 +160,8 @@ export class Metrics {
         },
       );
     });
-    server.headersTimeout = 10_000;
-    server.requestTimeout = 10_000;
+    server.headersTimeout = METRICS_REQUEST_TIMEOUT_MS;
+    server.requestTimeout = METRICS_REQUEST_TIMEOUT_MS;
     this.server = server;
     return new Promise((resolve, reject) => {
       server.once('error', reject);

@@ -5,6 +5,7 @@ import { BroadcastServer } from './broadcast/server.js';
 import type { Config } from './config.js';
 import { IngestServer } from './ingest/server.js';
 import { MatchHub } from './matches/hub.js';
+import { SHUTDOWN_CLOSE_MARGIN_MS, SHUTDOWN_MIN_DRAIN_MS } from './limits.js';
 import { createLogger, type Logger } from './log.js';
 import { Metrics } from './metrics.js';
 import { StateDir } from './state/state-dir.js';
@@ -129,7 +130,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       closed = true;
       const started = Date.now();
       // Leave room for closing the listeners within SHUTDOWN_TIMEOUT_MS.
-      const deadline = started + Math.max(200, config.SHUTDOWN_TIMEOUT_MS - 1000);
+      const deadline = started + Math.max(SHUTDOWN_MIN_DRAIN_MS, config.SHUTDOWN_TIMEOUT_MS - SHUTDOWN_CLOSE_MARGIN_MS);
       const slog = log.child({ module: 'service' });
       // 1. Stop accepting: no new connections on any listener.
       if (sessionTimer) clearInterval(sessionTimer);

@@ -34,13 +34,16 @@ export interface AuxLogonPacket {
 
 const ajv = new Ajv({ allErrors: false, strict: true });
 
+/** Longest group code: the observer logon's limit (clients.md 2.2); frontends and admin routes refuse longer ones too. */
+export const MAX_GROUP_CODE_LENGTH = 64;
+
 /** Check 1 of clients.md 2.3: `type`, `groupCode` and both teams present and of the right type. */
 export const isObsLogon = ajv.compile<ObsLogonPacket>({
   type: 'object',
   required: ['type', 'groupCode', 'leftTeam', 'rightTeam'],
   properties: {
     type: { const: 'authenticate' },
-    groupCode: { type: 'string', minLength: 1, maxLength: 64 },
+    groupCode: { type: 'string', minLength: 1, maxLength: MAX_GROUP_CODE_LENGTH },
     obsName: { type: 'string' },
     leftTeam: team,
     rightTeam: team,

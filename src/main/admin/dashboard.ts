@@ -9,12 +9,15 @@
 import type { BroadcastServer } from '../broadcast/server.js';
 import type { IngestServer } from '../ingest/server.js';
 import type { MatchHub } from '../matches/hub.js';
+import { DASHBOARD_HISTORY_POINTS, DASHBOARD_SAMPLE_MS } from '../limits.js';
 import type { ResponseStream } from '../rest/http.js';
 
 export interface DashboardDeps {
   hub: MatchHub;
   ingest: IngestServer;
   broadcast: BroadcastServer;
+  /** DASHBOARD_MAX_OPEN. */
+  maxOpen: number;
 }
 
 export interface MatchRow {
@@ -53,11 +56,6 @@ export interface DashboardSnapshot {
   dashboards: { open: number; lastUpdateMs: number };
 }
 
-export const SAMPLE_MS = 1000;
-/** Frames/s history: 5 minutes at one point a second. */
-export const HISTORY_POINTS = 300;
-/** Open dashboards at most (each is one streamed HTTP response). */
-export const MAX_DASHBOARDS = 32;
 
 interface Client { stream: ResponseStream; needsFull: boolean }
 
@@ -81,12 +79,13 @@ export class Dashboard {
   constructor(private readonly deps: DashboardDeps) {
     const c = this.counters();
     this.last = { at: Date.now(), ...c };
-    this.timer = setInterval(() => this.tick(), SAMPLE_MS);
+    this.timer = setInterval(() => this.tick(), DASHBOARD_SAMPLE_MS);
     this.timer.unref();
   }
 
-  get openDashboards(): number {
-    return this.clients.size;
+  /** DASHBOARD_MAX_OPEN dashboards are open: no more event streams. */
+  get full(): boolean {
+    return this.clients.size >= this.deps.maxOpen;
   }
 
   private counters() {
@@ -105,7 +104,7 @@ export class Dashboard {
     };
     this.last = { at: now, ...c };
     this.history.push(this.rates.frames);
-    if (this.history.length > HISTORY_POINTS) this.history.shift();
+    if (this.history.length > DASHBOARD_HISTORY_POINTS) this.history.shift();
     if (this.clients.size > 0) this.push(now);
   }
 
@@ -171,14 +170,14 @@ export class Dashboard {
   snapshot(now = Date.now()): DashboardSnapshot {
     const matches = this.rows();
     return {
-      serverTime: now, matches, totals: this.totals(matches), history: { intervalMs: SAMPLE_MS, framesPerSecond: [...this.history] },
+      serverTime: now, matches, totals: this.totals(matches), history: { intervalMs: DASHBOARD_SAMPLE_MS, framesPerSecond: [...this.history] },
       dashboards: { open: this.clients.size, lastUpdateMs: Math.round(this.lastUpdateMs * 100) / 100 },
     };
   }
 
   /** A dashboard's event stream: a full snapshot now, then at most one update a second. False when too many are open. */
   attach(stream: ResponseStream): boolean {
-    if (this.clients.size >= MAX_DASHBOARDS) return false;
+    if (this.full) return false;
     const client: Client = { stream, needsFull: true };
     this.clients.add(client);
     stream.onClose(() => {
@@ -217,7 +216,7 @@ export class Dashboard {
         continue;
       }
       if (client.needsFull) {
-        full ??= sseMessage('full', JSON.stringify({ serverTime: now, matches: rows, totals, history: { intervalMs: SAMPLE_MS, framesPerSecond: [...this.history] } }));
+        full ??= sseMessage('full', JSON.stringify({ serverTime: now, matches: rows, totals, history: { intervalMs: DASHBOARD_SAMPLE_MS, framesPerSecond: [...this.history] } }));
         this.sendFull(client, full);
       } else if (!client.stream.write(diff)) {
         client.needsFull = true;

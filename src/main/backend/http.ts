@@ -1,5 +1,6 @@
 // Outbound HTTP: every call has a timeout (the whole exchange, body included), a bounded
 // response size, and never follows redirects (a redirect would carry our token headers elsewhere).
+import { MAX_OUTBOUND_RESPONSE_BYTES as MAX_RESPONSE_BYTES } from '../limits.js';
 
 /** A request that produced no HTTP answer: the peer was unreachable, too slow, or sent too much. */
 export class OutboundError extends Error {
@@ -43,8 +44,6 @@ export interface JsonResponse {
   body: unknown;
 }
 
-/** Largest response body read from any outbound peer. */
-const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 /**
  * One outbound request. Resolves with any HTTP status; throws OutboundError when there is no

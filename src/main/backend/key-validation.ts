@@ -3,6 +3,7 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { digestEquals, sha256 } from '../hashing.js';
+import { MAX_KEY_LENGTH } from '../limits.js';
 import { pathSegment, requestJson } from './http.js';
 import type { FileKeyLookup } from './keys-file.js';
 import { checkSupporter } from './supporter.js';
@@ -35,8 +36,6 @@ export const REASON_MESSAGES: Record<ValidityReason, string> = {
   UNKNOWN: 'Unknown Error',
 };
 
-/** Longer keys are refused without asking the backend: no real key is this long. */
-const MAX_KEY_LENGTH = 1024;
 
 const result = (reason: ValidityReason, org?: { id: string; name: string; isSupporter: boolean }): KeyValidity => {
   const out: KeyValidity = { valid: reason === 'VALID', reason, message: REASON_MESSAGES[reason] };

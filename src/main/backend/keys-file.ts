@@ -17,6 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../config.js';
 import { sha256Hex } from '../hashing.js';
+import { KEYS_FILE_DEBOUNCE_MS as DEBOUNCE_MS, KEYS_FILE_POLL_MS as POLL_MS } from '../limits.js';
 import type { Logger } from '../log.js';
 
 export interface FileKey {
@@ -30,8 +31,6 @@ export interface FileKey {
 export type FileKeyLookup = { expired: boolean; key: FileKey } | undefined;
 
 const HASHED = /^sha256:([0-9a-fA-F]{64})$/;
-const POLL_MS = 1000;
-const DEBOUNCE_MS = 50;
 
 /** Parses the file's text into digest → entry; throws an Error naming the first bad entry. */
 export function parseKeysFile(text: string): Map<string, FileKey> {

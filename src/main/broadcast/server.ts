@@ -14,6 +14,10 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Server, type Socket } from 'socket.io';
 import type { Config } from '../config.js';
+import {
+  BROADCAST_CLOSE_GRACE_MS, DEFLATE_THRESHOLD_BYTES, DRAINED_DIVISOR, idleSweepMs, MAX_FRONTEND_EVENTS, MAX_GROUP_CODE_LENGTH,
+  MAX_POLLING_PACKETS, STALE_CHECK_MS,
+} from '../limits.js';
 import type { Logger } from '../log.js';
 import { AddressLimiter } from '../sockets/address-limit.js';
 import { LocalAdapter } from '../sockets/adapters.js';
@@ -31,14 +35,6 @@ export interface BroadcastDeps {
   latestFrame(groupCode: string): FramePacket | undefined;
 }
 
-/** A frontend with more than this queued is skipped; it gets the latest frame once it drained. */
-const MAX_BUFFERED_BYTES = 256 * 1024;
-const MAX_POLLING_PACKETS = 4;
-const STALE_CHECK_MS = 50;
-/** Group codes are at most 64 characters (the observer logon's limit); longer logons are ignored. */
-const MAX_GROUP_CODE_LENGTH = 64;
-/** A frontend sends one `logon` per connection; one that sends this many events is closed. */
-const MAX_FRONTEND_EVENTS = 20;
 
 interface Frontend {
   socket: Socket;
@@ -94,7 +90,7 @@ export class BroadcastServer {
       ...baseIoOptions(c, (req, cb) => this.addresses.allowRequest(req, cb)),
       destroyUpgrade: false, // refuseUnknownUpgrades answers them instead
       // Negotiated with context takeover; ws itself never compresses (websocket.ts).
-      perMessageDeflate: c.COMPRESSION ? { threshold: 1024, serverNoContextTakeover: false, serverMaxWindowBits: 15 } : false,
+      perMessageDeflate: c.COMPRESSION ? { threshold: DEFLATE_THRESHOLD_BYTES, serverNoContextTakeover: false, serverMaxWindowBits: 15 } : false,
       wsEngine: BroadcastWebSocketServer,
       adapter: LocalAdapter,
     });
@@ -106,7 +102,7 @@ export class BroadcastServer {
     this.addresses = new AddressLimiter(c.MAX_SOCKETS_PER_ADDRESS);
     this.addresses.attach(this.io);
     this.io.on('connection', (socket) => this.onConnection(socket));
-    this.idleTimer = setInterval(() => this.closeIdle(Date.now()), Math.max(50, Math.min(5000, Math.floor(c.IDLE_SOCKET_TIMEOUT_MS / 3))));
+    this.idleTimer = setInterval(() => this.closeIdle(Date.now()), idleSweepMs(c.IDLE_SOCKET_TIMEOUT_MS));
     this.idleTimer.unref();
   }
 
@@ -200,7 +196,7 @@ export class BroadcastServer {
       c.deliveries++;
       return;
     }
-    if (f.ws.bufferedAmount > MAX_BUFFERED_BYTES) return this.skip(f, packet);
+    if (f.ws.bufferedAmount > this.deps.config.FRONTEND_MAX_BUFFERED_BYTES) return this.skip(f, packet);
     if (f.mode === 'delta' && packet.delta && f.lastSeq === packet.seq - 1) {
       f.ws.sendRaw(packet.delta, true);
       c.bytes += packet.delta.byteLength;
@@ -233,7 +229,7 @@ export class BroadcastServer {
   private retryStale(): void {
     for (const f of this.stale) {
       const drained = f.ws
-        ? f.ws.bufferedAmount <= MAX_BUFFERED_BYTES / 4
+        ? f.ws.bufferedAmount <= this.deps.config.FRONTEND_MAX_BUFFERED_BYTES / DRAINED_DIVISOR
         : (f.socket.conn as unknown as { writeBuffer: unknown[] }).writeBuffer.length === 0;
       if (!drained) continue;
       this.stale.delete(f);
@@ -266,7 +262,7 @@ export class BroadcastServer {
     if (this.staleTimer) clearInterval(this.staleTimer);
     const closing = this.io.close(); // also closes the HTTP server, once every connection is gone
     // A peer that does not read never completes the WebSocket closing handshake: cut it after a second.
-    const timer = setTimeout(() => { for (const socket of this.connections) socket.destroy(); }, 1000);
+    const timer = setTimeout(() => { for (const socket of this.connections) socket.destroy(); }, BROADCAST_CLOSE_GRACE_MS);
     await closing;
     clearTimeout(timer);
   }

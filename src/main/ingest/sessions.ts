@@ -8,6 +8,7 @@
 // (importPersisted): the pids are stored as sha-256 digests only, so a restored entry is found by
 // the digest of the pid a reconnecting client presents.
 import { sha256Hex } from '../hashing.js';
+import { MAX_SESSION_ID_LENGTH } from '../limits.js';
 import type { PersistedSession } from '../state/state-dir.js';
 
 export type Role = 'observer' | 'auxiliary';
@@ -45,7 +46,7 @@ export class SessionTable {
 
   /** A session that a reconnecting socket may take over: still connected, or gone for less than the window. */
   resumable(pid: unknown, now: number): Session | undefined {
-    if (typeof pid !== 'string' || pid.length === 0 || pid.length > 256) return undefined;
+    if (typeof pid !== 'string' || pid.length === 0 || pid.length > MAX_SESSION_ID_LENGTH) return undefined;
     let session = this.byPid.get(pid);
     if (!session && this.restored.size > 0) {
       const digest = sha256Hex(pid);

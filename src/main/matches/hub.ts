@@ -3,6 +3,7 @@
 // closes. It never holds match state beyond the registry and each match's latest frame.
 import type { RestoreMatchCmd, ShardCmd, ShardEvent, ShardOut, ShardStats } from '../../protocol/shard-messages.js';
 import type { Config } from '../config.js';
+import { FORCE_END_TIMEOUT_MS } from '../limits.js';
 import type { Logger } from '../log.js';
 import { MatchSync } from '../backend/match-sync.js';
 import { ShardPool, type RecoveryMode } from '../shards/pool.js';
@@ -31,9 +32,6 @@ export interface HubCounters {
   bytesPublished: number;
   dropped: Record<string, number>;
 }
-
-/** How long an operator's force-end waits for the shard to confirm the removal. */
-const FORCE_END_TIMEOUT_MS = 5000;
 
 export class MatchHub {
   readonly registry = new MatchRegistry();

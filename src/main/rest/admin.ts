@@ -10,11 +10,12 @@
 //
 // The state-changing routes take Bearer only: a browser sends cached Basic credentials with
 // cross-site form posts, but a cross-site page cannot set an Authorization header it does not know.
-import { MAX_DASHBOARDS, type Dashboard } from '../admin/dashboard.js';
+import type { Dashboard } from '../admin/dashboard.js';
 import type { AdminTokens } from '../admin/tokens.js';
 import { DASHBOARD_HTML } from '../admin/dashboard-page.js';
 import { clientAddress } from '../client-address.js';
 import type { IngestServer } from '../ingest/server.js';
+import { MAX_GROUP_CODE_LENGTH } from '../limits.js';
 import type { Logger } from '../log.js';
 import type { MatchHub } from '../matches/hub.js';
 import type { Reply, Request, Router } from './http.js';
@@ -33,7 +34,7 @@ const NO_STORE = { 'Cache-Control': 'no-store' };
 function decodeParam(raw: string): string | null {
   try {
     const value = decodeURIComponent(raw);
-    return value.length > 0 && value.length <= 64 ? value : null;
+    return value.length > 0 && value.length <= MAX_GROUP_CODE_LENGTH ? value : null;
   } catch {
     return null;
   }
@@ -69,7 +70,7 @@ export function registerAdmin(router: Router, deps: AdminRouteDeps): void {
   router.get('/dashboard/events', (req, reply) => {
     const tokenId = authorize(req, reply, true);
     if (tokenId === null) return;
-    if (deps.dashboard.openDashboards >= MAX_DASHBOARDS) return reply.error(503, 'Too many open dashboards');
+    if (deps.dashboard.full) return reply.error(503, 'Too many open dashboards');
     const stream = reply.stream(200, 'text/event-stream; charset=utf-8', { ...NO_STORE, 'X-Accel-Buffering': 'no' }, 'retry: 2000\n\n');
     if (!deps.dashboard.attach(stream)) stream.end();
     log.debug({ tokenId, client: client(req) }, 'admin: dashboard event stream opened');

@@ -1,7 +1,7 @@
 // REST API (5101) on uWebSockets.js directly: one file per route group, wired here.
 // Every response carries Access-Control-Allow-Origin: *; unknown routes answer 404 { error }.
 import { Dashboard } from '../admin/dashboard.js';
-import { parseAdminTokens } from '../admin/tokens.js';
+import { createAdminTokens } from '../admin/tokens.js';
 import { createKeyValidator, type KeyValidator } from '../backend/key-validation.js';
 import { KeysFile } from '../backend/keys-file.js';
 import type { BroadcastServer } from '../broadcast/server.js';
@@ -54,22 +54,15 @@ export interface RestApi {
   readonly dashboard: Dashboard | null;
 }
 
-/**
- * Upper bound of the bytes all stored previews may hold together (their JSON text). With the
- * defaults (10,000 previews, 1 MiB bodies) the count alone would allow 10 GB; real previews are
- * a few KB, so this only stops abuse. Past it, creation answers 503 like the count bound.
- */
-export const PREVIEW_STORE_MAX_BYTES = 256 * 1024 * 1024;
-
 export function createRestApi(deps: RestDeps): RestApi {
   const { config } = deps;
   const log = deps.log.child({ module: 'rest' });
   // Read now: a missing or invalid KEYS_FILE stops the start (ConfigError).
   const keysFile = config.KEYS_FILE ? new KeysFile(config.KEYS_FILE, deps.log) : undefined;
   const keys = createKeyValidator({ config, log: deps.log, authKey: deps.authKey, keysFile });
-  const adminTokens = parseAdminTokens(config.ADMIN_TOKEN);
+  const adminTokens = createAdminTokens(config.ADMIN_TOKEN);
   let dashboard: Dashboard | null = null;
-  const previews = new MemoryPreviewStore({ ttlMs: config.PREVIEW_TTL_MS, maxEntries: config.PREVIEW_MAX, maxBytes: PREVIEW_STORE_MAX_BYTES });
+  const previews = new MemoryPreviewStore({ ttlMs: config.PREVIEW_TTL_MS, maxEntries: config.PREVIEW_MAX, maxBytes: config.PREVIEW_MAX_BYTES });
   const teamInfo = new MemoryTeamInfoStore({ ttlMs: config.TEAM_INFO_TTL_MS, cleanupMs: config.TEAM_INFO_CLEANUP_MS });
   const packages = config.USE_BACKEND ? createSupportPackages(config, deps.log) : undefined;
 
@@ -86,7 +79,7 @@ export function createRestApi(deps: RestDeps): RestApi {
       registerStatus(router, deps.matchesRunning);
       registerMatchData(router, () => live?.hub.registry);
       if (live && adminTokens.enabled) {
-        dashboard = new Dashboard(live);
+        dashboard = new Dashboard({ ...live, maxOpen: config.DASHBOARD_MAX_OPEN });
         registerAdmin(router, { tokens: adminTokens, dashboard, hub: live.hub, ingest: live.ingest, trustProxy: config.TRUST_PROXY, log: deps.log });
       }
       registerPreviews(router, { store: previews, keys, log: deps.log });

@@ -1,13 +1,13 @@
 // PUT /createPreview and GET /preview/:previewCode (interface-spec 4.2, 4.3, 3.1).
 import crypto from 'node:crypto';
 import type { KeyValidator } from '../backend/key-validation.js';
+import { PREVIEW_CODE_ATTEMPTS, PREVIEW_CODE_LENGTH as CODE_LENGTH } from '../limits.js';
 import type { Logger } from '../log.js';
 import type { PreviewStore } from '../stores/previews.js';
 import type { Reply, Router } from './http.js';
 
 /** Group and preview code alphabet (interface-spec 2.9): no I, no O. */
 export const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ0123456789';
-export const CODE_LENGTH = 6;
 
 export function randomCode(): string {
   let code = '';
@@ -51,7 +51,7 @@ export function registerPreviews(router: Router, deps: PreviewRouteDeps): void {
 
   /** A fresh random code not in use (a collision would overwrite someone else's preview). */
   async function freshCode(): Promise<string> {
-    for (let attempt = 0; attempt < 8; attempt++) {
+    for (let attempt = 0; attempt < PREVIEW_CODE_ATTEMPTS; attempt++) {
       const code = randomCode();
       if ((await deps.store.get(code)) === undefined) return code;
     }

@@ -3,6 +3,7 @@
 import { Server } from 'socket.io';
 import type { Adapter } from 'socket.io-adapter';
 import type { Config } from '../config.js';
+import { DEFLATE_THRESHOLD_BYTES, UWS_IDLE_TIMEOUT_S } from '../limits.js';
 import { DISABLED, SHARED_COMPRESSOR, type TemplatedApp } from '../uws.js';
 import { answerUnknownPathsUws, SOCKET_IO_PATH } from './unknown-paths.js';
 
@@ -29,14 +30,14 @@ export function baseIoOptions(config: Config, allowRequest?: IoServerOptions['al
     connectTimeout: config.IDLE_SOCKET_TIMEOUT_MS,
     maxHttpBufferSize: config.MAX_MESSAGE_BYTES,
     ...(allowRequest ? { allowRequest: allowRequest as never } : {}),
-    httpCompression: config.COMPRESSION ? { threshold: 1024 } : false as const,
+    httpCompression: config.COMPRESSION ? { threshold: DEFLATE_THRESHOLD_BYTES } : false as const,
   };
 }
 
 export function createIoServer(app: TemplatedApp, config: Config, options: IoServerOptions): Server {
   const io = new Server({
     ...baseIoOptions(config, options.allowRequest),
-    perMessageDeflate: config.COMPRESSION ? { threshold: 1024 } : false,
+    perMessageDeflate: config.COMPRESSION ? { threshold: DEFLATE_THRESHOLD_BYTES } : false,
     adapter: options.adapter,
     ...(options.recovery
       ? { connectionStateRecovery: { maxDisconnectionDuration: config.RECOVERY_WINDOW_MS, skipMiddlewares: true } }
@@ -46,7 +47,7 @@ export function createIoServer(app: TemplatedApp, config: Config, options: IoSer
   const uwsOptions = {
     compression: config.COMPRESSION ? SHARED_COMPRESSOR : DISABLED,
     maxBackpressure: options.maxBackpressure,
-    idleTimeout: 120,
+    idleTimeout: UWS_IDLE_TIMEOUT_S,
   };
   io.attachApp(app, uwsOptions as unknown as Parameters<Server['attachApp']>[1]);
   // Every other path answers 404 { error } at once, like the REST port (unknown-paths.ts).
