@@ -92,7 +92,7 @@ describe('restart with STATE_DIR', () => {
     await sendRecords(observer, replay, { pace: 'instant', groupCode: CODE, to: HALF });
     // Every record of the first half applied (the shard's counter), and its frame out.
     await expect.poll(() => (first.service.hub.shardStats[0]?.applied ?? 0) - appliedBefore, { timeout: 15_000 }).toBe(HALF);
-    await expect.poll(() => first.service.hub.registry.latestFrame(CODE)?.seq === watch.frames.length && watch.frames.length > 0, { timeout: 5000 }).toBe(true);
+    await expect.poll(() => first.service.hub.registry.latestFrame(CODE)?.frameNo === watch.frames.length && watch.frames.length > 0, { timeout: 5000 }).toBe(true);
     const beforeRestart = watch.frames[watch.frames.length - 1];
     const pid = (observer as unknown as { _pid: string })._pid;
     expect(pid).toBeTruthy();

@@ -36,8 +36,14 @@ export interface ObsBatchCmd {
 export const RECORD_SEP = '\x1e';
 export const FIELD_SEP = '\x1f';
 
+/**
+ * Auxiliary payloads of one batch, as parallel arrays. The main thread resolves the session's match
+ * id to the live matches that have it (its registry is the one match-id index), and sends each
+ * payload once per shard with the group codes of those matches on that shard.
+ */
 export interface AuxBatchCmd {
   t: 'aux';
+  groupCodes: string[][]; // the target matches on this shard
   matchIds: string[];     // the session's match id
   playerIds: string[];    // the session's player id ('' until known)
   raws: string[];
@@ -48,32 +54,35 @@ export type ShardCmd =
   | CreateMatchCmd
   | ObsBatchCmd
   | AuxBatchCmd
-  | { t: 'aux_disconnected'; matchId: string; playerId: string; now: number }
+  /** An auxiliary session ended: its player's auxiliary flags are cleared in these matches (those with its match id). */
+  | { t: 'aux_disconnected'; groupCodes: string[]; matchId: string; playerId: string; now: number }
   | { t: 'registered'; groupCode: string; registered: boolean }
   | { t: 'playercams'; groupCode: string; result: unknown; now: number }
   | { t: 'mmr'; groupCode: string; result: unknown; now: number }
-  | { t: 'remove'; groupCode: string; reason: string }
+  /** Operator force-end: a last frame with isRunning false, then removal. */
+  | { t: 'remove'; groupCode: string }
   | RestoreMatchCmd
   /** Ends each batch the pool posts: the shard acknowledges batches by this number (ShardOut.ack). */
-  | { t: 'mark'; seq: number }
+  | { t: 'mark'; mark: number }
   /** Re-applying batches the lost shard had already acknowledged: no frames, effects or drop logs. */
   | { t: 'mute'; on: boolean }
-  /** Shutdown: every pending frame now and a snapshot of every match; with `complete`, every match ended (a last frame with isRunning false) and removed. */
-  | { t: 'final'; complete: boolean }
+  /** Shutdown drain: every pending frame now and a snapshot of every match; with `endMatches`, every match ended (a last frame with isRunning false) and removed. Answered by the `drained` event. */
+  | { t: 'drain'; endMatches: boolean }
   /** FAULT_INJECTION only: the shard thread dies with an uncaught exception. */
   | { t: 'test_crash' }
-  | { t: 'stop' };
+  /** The thread's end: timers stopped, replay files closed, its port closed (the thread exits). */
+  | { t: 'exit' };
 
 /** A match rebuilt from its snapshot (a restarted shard, or a restart with STATE_DIR). */
 export interface RestoreMatchCmd {
   t: 'restore';
   groupCode: string;
-  /** Shard.snapshotText() output. */
+  /** workers/shard/snapshots.ts snapshotText() output. */
   snapshot: string;
   /** Kept by the main thread in memory only ('' after a restart from STATE_DIR). */
   playercamSecret: string;
   /** The next frame is numbered above this (every frontend then gets a keyframe). */
-  seqBase: number;
+  frameNoBase: number;
 }
 
 export type BackendEffect =
@@ -89,8 +98,8 @@ export type BackendEffect =
 export type ShardEvent =
   | { t: 'match_id'; groupCode: string; matchId: string }
   | { t: 'removed'; groupCode: string; reason: 'ended' | 'inactive' | 'admin' | 'shutdown' }
-  /** The reply to a `final` command: its frames and snapshots are in this output or earlier ones. */
-  | { t: 'final_done' }
+  /** The reply to a `drain` command: its frames and snapshots are in this output or earlier ones. */
+  | { t: 'drained' }
   | { t: 'team_info_final'; groupCode: string; info: { higherScore: 0 | 1; tournamentInfo: unknown; sponsorInfo: unknown; isSupporter: boolean } }
   /** The roster's player ids, sent whenever players were added (auxiliary logons must name one, docs/reliability.md). */
   | { t: 'roster'; groupCode: string; playerIds: string[] }
@@ -104,13 +113,13 @@ export interface ShardOut {
    *  text (wire.ts; strings cross threads cheaper than bytes), and the permessage-deflate delta
    *  against the match's previous frame. */
   codes: string[];
-  seqs: number[];
+  frameNos: number[];
   wires: string[];
   /** As latin1 strings: a string crosses threads cheaper than a typed array. */
   deltas: (string | null)[];
   events: ShardEvent[];
   stats?: ShardStats;
-  /** Dashboard summaries of the matches that changed, at most every 500 ms (not per frame). */
+  /** Dashboard summaries of the matches that changed, at most every SUMMARY_INTERVAL_MS (not per frame). */
   summaries?: MatchSummary[];
   /** The last `mark` the shard had processed when this output left. */
   ack?: number;
@@ -118,9 +127,9 @@ export interface ShardOut {
   snapshots?: ShardSnapshots;
 }
 
-/** Parallel arrays; `seq`: the last `mark` processed before they were taken. */
+/** Parallel arrays; `mark`: the last batch mark processed before they were taken. */
 export interface ShardSnapshots {
-  seq: number;
+  mark: number;
   codes: string[];
   texts: string[];
   /** The player-camera secrets of those matches (memory only, never written to disk). */
@@ -147,7 +156,7 @@ export interface ShardStats {
   dropped: Record<string, number>;
   framesSerialized: number;
   cycleMicros: number;
-  /** Accepted messages by envelope type since the shard started (at most 64 type names, then 'other'). */
+  /** Accepted messages by envelope type since the shard started (at most MAX_TYPE_NAMES type names, then 'other'). */
   appliedByType?: Record<string, number>;
   /** Durations of the cycles since the last stats, in µs. */
   cycles?: number[];

@@ -2,7 +2,7 @@
 // (GET /admin/matches) and pushed to open dashboards as server-sent events (GET /dashboard/events).
 //
 // Cost model: nothing here runs per frame. The shards send a few-field summary of each match that
-// changed, at most every 500 ms (shard.ts); this module samples the counters once a second (for the
+// changed, at most every 500 ms (shard/summaries.ts); this module samples the counters once a second (for the
 // frames/s chart) and, only while a dashboard is open, builds the rows once a second, diffs them
 // against the last rows sent, and writes one serialized update to every open dashboard. A dashboard
 // whose connection is congested is skipped and gets a full snapshot once it has drained.

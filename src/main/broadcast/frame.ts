@@ -12,15 +12,15 @@ export class FramePacket {
 
   constructor(
     readonly groupCode: string,
-    /** Frame number within the match's stream; `delta` applies to a receiver that has `seq - 1`. */
-    readonly seq: number,
+    /** Frame number within the match's stream; `delta` applies to a receiver that has `frameNo - 1`. */
+    readonly frameNo: number,
     /** The WebSocket message text: 42["match_data","<escaped JSON>"]. */
     readonly wireText: string,
     /** The delta's bytes as a latin1 string (how it crossed from the shard), or null. */
     private readonly deltaText: string | null,
   ) {}
 
-  /** The permessage-deflate delta against frame seq - 1, or null when there is none. */
+  /** The permessage-deflate delta against frame frameNo - 1, or null when there is none. */
   get delta(): Buffer | null {
     if (this.deltaText === null) return null;
     if (!this.deltaBytes) this.deltaBytes = Buffer.from(this.deltaText, 'latin1');
@@ -33,7 +33,7 @@ export class FramePacket {
     return this.wireBytes;
   }
 
-  /** The frame deflated on its own (for a receiver whose window does not end with seq - 1). */
+  /** The frame deflated on its own (for a receiver whose window does not end with frameNo - 1). */
   keyframe(): Buffer {
     if (!this.keyframeBytes) {
       const out = zlib.deflateRawSync(this.wire, { level: 3, finishFlush: zlib.constants.Z_SYNC_FLUSH });

@@ -42,7 +42,7 @@ interface Frontend {
   ws: BroadcastWebSocket | null;
   mode: DeflateMode;
   /** Frame number that ends this peer's deflate window (-1: none). */
-  lastSeq: number;
+  lastFrameNo: number;
   /** Connection time and events received (idle and misbehaving frontends are closed). */
   connectedAt: number;
   events: number;
@@ -132,7 +132,7 @@ export class BroadcastServer {
   }
 
   private onConnection(socket: Socket): void {
-    const frontend: Frontend = { socket, groupCode: null, ws: null, mode: 'plain', lastSeq: -1, connectedAt: Date.now(), events: 0 };
+    const frontend: Frontend = { socket, groupCode: null, ws: null, mode: 'plain', lastFrameNo: -1, connectedAt: Date.now(), events: 0 };
     this.waiting.add(frontend);
     socket.onAny(() => {
       if (++frontend.events < MAX_FRONTEND_EVENTS) return;
@@ -144,7 +144,7 @@ export class BroadcastServer {
       if (transport.name !== 'websocket') return;
       frontend.ws = transport.socket as BroadcastWebSocket;
       frontend.mode = frontend.ws.deflateMode;
-      frontend.lastSeq = -1;
+      frontend.lastFrameNo = -1;
     };
     useWebSocket(socket.conn.transport as unknown as { name: string; socket?: unknown });
     socket.conn.on('upgrade', useWebSocket);
@@ -197,7 +197,7 @@ export class BroadcastServer {
       return;
     }
     if (f.ws.bufferedAmount > this.deps.config.FRONTEND_MAX_BUFFERED_BYTES) return this.skip(f, packet);
-    if (f.mode === 'delta' && packet.delta && f.lastSeq === packet.seq - 1) {
+    if (f.mode === 'delta' && packet.delta && f.lastFrameNo === packet.frameNo - 1) {
       f.ws.sendRaw(packet.delta, true);
       c.bytes += packet.delta.byteLength;
       c.deltas++;
@@ -211,7 +211,7 @@ export class BroadcastServer {
       c.bytes += keyframe.byteLength;
       c.keyframes++;
     }
-    f.lastSeq = packet.seq;
+    f.lastFrameNo = packet.frameNo;
     c.deliveries++;
   }
 
@@ -236,7 +236,7 @@ export class BroadcastServer {
       // The match's latest frame; the last one skipped when the match is gone meanwhile (its final frame).
       const latest = (f.groupCode !== null ? this.deps.latestFrame(f.groupCode) : undefined) ?? f.skippedFrame;
       f.skippedFrame = undefined;
-      if (latest && latest.seq !== f.lastSeq) this.deliver(f, latest);
+      if (latest && latest.frameNo !== f.lastFrameNo) this.deliver(f, latest);
     }
     if (this.stale.size === 0 && this.staleTimer) {
       clearInterval(this.staleTimer);

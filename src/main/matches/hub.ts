@@ -144,28 +144,31 @@ export class MatchHub {
     return this.pool.obs(groupCode, raw, Date.now());
   }
 
-  /** Auxiliary data goes to every live match with the session's match id; false when there is none. */
+  /** Auxiliary data goes to every live match with the session's match id (once per shard, with their group codes); false when there is none. */
   aux(matchId: string, playerId: string, raw: string): boolean {
-    const codes = this.registry.groupsForMatchId(matchId);
-    if (!codes || codes.size === 0) return false;
+    const byShard = this.groupsByShard(matchId);
     const now = Date.now();
-    const shards = new Set<number>();
-    for (const code of codes) shards.add(this.registry.get(code)!.shard);
-    for (const shard of shards) this.pool.aux(shard, matchId, playerId, raw, now);
-    return true;
+    for (const [shard, codes] of byShard) this.pool.aux(shard, codes, matchId, playerId, raw, now);
+    return byShard.size > 0;
   }
 
   auxDisconnected(matchId: string, playerId: string): void {
-    const codes = this.registry.groupsForMatchId(matchId);
-    if (!codes) return;
-    const shards = new Set<number>();
-    for (const code of codes) shards.add(this.registry.get(code)!.shard);
-    for (const shard of shards) this.pool.send(shard, { t: 'aux_disconnected', matchId, playerId, now: Date.now() });
+    for (const [shard, groupCodes] of this.groupsByShard(matchId)) this.pool.send(shard, { t: 'aux_disconnected', groupCodes, matchId, playerId, now: Date.now() });
+  }
+
+  /** The live matches with this match id, by shard (the registry is the one match-id index: shards keep none). */
+  private groupsByShard(matchId: string): Map<number, string[]> {
+    const byShard = new Map<number, string[]>();
+    for (const code of this.registry.groupsForMatchId(matchId) ?? []) {
+      const shard = this.registry.get(code)!.shard;
+      byShard.set(shard, [...(byShard.get(shard) ?? []), code]);
+    }
+    return byShard;
   }
 
   private onShardOutput(shard: number, out: ShardOut): void {
     for (let i = 0; i < out.codes.length; i++) {
-      const packet = new FramePacket(out.codes[i], out.seqs[i], out.wires[i], out.deltas[i]);
+      const packet = new FramePacket(out.codes[i], out.frameNos[i], out.wires[i], out.deltas[i]);
       this.registry.setLatestFrame(packet);
       this.deps.publish(packet);
       this.counters.bytesPublished += packet.wireText.length;
@@ -239,7 +242,7 @@ export class MatchHub {
   }
 
   private restoreCmd(code: string, text: string, camSecret: string): RestoreMatchCmd {
-    return { t: 'restore', groupCode: code, snapshot: text, playercamSecret: camSecret, seqBase: (this.registry.latestFrame(code)?.seq ?? 0) + 1 };
+    return { t: 'restore', groupCode: code, snapshot: text, playercamSecret: camSecret, frameNoBase: (this.registry.latestFrame(code)?.frameNo ?? 0) + 1 };
   }
 
   /**
@@ -302,7 +305,7 @@ export class MatchHub {
    */
   async shutdown(deadline: number): Promise<void> {
     const persist = this.deps.stateDir !== undefined;
-    await this.pool.final(!persist, Math.max(100, deadline - Date.now()));
+    await this.pool.drain(!persist, Math.max(100, deadline - Date.now()));
     if (persist) {
       const now = Date.now();
       for (const m of this.registry.all()) {
@@ -336,7 +339,7 @@ export class MatchHub {
       const list = this.removalWaiters.get(groupCode) ?? [];
       list.push(finish);
       this.removalWaiters.set(groupCode, list);
-      this.pool.send(match.shard, { t: 'remove', groupCode, reason: 'admin' });
+      this.pool.send(match.shard, { t: 'remove', groupCode });
     });
   }
 
@@ -357,6 +360,6 @@ export class MatchHub {
 
   async close(): Promise<void> {
     this.sync.close();
-    await this.pool.close();
+    await this.pool.terminate();
   }
 }

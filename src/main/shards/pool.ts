@@ -1,15 +1,25 @@
 // The shard pool: a fixed set of worker threads, hash(groupCode) % N. Commands to a shard are
-// queued and posted once per event-loop turn as one array; observer payloads of a turn travel as
-// parallel string arrays inside one command.
+// queued and posted as one array per batch window (`batchMs`, or at once past MAX_BATCH_COMMANDS);
+// the observer payloads of a batch travel packed into one string inside one `obs` command.
 //
 // Crash recovery: every batch ends with a `mark`; batches are retained here until a snapshot round
-// of the shard covers them (ShardOut.snapshots.seq). When a shard thread dies, a new one gets the
+// of the shard covers them (ShardOut.snapshots.mark). When a shard thread dies, a new one gets the
 // matches' latest snapshots (restore commands from the hub), then the retained batches again: those
 // the old thread had already acknowledged (ShardOut.ack) muted, the others as new. A thread that
 // dies again within CRASH_WINDOW_MS gets the snapshots only, a third time nothing (docs/reliability.md).
 import { Worker } from 'node:worker_threads';
+import {
+  CRASH_WINDOW_MS,
+  CRASHES_GIVE_UP,
+  CRASHES_SNAPSHOTS_ONLY,
+  EXIT_GRACE_MS,
+  MAX_BATCH_COMMANDS,
+  MAX_RETAINED_PAYLOADS,
+  STALL_CHECK_MS,
+  STALL_MS,
+} from '../../protocol/limits.js';
 import { FIELD_SEP, RECORD_SEP, type AuxBatchCmd, type ObsBatchCmd, type ShardCmd, type ShardOut } from '../../protocol/shard-messages.js';
-import type { ShardSettings } from '../../workers/shard.js';
+import type { ShardSettings } from '../../protocol/shard-settings.js';
 import type { Logger } from '../log.js';
 
 /** FNV-1a: cheap, stable across processes and restarts. */
@@ -22,22 +32,16 @@ export function shardIndexOf(groupCode: string, shards: number): number {
   return (h >>> 0) % shards;
 }
 
-const WORKER_URL = new URL('../../workers/shard.js', import.meta.url);
-/** A batch this large is posted at once rather than at the end of the window. */
-const MAX_BATCH = 512;
-/** Payloads retained per shard before the log is given up (a shard that stopped snapshotting). */
-const MAX_RETAINED = 200_000;
-const CRASH_WINDOW_MS = 30_000;
-/** A shard silent this long (it sends stats every second) is considered hung and restarted. */
-const STALL_MS = 15_000;
+const WORKER_URL = new URL('../../workers/shard/thread.js', import.meta.url);
 
 /** What a restarted shard can be given: snapshots and the retained batches, snapshots only, nothing. */
 export type RecoveryMode = 'full' | 'snapshots' | 'none';
 
-interface Retained { seq: number; cmds: ShardCmd[]; size: number }
+/** A batch kept for replay after a crash: its mark, its commands, its payload count. */
+interface Retained { mark: number; cmds: ShardCmd[]; size: number }
 
 /** Commands worth re-applying after a crash. */
-const replayable = (c: ShardCmd): boolean => c.t !== 'test_crash' && c.t !== 'final' && c.t !== 'stop' && c.t !== 'mute';
+const replayable = (c: ShardCmd): boolean => c.t !== 'test_crash' && c.t !== 'drain' && c.t !== 'exit' && c.t !== 'mute';
 
 export interface ShardPoolOptions {
   count: number;
@@ -56,7 +60,8 @@ export class ShardPool {
   private flushScheduled = false;
   private stopping = false;
   private readonly log: Logger;
-  private seq = 0;
+  /** The last batch mark given out (marks grow across all shards). */
+  private mark = 0;
   private readonly retained: Retained[][] = [];
   private readonly retainedSize: number[] = [];
   /** Per shard: the last mark acknowledged, crash times, whether the retained log is complete, last output time. */
@@ -65,8 +70,6 @@ export class ShardPool {
   private readonly logBrokenUpTo: number[] = [];
   private readonly lastHeard: number[] = [];
   private readonly watchdog: NodeJS.Timeout;
-  /** Restarts so far (metrics). */
-  restarts = 0;
 
   constructor(private readonly options: ShardPoolOptions) {
     this.log = options.log.child({ module: 'shards' });
@@ -80,7 +83,7 @@ export class ShardPool {
       this.lastHeard.push(Date.now());
       this.workers.push(this.spawn(i));
     }
-    this.watchdog = setInterval(() => this.checkStalls(), STALL_MS / 3);
+    this.watchdog = setInterval(() => this.checkStalls(), STALL_CHECK_MS);
     this.watchdog.unref();
   }
 
@@ -94,7 +97,7 @@ export class ShardPool {
       if (this.workers[index] !== worker) return; // a late message of a replaced thread
       this.lastHeard[index] = Date.now();
       if (out.ack !== undefined) this.acked[index] = out.ack;
-      if (out.snapshots) this.trim(index, out.snapshots.seq);
+      if (out.snapshots) this.trim(index, out.snapshots.mark);
       this.options.onOutput(index, out);
     });
     worker.on('error', (err) => this.log.error({ shard: index, err: { message: err.message, stack: err.stack } }, 'shard worker error'));
@@ -112,8 +115,7 @@ export class ShardPool {
     recent.push(now);
     this.crashes[index] = recent;
     const logComplete = this.logBrokenUpTo[index] === 0;
-    const mode: RecoveryMode = recent.length >= 3 ? 'none' : recent.length === 2 || !logComplete ? 'snapshots' : 'full';
-    this.restarts++;
+    const mode: RecoveryMode = recent.length >= CRASHES_GIVE_UP ? 'none' : recent.length >= CRASHES_SNAPSHOTS_ONLY || !logComplete ? 'snapshots' : 'full';
     this.log.error({ shard: index, code, mode, crashesInWindow: recent.length }, 'shard worker exited; restarting it');
     const worker = this.spawn(index);
     this.workers[index] = worker;
@@ -124,40 +126,40 @@ export class ShardPool {
     if (mode !== 'full') { this.retained[index] = []; this.retainedSize[index] = 0; this.logBrokenUpTo[index] = 0; }
     let muted = false;
     for (const batch of batches) {
-      const mute = batch.seq <= this.acked[index];
+      const mute = batch.mark <= this.acked[index];
       if (mute !== muted) { worker.postMessage([{ t: 'mute', on: mute }]); muted = mute; }
       worker.postMessage(batch.cmds);
     }
     if (muted) worker.postMessage([{ t: 'mute', on: false }]);
-    if (batches.length > 0) this.log.warn({ shard: index, batches: batches.length, acknowledged: batches.filter((b) => b.seq <= this.acked[index]).length }, 'shard restarted: batches since its last snapshot applied again');
+    if (batches.length > 0) this.log.warn({ shard: index, batches: batches.length, acknowledged: batches.filter((b) => b.mark <= this.acked[index]).length }, 'shard restarted: batches since its last snapshot applied again');
   }
 
-  /** Batches up to `seq` are in the shard's snapshots: forget them. */
-  private trim(index: number, seq: number): void {
+  /** Batches up to `mark` are in the shard's snapshots: forget them. */
+  private trim(index: number, mark: number): void {
     const list = this.retained[index];
     let n = 0;
     let size = this.retainedSize[index];
-    while (n < list.length && list[n].seq <= seq) size -= list[n++].size;
+    while (n < list.length && list[n].mark <= mark) size -= list[n++].size;
     if (n > 0) list.splice(0, n);
     this.retainedSize[index] = size;
-    if (this.logBrokenUpTo[index] !== 0 && seq >= this.logBrokenUpTo[index]) this.logBrokenUpTo[index] = 0;
+    if (this.logBrokenUpTo[index] !== 0 && mark >= this.logBrokenUpTo[index]) this.logBrokenUpTo[index] = 0;
   }
 
-  private retain(index: number, seq: number, cmds: ShardCmd[]): void {
+  private retain(index: number, mark: number, cmds: ShardCmd[]): void {
     let size = 0;
     for (const c of cmds) size += c.t === 'obs' ? c.count : c.t === 'aux' ? c.raws.length : 1;
-    this.retained[index].push({ seq, cmds: cmds.some((c) => !replayable(c)) ? cmds.filter(replayable) : cmds, size });
+    this.retained[index].push({ mark, cmds: cmds.some((c) => !replayable(c)) ? cmds.filter(replayable) : cmds, size });
     this.retainedSize[index] += size;
-    if (this.retainedSize[index] > MAX_RETAINED) {
+    if (this.retainedSize[index] > MAX_RETAINED_PAYLOADS) {
       // The shard has not snapshotted for a long time: a crash now falls back to its snapshots.
       this.log.warn({ shard: index, retained: this.retainedSize[index] }, 'shard log too long: given up until the next snapshot round');
       this.retained[index] = [];
       this.retainedSize[index] = 0;
-      this.logBrokenUpTo[index] = seq;
+      this.logBrokenUpTo[index] = mark;
     }
   }
 
-  /** A thread that stopped answering (stats come every second) is ended; its exit restarts it. */
+  /** A thread that stopped answering (stats come every STATS_INTERVAL_MS) is ended; its exit restarts it. */
   private checkStalls(): void {
     const now = Date.now();
     for (let i = 0; i < this.workers.length; i++) {
@@ -182,10 +184,6 @@ export class ShardPool {
     this.schedule();
   }
 
-  sendToAll(cmd: ShardCmd): void {
-    for (let i = 0; i < this.workers.length; i++) this.send(i, cmd);
-  }
-
   /** Queues an observer payload for its shard; false when it cannot be packed (a separator in it). */
   obs(groupCode: string, raw: string, now: number): boolean {
     if (raw.includes(RECORD_SEP) || raw.includes(FIELD_SEP) || groupCode.includes(RECORD_SEP) || groupCode.includes(FIELD_SEP)) return false;
@@ -201,10 +199,12 @@ export class ShardPool {
     return true;
   }
 
-  aux(shard: number, matchId: string, playerId: string, raw: string, now: number): void {
+  /** Queues an auxiliary payload for the matches `groupCodes` (those on `shard` with the session's match id). */
+  aux(shard: number, groupCodes: string[], matchId: string, playerId: string, raw: string, now: number): void {
     const queue = this.pending[shard];
     let last = queue[queue.length - 1] as AuxBatchCmd | undefined;
-    if (!last || last.t !== 'aux') queue.push((last = { t: 'aux', matchIds: [], playerIds: [], raws: [], nows: [] }));
+    if (!last || last.t !== 'aux') queue.push((last = { t: 'aux', groupCodes: [], matchIds: [], playerIds: [], raws: [], nows: [] }));
+    last.groupCodes.push(groupCodes);
     last.matchIds.push(matchId);
     last.playerIds.push(playerId);
     last.raws.push(raw);
@@ -217,7 +217,7 @@ export class ShardPool {
   /** One postMessage per shard per batch window: a message costs the same whether it carries one
    *  payload or fifty (stack.md), and the window is small next to the 100 ms frame interval. */
   private schedule(): void {
-    if (++this.queued >= MAX_BATCH) return this.flush();
+    if (++this.queued >= MAX_BATCH_COMMANDS) return this.flush();
     if (this.flushScheduled) return;
     this.flushScheduled = true;
     if (this.options.batchMs > 0) setTimeout(() => this.flush(), this.options.batchMs);
@@ -231,37 +231,42 @@ export class ShardPool {
       const cmds = this.pending[i];
       if (cmds.length === 0) continue;
       this.pending[i] = [];
-      const seq = ++this.seq;
-      cmds.push({ t: 'mark', seq });
-      this.retain(i, seq, cmds);
+      const mark = ++this.mark;
+      cmds.push({ t: 'mark', mark });
+      this.retain(i, mark, cmds);
       this.workers[i].postMessage(cmds);
     }
   }
 
   /**
-   * Shutdown: each shard sends its pending frames and a snapshot of every match now; with
-   * `complete`, it then removes every match (backend completion when registered). Resolves when
-   * every shard answered or after `timeoutMs`.
+   * The shutdown drain: each shard sends its pending frames and a snapshot of every match now; with
+   * `endMatches`, it ends every match (a last frame) and removes it (backend completion when
+   * registered). Resolves when every shard answered (`drained`) or after `timeoutMs`.
    */
-  final(complete: boolean, timeoutMs: number): Promise<void> {
+  drain(endMatches: boolean, timeoutMs: number): Promise<void> {
     const waits = this.workers.map((worker) => new Promise<void>((resolve) => {
       const timer = setTimeout(done, timeoutMs);
       function done(): void { clearTimeout(timer); worker.off('message', onMessage); resolve(); }
-      function onMessage(out: ShardOut): void { if (out.events.some((e) => e.t === 'final_done')) done(); }
+      function onMessage(out: ShardOut): void { if (out.events.some((e) => e.t === 'drained')) done(); }
       worker.on('message', onMessage);
     }));
-    for (let i = 0; i < this.workers.length; i++) this.pending[i].push({ t: 'final', complete });
+    for (let i = 0; i < this.workers.length; i++) this.pending[i].push({ t: 'drain', endMatches });
     this.flush();
     return Promise.all(waits).then(() => undefined);
   }
 
-  async close(): Promise<void> {
+  /**
+   * Ends every shard thread: the queued commands are posted, then `exit` (timers stopped, replay
+   * files closed, the thread's port closed); a thread still running after EXIT_GRACE_MS is terminated.
+   * Crashes are no longer recovered.
+   */
+  async terminate(): Promise<void> {
     clearInterval(this.watchdog);
     this.flush();
     this.stopping = true;
-    for (const worker of this.workers) worker.postMessage([{ t: 'stop' }]);
+    for (const worker of this.workers) worker.postMessage([{ t: 'exit' }]);
     await Promise.all(this.workers.map((w) => new Promise<void>((resolve) => {
-      const timer = setTimeout(() => { void w.terminate().then(() => resolve()); }, 2000);
+      const timer = setTimeout(() => { void w.terminate().then(() => resolve()); }, EXIT_GRACE_MS);
       w.once('exit', () => { clearTimeout(timer); resolve(); });
     })));
   }

@@ -22,7 +22,7 @@ export interface PersistedMatch {
   keyId: string;
   createdAt: number;
   teams: { leftTeam: unknown; rightTeam: unknown };
-  /** The shard's snapshot text (workers/shard.ts snapshotText). */
+  /** The shard's snapshot text (workers/shard/snapshots.ts snapshotText). */
   snapshot: string;
   savedAt: number;
 }

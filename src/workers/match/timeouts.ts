@@ -1,7 +1,7 @@
 // Team timeouts and the tech pause (match-rules.md 10.1, 10.2).
 //
-// Timers are absolute times in `core.timers` (Infinity = none); Match.advance() fires them in time
-// order, the end timer before a countdown tick due at the same moment.
+// Timers are absolute times in `core.timers` (Infinity = none); advanceTimers() (timers.ts) fires
+// them in time order, the end timer before a countdown tick due at the same moment.
 
 import type { EngineCore } from './types.js';
 

@@ -1,0 +1,20 @@
+// A shard thread's settings: the pool passes them as the Worker's `workerData` (structured clone).
+
+export interface ShardSettings {
+  shard: number;
+  intervalMs: number;
+  inactivityMs: number;
+  trustReplayTimestamps: boolean;
+  sponsorLogoUrl: string;
+  recordReplays: boolean;
+  replayDir: string;
+  serviceVersion: string;
+  /** Compute permessage-deflate deltas between consecutive frames (COMPRESSION). */
+  compression: boolean;
+  /** FRAME_SERIALIZER: 'wire' (one pass, cached subtrees) or 'json' (fast-json-stringify, then escaped). */
+  frameSerializer: 'wire' | 'json';
+  /** SNAPSHOT_INTERVAL_MS: how often the matches that changed are snapshotted to the main thread. */
+  snapshotIntervalMs: number;
+  /** FAULT_INJECTION (tests only): honour `test_crash`. */
+  faultInjection?: boolean;
+}

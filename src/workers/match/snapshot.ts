@@ -1,0 +1,60 @@
+// The engine core as JSON text and back, for crash recovery and STATE_DIR (docs/reliability.md).
+// Without the player-camera secret, which the caller keeps apart (never on disk), and without
+// pending effects (the shard drains them after every call).
+
+import type { CountMap, EngineCore, MatchState, PlayercamData } from './types.js';
+
+const SNAPSHOT_VERSION = 1;
+
+export function coreToSnapshot(core: EngineCore): string {
+  const t = core.timers;
+  const fin = (n: number) => (n === Infinity ? null : n);
+  return JSON.stringify({
+    v: SNAPSHOT_VERSION,
+    state: core.state,
+    logonTeams: core.logonTeams,
+    timers: [fin(t.tickAt), fin(t.timeoutEndAt), fin(t.toastOffAt)],
+    playercam: { endTime: core.playercam.endTime, rawOverrides: core.playercam.rawOverrides, rawEnabled: core.playercam.rawEnabled },
+    eventNumber: core.eventNumber,
+    lastChangeAt: core.lastChangeAt,
+    ended: core.ended,
+  });
+}
+
+/** The core from coreToSnapshot()'s text; `playercamSecret` as kept by the caller ('' = none). Throws on a malformed snapshot. */
+export function coreFromSnapshot(text: string, playercamSecret: string): EngineCore {
+  const snap = JSON.parse(text) as {
+    v: number; state: MatchState; logonTeams: EngineCore['logonTeams']; timers: (number | null)[];
+    playercam: { endTime: unknown; rawOverrides: PlayercamData['rawOverrides']; rawEnabled: PlayercamData['rawEnabled'] };
+    eventNumber: number; lastChangeAt: number; ended: boolean;
+  };
+  if (snap?.v !== SNAPSHOT_VERSION || typeof snap.state?.groupCode !== 'string' || !Array.isArray(snap.state.teams)) {
+    throw new Error('not a match snapshot of this version');
+  }
+  const inf = (n: number | null | undefined) => (typeof n === 'number' ? n : Infinity);
+  // Per-name counters are null-prototype objects (any received name is a plain key).
+  for (const team of snap.state.teams) {
+    for (const p of team.players) {
+      p.killsByWeaponsAndAbilities = nullProto(p.killsByWeaponsAndAbilities);
+      p.killsOnEnemyPlayer = nullProto(p.killsOnEnemyPlayer);
+      p.killsOnTeammatePlayer = nullProto(p.killsOnTeammatePlayer);
+      p.assistsFromTeammate = nullProto(p.assistsFromTeammate);
+    }
+  }
+  return {
+    state: snap.state,
+    logonTeams: snap.logonTeams,
+    timers: { tickAt: inf(snap.timers[0]), timeoutEndAt: inf(snap.timers[1]), toastOffAt: inf(snap.timers[2]) },
+    playercam: { secret: playercamSecret, endTime: snap.playercam.endTime, rawOverrides: snap.playercam.rawOverrides, rawEnabled: snap.playercam.rawEnabled },
+    effects: [],
+    eventNumber: snap.eventNumber,
+    lastChangeAt: snap.lastChangeAt,
+    ended: snap.ended,
+  };
+}
+
+function nullProto(source: CountMap | undefined): CountMap {
+  const out = Object.create(null) as CountMap;
+  if (source) for (const k of Object.keys(source)) out[k] = source[k];
+  return out;
+}

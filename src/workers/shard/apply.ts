@@ -1,0 +1,89 @@
+// Messages into the engine (match-rules.md 3): the parse (nesting depth first), the routing checks
+// that need the parsed envelope (the observer's group code, the auxiliary session's match id and
+// the auxiliary trust rule, docs/architecture.md "Why the routing checks sit where they do"), the
+// replay recording, then Match.apply/applyAux, which also runs the timers due by the message's time.
+import { jsonDepthExceeds } from '../../protocol/json-depth.js';
+import { auxSessionRefusal } from '../match/match.js';
+import type { Shard } from './shard.js';
+import type { Slot } from './slot.js';
+
+type Envelope = Record<string, unknown>;
+
+/** An observer payload (obs_data) of the session of `groupCode`. */
+export function applyObs(shard: Shard, groupCode: string, raw: string, receivedAt: number): void {
+  const slot = shard.slots.get(groupCode);
+  const env = parse(shard, raw, groupCode, slot);
+  if (!env) return;
+  const type = typeof env.type === 'string' ? env.type : '?';
+  // Recorded auxiliary records (replays, clients.md 3.1) carry a match id, not a group code: they go
+  // to the session's own match, whatever match id, group code or player they name. The observer
+  // owns that match (it holds the group secret) and may set any of its state anyway.
+  if (env.groupCode !== groupCode && !type.startsWith('aux_')) return shard.drops.drop(groupCode, slot, 'group_mismatch', type);
+  if (!slot) return shard.drops.drop(groupCode, undefined, 'no_match', type);
+  applyTo(shard, slot, env, type, receivedAt);
+}
+
+/**
+ * A live match the main thread sent auxiliary data of `matchId` to, if it still has that match id
+ * (the main thread learns match ids from this shard, a batch later).
+ */
+export function auxTarget(shard: Shard, groupCode: string, matchId: string): Slot | undefined {
+  const slot = shard.slots.get(groupCode);
+  return slot !== undefined && slot.matchId === matchId ? slot : undefined;
+}
+
+/**
+ * An auxiliary payload (aux_data) of a session with `matchId` and `playerId`, for the matches of
+ * `groupCodes` (those with that match id on this shard, resolved by the main thread).
+ */
+export function applyAux(shard: Shard, groupCodes: string[], matchId: string, playerId: string, raw: string, receivedAt: number): void {
+  let first: Slot | undefined;
+  for (const code of groupCodes) if ((first = auxTarget(shard, code, matchId))) break;
+  const firstCode = first?.groupCode ?? '';
+  const env = parse(shard, raw, firstCode, first);
+  if (!env || !first) return;
+  const type = typeof env.type === 'string' ? env.type : '?';
+  // The auxiliary trust rule, once per message and before anything is recorded; the engine's
+  // applyAux() applies the same rule again for each match.
+  const refusal = auxSessionRefusal(env.type, env.playerId, playerId);
+  if (refusal) return shard.drops.drop(firstCode, first, refusal, type);
+  if (env.matchId !== matchId) return shard.drops.drop(firstCode, first, 'match_mismatch', type);
+  for (const code of groupCodes) {
+    const slot = auxTarget(shard, code, matchId);
+    if (slot) applyTo(shard, slot, env, type, receivedAt, playerId);
+  }
+}
+
+/** The envelope of a raw payload, or null (dropped: too_deep, invalid_json, invalid_envelope). */
+function parse(shard: Shard, raw: string, groupCode: string, slot: Slot | undefined): Envelope | null {
+  if (jsonDepthExceeds(raw)) {
+    shard.drops.drop(groupCode, slot, 'too_deep', '?');
+    return null;
+  }
+  try {
+    const value: unknown = JSON.parse(raw);
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value as Envelope;
+    shard.drops.drop(groupCode, slot, 'invalid_envelope', '?');
+  } catch {
+    shard.drops.drop(groupCode, slot, 'invalid_json', '?');
+  }
+  return null;
+}
+
+/** `auxPlayerId`: the auxiliary session's player (aux_data), undefined for the observer's obs_data. */
+function applyTo(shard: Shard, slot: Slot, env: Envelope, type: string, receivedAt: number, auxPlayerId?: string): void {
+  if (slot.match.ended) return shard.drops.drop(slot.groupCode, slot, 'match_ended', type);
+  const ts = shard.clock.messageTime(receivedAt, env);
+  slot.lastEventAt = receivedAt;
+  if (!shard.out.muted) slot.recorder?.record(env, ts);
+  const result = auxPlayerId === undefined ? slot.match.apply(env, ts) : slot.match.applyAux(env, auxPlayerId, ts);
+  if (!result.ok) {
+    shard.drops.drop(slot.groupCode, slot, result.reason, type, result.detail);
+  } else {
+    shard.stats.accepted(type);
+    if (type === 'roster') shard.rosterChanged(slot);
+  }
+  if (slot.match.matchId !== slot.matchId) shard.matchIdChanged(slot);
+  shard.forwardEffects(slot);
+  shard.touched(slot);
+}

@@ -1,0 +1,70 @@
+// The main thread's commands (protocol/shard-messages.ts), one at a time in batch order: batches
+// of payloads unpacked and applied, the rest routed to the match or the shard they concern.
+import { FIELD_SEP, RECORD_SEP, type ObsBatchCmd, type ShardCmd } from '../../protocol/shard-messages.js';
+import { applyAux, applyObs, auxTarget } from './apply.js';
+import type { Shard } from './shard.js';
+
+export function runCommand(shard: Shard, cmd: ShardCmd, now: number): void {
+  switch (cmd.t) {
+    case 'create': return shard.create(cmd.groupCode, cmd.logon, cmd.now);
+    case 'obs': return unpackObs(shard, cmd);
+    case 'aux': {
+      for (let i = 0; i < cmd.raws.length; i++) applyAux(shard, cmd.groupCodes[i], cmd.matchIds[i], cmd.playerIds[i], cmd.raws[i], cmd.nows[i]);
+      return;
+    }
+    case 'aux_disconnected': {
+      for (const code of cmd.groupCodes) {
+        const slot = auxTarget(shard, code, cmd.matchId);
+        if (!slot) continue;
+        slot.match.auxDisconnected(cmd.playerId, shard.clock.tickTime(cmd.now) ?? cmd.now);
+        shard.touched(slot);
+      }
+      return;
+    }
+    case 'registered': {
+      const slot = shard.slots.get(cmd.groupCode);
+      if (slot) { slot.match.setRegistered(cmd.registered); shard.touched(slot); }
+      return;
+    }
+    case 'playercams': {
+      const slot = shard.slots.get(cmd.groupCode);
+      if (slot) { slot.match.applyPlayercams(cmd.result, shard.clock.tickTime(cmd.now) ?? cmd.now); shard.touched(slot); }
+      return;
+    }
+    case 'mmr': {
+      const slot = shard.slots.get(cmd.groupCode);
+      if (slot) { slot.match.applyMmr(cmd.result, shard.clock.tickTime(cmd.now) ?? cmd.now); shard.touched(slot); }
+      return;
+    }
+    case 'remove': {
+      const slot = shard.slots.get(cmd.groupCode);
+      if (slot) shard.endMatch(slot, now, 'admin'); // operator force-end
+      return;
+    }
+    case 'restore': return shard.restore(cmd);
+    case 'mark':
+      shard.out.mark = cmd.mark;
+      return;
+    case 'mute': return shard.setMuted(cmd.on);
+    case 'drain': return shard.drain(cmd.endMatches, now);
+    case 'test_crash': {
+      if (shard.settings.faultInjection) setImmediate(() => { throw new Error('injected shard fault (FAULT_INJECTION)'); });
+      return;
+    }
+    case 'exit': return shard.exit();
+  }
+}
+
+/** The packed observer records (`groupCode FIELD_SEP receiveTime FIELD_SEP raw`, RECORD_SEP between), in order. */
+function unpackObs(shard: Shard, cmd: ObsBatchCmd): void {
+  const packed = cmd.packed;
+  let start = 0;
+  for (let k = 0; k < cmd.count; k++) {
+    let end = packed.indexOf(RECORD_SEP, start);
+    if (end < 0) end = packed.length;
+    const a = packed.indexOf(FIELD_SEP, start);
+    const b = packed.indexOf(FIELD_SEP, a + 1);
+    applyObs(shard, packed.slice(start, a), packed.slice(b + 1, end), Number(packed.slice(a + 1, b)));
+    start = end + 1;
+  }
+}

@@ -1,0 +1,58 @@
+// What a shard sends to the main thread: one ShardOut per command batch or cycle, gathered here and
+// posted by flush(), carrying the last batch mark processed (`ack`).
+import type { MatchSummary, ShardEvent, ShardOut, ShardSnapshots, ShardStats } from '../../protocol/shard-messages.js';
+
+export class Outbox {
+  /** The last batch mark processed: the main thread may forget the batches up to it once snapshotted. */
+  mark = 0;
+  /**
+   * Batches the lost thread had already acknowledged are being applied again (after a crash): their
+   * effects, drop logs and logs went out before, so they are not sent (nor frames, nor recordings).
+   */
+  muted = false;
+  private out: ShardOut = emptyOut();
+
+  constructor(private readonly post: (out: ShardOut) => void) {}
+
+  event(e: ShardEvent): void {
+    if (this.muted && (e.t === 'effect' || e.t === 'drop' || e.t === 'log')) return;
+    this.out.events.push(e);
+  }
+
+  log(level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>): void {
+    this.event({ t: 'log', level, msg, fields });
+  }
+
+  frame(groupCode: string, frameNo: number, wire: string, delta: string | null): void {
+    const out = this.out;
+    out.codes.push(groupCode);
+    out.frameNos.push(frameNo);
+    out.wires.push(wire);
+    out.deltas.push(delta);
+  }
+
+  stats(stats: ShardStats): void {
+    this.out.stats = stats;
+  }
+
+  summaries(summaries: MatchSummary[]): void {
+    this.out.summaries = summaries;
+  }
+
+  snapshots(snapshots: ShardSnapshots): void {
+    this.out.snapshots = snapshots;
+  }
+
+  /** Posts what was gathered, if anything. */
+  flush(): void {
+    const out = this.out;
+    if (out.codes.length === 0 && out.events.length === 0 && !out.stats && !out.summaries && !out.snapshots) return;
+    out.ack = this.mark;
+    this.out = emptyOut();
+    this.post(out);
+  }
+}
+
+function emptyOut(): ShardOut {
+  return { codes: [], frameNos: [], wires: [], deltas: [], events: [] };
+}

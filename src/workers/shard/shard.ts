@@ -1,0 +1,215 @@
+// A shard: owns the matches whose group codes hash to it. All mutation, timers, filtering and
+// serialization of a match happen here; the main thread only routes raw payloads in and publishes
+// the frames that come out. This class holds the matches and their lifetime (create, restore,
+// frames, end, removal); the other jobs have a file each in this folder:
+//   thread.ts     the worker entry (wiring only)
+//   commands.ts   batch unpacking and routing of the main thread's commands
+//   apply.ts      messages into the engine (parse, routing checks, aux trust, recording)
+//   effects.ts    engine effects → backend calls and events
+//   scheduler.ts  when frames go out (leading edge, due timer); frames.ts: how (serializer, delta)
+//   cycle.ts      the periodic tick (timers, inactivity, snapshots, stats, summaries)
+//   snapshots.ts, stats.ts, summaries.ts, drops.ts, outbox.ts (what goes to the main thread), slot.ts
+import type { CreateMatchCmd, RestoreMatchCmd, ShardCmd, ShardOut } from '../../protocol/shard-messages.js';
+import type { ShardSettings } from '../../protocol/shard-settings.js';
+import { createClock, type MatchClock } from '../clock.js';
+import { Match } from '../match/match.js';
+import { ReplayRecorder, replayHeader } from '../replay-recorder.js';
+import { runCommand } from './commands.js';
+import { runCycle } from './cycle.js';
+import { DropLog } from './drops.js';
+import { forwardEffects } from './effects.js';
+import { FrameEncoder } from './frames.js';
+import { Outbox } from './outbox.js';
+import { FrameScheduler } from './scheduler.js';
+import { newSlot, type Slot } from './slot.js';
+import { parseSnapshot, SnapshotRounds } from './snapshots.js';
+import { StatsCounter } from './stats.js';
+import { Summaries } from './summaries.js';
+
+export type RemovalReason = 'ended' | 'inactive' | 'admin' | 'shutdown';
+
+export class Shard {
+  readonly slots = new Map<string, Slot>();
+  readonly clock: MatchClock;
+  readonly out: Outbox;
+  readonly drops: DropLog;
+  readonly stats = new StatsCounter();
+  readonly frames: FrameScheduler;
+  readonly snapshots: SnapshotRounds;
+  readonly summaries = new Summaries();
+  /** The `exit` command was run: the thread closes its port. */
+  exited = false;
+  private readonly encoder: FrameEncoder;
+  private readonly tickTimer: NodeJS.Timeout;
+  private readonly sendFrameNow = (slot: Slot, now: number): void => this.sendFrame(slot, now);
+
+  constructor(readonly settings: ShardSettings, post: (out: ShardOut) => void) {
+    this.clock = createClock(settings.trustReplayTimestamps);
+    this.out = new Outbox(post);
+    this.drops = new DropLog(this.out);
+    this.encoder = new FrameEncoder(settings);
+    this.frames = new FrameScheduler(settings.intervalMs, () => {
+      this.sendDueFrames(Date.now());
+      this.out.flush();
+    });
+    this.snapshots = new SnapshotRounds(settings.snapshotIntervalMs);
+    this.tickTimer = setInterval(() => runCycle(this), settings.intervalMs);
+  }
+
+  /** One batch from the main thread: its commands in order, then the frames due, in one output. */
+  handle(cmds: ShardCmd[]): void {
+    const now = Date.now();
+    for (const cmd of cmds) {
+      try {
+        runCommand(this, cmd, now);
+      } catch (err) {
+        // The engine never throws by contract; this is the last guard so one match cannot stop the shard.
+        this.out.log('error', 'shard command failed', { cmd: cmd.t, error: (err as Error).message });
+      }
+    }
+    this.sendDueFrames(Date.now());
+    this.out.flush();
+  }
+
+  create(groupCode: string, logon: CreateMatchCmd['logon'], now: number): void {
+    const existing = this.slots.get(groupCode);
+    if (existing) this.remove(existing, 'admin');
+    const match = Match.create(logon, now, { sponsorLogoUrl: this.settings.sponsorLogoUrl });
+    const wallNow = Date.now();
+    const slot = newSlot(groupCode, match, {
+      matchId: match.matchId, lastActivityAt: wallNow, lastEventAt: wallNow, frameNo: 0, snapshotEvent: -1, recordStart: now,
+    });
+    if (this.settings.recordReplays) {
+      slot.recorder = new ReplayRecorder(this.settings.replayDir, groupCode, now, replayHeader(logon, this.settings.serviceVersion, now));
+    }
+    this.slots.set(groupCode, slot);
+    this.forwardEffects(slot);
+    this.touched(slot);
+  }
+
+  /** A match rebuilt from its snapshot: the next frame is a keyframe with its full state. */
+  restore(cmd: RestoreMatchCmd): void {
+    const { meta, match } = parseSnapshot(cmd.snapshot, cmd.playercamSecret);
+    const existing = this.slots.get(cmd.groupCode);
+    if (existing) this.remove(existing, 'admin');
+    const slot = newSlot(cmd.groupCode, match, {
+      matchId: '', lastActivityAt: meta.lastActivityAt, lastEventAt: meta.lastEventAt, frameNo: cmd.frameNoBase,
+      snapshotEvent: match.eventNumber, recordStart: meta.recordStart,
+    });
+    if (this.settings.recordReplays) slot.recorder = ReplayRecorder.reopen(this.settings.replayDir, cmd.groupCode, meta.recordStart);
+    this.slots.set(cmd.groupCode, slot);
+    if (match.matchId) this.matchIdChanged(slot);
+    this.rosterChanged(slot);
+    this.touched(slot);
+  }
+
+  /** The main thread routes auxiliary data by match id: it learns each match's as it changes. */
+  matchIdChanged(slot: Slot): void {
+    slot.matchId = slot.match.matchId;
+    this.out.event({ t: 'match_id', groupCode: slot.groupCode, matchId: slot.matchId });
+  }
+
+  /** The main thread learns the roster's player ids as they grow (players are only ever added): auxiliary logons must name one. */
+  rosterChanged(slot: Slot): void {
+    const teams = slot.match.snapshot().teams;
+    if (teams[0].players.length + teams[1].players.length === slot.rosterSize) return;
+    const playerIds = [...teams[0].players, ...teams[1].players].map((p) => p.riotId);
+    slot.rosterSize = playerIds.length;
+    this.out.event({ t: 'roster', groupCode: slot.groupCode, playerIds });
+  }
+
+  forwardEffects(slot: Slot): void {
+    forwardEffects(slot, this.out);
+  }
+
+  /** The match may have changed: it gets a frame when one is due (scheduler.ts). */
+  touched(slot: Slot): void {
+    this.frames.touched(slot);
+  }
+
+  /** The frames that are due (none while muted: the lost thread sent them). */
+  sendDueFrames(now: number): void {
+    if (this.out.muted) return;
+    this.frames.sendDue(now, this.sendFrameNow);
+  }
+
+  /** The match's frame, when it changed since its last one (`force`: anyway); a match that ended is then removed. */
+  sendFrame(slot: Slot, now: number, force = false): void {
+    this.frames.forget(slot);
+    if (!force && slot.match.eventNumber <= slot.lastSentEvent) return;
+    let wire: string;
+    try {
+      wire = this.encoder.wire(slot, now);
+    } catch (err) {
+      this.out.log('error', 'serialization failed', { groupCode: slot.groupCode, error: (err as Error).message });
+      slot.lastSentEvent = slot.match.eventNumber;
+      return;
+    }
+    this.stats.framesSerialized++;
+    const delta = this.encoder.delta(slot, wire);
+    slot.frameNo++;
+    this.out.frame(slot.groupCode, slot.frameNo, wire, delta);
+    slot.lastSentEvent = slot.match.eventNumber;
+    slot.lastSentAt = now;
+    slot.lastActivityAt = now;
+    if (slot.match.ended) this.remove(slot, 'ended');
+  }
+
+  /**
+   * A match that ends without game_end (operator force-end, inactivity, shutdown without
+   * STATE_DIR): a last frame even when nothing changed, with isRunning false (Match.stopRunning)
+   * so that frontends and tools can tell it is over, then the removal path (backend completion when
+   * registered). match-rules.md 14.1 removes an inactive match without a frame; this one is added.
+   */
+  endMatch(slot: Slot, now: number, reason: 'inactive' | 'admin' | 'shutdown'): void {
+    slot.match.stopRunning(this.clock.tickTime(now) ?? slot.match.lastChangeAt);
+    this.sendFrame(slot, now, true);
+    if (this.slots.get(slot.groupCode) === slot) this.remove(slot, reason); // sendFrame removed it if game_end was applied
+  }
+
+  remove(slot: Slot, reason: RemovalReason): void {
+    this.slots.delete(slot.groupCode);
+    this.frames.forget(slot);
+    if (slot.match.isRegistered) {
+      this.out.event({ t: 'effect', effect: { kind: 'complete', groupCode: slot.groupCode, matchId: slot.matchId, body: slot.match.registerBody() } });
+    }
+    slot.recorder?.close();
+    this.out.event({ t: 'removed', groupCode: slot.groupCode, reason });
+  }
+
+  /** A snapshot round now (`force`: every match, changed or not). */
+  takeSnapshots(force: boolean): void {
+    const snapshots = this.snapshots.take(this.slots.values(), this.out.mark, force, (slot, err) => {
+      this.out.log('error', 'snapshot failed', { groupCode: slot.groupCode, error: err.message });
+    });
+    if (snapshots) this.out.snapshots(snapshots);
+  }
+
+  /**
+   * The shutdown drain: every pending frame now and a snapshot of every match (STATE_DIR: they are
+   * resumed after the restart, so they go on). With `endMatches` (no STATE_DIR) the matches end
+   * here, completed with the backend: each one's last frame, its pending changes included, says it ended.
+   */
+  drain(endMatches: boolean, now: number): void {
+    this.out.muted = false;
+    if (endMatches) for (const slot of [...this.slots.values()]) this.endMatch(slot, now, 'shutdown');
+    else for (const slot of this.frames.allPending()) this.sendFrame(slot, now);
+    this.takeSnapshots(true);
+    this.out.event({ t: 'drained' });
+  }
+
+  /** Re-application of acknowledged batches starts or ends; at its end every match is looked at again. */
+  setMuted(on: boolean): void {
+    this.out.muted = on;
+    if (!on) for (const slot of this.slots.values()) this.touched(slot);
+  }
+
+  /** The thread's end: no more timers, replay files closed. */
+  exit(): void {
+    this.exited = true;
+    this.stats.stop();
+    clearInterval(this.tickTimer);
+    this.frames.stop();
+    for (const slot of this.slots.values()) slot.recorder?.close();
+  }
+}

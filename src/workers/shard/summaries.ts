@@ -1,0 +1,27 @@
+// Dashboard summaries (a few fields each) of the matches that changed since their last one, at most
+// every SUMMARY_INTERVAL_MS: the operator dashboard's rows, so the main thread never parses frames.
+import { SUMMARY_INTERVAL_MS } from '../../protocol/limits.js';
+import type { MatchSummary } from '../../protocol/shard-messages.js';
+import type { Slot } from './slot.js';
+
+export class Summaries {
+  private lastTakenAt = 0;
+
+  /** The summaries when they are due and a match changed, else undefined. */
+  take(slots: Iterable<Slot>, now: number): MatchSummary[] | undefined {
+    if (now - this.lastTakenAt < SUMMARY_INTERVAL_MS) return undefined;
+    this.lastTakenAt = now;
+    const summaries: MatchSummary[] = [];
+    for (const slot of slots) {
+      if (slot.match.eventNumber === slot.summarizedEvent) continue;
+      slot.summarizedEvent = slot.match.eventNumber;
+      const s = slot.match.snapshot();
+      const team = (i: 0 | 1) => ({ name: s.teams[i].teamName, tricode: s.teams[i].teamTricode, score: s.teams[i].roundsWon });
+      summaries.push({
+        groupCode: slot.groupCode, teams: [team(0), team(1)], roundNumber: s.roundNumber, roundPhase: s.roundPhase,
+        map: s.map, lastEventAt: slot.lastEventAt,
+      });
+    }
+    return summaries.length > 0 ? summaries : undefined;
+  }
+}
