@@ -1,15 +1,18 @@
 // bench:flood — one flooding observer beside M normal matches (issue: hardening).
 //
-//   npm run bench:flood -- [--matches 50] [--rate 20] [--flood 20000] [--duration 15] [--warmup 3]
+//   npm run bench:flood -- [--matches 50] [--rate 20] [--flood 20000] [--duration 15] [--warmup 3] [--catchup 3700]
 //
-// Starts the built service (dist/) in its own process three times and runs the same load each time:
+// Starts the built service (dist/) in its own process four times and runs the same load each time:
 // M matches, each with one observer sending the recorded match's game messages in order at `rate`
 // msg/s and one overlay frontend; latency is measured from an obs_data send to the first frame
 // showing it (a probe value in a scoreboard row's money), on every frontend. Phases:
 //   baseline   no flooder;
 //   flood      plus one authenticated observer sending `flood` msg/s of valid scoreboard rows to its
 //              own match, with the default per-socket budget (200 msg/s, burst 100);
-//   no-budget  the same flood with the budget lifted (INGEST_RATE_PER_SOCKET=1e6): what the budget buys.
+//   no-budget  the same flood with the budget lifted (INGEST_RATE_PER_SOCKET=1e6): what the budget buys;
+//   catch-up   plus one authenticated observer sending `catchup` valid scoreboard rows at once when the
+//              measurement starts, as a client flushes what it buffered during an outage (default: the
+//              bucket and the backlog, 100 + 3,600): none may be shed; how long until none waits.
 // Prints one JSON line per phase, a table, and writes bench/results/flood.json. The bar is the
 // broadcast benchmark's: p99 latency ≤ 250 ms with ≥ 95% of the due frames delivered.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -31,6 +34,7 @@ const RATE = Number(opt('rate', '20'));
 const FLOOD = Number(opt('flood', '20000'));
 const DURATION = Number(opt('duration', '15')) * 1000;
 const WARMUP = Number(opt('warmup', '3')) * 1000;
+const CATCHUP = Number(opt('catchup', '3700'));
 
 const replay = recordedMatch();
 const firstGame = replay.records.findIndex((r) => r.type === 'match_start');
@@ -61,7 +65,7 @@ async function metric(port: number, series: string): Promise<number> {
   return line ? Number(line.slice(series.length + 1)) : 0;
 }
 
-type Phase = 'baseline' | 'flood' | 'no-budget';
+type Phase = 'baseline' | 'flood' | 'no-budget' | 'catch-up';
 
 async function run(phase: Phase): Promise<Record<string, unknown>> {
   const svc = await startServiceProcess({ LOG_LEVEL: 'error', ...(phase === 'no-budget' ? { INGEST_RATE_PER_SOCKET: '1000000', INGEST_BURST_PER_SOCKET: '1000000' } : {}) });
@@ -94,6 +98,7 @@ async function run(phase: Phase): Promise<Record<string, unknown>> {
     }));
     let flooder: EioClient | null = null;
     if (phase !== 'baseline') {
+      // (In the catch-up phase the same socket sends one burst instead of a flood.)
       flooder = await observer(ingest, 'FLOOD0');
       clients.push(flooder);
       for (const r of lobby) flooder.emit('obs_data', JSON.stringify({ ...r, groupCode: 'FLOOD0' }));
@@ -122,7 +127,7 @@ async function run(phase: Phase): Promise<Record<string, unknown>> {
         }
         if (m.sentAt.size > 2000) m.sentAt.clear();
       }
-      if (flooder) {
+      if (flooder && phase !== 'catch-up') {
         const target = Math.floor(((now - start) * FLOOD) / 1000);
         for (; floodSent < target; floodSent++) {
           floodMoney = (floodMoney + 1) % 9000;
@@ -141,6 +146,22 @@ async function run(phase: Phase): Promise<Record<string, unknown>> {
     const cpu0 = svc.cpuSeconds();
     const t0 = Date.now();
     measuring = true;
+    let caughtUp: Promise<number> = Promise.resolve(NaN);
+    if (phase === 'catch-up' && flooder) {
+      const sender = flooder;
+      for (let i = 0; i < CATCHUP; i++) sender.emit('obs_data', JSON.stringify({ obsName: 'Flood', groupCode: 'FLOOD0', type: 'scoreboard', data: { ...(floodRow.data as object), money: i % 9000 } }));
+      // Seconds until none of them waits any more: the backlog seen non-empty, then empty (polled every 100 ms, at most 60 s).
+      caughtUp = (async () => {
+        let seen = false;
+        while (Date.now() - t0 < 60_000) {
+          const waiting = await metric(metricsPort, 'ods_ingest_backlog_messages');
+          if (waiting > 0) seen = true;
+          else if (seen) return (Date.now() - t0) / 1000;
+          await sleep(100);
+        }
+        return NaN;
+      })();
+    }
     await sleep(DURATION);
     measuring = false;
     const seconds = (Date.now() - t0) / 1000;
@@ -150,14 +171,20 @@ async function run(phase: Phase): Promise<Record<string, unknown>> {
     due += matches.filter((m) => m.pending).length;
     const received = (await metric(metricsPort, 'ods_messages_received_total{event="obs_data"}')) - received0;
     const shed = (await metric(metricsPort, 'ods_messages_dropped_total{reason="rate_limited"}')) - shed0;
+    const backlogAtEnd = await metric(metricsPort, 'ods_ingest_backlog_messages');
+    const catchUpSeconds = await caughtUp;
     latencies.sort((a, b) => a - b);
     const floodAttempted = (floodSent - floodSent0) / seconds;
     return {
-      phase, M, rate: RATE, flood: phase === 'baseline' ? 0 : FLOOD,
+      phase, M, rate: RATE, flood: phase === 'flood' || phase === 'no-budget' ? FLOOD : 0,
       normalMsgPerSec: M * RATE,
       floodSentPerSec: floodAttempted,
-      floodAcceptedPerSec: phase === 'baseline' ? 0 : (received - M * RATE * seconds - shed) / seconds,
+      floodAcceptedPerSec: phase === 'flood' || phase === 'no-budget' ? (received - M * RATE * seconds - shed) / seconds : 0,
       shedPerSec: shed / seconds,
+      backlogAtEnd,
+      catchUpSent: phase === 'catch-up' ? CATCHUP : 0,
+      catchUpShed: phase === 'catch-up' ? shed : 0,
+      catchUpSeconds,
       delivery: due ? framesReceived / due : 0,
       p50: percentile(latencies, 50), p95: percentile(latencies, 95), p99: percentile(latencies, 99), max: latencies[latencies.length - 1] ?? NaN,
       samples: latencies.length,
@@ -173,13 +200,14 @@ async function run(phase: Phase): Promise<Record<string, unknown>> {
 }
 
 const results: Record<string, unknown>[] = [];
-for (const phase of ['baseline', 'flood', 'no-budget'] as Phase[]) {
-  process.stderr.write(`${phase}: ${M} matches at ${RATE} msg/s${phase === 'baseline' ? '' : `, one flooder at ${FLOOD} msg/s`}...\n`);
+for (const phase of ['baseline', 'flood', 'no-budget', 'catch-up'] as Phase[]) {
+  const extra = phase === 'baseline' ? '' : phase === 'catch-up' ? `, one observer sending ${CATCHUP} at once` : `, one flooder at ${FLOOD} msg/s`;
+  process.stderr.write(`${phase}: ${M} matches at ${RATE} msg/s${extra}...\n`);
   const r = await run(phase);
   results.push(r);
   jsonLine({ bench: 'flood', ...r });
 }
-process.stdout.write('\n' + table(results, ['phase', 'M', 'normalMsgPerSec', 'floodSentPerSec', 'floodAcceptedPerSec', 'shedPerSec', 'delivery', 'p50', 'p95', 'p99', 'max', 'cpuPct', 'loopP99', 'rssMB']) + '\n');
+process.stdout.write('\n' + table(results, ['phase', 'M', 'normalMsgPerSec', 'floodSentPerSec', 'floodAcceptedPerSec', 'shedPerSec', 'backlogAtEnd', 'catchUpShed', 'catchUpSeconds', 'delivery', 'p50', 'p95', 'p99', 'max', 'cpuPct', 'loopP99', 'rssMB']) + '\n');
 const held = (r: Record<string, unknown>) => (r.delivery as number) >= 0.95 && (r.p99 as number) <= 250;
 process.stdout.write(`bar (p99 ≤ 250 ms, delivery ≥ 0.95): ${results.map((r) => `${r.phase} ${held(r) ? 'held' : 'missed'}`).join(', ')}\n`);
-process.stdout.write(`results: ${writeResults('flood', { bench: 'flood', machine: machine(), options: { M, RATE, FLOOD, DURATION, WARMUP }, results })}\n`);
+process.stdout.write(`results: ${writeResults('flood', { bench: 'flood', machine: machine(), options: { M, RATE, FLOOD, DURATION, WARMUP, CATCHUP }, results })}\n`);

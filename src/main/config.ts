@@ -132,8 +132,11 @@ export const SETTINGS = {
   TRUST_REPLAY_TIMESTAMPS: s(bool, false, 'replays and tests only: the recorded timestamp of each message drives the match clock'),
   COMPRESSION: s(bool, true, 'permessage-deflate on the Socket.IO listeners (threshold 1024 bytes)'),
   // Hardening (docs/reliability.md): budgets, caps, timeouts, state, metrics.
-  INGEST_RATE_PER_SOCKET: s(int(1, 1_000_000), 200, 'messages per second one ingestion socket may send, sustained (token bucket refill); the excess is shed and counted'),
+  INGEST_RATE_PER_SOCKET: s(int(1, 1_000_000), 200, 'messages per second one ingestion socket may send, sustained (token bucket refill); the excess waits in the socket\'s backlog (logged-on sockets, INGEST_BACKLOG_PER_SOCKET) or is shed and counted'),
   INGEST_BURST_PER_SOCKET: s(int(1, 1_000_000), 100, 'burst one ingestion socket may send above its rate (token bucket size)'),
+  // Sized for a client's catch-up after an outage of RECOVERY_WINDOW_MS (180 s) at the observer's peak rate (20 msg/s): docs/reliability.md.
+  INGEST_BACKLOG_PER_SOCKET: s(int(0, 1_000_000), 3600, 'messages of a logged-on ingestion socket that wait for budget instead of being shed (a client flushing what it buffered while disconnected), forwarded in order at INGEST_RATE_PER_SOCKET; 0 = shed at once. Raise it with RECOVERY_WINDOW_MS'),
+  INGEST_BACKLOG_BYTES_PER_SOCKET: s(int(0, 1_073_741_824), 2_097_152, 'most characters of payload waiting in one socket\'s backlog (a payload that is not a string counts as MAX_MESSAGE_BYTES)'),
   IDLE_SOCKET_TIMEOUT_MS: s(int(100, 3_600_000), 30_000, 'a socket that has not logged on and sent nothing for this long is closed (both Socket.IO listeners)'),
   MAX_LIVE_MATCHES: s(int(1, 1_000_000), 1000, 'most live matches at once; a new match past it is refused with an ack reason'),
   MAX_MATCHES_PER_KEY: s(int(1, 1_000_000), 250, 'most live matches created with one access key (one organisation with the backend)'),

@@ -58,6 +58,8 @@ export class Metrics {
       name: 'ods_messages_received_total', help: 'Events received on the ingestion listener, by event name (unknown names as "other")', labelNames: ['event'], registers: [r],
       collect() { set(this, ingest.eventsIn, 'event'); },
     });
+    new client.Gauge({ name: 'ods_ingest_backlog_messages', help: 'Events received on the ingestion listener and waiting for their socket\'s budget (INGEST_BACKLOG_PER_SOCKET)', registers: [r], collect() { this.set(ingest.backlogWaiting()); } });
+    new client.Counter({ name: 'ods_messages_queued_total', help: 'Events that waited in their socket\'s backlog instead of being shed', registers: [r], collect() { this.reset(); this.inc(ingest.backlog.queued); } });
     const applied = this.applied;
     new client.Counter({
       name: 'ods_messages_applied_total', help: 'Messages applied to a match by the shards, by envelope type', labelNames: ['type'], registers: [r],

@@ -16,6 +16,7 @@ import { createIoServer, parsePayload } from '../sockets/io-server.js';
 import type { TemplatedApp } from '../uws.js';
 import { SERVICE_VERSION } from '../version.js';
 import { isAuxLogon, isObsLogon } from '../../schemas/logon.js';
+import { SocketBudget, type BudgetLimits } from './budget.js';
 import { SessionTable, type Session } from './sessions.js';
 
 export interface IngestDeps {
@@ -39,9 +40,8 @@ interface SocketState {
   logonPending: boolean;
   /** Drop kinds already logged for this socket: each is logged once, then only counted. */
   logged: Set<string>;
-  /** Per-socket budget (token bucket, INGEST_RATE_PER_SOCKET / INGEST_BURST_PER_SOCKET). */
-  tokens: number;
-  tokensAt: number;
+  /** Per-socket budget: token bucket and backlog (budget.ts). */
+  budget: SocketBudget;
   /** Last event received (or the connection time): unauthenticated sockets idle for IDLE_SOCKET_TIMEOUT_MS are closed. */
   lastEventAt: number;
 }
@@ -58,6 +58,12 @@ export class IngestServer {
   readonly addresses: AddressLimiter;
   private readonly log: Logger;
   private readonly states = new Map<string, { socket: Socket; state: SocketState }>();
+  /** Sockets with events waiting in their budget's backlog (also after they disconnected: what was received is applied). */
+  private readonly backlogged = new Map<SocketState, Socket>();
+  private drainTimer: NodeJS.Timeout | null = null;
+  private readonly limits: BudgetLimits;
+  /** Backlog figures (metrics, tests): events that waited, the most one socket had waiting at once. */
+  readonly backlog = { queued: 0, peak: 0 };
   private readonly timer: NodeJS.Timeout;
   private readonly idleTimer: NodeJS.Timeout;
   /** Set at shutdown: sockets closing now are not players leaving (no auxiliary-disconnect changes). */
@@ -75,6 +81,11 @@ export class IngestServer {
   constructor(app: TemplatedApp, private readonly deps: IngestDeps) {
     this.log = deps.log.child({ module: 'ingest' });
     this.sessions = new SessionTable(deps.config.RECOVERY_WINDOW_MS);
+    const c = deps.config;
+    this.limits = {
+      rate: c.INGEST_RATE_PER_SOCKET, burst: c.INGEST_BURST_PER_SOCKET, backlogMessages: c.INGEST_BACKLOG_PER_SOCKET,
+      backlogBytes: c.INGEST_BACKLOG_BYTES_PER_SOCKET, largestMessage: c.MAX_MESSAGE_BYTES,
+    };
     this.addresses = new AddressLimiter(deps.config.MAX_SOCKETS_PER_ADDRESS);
     this.io = createIoServer(app, deps.config, { adapter: IngestAdapter, recovery: true, maxBackpressure: 1024 * 1024, allowRequest: this.addresses.allowRequest });
     this.addresses.attach(this.io);
@@ -104,7 +115,7 @@ export class IngestServer {
   private onConnection(socket: Socket): void {
     // Every handler is bound synchronously: the client flushes buffered emits right after CONNECT.
     const now = Date.now();
-    const state: SocketState = { session: null, logonPending: false, logged: new Set(), tokens: this.deps.config.INGEST_BURST_PER_SOCKET, tokensAt: now, lastEventAt: now };
+    const state: SocketState = { session: null, logonPending: false, logged: new Set(), budget: new SocketBudget(this.limits, now), lastEventAt: now };
     this.states.set(socket.id, { socket, state });
     const pid = (socket as unknown as { pid?: string }).pid ?? '';
 
@@ -117,29 +128,12 @@ export class IngestServer {
       if (session) this.resume(socket, state, session, pid);
     }
 
-    // Every event: the per-socket budget first, then exactly one argument; a handler that throws
-    // is logged and counted (socket.io runs handlers in process.nextTick: an exception would end the process).
-    const on = (event: string, handler: (payload: unknown) => void | Promise<void>) => {
-      socket.on(event, (...args: unknown[]) => {
-        if (!this.admit(socket, state, event)) return;
-        if (args.length !== 1) return this.drop(socket, state, 'bad_arguments');
-        try {
-          const pending = handler(args[0]);
-          if (pending) pending.catch((err: unknown) => this.handlerFailed(socket, state, event, err));
-        } catch (err) {
-          this.handlerFailed(socket, state, event, err);
-        }
-      });
-    };
-    on('obs_logon', (payload) => this.obsLogon(socket, state, payload));
-    on('aux_logon', (payload) => this.auxLogon(socket, state, payload));
-    on('obs_data', (payload) => this.obsData(socket, state, payload));
-    on('aux_data', (payload) => this.auxData(socket, state, payload));
-    socket.onAny((event: unknown) => {
+    // Every event goes through the per-socket budget first (now, after what waits, or shed).
+    for (const event of KNOWN_EVENTS) socket.on(event, (...args: unknown[]) => this.receive(socket, state, event, args));
+    socket.onAny((event: unknown, ...args: unknown[]) => {
       if (typeof event === 'string' && KNOWN_EVENTS.has(event)) return;
       if (this.deps.testHooks && event === 'test_echo') return;
-      if (!this.admit(socket, state, 'other')) return;
-      this.drop(socket, state, 'unknown_event');
+      this.receive(socket, state, 'other', args);
     });
     socket.on('disconnect', () => {
       this.states.delete(socket.id);
@@ -152,17 +146,22 @@ export class IngestServer {
     if (this.deps.testHooks) socket.on('test_echo', (payload: unknown) => socket.emit('test_echo', payload));
   }
 
-  /** A reconnecting socket takes over its session; an old socket still open is closed. */
+  /**
+   * A reconnecting socket takes over its session; an old socket still open is closed. What the old
+   * socket received and still has waiting in its backlog moves to the new one, ahead of anything it
+   * sends (the client flushes what it buffered while away right after this: budget.ts queues it).
+   */
   private resume(socket: Socket, state: SocketState, session: Session, newPid: string): void {
     const oldSocketId = session.socketId;
-    // The client buffered its emits while it was away and flushes them now: the budget grows by what
-    // INGEST_RATE_PER_SOCKET allowed over that gap, so a real client's backlog is never shed.
-    const c = this.deps.config;
-    const now = Date.now();
-    const since = session.disconnectedAt ?? (oldSocketId ? this.states.get(oldSocketId)?.state.lastEventAt : undefined) ?? now;
-    const gapMs = Math.min(Math.max(0, now - since), c.RECOVERY_WINDOW_MS);
-    state.tokens = c.INGEST_BURST_PER_SOCKET + (gapMs * c.INGEST_RATE_PER_SOCKET) / 1000;
-    state.tokensAt = now;
+    for (const old of [...this.backlogged.keys()].filter((st) => st.session === session)) {
+      old.budget.handOver(state.budget);
+      this.backlogged.delete(old);
+    }
+    const waiting = state.budget.waiting;
+    if (waiting > 0) {
+      this.backlogged.set(state, socket);
+      this.armDrain();
+    }
     this.sessions.rekey(session, newPid, socket.id);
     state.session = session;
     socket.data = { role: session.role, groupCode: session.groupCode, obsName: session.obsName, matchId: session.matchId, playerId: session.playerId };
@@ -173,7 +172,7 @@ export class IngestServer {
         old.socket.disconnect(true);
       }
     }
-    this.log.info({ socket: socket.id, role: session.role, groupCode: session.groupCode, matchId: session.matchId, recovered: socket.recovered }, 'session resumed');
+    this.log.info({ socket: socket.id, role: session.role, groupCode: session.groupCode, matchId: session.matchId, recovered: socket.recovered, waiting }, 'session resumed');
   }
 
   private fail(socket: Socket, event: 'obs_logon_ack' | 'aux_logon_ack', type: string, reason: string): void {
@@ -186,30 +185,71 @@ export class IngestServer {
     socket.emit(event, payload);
   }
 
+  /** Right after a stall of the main thread, a bucket may also hold what the rate gave over it. */
+  private stallBonus(now: number): number {
+    return now - this.stallEndedAt < 2000 ? (this.stallMs * this.limits.rate) / 1000 : 0;
+  }
+
   /**
-   * The per-socket budget: a token bucket of INGEST_BURST_PER_SOCKET tokens refilled at
-   * INGEST_RATE_PER_SOCKET per second. Every received event costs one; without a token it is shed
-   * (dropped `rate_limited`, logged once per socket) before anything else is done with it.
+   * Every received event, before anything else is done with it: it costs one token of the
+   * socket's budget (budget.ts). Without a free token, or with events waiting before it, it waits
+   * in the socket's backlog if the socket has a session (a real client catching up after a
+   * reconnection), else, or past the backlog's bounds, it is shed (dropped `rate_limited`, logged
+   * once per socket).
    */
-  private admit(socket: Socket, state: SocketState, event: string): boolean {
-    const c = this.deps.config;
+  private receive(socket: Socket, state: SocketState, event: string, args: unknown[]): void {
     const now = Date.now();
     state.lastEventAt = now;
-    const name = KNOWN_EVENTS.has(event) ? event : 'other';
-    this.eventsIn[name] = (this.eventsIn[name] ?? 0) + 1;
-    const elapsed = now - state.tokensAt;
-    if (elapsed > 0) {
-      // Right after a stall of the main thread, the bucket may hold what the rate gave over it too.
-      const stall = now - this.stallEndedAt < 2000 ? (this.stallMs * c.INGEST_RATE_PER_SOCKET) / 1000 : 0;
-      state.tokens = Math.min(c.INGEST_BURST_PER_SOCKET + stall, state.tokens + (elapsed * c.INGEST_RATE_PER_SOCKET) / 1000);
-      state.tokensAt = now;
+    this.eventsIn[event] = (this.eventsIn[event] ?? 0) + 1;
+    const admission = state.budget.admit(now, this.stallBonus(now), event, args, state.session !== null);
+    if (admission === 'now') return this.handle(socket, state, event, args);
+    if (admission === 'shed') return this.drop(socket, state, 'rate_limited');
+    this.backlog.queued++;
+    this.backlog.peak = Math.max(this.backlog.peak, state.budget.waiting);
+    this.backlogged.set(state, socket);
+    this.armDrain();
+  }
+
+  /** One timer forwards the backlogs as their tokens come (every 1000 / INGEST_RATE_PER_SOCKET ms, 5–50 ms). */
+  private armDrain(): void {
+    if (this.drainTimer || this.backlogged.size === 0) return;
+    const every = Math.min(50, Math.max(5, Math.ceil(1000 / this.limits.rate)));
+    this.drainTimer = setTimeout(() => {
+      this.drainTimer = null;
+      const now = Date.now();
+      const bonus = this.stallBonus(now);
+      for (const [state, socket] of this.backlogged) {
+        for (const item of state.budget.due(now, bonus)) this.handle(socket, state, item.event, item.args);
+        if (state.budget.waiting === 0) this.backlogged.delete(state);
+      }
+      this.armDrain();
+    }, every);
+  }
+
+  /**
+   * An admitted event: exactly one argument, then its handler; a handler that throws is logged and
+   * counted (socket.io runs handlers in process.nextTick: an exception would end the process).
+   */
+  private handle(socket: Socket, state: SocketState, event: string, args: unknown[]): void {
+    if (event === 'other') return this.drop(socket, state, 'unknown_event');
+    if (args.length !== 1) return this.drop(socket, state, 'bad_arguments');
+    const payload = args[0];
+    try {
+      const pending = event === 'obs_logon' ? this.obsLogon(socket, state, payload)
+        : event === 'aux_logon' ? this.auxLogon(socket, state, payload)
+        : event === 'obs_data' ? this.obsData(socket, state, payload)
+        : this.auxData(socket, state, payload);
+      if (pending) pending.catch((err: unknown) => this.handlerFailed(socket, state, event, err));
+    } catch (err) {
+      this.handlerFailed(socket, state, event, err);
     }
-    if (state.tokens < 1) {
-      this.drop(socket, state, 'rate_limited');
-      return false;
-    }
-    state.tokens -= 1;
-    return true;
+  }
+
+  /** Events waiting in backlogs now (metrics). */
+  backlogWaiting(): number {
+    let n = 0;
+    for (const state of this.backlogged.keys()) n += state.budget.waiting;
+    return n;
   }
 
   private handlerFailed(socket: Socket, state: SocketState, event: string, err: unknown): void {
@@ -411,6 +451,18 @@ export class IngestServer {
 
   /** Ends sessions: out of the table, and their sockets (if connected) closed. */
   private endSessions(sessions: Session[]): number {
+    const ended = new Set(sessions);
+    for (const [state, socket] of this.backlogged) {
+      if (!state.session || !ended.has(state.session)) continue;
+      // What an ended session still had waiting is not applied (the match is gone, or the secret it logged on with).
+      const n = state.budget.clear();
+      this.backlogged.delete(state);
+      this.dropped.session_ended = (this.dropped.session_ended ?? 0) + n;
+      if (!state.logged.has('session_ended')) {
+        state.logged.add('session_ended');
+        this.log.info({ socket: socket.id, reason: 'session_ended', count: n }, 'ingestion messages not applied: session ended');
+      }
+    }
     for (const session of sessions) {
       this.sessions.delete(session);
       const entry = session.socketId ? this.states.get(session.socketId) : undefined;
@@ -437,6 +489,11 @@ export class IngestServer {
     clearInterval(this.timer);
     clearInterval(this.idleTimer);
     clearInterval(this.beatTimer);
+    if (this.drainTimer) clearTimeout(this.drainTimer);
+    this.drainTimer = null;
+    // What was received and still waits goes to the shards now: the clients will not send it again.
+    for (const [state, socket] of this.backlogged) for (const item of state.budget.takeAll()) this.handle(socket, state, item.event, item.args);
+    this.backlogged.clear();
     await this.io.close();
   }
 }
