@@ -64,10 +64,10 @@ describe('per-socket budget (200 msg/s, burst 100)', () => {
     const logs = svc.logs.map((l) => JSON.parse(l) as { msg?: string; reason?: string; socket?: string });
     const shed = logs.filter((j) => j.msg === 'ingestion message ignored' && j.reason === 'rate_limited');
     expect(shed.map((j) => j.socket)).toEqual([flood.socket.id]); // logged once, for the flooder only
-    await expect.poll(() => svc!.service.hub.shardStats[0]?.applied ?? 0, { timeout: 5000 }).toBeGreaterThanOrEqual(2 + 600);
+    await expect.poll(() => svc!.service.matches.totals.latest[0]?.applied ?? 0, { timeout: 5000 }).toBeGreaterThanOrEqual(2 + 600);
     // The flooder's messages reach its shard at the budget's rate, whatever waits: the burst plus 200/s
     // since the flood (plus slack for a stall of this process, which the budget credits).
-    const floodApplied = (svc.service.hub.shardStats[0]?.applied ?? 0) - 2 - 600;
+    const floodApplied = (svc.service.matches.totals.latest[0]?.applied ?? 0) - 2 - 600;
     expect(floodApplied).toBeLessThan(100 + (200 * (Date.now() - floodAt)) / 1000 + 200);
   }, 30_000);
 });
@@ -84,7 +84,7 @@ describe('caps', () => {
     expect(b1.ack.value).toBe(true);
     const b2 = await observer(svc.ingest, 'CAPB02', 'key-b');
     expect(b2.ack).toEqual({ type: 'authenticate', value: false, reason: 'Server is at capacity (3 live matches). Try again later.' });
-    expect(svc.service.hub.registry.count()).toBe(3);
+    expect(svc.service.shared.directory.count()).toBe(3);
     // A reconnection to a live match is not a new match.
     const again = connect(svc.ingest);
     await connected(again);

@@ -127,7 +127,7 @@ describe('admin routes with ADMIN_TOKEN', () => {
     expect(row).toMatchObject({
       groupCode: code,
       matchId: MATCH_ID,
-      shard: svc.service.hub.pool.shardOf(code),
+      shard: svc.service.matches.pool.shardOf(code),
       teams: [{ name: 'Team Left', tricode: 'LFT', score: 1 }, { name: 'Team Right', tricode: 'RGT', score: 2 }],
       roundNumber: last.roundNumber,
       roundPhase: last.roundPhase,
@@ -169,7 +169,7 @@ describe('admin routes with ADMIN_TOKEN', () => {
     const { serverTime: t0, ...restBefore } = lastBefore;
     expect(restFinal).toEqual({ ...restBefore, isRunning: false }); // the final state as it was, marked ended…
     expect(t1 as number).toBeGreaterThanOrEqual(t0 as number); // …serialized again at the end
-    expect(svc.service.hub.registry.get(code)).toBeUndefined();
+    expect(svc.service.shared.directory.get(code)).toBeUndefined();
     expect((await fetch(`${svc.rest}/match/${code}`)).status).toBe(404);
     const list = (await (await fetch(`${svc.rest}/admin/matches`, { headers: bearer(OPS_TOKEN) })).json()) as DashboardSnapshot;
     expect(list.matches.map((m) => m.groupCode)).not.toContain(code);
@@ -196,7 +196,7 @@ describe('admin routes with ADMIN_TOKEN', () => {
     expect(body.groupSecret).toMatch(/^[A-Z0-9]{16}$/);
     expect(body.groupSecret).not.toBe(first.secret);
     expect(await gone).toBe('io server disconnect');
-    expect(svc.service.hub.registry.get(code)).toBeDefined(); // the match lives on
+    expect(svc.service.shared.directory.get(code)).toBeDefined(); // the match lives on
 
     // The old session cannot be resumed with its private session id: its data goes nowhere.
     const resumed = io(svc.ingest, { forceNew: true, reconnection: false, auth: { pid: oldPid } });
@@ -299,6 +299,6 @@ describe('force-end of a registered match', () => {
     expect(record.isRunning).toBe(false); // ended, like the final frame
     expect(record.teams.map((t) => t.roundsWon)).toEqual([1, 2]);
     expect('serverTime' in record).toBe(false); // a frame field, not match state
-    expect(svc.service.hub.registry.get(code)).toBeUndefined();
+    expect(svc.service.shared.directory.get(code)).toBeUndefined();
   });
 });

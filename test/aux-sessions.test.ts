@@ -133,7 +133,7 @@ describe('aux_logon refusals: type aux_authenticate, then disconnect', () => {
     await refusedAux(auxLogon('p-astra'), `Game with Match ID ${MATCH_ID} not found.`);
   });
   it('an empty matchId is refused even though matches without match_start exist', async () => {
-    expect(svc.service.hub.registry.count()).toBe(2);
+    expect(svc.service.shared.directory.count()).toBe(2);
     await refusedAux(auxLogon('p-astra', { matchId: '' }), 'Game with Match ID  not found.');
   });
   it('a missing matchId is refused like an empty one', async () => {
@@ -242,7 +242,7 @@ describe('auxiliary sessions after match_start', () => {
     await sleep(400);
     expect(acks).toEqual([]);
     expect(astra.connected).toBe(true);
-    expect(svc.service.hub.registry.get('AUXG09')).toBeUndefined();
+    expect(svc.service.shared.directory.get('AUXG09')).toBeUndefined();
   });
 
   it('a second live session for the same match and player is refused', async () => {

@@ -124,7 +124,7 @@ function withoutOwnAux(f: Record<string, unknown>, playerId: string): unknown {
   return copy;
 }
 
-const shardDrops = (reason: string) => svc.service.hub.counters.dropped[reason] ?? 0;
+const shardDrops = (reason: string) => svc.service.matches.totals.dropped[reason] ?? 0;
 const dropLogged = (reason: string, type: string) => svc.logs.some((l) => {
   const j = JSON.parse(l) as { reason?: string; type?: string; msg?: string };
   return j.msg === 'message dropped' && j.reason === reason && j.type === type;

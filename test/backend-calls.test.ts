@@ -142,7 +142,7 @@ describe('key validation through the backend', () => {
     expect(call.headers['x-user-token']).toBe(BACKEND_TOKEN);
   });
   it('no match was created by the refused keys', () => {
-    expect(svc.service.hub.registry.get('KEYCHK')).toBeUndefined();
+    expect(svc.service.shared.directory.get('KEYCHK')).toBeUndefined();
   });
 });
 
@@ -242,7 +242,7 @@ describe('a failing backend does not stop the match', () => {
     await expect.poll(() => matchCalls(code, 'complete').length).toBe(1);
     expect(matchCalls(code, 'register')).toHaveLength(1);
     expect(matchCalls(code, 'update')).toHaveLength(18);
-    await expect.poll(() => svc.service.hub.registry.get(code)).toBeUndefined();
+    await expect.poll(() => svc.service.shared.directory.get(code)).toBeUndefined();
     expect(svc.logs.some((l) => l.includes('"backend call answered non-200"') && l.includes(code) && l.includes('"status":500'))).toBe(true);
   });
 
@@ -257,7 +257,7 @@ describe('a failing backend does not stop the match', () => {
     expect(matchCalls(code, 'register')).toHaveLength(1);
     expect(matchCalls(code, 'update')).toHaveLength(0);
     expect(matchCalls(code, 'complete')).toHaveLength(0);
-    await expect.poll(() => svc.service.hub.registry.get(code)).toBeUndefined();
+    await expect.poll(() => svc.service.shared.directory.get(code)).toBeUndefined();
     await expect.poll(() => svc.logs.some((l) => l.includes('"backend call failed"') && l.includes(code))).toBe(true);
   });
 
@@ -280,7 +280,7 @@ describe('a failing backend does not stop the match', () => {
     await expect.poll(() => matchCalls(code, 'complete').length).toBe(1);
     expect(matchCalls(code, 'update')).toHaveLength(18);
     expect(be.requests.filter((r) => r.path === '/stats/addMatch')).toHaveLength(1);
-    await expect.poll(() => svc.service.hub.registry.get(code)).toBeUndefined();
+    await expect.poll(() => svc.service.shared.directory.get(code)).toBeUndefined();
     await expect.poll(() => svc.logs.filter((l) => l.includes('"backend call failed"') && l.includes(code) && l.includes('"call":"update"')).length).toBeGreaterThanOrEqual(18);
     // The service still takes new matches.
     const s = connect(svc.ingest);
@@ -330,7 +330,7 @@ describe('inactivity of a registered match', () => {
     expect(complete.headers['x-user-token']).toBe(BACKEND_TOKEN);
     expect((bodyOf(complete).match as { matchId: string }).matchId).toBe('idle-match-0001');
     expect(matchCalls(code, 'update')).toHaveLength(0);
-    expect(short.service.hub.registry.count()).toBe(0);
+    expect(short.service.shared.directory.count()).toBe(0);
   });
 });
 

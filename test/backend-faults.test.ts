@@ -113,7 +113,7 @@ describe('backends that misbehave', () => {
     for (const p of expected) expect(be.requests.some((r) => p.test(r.path)), String(p)).toBe(true);
     if (answered) await expect.poll(() => be.requests.some((r) => /\/complete$/.test(r.path)), { timeout: 3000 }).toBe(true);
     expect(final.isRegistered).toBe(answered);
-    expect(svc.service.hub.registry.count()).toBe(0);
+    expect(svc.service.shared.directory.count()).toBe(0);
     expect((await fetch(`${svc.rest}/status`)).status).toBe(200);
     if (m !== 'garbage') {
       // A hanging call fails when its timeout fires, which may be after the match ended.

@@ -119,13 +119,13 @@ describe('fuzzing the ingestion listener', () => {
     // Alive and answering; the fuzzed match (unless a fuzz message ended it) still applies a valid message.
     const status = await fetch(`${svc.rest}/status`);
     expect(status.status).toBe(200);
-    if (svc.service.hub.registry.get(FUZZ)) {
+    if (svc.service.shared.directory.get(FUZZ)) {
       await new Promise((r) => setTimeout(r, 300));
       const seen = fuzzFe.frames.length;
       for (const map of ['Jam', 'Foxtrot']) fuzzer.emit('obs_data', JSON.stringify({ obsName: 'x', groupCode: FUZZ, type: 'map', data: map, timestamp: Date.now() }));
       await expect.poll(() => fuzzFe.frames.slice(seen).some((f) => f.map === 'Breeze'), { timeout: 10_000 }).toBe(true);
     }
-    const droppedTotal = () => Object.values({ ...svc.service.ingest.dropped, ...svc.service.hub.counters.dropped }).reduce((a, b) => a + b, 0);
+    const droppedTotal = () => Object.values({ ...svc.service.ingest.dropped, ...svc.service.matches.totals.dropped }).reduce((a, b) => a + b, 0);
     await expect.poll(droppedTotal, { timeout: 5000 }).toBeGreaterThan(COUNT / 4);
     expect(disconnectReason).toBe('');
     expect(svc.logs.filter((l) => l.includes('"level":50')).filter((l) => !l.includes('serialization failed'))).toEqual([]);

@@ -120,10 +120,10 @@ describe('hostile input on the ingestion listener', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
 
     // Counted, by reason (main thread and shard), and logged once per socket and kind.
-    await expect.poll(() => svc.service.hub.counters.dropped.invalid_data ?? 0, { timeout: 5000 }).toBeGreaterThan(0);
+    await expect.poll(() => svc.service.matches.totals.dropped.invalid_data ?? 0, { timeout: 5000 }).toBeGreaterThan(0);
     const main = svc.service.ingest.dropped;
     for (const reason of ['unauthenticated', 'bad_arguments', 'invalid_payload', 'unknown_event', 'wrong_role', 'repeated_logon', 'too_large']) expect(main[reason], reason).toBeGreaterThan(0);
-    const shard = svc.service.hub.counters.dropped;
+    const shard = svc.service.matches.totals.dropped;
     for (const reason of ['invalid_json', 'invalid_envelope', 'invalid_data', 'too_deep', 'group_mismatch', 'round_out_of_range']) expect(shard[reason], reason).toBeGreaterThan(0);
     const ignored = svc.logs.map((l) => JSON.parse(l) as { msg?: string; socket?: string; reason?: string }).filter((j) => j.msg === 'ingestion message ignored');
     const keys = ignored.map((j) => `${j.socket}/${j.reason}`);
@@ -154,7 +154,7 @@ describe('hostile input on the ingestion listener', () => {
       ['aux_logon', 'garbage', /Invalid packet/],
       ['aux_logon', JSON.stringify({ type: 'aux_authenticate', clientVersion: '0.3.3', matchId: 'nope', playerId: 'p' }), /not found/],
     ];
-    const before = svc.service.hub.registry.count();
+    const before = svc.service.shared.directory.count();
     for (const [event, payload, reason] of cases) {
       const s = connect(svc.ingest);
       await connected(s);
@@ -164,7 +164,7 @@ describe('hostile input on the ingestion listener', () => {
       expect(JSON.parse(await answer), String(payload).slice(0, 60)).toMatchObject({ value: false, reason: expect.stringMatching(reason) });
       await gone;
     }
-    expect(svc.service.hub.registry.count()).toBe(before);
+    expect(svc.service.shared.directory.count()).toBe(before);
   }, 30_000);
 
   it('a frontend logon with null, a number or a huge code is ignored; the listener stays up', async () => {

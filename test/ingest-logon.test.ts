@@ -107,7 +107,7 @@ describe('obs_logon check 1: Invalid packet.', () => {
   });
 
   it('an invalid packet creates no match', () => {
-    expect(svc.service.hub.registry.get('BADPKT')).toBeUndefined();
+    expect(svc.service.shared.directory.get('BADPKT')).toBeUndefined();
   });
 });
 
@@ -137,7 +137,7 @@ describe('obs_logon check 2: client version', () => {
     s.close();
   });
   it('a refused version creates no match', () => {
-    expect(svc.service.hub.registry.get('VERS01')).toBeUndefined();
+    expect(svc.service.shared.directory.get('VERS01')).toBeUndefined();
   });
 });
 
@@ -153,7 +153,7 @@ describe('obs_logon check 3: key', () => {
     expectRefusal(await refused(JSON.stringify(packet('KEYS01', { key: undefined }))), 'Invalid Key');
   });
   it('a refused key creates no match', () => {
-    expect(svc.service.hub.registry.get('KEYS01')).toBeUndefined();
+    expect(svc.service.shared.directory.get('KEYS01')).toBeUndefined();
   });
 });
 
@@ -170,7 +170,7 @@ describe('obs_logon checks 4–6: new match, live match, reconnection', () => {
     first = s;
     expect(ack).toEqual({ type: 'authenticate', value: true, reason: expect.stringMatching(/^[A-Z0-9]{16}$/) });
     secret = ack.reason;
-    expect(svc.service.hub.registry.get(code)).toBeDefined();
+    expect(svc.service.shared.directory.get(code)).toBeDefined();
     const lobby = await fe.waitFor((f) => f.groupCode === code);
     expect(lobby.roundPhase).toBe('LOBBY');
     expect((lobby.teams as { teamName: string }[]).map((t) => t.teamName)).toEqual(['Alpha', 'Bravo']);
@@ -237,7 +237,7 @@ describe('obs_logon checks 4–6: new match, live match, reconnection', () => {
     await sleep(500);
     expect(acks).toEqual([]);
     expect(first.connected).toBe(true);
-    expect(svc.service.hub.registry.get('LIVE03')).toBeUndefined();
+    expect(svc.service.shared.directory.get('LIVE03')).toBeUndefined();
     expect(fe.frames.length).toBe(before);
     // Still the same session.
     first.emit('obs_data', env(code, 'map', 'Triad'));

@@ -87,7 +87,7 @@ describe('a match that ends without game_end: its last frame says isRunning fals
     expect(await res.json()).toEqual({ groupCode: code, ended: true });
     const final = await endedFrame(live);
     expect(await gone).toBe('io server disconnect');
-    expect(svc.service.hub.registry.get(code)).toBeUndefined();
+    expect(svc.service.shared.directory.get(code)).toBeUndefined();
     expectEndedAsItWas(live.fe, final);
   });
 
@@ -99,7 +99,7 @@ describe('a match that ends without game_end: its last frame says isRunning fals
     const gone = serverDisconnect(live.observer, 20_000);
     const final = await endedFrame(live);
     expect(await gone).toBe('io server disconnect');
-    expect(svc.service.hub.registry.get(code)).toBeUndefined();
+    expect(svc.service.shared.directory.get(code)).toBeUndefined();
     expect(svc.logs.some((l) => l.includes('"match removed"') && l.includes('"inactive"') && l.includes(code))).toBe(true);
     expectEndedAsItWas(live.fe, final);
   });

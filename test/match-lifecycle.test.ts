@@ -83,7 +83,7 @@ describe('game end', () => {
     expect(final.teams.map((t) => t.roundsWon)).toEqual([6, 13]);
     expect(await obsGone).toBe('io server disconnect');
     expect(await auxGone).toBe('io server disconnect');
-    await expect.poll(() => svc.service.hub.registry.count()).toBe(0);
+    await expect.poll(() => svc.service.shared.directory.count()).toBe(0);
     expect((await status(svc.rest)).matchesRunning).toBe(0);
     await sleep(300);
     // The game_end frame went out once, and it was the last one.
@@ -156,7 +156,7 @@ describe('inactivity', () => {
     expect(removedAfter).toBeLessThan(5500);
     expect(await auxGone).toBe('io server disconnect');
     expect((await status(svc.rest)).matchesRunning).toBe(0);
-    expect(svc.service.hub.registry.get(code)).toBeUndefined();
+    expect(svc.service.shared.directory.get(code)).toBeUndefined();
     expect(svc.logs.some((l) => l.includes('"match removed"') && l.includes('"inactive"') && l.includes(code))).toBe(true);
     // Team info stays until its own expiry.
     expect((await fetch(`${svc.rest}/getTeamInfoForCode?groupCode=${code}`)).status).toBe(200);
@@ -185,7 +185,7 @@ describe('inactivity', () => {
     await fe.waitFor((f) => (f.timeoutState as { leftTeam: boolean }).leftTeam === true);
     await sleep(3800);
     // Without the countdown it would be gone by now (2.5 s).
-    expect(svc.service.hub.registry.get(code)).toBeDefined();
+    expect(svc.service.shared.directory.get(code)).toBeDefined();
     expect(removedAt).toBe(0);
     const ended = await fe.waitFor((f) => (f.tools as { timeoutCounter: { left: number } }).timeoutCounter.left === 1);
     expect((ended.timeoutState as { leftTeam: boolean; timeRemaining: number })).toMatchObject({ leftTeam: false, timeRemaining: 1 });

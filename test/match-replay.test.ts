@@ -51,7 +51,7 @@ describe('the recorded match end to end', () => {
     // No secret in any frame.
     for (const raw of fe.raw) expect(raw).not.toContain(result.secret);
     // The match is gone after its final frame; team info carries the result.
-    await expect.poll(() => svc.service.hub.registry.count()).toBe(0);
+    await expect.poll(() => svc.service.shared.directory.count()).toBe(0);
     const res = await fetch(`${svc.rest}/getTeamInfoForCode?groupCode=${code}`);
     expect(res.status).toBe(200);
     const info = (await res.json()) as { higherScore: number; leftTeam: { name: string } };

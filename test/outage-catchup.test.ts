@@ -65,7 +65,7 @@ async function cleanFinalFrame(): Promise<string> {
   const fe = await frontend(clean.broadcast, code);
   const run = await playReplay(replay, { url: clean.ingest, key: KEY, pace: 'instant' });
   await fe.waitFor((f) => f.roundPhase === 'game_end', 30_000);
-  await expect.poll(() => clean.service.hub.registry.count(), { timeout: 10_000 }).toBe(0);
+  await expect.poll(() => clean.service.shared.directory.count(), { timeout: 10_000 }).toBe(0);
   run.socket.close();
   return fe.raw[fe.raw.length - 1];
 }
@@ -129,7 +129,7 @@ describe('an observer back from a 30 s network outage', () => {
       }
 
       await fe.waitFor((f) => f.roundPhase === 'game_end', 60_000);
-      await expect.poll(() => svc.service.hub.registry.count(), { timeout: 10_000 }).toBe(0);
+      await expect.poll(() => svc.service.shared.directory.count(), { timeout: 10_000 }).toBe(0);
       clearInterval(watch);
       const ingest = svc.service.ingest;
       console.log(`outage ${OUTAGE_MS} ms: ${duringOutage} records emitted during it, ${backlog} buffered until the reconnection; rate_limited ${ingest.dropped.rate_limited ?? 0}`);

@@ -39,7 +39,7 @@ describe('replay recording', () => {
     const run = await playReplay(withCams, { url: svc.ingest, key: KEY, pace: 'instant', groupCode: 'RECRD1' });
     const finalA = await fe.waitFor((f) => f.roundPhase === 'game_end', 30_000);
     run.socket.close();
-    await expect.poll(() => svc.service.hub.registry.count()).toBe(0);
+    await expect.poll(() => svc.service.shared.directory.count()).toBe(0);
 
     const files = fs.readdirSync(replayDir);
     expect(files).toHaveLength(1);

@@ -202,7 +202,7 @@ describe.each(variants)('REST API over $name', (variant) => {
       });
       expect(read.text).not.toContain(LOCAL_KEY);
       expect(read.text).not.toContain('cam-secret-5521');
-      const stored = await svc.service.rest.previews.get(previewCode);
+      const stored = await svc.service.shared.previews.get(previewCode);
       expect(stored).toBe(read.text);
     });
 
@@ -291,7 +291,7 @@ describe.each(variants)('REST API over $name', (variant) => {
     it('200 with the teams from match creation, then the post-match members after setFinal', async () => {
       const leftTeam = team('left');
       const rightTeam = team('right');
-      svc.service.rest.teamInfo.set('GRP123', { leftTeam, rightTeam });
+      await svc.service.shared.teamInfo.set('GRP123', { leftTeam, rightTeam });
       const during = await call('/getTeamInfoForCode?groupCode=GRP123&groupCode=OTHER1');
       expect(during.status).toBe(200);
       expect(during.headers['access-control-allow-origin']).toBe('*');
@@ -299,7 +299,7 @@ describe.each(variants)('REST API over $name', (variant) => {
 
       const tournamentInfo = { name: 'Cup', logoUrl: 'https://img.example/cup.png', backdropUrl: '', enabled: true };
       const sponsorInfo = { enabled: true, duration: 5000, sponsors: ['https://img.example/s.png'] };
-      svc.service.rest.teamInfo.setFinal('GRP123', { higherScore: 0, tournamentInfo, sponsorInfo, isSupporter: false });
+      await svc.service.shared.teamInfo.setFinal('GRP123', { higherScore: 0, tournamentInfo, sponsorInfo, isSupporter: false });
       const after = await call('/getTeamInfoForCode?groupCode=GRP123');
       expect(json(after)).toEqual({ leftTeam, rightTeam, higherScore: 0, tournamentInfo, sponsorInfo, isSupporter: false });
       expectError(await call('/getTeamInfoForCode?groupCode=grp123'), 404, { error: 'Group code not found' });

@@ -130,7 +130,7 @@ describe('key validation with the backend', () => {
     const read = (await (await fetch(`${svc.rest}/preview/${previewCode}`)).json()) as Record<string, unknown>;
     expect(read.organizationId).toBe('org-1');
 
-    const keys = svc.service.rest.keys;
+    const keys = svc.service.keys;
     expect(await keys.validate('org-key-1')).toEqual({ valid: true, reason: 'VALID', message: '', organizationId: 'org-1', organizationName: 'Org One', isSupporter: true });
     expect(await keys.validate(LOCAL_KEY)).toEqual({ valid: true, reason: 'VALID', message: '' });
     backend.handle(() => ({ status: 401 }));
@@ -144,7 +144,7 @@ describe('key validation with the backend', () => {
 
   it('survives clients that go away: during the key check (nothing stored) and in the middle of the body', async () => {
     backend.handle(() => ({ status: 200, delayMs: 200, json: { id: 'org-1', name: 'Org One' } }));
-    const before = await svc.service.rest.previews.size();
+    const before = await svc.service.shared.previews.size();
     const aborted = fetch(`${svc.rest}/createPreview`, {
       method: 'PUT',
       body: JSON.stringify({ key: 'slow-valid-key', previewCode: 'GONE99', leftTeam: team('a'), rightTeam: team('b') }),
@@ -153,8 +153,8 @@ describe('key validation with the backend', () => {
     await expect(aborted).rejects.toThrow();
     await sleep(400); // the key check completes after the client left
     expect(backend.requests).toHaveLength(1);
-    expect(await svc.service.rest.previews.get('GONE99')).toBeUndefined();
-    expect(await svc.service.rest.previews.size()).toBe(before);
+    expect(await svc.service.shared.previews.get('GONE99')).toBeUndefined();
+    expect(await svc.service.shared.previews.size()).toBe(before);
 
     // Half a body, then the connection drops.
     const port = new URL(svc.rest).port;
@@ -190,11 +190,11 @@ describe('key validation: backend unreachable', () => {
     const put = await fetch(`${svc.rest}/createPreview`, { method: 'PUT', body: JSON.stringify({ key: 'abc', leftTeam: team('a'), rightTeam: team('b') }) });
     expect(put.status).toBe(403);
     expect(performance.now() - start).toBeLessThan(TIMEOUT * 2);
-    expect(await svc.service.rest.keys.validate('abc')).toEqual({ valid: false, reason: 'UNKNOWN', message: 'Unknown Error' });
+    expect(await svc.service.keys.validate('abc')).toEqual({ valid: false, reason: 'UNKNOWN', message: 'Unknown Error' });
 
     // USE_BACKEND without AUTH_KEY: the effective local key is '' and matches nothing.
     expect(svc.service.authKey.key).toBe('');
-    for (const key of ['', undefined, null]) expect(await svc.service.rest.keys.validate(key)).toEqual({ valid: false, reason: 'INVALID', message: 'Invalid Key' });
+    for (const key of ['', undefined, null]) expect(await svc.service.keys.validate(key)).toEqual({ valid: false, reason: 'INVALID', message: 'Invalid Key' });
     const empty = await fetch(`${svc.rest}/createPreview`, { method: 'PUT', body: JSON.stringify({ key: '', leftTeam: team('a'), rightTeam: team('b') }) });
     expect(await empty.json()).toEqual({ error: 'Missing or invalid key in preview data' });
   });
@@ -211,7 +211,7 @@ describe('key validation: REQUIRE_AUTH_KEY=false and no backend', () => {
     const res = await fetch(`${svc.rest}/createPreview`, { method: 'PUT', body: JSON.stringify({ key: 'anything', leftTeam: team('a'), rightTeam: team('b') }) });
     expect(res.status).toBe(200);
     expect((await res.json()) as { previewCode: string }).toMatchObject({ previewCode: expect.stringMatching(/^[A-HJ-NP-Z0-9]{6}$/) });
-    expect(await svc.service.rest.keys.validate('whatever')).toEqual({ valid: true, reason: 'VALID', message: '' });
+    expect(await svc.service.keys.validate('whatever')).toEqual({ valid: true, reason: 'VALID', message: '' });
     const org = await fetch(`${svc.rest}/getOrgForKey?key=anything`);
     expect(org.status).toBe(401);
     expect(await org.text()).toBe('401 Unauthorized');
@@ -226,7 +226,7 @@ describe('key validation: local key only', () => {
   afterAll(async () => svc?.close());
 
   it('accepts exactly the local key', async () => {
-    const keys = svc.service.rest.keys;
+    const keys = svc.service.keys;
     expect(await keys.validate(LOCAL_KEY)).toEqual({ valid: true, reason: 'VALID', message: '' });
     for (const key of [LOCAL_KEY + 'x', LOCAL_KEY.slice(0, -1), LOCAL_KEY.toUpperCase(), '', undefined]) {
       expect(await keys.validate(key)).toEqual({ valid: false, reason: 'INVALID', message: 'Invalid Key' });

@@ -4,8 +4,8 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MemoryPreviewStore } from '../src/main/stores/previews.js';
-import type { MemoryTeamInfoStore } from '../src/main/stores/team-info.js';
+import type { MemoryPreviewStore } from '../src/main/adapters/memory/preview-store.js';
+import type { MemoryTeamInfoStore } from '../src/main/adapters/memory/team-info-store.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
 const KEY = 'lifecycle-key-93b1';
@@ -34,7 +34,7 @@ describe('preview lifetime', () => {
     const res = await fetch(`${svc.rest}/preview/${code}`);
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
-  const store = () => svc.service.rest.previews as MemoryPreviewStore;
+  const store = () => svc.service.shared.previews as MemoryPreviewStore;
 
   it('expires TTL after creation; reads do not extend it; re-creation replaces it and restarts the timer', async () => {
     // Both previews run concurrently so the test takes one lifetime, not two.
@@ -80,7 +80,7 @@ describe('preview lifetime', () => {
 
     const replaced = await create('MAX002', 'replacement');
     expect(replaced).toEqual({ status: 200, body: { previewCode: 'MAX002' } });
-    expect(await svc.service.rest.previews.size()).toBe(3);
+    expect(await svc.service.shared.previews.size()).toBe(3);
     expect(store().held).toBe(3);
     expect(store().storedBytes).toBeGreaterThan(300);
 
@@ -104,19 +104,19 @@ describe('team info lifetime', () => {
     const res = await fetch(`${svc.rest}/getTeamInfoForCode?groupCode=${code}`);
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
-  const store = () => svc.service.rest.teamInfo as MemoryTeamInfoStore;
+  const store = () => svc.service.shared.teamInfo as MemoryTeamInfoStore;
 
   it('expires TTL after the last write (checked on read); setFinal resets the expiry; the cleanup frees memory', async () => {
     const leftTeam = team('L');
     const rightTeam = team('R');
     const t0 = performance.now();
-    svc.service.rest.teamInfo.set('FINAL1', { leftTeam, rightTeam });
-    svc.service.rest.teamInfo.set('PLAIN1', { leftTeam, rightTeam });
+    await svc.service.shared.teamInfo.set('FINAL1', { leftTeam, rightTeam });
+    await svc.service.shared.teamInfo.set('PLAIN1', { leftTeam, rightTeam });
     expect(await get('FINAL1')).toEqual({ status: 200, body: { leftTeam, rightTeam } });
 
     await until(t0, 500);
     const finalAt = performance.now();
-    svc.service.rest.teamInfo.setFinal('FINAL1', { higherScore: 1, tournamentInfo: { name: 'T' }, sponsorInfo: { sponsors: [] }, isSupporter: true });
+    await svc.service.shared.teamInfo.setFinal('FINAL1', { higherScore: 1, tournamentInfo: { name: 'T' }, sponsorInfo: { sponsors: [] }, isSupporter: true });
 
     await until(t0, TEAM_TTL + 150);
     expect(await get('PLAIN1')).toEqual({ status: 404, body: { error: 'Group code not found' } });
@@ -135,18 +135,18 @@ describe('team info lifetime', () => {
   it('set replaces an entry and its post-match members; setFinal recreates an expired entry only when given the teams', async () => {
     const leftTeam = team('A');
     const rightTeam = team('B');
-    svc.service.rest.teamInfo.set('REPL22', { leftTeam, rightTeam });
-    svc.service.rest.teamInfo.setFinal('REPL22', { higherScore: 0, tournamentInfo: {}, sponsorInfo: {}, isSupporter: false });
-    svc.service.rest.teamInfo.set('REPL22', { leftTeam: rightTeam, rightTeam: leftTeam });
+    await svc.service.shared.teamInfo.set('REPL22', { leftTeam, rightTeam });
+    await svc.service.shared.teamInfo.setFinal('REPL22', { higherScore: 0, tournamentInfo: {}, sponsorInfo: {}, isSupporter: false });
+    await svc.service.shared.teamInfo.set('REPL22', { leftTeam: rightTeam, rightTeam: leftTeam });
     expect(await get('REPL22')).toEqual({ status: 200, body: { leftTeam: rightTeam, rightTeam: leftTeam } });
 
-    svc.service.rest.teamInfo.setFinal('GONE01', { higherScore: 0, tournamentInfo: {}, sponsorInfo: {}, isSupporter: false });
+    await svc.service.shared.teamInfo.setFinal('GONE01', { higherScore: 0, tournamentInfo: {}, sponsorInfo: {}, isSupporter: false });
     expect((await get('GONE01')).status).toBe(404);
-    svc.service.rest.teamInfo.setFinal('GONE01', { higherScore: 0, tournamentInfo: {}, sponsorInfo: {}, isSupporter: false, leftTeam, rightTeam });
+    await svc.service.shared.teamInfo.setFinal('GONE01', { higherScore: 0, tournamentInfo: {}, sponsorInfo: {}, isSupporter: false, leftTeam, rightTeam });
     expect(await get('GONE01')).toEqual({
       status: 200,
       body: { leftTeam, rightTeam, higherScore: 0, tournamentInfo: {}, sponsorInfo: {}, isSupporter: false },
     });
-    expect(svc.service.rest.teamInfo.size()).toBe(2);
+    expect(await svc.service.shared.teamInfo.size()).toBe(2);
   });
 });

@@ -74,9 +74,9 @@ describe('restart with STATE_DIR', () => {
     sockets.push(ref.socket);
     await expect.poll(() => refOverlay.frames.length > 0 && last(refOverlay.frames).roundPhase === 'game_end', { timeout: 20_000 }).toBe(true);
     const expected = last(refOverlay.frames);
-    await expect.poll(() => first.service.hub.registry.get(REF)).toBeUndefined();
+    await expect.poll(() => first.service.shared.directory.get(REF)).toBeUndefined();
     // The shard reports its counter once a second: wait for the reference run's messages in it.
-    await expect.poll(() => first.service.hub.shardStats[0]?.applied ?? 0, { timeout: 5000 }).toBe(replay.records.length);
+    await expect.poll(() => first.service.matches.totals.latest[0]?.applied ?? 0, { timeout: 5000 }).toBe(replay.records.length);
     const appliedBefore = replay.records.length;
 
     // Half of the match, with an overlay watching.
@@ -91,8 +91,8 @@ describe('restart with STATE_DIR', () => {
     const secret = ack.reason;
     await sendRecords(observer, replay, { pace: 'instant', groupCode: CODE, to: HALF });
     // Every record of the first half applied (the shard's counter), and its frame out.
-    await expect.poll(() => (first.service.hub.shardStats[0]?.applied ?? 0) - appliedBefore, { timeout: 15_000 }).toBe(HALF);
-    await expect.poll(() => first.service.hub.registry.latestFrame(CODE)?.frameNo === watch.frames.length && watch.frames.length > 0, { timeout: 5000 }).toBe(true);
+    await expect.poll(() => (first.service.matches.totals.latest[0]?.applied ?? 0) - appliedBefore, { timeout: 15_000 }).toBe(HALF);
+    await expect.poll(() => first.service.shared.frames.latest(CODE)?.frameNo === watch.frames.length && watch.frames.length > 0, { timeout: 5000 }).toBe(true);
     const beforeRestart = watch.frames[watch.frames.length - 1];
     const pid = (observer as unknown as { _pid: string })._pid;
     expect(pid).toBeTruthy();
@@ -119,7 +119,7 @@ describe('restart with STATE_DIR', () => {
     const second = await startTestService(env);
     expect({ ...second.service.ports, metrics: 0 }).toEqual({ ...first.service.ports, metrics: 0 });
     services.push(second);
-    expect(second.service.hub.registry.get(CODE)).toBeDefined();
+    expect(second.service.shared.directory.get(CODE)).toBeDefined();
 
     // A new overlay gets the restored state at logon: the frame it had before the restart.
     const late = overlay(second.broadcast, CODE);

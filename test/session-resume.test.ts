@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { io, type Socket } from 'socket.io-client';
 import { closeAll, connect, connected, frontend, nextEvent, serverDisconnect } from './helpers/clients.js';
 import { startTestService, type TestService } from './helpers/service.js';
+import type { MemorySessionStore } from '../src/main/adapters/memory/session-store.js';
 
 const AUTH_KEY = 'RESUME-TEST-KEY';
 const MATCH_ID = '6f1d3c2a-0000-4000-8000-5e55105e0001';
@@ -95,7 +96,7 @@ describe('observer transport drop', () => {
     await fe.waitFor((f) => f.map === 'Haven');
     expect(acks).toHaveLength(1);
     expect(resumedLogs(code).map((j) => j.recovered)).toEqual([true]);
-    expect(svc.service.hub.registry.get(code)).toBeDefined();
+    expect(svc.service.shared.directory.get(code)).toBeDefined();
     s.close();
   });
 
@@ -204,9 +205,9 @@ describe('observer transport drop', () => {
     const down = new Promise<void>((resolve) => s.once('disconnect', () => resolve()));
     s.io.engine.close();
     await down;
-    const table = svc.service.ingest.sessions;
-    await expect.poll(() => table.filter((x) => x.groupCode === code && x.disconnectedAt !== null).length).toBe(1);
-    const session = table.filter((x) => x.groupCode === code)[0];
+    const table = svc.service.shared.sessions as MemorySessionStore;
+    await expect.poll(() => table.all().filter((x) => x.groupCode === code && x.disconnectedAt !== null).length).toBe(1);
+    const session = table.all().filter((x) => x.groupCode === code)[0] as { disconnectedAt: number | null };
     session.disconnectedAt = Date.now() - svc.service.config.RECOVERY_WINDOW_MS - 1000;
 
     const late = realClient(svc.ingest, { pid, offset: 'bogus' });
@@ -216,7 +217,7 @@ describe('observer transport drop', () => {
     await expect.poll(() => (svc.service.ingest.dropped.unauthenticated ?? 0) - before).toBe(1);
     await sleep(200);
     expect(fe.frames.some((f) => f.map === 'Ascent')).toBe(false);
-    expect(table.filter((x) => x.groupCode === code)).toHaveLength(0);
+    expect(table.all().filter((x) => x.groupCode === code)).toHaveLength(0);
     // The operator presses Connect again: a logon with the group secret works (not part of this test's subject).
   });
 });

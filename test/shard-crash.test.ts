@@ -42,7 +42,7 @@ describe('a shard thread that crashes', () => {
     await sleep(300); // a snapshot round or two
     await sendRecords(run.socket, replay, { pace: 'instant', groupCode: 'CRASH1', from: 900, to: 1400 });
     // The crash lands while the last records are still on their way to the shard.
-    svc.service.hub.pool.injectCrash(0);
+    svc.service.matches.pool.injectCrash(0);
     await sendRecords(run.socket, replay, { pace: 'instant', groupCode: 'CRASH1', from: 1400 });
     await sendRecords(run2.socket, replay, { pace: 'instant', groupCode: 'CRASH2', from: 400 });
 
@@ -55,7 +55,7 @@ describe('a shard thread that crashes', () => {
     expect(logs).toHaveLength(1);
     expect(logs[0].groupCodes).toEqual(expect.arrayContaining(['CRASH1', 'CRASH2']));
     expect(logs[0].mode).toBe('full');
-    expect(svc.service.hub.crashCounters).toMatchObject({ crashes: 1, lost: 0 });
+    expect(svc.service.matches.recovery.counters).toMatchObject({ crashes: 1, lost: 0 });
     expect(await statusUp()).toBe('UP');
     run.socket.close();
     run2.socket.close();
@@ -66,18 +66,18 @@ describe('a shard thread that crashes', () => {
     const run = await playReplay(replay, { url: svc.ingest, key: 'k', pace: 'instant', groupCode: 'CRASH3', to: 300 });
     await fe.waitFor((f) => (f.teams as { players: unknown[] }[])[0].players.length === 5);
     await sleep(300);
-    svc.service.hub.pool.injectCrash(0); // second crash within 30 s of the first test's: snapshots only
+    svc.service.matches.pool.injectCrash(0); // second crash within 30 s of the first test's: snapshots only
     await expect.poll(() => crashLogs().length, { timeout: 5000 }).toBe(2);
     expect(crashLogs()[1].mode).toBe('snapshots');
-    expect(svc.service.hub.registry.get('CRASH3')).toBeDefined();
+    expect(svc.service.shared.directory.get('CRASH3')).toBeDefined();
     await sendRecords(run.socket, replay, { pace: 'instant', groupCode: 'CRASH3', from: 300, to: 320 });
     await expect.poll(() => fe.frames.length, { timeout: 5000 }).toBeGreaterThan(1);
 
     await sleep(200);
-    svc.service.hub.pool.injectCrash(0); // third: the matches are lost, and their sockets closed
+    svc.service.matches.pool.injectCrash(0); // third: the matches are lost, and their sockets closed
     await expect.poll(() => crashLogs().length, { timeout: 5000 }).toBe(3);
     expect(crashLogs()[2]).toMatchObject({ mode: 'none', lost: ['CRASH3'] });
-    await expect.poll(() => svc.service.hub.registry.get('CRASH3')).toBeUndefined();
+    await expect.poll(() => svc.service.shared.directory.get('CRASH3')).toBeUndefined();
     await expect.poll(() => run.socket.connected, { timeout: 5000 }).toBe(false);
     expect(await statusUp()).toBe('UP');
 

@@ -24,7 +24,7 @@ afterEach(async () => {
 /** Replays the match under every code at once and returns each code's final frame text. */
 async function finalFrames(shards: number, trustTimestamps: boolean, serializer = 'wire'): Promise<Map<string, string>> {
   svc = await startTestService({ AUTH_KEY: 'k', SHARD_WORKERS: String(shards), TRUST_REPLAY_TIMESTAMPS: String(trustTimestamps), FRAME_SERIALIZER: serializer });
-  const shardsUsed = new Set(CODES.map((c) => svc!.service.hub.pool.shardOf(c)));
+  const shardsUsed = new Set(CODES.map((c) => svc!.service.matches.pool.shardOf(c)));
   if (shards > 1) expect(shardsUsed.size).toBeGreaterThan(1);
   const frontends = await Promise.all(CODES.map((code) => frontend(svc!.broadcast, code)));
   const results = await Promise.all(CODES.map((code) => playReplay(replay, { url: svc!.ingest, key: 'k', pace: 'instant', groupCode: code })));

@@ -8,6 +8,7 @@ import type * as ReplayClient from '../src/tools/replay-client.js';
 import type * as RecordedMatch from '../src/tools/recorded-match.js';
 import { closeAll, connected, frontend, nextEvent } from './helpers/clients.js';
 import { startTestService, type TestService } from './helpers/service.js';
+import type { MemorySessionStore } from '../src/main/adapters/memory/session-store.js';
 
 const { playReplay, sendRecords } = (await import('../dist/tools/replay-client.js')) as unknown as typeof ReplayClient;
 const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
@@ -72,7 +73,7 @@ describe('an overlay that stops reading', () => {
     await sendRecords(run.socket, replay, { pace: 400, groupCode: code, from: 200, to: 1400 });
     await sendRecords(run.socket, replay, { pace: 'instant', groupCode: code, from: 1400 });
     const final = await fast.waitFor((f) => f.roundPhase === 'game_end', 30_000);
-    await expect.poll(() => svc.service.hub.registry.get(code)).toBeUndefined(); // the match is gone already
+    await expect.poll(() => svc.service.shared.directory.get(code)).toBeUndefined(); // the match is gone already
     await sleep(500);
     clearInterval(sampler);
     const framesWhilePaused = fast.frames.length;
@@ -112,9 +113,9 @@ describe('dead connections', () => {
     tcpOf(fe.socket).pause();
     await expect.poll(() => svc.service.broadcast.frontendCount('DEAD01') === 0 && svc.service.ingest.socketCounts().observer === 0, { timeout: 3000, interval: 25 }).toBe(true);
     expect(Date.now() - stoppedAt).toBeLessThan(300 + 300 + 500);
-    const session = svc.service.ingest.sessions.filter((s) => s.groupCode === 'DEAD01')[0];
+    const session = (svc.service.shared.sessions as MemorySessionStore).all().filter((s) => s.groupCode === 'DEAD01')[0];
     expect(session.socketId).toBeNull();
     expect(session.disconnectedAt).not.toBeNull();
-    expect(svc.service.hub.registry.get('DEAD01')).toBeDefined(); // the match itself goes on
+    expect(svc.service.shared.directory.get('DEAD01')).toBeDefined(); // the match itself goes on
   }, 20_000);
 });

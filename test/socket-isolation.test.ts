@@ -8,10 +8,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { io as connect, type Socket } from 'socket.io-client';
 import { startTestService, type TestService } from './helpers/service.js';
-import type * as Frame from '../src/main/broadcast/frame.js';
+import type * as Frame from '../src/main/frame-packet.js';
 import type * as Wire from '../src/protocol/wire.js';
 
-const { FramePacket } = (await import('../dist/main/broadcast/frame.js')) as unknown as typeof Frame;
+const { FramePacket } = (await import('../dist/main/frame-packet.js')) as unknown as typeof Frame;
 const { wireMessage } = (await import('../dist/protocol/wire.js')) as unknown as typeof Wire;
 
 const opened: Socket[] = [];
@@ -85,7 +85,7 @@ describe.each([
     // A broadcast publish reaches the frontend of this service only.
     const frame = JSON.stringify({ groupCode: code, probe: Math.random() });
     const delivered = nextEvent<string>(frontend, 'match_data');
-    svc.service.broadcast.publish(new FramePacket(code, 1, wireMessage(frame), null));
+    svc.service.shared.frames.publish(new FramePacket(code, 1, wireMessage(frame), null));
     expect(await delivered).toBe(frame);
 
     // Ingestion traffic again, after the publish.

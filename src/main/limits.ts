@@ -29,6 +29,10 @@ export const INGEST_SEND_BUFFER_BYTES = 1024 * 1024;
 export const STALL_BEAT_MS = 50;
 /** For this long after a stall, a socket's budget may also hold what its rate gave over the stall. */
 export const STALL_CREDIT_MS = 2000;
+/** Backlogs are forwarded every 1000 / INGEST_RATE_PER_SOCKET ms (one token's time), but not more often than this (timer cost) ... */
+export const BACKLOG_DRAIN_MIN_MS = 5;
+/** ... nor less often than this (a backlog moves at least 20 times a second). */
+export const BACKLOG_DRAIN_MAX_MS = 50;
 /** Longest session id (socket.io pid, 20 characters in practice) looked up: longer ones are not socket.io's. */
 export const MAX_SESSION_ID_LENGTH = 256;
 

@@ -8,12 +8,19 @@
 // whose connection is congested is skipped and gets a full snapshot once it has drained.
 import type { BroadcastServer } from '../broadcast/server.js';
 import type { IngestServer } from '../ingest/server.js';
-import type { MatchHub } from '../matches/hub.js';
+import type { LocalRoutes } from '../matches/local-routes.js';
+import type { PublishCounters } from '../matches/shard-output.js';
+import type { ShardTotals } from '../matches/shard-totals.js';
+import type { MatchDirectory } from '../ports/match-directory.js';
 import { DASHBOARD_HISTORY_POINTS, DASHBOARD_SAMPLE_MS } from '../limits.js';
 import type { ResponseStream } from '../rest/http.js';
 
 export interface DashboardDeps {
-  hub: MatchHub;
+  directory: MatchDirectory;
+  /** The shard and summary of each match this process runs. */
+  routes: LocalRoutes;
+  published: PublishCounters;
+  shardTotals: ShardTotals;
   ingest: IngestServer;
   broadcast: BroadcastServer;
   /** DASHBOARD_MAX_OPEN. */
@@ -23,6 +30,7 @@ export interface DashboardDeps {
 export interface MatchRow {
   groupCode: string;
   matchId: string;
+  /** The shard thread that runs it (-1: another process runs it). */
   shard: number;
   teams: [{ name: string; tricode: string; score: number }, { name: string; tricode: string; score: number }];
   roundNumber: number;
@@ -89,7 +97,7 @@ export class Dashboard {
   }
 
   private counters() {
-    return { frames: this.deps.hub.counters.framesPublished, bytes: this.deps.hub.counters.bytesPublished, egress: this.deps.broadcast.counters.bytes };
+    return { frames: this.deps.published.framesPublished, bytes: this.deps.published.bytesPublished, egress: this.deps.broadcast.counters.bytes };
   }
 
   /** Once a second: the rates and the chart point; then, when a dashboard is open, an update. */
@@ -110,20 +118,21 @@ export class Dashboard {
 
   /** Every live match, with its summary and socket counts. */
   rows(): MatchRow[] {
-    const { hub, ingest, broadcast } = this.deps;
+    const { directory, routes, ingest, broadcast } = this.deps;
     const observers = new Map<string, number>();
     const auxiliaries = new Map<string, number>();
-    for (const s of ingest.sessions.filter((x) => x.socketId !== null)) {
+    for (const s of ingest.connectedSessions()) {
       if (s.role === 'observer') observers.set(s.groupCode, (observers.get(s.groupCode) ?? 0) + 1);
       else if (s.matchId) auxiliaries.set(s.matchId, (auxiliaries.get(s.matchId) ?? 0) + 1);
     }
     const rows: MatchRow[] = [];
-    for (const m of hub.registry.all()) {
-      const sum = m.summary;
+    for (const m of directory.all()) {
+      const local = routes.get(m.groupCode);
+      const sum = local?.summary;
       rows.push({
         groupCode: m.groupCode,
         matchId: m.matchId,
-        shard: m.shard,
+        shard: local?.shard ?? -1,
         teams: sum ? [{ ...sum.teams[0] }, { ...sum.teams[1] }] : [teamFromLogon(m.teams.leftTeam), teamFromLogon(m.teams.rightTeam)],
         roundNumber: sum?.roundNumber ?? 0,
         roundPhase: sum?.roundPhase ?? 'LOBBY',
@@ -139,10 +148,10 @@ export class Dashboard {
   }
 
   totals(rows: MatchRow[]): Totals {
-    const { hub, ingest, broadcast } = this.deps;
+    const { shardTotals, ingest, broadcast } = this.deps;
     let observers = 0;
     let auxiliaries = 0;
-    for (const s of ingest.sessions.filter((x) => x.socketId !== null)) {
+    for (const s of ingest.connectedSessions()) {
       if (s.role === 'observer') observers++;
       else auxiliaries++;
     }
@@ -160,7 +169,7 @@ export class Dashboard {
       egressBytesPerSecond: this.rates.egress,
       dropped: {
         ingest: { ...ingest.dropped },
-        shards: { ...hub.counters.dropped },
+        shards: { ...shardTotals.dropped },
         broadcast: broadcast.counters.skipped > 0 ? { slow_frontend_skipped: broadcast.counters.skipped } : {},
       },
     };

@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { digestEquals, sha256 } from '../hashing.js';
 import { MAX_KEY_LENGTH } from '../limits.js';
-import { pathSegment, requestJson } from './http.js';
+import { pathSegment, type Outbound } from './http.js';
 import type { FileKeyLookup } from './keys-file.js';
 import { checkSupporter } from './supporter.js';
 
@@ -54,6 +54,7 @@ export interface KeyValidatorDeps {
   authKey: string;
   /** KEYS_FILE, when configured. */
   keysFile?: { lookup(key: string): FileKeyLookup };
+  request: Outbound;
 }
 
 export function createKeyValidator(deps: KeyValidatorDeps): KeyValidator {
@@ -72,7 +73,7 @@ export function createKeyValidator(deps: KeyValidatorDeps): KeyValidator {
     let status: number;
     let body: unknown;
     try {
-      ({ status, body } = await requestJson(`${config.BACKEND_URL}/system/validateAccessKey/${segment}`, {
+      ({ status, body } = await deps.request(`${config.BACKEND_URL}/system/validateAccessKey/${segment}`, {
         headers: { 'X-User-Token': config.BACKEND_TOKEN, 'Content-Type': 'application/json' },
         timeoutMs: config.OUTBOUND_TIMEOUT_MS,
         label: 'key_validation',
@@ -100,7 +101,7 @@ export function createKeyValidator(deps: KeyValidatorDeps): KeyValidator {
       return result('UNKNOWN');
     }
     const name = typeof org?.name === 'string' ? org.name : '';
-    const isSupporter = await checkSupporter(config, log, id);
+    const isSupporter = await checkSupporter(config, log, id, deps.request);
     log.info({ organizationId: id, organizationName: name, isSupporter }, 'access key verified by the backend');
     return result('VALID', { id, name, isSupporter });
   }

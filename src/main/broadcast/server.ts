@@ -8,6 +8,9 @@
 // written as pre-compressed permessage-deflate messages (websocket.ts). Long-polling frontends
 // get the JSON string through Socket.IO. No connection state recovery: every frame is a full
 // snapshot and the frontend logs on again after a reconnect.
+//
+// Frames come from the FrameBus: the listener subscribes to a group code while a frontend watches
+// it, and a frontend that logs on mid-match gets the match's latest frame from the bus.
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -24,15 +27,15 @@ import { LocalAdapter } from '../sockets/adapters.js';
 import { baseIoOptions, parsePayload } from '../sockets/io-server.js';
 import { answerUnknownPath, refuseUnknownUpgrades } from '../sockets/unknown-paths.js';
 import type { TlsFiles } from '../uws.js';
-import type { FramePacket } from './frame.js';
+import type { FramePacket } from '../frame-packet.js';
+import type { FrameBus } from '../ports/frame-bus.js';
 import { BroadcastWebSocketServer, type BroadcastWebSocket, type DeflateMode } from './websocket.js';
 
 export interface BroadcastDeps {
   config: Config;
   log: Logger;
   tls: TlsFiles | null;
-  /** The latest frame of a live match, for a frontend that logs on mid-match. */
-  latestFrame(groupCode: string): FramePacket | undefined;
+  frames: FrameBus;
 }
 
 
@@ -50,6 +53,8 @@ interface Frontend {
   skippedFrame?: FramePacket;
 }
 
+interface Group { frontends: Set<Frontend>; unsubscribe: () => void }
+
 export interface BroadcastCounters {
   deliveries: number;
   deltas: number;
@@ -66,7 +71,8 @@ export class BroadcastServer {
   readonly http: http.Server;
   readonly counters: BroadcastCounters = { deliveries: 0, deltas: 0, keyframes: 0, plain: 0, polling: 0, skipped: 0, bytes: 0 };
   private readonly log: Logger;
-  private readonly groups = new Map<string, Set<Frontend>>();
+  /** The frontends of each group code, and the code's FrameBus subscription. */
+  private readonly groups = new Map<string, Group>();
   private readonly stale = new Set<Frontend>();
   private staleTimer: NodeJS.Timeout | null = null;
   /** Connected frontends that have not logged on yet (closed after IDLE_SOCKET_TIMEOUT_MS). */
@@ -161,10 +167,14 @@ export class BroadcastServer {
       frontend.groupCode = groupCode;
       this.waiting.delete(frontend);
       let group = this.groups.get(groupCode);
-      if (!group) this.groups.set(groupCode, (group = new Set()));
-      group.add(frontend);
+      if (!group) {
+        const frontends = new Set<Frontend>();
+        group = { frontends, unsubscribe: this.deps.frames.subscribe(groupCode, (packet) => this.publish(frontends, packet)) };
+        this.groups.set(groupCode, group);
+      }
+      group.frontends.add(frontend);
       socket.emit('logon_success', JSON.stringify({ groupCode, msg: `Logon succeeded for group code ${groupCode}` }));
-      const latest = this.deps.latestFrame(groupCode);
+      const latest = this.deps.frames.latest(groupCode);
       if (latest) this.deliver(frontend, latest);
     });
     socket.on('disconnect', () => {
@@ -172,16 +182,17 @@ export class BroadcastServer {
       this.waiting.delete(frontend);
       if (frontend.groupCode === null) return;
       const group = this.groups.get(frontend.groupCode);
-      group?.delete(frontend);
-      if (group && group.size === 0) this.groups.delete(frontend.groupCode);
+      group?.frontends.delete(frontend);
+      if (group && group.frontends.size === 0) {
+        group.unsubscribe();
+        this.groups.delete(frontend.groupCode);
+      }
     });
   }
 
-  /** One frame to every frontend of its group; the compressed bytes are shared. */
-  publish(packet: FramePacket): void {
-    const group = this.groups.get(packet.groupCode);
-    if (!group) return;
-    for (const frontend of group) this.deliver(frontend, packet);
+  /** One frame to every frontend of its group (the FrameBus subscription); the compressed bytes are shared. */
+  private publish(frontends: Set<Frontend>, packet: FramePacket): void {
+    for (const frontend of frontends) this.deliver(frontend, packet);
   }
 
   private deliver(f: Frontend, packet: FramePacket): void {
@@ -234,7 +245,7 @@ export class BroadcastServer {
       if (!drained) continue;
       this.stale.delete(f);
       // The match's latest frame; the last one skipped when the match is gone meanwhile (its final frame).
-      const latest = (f.groupCode !== null ? this.deps.latestFrame(f.groupCode) : undefined) ?? f.skippedFrame;
+      const latest = (f.groupCode !== null ? this.deps.frames.latest(f.groupCode) : undefined) ?? f.skippedFrame;
       f.skippedFrame = undefined;
       if (latest && latest.frameNo !== f.lastFrameNo) this.deliver(f, latest);
     }
@@ -246,9 +257,9 @@ export class BroadcastServer {
 
   /** Frontends currently logged on to a group. */
   frontendCount(groupCode?: string): number {
-    if (groupCode !== undefined) return this.groups.get(groupCode)?.size ?? 0;
+    if (groupCode !== undefined) return this.groups.get(groupCode)?.frontends.size ?? 0;
     let n = 0;
-    for (const g of this.groups.values()) n += g.size;
+    for (const g of this.groups.values()) n += g.frontends.size;
     return n;
   }
 

@@ -14,17 +14,17 @@ import type { Dashboard } from '../admin/dashboard.js';
 import type { AdminTokens } from '../admin/tokens.js';
 import { DASHBOARD_HTML } from '../admin/dashboard-page.js';
 import { clientAddress } from '../client-address.js';
-import type { IngestServer } from '../ingest/server.js';
 import { MAX_GROUP_CODE_LENGTH } from '../limits.js';
 import type { Logger } from '../log.js';
-import type { MatchHub } from '../matches/hub.js';
+import type { MatchLifecycle } from '../matches/lifecycle.js';
+import type { MatchDirectory } from '../ports/match-directory.js';
 import type { Reply, Request, Router } from './http.js';
 
 export interface AdminRouteDeps {
   tokens: AdminTokens;
   dashboard: Dashboard;
-  hub: MatchHub;
-  ingest: IngestServer;
+  directory: MatchDirectory;
+  lifecycle: MatchLifecycle;
   trustProxy: boolean;
   log: Logger;
 }
@@ -87,13 +87,13 @@ export function registerAdmin(router: Router, deps: AdminRouteDeps): void {
     const tokenId = authorize(req, reply, false);
     if (tokenId === null) return;
     const groupCode = decodeParam(req.params[0]);
-    const match = groupCode === null ? undefined : deps.hub.registry.get(groupCode);
+    const match = groupCode === null ? undefined : deps.directory.get(groupCode);
     if (groupCode === null || !match) {
       log.info({ tokenId, action: 'force_end', groupCode, client: client(req), result: 'not_found' }, 'admin action: force-end of an unknown match');
       return reply.error(404, 'Match not found');
     }
     log.info({ tokenId, action: 'force_end', groupCode, matchId: match.matchId, client: client(req) }, 'admin action: force-end');
-    const removed = await deps.hub.forceEnd(groupCode);
+    const removed = await deps.lifecycle.forceEnd(groupCode);
     if (!removed) {
       log.error({ tokenId, action: 'force_end', groupCode }, 'admin action: force-end not confirmed by the shard');
       return reply.error(500, 'The match was not removed in time');
@@ -101,17 +101,17 @@ export function registerAdmin(router: Router, deps: AdminRouteDeps): void {
     reply.send(200, 'application/json; charset=utf-8', JSON.stringify({ groupCode, ended: true }), NO_STORE);
   });
 
-  router.post('/admin/matches/:groupCode/secret', (req, reply) => {
+  router.post('/admin/matches/:groupCode/secret', async (req, reply) => {
     const tokenId = authorize(req, reply, false);
     if (tokenId === null) return;
     const groupCode = decodeParam(req.params[0]);
-    const secret = groupCode === null ? undefined : deps.hub.rotateSecret(groupCode);
-    if (groupCode === null || secret === undefined) {
+    // The old secret no longer matches; the sessions that used it end and their sockets close.
+    const rotated = groupCode === null ? undefined : await deps.lifecycle.rotateSecret(groupCode);
+    if (groupCode === null || rotated === undefined) {
       log.info({ tokenId, action: 'rotate_secret', groupCode, client: client(req), result: 'not_found' }, 'admin action: secret rotation of an unknown match');
       return reply.error(404, 'Match not found');
     }
-    // The old secret no longer matches; the sessions that used it end and their sockets close.
-    const closedSessions = deps.ingest.endObserverSessions(groupCode);
+    const { secret, closedSessions } = rotated;
     log.info({ tokenId, action: 'rotate_secret', groupCode, closedSessions, client: client(req) }, 'admin action: group secret rotated');
     reply.send(200, 'application/json; charset=utf-8', JSON.stringify({ groupCode, groupSecret: secret, closedSessions }), NO_STORE);
   });
