@@ -122,7 +122,7 @@ describe('admin routes with ADMIN_TOKEN', () => {
       snapshot = (await res.json()) as DashboardSnapshot;
       row = snapshot.matches.find((m) => m.groupCode === code);
       return row?.teams.map((t) => t.score);
-    }, { timeout: 5000, interval: 100 }).toEqual([1, 2]);
+    }, { timeout: 15_000, interval: 100 }).toEqual([1, 2]);
     const last = fe.frames.at(-1) as { roundNumber: number; roundPhase: string; map: string; teams: Array<{ teamName: string; teamTricode: string }> };
     expect(row).toMatchObject({
       groupCode: code,
@@ -152,8 +152,9 @@ describe('admin routes with ADMIN_TOKEN', () => {
     const code = 'ADMEND';
     const fe = await frontend(svc.broadcast, code);
     const { socket } = await observe(svc, code, AFTER_THIRD_SCORE);
-    await fe.waitFor((f) => (f.teams as Array<{ roundsWon: number }>)[1].roundsWon === 2);
-    await new Promise((r) => setTimeout(r, 300)); // let the broadcast cycle settle
+    // The last record sent is the score 1–2: once it shows, and the frontend holds every frame published, nothing more comes.
+    await fe.waitFor((f) => (f.teams as Array<{ roundsWon: number }>)[1].roundsWon === 2 && (f.teams as Array<{ roundsWon: number }>)[0].roundsWon === 1);
+    await expect.poll(() => svc.service.shared.frames.latest(code)?.frameNo === fe.frames.length).toBe(true);
     const framesBefore = fe.frames.length;
     const lastBefore = fe.frames.at(-1)!;
     const gone = serverDisconnect(socket);
@@ -163,7 +164,7 @@ describe('admin routes with ADMIN_TOKEN', () => {
     expect(await res.json()).toEqual({ groupCode: code, ended: true });
 
     expect(await gone).toBe('io server disconnect');
-    await expect.poll(() => fe.frames.length, { timeout: 3000 }).toBe(framesBefore + 1);
+    await expect.poll(() => fe.frames.length, { timeout: 15_000 }).toBe(framesBefore + 1);
     const final = fe.frames.at(-1)!;
     const { serverTime: t1, ...restFinal } = final;
     const { serverTime: t0, ...restBefore } = lastBefore;
@@ -241,7 +242,7 @@ describe('admin routes with ADMIN_TOKEN', () => {
     const events: Array<{ event: string; at: number; data: Record<string, unknown> }> = [];
     let buffer = '';
     const started = Date.now();
-    while (events.length < 4 && Date.now() - started < 6000) {
+    while (events.length < 4 && Date.now() - started < 15_000) {
       const { value, done } = await reader.read();
       if (done) break;
       buffer += Buffer.from(value).toString('utf8');
@@ -258,10 +259,11 @@ describe('admin routes with ADMIN_TOKEN', () => {
     expect(events.map((e) => e.event)).toEqual(['full', 'diff', 'diff', 'diff']);
     expect(events[0].data).toMatchObject({ matches: expect.any(Array), totals: expect.any(Object), history: expect.any(Object) });
     expect(events[1].data).toMatchObject({ changed: expect.any(Array), removed: expect.any(Array), totals: expect.any(Object), point: expect.any(Number) });
-    const gaps = events.slice(2).map((e, i) => e.at - events[i + 1].at);
+    // The gaps between the service's own stamps (two events can reach this test in one chunk).
+    const gaps = events.slice(2).map((e, i) => (e.data.serverTime as number) - (events[i + 1].data.serverTime as number));
     for (const gap of gaps) {
       expect(gap).toBeGreaterThan(700);
-      expect(gap).toBeLessThan(1500);
+      expect(gap).toBeLessThan(2500); // about once a second; a loaded machine may be late
     }
   });
 });
@@ -286,7 +288,7 @@ describe('force-end of a registered match', () => {
     const code = 'ADMREG';
     const fe = await frontend(svc.broadcast, code);
     await observe(svc, code, AFTER_THIRD_SCORE);
-    await fe.waitFor((f) => f.isRegistered === true && (f.teams as Array<{ roundsWon: number }>)[1].roundsWon === 2);
+    await fe.waitFor((f) => f.isRegistered === true && (f.teams as Array<{ roundsWon: number }>)[1].roundsWon === 2 && (f.teams as Array<{ roundsWon: number }>)[0].roundsWon === 1);
     expect(backend.requestsTo(`/system/match/${MATCH_ID}/complete`)).toHaveLength(0);
 
     const res = await fetch(`${svc.rest}/admin/matches/${code}/end`, { method: 'POST', headers: bearer(OPS_TOKEN) });

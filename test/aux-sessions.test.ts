@@ -239,7 +239,7 @@ describe('auxiliary sessions after match_start', () => {
     astra.on('obs_logon_ack', (a: string) => acks.push(a));
     astra.emit('aux_logon', auxLogon('p-sova'));
     astra.emit('obs_logon', JSON.stringify({ type: 'authenticate', clientVersion: '0.3.3', key: AUTH_KEY, groupCode: 'AUXG09', leftTeam: { name: 'a', tricode: 'a', url: '' }, rightTeam: { name: 'b', tricode: 'b', url: '' } }));
-    await sleep(400);
+    await sleep(400); // proves that no ack comes
     expect(acks).toEqual([]);
     expect(astra.connected).toBe(true);
     expect(svc.service.shared.directory.get('AUXG09')).toBeUndefined();
@@ -261,7 +261,9 @@ describe('auxiliary sessions after match_start', () => {
   });
 
   it('an auxiliary disconnect clears that player\'s flags in a new frame, in every match of the game', async () => {
-    await sleep(200);
+    // Settled: the last change (health 47) shows in both matches, and both frontends hold every frame published.
+    await fe2.waitFor((x) => player(x, 'p-astra')?.health === 47);
+    await expect.poll(() => svc.service.shared.frames.latest('AUXG01')?.frameNo === fe1.frames.length && svc.service.shared.frames.latest('AUXG02')?.frameNo === fe2.frames.length).toBe(true);
     const n1 = fe1.frames.length;
     const n2 = fe2.frames.length;
     const before = player(fe1.frames.at(-1)!, 'p-astra')!;
@@ -276,7 +278,7 @@ describe('auxiliary sessions after match_start', () => {
     // The cypher client is still there: its flags are unchanged.
     expect(player(f, 'p-cypher')!.auxiliaryAvailable.scoreboard).toBe(true);
     await f2;
-    await sleep(200);
+    await sleep(200); // proves that no other frame comes
     expect(fe1.frames.length).toBe(n1 + 1);
     expect(fe2.frames.length).toBe(n2 + 1);
   });

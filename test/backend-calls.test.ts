@@ -68,9 +68,9 @@ beforeAll(async () => {
     STATS_BACKEND_URL: `${be.url}/stats`,
     STATS_BACKEND_TOKEN: STATS_TOKEN,
     PLAYERCAM_URL: `${be.url}/cams`,
-    OUTBOUND_TIMEOUT_MS: '300',
+    OUTBOUND_TIMEOUT_MS: '1000', // the calls that must succeed do on a loaded machine
   });
-  // Node loads its fetch implementation on first use, which can take longer than the 300 ms
+  // Node loads its fetch implementation on first use, which can take longer than the
   // timeout on a busy machine: load it (and open a connection) before the first timed call.
   await (await fetch(`${be.url}/warmup`)).text();
   be.reset();
@@ -108,7 +108,7 @@ async function playMatch(key: string, code: string, waitRegistered: boolean, wat
   await sendRecords(obs, replay, { pace: 'instant', groupCode: code, to: MATCH_START_INDEX + 1 });
   const atStart = (await fe.waitFor((f) => f.matchId === MATCH_ID)) as Frame;
   if (waitRegistered) await fe.waitFor((f) => f.isRegistered === true);
-  else await sleep(400); // the registration answer (or its timeout) is in
+  else await expect.poll(() => svc.logs.some((l) => l.includes('"backend call failed"') && l.includes(code) && l.includes('"call":"register"'))).toBe(true); // its timeout is in
   await sendRecords(obs, replay, { pace, groupCode: code, from: MATCH_START_INDEX + 1 });
   const final = (await fe.waitFor((f) => f.roundPhase === 'game_end', 20_000)) as Frame;
   return { fe, final, atStart, secret: ack.reason };
@@ -157,7 +157,7 @@ describe('a non-supporter organisation', () => {
     await expect.poll(() => matchCalls(code, 'complete').length).toBe(1);
     expect(matchCalls(code, 'register')).toHaveLength(1);
     expect(matchCalls(code, 'update')).toHaveLength(18);
-    await sleep(300);
+    await sleep(300); // proves that nothing comes: no statistics call
     expect(be.requests.filter((r) => r.path.startsWith('/stats/'))).toEqual([]);
     // The supporter check was asked for this organisation.
     expect(be.requests.some((r) => r.path === '/supporter/org-free')).toBe(true);
@@ -253,7 +253,7 @@ describe('a failing backend does not stop the match', () => {
     const { fe, final } = await playMatch('KEY-FREE', code, false);
     expectFinal(final);
     expect(fe.frames.every((f) => f.isRegistered === false)).toBe(true);
-    await sleep(300);
+    await sleep(300); // proves that nothing comes: no update, no completion
     expect(matchCalls(code, 'register')).toHaveLength(1);
     expect(matchCalls(code, 'update')).toHaveLength(0);
     expect(matchCalls(code, 'complete')).toHaveLength(0);
@@ -293,12 +293,52 @@ describe('a failing backend does not stop the match', () => {
   });
 });
 
+describe('a match that ends before its registration is answered', () => {
+  let quick: TestService;
+  beforeAll(async () => {
+    quick = await startTestService({
+      USE_BACKEND: 'true', BACKEND_URL: be.url, BACKEND_TOKEN, OUTBOUND_TIMEOUT_MS: '20000', INACTIVITY_TIMEOUT_MS: '1000',
+    });
+  });
+  afterAll(async () => {
+    await quick?.close();
+    be.handle(handler);
+  });
+
+  it('is completed once the registration answer comes, not before', async () => {
+    be.reset();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => { release = resolve; });
+    be.handle((req) => (req.path.endsWith('/register') && req.path.includes('late-reg') ? { status: 200, json: {}, after: released } : handler(req)));
+    const code = 'LATERG';
+    const fe = await frontend(quick.broadcast, code);
+    frontends.push(fe);
+    const s = connect(quick.ingest);
+    sockets.push(s);
+    await connected(s);
+    const ack = nextEvent<string>(s, 'obs_logon_ack');
+    s.emit('obs_logon', JSON.stringify({ type: 'authenticate', clientVersion: '0.3.3', obsName: 'o', key: 'KEY-FREE', groupCode: code, groupSecret: '', leftTeam: { name: 'a', tricode: 'a', url: '' }, rightTeam: { name: 'b', tricode: 'b', url: '' } }));
+    const parsed = JSON.parse(await ack) as { value: boolean; reason: string };
+    expect(parsed.value).toBe(true);
+    groupSecrets.push(parsed.reason);
+    s.emit('obs_data', JSON.stringify({ obsName: 'o', groupCode: code, type: 'match_start', data: 'late-reg-0001' }));
+    await expect.poll(() => matchCalls(code, 'register').length).toBe(1);
+    // Inactivity removes the match while the registration call is still waiting for its answer.
+    await fe.waitFor((f) => f.isRunning === false);
+    expect(matchCalls(code, 'complete')).toHaveLength(0);
+    release();
+    await expect.poll(() => matchCalls(code, 'complete').length).toBe(1);
+    expect(matchCalls(code, 'complete')[0].path).toBe('/system/match/late-reg-0001/complete');
+    expect((bodyOf(matchCalls(code, 'complete')[0]).match as { matchId: string }).matchId).toBe('late-reg-0001');
+  });
+});
+
 describe('inactivity of a registered match', () => {
   let short: TestService;
   beforeAll(async () => {
     short = await startTestService({
       USE_BACKEND: 'true', BACKEND_URL: be.url, BACKEND_TOKEN, SUPPORTER_CHECK_URL: `${be.url}/supporter`,
-      STATS_BACKEND_URL: `${be.url}/stats`, STATS_BACKEND_TOKEN: STATS_TOKEN, OUTBOUND_TIMEOUT_MS: '300', INACTIVITY_TIMEOUT_MS: '1000',
+      STATS_BACKEND_URL: `${be.url}/stats`, STATS_BACKEND_TOKEN: STATS_TOKEN, OUTBOUND_TIMEOUT_MS: '1000', INACTIVITY_TIMEOUT_MS: '3000', // the registration answer comes before the removal
     });
   });
   afterAll(async () => {

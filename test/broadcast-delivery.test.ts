@@ -42,9 +42,11 @@ describe('broadcast delivery', () => {
     const upgraded = await frontend(code, { transports: ['polling', 'websocket'] });
     const noDeflate = await frontend(code, { transports: ['websocket'], perMessageDeflate: false });
     const polling = await frontend(code, { transports: ['polling'] });
-    await new Promise((r) => setTimeout(r, 200));
+    await expect.poll(() => upgraded.socket.io.engine.transport.name).toBe('websocket'); // the upgrade is done
 
-    const run = await playReplay(replay, { url: svc.ingest, key: 'k', pace: 'instant', groupCode: code });
+    // At 2000 times the recorded pace (about 1.1 s): a dozen broadcast intervals or more, so many
+    // frames (instant, a fast machine can apply the whole match between two frames).
+    const run = await playReplay(replay, { url: svc.ingest, key: 'k', pace: 2000, groupCode: code });
     const done = (f: { frames: string[] }) => f.frames.length > 0 && JSON.parse(f.frames[f.frames.length - 1]).roundPhase === 'game_end';
     await expect.poll(() => [ws, upgraded, noDeflate, polling].every(done), { timeout: 30_000 }).toBe(true);
     run.socket.close();

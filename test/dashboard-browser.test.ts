@@ -82,7 +82,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in headless chromium', () => {
       httpCredentials: { username: 'ops', password: TOKEN },
     });
     page = context.pages()[0] ?? (await context.newPage());
-  }, 30_000);
+  }, 60_000);
 
   afterAll(async () => {
     await context?.close();
@@ -102,10 +102,10 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in headless chromium', () => {
     const t0 = Date.now();
     const response = await page.goto(`${svc.rest}/dashboard`);
     expect(response?.status()).toBe(200);
-    await page.waitForFunction((n) => document.querySelectorAll('#rows tr').length === n, MATCHES.length, { timeout: 5000 });
+    await page.waitForFunction((n) => document.querySelectorAll('#rows tr').length === n, MATCHES.length, { timeout: 15_000 });
     console.info(`dashboard: ${MATCHES.length} rows rendered ${Date.now() - t0} ms after navigation`);
     for (const m of MATCHES) {
-      await expect.poll(() => score(m.code), { timeout: 5000, interval: 100 }).toBe(m.score.join('-'));
+      await expect.poll(() => score(m.code), { timeout: 15_000, interval: 100 }).toBe(m.score.join('-'));
     }
     const row1 = await page.evaluate(() => {
       const row = document.querySelector('tr[data-code="BRWSR1"]')!;
@@ -124,7 +124,7 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in headless chromium', () => {
     // Round 1 ends in the recording: score 0–1.
     const idx = MATCHES.findIndex((m) => m.code === 'BRWSR3');
     await sendRecords(observers[idx], replay, { pace: 'instant', groupCode: 'BRWSR3', from: 150, to: 175 });
-    await expect.poll(() => score('BRWSR3'), { timeout: 5000, interval: 100 }).toBe('0-1');
+    await expect.poll(() => score('BRWSR3'), { timeout: 15_000, interval: 100 }).toBe('0-1');
     expect(await page.evaluate(() => window.marker)).toBe('same page');
     expect(await page.evaluate(() => performance.getEntriesByType('navigation').length)).toBe(1);
     expect(Number(await page.evaluate(() => document.body.dataset.updates))).toBeGreaterThan(updatesBefore);
@@ -147,7 +147,8 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in headless chromium', () => {
   });
 
   it('keeps a screenshot', async () => {
-    await page.waitForTimeout(1200); // one more update, so the chart has a few points
+    const updates = Number(await page.evaluate(() => document.body.dataset.updates));
+    await page.waitForFunction((n) => Number(document.body.dataset.updates) > n, updates, { timeout: 15_000 }); // one more update, so the chart has a few points
     fs.mkdirSync(path.dirname(ARTIFACT), { recursive: true });
     await page.screenshot({ path: ARTIFACT, fullPage: true });
     expect(fs.statSync(ARTIFACT).size).toBeGreaterThan(10_000);

@@ -120,13 +120,13 @@ describe('fuzzing the ingestion listener', () => {
     const status = await fetch(`${svc.rest}/status`);
     expect(status.status).toBe(200);
     if (svc.service.shared.directory.get(FUZZ)) {
-      await new Promise((r) => setTimeout(r, 300));
+      await new Promise((r) => setTimeout(r, 300)); // fuzzed frames settle, so that none counts below (shorter only weakens the check)
       const seen = fuzzFe.frames.length;
       for (const map of ['Jam', 'Foxtrot']) fuzzer.emit('obs_data', JSON.stringify({ obsName: 'x', groupCode: FUZZ, type: 'map', data: map, timestamp: Date.now() }));
       await expect.poll(() => fuzzFe.frames.slice(seen).some((f) => f.map === 'Breeze'), { timeout: 10_000 }).toBe(true);
     }
     const droppedTotal = () => Object.values({ ...svc.service.ingest.dropped, ...svc.service.matches.totals.dropped }).reduce((a, b) => a + b, 0);
-    await expect.poll(droppedTotal, { timeout: 5000 }).toBeGreaterThan(COUNT / 4);
+    await expect.poll(droppedTotal, { timeout: 15_000 }).toBeGreaterThan(COUNT / 4);
     expect(disconnectReason).toBe('');
     expect(svc.logs.filter((l) => l.includes('"level":50')).filter((l) => !l.includes('serialization failed'))).toEqual([]);
     expect(svc.logs.some((l) => l.includes('serialization failed'))).toBe(false);

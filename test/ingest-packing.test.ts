@@ -45,7 +45,7 @@ describe('packed forwarding', () => {
     await observer('VICTM2');
     const attacker = await observer('X\x1eVICTM2\x1f0\x1f');
     attacker.emit('obs_data', JSON.stringify({ obsName: 'O', groupCode: 'X\x1eVICTM2\x1f0\x1f', type: 'map', data: 'Ascent' }));
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, 300)); // proves that no such frame comes
     expect(fe.frames.every((f) => f.map !== 'Ascent')).toBe(true);
   });
 });

@@ -103,7 +103,7 @@ describe('KEYS_FILE', () => {
   it('reloads on change without a restart: in-place rewrite, replacement by rename, and invalid content keeps the previous keys', async () => {
     // 1. Rewritten in place: a key added, the plain key removed.
     fs.writeFileSync(file, JSON.stringify([...baseKeys().slice(1), { key: NEW_KEY, organizationId: 'org-e', organizationName: 'Org E' }]));
-    await expect.poll(async () => (await org(svc, NEW_KEY)).status, { timeout: 5000, interval: 100 }).toBe(200);
+    await expect.poll(async () => (await org(svc, NEW_KEY)).status, { timeout: 15_000, interval: 100 }).toBe(200);
     expect((await org(svc, PLAIN_KEY)).status).toBe(401);
     expect(await observerLogon(svc, PLAIN_KEY, 'KFRLD1')).toMatchObject({ value: false, reason: 'Invalid Key' });
     expect(await observerLogon(svc, NEW_KEY, 'KFRLD2')).toMatchObject({ value: true });
@@ -113,15 +113,15 @@ describe('KEYS_FILE', () => {
     const tmp = path.join(dir, '.keys.json.tmp');
     fs.writeFileSync(tmp, JSON.stringify({ keys: renewed }));
     fs.renameSync(tmp, file);
-    await expect.poll(async () => (await org(svc, EXPIRED_KEY)).status, { timeout: 5000, interval: 100 }).toBe(200);
+    await expect.poll(async () => (await org(svc, EXPIRED_KEY)).status, { timeout: 15_000, interval: 100 }).toBe(200);
     expect((await org(svc, PLAIN_KEY)).status).toBe(200);
     expect((await org(svc, NEW_KEY)).status).toBe(401);
 
     // 3. A broken file (half-written, wrong shape) is logged and ignored: the previous keys stay.
     fs.writeFileSync(file, '{"keys": [ {"key": "x", ');
-    await expect.poll(() => svc.logs.some((l) => l.includes('access keys file invalid')), { timeout: 5000, interval: 100 }).toBe(true);
+    await expect.poll(() => svc.logs.some((l) => l.includes('access keys file invalid')), { timeout: 15_000, interval: 100 }).toBe(true);
     fs.writeFileSync(file, JSON.stringify({ keys: [{ key: 'k-without-org' }] }));
-    await expect.poll(() => svc.logs.filter((l) => l.includes('access keys file invalid')).length, { timeout: 5000, interval: 100 }).toBe(2);
+    await expect.poll(() => svc.logs.filter((l) => l.includes('access keys file invalid')).length, { timeout: 15_000, interval: 100 }).toBe(2);
     expect((await org(svc, PLAIN_KEY)).status).toBe(200);
     expect((await org(svc, EXPIRED_KEY)).status).toBe(200);
 

@@ -85,7 +85,7 @@ describe('game end', () => {
     expect(await auxGone).toBe('io server disconnect');
     await expect.poll(() => svc.service.shared.directory.count()).toBe(0);
     expect((await status(svc.rest)).matchesRunning).toBe(0);
-    await sleep(300);
+    await sleep(300); // proves that no frame comes after it
     // The game_end frame went out once, and it was the last one.
     expect(fe.frames.filter((f) => f.roundPhase === 'game_end')).toHaveLength(1);
     expect(fe.frames.at(-1)!.roundPhase).toBe('game_end');
@@ -142,16 +142,17 @@ describe('inactivity', () => {
     const { s, ack } = await observer(svc.ingest, code);
     expect(ack.value).toBe(true);
     const gone = serverDisconnect(s, 10_000);
+    // The match's last activity comes after this (not after the frame arrives here, which can be late).
+    const lastSentAt = Date.now();
     s.emit('obs_data', obsEnv(code, 'roster', { name: 'A', tagline: '1', startTeam: '0', agentInternal: 'Hunter', playerId: 'p-a', position: 0, locked: true, rank: 0 }));
     s.emit('obs_data', obsEnv(code, 'match_start', 'inactive-match-id'));
     await fe.waitFor((f) => f.matchId === 'inactive-match-id');
-    const lastFrameAt = Date.now();
     const aux = await auxClient(svc.ingest, 'inactive-match-id', 'p-a');
     const auxGone = serverDisconnect(aux, 10_000);
     expect((await status(svc.rest)).matchesRunning).toBe(1);
 
     expect(await gone).toBe('io server disconnect');
-    const removedAfter = Date.now() - lastFrameAt;
+    const removedAfter = Date.now() - lastSentAt;
     expect(removedAfter).toBeGreaterThanOrEqual(2200);
     expect(removedAfter).toBeLessThan(5500);
     expect(await auxGone).toBe('io server disconnect');
@@ -176,7 +177,7 @@ describe('inactivity', () => {
     const fe = await frontend(svc.broadcast, code);
     const { s, ack } = await observer(svc.ingest, code, { toolsData: { timeoutDuration: 5 } });
     expect(ack.value).toBe(true);
-    const gone = serverDisconnect(s, 10_000);
+    const gone = serverDisconnect(s, 30_000); // the removal comes 7.5 s after the countdown starts at the earliest
     let removedAt = 0;
     void gone.then(() => { removedAt = Date.now(); });
     await fe.waitFor(() => true);
@@ -192,5 +193,5 @@ describe('inactivity', () => {
     expect(await gone).toBe('io server disconnect');
     expect(removedAt - started).toBeGreaterThanOrEqual(5000 + 2400);
     await expect.poll(async () => (await status(svc.rest)).matchesRunning).toBe(0);
-  });
+  }, 60_000);
 });

@@ -58,5 +58,5 @@ describe('the recorded match end to end', () => {
     expect(info.higherScore).toBe(1);
     expect(info.leftTeam.name).toBe('Team Left');
     result.socket.close();
-  });
+  }, 60_000);
 });

@@ -51,8 +51,13 @@ describe('GET /metrics', () => {
     const fe = await frontend(svc.broadcast, 'METR01', ['websocket']);
     const run = await playReplay(replay, { url: svc.ingest, key: 'k', pace: 'instant', groupCode: 'METR01', to: 1000 });
     await fe.waitFor((f) => (f.teams as { players: unknown[] }[])[0].players.length === 5);
-    await new Promise((r) => setTimeout(r, 1300)); // the shard's stats (once a second)
-    let text = await scrape();
+    // The shard's stats (once a second, with its cycles) count all 1000 messages, and every frame sent has arrived.
+    const appliedIn = (t: string) => t.split('\n').filter((l) => l.startsWith('ods_messages_applied_total{')).reduce((sum, l) => sum + Number(l.split(' ')[1]), 0);
+    let text = '';
+    await expect.poll(async () => {
+      text = await scrape();
+      return [appliedIn(text), value(text, 'ods_messages_sent_total{event="match_data"}') - fe.frames.length, value(text, 'ods_shard_cycle_duration_seconds_count{shard="0"}') > 5];
+    }).toEqual([1000, 0, true]);
     expect(value(text, 'ods_live_matches')).toBe(1);
     expect(value(text, 'ods_sockets{listener="ingest",kind="observer"}')).toBe(1);
     expect(value(text, 'ods_sockets{listener="broadcast",kind="frontend"}')).toBe(1);
@@ -73,8 +78,10 @@ describe('GET /metrics', () => {
     // Drops by reason: a message for another group, one not JSON.
     run.socket.emit('obs_data', JSON.stringify({ obsName: 'o', groupCode: 'OTHER9', type: 'map', data: 'Jam' }));
     run.socket.emit('obs_data', '{not json');
-    await new Promise((r) => setTimeout(r, 1300));
-    text = await scrape();
+    await expect.poll(async () => {
+      text = await scrape();
+      return [value(text, 'ods_messages_dropped_total{reason="group_mismatch"}') >= 1, value(text, 'ods_messages_dropped_total{reason="invalid_json"}') >= 1];
+    }).toEqual([true, true]);
     expect(value(text, 'ods_messages_dropped_total{reason="group_mismatch"}')).toBe(1);
     expect(value(text, 'ods_messages_dropped_total{reason="invalid_json"}')).toBe(1);
     run.socket.close();

@@ -44,8 +44,9 @@ describe('replay recording', () => {
     const files = fs.readdirSync(replayDir);
     expect(files).toHaveLength(1);
     expect(files[0]).toMatch(/^Match_RECRD1_\d+\.replay$/);
-    // Give the shard's write stream a moment to finish after the match closed it.
-    await new Promise((r) => setTimeout(r, 200));
+    // The shard's write stream finishes after the match closed it: wait until every record is in the file.
+    const recordsInFile = () => { try { return readReplay(path.join(replayDir, files[0])).records.length; } catch { return -1; } };
+    await expect.poll(recordsInFile).toBe(original.records.length);
     const text = fs.readFileSync(path.join(replayDir, files[0]), 'utf8');
     for (const secret of [KEY, run.secret, CAM_SECRET]) expect(text).not.toContain(secret);
     expect(fs.statSync(path.join(replayDir, files[0])).mode & 0o077).toBe(0);

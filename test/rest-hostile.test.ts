@@ -31,12 +31,12 @@ interface Answer { status: number; cors: string | undefined; type: string; body:
 function raw(method: string, path: string, body?: string | Buffer, headers: Record<string, string> = {}): Promise<Answer> {
   const port = Number(new URL(svc.rest).port);
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path, headers: { ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) }, timeout: 5000 }, (res) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path, headers: { ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) }, timeout: 15_000 }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode!, cors: res.headers['access-control-allow-origin'] as string | undefined, type: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks).toString() }));
     });
-    req.on('timeout', () => { req.destroy(); reject(new Error(`no answer within 5 s: ${method} ${path.slice(0, 80)}`)); });
+    req.on('timeout', () => { req.destroy(); reject(new Error(`no answer within 15 s: ${method} ${path.slice(0, 80)}`)); });
     req.on('error', reject);
     if (body !== undefined) req.write(body);
     req.end();

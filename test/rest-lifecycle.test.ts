@@ -9,7 +9,9 @@ import type { MemoryTeamInfoStore } from '../src/main/adapters/memory/team-info-
 import { startTestService, type TestService } from './helpers/service.js';
 
 const KEY = 'lifecycle-key-93b1';
-const TTL = 1500;
+// Long enough that every check lands well inside its window on a loaded machine (a stall of this
+// process delays the checks, not the service's clock).
+const TTL = 3000;
 
 const team = (name: string) => ({ name, tricode: name.slice(0, 3), url: `https://img.example/${name}.png`, attackStart: false });
 
@@ -43,18 +45,19 @@ describe('preview lifetime', () => {
     expect(await create('REPL01', 'old')).toEqual({ status: 200, body: { previewCode: 'REPL01' } });
     const created = performance.now();
 
-    await until(t0, 400);
-    expect((await read('READ01')).status).toBe(200);
     await until(t0, 800);
     expect((await read('READ01')).status).toBe(200);
+    await until(t0, 1600);
+    expect((await read('READ01')).status).toBe(200);
 
-    // Replace REPL01 at ~800 ms: its old life would end at ~1500 ms, the new one at ~2300 ms.
+    // Replace REPL01 at ~1600 ms: its old life would end at ~3000 ms, the new one at ~4600 ms.
     const replacedAt = performance.now();
     expect(await create('REPL01', 'new')).toEqual({ status: 200, body: { previewCode: 'REPL01' } });
+    const replacedDone = performance.now(); // the new life started before this
 
     await until(created, TTL + 250);
     const checkStart = performance.now();
-    // Had the reads extended READ01 (last read at ~800 ms), it would live until ~2300 ms.
+    // Had the reads extended READ01 (last read at ~1600 ms), it would live until ~4600 ms.
     expect((await read('READ01')).status).toBe(404);
     const replaced = await read('REPL01');
     const checkEnd = performance.now();
@@ -63,7 +66,7 @@ describe('preview lifetime', () => {
     expect(replaced.status).toBe(200);
     expect((replaced.body.leftTeam as { name: string }).name).toBe('new');
 
-    await until(replacedAt, TTL + 250);
+    await until(replacedDone, TTL + 250);
     expect(await read('REPL01')).toEqual({ status: 404, body: { error: 'Preview not found' } });
   });
 
@@ -84,9 +87,8 @@ describe('preview lifetime', () => {
     expect(store().held).toBe(3);
     expect(store().storedBytes).toBeGreaterThan(300);
 
-    // No read in between: the single head timer must have removed all three.
-    await sleep(TTL + 300);
-    expect(store().held).toBe(0);
+    // No read in between: the single head timer must remove all three.
+    await expect.poll(() => store().held).toBe(0);
     expect(store().storedBytes).toBe(0);
     expect(await create('MAX004', 'later')).toEqual({ status: 200, body: { previewCode: 'MAX004' } });
   });
@@ -94,7 +96,7 @@ describe('preview lifetime', () => {
 
 describe('team info lifetime', () => {
   let svc: TestService;
-  const TEAM_TTL = 1000;
+  const TEAM_TTL = 2000;
   beforeAll(async () => {
     svc = await startTestService({ TEAM_INFO_TTL_MS: String(TEAM_TTL), TEAM_INFO_CLEANUP_MS: '200' });
   });
@@ -114,7 +116,7 @@ describe('team info lifetime', () => {
     await svc.service.shared.teamInfo.set('PLAIN1', { leftTeam, rightTeam });
     expect(await get('FINAL1')).toEqual({ status: 200, body: { leftTeam, rightTeam } });
 
-    await until(t0, 500);
+    await until(t0, 1000);
     const finalAt = performance.now();
     await svc.service.shared.teamInfo.setFinal('FINAL1', { higherScore: 1, tournamentInfo: { name: 'T' }, sponsorInfo: { sponsors: [] }, isSupporter: true });
 
@@ -127,8 +129,8 @@ describe('team info lifetime', () => {
       body: { leftTeam, rightTeam, higherScore: 1, tournamentInfo: { name: 'T' }, sponsorInfo: { sponsors: [] }, isSupporter: true },
     });
 
-    await until(finalAt, TEAM_TTL + 350); // past expiry and at least one cleanup run
-    expect(store().held).toBe(0);
+    await until(finalAt, TEAM_TTL + 150); // past expiry
+    await expect.poll(() => store().held).toBe(0); // a cleanup run freed it
     expect(await get('FINAL1')).toEqual({ status: 404, body: { error: 'Group code not found' } });
   });
 

@@ -6,8 +6,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { refusedUrl, startBackend, type Answer, type FakeBackend } from './helpers/backends.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
-const TIMEOUT = 300;
-const CACHE_TTL = 600;
+// Long enough that the calls that must succeed (one answers after 150 ms) do, and that the cache is
+// still fresh for the read right after it was filled, on a loaded machine.
+const TIMEOUT = 1000;
+const CACHE_TTL = 1500;
 const CLIENT_SECRET = 'client-secret-77aa';
 const ACCESS_TOKEN = 'access-token-5b5b';
 
@@ -78,7 +80,7 @@ describe('support packages and OAuth with reachable providers', () => {
       expect((await get()).body).toEqual(expected); // still cached
       expect(store.requests).toHaveLength(1);
 
-      await sleep(CACHE_TTL + 100);
+      await sleep(CACHE_TTL + 100); // the cache's lifetime passes
       expect(await get()).toEqual({ status: 200, cors: '*', body: [{ id: 3, name: 'Bronze', checkoutUrl: checkout(3) }] });
       expect(store.requests).toHaveLength(2);
     });

@@ -76,7 +76,7 @@ describe('restart with STATE_DIR', () => {
     const expected = last(refOverlay.frames);
     await expect.poll(() => first.service.shared.directory.get(REF)).toBeUndefined();
     // The shard reports its counter once a second: wait for the reference run's messages in it.
-    await expect.poll(() => first.service.matches.totals.latest[0]?.applied ?? 0, { timeout: 5000 }).toBe(replay.records.length);
+    await expect.poll(() => first.service.matches.totals.latest[0]?.applied ?? 0, { timeout: 15_000 }).toBe(replay.records.length);
     const appliedBefore = replay.records.length;
 
     // Half of the match, with an overlay watching.
@@ -92,7 +92,7 @@ describe('restart with STATE_DIR', () => {
     await sendRecords(observer, replay, { pace: 'instant', groupCode: CODE, to: HALF });
     // Every record of the first half applied (the shard's counter), and its frame out.
     await expect.poll(() => (first.service.matches.totals.latest[0]?.applied ?? 0) - appliedBefore, { timeout: 15_000 }).toBe(HALF);
-    await expect.poll(() => first.service.shared.frames.latest(CODE)?.frameNo === watch.frames.length && watch.frames.length > 0, { timeout: 5000 }).toBe(true);
+    await expect.poll(() => first.service.shared.frames.latest(CODE)?.frameNo === watch.frames.length && watch.frames.length > 0, { timeout: 15_000 }).toBe(true);
     const beforeRestart = watch.frames[watch.frames.length - 1];
     const pid = (observer as unknown as { _pid: string })._pid;
     expect(pid).toBeTruthy();
@@ -123,21 +123,21 @@ describe('restart with STATE_DIR', () => {
 
     // A new overlay gets the restored state at logon: the frame it had before the restart.
     const late = overlay(second.broadcast, CODE);
-    await expect.poll(() => late.frames.length, { timeout: 10_000 }).toBeGreaterThan(0);
+    await expect.poll(() => late.frames.length, { timeout: 15_000 }).toBeGreaterThan(0);
     expect(late.frames[0]).toBe(beforeRestart);
 
     // The observer reconnects by itself with its pid and resumes its session, without a logon.
-    await expect.poll(() => observer.connected, { timeout: 10_000 }).toBe(true);
-    await expect.poll(() => second.logs.some((l) => l.includes('session resumed') && l.includes(CODE)), { timeout: 5000 }).toBe(true);
+    await expect.poll(() => observer.connected, { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => second.logs.some((l) => l.includes('session resumed') && l.includes(CODE)), { timeout: 15_000 }).toBe(true);
     await sendRecords(observer, replay, { pace: 'instant', groupCode: CODE, from: HALF });
     await expect.poll(() => late.frames.length > 0 && last(late.frames).roundPhase === 'game_end', { timeout: 20_000 }).toBe(true);
     expect(acks).toHaveLength(1);
 
     // The same final state as the uninterrupted run, at both overlays (the first reconnected by itself).
     expect(withCode(last(late.frames), REF)).toEqual(expected);
-    await expect.poll(() => last(watch.frames).roundPhase, { timeout: 5000 }).toBe('game_end');
+    await expect.poll(() => last(watch.frames).roundPhase, { timeout: 15_000 }).toBe('game_end');
     expect(withCode(last(watch.frames), REF)).toEqual(expected);
-  }, 60_000);
+  }, 120_000);
 
   it('a restored match keeps its group secret: the right one reconnects, a wrong one is refused', async () => {
     const stateDir = path.join(tempDir(), 'state');

@@ -55,13 +55,16 @@ describe('secrets', () => {
     const run = await playReplay(withSecrets, { url: svc.ingest, key: ACCESS_KEY, pace: 'instant', groupCode: CODE, to: 1500 });
     const groupSecret = run.secret;
     expect(groupSecret).toMatch(/^[A-Z0-9]{16}$/);
-    await new Promise((r) => setTimeout(r, 300)); // a snapshot round writes the state files mid-match
+    // A snapshot round writes the state files mid-match.
+    await expect.poll(() => fs.existsSync(stateDir) && fs.readdirSync(stateDir).some((f) => f.startsWith('match-')), { timeout: 15_000 }).toBe(true);
     const stateMid = readAll(stateDir);
+    // Only a registered match is completed with the backend: the registration answer is in before the end.
+    await ws.waitFor((f) => f.isRegistered === true);
     const { sendRecords } = (await import('../dist/tools/replay-client.js')) as unknown as typeof ReplayClient;
     await sendRecords(run.socket, withSecrets, { pace: 'instant', groupCode: CODE, from: 1500 });
     await ws.waitFor((f) => f.roundPhase === 'game_end', 20_000);
     await polling.waitFor((f) => f.roundPhase === 'game_end', 20_000);
-    await expect.poll(() => be!.requests.some((r) => r.path.endsWith('/complete')), { timeout: 5000 }).toBe(true);
+    await expect.poll(() => be!.requests.some((r) => r.path.endsWith('/complete')), { timeout: 15_000 }).toBe(true);
     expect(be.requests.some((r) => r.path.includes(`/cams/api/getNameOverridesAndPlayercams/CAMS01/${CAM_SECRET}`))).toBe(true); // used where it belongs
 
     const metrics = await (await fetch(`http://127.0.0.1:${svc.service.ports.metrics}/metrics`)).text();

@@ -50,19 +50,19 @@ describe('sharding', () => {
       expect(three.get(code)).toBe(one.get(code));
       expect(JSON.parse(one.get(code)!)).toMatchObject({ groupCode: code, roundPhase: 'game_end' });
     }
-  }, 60_000);
+  }, 120_000);
 
   it('the fast-json-stringify serializer (FRAME_SERIALIZER=json) gives the same frames as the one-pass wire serializer', async () => {
     const wire = await finalFrames(3, true, 'wire');
     await svc!.close();
     const json = await finalFrames(3, true, 'json');
     for (const code of CODES) expect(JSON.parse(json.get(code)!)).toEqual(JSON.parse(wire.get(code)!));
-  }, 60_000);
+  }, 120_000);
 
   it('live clock: identical after removing the time fields', async () => {
     const one = await finalFrames(1, false);
     await svc!.close();
     const three = await finalFrames(3, false);
     for (const code of CODES) expect(withoutTimes(three.get(code)!)).toEqual(withoutTimes(one.get(code)!));
-  }, 60_000);
+  }, 120_000);
 });

@@ -22,7 +22,7 @@ const ENTRY = path.resolve(import.meta.dirname, '../dist/main/index.js');
 const KEY = 'sigterm-key-0123456789';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Child { proc: ChildProcess; ports: { ingest: number; rest: number; broadcast: number }; out: string[]; exited: Promise<number | null> }
+interface Child { proc: ChildProcess; ports: { ingest: number; rest: number; broadcast: number; metrics: number }; out: string[]; exited: Promise<number | null> }
 
 const children: ChildProcess[] = [];
 const sockets: Socket[] = [];
@@ -56,16 +56,16 @@ async function spawnService(env: Record<string, string>): Promise<Child> {
   const port = (label: string) => new Promise<number>((resolve, reject) => {
     const timer = setInterval(() => {
       const line = out.find((l) => l.includes(label));
-      if (line) { clearInterval(timer); resolve(Number(/:(\d+)\s*$/.exec(line.trim())![1])); }
+      if (line) { clearInterval(timer); resolve(Number(/:(\d+)(\/metrics)?\s*$/.exec(line.trim())![1])); }
       if (proc.exitCode !== null) { clearInterval(timer); reject(new Error(`service exited: ${out.join('\n')}`)); }
     }, 20);
   });
-  const [ingest, rest, broadcast] = await Promise.all([port('ingestion (observer client)'), port('REST API'), port('broadcast (overlay frontend)')]);
-  return { proc, ports: { ingest, rest, broadcast }, out, exited };
+  const [ingest, rest, broadcast, metrics] = await Promise.all([port('ingestion (observer client)'), port('REST API'), port('broadcast (overlay frontend)'), port('metrics (Prometheus)')]);
+  return { proc, ports: { ingest, rest, broadcast, metrics }, out, exited };
 }
 
 /** A live match with an overlay watching: records up to `to`, the last one a change still pending when SIGTERM comes. */
-async function liveMatch(c: Child, code: string, to: number): Promise<{ observer: Socket; frames: string[]; secret: string }> {
+async function liveMatch(c: Child, code: string, to: number): Promise<{ observer: Socket; frames: string[]; secret: string; sent: number }> {
   const fe = io(`http://127.0.0.1:${c.ports.broadcast}`, { forceNew: true, reconnection: false });
   sockets.push(fe);
   const frames: string[] = [];
@@ -79,9 +79,14 @@ async function liveMatch(c: Child, code: string, to: number): Promise<{ observer
   await connected(observer);
   const ack = await logon(observer, replay, { key: KEY, groupCode: code });
   expect(ack.value).toBe(true);
-  await sendRecords(observer, replay, { pace: 'instant', groupCode: code, to });
-  return { observer, frames, secret: ack.reason };
+  const sent = await sendRecords(observer, replay, { pace: 'instant', groupCode: code, to });
+  return { observer, frames, secret: ack.reason, sent };
 }
+
+/** The observer messages the service has received (its metrics). */
+const received = async (c: Child) => Number(/^ods_messages_received_total\{event="obs_data"\} (\d+)$/m.exec(await (await fetch(`http://127.0.0.1:${c.ports.metrics}/metrics`)).text())?.[1] ?? NaN);
+/** The registration answer is in (isRegistered shows in the overlay's frames). */
+const registeredShown = (frames: string[]) => frames.some((f) => (JSON.parse(f) as { isRegistered?: boolean }).isRegistered === true);
 
 const mapOf = (frames: string[]) => (JSON.parse(frames[frames.length - 1]) as { map: string }).map;
 
@@ -92,13 +97,14 @@ function backendHandler(completeAnswer: () => Answer) {
   };
 }
 
-async function sigterm(c: Child, matches: { observer: Socket; frames: string[] }[], code: string): Promise<{ ms: number; exitCode: number | null; reasons: string[] }> {
+async function sigterm(c: Child, matches: { observer: Socket; frames: string[]; sent: number }[], code: string): Promise<{ ms: number; exitCode: number | null; reasons: string[] }> {
   // Two quick changes: the second is still waiting for its 100 ms frame slot when the signal comes.
   const m = matches[0];
   m.observer.emit('obs_data', JSON.stringify({ obsName: 'o', groupCode: code, type: 'map', data: 'Jam' }));
   await sleep(5);
   m.observer.emit('obs_data', JSON.stringify({ obsName: 'o', groupCode: code, type: 'map', data: 'Foxtrot' }));
-  await sleep(30);
+  // Both have reached the service (a signal must not overtake them; a fixed 30 ms did not ensure it).
+  await expect.poll(() => received(c), { interval: 5 }).toBe(matches.reduce((n, x) => n + x.sent, 0) + 2);
   const reasons = matches.map((x) => new Promise<string>((resolve) => x.observer.once('disconnect', resolve)));
   const t0 = Date.now();
   c.proc.kill('SIGTERM');
@@ -113,8 +119,8 @@ describe('SIGTERM', () => {
     const c = await spawnService({ USE_BACKEND: 'true', BACKEND_URL: be.url, SHUTDOWN_TIMEOUT_MS: '5000' });
     const registered = await liveMatch(c, 'SIGA01', MATCH_START + 1);
     const lobby = await liveMatch(c, 'SIGA02', 5);
-    await expect.poll(() => be.requests.some((r) => r.path.endsWith('/register')), { timeout: 5000 }).toBe(true);
-    await sleep(300); // the registration answer is in
+    await expect.poll(() => be.requests.some((r) => r.path.endsWith('/register')), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => registeredShown(registered.frames)).toBe(true); // the registration answer is in
 
     const { ms, exitCode, reasons } = await sigterm(c, [registered, lobby], 'SIGA01');
     expect(exitCode).toBe(0);
@@ -125,7 +131,7 @@ describe('SIGTERM', () => {
     expect(completions).toHaveLength(1); // the registered match only
     expect((JSON.parse(completions[0].body) as { match: { groupCode: string } }).match.groupCode).toBe('SIGA01');
     expect(c.out.some((l) => l.includes('"live matches completed"'))).toBe(true);
-  }, 30_000);
+  }, 60_000);
 
   it('with STATE_DIR: matches persisted (not completed), owner-only files; a new process resumes them', async () => {
     const be = await startBackend(backendHandler(() => ({ status: 200, json: {} })));
@@ -135,8 +141,8 @@ describe('SIGTERM', () => {
     const c = await spawnService(env);
     const registered = await liveMatch(c, 'SIGB01', MATCH_START + 1);
     const lobby = await liveMatch(c, 'SIGB02', 5);
-    await expect.poll(() => be.requests.some((r) => r.path.endsWith('/register')), { timeout: 5000 }).toBe(true);
-    await sleep(300);
+    await expect.poll(() => be.requests.some((r) => r.path.endsWith('/register')), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => registeredShown(registered.frames)).toBe(true);
 
     const { ms, exitCode, reasons } = await sigterm(c, [registered, lobby], 'SIGB01');
     expect(exitCode).toBe(0);
@@ -162,18 +168,18 @@ describe('SIGTERM', () => {
     expect(JSON.parse(await frame)).toMatchObject({ map: 'Breeze', isRegistered: true });
     again.proc.kill('SIGTERM');
     expect(await again.exited).toBe(0);
-  }, 30_000);
+  }, 60_000);
 
   it('exits within SHUTDOWN_TIMEOUT_MS when the backend never answers the completion', async () => {
     const be = await startBackend(backendHandler(() => ({ hang: true })));
     backends.push(be);
     const c = await spawnService({ USE_BACKEND: 'true', BACKEND_URL: be.url, SHUTDOWN_TIMEOUT_MS: '1500', OUTBOUND_TIMEOUT_MS: '20000' });
     const registered = await liveMatch(c, 'SIGC01', MATCH_START + 1);
-    await expect.poll(() => be.requests.some((r) => r.path.endsWith('/register')), { timeout: 5000 }).toBe(true);
-    await sleep(300);
+    await expect.poll(() => be.requests.some((r) => r.path.endsWith('/register')), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => registeredShown(registered.frames)).toBe(true);
     const { ms, exitCode } = await sigterm(c, [registered], 'SIGC01');
     expect(be.requests.some((r) => r.path.endsWith('/complete'))).toBe(true);
     expect(exitCode).toBe(0);
     expect(ms).toBeLessThan(1500 + 700);
-  }, 30_000);
+  }, 60_000);
 });

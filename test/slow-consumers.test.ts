@@ -62,7 +62,7 @@ describe('an overlay that stops reading', () => {
     const fast = await frontend(svc.broadcast, code, ['websocket']);
 
     const run = await playReplay(heavy, { url: svc.ingest, key: 'k', pace: 'instant', groupCode: code, to: 200 });
-    await expect.poll(() => slowFrames.length, { timeout: 5000 }).toBeGreaterThan(0);
+    await expect.poll(() => slowFrames.length, { timeout: 15_000 }).toBeGreaterThan(0);
 
     // Stop reading for seconds while the match runs to its end.
     tcpOf(slow).pause();
@@ -94,7 +94,8 @@ describe('an overlay that stops reading', () => {
 
 describe('dead connections', () => {
   it('are detected by ping/pong within PING_INTERVAL_MS + PING_TIMEOUT_MS on both listeners; the observer session stays resumable', async () => {
-    const svc = await startTestService({ AUTH_KEY: 'k', PING_INTERVAL_MS: '300', PING_TIMEOUT_MS: '300' });
+    // The clients answer pings from this very process: a pong timeout of 1 s (not 300 ms) rides out its stalls on a loaded machine.
+    const svc = await startTestService({ AUTH_KEY: 'k', PING_INTERVAL_MS: '300', PING_TIMEOUT_MS: '1000' });
     services.push(svc);
     const observer = io(svc.ingest, { forceNew: true, reconnection: false, transports: ['websocket'] });
     sockets.push(observer);
@@ -103,7 +104,7 @@ describe('dead connections', () => {
     observer.emit('obs_logon', JSON.stringify({ type: 'authenticate', clientVersion: '0.3.3', obsName: 'o', key: 'k', groupCode: 'DEAD01', groupSecret: '', leftTeam: { name: 'a', tricode: 'a', url: '' }, rightTeam: { name: 'b', tricode: 'b', url: '' } }));
     expect(JSON.parse(await ack).value).toBe(true);
     const fe = await frontend(svc.broadcast, 'DEAD01', ['websocket']);
-    await sleep(800); // heartbeats go on while both answer
+    await sleep(800); // heartbeats go on while both answer: proves that neither is closed
     expect(svc.service.broadcast.frontendCount('DEAD01')).toBe(1);
     expect(svc.service.ingest.socketCounts().observer).toBe(1);
 
@@ -111,8 +112,8 @@ describe('dead connections', () => {
     const stoppedAt = Date.now();
     tcpOf(observer).pause();
     tcpOf(fe.socket).pause();
-    await expect.poll(() => svc.service.broadcast.frontendCount('DEAD01') === 0 && svc.service.ingest.socketCounts().observer === 0, { timeout: 3000, interval: 25 }).toBe(true);
-    expect(Date.now() - stoppedAt).toBeLessThan(300 + 300 + 500);
+    await expect.poll(() => svc.service.broadcast.frontendCount('DEAD01') === 0 && svc.service.ingest.socketCounts().observer === 0, { timeout: 15_000, interval: 25 }).toBe(true);
+    expect(Date.now() - stoppedAt).toBeLessThan(300 + 1000 + 500);
     const session = (svc.service.shared.sessions as MemorySessionStore).all().filter((s) => s.groupCode === 'DEAD01')[0];
     expect(session.socketId).toBeNull();
     expect(session.disconnectedAt).not.toBeNull();

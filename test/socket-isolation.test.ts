@@ -25,7 +25,7 @@ const connected = (s: Socket) => new Promise<void>((resolve, reject) => {
   s.once('connect', () => resolve());
   s.once('connect_error', reject);
 });
-const nextEvent = <T = unknown>(s: Socket, event: string, ms = 3000) => new Promise<T>((resolve, reject) => {
+const nextEvent = <T = unknown>(s: Socket, event: string, ms = 15_000) => new Promise<T>((resolve, reject) => {
   const timer = setTimeout(() => reject(new Error(`no ${event} within ${ms} ms`)), ms);
   s.once(event, (payload: T) => { clearTimeout(timer); resolve(payload); });
 });
@@ -74,7 +74,7 @@ describe.each([
     expect(JSON.parse(await success)).toEqual({ groupCode: code, msg: `Logon succeeded for group code ${code}` });
     await otherSuccess;
     if (transports.includes('websocket') && transports.length > 1) {
-      await new Promise((r) => setTimeout(r, 300)); // let the upgrade happen
+      await expect.poll(() => [frontend, observer, otherFrontend].every((s) => s.io.engine.transport.name === 'websocket')).toBe(true); // the upgrade is done
     }
 
     // Ingestion per-socket emit (recovery on: goes through the adapter) reaches its own client.
@@ -93,7 +93,7 @@ describe.each([
     observer.emit('test_echo', JSON.stringify({ n: 2 }));
     expect(await echo2).toBe(JSON.stringify({ n: 2 }));
 
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 200)); // proves that nothing crosses over
     expect(observerSeen).toEqual(['test_echo', 'test_echo']);
     expect(frontendSeen).toEqual(['logon_success', 'match_data']);
     expect(otherSeen).toEqual(['logon_success']);

@@ -88,7 +88,11 @@ export interface RestoreMatchCmd {
 export type BackendEffect =
   | { kind: 'register'; groupCode: string; matchId: string; body: unknown }
   | { kind: 'update'; groupCode: string; matchId: string; body: unknown }
-  | { kind: 'complete'; groupCode: string; matchId: string; body: unknown }
+  /**
+   * `ifRegistering`: the match ended while its registration call was (perhaps) still in flight: the
+   * main thread completes it only if such a call gets an HTTP answer (match-rules.md 4.5), else drops it.
+   */
+  | { kind: 'complete'; groupCode: string; matchId: string; body: unknown; ifRegistering?: true }
   | { kind: 'stats_add'; groupCode: string; matchId: string }
   | { kind: 'stats_region'; groupCode: string; matchId: string; playerId: string }
   | { kind: 'stats_fetch'; groupCode: string; matchId: string; delayMs: number }

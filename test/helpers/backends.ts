@@ -15,7 +15,7 @@ export interface RecordedRequest {
 }
 
 export type Answer =
-  | { status: number; json?: unknown; text?: string; headers?: Record<string, string>; delayMs?: number }
+  | { status: number; json?: unknown; text?: string; headers?: Record<string, string>; delayMs?: number; /** answer once this settles */ after?: Promise<unknown> }
   /** Never answer (the service's timeout must fire). */
   | { hang: true }
   /** Drop the connection without an answer. */
@@ -72,7 +72,8 @@ export async function startBackend(handler: BackendHandler = () => ({ status: 40
         res.writeHead(answer.status, { 'Content-Type': type, ...answer.headers });
         res.end(body);
       };
-      if (answer.delayMs) setTimeout(send, answer.delayMs);
+      if (answer.after) void answer.after.finally(send);
+      else if (answer.delayMs) setTimeout(send, answer.delayMs);
       else send();
     });
   });

@@ -22,7 +22,8 @@ export function connected(s: Socket): Promise<void> {
   });
 }
 
-export function nextEvent<T = string>(s: Socket, event: string, ms = 5000): Promise<T> {
+// Deadlines: generous (the service works under load; a deadline costs nothing when the event comes).
+export function nextEvent<T = string>(s: Socket, event: string, ms = 15_000): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no ${event} within ${ms} ms`)), ms);
     s.once(event, (payload: T) => { clearTimeout(timer); resolve(payload); });
@@ -30,7 +31,7 @@ export function nextEvent<T = string>(s: Socket, event: string, ms = 5000): Prom
 }
 
 /** Resolves once the socket is closed by the server. */
-export function serverDisconnect(s: Socket, ms = 5000): Promise<string> {
+export function serverDisconnect(s: Socket, ms = 15_000): Promise<string> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`not disconnected within ${ms} ms`)), ms);
     s.once('disconnect', (reason: string) => { clearTimeout(timer); resolve(reason); });
@@ -55,7 +56,7 @@ export async function frontend(url: string, groupCode: string, transports?: ('po
   await ok;
   return {
     socket, frames, raw,
-    waitFor(pred, ms = 10_000) {
+    waitFor(pred, ms = 15_000) {
       const hit = frames.find(pred);
       if (hit) return Promise.resolve(hit);
       return new Promise((resolve, reject) => {

@@ -27,6 +27,8 @@ export class MatchSync {
   private readonly timers = new Set<NodeJS.Timeout>();
   /** Calls in flight (shutdown waits for them, bounded). */
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Each live match's registration call by group code: resolves true once answered (registered). */
+  private readonly registering = new Map<string, Promise<boolean>>();
 
   constructor(private readonly deps: MatchSyncDeps) {
     this.log = deps.log.child({ module: 'match-sync' });
@@ -42,11 +44,23 @@ export class MatchSync {
         const method = effect.kind === 'register' ? 'POST' : 'PUT';
         const matchId = pathSegment(effect.matchId);
         if (!matchId) return;
+        if (effect.kind === 'complete' && effect.ifRegistering) {
+          // The match ended before its registration was answered: complete it once it is (never otherwise).
+          const pending = this.registering.get(effect.groupCode);
+          if (!pending) return;
+          const later = pending.then((registered) => { if (registered) this.run({ ...effect, ifRegistering: undefined }); });
+          this.inFlight.add(later);
+          void later.finally(() => this.inFlight.delete(later));
+          return;
+        }
         const url = `${c.BACKEND_URL}/system/match/${matchId}/${effect.kind}`;
-        void this.call(effect.kind, effect.groupCode, url, method, { 'X-User-Token': c.BACKEND_TOKEN }, effect.body).then((res) => {
+        const answered = this.call(effect.kind, effect.groupCode, url, method, { 'X-User-Token': c.BACKEND_TOKEN }, effect.body).then((res) => {
           // match-rules.md 4.5: registered once the call completed, whatever its status.
           if (effect.kind === 'register') this.deps.events.emit('matchRegistered', { groupCode: effect.groupCode, registered: res !== null });
+          return res !== null;
         });
+        // Kept until the match is removed (forget): the shard may end it before it hears the answer.
+        if (effect.kind === 'register') this.registering.set(effect.groupCode, answered);
         return;
       }
       case 'stats_add':
@@ -83,6 +97,11 @@ export class MatchSync {
         return;
       }
     }
+  }
+
+  /** The match is gone (its removal event follows its last effects): its registration is no longer needed. */
+  forget(groupCode: string): void {
+    this.registering.delete(groupCode);
   }
 
   /** One call; resolves with the answer (any status, non-200 logged) or null when there was none. */

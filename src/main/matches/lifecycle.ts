@@ -145,6 +145,7 @@ export class MatchLifecycle {
     if (!local) return;
     const record = directory.release(groupCode, local.epoch);
     snapshots.delete(groupCode, local.epoch).catch((err: Error) => this.log.error({ groupCode, error: err.message }, 'snapshot not deleted'));
+    this.deps.sync.forget(groupCode);
     frames.close(groupCode);
     this.log.info({ groupCode, reason }, 'match removed');
     const matchId = record?.matchId ?? '';

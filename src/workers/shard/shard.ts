@@ -172,6 +172,9 @@ export class Shard {
     this.frames.forget(slot);
     if (slot.match.isRegistered) {
       this.out.event({ t: 'effect', effect: { kind: 'complete', groupCode: slot.groupCode, matchId: slot.matchId, body: slot.match.registerBody() } });
+    } else if (slot.matchId) {
+      // Ended before the registration answer came back: the main thread completes it once that answer comes.
+      this.out.event({ t: 'effect', effect: { kind: 'complete', groupCode: slot.groupCode, matchId: slot.matchId, body: slot.match.registerBody(), ifRegistering: true } });
     }
     slot.recorder?.close();
     this.out.event({ t: 'removed', groupCode: slot.groupCode, reason });
