@@ -171,8 +171,3 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (c.USE_BACKEND && !c.BACKEND_URL) throw new ConfigError('BACKEND_URL: required when USE_BACKEND=true');
   return c;
 }
-
-/** Settings a test or embedding caller may pass as typed values. */
-export function configFrom(overrides: Partial<Config> = {}, env: Record<string, string | undefined> = {}): Config {
-  return { ...loadConfig(env), ...overrides };
-}

@@ -47,11 +47,6 @@ export class EventBus<E> {
     const list = this.listeners.get(name) as readonly Listener<E[K]>[] | undefined;
     if (list) for (const listener of list) listener(event);
   }
-
-  /** Whether anything listens to the event (an emitter may skip building it). */
-  has(name: keyof E): boolean {
-    return (this.listeners.get(name)?.length ?? 0) > 0;
-  }
 }
 
 export type MainEventBus = EventBus<MainEvents>;

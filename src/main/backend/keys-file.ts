@@ -98,10 +98,6 @@ export class KeysFile {
     this.watch();
   }
 
-  get size(): number {
-    return this.keys.size;
-  }
-
   /** The entry for a key, by its SHA-256 (a map lookup on the digest: nothing about the key text leaks). */
   lookup(key: string, now = Date.now()): FileKeyLookup {
     const entry = this.keys.get(sha256Hex(key));

@@ -39,8 +39,4 @@ export class LocalRoutes {
   all(): IterableIterator<LocalMatch> {
     return this.byCode.values();
   }
-
-  get size(): number {
-    return this.byCode.size;
-  }
 }
