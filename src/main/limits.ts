@@ -66,6 +66,8 @@ export const PREVIEW_CODE_ATTEMPTS = 8;
 export const MAX_ADMIN_TOKEN_LENGTH = 1024;
 /** The dashboard samples its counters once a second (frames/s chart) and pushes at most one update a second. */
 export const DASHBOARD_SAMPLE_MS = 1000;
+/** A dashboard's event stream tells the browser to reconnect after this (EventSource `retry`) when it drops. */
+export const DASHBOARD_RECONNECT_MS = 2000;
 /** Frames/s history kept for the chart: 5 minutes at one point a second. */
 export const DASHBOARD_HISTORY_POINTS = 300;
 /** Metrics requests: a scraper that has not sent its request, or not read the answer, within this is cut. */
@@ -88,3 +90,5 @@ export const KEYS_FILE_DEBOUNCE_MS = 50;
 export const SHUTDOWN_CLOSE_MARGIN_MS = 1000;
 /** ... but the matches get at least this long. */
 export const SHUTDOWN_MIN_DRAIN_MS = 200;
+/** The shards' own drain (pending frames, snapshots, final frames) waits at least this long for their answers. */
+export const SHARD_DRAIN_MIN_MS = 100;

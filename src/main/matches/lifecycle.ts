@@ -7,7 +7,7 @@ import type { ObsLogonPacket } from '../../schemas/logon.js';
 import type { MatchSync } from '../backend/match-sync.js';
 import type { Config } from '../config.js';
 import type { MainEventBus } from '../events.js';
-import { FORCE_END_TIMEOUT_MS } from '../limits.js';
+import { FORCE_END_TIMEOUT_MS, SHARD_DRAIN_MIN_MS } from '../limits.js';
 import type { Logger } from '../log.js';
 import type { ControlBus, ControlMessage } from '../ports/control-bus.js';
 import type { FrameBus } from '../ports/frame-bus.js';
@@ -211,7 +211,7 @@ export class MatchLifecycle {
   async shutdown(deadline: number): Promise<void> {
     const { pool, snapshots, routes, directory } = this.deps;
     const keep = snapshots.durable;
-    await pool.drain(!keep, Math.max(100, deadline - Date.now()));
+    await pool.drain(!keep, Math.max(SHARD_DRAIN_MIN_MS, deadline - Date.now()));
     if (keep) {
       const now = Date.now();
       for (const local of routes.all()) {

@@ -14,7 +14,7 @@ import type { Dashboard } from '../admin/dashboard.js';
 import type { AdminTokens } from '../admin/tokens.js';
 import { DASHBOARD_HTML } from '../admin/dashboard-page.js';
 import { clientAddress } from '../client-address.js';
-import { MAX_GROUP_CODE_LENGTH } from '../limits.js';
+import { DASHBOARD_RECONNECT_MS, MAX_GROUP_CODE_LENGTH } from '../limits.js';
 import type { Logger } from '../log.js';
 import type { MatchLifecycle } from '../matches/lifecycle.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
@@ -71,7 +71,7 @@ export function registerAdmin(router: Router, deps: AdminRouteDeps): void {
     const tokenId = authorize(req, reply, true);
     if (tokenId === null) return;
     if (deps.dashboard.full) return reply.error(503, 'Too many open dashboards');
-    const stream = reply.stream(200, 'text/event-stream; charset=utf-8', { ...NO_STORE, 'X-Accel-Buffering': 'no' }, 'retry: 2000\n\n');
+    const stream = reply.stream(200, 'text/event-stream; charset=utf-8', { ...NO_STORE, 'X-Accel-Buffering': 'no' }, `retry: ${DASHBOARD_RECONNECT_MS}\n\n`);
     if (!deps.dashboard.attach(stream)) stream.end();
     log.debug({ tokenId, client: client(req) }, 'admin: dashboard event stream opened');
   });
