@@ -321,10 +321,13 @@ describe('a match that ends before its registration is answered', () => {
     const parsed = JSON.parse(await ack) as { value: boolean; reason: string };
     expect(parsed.value).toBe(true);
     groupSecrets.push(parsed.reason);
+    const gone = new Promise<string>((resolve) => s.once('disconnect', (r: string) => resolve(r)));
     s.emit('obs_data', JSON.stringify({ obsName: 'o', groupCode: code, type: 'match_start', data: 'late-reg-0001' }));
     await expect.poll(() => matchCalls(code, 'register').length).toBe(1);
-    // Inactivity removes the match while the registration call is still waiting for its answer.
-    await fe.waitFor((f) => f.isRunning === false);
+    // Inactivity removes the match (its observer is disconnected) while the registration still waits for its answer.
+    expect(await gone).toBe('io server disconnect');
+    const last = await fe.waitFor((f) => f.matchId === 'late-reg-0001' && f.isRunning === false);
+    expect(last.isRegistered).toBe(false);
     expect(matchCalls(code, 'complete')).toHaveLength(0);
     release();
     await expect.poll(() => matchCalls(code, 'complete').length).toBe(1);
