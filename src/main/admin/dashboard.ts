@@ -64,7 +64,6 @@ export interface DashboardSnapshot {
   dashboards: { open: number; lastUpdateMs: number };
 }
 
-
 interface Client { stream: ResponseStream; needsFull: boolean }
 
 type RowTeam = MatchRow['teams'][number];

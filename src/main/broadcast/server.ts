@@ -38,7 +38,6 @@ export interface BroadcastDeps {
   frames: FrameBus;
 }
 
-
 interface Frontend {
   socket: Socket;
   groupCode: string | null;

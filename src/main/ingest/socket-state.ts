@@ -3,21 +3,14 @@
 // once per socket and reason.
 import type { Socket } from 'socket.io';
 import type { Logger } from '../log.js';
-import type { Role, SessionRecord } from '../ports/session-store.js';
+import type { SessionRecord } from '../ports/session-store.js';
 import type { SocketBudget } from './budget.js';
 
 /**
  * The session a socket is bound to, as the socket knows it: a copy of the stored record's fixed
  * fields (the store re-keys, detaches and ends sessions; the socket's copy never changes).
  */
-export interface BoundSession {
-  readonly id: string;
-  readonly role: Role;
-  readonly groupCode: string;
-  readonly obsName: string;
-  readonly matchId: string;
-  readonly playerId: string;
-}
+export type BoundSession = Pick<SessionRecord, 'id' | 'role' | 'groupCode' | 'obsName' | 'matchId' | 'playerId'>;
 
 export const boundSession = (s: SessionRecord): BoundSession => ({
   id: s.id, role: s.role, groupCode: s.groupCode, obsName: s.obsName, matchId: s.matchId, playerId: s.playerId,
