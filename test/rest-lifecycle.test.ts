@@ -1,4 +1,4 @@
-// Preview and team-info lifetimes (interface-spec 3.1, 3.2; match-rules 14.3) with short TTLs,
+// Preview and team-info lifetimes (docs/interface.md 3.1, 3.2; docs/match-rules.md 14.3) with short TTLs,
 // over real HTTP: expiry, replacement resets the timer, reads do not extend it, the sweep frees
 // memory without reads, PREVIEW_MAX → 503.
 import { performance } from 'node:perf_hooks';

@@ -1,6 +1,6 @@
 // Restart without losing matches (STATE_DIR): real socket.io clients keep their connection
 // objects across a graceful shutdown and a new service on the same ports. The observer never
-// sends its logon again (clients.md 1.5): its automatic reconnection resumes the persisted
+// sends its logon again (docs/client-contract.md 1.5): its automatic reconnection resumes the persisted
 // session. Replay half of the recorded match, restart, replay the rest: the final frame equals an
 // uninterrupted run's (recorded clock).
 import fs from 'node:fs';

@@ -1,4 +1,4 @@
-// Transport drops on the ingestion listener (clients.md 1.5, required behaviour g). The observer is
+// Transport drops on the ingestion listener (docs/client-contract.md 1.5, required behaviour g). The observer is
 // a real socket.io-client with reconnection on that, like the real client, never sends obs_logon
 // again after an automatic reconnection. Covered: built-in connection state recovery; the
 // service's own pid table when the recovery offset is unusable and when the client is back before
@@ -18,7 +18,7 @@ type Internals = { _pid?: string; _lastOffset?: string; recovered: boolean };
 const internals = (s: Socket) => s as unknown as Internals;
 
 const opened: Socket[] = [];
-/** Like the real client (clients.md 1.3), with shorter backoff. */
+/** Like the real client (docs/client-contract.md 1.3), with shorter backoff. */
 function realClient(url: string, auth?: Record<string, unknown>): Socket {
   const s = io(url, { forceNew: true, reconnection: true, reconnectionDelay: 200, reconnectionDelayMax: 400, rejectUnauthorized: false, ...(auth ? { auth } : {}) });
   opened.push(s);

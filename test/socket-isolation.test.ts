@@ -1,5 +1,5 @@
 // Two socket.io servers on uWS in one process cross-talk through the patched adapter, and a
-// socket.io server on node:http next to one on uWS breaks (stack.md). These tests run two whole
+// socket.io server on node:http next to one on uWS breaks (docs/stack-notes.md 3). These tests run two whole
 // services (one TLS, one plain) in this process and prove that:
 // - an ingestion client never receives broadcast traffic, and a broadcast client never receives
 //   ingestion traffic, over websocket and over polling;

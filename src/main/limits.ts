@@ -21,7 +21,7 @@ export const MAX_LOGGED_ADDRESS_LENGTH = 64;
 
 // --- Ingestion (5100) ---
 
-/** service_keepalive interval: keeps each client's connection-state-recovery offset fresh (clients.md 1.5 item 4). */
+/** service_keepalive interval: keeps each client's connection-state-recovery offset fresh (docs/client-contract.md 1.5 item 4). */
 export const INGEST_KEEPALIVE_MS = 30_000;
 /** uWS send buffer per ingestion socket: acks and keepalives are tiny; only a client that stopped reading fills it. */
 export const INGEST_SEND_BUFFER_BYTES = 1024 * 1024;
@@ -58,7 +58,7 @@ export const FORCE_END_TIMEOUT_MS = 5000;
 
 /** Longest path plus query a REST route takes (414 above; uWS answers a bare 431 only past its 64 KiB header limit). */
 export const MAX_URL_LENGTH = 8192;
-/** Preview codes (interface-spec 2.9): six characters of CODE_ALPHABET. */
+/** Preview codes (docs/interface.md 2.9): six characters of CODE_ALPHABET. */
 export const PREVIEW_CODE_LENGTH = 6;
 /** Random codes tried before giving up on a free one (34^6 codes: a collision is already rare at 10,000 previews). */
 export const PREVIEW_CODE_ATTEMPTS = 8;

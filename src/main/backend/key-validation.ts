@@ -1,4 +1,4 @@
-// The key validity chain (interface-spec 5.2, plus KEYS_FILE), used by the observer logon and PUT
+// The key validity chain (docs/interface.md 5.2, plus KEYS_FILE), used by the observer logon and PUT
 // /createPreview, and the organisation lookup behind GET /getOrgForKey. Keys never reach the log.
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
@@ -25,7 +25,7 @@ export interface KeyValidator {
   validate(key: unknown): Promise<KeyValidity>;
   /** The backend alone (no local shortcuts). */
   backendLookup(key: string): Promise<KeyValidity>;
-  /** For GET /getOrgForKey: KEYS_FILE, then the backend; no AUTH_KEY / REQUIRE_AUTH_KEY shortcuts (interface-spec 4.4). */
+  /** For GET /getOrgForKey: KEYS_FILE, then the backend; no AUTH_KEY / REQUIRE_AUTH_KEY shortcuts (docs/interface.md 4.4). */
   orgLookup(key: string): Promise<KeyValidity>;
 }
 

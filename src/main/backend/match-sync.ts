@@ -1,4 +1,4 @@
-// Backend calls during a match (interface-spec 4.8): registration, updates, completion, the
+// Backend calls during a match (docs/interface.md 4.8): registration, updates, completion, the
 // statistics backend (supporter organisations) and the player-camera service. Effects come from
 // the shards; calls run here, off the shards, each with a timeout; a failure or non-200 is logged
 // and never stops the match. URLs that carry a secret are never logged. What the shard needs
@@ -55,7 +55,7 @@ export class MatchSync {
         }
         const url = `${c.BACKEND_URL}/system/match/${matchId}/${effect.kind}`;
         const answered = this.call(effect.kind, effect.groupCode, url, method, { 'X-User-Token': c.BACKEND_TOKEN }, effect.body).then((res) => {
-          // match-rules.md 4.5: registered once the call completed, whatever its status.
+          // docs/match-rules.md 4.5: registered once the call completed, whatever its status.
           if (effect.kind === 'register') this.deps.events.emit('matchRegistered', { groupCode: effect.groupCode, registered: res !== null });
           return res !== null;
         });
@@ -67,7 +67,7 @@ export class MatchSync {
       case 'stats_region':
       case 'stats_fetch':
       case 'mmr_fetch': {
-        // The statistics backend is for supporter organisations only (interface-spec 4.8).
+        // The statistics backend is for supporter organisations only (docs/interface.md 4.8).
         if (!c.STATS_BACKEND_URL || !(this.deps.directory.get(effect.groupCode)?.isSupporter ?? false)) return;
         const headers = { Authentication: c.STATS_BACKEND_TOKEN };
         const stats = (path: string, body: unknown) => this.call(path, effect.groupCode, `${c.STATS_BACKEND_URL}/${path}`, 'POST', headers, body);

@@ -1,8 +1,8 @@
 // Broadcast listener (5200): overlay frontends log on to a group code and receive `match_data`
-// snapshots (clients.md 5.1).
+// snapshots (docs/client-contract.md 5.1).
 //
 // Socket.IO runs here on node:http with ws rather than on uWS: fan-out cost is dominated by
-// compression, and uWS compresses once per recipient (stack.md: ~218 µs per delivery). Here each
+// compression, and uWS compresses once per recipient (docs/stack-notes.md 3: ~218 µs per delivery). Here each
 // frame is compressed once per match: WebSocket frontends whose deflate window ends with the
 // match's previous frame get the shard's delta bytes, others get the frame's keyframe, both
 // written as pre-compressed permessage-deflate messages (websocket.ts). Long-polling frontends

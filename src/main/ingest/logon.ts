@@ -1,4 +1,4 @@
-// The two logons of the ingestion listener (clients.md 2.3, 4.2). An observer logon with a valid
+// The two logons of the ingestion listener (docs/client-contract.md 2.3, 4.2). An observer logon with a valid
 // key opens its group code: a new match (its secret given once), or, for a live one, a reconnection
 // with the match's secret. An auxiliary logon names a live game match id and a player on its roster,
 // at most one live session per player; it needs no key (docs/reliability.md, auxiliary trust).
@@ -108,7 +108,7 @@ export class Logons {
       return replies.fail(socket, 'aux_logon_ack', 'aux_authenticate', `Game with Match ID ${matchId} not found.`);
     }
     // No key, and matchId and player ids are public in every frame: an auxiliary session is a player
-    // of the game's roster (the real client sends its own id, clients.md 4.2), so there is at most
+    // of the game's roster (the real client sends its own id, docs/client-contract.md 4.2), so there is at most
     // one per player (below) and none for an id the game does not know (docs/reliability.md).
     if (!directory.hasPlayer(matchId, playerId)) {
       log.info({ socket: socket.id, matchId, playerId }, 'auxiliary logon refused: player not on the roster');

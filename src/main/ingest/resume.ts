@@ -1,4 +1,4 @@
-// Sessions that survive transport drops (clients.md 1.5): a socket that arrives presenting a known
+// Sessions that survive transport drops (docs/client-contract.md 1.5): a socket that arrives presenting a known
 // session id takes the session over, whether or not socket.io's own recovery succeeded (the real
 // clients never re-send their logon). An old socket of the session still open is closed, and what
 // it had waiting in its backlog moves to the new one. While a remote SessionStore looks the session

@@ -1,5 +1,5 @@
-// Ingestion listener (5100): observer and auxiliary clients (clients.md 1–4). Connection state
-// recovery is on (clients.md 1.5), so every emit goes through the adapter: IngestAdapter keeps it
+// Ingestion listener (5100): observer and auxiliary clients (docs/client-contract.md 1–4). Connection state
+// recovery is on (docs/client-contract.md 1.5), so every emit goes through the adapter: IngestAdapter keeps it
 // on this server. Payloads it only forwards are not parsed here; the shards parse them.
 //
 // This file wires a socket's events to the jobs, each in its own file: the budget and backlog
@@ -88,7 +88,7 @@ export class IngestServer {
     this.io.on('connection', (socket) => this.onConnection(socket));
     this.idleTimer = setInterval(() => this.closeIdle(Date.now()), idleSweepMs(c.IDLE_SOCKET_TIMEOUT_MS));
     this.idleTimer.unref();
-    // Keepalive keeps each client's recovery offset fresh (clients.md 1.5 item 4); sweep expired sessions.
+    // Keepalive keeps each client's recovery offset fresh (docs/client-contract.md 1.5 item 4); sweep expired sessions.
     this.timer = setInterval(() => {
       const payload = JSON.stringify({ t: Date.now() });
       for (const state of this.states.values()) if (state.session) this.replies.emit(state.socket, 'service_keepalive', payload);

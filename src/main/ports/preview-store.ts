@@ -1,6 +1,6 @@
 // PreviewStore: preview code → preview record (its JSON text), for PREVIEW_TTL_MS from its
 // creation (reads do not extend it), bounded by count (PREVIEW_MAX) and bytes (PREVIEW_MAX_BYTES).
-// PUT /createPreview writes, GET /preview/:code reads (interface-spec 4.2, 4.3).
+// PUT /createPreview writes, GET /preview/:code reads (docs/interface.md 4.2, 4.3).
 //
 // Asynchronous: a shared adapter (Redis: SET code json PX ttl; `create` is SET NX) answers over
 // the network. Adapters: adapters/memory/preview-store.ts. Contract: test/contracts/preview-store.contract.ts.

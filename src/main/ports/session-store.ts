@@ -1,4 +1,4 @@
-// SessionStore: the authenticated ingestion sessions (clients.md 1.5). The real clients never
+// SessionStore: the authenticated ingestion sessions (docs/client-contract.md 1.5). The real clients never
 // re-send their logon after a reconnection, so every session is kept under the private session id
 // (pid) socket.io issued to its socket, while a socket holds it and for RECOVERY_WINDOW_MS after
 // its socket went away; a socket presenting that pid takes it over.

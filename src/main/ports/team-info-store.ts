@@ -1,5 +1,5 @@
 // TeamInfoStore: group code → the match's teams from its logon, plus the post-match members after
-// game_end (match-rules 2.5, 14.2, 14.3), for TEAM_INFO_TTL_MS from the last write. The match side
+// game_end (docs/match-rules.md 2.5, 14.2, 14.3), for TEAM_INFO_TTL_MS from the last write. The match side
 // writes (creation, game end), GET /getTeamInfoForCode reads.
 //
 // Asynchronous: a shared adapter answers over the network. The final update is one atomic

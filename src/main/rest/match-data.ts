@@ -2,7 +2,7 @@
 //   GET /match/:groupCode          the current match_data of a live match: the very text a frontend
 //                                  receives (FramePacket.text()), 404 when there is none
 //   GET /schema/match_data.json    the JSON Schema the frame serializer is built from
-// No key: a group code is an identifier only (interface-spec 5), as on the broadcast port.
+// No key: a group code is an identifier only (docs/interface.md 5), as on the broadcast port.
 import type { FrameBus } from '../ports/frame-bus.js';
 import { publishedMatchDataSchema } from '../../schemas/match-data.js';
 import type { Router } from './http.js';

@@ -1,4 +1,4 @@
-// GET /client/oauth-callback?code= (only when USE_BACKEND=true; interface-spec 4.7).
+// GET /client/oauth-callback?code= (only when USE_BACKEND=true; docs/interface.md 4.7).
 // Success is an HTML page: the user's display name, a redirect to the client's deeplink after
 // 2 seconds (meta refresh: no script at all), and a button with the same link. Every value from
 // the provider is URL-encoded into the link and HTML-escaped into the page.

@@ -1,4 +1,4 @@
-// PUT /createPreview and GET /preview/:previewCode (interface-spec 4.2, 4.3, 3.1).
+// PUT /createPreview and GET /preview/:previewCode (docs/interface.md 4.2, 4.3, 3.1).
 import crypto from 'node:crypto';
 import type { KeyValidator } from '../backend/key-validation.js';
 import { PREVIEW_CODE_ATTEMPTS, PREVIEW_CODE_LENGTH as CODE_LENGTH } from '../limits.js';
@@ -6,7 +6,7 @@ import type { Logger } from '../log.js';
 import type { PreviewStore } from '../ports/preview-store.js';
 import type { Reply, Router } from './http.js';
 
-/** Group and preview code alphabet (interface-spec 2.9): no I, no O. */
+/** Group and preview code alphabet (docs/interface.md 2.9): no I, no O. */
 export const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ0123456789';
 
 export function randomCode(): string {

@@ -1,4 +1,4 @@
-// GET /getTeamInfoForCode?groupCode= (interface-spec 4.5; clients.md 5.3).
+// GET /getTeamInfoForCode?groupCode= (docs/interface.md 4.5; docs/client-contract.md 5.3).
 import type { TeamInfoStore } from '../ports/team-info-store.js';
 import { queryParam, type Router } from './http.js';
 

@@ -215,7 +215,7 @@ export class ShardPool {
   private queued = 0;
 
   /** One postMessage per shard per batch window: a message costs the same whether it carries one
-   *  payload or fifty (stack.md), and the window is small next to the 100 ms frame interval. */
+   *  payload or fifty (docs/stack-notes.md 4), and the window is small next to the 100 ms frame interval. */
   private schedule(): void {
     if (++this.queued >= MAX_BATCH_COMMANDS) return this.flush();
     if (this.flushScheduled) return;

@@ -1,4 +1,4 @@
-// One Socket.IO server on one uWS app, configured the way the real clients expect (clients.md 1.1):
+// One Socket.IO server on one uWS app, configured the way the real clients expect (docs/client-contract.md 1.1):
 // default path and namespace, polling and websocket, CORS *, the default heartbeat, deflate above 1 KiB.
 import { Server } from 'socket.io';
 import type { Adapter } from 'socket.io-adapter';
@@ -9,7 +9,7 @@ import { answerUnknownPathsUws, SOCKET_IO_PATH } from './unknown-paths.js';
 
 export interface IoServerOptions {
   adapter: typeof Adapter;
-  /** Connection state recovery (ingestion only, clients.md 1.5). */
+  /** Connection state recovery (ingestion only, docs/client-contract.md 1.5). */
   recovery: boolean;
   /** Per-socket send buffer limit in bytes (uWS maxBackpressure). */
   maxBackpressure: number;
@@ -17,7 +17,7 @@ export interface IoServerOptions {
   allowRequest?: (req: unknown, callback: (err: string | null | undefined, success: boolean) => void) => void;
 }
 
-/** The options both listeners share: what the real clients expect (clients.md 1.1). */
+/** The options both listeners share: what the real clients expect (docs/client-contract.md 1.1). */
 export function baseIoOptions(config: Config, allowRequest?: IoServerOptions['allowRequest']) {
   return {
     path: SOCKET_IO_PATH,
@@ -55,7 +55,7 @@ export function createIoServer(app: TemplatedApp, config: Config, options: IoSer
   return io;
 }
 
-/** Socket.IO payloads arrive as JSON strings (clients.md 1.2); plain objects are accepted too. */
+/** Socket.IO payloads arrive as JSON strings (docs/client-contract.md 1.2); plain objects are accepted too. */
 export function parsePayload(payload: unknown): { ok: true; value: unknown } | { ok: false; error: string } {
   if (typeof payload === 'string') {
     try {
