@@ -2,7 +2,7 @@
 // The match_data frame the broadcast port sends (Socket.IO event `match_data`, a JSON string) and
 // GET /match/:groupCode returns; its JSON Schema is match_data.schema.json next to this file.
 
-/** One match_data frame: the complete match snapshot the broadcast port sends to overlay frontends (match-rules.md section 16), also served by GET /match/:groupCode. */
+/** One match_data frame: the complete match snapshot the broadcast port sends to overlay frontends (docs/match-rules.md section 16), also served by GET /match/:groupCode. */
 export interface MatchData {
   matchId: string;
   matchType: string;

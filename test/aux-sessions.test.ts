@@ -1,4 +1,4 @@
-// Auxiliary clients end to end (clients.md 4.2–4.4, match-rules.md 5): aux_logon acks (all typed
+// Auxiliary clients end to end (docs/client-contract.md 4.2–4.4, docs/match-rules.md 5): aux_logon acks (all typed
 // aux_authenticate), the match id learned from the observer's match_start, aux_data of every type
 // reaching every match of that game, data bound to the session's player, one live session per
 // player, and the auxiliary flags cleared in a new frame when the client goes away. What an

@@ -1,4 +1,4 @@
-// What an auxiliary session may change (match-rules.md 5, clients.md 4.2–4.4, docs/reliability.md
+// What an auxiliary session may change (docs/match-rules.md 5, docs/client-contract.md 4.2–4.4, docs/reliability.md
 // "Auxiliary trust"). An auxiliary logon needs no key, and the match id and player ids are public
 // in every frame, so:
 // - aux_data applies only the six auxiliary types; every observer type (score, round_info,
@@ -43,7 +43,7 @@ function row(p: (typeof ROSTER)[number], over: Record<string, unknown> = {}) {
   };
 }
 
-/** Every observer type (clients.md 3.2) with data that changes the match if it were applied, and two unknown types. */
+/** Every observer type (docs/client-contract.md 3.2) with data that changes the match if it were applied, and two unknown types. */
 const OBSERVER_ONLY: [string, unknown][] = [
   ['scoreboard', row(ROSTER[2], { money: 9000, kills: 7 })],
   ['killfeed', { attacker: 'Stella', victim: 'Lumen', weaponKillfeedInternal: 'TX_Hud_Volcano', headshotKill: true, assists: [], isTeamkill: false }],

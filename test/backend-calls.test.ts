@@ -1,4 +1,4 @@
-// Outbound calls during a match (interface-spec 4.8, 5), observed by a real local HTTP server that
+// Outbound calls during a match (docs/interface.md 4.8, 5), observed by a real local HTTP server that
 // plays the backend, the supporter check, the statistics backend and the player-camera service.
 // The recorded match is replayed into the service: registration at match_start, updates at the
 // shopping phases from round 2 on, completion at the end, statistics calls for supporter

@@ -99,7 +99,7 @@ describe('backends that misbehave', () => {
     const svc = services[0] ?? await start(be.url, `${be.url}/other`);
     be.reset();
 
-    // Updates and the completion only follow a registration that got an HTTP answer (match-rules.md 4.5): not after a hang or a reset.
+    // Updates and the completion only follow a registration that got an HTTP answer (docs/match-rules.md 4.5): not after a hang or a reset.
     const answered = m === '500' || m === 'garbage';
     const logonAnswer = timedBadLogon(svc);
     const { final, frames, maxGapMs } = await playWhileFailing(svc, `FLT${m.slice(0, 3).toUpperCase()}`, answered);

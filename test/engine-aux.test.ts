@@ -1,4 +1,4 @@
-// Auxiliary data (match-rules.md 5): all six types, the sender's team for aux_scoreboard_team,
+// Auxiliary data (docs/match-rules.md 5): all six types, the sender's team for aux_scoreboard_team,
 // the observer-row precedence, the shopping reset and the disconnect.
 
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 // Roster, scoreboard rows, killfeed and its fallbacks, observing, icon suffixes
-// (match-rules.md 4.1–4.4, 11, 12).
+// (docs/match-rules.md 4.1–4.4, 11, 12).
 
 import { describe, expect, it } from 'vitest';
 import { logon, row, rosterAll, Script } from './engine-helpers.js';

@@ -137,7 +137,7 @@ describe('replay of the recorded match', () => {
     }
   });
 
-  it('matches the first 13 rounds of the example frame in match-rules.md 16.4', () => {
+  it('matches the first 13 rounds of the example frame in docs/match-rules.md 16.4', () => {
     const alpha = ['lost', 'lost', 'kills', 'lost', 'lost', 'lost', 'lost', 'lost', 'kills', 'lost', 'lost', 'kills', 'kills'];
     const bravo = ['defused', 'kills', 'lost', 'kills', 'timeout', 'timeout', 'defused', 'defused', 'lost', 'kills', 'defused', 'lost', 'lost'];
     expect(final.teams[0].roundRecord.slice(0, 13).map((e) => e.type)).toEqual(alpha);

@@ -1,5 +1,5 @@
 // Rounds: phases, side switch, overtime and its timeout grant, swift mode, round records, spike,
-// swaps, switch_kda_credits and the roundNumber bound (match-rules.md 4.7–4.15, 6–9).
+// swaps, switch_kda_credits and the roundNumber bound (docs/match-rules.md 4.7–4.15, 6–9).
 
 import { describe, expect, it } from 'vitest';
 import { row, rosterAll, Script } from './engine-helpers.js';

@@ -1,4 +1,4 @@
-// Team timeouts, tech pause and toasts (match-rules.md 10), driven only by `now` arguments.
+// Team timeouts, tech pause and toasts (docs/match-rules.md 10), driven only by `now` arguments.
 
 import { describe, expect, it } from 'vitest';
 import { Match } from '../src/workers/match/match.js';

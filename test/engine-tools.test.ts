@@ -1,4 +1,4 @@
-// Match creation: tools merge and supporter rules (match-rules.md 2.2), teams (2.3), effects for the
+// Match creation: tools merge and supporter rules (docs/match-rules.md 2.2), teams (2.3), effects for the
 // shell (backend, statistics, player cameras) and the backend record.
 
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
-// Message intake (match-rules.md 3): envelope and data validation before any change, unknown types,
-// the clients' quirks (clients.md 3.5) and eventNumber (section 13).
+// Message intake (docs/match-rules.md 3): envelope and data validation before any change, unknown types,
+// the clients' quirks (docs/client-contract.md 3.5) and eventNumber (section 13).
 
 import { describe, expect, it } from 'vitest';
 import { dataValidators, validateObserverEnvelope } from '../src/schemas/messages.js';

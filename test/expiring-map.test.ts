@@ -1,163 +1,94 @@
-// ExpiringMap (the memory adapters' expiry, src/main/stores/expiring-map.ts): entries expire a
-// fixed TTL after their last write; reads check expiry themselves; one head timer (or a periodic
-// sweep) removes expired entries without reads; onExpire sees every expired entry once. The clock
-// is injected (Date.now under vitest's fake timers), so nothing here waits for real.
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ExpiringMap } from '../src/main/stores/expiring-map.js';
+// ExpiringMap (src/main/adapters/memory/expiring-map.ts): the one expiry mechanism of the memory
+// stores. Entries expire a fixed TTL after their last write, never later on read; every expiry goes
+// through onExpire (the preview store's byte count relies on it); one timer for the head, or a
+// periodic sweep.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ExpiringMap } from '../src/main/adapters/memory/expiring-map.js';
 
-const TTL = 1000;
-let maps: ExpiringMap<string>[] = [];
-const expired: [string, string][] = [];
+describe('ExpiringMap', () => {
+  afterEach(() => { vi.useRealTimers(); });
 
-function map(sweep: 'head' | number = 'head'): ExpiringMap<string> {
-  const m = new ExpiringMap<string>({ ttlMs: TTL, now: () => Date.now(), sweep, onExpire: (k, v) => expired.push([k, v]) });
-  maps.push(m);
-  return m;
-}
+  const clocked = (options: { sweep: 'head' | number; ttlMs?: number }) => {
+    let t = 0;
+    const expired: Array<[string, number]> = [];
+    const map = new ExpiringMap<number>({ ttlMs: options.ttlMs ?? 100, now: () => t, sweep: options.sweep, onExpire: (k, v) => expired.push([k, v]) });
+    return { map, expired, at: (ms: number) => { t = ms; } };
+  };
 
-beforeEach(() => {
-  vi.useFakeTimers({ now: 1_000_000 });
-  expired.length = 0;
-});
-afterEach(() => {
-  for (const m of maps) m.close();
-  maps = [];
-  vi.useRealTimers();
-});
-
-describe('expiry on read', () => {
-  it('a value lives TTL after its write; at TTL it is gone, and onExpire saw it once', () => {
-    const m = map(60_000); // a sweep far away: only reads expire here
-    m.set('a', 'A');
-    vi.setSystemTime(Date.now() + TTL - 1);
-    expect(m.get('a')).toBe('A');
-    vi.setSystemTime(Date.now() + 1);
-    expect(m.get('a')).toBeUndefined();
-    expect(m.get('a')).toBeUndefined();
-    expect(expired).toEqual([['a', 'A']]);
-    expect(m.size).toBe(0);
+  it('serves an entry until TTL after its last write, then never again; expiry on read goes through onExpire', () => {
+    const { map, expired, at } = clocked({ sweep: 3_600_000 });
+    map.set('a', 1);
+    at(40);
+    map.set('b', 2); // expires at 140
+    at(60);
+    map.set('a', 3); // a fresh TTL: a now expires at 160
+    at(139);
+    expect([map.get('a'), map.get('b')]).toEqual([3, 2]);
+    at(140);
+    expect([map.get('a'), map.get('b')]).toEqual([3, undefined]);
+    expect(expired).toEqual([['b', 2]]);
+    at(160);
+    expect(map.get('a')).toBeUndefined();
+    expect(expired).toEqual([['b', 2], ['a', 3]]);
+    expect(map.size).toBe(0);
+    map.close();
   });
 
-  it('reads do not extend a life; a write starts a new one', () => {
-    const m = map(60_000);
-    m.set('a', 'A1');
-    for (let i = 0; i < 9; i++) {
-      vi.setSystemTime(Date.now() + 100);
-      expect(m.get('a')).toBe('A1');
-    }
-    m.set('a', 'A2'); // at +900
-    vi.setSystemTime(Date.now() + 500); // +1400: the first life would be over
-    expect(m.get('a')).toBe('A2');
-    vi.setSystemTime(Date.now() + 500); // +1900: the second one is
-    expect(m.get('a')).toBeUndefined();
-    expect(expired).toEqual([['a', 'A2']]);
+  it('sweep removes exactly the expired entries, oldest first, and reports each once', () => {
+    const { map, expired, at } = clocked({ sweep: 3_600_000 });
+    map.set('a', 1);
+    at(10);
+    map.set('b', 2);
+    at(20);
+    map.set('c', 3);
+    at(115);
+    expect(map.sweep()).toBe(2);
+    expect(expired).toEqual([['a', 1], ['b', 2]]);
+    expect(map.size).toBe(1);
+    expect(map.sweep()).toBe(0);
+    map.close();
   });
 
-  it('delete removes without onExpire; unknown keys are undefined', () => {
-    const m = map(60_000);
-    m.set('a', 'A');
-    expect(m.delete('a')).toBe('A');
-    expect(m.delete('a')).toBeUndefined();
-    expect(m.get('a')).toBeUndefined();
-    expect(m.get('never')).toBeUndefined();
-    vi.setSystemTime(Date.now() + 2 * TTL);
-    expect(m.sweep()).toBe(0);
-    expect(expired).toEqual([]);
-  });
-});
-
-describe("sweep: 'head' (one timer for the earliest expiry)", () => {
-  it('removes each entry when it expires, without any read, in write order', () => {
-    const m = map('head');
-    m.set('a', 'A');
-    vi.advanceTimersByTime(300);
-    m.set('b', 'B');
-    vi.advanceTimersByTime(300);
-    m.set('c', 'C');
-    expect(m.size).toBe(3);
-    vi.advanceTimersByTime(TTL - 600 - 1); // just before a's end
-    expect(m.size).toBe(3);
-    vi.advanceTimersByTime(1);
-    expect(expired.map(([k]) => k)).toEqual(['a']);
-    vi.advanceTimersByTime(300);
-    expect(expired.map(([k]) => k)).toEqual(['a', 'b']);
-    vi.advanceTimersByTime(300);
-    expect(expired.map(([k]) => k)).toEqual(['a', 'b', 'c']);
-    expect(m.size).toBe(0);
-    expect(vi.getTimerCount()).toBe(0); // nothing left to wait for: no timer
-  });
-
-  it('a rewritten head moves to the tail: the timer fires early, finds nothing, and re-arms', () => {
-    const m = map('head');
-    m.set('a', 'A1');
-    m.set('b', 'B');
-    vi.advanceTimersByTime(500);
-    m.set('a', 'A2'); // now expires at +1500, after b (+1000)
-    vi.advanceTimersByTime(500);
-    expect(expired).toEqual([['b', 'B']]);
-    expect(m.get('a')).toBe('A2');
-    vi.advanceTimersByTime(500);
-    expect(expired).toEqual([['b', 'B'], ['a', 'A2']]);
-    expect(m.size).toBe(0);
-  });
-
-  it('keeps at most one timer however many entries it holds', () => {
-    const m = map('head');
-    for (let i = 0; i < 1000; i++) {
-      m.set(`k${i}`, 'v');
-      vi.advanceTimersByTime(1);
-    }
+  it("'head' mode: one timer, armed for the oldest entry, sweeps on time", () => {
+    vi.useFakeTimers();
+    let t = 0;
+    const expired: string[] = [];
+    const map = new ExpiringMap<number>({ ttlMs: 100, now: () => t, sweep: 'head', onExpire: (k) => expired.push(k) });
+    map.set('a', 1);
+    t = 50;
+    map.set('b', 2);
     expect(vi.getTimerCount()).toBe(1);
-    vi.advanceTimersByTime(TTL);
-    expect(m.size).toBe(0);
-    expect(expired).toHaveLength(1000);
-  });
-
-  it('close() stops the timer: nothing is swept afterwards, reads still check expiry', () => {
-    const m = map('head');
-    m.set('a', 'A');
-    m.close();
+    t = 100;
+    vi.advanceTimersByTime(100);
+    expect(expired).toEqual(['a']);
+    expect(vi.getTimerCount()).toBe(1); // re-armed for b
+    t = 150;
+    vi.advanceTimersByTime(50);
+    expect(expired).toEqual(['a', 'b']);
     expect(vi.getTimerCount()).toBe(0);
-    m.set('b', 'B'); // a write after close arms nothing
+    map.close();
+  });
+
+  it('periodic mode sweeps every interval; close stops the timer and later sets arm none', () => {
+    vi.useFakeTimers();
+    let t = 0;
+    const expired: string[] = [];
+    const map = new ExpiringMap<number>({ ttlMs: 100, now: () => t, sweep: 1000, onExpire: (k) => expired.push(k) });
+    map.set('a', 1);
+    t = 1000;
+    vi.advanceTimersByTime(1000);
+    expect(expired).toEqual(['a']);
+    map.close();
     expect(vi.getTimerCount()).toBe(0);
-    vi.advanceTimersByTime(2 * TTL);
-    expect(m.size).toBe(2);
-    expect(m.get('a')).toBeUndefined();
-    expect(expired).toEqual([['a', 'A']]);
-  });
-});
-
-describe('sweep: a number (a periodic sweep)', () => {
-  it('removes what expired at each run, and only that; reads in between still check expiry', () => {
-    const m = map(5000);
-    m.set('a', 'A');
-    vi.advanceTimersByTime(2000);
-    m.set('b', 'B');
-    vi.advanceTimersByTime(1000); // +3000: both expired (a at +1000, b at +3000), no sweep yet
-    expect(m.size).toBe(2);
-    expect(m.get('b')).toBeUndefined(); // the read drops b itself
-    expect(m.size).toBe(1);
-    vi.advanceTimersByTime(2000); // +5000: the sweep runs
-    expect(m.size).toBe(0);
-    expect(expired).toEqual([['b', 'B'], ['a', 'A']]);
-    m.set('c', 'C');
-    vi.advanceTimersByTime(5000); // +10000: c (written at +5000) expired at +6000
-    expect(m.size).toBe(0);
-    expect(expired.map(([k]) => k)).toEqual(['b', 'a', 'c']);
+    const head = new ExpiringMap<number>({ ttlMs: 100, now: () => t, sweep: 'head' });
+    head.close();
+    head.set('x', 1);
+    expect(vi.getTimerCount()).toBe(0);
   });
 
-  it('sweep() stops at the first live entry and returns how many it removed', () => {
-    const m = map(60_000);
-    m.set('a', 'A');
-    vi.setSystemTime(Date.now() + 400);
-    m.set('b', 'B');
-    vi.setSystemTime(Date.now() + 400);
-    m.set('c', 'C');
-    vi.setSystemTime(Date.now() + 400); // +1200: a expired; b (+1400) and c (+1800) live
-    expect(m.sweep()).toBe(1);
-    expect(m.size).toBe(2);
-    vi.setSystemTime(Date.now() + 700); // +1900
-    expect(m.sweep()).toBe(2);
-    expect(m.sweep()).toBe(0);
+  it('has no delete: entries leave only by expiring (through onExpire)', () => {
+    const { map } = clocked({ sweep: 3_600_000 });
+    expect((map as unknown as { delete?: unknown }).delete).toBeUndefined();
+    map.close();
   });
 });

@@ -1,4 +1,4 @@
-// obs_logon end to end (clients.md 2.3, match-rules.md 2.6, 3): every ack reason with its exact
+// obs_logon end to end (docs/client-contract.md 2.3, docs/match-rules.md 2.6, 3): every ack reason with its exact
 // text, the disconnect after each failure, the reconnection logon that changes nothing, obs_data
 // routing by the session's group (cross-group writes, unauthenticated sockets), the snapshot a
 // frontend gets when it logs on mid-match, and that no secret reaches a frame or a log line.

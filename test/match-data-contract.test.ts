@@ -1,6 +1,6 @@
 // The match_data contract for overlay developers: the published JSON Schema (served and committed,
 // with generated TypeScript types that are current), every frame of the recorded match valid
-// against it and still carrying every member clients.md 5.4 says the frontend needs, `serverTime`
+// against it and still carrying every member docs/client-contract.md 5.4 says the frontend needs, `serverTime`
 // in every frame, and GET /match/:groupCode returning exactly the frame a frontend receives.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,7 +21,7 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
- * Every member clients.md 5.4 marks "required" (the overlay stops rendering without it) or "errors"
+ * Every member docs/client-contract.md 5.4 marks "required" (the overlay stops rendering without it) or "errors"
  * (console TypeErrors on every update); returns what is missing, [] when the frame is fine.
  */
 function missingFor54(f: Obj): string[] {
@@ -79,7 +79,7 @@ describe('the published contract', () => {
     expect(generated[TYPES_FILE]).toContain('  serverTime: number;');
   });
 
-  it('every state of the recorded match, serialized as the shard does, is valid and has what clients.md 5.4 needs', () => {
+  it('every state of the recorded match, serialized as the shard does, is valid and has what docs/client-contract.md 5.4 needs', () => {
     const validate = compile(COMMITTED_SCHEMA);
     const h = replay.header;
     const m = Match.create({ groupCode: h.groupCode, leftTeam: h.leftTeam as never, rightTeam: h.rightTeam as never, organizationId: '', isSupporter: false }, Number(replay.records[0].timestamp), { sponsorLogoUrl: 'https://logo.example/l.webp' });

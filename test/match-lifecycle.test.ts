@@ -1,4 +1,4 @@
-// Match lifetime end to end (interface-spec 3.3, match-rules.md 14): the recorded match played to
+// Match lifetime end to end (docs/interface.md 3.3, docs/match-rules.md 14): the recorded match played to
 // its end (final frame, removal, sockets closed, post-match team info, a new match for the same
 // code), and removal for inactivity with a short INACTIVITY_TIMEOUT_MS (sockets closed, /status,
 // running timers keep a match alive).

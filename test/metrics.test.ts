@@ -90,7 +90,7 @@ describe('GET /metrics', () => {
     const { socket, ack } = await observer(svc.ingest, { key: 'k', groupCode: code });
     expect(ack.value).toBe(true);
     const before = new Metrics(await scrape());
-    // Unknown types are accepted without a change (match-rules.md), so each is applied and counted.
+    // Unknown types are accepted without a change (docs/match-rules.md), so each is applied and counted.
     for (const type of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) socket.emit('obs_data', JSON.stringify({ obsName: 'o', groupCode: code, type, data: 1 }));
     socket.emit('obs_data', JSON.stringify({ obsName: 'o', groupCode: code, type: 'map', data: 'Jam' })); // marker
     await fe.waitFor((f) => f.map === 'Lotus');

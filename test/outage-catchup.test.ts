@@ -1,5 +1,5 @@
-// A 30-second venue network outage in the middle of the recorded match (issue 9; clients.md 1.5):
-// the observer is a real socket.io-client with the observer client's options (clients.md 1.3:
+// A 30-second venue network outage in the middle of the recorded match (issue 9; docs/client-contract.md 1.5):
+// the observer is a real socket.io-client with the observer client's options (docs/client-contract.md 1.3:
 // reconnection 1–5 s, polling then WebSocket, no logon after an automatic reconnection), connected
 // through a TCP proxy the test runs and cuts (helpers/outage-proxy.ts: the client's connections
 // are reset, its attempts refused, the service's side goes silent). The test keeps emitting the
@@ -73,7 +73,7 @@ describe('an observer back from a 30 s network outage', () => {
     const proxy = new OutageProxy(svc.ports.ingest);
     const url = await proxy.start();
     const fe = await frontend(svc.broadcast, code);
-    // The observer client's options (clients.md 1.3).
+    // The observer client's options (docs/client-contract.md 1.3).
     const s = connectObserver(url);
     const outgoing: string[] = [];
     s.onAnyOutgoing((event: string) => outgoing.push(event));

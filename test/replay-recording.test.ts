@@ -1,4 +1,4 @@
-// Optional replay recording (match-rules.md 15): the file holds the header and every applied
+// Optional replay recording (docs/match-rules.md 15): the file holds the header and every applied
 // message, never the access key, the group secret or the player-camera secret; and replaying the
 // recorded file gives the same final state as the original run.
 import fs from 'node:fs';

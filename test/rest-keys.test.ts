@@ -1,4 +1,4 @@
-// The key validity chain (interface-spec 5.2, 4.8) against real local backends: the exact
+// The key validity chain (docs/interface.md 5.2, 4.8) against real local backends: the exact
 // requests the service sends, every backend answer (200/401/403/500/garbage/timeout/refused),
 // the supporter check, the no-shortcut rule of /getOrgForKey, and keys kept out of the log.
 import http from 'node:http';

@@ -1,9 +1,9 @@
-// Preview and team-info lifetimes (interface-spec 3.1, 3.2; match-rules 14.3) with short TTLs,
+// Preview and team-info lifetimes (docs/interface.md 3.1, 3.2; docs/match-rules.md 14.3) with short TTLs,
 // over real HTTP: expiry, replacement resets the timer, reads do not extend it, PREVIEW_MAX → 503
 // and room again once the previews expired unread; team info from an observer's logon expires
-// TEAM_INFO_TTL_MS after it was written. The stores' own bookkeeping (memory freed by the sweep
-// without reads, setFinal's expiry, the byte bound): test/preview-store.test.ts and
-// test/team-info-store.test.ts.
+// TEAM_INFO_TTL_MS after it was written. The stores' own rules (setFinal's expiry, the byte bound):
+// their port contracts (test/contracts/, run by test/ports-memory.test.ts); memory freed without
+// reads: test/memory-stores.test.ts.
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 // Restart without losing matches (STATE_DIR): real socket.io clients keep their connection
 // objects across a graceful shutdown and a new service on the same ports. The observer never
-// sends its logon again (clients.md 1.5): its automatic reconnection resumes the persisted
+// sends its logon again (docs/client-contract.md 1.5): its automatic reconnection resumes the persisted
 // session. Replay half of the recorded match, restart, replay the rest: the final frame equals an
 // uninterrupted run's (recorded clock).
 import fs from 'node:fs';
@@ -8,11 +8,10 @@ import net from 'node:net';
 import path from 'node:path';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, describe, expect, it } from 'vitest';
-import { connected, nextEvent } from './helpers/clients.js';
+import { connectObserver, logon } from './helpers/clients.js';
+import { playReplay, recordedMatch, replayLogon, replayObserver, sendRecords } from './helpers/recorded.js';
 import { startTestService, tempDir, type TestService } from './helpers/service.js';
 
-import { connectObserver, logon, playReplay, sendRecords } from '../src/tools/replay-client.js';
-import { recordedMatch } from '../src/tools/recorded-match.js';
 const replay = recordedMatch();
 
 const KEY = 'restart-key-0123456789';
@@ -72,9 +71,10 @@ describe('restart with STATE_DIR', () => {
     sockets.push(ref.socket);
     await expect.poll(() => refOverlay.frames.length > 0 && last(refOverlay.frames).roundPhase === 'game_end', { timeout: 20_000 }).toBe(true);
     const expected = last(refOverlay.frames);
-    await expect.poll(() => first.service.hub.registry.get(REF)).toBeUndefined();
+    await expect.poll(() => first.admin.has(REF)).toBe(false);
     // The shard reports its counter once a second: wait for the reference run's messages in it.
-    await expect.poll(() => first.service.hub.shardStats[0]?.applied ?? 0, { timeout: 15_000 }).toBe(replay.records.length);
+    const applied = () => first.metric('ods_messages_applied_total');
+    await expect.poll(applied, { timeout: 15_000 }).toBe(replay.records.length);
     const appliedBefore = replay.records.length;
 
     // Half of the match, with an overlay watching.
@@ -83,21 +83,20 @@ describe('restart with STATE_DIR', () => {
     sockets.push(observer);
     const acks: string[] = [];
     observer.on('obs_logon_ack', (a: string) => acks.push(a));
-    await connected(observer);
-    const ack = await logon(observer, replay, { key: KEY, groupCode: CODE });
+    const { ack } = await logon(observer, 'obs_logon', replayLogon(replay, { key: KEY, groupCode: CODE }));
     expect(ack.value).toBe(true);
     const secret = ack.reason;
     await sendRecords(observer, replay, { pace: 'instant', groupCode: CODE, to: HALF });
     // Every record of the first half applied (the shard's counter), and its frame out.
-    await expect.poll(() => (first.service.hub.shardStats[0]?.applied ?? 0) - appliedBefore, { timeout: 15_000 }).toBe(HALF);
-    await expect.poll(() => first.service.hub.registry.latestFrame(CODE)?.frameNo === watch.frames.length && watch.frames.length > 0, { timeout: 15_000 }).toBe(true);
+    await expect.poll(async () => (await applied()) - appliedBefore, { timeout: 15_000 }).toBe(HALF);
+    await expect.poll(async () => (await first.frameNo(CODE)) === watch.frames.length && watch.frames.length > 0, { timeout: 15_000 }).toBe(true);
     const beforeRestart = watch.frames[watch.frames.length - 1];
     const pid = (observer as unknown as { _pid: string })._pid;
     expect(pid).toBeTruthy();
 
     // Graceful shutdown: persisted, not completed.
     const disconnected = new Promise<string>((resolve) => observer.once('disconnect', resolve));
-    await first.service.shutdown();
+    await first.shutdown();
     expect(await disconnected).toBe('transport close'); // so the client reconnects on its own
 
     // Owner-only files; no secret and no session id in clear.
@@ -115,9 +114,9 @@ describe('restart with STATE_DIR', () => {
 
     // A new service on the same ports and the same STATE_DIR.
     const second = await startTestService(env);
-    expect({ ...second.service.ports, metrics: 0 }).toEqual({ ...first.service.ports, metrics: 0 });
+    expect({ ...second.ports, metrics: 0 }).toEqual({ ...first.ports, metrics: 0 });
     services.push(second);
-    expect(second.service.hub.registry.get(CODE)).toBeDefined();
+    expect(await second.admin.has(CODE)).toBe(true);
 
     // A new overlay gets the restored state at logon: the frame it had before the restart.
     const late = overlay(second.broadcast, CODE);
@@ -142,23 +141,17 @@ describe('restart with STATE_DIR', () => {
     const env = { AUTH_KEY: KEY, STATE_DIR: stateDir };
     const first = await startTestService(env);
     services.push(first);
-    const a = connectObserver(first.ingest);
-    sockets.push(a);
-    await connected(a);
-    const ack = await logon(a, replay, { key: KEY, groupCode: 'RSTRT2' });
-    await first.service.shutdown();
-    a.close();
+    const a = await replayObserver(first.ingest, replay, { key: KEY, groupCode: 'RSTRT2' });
+    sockets.push(a.socket);
+    await first.shutdown();
+    a.socket.close();
     const second = await startTestService(env);
     services.push(second);
-    const wrong = connectObserver(second.ingest);
-    sockets.push(wrong);
-    await connected(wrong);
-    const refused = await logon(wrong, replay, { key: KEY, groupCode: 'RSTRT2', groupSecret: 'WRONGSECRET00000' });
-    expect(refused).toMatchObject({ value: false });
-    const right = connectObserver(second.ingest);
-    sockets.push(right);
-    await connected(right);
-    expect(await logon(right, replay, { key: KEY, groupCode: 'RSTRT2', groupSecret: ack.reason })).toMatchObject({ value: true, reason: 'reconnected' });
-    void nextEvent;
+    const wrong = await replayObserver(second.ingest, replay, { key: KEY, groupCode: 'RSTRT2', groupSecret: 'WRONGSECRET00000' });
+    sockets.push(wrong.socket);
+    expect(wrong.ack).toMatchObject({ value: false });
+    const right = await replayObserver(second.ingest, replay, { key: KEY, groupCode: 'RSTRT2', groupSecret: a.ack.reason });
+    sockets.push(right.socket);
+    expect(right.ack).toMatchObject({ value: true, reason: 'reconnected' });
   }, 30_000);
 });

@@ -1,10 +1,10 @@
-// Transport drops on the ingestion listener (clients.md 1.5, required behaviour g). The observer is
+// Transport drops on the ingestion listener (docs/client-contract.md 1.5, required behaviour g). The observer is
 // a real socket.io-client with reconnection on that, like the real client, never sends obs_logon
 // again after an automatic reconnection. Covered: built-in connection state recovery; the
 // service's own pid table when the recovery offset is unusable and when the client is back before
 // the server saw the drop; emits buffered while disconnected; auxiliary sessions; and the
 // unauthenticated path for a pid the service does not resume (unknown, or its window passed: when
-// the window ends is the session table's own test, test/resumable-sessions.test.ts, since
+// the window ends is the session store's own test, test/contracts/session-store.contract.ts, since
 // RECOVERY_WINDOW_MS is at least 120 s).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { io, type Socket } from 'socket.io-client';
@@ -17,7 +17,7 @@ type Internals = { _pid?: string; _lastOffset?: string; recovered: boolean };
 const internals = (s: Socket) => s as unknown as Internals;
 
 const opened: Socket[] = [];
-/** Like the real client (clients.md 1.3), with shorter backoff. */
+/** Like the real client (docs/client-contract.md 1.3), with shorter backoff. */
 function realClient(url: string, auth?: Record<string, unknown>): Socket {
   const s = io(url, { forceNew: true, reconnection: true, reconnectionDelay: 200, reconnectionDelayMax: 400, rejectUnauthorized: false, ...(auth ? { auth } : {}) });
   opened.push(s);

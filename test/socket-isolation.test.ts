@@ -1,5 +1,5 @@
 // Two socket.io servers on uWS in one process cross-talk through the patched adapter, and a
-// socket.io server on node:http next to one on uWS breaks (stack.md). These tests run two whole
+// socket.io server on node:http next to one on uWS breaks (docs/stack-notes.md). These tests run two whole
 // services (one TLS, one plain) in this process and prove that:
 // - an ingestion client never receives broadcast traffic, and a broadcast client never receives
 //   ingestion traffic, over websocket and over polling;
@@ -7,10 +7,8 @@
 //   over websocket, which the stock patched adapter loses.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { io as connect, type Socket } from 'socket.io-client';
+import { observer as observerClient } from './helpers/clients.js';
 import { startTestService, type TestService } from './helpers/service.js';
-
-import { FramePacket } from '../src/main/broadcast/frame.js';
-import { wireMessage } from '../src/protocol/wire.js';
 
 const opened: Socket[] = [];
 function client(url: string, transports: ('polling' | 'websocket')[]): Socket {
@@ -37,8 +35,8 @@ let plain: TestService;
 let secure: TestService;
 
 beforeAll(async () => {
-  plain = await startTestService({ INSECURE: 'true' });
-  secure = await startTestService({ INSECURE: 'false' });
+  plain = await startTestService({ INSECURE: 'true', AUTH_KEY: 'isolation-key' });
+  secure = await startTestService({ INSECURE: 'false', AUTH_KEY: 'isolation-key' });
 });
 afterAll(async () => {
   for (const s of opened) s.close();
@@ -80,11 +78,12 @@ describe.each([
     observer.emit('test_echo', JSON.stringify({ n: 1 }));
     expect(await echo1).toBe(JSON.stringify({ n: 1 }));
 
-    // A broadcast publish reaches the frontend of this service only.
-    const frame = JSON.stringify({ groupCode: code, probe: Math.random() });
+    // A frame of this service's match (another observer starts it) reaches the frontend of this service only.
     const delivered = nextEvent<string>(frontend, 'match_data');
-    svc.service.broadcast.publish(new FramePacket(code, 1, wireMessage(frame), null));
-    expect(await delivered).toBe(frame);
+    const starter = await observerClient(svc.ingest, { key: 'isolation-key', groupCode: code }, { transports, reconnection: false });
+    opened.push(starter.socket);
+    expect(starter.ack.value).toBe(true);
+    expect(JSON.parse(await delivered)).toMatchObject({ groupCode: code, roundPhase: 'LOBBY' });
 
     // Ingestion traffic again, after the publish.
     const echo2 = nextEvent<string>(observer, 'test_echo');

@@ -22,9 +22,9 @@ process.on('message', (msg: { t: string }) => {
       loop: { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 },
       rss: process.memoryUsage.rss(),
       cpu: process.cpuUsage(),
-      matches: service.hub.registry.count(),
+      matches: service.shared.directory.count(),
       broadcast: { ...counters },
-      framesPublished: service.hub.counters.framesPublished,
+      framesPublished: service.matches.output.counters.framesPublished,
     });
     loop.reset();
   } else if (msg.t === 'stop') {

@@ -2,8 +2,7 @@
 // TRUST_PROXY=true the address the proxy forwarded is logged instead: the last X-Forwarded-For hop
 // (the one the proxy itself appended, e.g. nginx's $proxy_add_x_forwarded_for), else X-Real-IP.
 // For logs only: never an access decision, since a client can send these headers itself.
-
-const MAX_LENGTH = 64;
+import { MAX_LOGGED_ADDRESS_LENGTH as MAX_LENGTH } from './limits.js';
 
 export function clientAddress(trustProxy: boolean, peer: string | undefined, forwardedFor?: string | string[], realIp?: string | string[]): string {
   const peerText = peer ?? '';

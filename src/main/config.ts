@@ -2,6 +2,7 @@
 // An invalid value stops the start with one line naming the variable.
 import os from 'node:os';
 import semver from 'semver';
+import { sha256Hex } from './hashing.js';
 
 export class ConfigError extends Error {}
 
@@ -42,9 +43,19 @@ const anyUrl: Parser<string> = (raw, name) => {
 const oneOf = <T extends string>(...values: T[]): Parser<T> => (raw, name) =>
   (values as string[]).includes(raw.trim()) ? (raw.trim() as T) : fail(name, raw, `one of ${values.join(', ')}`);
 const semverRange: Parser<string> = (raw, name) => (semver.validRange(raw) ? raw : fail(name, raw, 'a semver range such as ">=0.3.0 <0.4.0"'));
-/** Admin tokens: `[id:]token` entries separated by commas. The error never echoes the value (it is a secret). */
-const adminTokens: Parser<string> = (raw, name) => {
+/** One operator token of ADMIN_TOKEN: its id (named, or `token-` and 8 hex digits of its digest) and the token. */
+export interface AdminTokenEntry { id: string; token: string }
+
+/** An unnamed token's id: `token-` and the first 8 hex digits of its SHA-256 (enough to tell tokens apart in logs). */
+export const defaultTokenId = (token: string): string => `token-${sha256Hex(token).slice(0, 8)}`;
+
+/**
+ * Admin tokens: `[id:]token` entries separated by commas, parsed here once (admin/tokens.ts keeps
+ * their digests). The error never echoes the value (it is a secret).
+ */
+const adminTokens: Parser<readonly AdminTokenEntry[]> = (raw, name) => {
   const ids = new Set<string>();
+  const out: AdminTokenEntry[] = [];
   for (const entry of raw.split(',')) {
     const e = entry.trim();
     const colon = e.indexOf(':');
@@ -54,8 +65,9 @@ const adminTokens: Parser<string> = (raw, name) => {
     if (id && !/^[A-Za-z0-9_.-]{1,64}$/.test(id)) throw new ConfigError(`${name}: a token id (before ':') must be 1–64 of A–Z a–z 0–9 _ . - (value not shown)`);
     if (id && ids.has(id)) throw new ConfigError(`${name}: token id ${id} is used twice`);
     if (id) ids.add(id);
+    out.push({ id: id || defaultTokenId(token), token });
   }
-  return raw;
+  return out;
 };
 
 interface Setting<T> { parse: Parser<T>; def: T; doc: string }
@@ -79,7 +91,7 @@ export const SETTINGS = {
   REQUIRE_AUTH_KEY: s(bool, true, 'false accepts every access key'),
   AUTH_KEY: s(str, '', 'the local access key. Unset (and no backend): one is generated into DATA_DIR on first start and printed'),
   KEYS_FILE: s(str, '', 'JSON file of access keys with their organisations (README, "Access keys file"); checked after AUTH_KEY, before the backend; reloaded on change'),
-  ADMIN_TOKEN: s(adminTokens, '', 'admin token(s) for /admin/* and /dashboard, comma-separated, each `[id:]token` (≥ 16 chars); unset: those routes answer 404'),
+  ADMIN_TOKEN: s(adminTokens, [] as readonly AdminTokenEntry[], 'admin token(s) for /admin/* and /dashboard, comma-separated, each `[id:]token` (≥ 16 chars); unset: those routes answer 404'),
   USE_BACKEND: s(bool, false, 'true enables the vendor backend: key validation, match registration, support packages, OAuth'),
   BACKEND_URL: s(url, '', 'backend base URL (key validation, match register/update/complete)'),
   BACKEND_TOKEN: s(str, '', 'sent as X-User-Token to the backend'),
@@ -103,6 +115,7 @@ export const SETTINGS = {
   MAX_PAYLOAD_BYTES: s(int(1024, 16 * 1_048_576), 65_536, 'largest obs_logon / obs_data / aux_data payload the service takes (larger: logon refused, data dropped as too_large); real ones are a few KB'),
   PREVIEW_TTL_MS: s(int(1, 86_400_000), 600_000, 'preview lifetime from creation'),
   PREVIEW_MAX: s(int(1, 10_000_000), 10_000, 'most previews stored at once (503 above)'),
+  PREVIEW_MAX_BYTES: s(int(1_048_576, 17_179_869_184), 268_435_456, 'most bytes all stored previews may hold together (their JSON text; 503 above): the count alone would allow PREVIEW_MAX × MAX_BODY_BYTES'),
   TEAM_INFO_TTL_MS: s(int(1, 604_800_000), 3_600_000, 'team info lifetime'),
   TEAM_INFO_CLEANUP_MS: s(int(10, 86_400_000), 300_000, 'interval of the team info cleanup'),
   SUPPORT_PACKAGES_TTL_MS: s(int(1, 86_400_000), 600_000, 'support package cache lifetime'),
@@ -129,6 +142,8 @@ export const SETTINGS = {
   MAX_MATCHES_PER_KEY: s(int(1, 1_000_000), 250, 'most live matches created with one access key (one organisation with the backend)'),
   MAX_SOCKETS_PER_ADDRESS: s(int(0, 1_000_000), 500, 'most open sockets from one remote address, per Socket.IO listener (0 = no cap; behind a reverse proxy every client has its address)'),
   AUX_CLIENTS_ENABLED: s(bool, true, 'false refuses every auxiliary (player) client logon'),
+  FRONTEND_MAX_BUFFERED_BYTES: s(int(16_384, 67_108_864), 262_144, 'an overlay frontend with more than this queued is skipped (slow reader) and gets the latest frame once it drained'),
+  DASHBOARD_MAX_OPEN: s(int(1, 1000), 32, 'most operator dashboards open at once (each is one streamed HTTP response; 503 above)'),
   PING_INTERVAL_MS: s(int(100, 300_000), 25_000, 'Socket.IO heartbeat interval on both listeners'),
   PING_TIMEOUT_MS: s(int(100, 300_000), 20_000, 'a socket that does not answer a ping within this is closed'),
   SHUTDOWN_TIMEOUT_MS: s(int(500, 300_000), 10_000, 'SIGTERM/SIGINT: the process exits at the latest this long after the signal'),
@@ -155,9 +170,4 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   }
   if (c.USE_BACKEND && !c.BACKEND_URL) throw new ConfigError('BACKEND_URL: required when USE_BACKEND=true');
   return c;
-}
-
-/** Settings a test or embedding caller may pass as typed values. */
-export function configFrom(overrides: Partial<Config> = {}, env: Record<string, string | undefined> = {}): Config {
-  return { ...loadConfig(env), ...overrides };
 }

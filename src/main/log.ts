@@ -1,5 +1,5 @@
 // pino root logger. JSON through a worker-thread transport in production (cheapest on the main
-// thread, stack.md), pino-pretty in development. Modules take `log.child({ module })`.
+// thread, docs/stack-notes.md 7), pino-pretty in development. Modules take `log.child({ module })`.
 import pino, { type Logger, type DestinationStream } from 'pino';
 import type { Config } from './config.js';
 

@@ -1,24 +1,32 @@
 // GET /metrics in the Prometheus text format (prom-client), on its own listener (METRICS_HOST,
 // 127.0.0.1 by default: not public by accident). Each service has its own registry. Most values
-// are read from the components' counters at scrape time; the shards report theirs once a second
-// with their stats (ShardStats), and those running totals are turned into counters here (a
-// restarted shard starts again from zero, so a smaller value counts as a fresh start).
+// are read from the components' counters at scrape time; the shards' running totals are kept
+// across restarts by matches/shard-totals.ts (the dashboard reads the same), and the per-cycle
+// histograms and outbound calls come as events (events.ts).
 // Every metric is listed in the README ("Metrics"). Labels only take bounded values.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import client from 'prom-client';
-import { observeOutbound, type OutboundOutcome } from './backend/http.js';
+import type { OutboundOutcome } from './backend/http.js';
 import type { BroadcastServer } from './broadcast/server.js';
 import type { Config } from './config.js';
+import type { MainEventBus } from './events.js';
 import type { IngestServer } from './ingest/server.js';
+import { METRICS_REQUEST_TIMEOUT_MS } from './limits.js';
 import type { Logger } from './log.js';
-import type { MatchHub } from './matches/hub.js';
-import type { ShardStats } from '../protocol/shard-messages.js';
+import type { ShardRecovery } from './matches/recovery.js';
+import type { PublishCounters } from './matches/shard-output.js';
+import type { ShardTotals } from './matches/shard-totals.js';
+import type { MatchDirectory } from './ports/match-directory.js';
 
 export interface MetricsDeps {
   config: Config;
   log: Logger;
-  hub: MatchHub;
+  events: MainEventBus;
+  directory: MatchDirectory;
+  published: PublishCounters;
+  shardTotals: ShardTotals;
+  recovery: ShardRecovery;
   ingest: IngestServer;
   broadcast: BroadcastServer;
 }
@@ -28,16 +36,11 @@ const FAILURES: ReadonlySet<OutboundOutcome> = new Set(['5xx', 'timeout', 'netwo
 export class Metrics {
   readonly registry = new client.Registry();
   private server: http.Server | null = null;
-  private readonly unobserve: () => void;
-  /** Running totals of the shards' cumulative figures, and each shard's last report. */
-  /** Keyed by the clients' envelope types: no prototype (a type named `constructor` is a name like any other). */
-  private readonly applied: Record<string, number> = Object.create(null) as Record<string, number>;
-  private readonly shardDropped: Record<string, number> = {};
-  private readonly lastReport = new Map<number, ShardStats>();
+  private readonly unsubscribe: Array<() => void> = [];
 
   constructor(private readonly deps: MetricsDeps) {
     const r = this.registry;
-    const { hub, ingest, broadcast } = deps;
+    const { directory, published, shardTotals, recovery, ingest, broadcast, events } = deps;
     client.collectDefaultMetrics({ register: r, prefix: 'ods_' });
 
     const set = (counter: client.Counter<string>, values: Record<string, number>, label: string) => {
@@ -45,7 +48,7 @@ export class Metrics {
       for (const [k, v] of Object.entries(values)) counter.inc({ [label]: k }, v);
     };
 
-    new client.Gauge({ name: 'ods_live_matches', help: 'Live matches', registers: [r], collect() { this.set(hub.registry.count()); } });
+    new client.Gauge({ name: 'ods_live_matches', help: 'Live matches', registers: [r], collect() { this.set(directory.count()); } });
     new client.Gauge({
       name: 'ods_sockets', help: 'Open Socket.IO sockets by listener and kind', labelNames: ['listener', 'kind'], registers: [r],
       collect() {
@@ -60,7 +63,7 @@ export class Metrics {
     });
     new client.Gauge({ name: 'ods_ingest_backlog_messages', help: 'Events received on the ingestion listener and waiting for their socket\'s budget (INGEST_BACKLOG_PER_SOCKET)', registers: [r], collect() { this.set(ingest.backlogWaiting()); } });
     new client.Counter({ name: 'ods_messages_queued_total', help: 'Events that waited in their socket\'s backlog instead of being shed', registers: [r], collect() { this.reset(); this.inc(ingest.backlog.queued); } });
-    const applied = this.applied;
+    const applied = shardTotals.applied;
     new client.Counter({
       name: 'ods_messages_applied_total', help: 'Messages applied to a match by the shards, by envelope type', labelNames: ['type'], registers: [r],
       collect() { set(this, applied, 'type'); },
@@ -69,7 +72,7 @@ export class Metrics {
       name: 'ods_messages_sent_total', help: 'Events sent to clients, by event name (match_data: every delivery to a frontend)', labelNames: ['event'], registers: [r],
       collect() { set(this, { ...ingest.eventsOut, match_data: broadcast.counters.deliveries }, 'event'); },
     });
-    const shardDropped = this.shardDropped;
+    const shardDropped = shardTotals.dropped;
     new client.Counter({
       name: 'ods_messages_dropped_total', help: 'Messages ignored or refused, by reason (main thread and shards)', labelNames: ['reason'], registers: [r],
       collect() {
@@ -78,13 +81,13 @@ export class Metrics {
         set(this, total, 'reason');
       },
     });
-    new client.Counter({ name: 'ods_frames_published_total', help: 'match_data frames produced by the shards (one per match per change, before fan-out)', registers: [r], collect() { this.reset(); this.inc(hub.counters.framesPublished); } });
+    new client.Counter({ name: 'ods_frames_published_total', help: 'match_data frames produced by the shards (one per match per change, before fan-out)', registers: [r], collect() { this.reset(); this.inc(published.framesPublished); } });
     new client.Counter({
       name: 'ods_frames_sent_total', help: 'match_data deliveries to frontends, by form (delta, keyframe, plain, polling)', labelNames: ['form'], registers: [r],
       collect() { const c = broadcast.counters; set(this, { delta: c.deltas, keyframe: c.keyframes, plain: c.plain, polling: c.polling }, 'form'); },
     });
     new client.Counter({ name: 'ods_frames_skipped_total', help: 'Frames not sent to a frontend that was not reading (it gets the latest once drained)', registers: [r], collect() { this.reset(); this.inc(broadcast.counters.skipped); } });
-    new client.Gauge({ name: 'ods_frontend_buffered_bytes_max', help: 'The most bytes queued in any overlay\'s WebSocket now (frames are skipped for an overlay past 256 KB)', registers: [r], collect() { this.set(broadcast.maxBufferedBytes()); } });
+    new client.Gauge({ name: 'ods_frontend_buffered_bytes_max', help: 'The most bytes queued in any overlay\'s WebSocket now (frames are skipped for an overlay past FRONTEND_MAX_BUFFERED_BYTES)', registers: [r], collect() { this.set(broadcast.maxBufferedBytes()); } });
     new client.Counter({ name: 'ods_bytes_sent_total', help: 'match_data bytes written to frontend sockets (compressed where compressed)', registers: [r], collect() { this.reset(); this.inc(broadcast.counters.bytes); } });
     new client.Counter({
       name: 'ods_sockets_closed_total', help: 'Sockets closed by the service, by listener and reason', labelNames: ['listener', 'reason'], registers: [r],
@@ -100,9 +103,9 @@ export class Metrics {
       name: 'ods_connections_refused_total', help: 'Handshakes refused at MAX_SOCKETS_PER_ADDRESS, by listener', labelNames: ['listener'], registers: [r],
       collect() { this.reset(); this.inc({ listener: 'ingest' }, ingest.addresses.refused); this.inc({ listener: 'broadcast' }, broadcast.addresses.refused); },
     });
-    new client.Counter({ name: 'ods_shard_restarts_total', help: 'Shard threads that died and were restarted', registers: [r], collect() { this.reset(); this.inc(hub.crashCounters.crashes); } });
-    new client.Counter({ name: 'ods_matches_restored_total', help: 'Matches rebuilt after a shard restart', registers: [r], collect() { this.reset(); this.inc(hub.crashCounters.restored); } });
-    new client.Counter({ name: 'ods_matches_lost_total', help: 'Matches lost with a shard (no snapshot to rebuild them from)', registers: [r], collect() { this.reset(); this.inc(hub.crashCounters.lost); } });
+    new client.Counter({ name: 'ods_shard_restarts_total', help: 'Shard threads that died and were restarted', registers: [r], collect() { this.reset(); this.inc(recovery.counters.crashes); } });
+    new client.Counter({ name: 'ods_matches_restored_total', help: 'Matches rebuilt after a shard restart', registers: [r], collect() { this.reset(); this.inc(recovery.counters.restored); } });
+    new client.Counter({ name: 'ods_matches_lost_total', help: 'Matches lost with a shard (no snapshot to rebuild them from)', registers: [r], collect() { this.reset(); this.inc(recovery.counters.lost); } });
 
     const cycle = new client.Histogram({
       name: 'ods_shard_cycle_duration_seconds', help: 'Duration of each shard cycle (timers, inactivity, due frames)', labelNames: ['shard'], registers: [r],
@@ -111,14 +114,13 @@ export class Metrics {
     const shardLoop = new client.Gauge({ name: 'ods_shard_event_loop_delay_seconds', help: 'Event-loop delay of each shard thread over the last second', labelNames: ['shard', 'stat'], registers: [r] });
     new client.Gauge({
       name: 'ods_shard_matches', help: 'Live matches per shard', labelNames: ['shard'], registers: [r],
-      collect() { this.reset(); hub.shardStats.forEach((s, i) => { if (s) this.set({ shard: String(i) }, s.matches); }); },
+      collect() { this.reset(); shardTotals.latest.forEach((s, i) => { if (s) this.set({ shard: String(i) }, s.matches); }); },
     });
-    hub.onStats = (shard, stats) => {
-      this.onShardStats(shard, stats);
+    this.unsubscribe.push(events.on('shardStats', ({ shard, stats }) => {
       for (const us of stats.cycles ?? []) cycle.observe({ shard: String(shard) }, us / 1e6);
       shardLoop.set({ shard: String(shard), stat: 'p99' }, (stats.loopDelayP99Ms ?? 0) / 1000);
       shardLoop.set({ shard: String(shard), stat: 'max' }, (stats.loopDelayMaxMs ?? 0) / 1000);
-    };
+    }));
 
     const duration = new client.Histogram({
       name: 'ods_backend_call_duration_seconds', help: 'Outbound call duration, by call', labelNames: ['call'], registers: [r],
@@ -126,25 +128,11 @@ export class Metrics {
     });
     const calls = new client.Counter({ name: 'ods_backend_calls_total', help: 'Outbound calls by call and outcome (2xx..5xx, timeout, network, too-large)', labelNames: ['call', 'outcome'], registers: [r] });
     const failures = new client.Counter({ name: 'ods_backend_call_failures_total', help: 'Outbound calls that failed (5xx, timeout, network, too-large), by call', labelNames: ['call'], registers: [r] });
-    this.unobserve = observeOutbound((call, seconds, outcome) => {
+    this.unsubscribe.push(events.on('outboundCall', ({ label: call, seconds, outcome }) => {
       duration.observe({ call }, seconds);
       calls.inc({ call, outcome });
       if (FAILURES.has(outcome)) failures.inc({ call });
-    });
-  }
-
-  /** The shards' figures are running totals since each thread started. */
-  private onShardStats(shard: number, stats: ShardStats): void {
-    const last = this.lastReport.get(shard);
-    const add = (into: Record<string, number>, now: Record<string, number> | undefined, before: Record<string, number> | undefined) => {
-      for (const [k, v] of Object.entries(now ?? {})) {
-        const prev = before && Object.hasOwn(before, k) ? before[k] : 0;
-        into[k] = (Object.hasOwn(into, k) ? into[k] : 0) + (v >= prev ? v - prev : v);
-      }
-    };
-    add(this.applied, stats.appliedByType, last?.appliedByType);
-    add(this.shardDropped, stats.dropped, last?.dropped);
-    this.lastReport.set(shard, stats);
+    }));
   }
 
   /** Serves GET /metrics on METRICS_HOST:METRICS_PORT; resolves with the bound port. */
@@ -163,8 +151,8 @@ export class Metrics {
         },
       );
     });
-    server.headersTimeout = 10_000;
-    server.requestTimeout = 10_000;
+    server.headersTimeout = METRICS_REQUEST_TIMEOUT_MS;
+    server.requestTimeout = METRICS_REQUEST_TIMEOUT_MS;
     this.server = server;
     return new Promise((resolve, reject) => {
       server.once('error', reject);
@@ -176,8 +164,7 @@ export class Metrics {
   }
 
   async close(): Promise<void> {
-    this.unobserve();
-    this.deps.hub.onStats = undefined;
+    for (const off of this.unsubscribe.splice(0)) off();
     const server = this.server;
     this.server = null;
     if (server) {

@@ -1,14 +1,51 @@
-// Start and stop, in order: config → logger → TLS → stores and REST → listeners.
-// The match shards plug in between the stores and the listeners (docs/architecture.md).
+// The composition root: the whole service assembled in one place, in dependency order, from named
+// ports and components (docs/architecture.md). Nothing is wired anywhere else: every component gets
+// what it needs here, components talk through the ports and the event bus (events.ts), and start
+// and stop happen here, in order.
+//
+//   config → logger → TLS, access key → event bus, outbound client → ports (memory adapters, or
+//   STATE_DIR's) → key chain → matches (routes, backend sync, shard output and recovery, shard pool,
+//   lifecycle, forwarding) → listeners (ingestion, broadcast, REST with the dashboard) → metrics.
+import { Dashboard } from './admin/dashboard.js';
+import { createAdminTokens } from './admin/tokens.js';
+import { StateFiles } from './adapters/state-dir/files.js';
+import { StateDirSessionStore } from './adapters/state-dir/session-store.js';
+import { StateDirSnapshotStore } from './adapters/state-dir/snapshot-store.js';
+import { MemoryControlBus } from './adapters/memory/control-bus.js';
+import { MemoryFrameBus } from './adapters/memory/frame-bus.js';
+import { MemoryMatchDirectory } from './adapters/memory/match-directory.js';
+import { MemoryPreviewStore } from './adapters/memory/preview-store.js';
+import { MemorySessionStore } from './adapters/memory/session-store.js';
+import { MemorySnapshotStore } from './adapters/memory/snapshot-store.js';
+import { MemoryTeamInfoStore } from './adapters/memory/team-info-store.js';
 import { resolveAuthKey, type AuthKeySource } from './auth-key.js';
+import { createOutbound } from './backend/http.js';
+import { createKeyValidator, type KeyValidator } from './backend/key-validation.js';
+import { KeysFile } from './backend/keys-file.js';
+import { MatchSync } from './backend/match-sync.js';
+import { createSupportPackages } from './backend/store.js';
 import { BroadcastServer } from './broadcast/server.js';
 import type { Config } from './config.js';
+import { EventBus, type MainEvents } from './events.js';
 import { IngestServer } from './ingest/server.js';
-import { MatchHub } from './matches/hub.js';
+import { SHUTDOWN_CLOSE_MARGIN_MS, SHUTDOWN_MIN_DRAIN_MS } from './limits.js';
 import { createLogger, type Logger } from './log.js';
+import { MatchForwarding } from './matches/forwarding.js';
+import { MatchLifecycle } from './matches/lifecycle.js';
+import { LocalRoutes } from './matches/local-routes.js';
+import { ShardRecovery } from './matches/recovery.js';
+import { ShardOutput } from './matches/shard-output.js';
+import { ShardTotals } from './matches/shard-totals.js';
 import { Metrics } from './metrics.js';
-import { StateDir } from './state/state-dir.js';
-import { createRestApi, type RestApi } from './rest/index.js';
+import type { ControlBus } from './ports/control-bus.js';
+import type { FrameBus } from './ports/frame-bus.js';
+import type { MatchDirectory } from './ports/match-directory.js';
+import type { PreviewStore } from './ports/preview-store.js';
+import type { SessionStore } from './ports/session-store.js';
+import type { SnapshotStore } from './ports/snapshot-store.js';
+import type { TeamInfoStore } from './ports/team-info-store.js';
+import { registerRestRoutes } from './rest/index.js';
+import { ShardPool } from './shards/pool.js';
 import { setupTls, type TlsSetup } from './tls.js';
 import { closeListen, createApp, listen, type TemplatedApp, type us_listen_socket } from './uws.js';
 import { SERVICE_VERSION } from './version.js';
@@ -19,6 +56,28 @@ export interface ServiceOptions {
   testHooks?: boolean;
 }
 
+/** The ports: what processes will share when the service scales out (memory adapters here; STATE_DIR's for snapshots and sessions). */
+export interface SharedPorts {
+  previews: PreviewStore;
+  teamInfo: TeamInfoStore;
+  sessions: SessionStore;
+  directory: MatchDirectory;
+  snapshots: SnapshotStore;
+  frames: FrameBus;
+  control: ControlBus;
+}
+
+/** The components that run this process's matches. */
+export interface MatchComponents {
+  pool: ShardPool;
+  routes: LocalRoutes;
+  lifecycle: MatchLifecycle;
+  forwarding: MatchForwarding;
+  output: ShardOutput;
+  recovery: ShardRecovery;
+  totals: ShardTotals;
+}
+
 export interface Service {
   readonly config: Config;
   readonly log: Logger;
@@ -26,12 +85,16 @@ export interface Service {
   readonly authKey: { key: string; source: AuthKeySource };
   /** `metrics` is null when METRICS_ENABLED=false. */
   readonly ports: { ingest: number; rest: number; broadcast: number; metrics: number | null };
-  readonly rest: RestApi;
+  readonly shared: SharedPorts;
+  readonly events: EventBus<MainEvents>;
+  /** The key validity chain (observer logon, previews, GET /getOrgForKey). */
+  readonly keys: KeyValidator;
+  readonly matches: MatchComponents;
   readonly ingest: IngestServer;
   readonly broadcast: BroadcastServer;
-  readonly hub: MatchHub;
+  /** The operator dashboard's data; null without ADMIN_TOKEN. */
+  readonly dashboard: Dashboard | null;
   readonly metrics: Metrics | null;
-  readonly stateDir: StateDir | null;
   /** Immediate stop (tests): listeners and sockets closed, shards stopped; nothing persisted or completed. */
   close(): Promise<void>;
   /**
@@ -43,48 +106,87 @@ export interface Service {
   shutdown(): Promise<void>;
 }
 
+/** The shard pool's settings, from the configuration. */
+function shardPoolOptions(c: Config, log: Logger) {
+  return {
+    count: c.SHARD_WORKERS,
+    batchMs: c.SHARD_BATCH_MS,
+    log,
+    settings: {
+      intervalMs: c.BROADCAST_INTERVAL_MS,
+      inactivityMs: c.INACTIVITY_TIMEOUT_MS,
+      trustReplayTimestamps: c.TRUST_REPLAY_TIMESTAMPS,
+      sponsorLogoUrl: c.SPONSOR_LOGO_URL,
+      recordReplays: c.RECORD_REPLAYS,
+      replayDir: c.REPLAY_DIR,
+      serviceVersion: SERVICE_VERSION,
+      compression: c.COMPRESSION,
+      frameSerializer: c.FRAME_SERIALIZER,
+      snapshotIntervalMs: c.SNAPSHOT_INTERVAL_MS,
+      faultInjection: c.FAULT_INJECTION,
+    },
+  };
+}
+
 export async function startService(config: Config, options: ServiceOptions = {}): Promise<Service> {
   const log = options.logger ?? createLogger(config);
   const tls = await setupTls(config);
   const authKey = resolveAuthKey(config);
 
-  // Late-bound: the hub needs the listeners to publish to and the listeners need the hub.
-  let broadcast: BroadcastServer | null = null;
-  let ingest: IngestServer | null = null;
-  let hub: MatchHub | null = null;
-  const stateDir = config.STATE_DIR ? new StateDir(config.STATE_DIR, log) : null;
-  const rest = createRestApi({ config, log, version: SERVICE_VERSION, authKey: authKey.key, matchesRunning: () => hub?.registry.count() ?? 0 });
-  hub = new MatchHub({
-    config, log, teamInfo: rest.teamInfo,
-    publish: (packet) => broadcast?.publish(packet),
-    onMatchRemoved: (code, matchId) => ingest?.endSessionsOf(code, matchId),
-    ...(stateDir ? { stateDir } : {}),
-  });
+  // The event bus, and the outbound client that reports every call on it (metrics).
+  const events = new EventBus<MainEvents>();
+  const request = createOutbound((label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }));
 
-  // Two uWS apps (ingestion, REST), each with its own routes; broadcast runs on node:http (broadcast/server.ts).
+  // Ports: the embedded default keeps everything in memory; STATE_DIR makes snapshots and sessions durable.
+  const stateFiles = config.STATE_DIR ? new StateFiles(config.STATE_DIR, log) : null;
+  const shared: SharedPorts = {
+    previews: new MemoryPreviewStore({ ttlMs: config.PREVIEW_TTL_MS, maxEntries: config.PREVIEW_MAX, maxBytes: config.PREVIEW_MAX_BYTES }),
+    teamInfo: new MemoryTeamInfoStore({ ttlMs: config.TEAM_INFO_TTL_MS, cleanupMs: config.TEAM_INFO_CLEANUP_MS }),
+    sessions: stateFiles
+      ? new StateDirSessionStore(stateFiles, { windowMs: config.RECOVERY_WINDOW_MS, writeIntervalMs: config.SNAPSHOT_INTERVAL_MS, log })
+      : new MemorySessionStore(config.RECOVERY_WINDOW_MS),
+    directory: new MemoryMatchDirectory(),
+    snapshots: stateFiles ? new StateDirSnapshotStore(stateFiles) : new MemorySnapshotStore(),
+    frames: new MemoryFrameBus(),
+    control: new MemoryControlBus(),
+  };
+  const { previews, teamInfo, sessions, directory, snapshots, frames, control } = shared;
+
+  // The key chain. KEYS_FILE is read now: a missing or invalid file stops the start (ConfigError).
+  const keysFile = config.KEYS_FILE ? new KeysFile(config.KEYS_FILE, log) : undefined;
+  const keys = createKeyValidator({ config, log, authKey: authKey.key, keysFile, request });
+
+  // The matches: what the shards send back goes to `output` and `recovery`, which the pool is given.
+  const routes = new LocalRoutes();
+  const sync = new MatchSync({ config, log, directory, events, request });
+  const output = new ShardOutput({ log, frames, directory, routes, snapshots, teamInfo, sync, events });
+  const recovery = new ShardRecovery({ log, routes, snapshots, frames, events });
+  const totals = new ShardTotals(events);
+  const pool = new ShardPool({ ...shardPoolOptions(config, log), onOutput: output.handle, onCrash: recovery.onCrash });
+  const lifecycle = new MatchLifecycle({ config, log, pool, routes, directory, snapshots, frames, teamInfo, sessions, control, events, sync });
+  const forwarding = new MatchForwarding({ pool, directory, routes, events });
+  const matches: MatchComponents = { pool, routes, lifecycle, forwarding, output, recovery, totals };
+
+  // Durable snapshots (STATE_DIR): the matches of the previous run come back before anything listens.
+  if (snapshots.durable) await lifecycle.resume(await snapshots.loadAll());
+
+  // Listeners: two uWS apps (ingestion, REST); broadcast runs on node:http (broadcast/server.ts).
   const ingestApp = createApp(tls.files);
   const restApp = createApp(tls.files);
-
-  ingest = new IngestServer(ingestApp, { config, log, keys: rest.keys, hub, testHooks: options.testHooks ?? false });
-  broadcast = new BroadcastServer({ config, log, tls: tls.files, latestFrame: (code) => hub?.registry.latestFrame(code) });
-  rest.register(restApp, { hub, ingest, broadcast });
-
-  // STATE_DIR: the matches and sessions of the previous run come back before anything listens.
-  let sessionsWritten = -1;
-  let sessionTimer: NodeJS.Timeout | null = null;
-  if (stateDir) {
-    hub.restore(stateDir.loadMatches());
-    const resumable = ingest.sessions.importPersisted(stateDir.loadSessions(), Date.now());
-    if (resumable > 0) log.info({ module: 'service', sessions: resumable }, 'resumable sessions restored from STATE_DIR');
-    const writeSessions = () => {
-      if (ingest!.sessions.version === sessionsWritten) return;
-      sessionsWritten = ingest!.sessions.version;
-      stateDir.writeSessions(ingest!.sessions.exportPersisted(Date.now()));
-    };
-    sessionTimer = setInterval(writeSessions, config.SNAPSHOT_INTERVAL_MS);
-    sessionTimer.unref();
-  }
-  const metrics = config.METRICS_ENABLED ? new Metrics({ config, log, hub, ingest, broadcast }) : null;
+  const ingest = new IngestServer(ingestApp, { config, log, keys, directory, lifecycle, forwarding, sessions, control, testHooks: options.testHooks ?? false });
+  const broadcast = new BroadcastServer({ config, log, tls: tls.files, frames });
+  const adminTokens = createAdminTokens(config.ADMIN_TOKEN);
+  const dashboard = adminTokens.enabled
+    ? new Dashboard({ directory, routes, published: output.counters, shardTotals: totals, frames, ingest, broadcast, maxOpen: config.DASHBOARD_MAX_OPEN })
+    : null;
+  registerRestRoutes(restApp, {
+    config, log, keys, previews, teamInfo, directory, frames,
+    ...(config.USE_BACKEND ? { backend: { packages: createSupportPackages(config, log, request), request } } : {}),
+    ...(dashboard ? { admin: { tokens: adminTokens, dashboard, lifecycle } } : {}),
+  });
+  const metrics = config.METRICS_ENABLED
+    ? new Metrics({ config, log, events, directory, published: output.counters, shardTotals: totals, recovery, ingest, broadcast })
+    : null;
 
   const tokens: us_listen_socket[] = [];
   const bind = async (app: TemplatedApp, port: number) => {
@@ -92,6 +194,25 @@ export async function startService(config: Config, options: ServiceOptions = {})
     tokens.push(bound.token);
     return bound.port;
   };
+  const stopListening = () => {
+    for (const token of tokens) closeListen(token);
+    tokens.length = 0;
+  };
+  /** Everything stops, listeners first, then in reverse order of assembly. */
+  const closeAll = async () => {
+    stopListening();
+    lifecycle.close();
+    sync.close();
+    await Promise.allSettled([ingest.close(), broadcast.close(), pool.terminate(), metrics?.close()]);
+    dashboard?.close();
+    keysFile?.close();
+    sessions.close();
+    control.close();
+    previews.close();
+    teamInfo.close();
+    for (const app of [ingestApp, restApp]) (app as unknown as { close?: () => void }).close?.();
+  };
+
   let ports: Service['ports'];
   try {
     ports = {
@@ -101,24 +222,13 @@ export async function startService(config: Config, options: ServiceOptions = {})
       metrics: metrics ? await metrics.listen() : null,
     };
   } catch (err) {
-    for (const token of tokens) closeListen(token);
-    if (sessionTimer) clearInterval(sessionTimer);
-    await Promise.allSettled([ingest.close(), broadcast.close(), hub.close(), metrics?.close()]);
-    rest.close();
+    await closeAll();
     throw err;
   }
 
   let closed = false;
-  const closeAll = async () => {
-    if (sessionTimer) clearInterval(sessionTimer);
-    for (const token of tokens) closeListen(token);
-    tokens.length = 0;
-    await Promise.allSettled([ingest!.close(), broadcast!.close(), hub!.close(), metrics?.close()]);
-    rest.close();
-    for (const app of [ingestApp, restApp]) (app as unknown as { close?: () => void }).close?.();
-  };
   const service: Service = {
-    config, log, tls, authKey, ports, rest, ingest, broadcast, hub, metrics, stateDir,
+    config, log, tls, authKey, ports, shared, events, keys, matches, ingest, broadcast, dashboard, metrics,
     async close() {
       if (closed) return;
       closed = true;
@@ -129,24 +239,19 @@ export async function startService(config: Config, options: ServiceOptions = {})
       closed = true;
       const started = Date.now();
       // Leave room for closing the listeners within SHUTDOWN_TIMEOUT_MS.
-      const deadline = started + Math.max(200, config.SHUTDOWN_TIMEOUT_MS - 1000);
+      const deadline = started + Math.max(SHUTDOWN_MIN_DRAIN_MS, config.SHUTDOWN_TIMEOUT_MS - SHUTDOWN_CLOSE_MARGIN_MS);
       const slog = log.child({ module: 'service' });
       // 1. Stop accepting: no new connections on any listener.
-      if (sessionTimer) clearInterval(sessionTimer);
-      for (const token of tokens) closeListen(token);
-      tokens.length = 0;
-      broadcast!.stopListening();
+      stopListening();
+      broadcast.stopListening();
       // 2. Ingestion sockets close: clients reconnect (to the restarted service) and resend what they
       //    buffered meanwhile; what was received is already on its way to the shards.
-      await ingest!.close();
-      // 3. Every live match's latest frame to its frontends; then persist (STATE_DIR) or complete.
-      const live = hub!.registry.count();
-      await hub!.shutdown(deadline);
-      if (stateDir) {
-        stateDir.writeSessions(ingest!.sessions.exportPersisted(Date.now()));
-        await stateDir.flush();
-      }
-      slog.info({ liveMatches: live, persisted: stateDir !== null, ms: Date.now() - started }, stateDir ? 'live matches persisted to STATE_DIR' : 'live matches completed');
+      await ingest.close();
+      // 3. Every live match's latest frame to its frontends; then keep them (durable snapshots) or end them.
+      const live = directory.count();
+      await lifecycle.shutdown(deadline);
+      await sessions.flush(Date.now());
+      slog.info({ liveMatches: live, persisted: snapshots.durable, ms: Date.now() - started }, snapshots.durable ? 'live matches persisted to STATE_DIR' : 'live matches completed');
       // 4. Frontend sockets close (they reconnect and log on again), then the rest.
       await closeAll();
     },

@@ -1,6 +1,6 @@
 // What crosses between the main thread and a shard worker. Everything here is plain data; the
 // hot path (observer payloads in, frames out) travels as strings in batched arrays, because
-// structured-cloning objects per message costs 10–20× more than strings (stack.md).
+// structured-cloning objects per message costs 10–20× more than strings (docs/stack-notes.md 4).
 
 export interface AuthTeamWire { name: string; tricode: string; url: string; attackStart: boolean }
 
@@ -90,7 +90,7 @@ export type BackendEffect =
   | { kind: 'update'; groupCode: string; matchId: string; body: unknown }
   /**
    * `ifRegistering`: the match ended while its registration call was (perhaps) still in flight: the
-   * main thread completes it only if such a call gets an HTTP answer (match-rules.md 4.5), else drops it.
+   * main thread completes it only if such a call gets an HTTP answer (docs/match-rules.md 4.5), else drops it.
    */
   | { kind: 'complete'; groupCode: string; matchId: string; body: unknown; ifRegistering?: true }
   | { kind: 'stats_add'; groupCode: string; matchId: string }

@@ -1,4 +1,4 @@
-// Logon packets of the ingestion listener (clients.md 2.2 and 4.2), compiled once.
+// Logon packets of the ingestion listener (docs/client-contract.md 2.2 and 4.2), compiled once.
 import { Ajv } from 'ajv';
 
 const team = {
@@ -34,13 +34,16 @@ export interface AuxLogonPacket {
 
 const ajv = new Ajv({ allErrors: false, strict: true });
 
-/** Check 1 of clients.md 2.3: `type`, `groupCode` and both teams present and of the right type. */
+/** Longest group code: the observer logon's limit (docs/client-contract.md 2.2); frontends and admin routes refuse longer ones too. */
+export const MAX_GROUP_CODE_LENGTH = 64;
+
+/** Check 1 of docs/client-contract.md 2.3: `type`, `groupCode` and both teams present and of the right type. */
 export const isObsLogon = ajv.compile<ObsLogonPacket>({
   type: 'object',
   required: ['type', 'groupCode', 'leftTeam', 'rightTeam'],
   properties: {
     type: { const: 'authenticate' },
-    groupCode: { type: 'string', minLength: 1, maxLength: 64 },
+    groupCode: { type: 'string', minLength: 1, maxLength: MAX_GROUP_CODE_LENGTH },
     obsName: { type: 'string' },
     leftTeam: team,
     rightTeam: team,

@@ -1,4 +1,4 @@
-// JSON Schema of the broadcast `match_data` tree (match-rules.md 16.2), derived from the engine's
+// JSON Schema of the broadcast `match_data` tree (docs/match-rules.md 16.2), derived from the engine's
 // state types (src/workers/match/types.ts) in the tree's key order.
 //
 // Used twice:
@@ -254,6 +254,6 @@ export const publishedMatchDataSchema: Schema = {
   $id: 'urn:overlay-data-service:match_data',
   title: 'MatchData',
   description: 'One match_data frame: the complete match snapshot the broadcast port sends to overlay frontends '
-    + '(match-rules.md section 16), also served by GET /match/:groupCode.',
+    + '(docs/match-rules.md section 16), also served by GET /match/:groupCode.',
   ...matchDataSchema,
 };

@@ -1,8 +1,8 @@
 // ajv schemas for the observer/auxiliary message envelope and each message type's `data`
-// (clients.md 3 and 4, match-rules.md 3–5). Compiled once at module load.
+// (docs/client-contract.md 3 and 4, docs/match-rules.md 3–5). Compiled once at module load.
 //
 // They require only the members the rules read and allow extra members. They accept the real
-// clients' quirks (clients.md 3.5): `startTeam` as a string or a number, ability charges as numbers
+// clients' quirks (docs/client-contract.md 3.5): `startTeam` as a string or a number, ability charges as numbers
 // or booleans, empty taglines, unmapped weapon names, `aux_scoreboard_team` as a JSON string or an
 // array (the string is parsed by the engine, then its rows are checked with `validateAuxTeamRows`).
 //
@@ -57,7 +57,7 @@ export const validateAuxEnvelope = ajv.compile<AuxEnvelope>(auxEnvelopeSchema);
 // ---------------------------------------------------------------------------------------------
 // Data shapes
 
-/** Scoreboard row members read by the shared row update (match-rules.md 4.2.1); name/tagline are not read. */
+/** Scoreboard row members read by the shared row update (docs/match-rules.md 4.2.1); name/tagline are not read. */
 const rowProperties = {
   playerId: str,
   agentInternal: str,

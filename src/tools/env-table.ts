@@ -7,7 +7,8 @@ const shown: Partial<Record<string, string>> = {
   LOG_FORMAT: 'json',
 };
 const rows = Object.entries(SETTINGS).map(([name, setting]) => {
-  const def = shown[name] ?? (setting.def === '' ? '(unset)' : `\`${String(setting.def)}\``);
+  const unset = setting.def === '' || (Array.isArray(setting.def) && setting.def.length === 0);
+  const def = shown[name] ?? (unset ? '(unset)' : `\`${String(setting.def)}\``);
   return `| \`${name}\` | ${def.startsWith('`') || def === '(unset)' ? def : `\`${def}\``} | ${setting.doc.replace(/\|/g, '\\|')} |`;
 });
 process.stdout.write(['| variable | default | meaning |', '|---|---|---|', ...rows].join('\n') + '\n');

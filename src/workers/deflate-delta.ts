@@ -4,7 +4,7 @@
 // permessage-deflate receiver keeps the last 32 KB it inflated as its window, so a frame can be
 // sent as "the previous frame, except these bytes": runs of the previous frame become LZ77
 // back-references and only changed bytes are literals. This costs a byte comparison instead of a
-// deflate search (zlib level 1 with context ≈ 90 µs per frame, stack.md) and is encoded once per
+// deflate search (zlib level 1 with context ≈ 90 µs per frame, docs/stack-notes.md 3) and is encoded once per
 // frame for every recipient that received the previous frame. Fixed Huffman codes keep the
 // encoder small; the output is a few hundred bytes.
 //

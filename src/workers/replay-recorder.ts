@@ -1,4 +1,4 @@
-// Optional replay recording (match-rules.md section 15): header, then `,\n` + each envelope as
+// Optional replay recording (docs/match-rules.md section 15): header, then `,\n` + each envelope as
 // applied, with the service's timestamp. Never the access key, group secret or player-cam secret.
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,7 +1,7 @@
 // The match_data WebSocket message, serialized in one pass.
 //
 // A frame travels as 42["match_data","<the frame's JSON, escaped as a JSON string>"] (the overlay
-// JSON.parses the string argument, clients.md 1.2). Serializing to JSON and then escaping that
+// JSON.parses the string argument, docs/client-contract.md 1.2). Serializing to JSON and then escaping that
 // text with JSON.stringify walks 15 KB twice; this serializer is compiled once from the same
 // schema as the JSON serializer (src/schemas/match-data.ts) and writes the escaped form directly:
 // member names are escaped at compile time, plain string values only need their quotes escaped.

@@ -2,6 +2,7 @@
 // Bearer token over HTTP on the REST port. Services started by startTestService() have it on
 // (TEST_ADMIN_TOKEN) unless the test sets ADMIN_TOKEN itself.
 import type { DashboardSnapshot, MatchRow } from '../../src/main/admin/dashboard.js';
+import { getOnce } from './metrics.js';
 
 export type { DashboardSnapshot, MatchRow };
 
@@ -12,7 +13,8 @@ export class AdminApi {
   constructor(readonly restUrl: string, readonly token = TEST_ADMIN_TOKEN.slice(TEST_ADMIN_TOKEN.indexOf(':') + 1)) {}
 
   request(method: 'GET' | 'POST', path: string): Promise<Response> {
-    return fetch(`${this.restUrl}${path}`, { method, headers: { authorization: `Bearer ${this.token}` } });
+    const init = { method, headers: { authorization: `Bearer ${this.token}` } };
+    return method === 'GET' ? getOnce(`${this.restUrl}${path}`, init) : fetch(`${this.restUrl}${path}`, init);
   }
 
   /** GET /admin/matches. */

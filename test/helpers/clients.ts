@@ -1,6 +1,6 @@
 // Real socket.io-client connections to the service under test: the observer and auxiliary clients
-// with the options the real ones pass (clients.md 1.3) and their logon packets (clients.md 2.2,
-// 4.2), the overlay frontend (clients.md 5), and plain sockets for what no real client sends.
+// with the options the real ones pass (docs/client-contract.md 1.3) and their logon packets (docs/client-contract.md 2.2,
+// 4.2), the overlay frontend (docs/client-contract.md 5), and plain sockets for what no real client sends.
 import { io, type Socket } from 'socket.io-client';
 
 const opened = new Set<Socket>();
@@ -15,9 +15,9 @@ export function connect(url: string, options: { transports?: Transports; reconne
 }
 
 /**
- * A socket with the observer (and auxiliary) client's options (clients.md 1.3): reconnection on,
+ * A socket with the observer (and auxiliary) client's options (docs/client-contract.md 1.3): reconnection on,
  * 1 s to 5 s backoff, self-signed certificates accepted; it starts with polling and upgrades.
- * After an automatic reconnection it does not log on again (clients.md 1.5).
+ * After an automatic reconnection it does not log on again (docs/client-contract.md 1.5).
  */
 export function connectObserver(url: string, options: { transports?: Transports; reconnection?: boolean } = {}): Socket {
   const socket = io(url, {
@@ -67,7 +67,7 @@ export const TEAMS = {
 };
 
 /**
- * The observer client's obs_logon packet (clients.md 2.2, field order as it emits them), a fresh
+ * The observer client's obs_logon packet (docs/client-contract.md 2.2, field order as it emits them), a fresh
  * group (empty groupSecret) with both teams filled in; `fields` replace or add members (a member
  * set to undefined is left out of the JSON).
  */
@@ -75,14 +75,14 @@ export function observerLogon(fields: Record<string, unknown> = {}): Record<stri
   return { type: 'authenticate', clientVersion: '0.3.3', obsName: 'Observer#EUW', key: '', groupCode: 'K7QX2M', groupSecret: '', ...TEAMS, ...fields };
 }
 
-/** The auxiliary client's aux_logon packet (clients.md 4.2). */
+/** The auxiliary client's aux_logon packet (docs/client-contract.md 4.2). */
 export function auxLogon(fields: Record<string, unknown> = {}): Record<string, unknown> {
   return { type: 'aux_authenticate', clientVersion: '0.3.3', name: 'Player#EUW', matchId: '', playerId: '', ...fields };
 }
 
 /**
  * Emits a logon event on a connected socket and resolves with its ack (parsed and raw). A plain
- * object payload is sent as its JSON string, as the real clients do (clients.md 1.2); pass
+ * object payload is sent as its JSON string, as the real clients do (docs/client-contract.md 1.2); pass
  * `{ asObject: true }` to send the object itself.
  */
 export async function logon(s: Socket, event: 'obs_logon' | 'aux_logon', payload: unknown, options: { asObject?: boolean } = {}): Promise<{ ack: Ack; raw: string }> {

@@ -54,9 +54,23 @@ export class Metrics {
   }
 }
 
+/**
+ * A GET that is tried once more when a kept-alive connection turns out closed (fetch pools
+ * connections per origin, and a service restarted on the same port leaves a dead one in the pool).
+ */
+export async function getOnce(url: string, init: RequestInit = {}): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (err) {
+    const code = ((err as { cause?: { code?: string } }).cause ?? {}).code;
+    if (code !== 'UND_ERR_SOCKET' && code !== 'ECONNRESET') throw err;
+    return fetch(url, init);
+  }
+}
+
 /** Scrapes `<metricsUrl>/metrics`. */
 export async function scrapeMetrics(metricsUrl: string): Promise<Metrics> {
-  const res = await fetch(`${metricsUrl}/metrics`);
+  const res = await getOnce(`${metricsUrl}/metrics`);
   if (res.status !== 200) throw new Error(`GET /metrics answered ${res.status}`);
   return new Metrics(await res.text());
 }

@@ -5,7 +5,7 @@
 //   socket.io-client sees `transport close`, buffers its emits and retries with its real backoff;
 // - the service's side goes silent: its connections stay open, nothing reaches them and what it
 //   sends is swallowed, so it learns of the drop only from its ping timeout (or from the reset its
-//   first packet after the outage gets), possibly after the client is back (clients.md 1.5).
+//   first packet after the outage gets), possibly after the client is back (docs/client-contract.md 1.5).
 import net from 'node:net';
 
 interface Pair { client: net.Socket; upstream: net.Socket }

@@ -94,7 +94,7 @@ export async function startTestService(env: Record<string, string> = {}, options
     logged: (fields) => logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((j) => Object.entries(fields).every(([k, v]) => j[k] === v)),
     crashShard: (shard) => {
       if (!config.FAULT_INJECTION) throw new Error('crashShard needs FAULT_INJECTION=true');
-      service.hub.pool.injectCrash(shard);
+      service.matches.pool.injectCrash(shard);
     },
     close: () => service.close(),
     shutdown: () => service.shutdown(),

@@ -8,18 +8,32 @@
 // whose connection is congested is skipped and gets a full snapshot once it has drained.
 import type { BroadcastServer } from '../broadcast/server.js';
 import type { IngestServer } from '../ingest/server.js';
-import type { MatchHub } from '../matches/hub.js';
+import type { LocalRoutes } from '../matches/local-routes.js';
+import type { PublishCounters } from '../matches/shard-output.js';
+import type { ShardTotals } from '../matches/shard-totals.js';
+import type { FrameBus } from '../ports/frame-bus.js';
+import type { MatchDirectory } from '../ports/match-directory.js';
+import { DASHBOARD_HISTORY_POINTS, DASHBOARD_SAMPLE_MS } from '../limits.js';
 import type { ResponseStream } from '../rest/http.js';
 
 export interface DashboardDeps {
-  hub: MatchHub;
+  directory: MatchDirectory;
+  /** The shard and summary of each match this process runs. */
+  routes: LocalRoutes;
+  published: PublishCounters;
+  shardTotals: ShardTotals;
+  /** Each match's latest frame (its number: the row's frameNo). */
+  frames: Pick<FrameBus, 'latest'>;
   ingest: IngestServer;
   broadcast: BroadcastServer;
+  /** DASHBOARD_MAX_OPEN. */
+  maxOpen: number;
 }
 
 export interface MatchRow {
   groupCode: string;
   matchId: string;
+  /** The shard thread that runs it (-1: another process runs it). */
   shard: number;
   teams: [{ name: string; tricode: string; score: number }, { name: string; tricode: string; score: number }];
   roundNumber: number;
@@ -55,12 +69,6 @@ export interface DashboardSnapshot {
   dashboards: { open: number; lastUpdateMs: number };
 }
 
-export const SAMPLE_MS = 1000;
-/** Frames/s history: 5 minutes at one point a second. */
-export const HISTORY_POINTS = 300;
-/** Open dashboards at most (each is one streamed HTTP response). */
-export const MAX_DASHBOARDS = 32;
-
 interface Client { stream: ResponseStream; needsFull: boolean }
 
 type RowTeam = MatchRow['teams'][number];
@@ -83,16 +91,17 @@ export class Dashboard {
   constructor(private readonly deps: DashboardDeps) {
     const c = this.counters();
     this.last = { at: Date.now(), ...c };
-    this.timer = setInterval(() => this.tick(), SAMPLE_MS);
+    this.timer = setInterval(() => this.tick(), DASHBOARD_SAMPLE_MS);
     this.timer.unref();
   }
 
-  get openDashboards(): number {
-    return this.clients.size;
+  /** DASHBOARD_MAX_OPEN dashboards are open: no more event streams. */
+  get full(): boolean {
+    return this.clients.size >= this.deps.maxOpen;
   }
 
   private counters() {
-    return { frames: this.deps.hub.counters.framesPublished, bytes: this.deps.hub.counters.bytesPublished, egress: this.deps.broadcast.counters.bytes };
+    return { frames: this.deps.published.framesPublished, bytes: this.deps.published.bytesPublished, egress: this.deps.broadcast.counters.bytes };
   }
 
   /** Once a second: the rates and the chart point; then, when a dashboard is open, an update. */
@@ -107,26 +116,27 @@ export class Dashboard {
     };
     this.last = { at: now, ...c };
     this.history.push(this.rates.frames);
-    if (this.history.length > HISTORY_POINTS) this.history.shift();
+    if (this.history.length > DASHBOARD_HISTORY_POINTS) this.history.shift();
     if (this.clients.size > 0) this.push(now);
   }
 
   /** Every live match, with its summary and socket counts. */
   rows(): MatchRow[] {
-    const { hub, ingest, broadcast } = this.deps;
+    const { directory, routes, frames, ingest, broadcast } = this.deps;
     const observers = new Map<string, number>();
     const auxiliaries = new Map<string, number>();
-    for (const s of ingest.sessions.filter((x) => x.socketId !== null)) {
+    for (const s of ingest.connectedSessions()) {
       if (s.role === 'observer') observers.set(s.groupCode, (observers.get(s.groupCode) ?? 0) + 1);
       else if (s.matchId) auxiliaries.set(s.matchId, (auxiliaries.get(s.matchId) ?? 0) + 1);
     }
     const rows: MatchRow[] = [];
-    for (const m of hub.registry.all()) {
-      const sum = m.summary;
+    for (const m of directory.all()) {
+      const local = routes.get(m.groupCode);
+      const sum = local?.summary;
       rows.push({
         groupCode: m.groupCode,
         matchId: m.matchId,
-        shard: m.shard,
+        shard: local?.shard ?? -1,
         teams: sum ? [{ ...sum.teams[0] }, { ...sum.teams[1] }] : [teamFromLogon(m.teams.leftTeam), teamFromLogon(m.teams.rightTeam)],
         roundNumber: sum?.roundNumber ?? 0,
         roundPhase: sum?.roundPhase ?? 'LOBBY',
@@ -136,17 +146,17 @@ export class Dashboard {
         observers: observers.get(m.groupCode) ?? 0,
         auxiliaries: m.matchId ? auxiliaries.get(m.matchId) ?? 0 : 0,
         overlays: broadcast.frontendCount(m.groupCode),
-        frameNo: hub.registry.latestFrame(m.groupCode)?.frameNo ?? 0,
+        frameNo: frames.latest(m.groupCode)?.frameNo ?? 0,
       });
     }
     return rows;
   }
 
   totals(rows: MatchRow[]): Totals {
-    const { hub, ingest, broadcast } = this.deps;
+    const { shardTotals, ingest, broadcast } = this.deps;
     let observers = 0;
     let auxiliaries = 0;
-    for (const s of ingest.sessions.filter((x) => x.socketId !== null)) {
+    for (const s of ingest.connectedSessions()) {
       if (s.role === 'observer') observers++;
       else auxiliaries++;
     }
@@ -164,7 +174,7 @@ export class Dashboard {
       egressBytesPerSecond: this.rates.egress,
       dropped: {
         ingest: { ...ingest.dropped },
-        shards: { ...hub.counters.dropped },
+        shards: { ...shardTotals.dropped },
         broadcast: broadcast.counters.skipped > 0 ? { slow_frontend_skipped: broadcast.counters.skipped } : {},
       },
     };
@@ -174,14 +184,14 @@ export class Dashboard {
   snapshot(now = Date.now()): DashboardSnapshot {
     const matches = this.rows();
     return {
-      serverTime: now, matches, totals: this.totals(matches), history: { intervalMs: SAMPLE_MS, framesPerSecond: [...this.history] },
+      serverTime: now, matches, totals: this.totals(matches), history: { intervalMs: DASHBOARD_SAMPLE_MS, framesPerSecond: [...this.history] },
       dashboards: { open: this.clients.size, lastUpdateMs: Math.round(this.lastUpdateMs * 100) / 100 },
     };
   }
 
   /** A dashboard's event stream: a full snapshot now, then at most one update a second. False when too many are open. */
   attach(stream: ResponseStream): boolean {
-    if (this.clients.size >= MAX_DASHBOARDS) return false;
+    if (this.full) return false;
     const client: Client = { stream, needsFull: true };
     this.clients.add(client);
     stream.onClose(() => {
@@ -220,7 +230,7 @@ export class Dashboard {
         continue;
       }
       if (client.needsFull) {
-        full ??= sseMessage('full', JSON.stringify({ serverTime: now, matches: rows, totals, history: { intervalMs: SAMPLE_MS, framesPerSecond: [...this.history] } }));
+        full ??= sseMessage('full', JSON.stringify({ serverTime: now, matches: rows, totals, history: { intervalMs: DASHBOARD_SAMPLE_MS, framesPerSecond: [...this.history] } }));
         this.sendFull(client, full);
       } else if (!client.stream.write(diff)) {
         client.needsFull = true;

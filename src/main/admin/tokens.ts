@@ -1,10 +1,13 @@
 // ADMIN_TOKEN: the operator tokens of /admin/* and /dashboard. One or more `[id:]token` entries,
-// comma-separated (validated in config.ts). A request presents a token as `Authorization: Bearer
-// <token>`; the dashboard's read-only routes also take HTTP Basic with the token as the password,
-// so that a browser can open the page (it prompts once and then sends it with the event stream).
+// comma-separated (parsed and validated once, in config.ts; only their digests are kept here). A
+// request presents a token as `Authorization: Bearer <token>`; the dashboard's read-only routes also
+// take HTTP Basic with the token as the password, so that a browser can open the page (it prompts
+// once and then sends it with the event stream).
 // Tokens are compared in constant time: the SHA-256 of the presented token against every
 // configured digest, without an early exit. Logs name the token by its id, never the token.
-import crypto from 'node:crypto';
+import type { AdminTokenEntry } from '../config.js';
+import { digestEquals, sha256 } from '../hashing.js';
+import { MAX_ADMIN_TOKEN_LENGTH } from '../limits.js';
 
 interface AdminToken { id: string; digest: Buffer }
 
@@ -15,26 +18,14 @@ export interface AdminTokens {
   identify(authorization: string, options?: { basic?: boolean }): string | null;
 }
 
-const sha256 = (text: string): Buffer => crypto.createHash('sha256').update(text, 'utf8').digest();
-
-/** An unnamed token's id: `token-` and the first 8 hex digits of its SHA-256 (enough to tell tokens apart in logs). */
-export const defaultTokenId = (token: string): string => `token-${sha256(token).toString('hex').slice(0, 8)}`;
-
-export function parseAdminTokens(raw: string): AdminTokens {
-  const tokens: AdminToken[] = [];
-  for (const entry of raw.split(',')) {
-    const e = entry.trim();
-    if (!e) continue;
-    const colon = e.indexOf(':');
-    const token = colon > 0 ? e.slice(colon + 1) : e;
-    tokens.push({ id: colon > 0 ? e.slice(0, colon) : defaultTokenId(token), digest: sha256(token) });
-  }
+export function createAdminTokens(entries: readonly AdminTokenEntry[]): AdminTokens {
+  const tokens: AdminToken[] = entries.map((e) => ({ id: e.id, digest: sha256(e.token) }));
 
   function match(candidate: string): string | null {
-    if (candidate.length === 0 || candidate.length > 1024) return null;
+    if (candidate.length === 0 || candidate.length > MAX_ADMIN_TOKEN_LENGTH) return null;
     const digest = sha256(candidate);
     let found: string | null = null;
-    for (const t of tokens) if (crypto.timingSafeEqual(t.digest, digest) && found === null) found = t.id;
+    for (const t of tokens) if (digestEquals(t.digest, digest) && found === null) found = t.id;
     return found;
   }
 

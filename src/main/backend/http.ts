@@ -1,5 +1,8 @@
 // Outbound HTTP: every call has a timeout (the whole exchange, body included), a bounded
 // response size, and never follows redirects (a redirect would carry our token headers elsewhere).
+// The composition root makes one `Outbound` (createOutbound) that reports every call (the metrics'
+// `outboundCall` event) and hands it to every module that calls out.
+import { MAX_OUTBOUND_RESPONSE_BYTES as MAX_RESPONSE_BYTES } from '../limits.js';
 
 /** A request that produced no HTTP answer: the peer was unreachable, too slow, or sent too much. */
 export class OutboundError extends Error {
@@ -21,20 +24,18 @@ export interface RequestInit {
 
 /** Outcome of one outbound call: its status class, or why there was no answer. */
 export type OutboundOutcome = '2xx' | '3xx' | '4xx' | '5xx' | 'timeout' | 'network' | 'too-large';
-export type OutboundObserver = (label: string, seconds: number, outcome: OutboundOutcome) => void;
+/** Told of every call when it ended: its label ('other' when unlabelled), duration and outcome. */
+export type OutboundReport = (label: string, seconds: number, outcome: OutboundOutcome) => void;
 
-const observers = new Set<OutboundObserver>();
+/**
+ * One outbound request. Resolves with any HTTP status; throws OutboundError when there is no
+ * complete answer in time (network failure, timeout, redirect, oversized body).
+ */
+export type Outbound = (url: string, init: RequestInit) => Promise<JsonResponse>;
 
-/** Every outbound call is reported to the observers (the metrics); returns the unsubscribe. */
-export function observeOutbound(observer: OutboundObserver): () => void {
-  observers.add(observer);
-  return () => observers.delete(observer);
-}
-
-function report(label: string | undefined, started: number, outcome: OutboundOutcome): void {
-  if (observers.size === 0) return;
-  const seconds = (performance.now() - started) / 1000;
-  for (const o of observers) o(label ?? 'other', seconds, outcome);
+/** The service's outbound client: `requestJson`, each call reported to `onCall`. */
+export function createOutbound(onCall?: OutboundReport): Outbound {
+  return (url, init) => requestJson(url, init, onCall);
 }
 
 export interface JsonResponse {
@@ -43,14 +44,11 @@ export interface JsonResponse {
   body: unknown;
 }
 
-/** Largest response body read from any outbound peer. */
-const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
-/**
- * One outbound request. Resolves with any HTTP status; throws OutboundError when there is no
- * complete answer in time (network failure, timeout, redirect, oversized body).
- */
-export async function requestJson(url: string, init: RequestInit): Promise<JsonResponse> {
+async function requestJson(url: string, init: RequestInit, onCall: OutboundReport | undefined): Promise<JsonResponse> {
+  const report = (label: string | undefined, started: number, outcome: OutboundOutcome): void => {
+    onCall?.(label ?? 'other', (performance.now() - started) / 1000, outcome);
+  };
   const headers: Record<string, string> = { Accept: 'application/json', ...init.headers };
   let body: string | URLSearchParams | undefined;
   if (typeof init.body === 'string' || init.body instanceof URLSearchParams) body = init.body;

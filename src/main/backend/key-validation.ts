@@ -1,9 +1,10 @@
-// The key validity chain (interface-spec 5.2, plus KEYS_FILE), used by the observer logon and PUT
+// The key validity chain (docs/interface.md 5.2, plus KEYS_FILE), used by the observer logon and PUT
 // /createPreview, and the organisation lookup behind GET /getOrgForKey. Keys never reach the log.
-import crypto from 'node:crypto';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import { pathSegment, requestJson } from './http.js';
+import { digestEquals, sha256 } from '../hashing.js';
+import { MAX_KEY_LENGTH } from '../limits.js';
+import { pathSegment, type Outbound } from './http.js';
 import type { FileKeyLookup } from './keys-file.js';
 import { checkSupporter } from './supporter.js';
 
@@ -24,7 +25,7 @@ export interface KeyValidator {
   validate(key: unknown): Promise<KeyValidity>;
   /** The backend alone (no local shortcuts). */
   backendLookup(key: string): Promise<KeyValidity>;
-  /** For GET /getOrgForKey: KEYS_FILE, then the backend; no AUTH_KEY / REQUIRE_AUTH_KEY shortcuts (interface-spec 4.4). */
+  /** For GET /getOrgForKey: KEYS_FILE, then the backend; no AUTH_KEY / REQUIRE_AUTH_KEY shortcuts (docs/interface.md 4.4). */
   orgLookup(key: string): Promise<KeyValidity>;
 }
 
@@ -35,8 +36,6 @@ export const REASON_MESSAGES: Record<ValidityReason, string> = {
   UNKNOWN: 'Unknown Error',
 };
 
-/** Longer keys are refused without asking the backend: no real key is this long. */
-const MAX_KEY_LENGTH = 1024;
 
 const result = (reason: ValidityReason, org?: { id: string; name: string; isSupporter: boolean }): KeyValidity => {
   const out: KeyValidity = { valid: reason === 'VALID', reason, message: REASON_MESSAGES[reason] };
@@ -48,8 +47,6 @@ const result = (reason: ValidityReason, org?: { id: string; name: string; isSupp
   return out;
 };
 
-const digest = (value: string): Buffer => crypto.createHash('sha256').update(value, 'utf8').digest();
-
 export interface KeyValidatorDeps {
   config: Pick<Config, 'REQUIRE_AUTH_KEY' | 'USE_BACKEND' | 'BACKEND_URL' | 'BACKEND_TOKEN' | 'SUPPORTER_CHECK_URL' | 'OUTBOUND_TIMEOUT_MS'>;
   log: Logger;
@@ -57,16 +54,17 @@ export interface KeyValidatorDeps {
   authKey: string;
   /** KEYS_FILE, when configured. */
   keysFile?: { lookup(key: string): FileKeyLookup };
+  request: Outbound;
 }
 
 export function createKeyValidator(deps: KeyValidatorDeps): KeyValidator {
   const { config } = deps;
   const log = deps.log.child({ module: 'key-validation' });
-  const localDigest = deps.authKey ? digest(deps.authKey) : undefined;
+  const localDigest = deps.authKey ? sha256(deps.authKey) : undefined;
 
   /** Constant-time comparison (over digests, so the lengths do not leak either). */
   const matchesLocalKey = (key: string): boolean =>
-    localDigest !== undefined && key.length > 0 && crypto.timingSafeEqual(digest(key), localDigest);
+    localDigest !== undefined && key.length > 0 && digestEquals(sha256(key), localDigest);
 
   async function backendLookup(key: string): Promise<KeyValidity> {
     if (!config.USE_BACKEND || !config.BACKEND_URL) return result('INVALID');
@@ -75,7 +73,7 @@ export function createKeyValidator(deps: KeyValidatorDeps): KeyValidator {
     let status: number;
     let body: unknown;
     try {
-      ({ status, body } = await requestJson(`${config.BACKEND_URL}/system/validateAccessKey/${segment}`, {
+      ({ status, body } = await deps.request(`${config.BACKEND_URL}/system/validateAccessKey/${segment}`, {
         headers: { 'X-User-Token': config.BACKEND_TOKEN, 'Content-Type': 'application/json' },
         timeoutMs: config.OUTBOUND_TIMEOUT_MS,
         label: 'key_validation',
@@ -103,7 +101,7 @@ export function createKeyValidator(deps: KeyValidatorDeps): KeyValidator {
       return result('UNKNOWN');
     }
     const name = typeof org?.name === 'string' ? org.name : '';
-    const isSupporter = await checkSupporter(config, log, id);
+    const isSupporter = await checkSupporter(config, log, id, deps.request);
     log.info({ organizationId: id, organizationName: name, isSupporter }, 'access key verified by the backend');
     return result('VALID', { id, name, isSupporter });
   }

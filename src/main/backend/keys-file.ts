@@ -13,10 +13,11 @@
 // renaming it over the old one replaces the inode, which a watch on the file itself would miss),
 // plus stat polling every second as a fallback for filesystems without change events. A file that
 // is missing or invalid on reload keeps the previous keys (logged); at start it stops the start.
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../config.js';
+import { sha256Hex } from '../hashing.js';
+import { KEYS_FILE_DEBOUNCE_MS as DEBOUNCE_MS, KEYS_FILE_POLL_MS as POLL_MS } from '../limits.js';
 import type { Logger } from '../log.js';
 
 export interface FileKey {
@@ -30,10 +31,6 @@ export interface FileKey {
 export type FileKeyLookup = { expired: boolean; key: FileKey } | undefined;
 
 const HASHED = /^sha256:([0-9a-fA-F]{64})$/;
-const POLL_MS = 1000;
-const DEBOUNCE_MS = 50;
-
-export const keyDigestHex = (key: string): string => crypto.createHash('sha256').update(key, 'utf8').digest('hex');
 
 /** Parses the file's text into digest → entry; throws an Error naming the first bad entry. */
 export function parseKeysFile(text: string): Map<string, FileKey> {
@@ -52,7 +49,7 @@ export function parseKeysFile(text: string): Map<string, FileKey> {
     const e = raw as Record<string, unknown>;
     if (typeof e.key !== 'string' || e.key.length === 0) throw new Error(`${where}: "key" must be a non-empty string`);
     const hashed = HASHED.exec(e.key);
-    const digest = hashed ? hashed[1].toLowerCase() : keyDigestHex(e.key);
+    const digest = hashed ? hashed[1].toLowerCase() : sha256Hex(e.key);
     const orgId = typeof e.organizationId === 'number' ? String(e.organizationId) : e.organizationId;
     if (typeof orgId !== 'string' || orgId.length === 0) throw new Error(`${where}: "organizationId" must be a non-empty string`);
     if (e.organizationName !== undefined && typeof e.organizationName !== 'string') throw new Error(`${where}: "organizationName" must be a string`);
@@ -101,13 +98,9 @@ export class KeysFile {
     this.watch();
   }
 
-  get size(): number {
-    return this.keys.size;
-  }
-
   /** The entry for a key, by its SHA-256 (a map lookup on the digest: nothing about the key text leaks). */
   lookup(key: string, now = Date.now()): FileKeyLookup {
-    const entry = this.keys.get(keyDigestHex(key));
+    const entry = this.keys.get(sha256Hex(key));
     if (!entry) return undefined;
     return { expired: now >= entry.expiresAt, key: entry };
   }

@@ -1,19 +1,22 @@
-// Backend calls during a match (interface-spec 4.8): registration, updates, completion, the
+// Backend calls during a match (docs/interface.md 4.8): registration, updates, completion, the
 // statistics backend (supporter organisations) and the player-camera service. Effects come from
 // the shards; calls run here, off the shards, each with a timeout; a failure or non-200 is logged
-// and never stops the match. URLs that carry a secret are never logged.
+// and never stops the match. URLs that carry a secret are never logged. What the shard needs
+// back (registration done, player cameras, MMR) goes out as events (events.ts).
 import type { BackendEffect } from '../../protocol/shard-messages.js';
 import type { Config } from '../config.js';
+import type { MainEventBus } from '../events.js';
 import type { Logger } from '../log.js';
-import { pathSegment, requestJson, type JsonResponse } from './http.js';
+import type { MatchDirectory } from '../ports/match-directory.js';
+import { pathSegment, type JsonResponse, type Outbound } from './http.js';
 
 export interface MatchSyncDeps {
   config: Config;
   log: Logger;
-  isSupporter(groupCode: string): boolean;
-  onRegistered(groupCode: string, registered: boolean): void;
-  onPlayercams(groupCode: string, result: unknown): void;
-  onMmr(groupCode: string, result: unknown): void;
+  /** Whose organisation is a supporter (the statistics backend is for them only). */
+  directory: Pick<MatchDirectory, 'get'>;
+  events: MainEventBus;
+  request: Outbound;
 }
 
 /** The metrics label of a call: match_register/update/complete, or stats_<path>. */
@@ -52,8 +55,8 @@ export class MatchSync {
         }
         const url = `${c.BACKEND_URL}/system/match/${matchId}/${effect.kind}`;
         const answered = this.call(effect.kind, effect.groupCode, url, method, { 'X-User-Token': c.BACKEND_TOKEN }, effect.body).then((res) => {
-          // match-rules.md 4.5: registered once the call completed, whatever its status.
-          if (effect.kind === 'register') this.deps.onRegistered(effect.groupCode, res !== null);
+          // docs/match-rules.md 4.5: registered once the call completed, whatever its status.
+          if (effect.kind === 'register') this.deps.events.emit('matchRegistered', { groupCode: effect.groupCode, registered: res !== null });
           return res !== null;
         });
         // Kept until the match is removed (forget): the shard may end it before it hears the answer.
@@ -64,8 +67,8 @@ export class MatchSync {
       case 'stats_region':
       case 'stats_fetch':
       case 'mmr_fetch': {
-        // The statistics backend is for supporter organisations only (interface-spec 4.8).
-        if (!c.STATS_BACKEND_URL || !this.deps.isSupporter(effect.groupCode)) return;
+        // The statistics backend is for supporter organisations only (docs/interface.md 4.8).
+        if (!c.STATS_BACKEND_URL || !(this.deps.directory.get(effect.groupCode)?.isSupporter ?? false)) return;
         const headers = { Authentication: c.STATS_BACKEND_TOKEN };
         const stats = (path: string, body: unknown) => this.call(path, effect.groupCode, `${c.STATS_BACKEND_URL}/${path}`, 'POST', headers, body);
         if (effect.kind === 'stats_add') void stats('addMatch', { code: effect.groupCode, matchUuid: effect.matchId });
@@ -73,7 +76,7 @@ export class MatchSync {
         else if (effect.kind === 'stats_fetch') this.later(effect.delayMs, () => void stats('fetchMatchStats', { matchUuid: effect.matchId }));
         else {
           void stats('fetchPlayerMMR', { matchUuid: effect.matchId, accountPuuids: effect.playerIds }).then((res) => {
-            if (res?.status === 200 && res.body !== undefined) this.deps.onMmr(effect.groupCode, res.body);
+            if (res?.status === 200 && res.body !== undefined) this.deps.events.emit('mmr', { groupCode: effect.groupCode, result: res.body });
           });
         }
         return;
@@ -83,10 +86,10 @@ export class MatchSync {
         const secret = pathSegment(effect.secret);
         if (!c.PLAYERCAM_URL || !identifier || !secret) return;
         const url = `${c.PLAYERCAM_URL}/api/getNameOverridesAndPlayercams/${identifier}/${secret}`;
-        void requestJson(url, { method: 'GET', timeoutMs: c.OUTBOUND_TIMEOUT_MS, label: 'playercam' }).then(
+        void this.deps.request(url, { method: 'GET', timeoutMs: c.OUTBOUND_TIMEOUT_MS, label: 'playercam' }).then(
           (res) => {
             const body = res.body as { nameOverrides?: unknown; enabledPlayers?: unknown } | undefined;
-            if (res.status === 200 && body && body.nameOverrides !== undefined && body.enabledPlayers !== undefined) this.deps.onPlayercams(effect.groupCode, body);
+            if (res.status === 200 && body && body.nameOverrides !== undefined && body.enabledPlayers !== undefined) this.deps.events.emit('playercams', { groupCode: effect.groupCode, result: body });
             else this.log.warn({ groupCode: effect.groupCode, status: res.status }, 'player-camera answer invalid; ignored');
           },
           (err: Error) => this.log.warn({ groupCode: effect.groupCode, error: err.message }, 'player-camera fetch failed'),
@@ -122,7 +125,7 @@ export class MatchSync {
 
   private async callOnce(what: string, groupCode: string, url: string, method: string, headers: Record<string, string>, body: unknown): Promise<JsonResponse | null> {
     try {
-      const res = await requestJson(url, { method, headers, body, timeoutMs: this.deps.config.OUTBOUND_TIMEOUT_MS, label: callLabel(what) });
+      const res = await this.deps.request(url, { method, headers, body, timeoutMs: this.deps.config.OUTBOUND_TIMEOUT_MS, label: callLabel(what) });
       if (res.status !== 200) this.log.warn({ groupCode, call: what, status: res.status }, 'backend call answered non-200');
       else this.log.debug({ groupCode, call: what }, 'backend call done');
       return res;

@@ -3,7 +3,7 @@
 // the log; failures map to the statuses of the callback route.
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import { OutboundError, requestJson } from './http.js';
+import type { Outbound, OutboundError } from './http.js';
 
 export interface OAuthUser {
   id: string;
@@ -24,7 +24,7 @@ const internal: OAuthResult = { ok: false, status: 500, error: 'Internal server 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const nonEmpty = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 
-export async function exchangeOAuthCode(config: OAuthConfig, parentLog: Logger, code: string): Promise<OAuthResult> {
+export async function exchangeOAuthCode(config: OAuthConfig, parentLog: Logger, code: string, requestJson: Outbound): Promise<OAuthResult> {
   const log = parentLog.child({ module: 'oauth' });
   const form = new URLSearchParams({
     client_id: config.DISCORD_CLIENT_ID,

@@ -4,7 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import { requestJson } from './http.js';
+import type { Outbound } from './http.js';
 
 export type PackagesResult =
   /** The packages (with checkout URLs) as JSON text, serialized once per fetch. */
@@ -20,7 +20,7 @@ type StoreConfig = Pick<Config, 'TEBEX_BASE_URL' | 'TEBEX_STORE_ID' | 'TEBEX_EXT
 
 class GarbageError extends Error {}
 
-export function createSupportPackages(config: StoreConfig, parentLog: Logger, now: () => number = () => performance.now()): SupportPackages {
+export function createSupportPackages(config: StoreConfig, parentLog: Logger, requestJson: Outbound, now: () => number = () => performance.now()): SupportPackages {
   const log = parentLog.child({ module: 'support-packages' });
   let cache: { json: string; expiresAt: number } | undefined;
   let inFlight: Promise<PackagesResult> | undefined;

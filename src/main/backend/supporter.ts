@@ -2,12 +2,13 @@
 // It is a separate service: the backend token is not sent there.
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import { pathSegment, requestJson } from './http.js';
+import { pathSegment, type Outbound } from './http.js';
 
 export async function checkSupporter(
   config: Pick<Config, 'SUPPORTER_CHECK_URL' | 'OUTBOUND_TIMEOUT_MS'>,
   log: Logger,
   organizationId: string,
+  requestJson: Outbound,
 ): Promise<boolean> {
   if (!config.SUPPORTER_CHECK_URL) return false;
   const segment = pathSegment(organizationId);

@@ -1,44 +1,42 @@
 // Broadcast listener (5200): overlay frontends log on to a group code and receive `match_data`
-// snapshots (clients.md 5.1).
+// snapshots (docs/client-contract.md 5.1).
 //
 // Socket.IO runs here on node:http with ws rather than on uWS: fan-out cost is dominated by
-// compression, and uWS compresses once per recipient (stack.md: ~218 µs per delivery). Here each
+// compression, and uWS compresses once per recipient (docs/stack-notes.md 3: ~218 µs per delivery). Here each
 // frame is compressed once per match: WebSocket frontends whose deflate window ends with the
 // match's previous frame get the shard's delta bytes, others get the frame's keyframe, both
 // written as pre-compressed permessage-deflate messages (websocket.ts). Long-polling frontends
 // get the JSON string through Socket.IO. No connection state recovery: every frame is a full
 // snapshot and the frontend logs on again after a reconnect.
+//
+// Frames come from the FrameBus: the listener subscribes to a group code while a frontend watches
+// it, and a frontend that logs on mid-match gets the match's latest frame from the bus.
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Server, type Socket } from 'socket.io';
 import type { Config } from '../config.js';
+import {
+  BROADCAST_CLOSE_GRACE_MS, DEFLATE_THRESHOLD_BYTES, DRAINED_DIVISOR, idleSweepMs, MAX_FRONTEND_EVENTS, MAX_GROUP_CODE_LENGTH,
+  MAX_POLLING_PACKETS, STALE_CHECK_MS,
+} from '../limits.js';
 import type { Logger } from '../log.js';
 import { AddressLimiter } from '../sockets/address-limit.js';
 import { LocalAdapter } from '../sockets/adapters.js';
 import { baseIoOptions, parsePayload } from '../sockets/io-server.js';
 import { answerUnknownPath, refuseUnknownUpgrades } from '../sockets/unknown-paths.js';
 import type { TlsFiles } from '../uws.js';
-import type { FramePacket } from './frame.js';
+import type { FramePacket } from '../frame-packet.js';
+import type { FrameBus } from '../ports/frame-bus.js';
 import { BroadcastWebSocketServer, type BroadcastWebSocket, type DeflateMode } from './websocket.js';
 
 export interface BroadcastDeps {
   config: Config;
   log: Logger;
   tls: TlsFiles | null;
-  /** The latest frame of a live match, for a frontend that logs on mid-match. */
-  latestFrame(groupCode: string): FramePacket | undefined;
+  frames: FrameBus;
 }
-
-/** A frontend with more than this queued is skipped; it gets the latest frame once it drained. */
-const MAX_BUFFERED_BYTES = 256 * 1024;
-const MAX_POLLING_PACKETS = 4;
-const STALE_CHECK_MS = 50;
-/** Group codes are at most 64 characters (the observer logon's limit); longer logons are ignored. */
-const MAX_GROUP_CODE_LENGTH = 64;
-/** A frontend sends one `logon` per connection; one that sends this many events is closed. */
-const MAX_FRONTEND_EVENTS = 20;
 
 interface Frontend {
   socket: Socket;
@@ -53,6 +51,8 @@ interface Frontend {
   /** The newest frame skipped while it did not read: sent once it drained, even if its match is gone by then. */
   skippedFrame?: FramePacket;
 }
+
+interface Group { frontends: Set<Frontend>; unsubscribe: () => void }
 
 export interface BroadcastCounters {
   deliveries: number;
@@ -70,7 +70,8 @@ export class BroadcastServer {
   readonly http: http.Server;
   readonly counters: BroadcastCounters = { deliveries: 0, deltas: 0, keyframes: 0, plain: 0, polling: 0, skipped: 0, bytes: 0 };
   private readonly log: Logger;
-  private readonly groups = new Map<string, Set<Frontend>>();
+  /** The frontends of each group code, and the code's FrameBus subscription. */
+  private readonly groups = new Map<string, Group>();
   private readonly stale = new Set<Frontend>();
   private staleTimer: NodeJS.Timeout | null = null;
   /** Connected frontends that have not logged on yet (closed after IDLE_SOCKET_TIMEOUT_MS). */
@@ -94,7 +95,7 @@ export class BroadcastServer {
       ...baseIoOptions(c, (req, cb) => this.addresses.allowRequest(req, cb)),
       destroyUpgrade: false, // refuseUnknownUpgrades answers them instead
       // Negotiated with context takeover; ws itself never compresses (websocket.ts).
-      perMessageDeflate: c.COMPRESSION ? { threshold: 1024, serverNoContextTakeover: false, serverMaxWindowBits: 15 } : false,
+      perMessageDeflate: c.COMPRESSION ? { threshold: DEFLATE_THRESHOLD_BYTES, serverNoContextTakeover: false, serverMaxWindowBits: 15 } : false,
       wsEngine: BroadcastWebSocketServer,
       adapter: LocalAdapter,
     });
@@ -106,7 +107,7 @@ export class BroadcastServer {
     this.addresses = new AddressLimiter(c.MAX_SOCKETS_PER_ADDRESS);
     this.addresses.attach(this.io);
     this.io.on('connection', (socket) => this.onConnection(socket));
-    this.idleTimer = setInterval(() => this.closeIdle(Date.now()), Math.max(50, Math.min(5000, Math.floor(c.IDLE_SOCKET_TIMEOUT_MS / 3))));
+    this.idleTimer = setInterval(() => this.closeIdle(Date.now()), idleSweepMs(c.IDLE_SOCKET_TIMEOUT_MS));
     this.idleTimer.unref();
   }
 
@@ -165,10 +166,14 @@ export class BroadcastServer {
       frontend.groupCode = groupCode;
       this.waiting.delete(frontend);
       let group = this.groups.get(groupCode);
-      if (!group) this.groups.set(groupCode, (group = new Set()));
-      group.add(frontend);
+      if (!group) {
+        const frontends = new Set<Frontend>();
+        group = { frontends, unsubscribe: this.deps.frames.subscribe(groupCode, (packet) => this.publish(frontends, packet)) };
+        this.groups.set(groupCode, group);
+      }
+      group.frontends.add(frontend);
       socket.emit('logon_success', JSON.stringify({ groupCode, msg: `Logon succeeded for group code ${groupCode}` }));
-      const latest = this.deps.latestFrame(groupCode);
+      const latest = this.deps.frames.latest(groupCode);
       if (latest) this.deliver(frontend, latest);
     });
     socket.on('disconnect', () => {
@@ -176,16 +181,17 @@ export class BroadcastServer {
       this.waiting.delete(frontend);
       if (frontend.groupCode === null) return;
       const group = this.groups.get(frontend.groupCode);
-      group?.delete(frontend);
-      if (group && group.size === 0) this.groups.delete(frontend.groupCode);
+      group?.frontends.delete(frontend);
+      if (group && group.frontends.size === 0) {
+        group.unsubscribe();
+        this.groups.delete(frontend.groupCode);
+      }
     });
   }
 
-  /** One frame to every frontend of its group; the compressed bytes are shared. */
-  publish(packet: FramePacket): void {
-    const group = this.groups.get(packet.groupCode);
-    if (!group) return;
-    for (const frontend of group) this.deliver(frontend, packet);
+  /** One frame to every frontend of its group (the FrameBus subscription); the compressed bytes are shared. */
+  private publish(frontends: Set<Frontend>, packet: FramePacket): void {
+    for (const frontend of frontends) this.deliver(frontend, packet);
   }
 
   private deliver(f: Frontend, packet: FramePacket): void {
@@ -200,7 +206,7 @@ export class BroadcastServer {
       c.deliveries++;
       return;
     }
-    if (f.ws.bufferedAmount > MAX_BUFFERED_BYTES) return this.skip(f, packet);
+    if (f.ws.bufferedAmount > this.deps.config.FRONTEND_MAX_BUFFERED_BYTES) return this.skip(f, packet);
     if (f.mode === 'delta' && packet.delta && f.lastFrameNo === packet.frameNo - 1) {
       f.ws.sendRaw(packet.delta, true);
       c.bytes += packet.delta.byteLength;
@@ -233,12 +239,12 @@ export class BroadcastServer {
   private retryStale(): void {
     for (const f of this.stale) {
       const drained = f.ws
-        ? f.ws.bufferedAmount <= MAX_BUFFERED_BYTES / 4
+        ? f.ws.bufferedAmount <= this.deps.config.FRONTEND_MAX_BUFFERED_BYTES / DRAINED_DIVISOR
         : (f.socket.conn as unknown as { writeBuffer: unknown[] }).writeBuffer.length === 0;
       if (!drained) continue;
       this.stale.delete(f);
       // The match's latest frame; the last one skipped when the match is gone meanwhile (its final frame).
-      const latest = (f.groupCode !== null ? this.deps.latestFrame(f.groupCode) : undefined) ?? f.skippedFrame;
+      const latest = (f.groupCode !== null ? this.deps.frames.latest(f.groupCode) : undefined) ?? f.skippedFrame;
       f.skippedFrame = undefined;
       if (latest && latest.frameNo !== f.lastFrameNo) this.deliver(f, latest);
     }
@@ -248,18 +254,18 @@ export class BroadcastServer {
     }
   }
 
-  /** The most bytes queued in any logged-on frontend's WebSocket now (metrics: frames are skipped past MAX_BUFFERED_BYTES). */
+  /** The most bytes queued in any logged-on frontend's WebSocket now (metrics: frames are skipped past FRONTEND_MAX_BUFFERED_BYTES). */
   maxBufferedBytes(): number {
     let max = 0;
-    for (const g of this.groups.values()) for (const f of g) if (f.ws) max = Math.max(max, f.ws.bufferedAmount);
+    for (const g of this.groups.values()) for (const f of g.frontends) if (f.ws) max = Math.max(max, f.ws.bufferedAmount);
     return max;
   }
 
   /** Frontends currently logged on to a group. */
   frontendCount(groupCode?: string): number {
-    if (groupCode !== undefined) return this.groups.get(groupCode)?.size ?? 0;
+    if (groupCode !== undefined) return this.groups.get(groupCode)?.frontends.size ?? 0;
     let n = 0;
-    for (const g of this.groups.values()) n += g.size;
+    for (const g of this.groups.values()) n += g.frontends.size;
     return n;
   }
 
@@ -273,7 +279,7 @@ export class BroadcastServer {
     if (this.staleTimer) clearInterval(this.staleTimer);
     const closing = this.io.close(); // also closes the HTTP server, once every connection is gone
     // A peer that does not read never completes the WebSocket closing handshake: cut it after a second.
-    const timer = setTimeout(() => { for (const socket of this.connections) socket.destroy(); }, 1000);
+    const timer = setTimeout(() => { for (const socket of this.connections) socket.destroy(); }, BROADCAST_CLOSE_GRACE_MS);
     await closing;
     clearTimeout(timer);
   }

@@ -4,7 +4,7 @@
 // bounds (INGEST_BACKLOG_PER_SOCKET messages, INGEST_BACKLOG_BYTES_PER_SOCKET characters) is shed.
 //
 // Why a backlog: socket.io-client buffers every emit while it is disconnected and sends them all at
-// once after its reconnection (clients.md 1.5), so a real observer back from an outage arrives as a
+// once after its reconnection (docs/client-contract.md 1.5), so a real observer back from an outage arrives as a
 // burst of everything it sent meanwhile. Shedding that burst loses match data. Queueing it costs a
 // flooder nothing more than before: its socket still gets no more than the rate forwarded (so no
 // more of its shard's time), its waiting messages are bounded in count and size, and the rest is

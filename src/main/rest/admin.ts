@@ -10,20 +10,21 @@
 //
 // The state-changing routes take Bearer only: a browser sends cached Basic credentials with
 // cross-site form posts, but a cross-site page cannot set an Authorization header it does not know.
-import { MAX_DASHBOARDS, type Dashboard } from '../admin/dashboard.js';
+import type { Dashboard } from '../admin/dashboard.js';
 import type { AdminTokens } from '../admin/tokens.js';
 import { DASHBOARD_HTML } from '../admin/dashboard-page.js';
 import { clientAddress } from '../client-address.js';
-import type { IngestServer } from '../ingest/server.js';
+import { DASHBOARD_RECONNECT_MS, MAX_GROUP_CODE_LENGTH } from '../limits.js';
 import type { Logger } from '../log.js';
-import type { MatchHub } from '../matches/hub.js';
+import type { MatchLifecycle } from '../matches/lifecycle.js';
+import type { MatchDirectory } from '../ports/match-directory.js';
 import type { Reply, Request, Router } from './http.js';
 
 export interface AdminRouteDeps {
   tokens: AdminTokens;
   dashboard: Dashboard;
-  hub: MatchHub;
-  ingest: IngestServer;
+  directory: MatchDirectory;
+  lifecycle: MatchLifecycle;
   trustProxy: boolean;
   log: Logger;
 }
@@ -33,7 +34,7 @@ const NO_STORE = { 'Cache-Control': 'no-store' };
 function decodeParam(raw: string): string | null {
   try {
     const value = decodeURIComponent(raw);
-    return value.length > 0 && value.length <= 64 ? value : null;
+    return value.length > 0 && value.length <= MAX_GROUP_CODE_LENGTH ? value : null;
   } catch {
     return null;
   }
@@ -69,8 +70,8 @@ export function registerAdmin(router: Router, deps: AdminRouteDeps): void {
   router.get('/dashboard/events', (req, reply) => {
     const tokenId = authorize(req, reply, true);
     if (tokenId === null) return;
-    if (deps.dashboard.openDashboards >= MAX_DASHBOARDS) return reply.error(503, 'Too many open dashboards');
-    const stream = reply.stream(200, 'text/event-stream; charset=utf-8', { ...NO_STORE, 'X-Accel-Buffering': 'no' }, 'retry: 2000\n\n');
+    if (deps.dashboard.full) return reply.error(503, 'Too many open dashboards');
+    const stream = reply.stream(200, 'text/event-stream; charset=utf-8', { ...NO_STORE, 'X-Accel-Buffering': 'no' }, `retry: ${DASHBOARD_RECONNECT_MS}\n\n`);
     if (!deps.dashboard.attach(stream)) stream.end();
     log.debug({ tokenId, client: client(req) }, 'admin: dashboard event stream opened');
   });
@@ -86,13 +87,13 @@ export function registerAdmin(router: Router, deps: AdminRouteDeps): void {
     const tokenId = authorize(req, reply, false);
     if (tokenId === null) return;
     const groupCode = decodeParam(req.params[0]);
-    const match = groupCode === null ? undefined : deps.hub.registry.get(groupCode);
+    const match = groupCode === null ? undefined : deps.directory.get(groupCode);
     if (groupCode === null || !match) {
       log.info({ tokenId, action: 'force_end', groupCode, client: client(req), result: 'not_found' }, 'admin action: force-end of an unknown match');
       return reply.error(404, 'Match not found');
     }
     log.info({ tokenId, action: 'force_end', groupCode, matchId: match.matchId, client: client(req) }, 'admin action: force-end');
-    const removed = await deps.hub.forceEnd(groupCode);
+    const removed = await deps.lifecycle.forceEnd(groupCode);
     if (!removed) {
       log.error({ tokenId, action: 'force_end', groupCode }, 'admin action: force-end not confirmed by the shard');
       return reply.error(500, 'The match was not removed in time');
@@ -100,17 +101,17 @@ export function registerAdmin(router: Router, deps: AdminRouteDeps): void {
     reply.send(200, 'application/json; charset=utf-8', JSON.stringify({ groupCode, ended: true }), NO_STORE);
   });
 
-  router.post('/admin/matches/:groupCode/secret', (req, reply) => {
+  router.post('/admin/matches/:groupCode/secret', async (req, reply) => {
     const tokenId = authorize(req, reply, false);
     if (tokenId === null) return;
     const groupCode = decodeParam(req.params[0]);
-    const secret = groupCode === null ? undefined : deps.hub.rotateSecret(groupCode);
-    if (groupCode === null || secret === undefined) {
+    // The old secret no longer matches; the sessions that used it end and their sockets close.
+    const rotated = groupCode === null ? undefined : await deps.lifecycle.rotateSecret(groupCode);
+    if (groupCode === null || rotated === undefined) {
       log.info({ tokenId, action: 'rotate_secret', groupCode, client: client(req), result: 'not_found' }, 'admin action: secret rotation of an unknown match');
       return reply.error(404, 'Match not found');
     }
-    // The old secret no longer matches; the sessions that used it end and their sockets close.
-    const closedSessions = deps.ingest.endObserverSessions(groupCode);
+    const { secret, closedSessions } = rotated;
     log.info({ tokenId, action: 'rotate_secret', groupCode, closedSessions, client: client(req) }, 'admin action: group secret rotated');
     reply.send(200, 'application/json; charset=utf-8', JSON.stringify({ groupCode, groupSecret: secret, closedSessions }), NO_STORE);
   });

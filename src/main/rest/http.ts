@@ -8,6 +8,7 @@
 //   response must never be touched again.
 // - Writes of one response happen inside res.cork (one syscall, and required outside the handler).
 // - onData chunks are neutered after the callback: they are copied.
+import { MAX_URL_LENGTH } from '../limits.js';
 import type { Logger } from '../log.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from '../uws.js';
 
@@ -27,12 +28,9 @@ const STATUS_TEXT: Record<number, string> = {
 
 const statusLine = (status: number): string => STATUS_TEXT[status] ?? `${status} Status`;
 
-/**
- * Longest path plus query a route takes (414 { error } above). uWS itself refuses requests whose
- * headers exceed UWS_HTTP_MAX_HEADERS_SIZE (raised to 64 KiB in uws-env.ts) with a bare 431, so
- * everything between the two gets the router's answer with the CORS header.
- */
-export const MAX_URL_LENGTH = 8192;
+// MAX_URL_LENGTH: longest path plus query a route takes (414 { error } above). uWS itself refuses
+// requests whose headers exceed UWS_HTTP_MAX_HEADERS_SIZE (raised to 64 KiB in uws-env.ts) with a
+// bare 431, so everything between the two gets the router's answer with the CORS header.
 const urlTooLong = (req: HttpRequest): boolean => req.getUrl().length + (req.getQuery()?.length ?? 0) > MAX_URL_LENGTH;
 
 /**

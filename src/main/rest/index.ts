@@ -1,17 +1,18 @@
-// REST API (5101) on uWebSockets.js directly: one file per route group, wired here.
-// Every response carries Access-Control-Allow-Origin: *; unknown routes answer 404 { error }.
-import { Dashboard } from '../admin/dashboard.js';
-import { parseAdminTokens } from '../admin/tokens.js';
-import { createKeyValidator, type KeyValidator } from '../backend/key-validation.js';
-import { KeysFile } from '../backend/keys-file.js';
-import type { BroadcastServer } from '../broadcast/server.js';
-import type { IngestServer } from '../ingest/server.js';
-import type { MatchHub } from '../matches/hub.js';
-import { createSupportPackages } from '../backend/store.js';
+// REST API (5101) on uWebSockets.js directly: one file per route group, registered here with what
+// each needs (the composition root, service.ts, builds it all). Every response carries
+// Access-Control-Allow-Origin: *; unknown routes answer 404 { error }.
+import type { Dashboard } from '../admin/dashboard.js';
+import type { AdminTokens } from '../admin/tokens.js';
+import type { Outbound } from '../backend/http.js';
+import type { KeyValidator } from '../backend/key-validation.js';
+import type { SupportPackages } from '../backend/store.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import { MemoryPreviewStore, type PreviewStore } from '../stores/previews.js';
-import { MemoryTeamInfoStore, type TeamInfoStore } from '../stores/team-info.js';
+import type { MatchLifecycle } from '../matches/lifecycle.js';
+import type { FrameBus } from '../ports/frame-bus.js';
+import type { MatchDirectory } from '../ports/match-directory.js';
+import type { PreviewStore } from '../ports/preview-store.js';
+import type { TeamInfoStore } from '../ports/team-info-store.js';
 import type { TemplatedApp } from '../uws.js';
 import { registerAdmin } from './admin.js';
 import { createRouter } from './http.js';
@@ -26,83 +27,32 @@ import { registerTeamInfo } from './team-info.js';
 export interface RestDeps {
   config: Config;
   log: Logger;
-  version: string;
-  /** Effective local access key ('' = none). */
-  authKey: string;
-  matchesRunning(): number;
-}
-
-/** The live side of the service, for the routes that read or act on live matches. */
-export interface LiveDeps {
-  hub: MatchHub;
-  ingest: IngestServer;
-  broadcast: BroadcastServer;
-}
-
-export interface RestApi {
-  /** Registers every route; `live` enables /match/:groupCode and (with ADMIN_TOKEN) the admin routes. */
-  register(app: TemplatedApp, live?: LiveDeps): void;
-  /** Clears the timers (preview expiry, team-info cleanup). */
-  close(): void;
-  /** The key validity chain, also used by the observer logon. */
+  /** The key validity chain (also used by the observer logon). */
   keys: KeyValidator;
-  teamInfo: TeamInfoStore;
   previews: PreviewStore;
-  /** KEYS_FILE, when configured. */
-  keysFile?: KeysFile;
-  /** The operator dashboard's data (with ADMIN_TOKEN, once registered). */
-  readonly dashboard: Dashboard | null;
+  teamInfo: TeamInfoStore;
+  directory: MatchDirectory;
+  frames: FrameBus;
+  /** USE_BACKEND: support packages and the OAuth exchange. */
+  backend?: { packages: SupportPackages; request: Outbound };
+  /** ADMIN_TOKEN: the operator routes. */
+  admin?: { tokens: AdminTokens; dashboard: Dashboard; lifecycle: MatchLifecycle };
 }
 
-/**
- * Upper bound of the bytes all stored previews may hold together (their JSON text). With the
- * defaults (10,000 previews, 1 MiB bodies) the count alone would allow 10 GB; real previews are
- * a few KB, so this only stops abuse. Past it, creation answers 503 like the count bound.
- */
-export const PREVIEW_STORE_MAX_BYTES = 256 * 1024 * 1024;
-
-export function createRestApi(deps: RestDeps): RestApi {
+export function registerRestRoutes(app: TemplatedApp, deps: RestDeps): void {
   const { config } = deps;
-  const log = deps.log.child({ module: 'rest' });
-  // Read now: a missing or invalid KEYS_FILE stops the start (ConfigError).
-  const keysFile = config.KEYS_FILE ? new KeysFile(config.KEYS_FILE, deps.log) : undefined;
-  const keys = createKeyValidator({ config, log: deps.log, authKey: deps.authKey, keysFile });
-  const adminTokens = parseAdminTokens(config.ADMIN_TOKEN);
-  let dashboard: Dashboard | null = null;
-  const previews = new MemoryPreviewStore({ ttlMs: config.PREVIEW_TTL_MS, maxEntries: config.PREVIEW_MAX, maxBytes: PREVIEW_STORE_MAX_BYTES });
-  const teamInfo = new MemoryTeamInfoStore({ ttlMs: config.TEAM_INFO_TTL_MS, cleanupMs: config.TEAM_INFO_CLEANUP_MS });
-  const packages = config.USE_BACKEND ? createSupportPackages(config, deps.log) : undefined;
-
-  return {
-    keys,
-    teamInfo,
-    previews,
-    keysFile,
-    get dashboard() {
-      return dashboard;
-    },
-    register(app, live) {
-      const router = createRouter(app, log, config.MAX_BODY_BYTES);
-      registerStatus(router, deps.matchesRunning);
-      registerMatchData(router, () => live?.hub.registry);
-      if (live && adminTokens.enabled) {
-        dashboard = new Dashboard(live);
-        registerAdmin(router, { tokens: adminTokens, dashboard, hub: live.hub, ingest: live.ingest, trustProxy: config.TRUST_PROXY, log: deps.log });
-      }
-      registerPreviews(router, { store: previews, keys, log: deps.log });
-      registerOrg(router, keys);
-      registerTeamInfo(router, teamInfo);
-      if (packages) {
-        registerSupport(router, packages);
-        registerOAuth(router, config, deps.log);
-      }
-      router.finish();
-    },
-    close() {
-      previews.close();
-      teamInfo.close();
-      keysFile?.close();
-      dashboard?.close();
-    },
-  };
+  const router = createRouter(app, deps.log.child({ module: 'rest' }), config.MAX_BODY_BYTES);
+  registerStatus(router, () => deps.directory.count());
+  registerMatchData(router, deps.frames);
+  if (deps.admin) {
+    registerAdmin(router, { ...deps.admin, directory: deps.directory, trustProxy: config.TRUST_PROXY, log: deps.log });
+  }
+  registerPreviews(router, { store: deps.previews, keys: deps.keys, log: deps.log });
+  registerOrg(router, deps.keys);
+  registerTeamInfo(router, deps.teamInfo);
+  if (deps.backend) {
+    registerSupport(router, deps.backend.packages);
+    registerOAuth(router, config, deps.log, deps.backend.request);
+  }
+  router.finish();
 }

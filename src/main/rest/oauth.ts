@@ -1,8 +1,9 @@
-// GET /client/oauth-callback?code= (only when USE_BACKEND=true; interface-spec 4.7).
+// GET /client/oauth-callback?code= (only when USE_BACKEND=true; docs/interface.md 4.7).
 // Success is an HTML page: the user's display name, a redirect to the client's deeplink after
 // 2 seconds (meta refresh: no script at all), and a button with the same link. Every value from
 // the provider is URL-encoded into the link and HTML-escaped into the page.
 import { exchangeOAuthCode, type OAuthUser } from '../backend/oauth.js';
+import type { Outbound } from '../backend/http.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { queryParam, type Router } from './http.js';
@@ -61,11 +62,11 @@ const PAGE_HEADERS = {
   'Cache-Control': 'no-store',
 };
 
-export function registerOAuth(router: Router, config: Config, log: Logger): void {
+export function registerOAuth(router: Router, config: Config, log: Logger, request: Outbound): void {
   router.get('/client/oauth-callback', async (req, reply) => {
     const code = queryParam(req, 'code');
     if (!code) return reply.error(400, 'Authorization code is required');
-    const result = await exchangeOAuthCode(config, log, code);
+    const result = await exchangeOAuthCode(config, log, code, request);
     if (!result.ok) return reply.error(result.status, result.error);
     const { user } = result;
     reply.html(200, successPage(user.globalName ?? user.username, deeplinkFor(config.SPECTRA_CLIENT_DEEPLINK, user)), PAGE_HEADERS);

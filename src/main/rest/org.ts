@@ -1,4 +1,4 @@
-// GET /getOrgForKey?key= (interface-spec 4.4): KEYS_FILE, then the backend; no AUTH_KEY shortcuts.
+// GET /getOrgForKey?key= (docs/interface.md 4.4): KEYS_FILE, then the backend; no AUTH_KEY shortcuts.
 import type { KeyValidator } from '../backend/key-validation.js';
 import { queryParam, type Router } from './http.js';
 

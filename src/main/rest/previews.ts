@@ -1,13 +1,13 @@
-// PUT /createPreview and GET /preview/:previewCode (interface-spec 4.2, 4.3, 3.1).
+// PUT /createPreview and GET /preview/:previewCode (docs/interface.md 4.2, 4.3, 3.1).
 import crypto from 'node:crypto';
 import type { KeyValidator } from '../backend/key-validation.js';
+import { PREVIEW_CODE_ATTEMPTS, PREVIEW_CODE_LENGTH as CODE_LENGTH } from '../limits.js';
 import type { Logger } from '../log.js';
-import type { PreviewStore } from '../stores/previews.js';
+import type { PreviewStore } from '../ports/preview-store.js';
 import type { Reply, Router } from './http.js';
 
-/** Group and preview code alphabet (interface-spec 2.9): no I, no O. */
+/** Group and preview code alphabet (docs/interface.md 2.9): no I, no O. */
 export const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ0123456789';
-export const CODE_LENGTH = 6;
 
 export function randomCode(): string {
   let code = '';
@@ -49,13 +49,20 @@ export interface PreviewRouteDeps {
 export function registerPreviews(router: Router, deps: PreviewRouteDeps): void {
   const log = deps.log.child({ module: 'previews' });
 
-  /** A fresh random code not in use (a collision would overwrite someone else's preview). */
-  async function freshCode(): Promise<string> {
-    for (let attempt = 0; attempt < 8; attempt++) {
-      const code = randomCode();
-      if ((await deps.store.get(code)) === undefined) return code;
+  /**
+   * The record under a fresh random code: created only where no preview is (a collision would
+   * overwrite someone else's preview); after PREVIEW_CODE_ATTEMPTS collisions, under one more code.
+   */
+  async function storeUnderFreshCode(record: Record<string, unknown>): Promise<{ previewCode: string; stored: 'stored' | 'full' }> {
+    for (let attempt = 0; attempt < PREVIEW_CODE_ATTEMPTS; attempt++) {
+      const previewCode = randomCode();
+      record.previewCode = previewCode;
+      const stored = await deps.store.create(previewCode, JSON.stringify(record));
+      if (stored !== 'exists') return { previewCode, stored };
     }
-    return randomCode();
+    const previewCode = randomCode();
+    record.previewCode = previewCode;
+    return { previewCode, stored: await deps.store.put(previewCode, JSON.stringify(record)) };
   }
 
   router.put('/createPreview', async (req, reply) => {
@@ -79,16 +86,19 @@ export function registerPreviews(router: Router, deps: PreviewRouteDeps): void {
 
     // Rules 3 and 4 (and rule 6 for the members the record needs).
     const supplied = data.previewCode;
-    const previewCode = typeof supplied === 'string' && supplied.length === CODE_LENGTH ? supplied : await freshCode();
-    let json: string;
+    const chosen = typeof supplied === 'string' && supplied.length === CODE_LENGTH ? supplied : undefined;
+    let record: Record<string, unknown>;
     try {
-      json = JSON.stringify(buildPreviewRecord(data, previewCode, validity.organizationId ?? ''));
+      // Under a generated code, the code is set (and the text made) per attempt.
+      record = buildPreviewRecord(data, chosen ?? '', validity.organizationId ?? '');
     } catch (err) {
       return invalid(reply, err instanceof InvalidPreview ? err.message : 'The preview data cannot be stored');
     }
 
     // Rule 5.
-    const stored = await deps.store.put(previewCode, json);
+    const { previewCode, stored } = chosen !== undefined
+      ? { previewCode: chosen, stored: await deps.store.put(chosen, JSON.stringify(record)) }
+      : await storeUnderFreshCode(record);
     if (stored === 'full') {
       log.warn('preview store full: creation refused');
       return reply.error(503, 'Too many previews stored, try again later');

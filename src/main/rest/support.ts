@@ -1,4 +1,4 @@
-// GET /getSupportPackages (only when USE_BACKEND=true; interface-spec 4.6).
+// GET /getSupportPackages (only when USE_BACKEND=true; docs/interface.md 4.6).
 import type { SupportPackages } from '../backend/store.js';
 import type { Router } from './http.js';
 

@@ -1,12 +1,12 @@
-// GET /getTeamInfoForCode?groupCode= (interface-spec 4.5; clients.md 5.3).
-import type { TeamInfoStore } from '../stores/team-info.js';
+// GET /getTeamInfoForCode?groupCode= (docs/interface.md 4.5; docs/client-contract.md 5.3).
+import type { TeamInfoStore } from '../ports/team-info-store.js';
 import { queryParam, type Router } from './http.js';
 
 export function registerTeamInfo(router: Router, store: TeamInfoStore): void {
-  router.get('/getTeamInfoForCode', (req, reply) => {
+  router.get('/getTeamInfoForCode', async (req, reply) => {
     const groupCode = queryParam(req, 'groupCode');
     if (!groupCode) return reply.error(400, 'Group code is required');
-    const info = store.get(groupCode);
+    const info = await store.get(groupCode);
     if (!info) return reply.error(404, 'Group code not found');
     reply.json(200, info);
   });

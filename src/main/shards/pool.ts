@@ -4,7 +4,7 @@
 //
 // Crash recovery: every batch ends with a `mark`; batches are retained here until a snapshot round
 // of the shard covers them (ShardOut.snapshots.mark). When a shard thread dies, a new one gets the
-// matches' latest snapshots (restore commands from the hub), then the retained batches again: those
+// matches' latest snapshots (restore commands from matches/recovery.ts), then the retained batches again: those
 // the old thread had already acknowledged (ShardOut.ack) muted, the others as new. A thread that
 // dies again within CRASH_WINDOW_MS gets the snapshots only, a third time nothing (docs/reliability.md).
 import { Worker } from 'node:worker_threads';
@@ -215,7 +215,7 @@ export class ShardPool {
   private queued = 0;
 
   /** One postMessage per shard per batch window: a message costs the same whether it carries one
-   *  payload or fifty (stack.md), and the window is small next to the 100 ms frame interval. */
+   *  payload or fifty (docs/stack-notes.md 4), and the window is small next to the 100 ms frame interval. */
   private schedule(): void {
     if (++this.queued >= MAX_BATCH_COMMANDS) return this.flush();
     if (this.flushScheduled) return;

@@ -1,5 +1,5 @@
 // socket.io's attachApp() patches socket-io-adapter's Adapter.prototype for the whole process and
-// captures the uWS app attached last (stack.md): room publishes, and with connection state
+// captures the uWS app attached last (docs/stack-notes.md 3): room publishes, and with connection state
 // recovery even per-socket emits, of one server would go out through the other server's app.
 // The patch also breaks a socket.io server on node:http in the same process ("websocket.subscribe
 // is not a function"). Each of our servers therefore gets an adapter class whose methods never

@@ -1,14 +1,15 @@
-// One Socket.IO server on one uWS app, configured the way the real clients expect (clients.md 1.1):
+// One Socket.IO server on one uWS app, configured the way the real clients expect (docs/client-contract.md 1.1):
 // default path and namespace, polling and websocket, CORS *, the default heartbeat, deflate above 1 KiB.
 import { Server } from 'socket.io';
 import type { Adapter } from 'socket.io-adapter';
 import type { Config } from '../config.js';
+import { DEFLATE_THRESHOLD_BYTES, UWS_IDLE_TIMEOUT_S } from '../limits.js';
 import { DISABLED, SHARED_COMPRESSOR, type TemplatedApp } from '../uws.js';
 import { answerUnknownPathsUws, SOCKET_IO_PATH } from './unknown-paths.js';
 
 export interface IoServerOptions {
   adapter: typeof Adapter;
-  /** Connection state recovery (ingestion only, clients.md 1.5). */
+  /** Connection state recovery (ingestion only, docs/client-contract.md 1.5). */
   recovery: boolean;
   /** Per-socket send buffer limit in bytes (uWS maxBackpressure). */
   maxBackpressure: number;
@@ -16,7 +17,7 @@ export interface IoServerOptions {
   allowRequest?: (req: unknown, callback: (err: string | null | undefined, success: boolean) => void) => void;
 }
 
-/** The options both listeners share: what the real clients expect (clients.md 1.1). */
+/** The options both listeners share: what the real clients expect (docs/client-contract.md 1.1). */
 export function baseIoOptions(config: Config, allowRequest?: IoServerOptions['allowRequest']) {
   return {
     path: SOCKET_IO_PATH,
@@ -29,14 +30,14 @@ export function baseIoOptions(config: Config, allowRequest?: IoServerOptions['al
     connectTimeout: config.IDLE_SOCKET_TIMEOUT_MS,
     maxHttpBufferSize: config.MAX_MESSAGE_BYTES,
     ...(allowRequest ? { allowRequest: allowRequest as never } : {}),
-    httpCompression: config.COMPRESSION ? { threshold: 1024 } : false as const,
+    httpCompression: config.COMPRESSION ? { threshold: DEFLATE_THRESHOLD_BYTES } : false as const,
   };
 }
 
 export function createIoServer(app: TemplatedApp, config: Config, options: IoServerOptions): Server {
   const io = new Server({
     ...baseIoOptions(config, options.allowRequest),
-    perMessageDeflate: config.COMPRESSION ? { threshold: 1024 } : false,
+    perMessageDeflate: config.COMPRESSION ? { threshold: DEFLATE_THRESHOLD_BYTES } : false,
     adapter: options.adapter,
     ...(options.recovery
       ? { connectionStateRecovery: { maxDisconnectionDuration: config.RECOVERY_WINDOW_MS, skipMiddlewares: true } }
@@ -46,7 +47,7 @@ export function createIoServer(app: TemplatedApp, config: Config, options: IoSer
   const uwsOptions = {
     compression: config.COMPRESSION ? SHARED_COMPRESSOR : DISABLED,
     maxBackpressure: options.maxBackpressure,
-    idleTimeout: 120,
+    idleTimeout: UWS_IDLE_TIMEOUT_S,
   };
   io.attachApp(app, uwsOptions as unknown as Parameters<Server['attachApp']>[1]);
   // Every other path answers 404 { error } at once, like the REST port (unknown-paths.ts).
@@ -54,7 +55,7 @@ export function createIoServer(app: TemplatedApp, config: Config, options: IoSer
   return io;
 }
 
-/** Socket.IO payloads arrive as JSON strings (clients.md 1.2); plain objects are accepted too. */
+/** Socket.IO payloads arrive as JSON strings (docs/client-contract.md 1.2); plain objects are accepted too. */
 export function parsePayload(payload: unknown): { ok: true; value: unknown } | { ok: false; error: string } {
   if (typeof payload === 'string') {
     try {

@@ -13,7 +13,7 @@ import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node
 import type { Duplex } from 'node:stream';
 import type { TemplatedApp } from '../uws.js';
 
-/** Socket.IO's path on both listeners (clients.md 1.1); engine.io takes every URL that starts with it. */
+/** Socket.IO's path on both listeners (docs/client-contract.md 1.1); engine.io takes every URL that starts with it. */
 export const SOCKET_IO_PATH = '/socket.io/';
 
 const BODY = JSON.stringify({ error: 'Not found' });

@@ -1,4 +1,4 @@
-// Auxiliary messages (match-rules.md 5) and what an auxiliary session may send at all. Routing by
+// Auxiliary messages (docs/match-rules.md 5) and what an auxiliary session may send at all. Routing by
 // match id belongs to the caller; the auxiliary trust rule (auxSessionRefusal) is the engine's.
 
 import type { AbilitiesData, ScoreboardRow, TeamRow } from '../../schemas/messages.js';
@@ -8,7 +8,7 @@ import { detectPlantFromMoney } from './spike.js';
 import { playerById, playerInMatch, teamByStartTeam } from './teams.js';
 import type { MatchState, TeamState } from './types.js';
 
-/** The auxiliary types of match-rules.md 5: the only ones an auxiliary session may send (clients.md 4.4). */
+/** The auxiliary types of docs/match-rules.md 5: the only ones an auxiliary session may send (docs/client-contract.md 4.4). */
 export const AUX_TYPES: ReadonlySet<string> = new Set([
   'aux_scoreboard',
   'aux_scoreboard_team',
@@ -22,7 +22,7 @@ export const AUX_TYPES: ReadonlySet<string> = new Set([
  * The auxiliary trust rule (docs/reliability.md): an auxiliary session carries no key and the match id
  * and player ids are public, so its envelope is refused unless its type is one of AUX_TYPES
  * (`not_aux_type`, whatever else the envelope claims: groupCode, obsName, playerId) and its playerId
- * is the session's own player (`player_mismatch`; the real client always sends its own id, clients.md
+ * is the session's own player (`player_mismatch`; the real client always sends its own id, docs/client-contract.md
  * 4.4, and the envelope playerId decides whose health, abilities, icon and team rows change).
  * Null: it may be applied.
  */

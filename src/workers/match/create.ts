@@ -1,4 +1,4 @@
-// A new match's engine core for a successful first `obs_logon` (match-rules.md 2; initial values 16.3).
+// A new match's engine core for a successful first `obs_logon` (docs/match-rules.md 2; initial values 16.3).
 
 import { playercamFetchEffect } from './playercams.js';
 import { assignIngameIds, createTeam } from './teams.js';

@@ -1,4 +1,4 @@
-// One envelope into the engine (match-rules.md 3): time passes first (the timers due by the
+// One envelope into the engine (docs/match-rules.md 3): time passes first (the timers due by the
 // message's time fire, whether or not it is accepted), then the envelope is validated completely,
 // then the rule of its type applies, and every accepted message raises eventNumber (13).
 

@@ -1,4 +1,4 @@
-// `killfeed` (match-rules.md 4.3) and the killfeed fallbacks (section 11).
+// `killfeed` (docs/match-rules.md 4.3) and the killfeed fallbacks (section 11).
 
 import type { KillfeedData } from '../../schemas/messages.js';
 import { assistCodename } from './names.js';

@@ -1,4 +1,4 @@
-// `match_start` (match-rules.md 4.5): the match id, and the backend calls it asks for (effects the
+// `match_start` (docs/match-rules.md 4.5): the match id, and the backend calls it asks for (effects the
 // shell performs), then the MMR lookup's answer (4.5 step 3).
 
 import { playerInMatch } from './teams.js';

@@ -40,7 +40,7 @@ export class Match {
     this.groupCode = core.state.groupCode;
   }
 
-  /** A new match for a successful first `obs_logon` (match-rules.md 2). */
+  /** A new match for a successful first `obs_logon` (docs/match-rules.md 2). */
   static create(logon: MatchLogon, now: number, settings: EngineSettings): Match {
     return new Match(createCore(logon, now, settings));
   }
@@ -88,7 +88,7 @@ export class Match {
 
   /**
    * One envelope of this match's observer (`obs_data`; a parsed object, or a JSON string). Every type
-   * applies: the observer owns its match. `aux_*` records (replay files, clients.md 3.1) need the
+   * applies: the observer owns its match. `aux_*` records (replay files, docs/client-contract.md 3.1) need the
    * auxiliary envelope (`matchId`, `playerId`, which name nothing here: they apply to this match),
    * all others the observer envelope (`groupCode`); the caller has already routed it (the group
    * code check is the shell's). Runs the timers due by `now` first (also when the message is then
@@ -121,7 +121,7 @@ export class Match {
   }
 
   /**
-   * The player-camera service's answer (interface-spec 4.8; see playercams.ts for the accepted
+   * The player-camera service's answer (docs/interface.md 4.8; see playercams.ts for the accepted
    * forms). Returns false and changes nothing for an invalid answer.
    */
   applyPlayercams(result: unknown, now: number): boolean {
@@ -148,7 +148,7 @@ export class Match {
   /**
    * The match is over without `game_end`: operator force-end, inactivity removal, shutdown without
    * STATE_DIR. Only `isRunning` becomes false, so that its last frame says it ended; nothing else
-   * changes (no `game_end` phase, no round record, no post-match team info: match-rules.md 14.2
+   * changes (no `game_end` phase, no round record, no post-match team info: docs/match-rules.md 14.2
    * belongs to `game_end`). Raises eventNumber when that changed anything.
    */
   stopRunning(now: number): void {
@@ -185,7 +185,7 @@ export class Match {
   }
 
   /**
-   * Body of the backend register/update/complete calls (interface-spec 4.8): `{match: record}`, where
+   * Body of the backend register/update/complete calls (docs/interface.md 4.8): `{match: record}`, where
    * the record is the broadcast tree plus the logon's `leftTeam`/`rightTeam` and
    * `tools.playercamsInfo.endTime`; without eventNumber, timers, the group secret (never held here)
    * and the player-camera secret. A fresh top level over shared subtrees: serialize it at once.

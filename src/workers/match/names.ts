@@ -1,4 +1,4 @@
-// Name tables: the game's internal names → display names (match-rules.md, valorant-names.json).
+// Name tables: the game's internal names → display names (docs/match-rules.md, valorant-names.json).
 // Every lookup goes through a Map built once at load, so inherited keys such as
 // "constructor" or "__proto__" can never match.
 

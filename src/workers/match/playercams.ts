@@ -1,4 +1,4 @@
-// Player cameras and name overrides (match-rules.md 2.5, interface-spec 4.8).
+// Player cameras and name overrides (docs/match-rules.md 2.5, docs/interface.md 4.8).
 //
 // The player-camera service is specified to answer `{nameOverrides: {<playerId>: <name>},
 // enabledPlayers: [<playerId>]}`, while the overlay reads `tools.nameOverrides.overrides` as JSON
@@ -48,7 +48,7 @@ function pairsFrom(value: unknown): Array<[string, string]> | undefined {
 
 /**
  * Applies an answer of the player-camera service. Returns false (and changes nothing) when the
- * answer lacks either member or has the wrong shape ("treated as invalid", interface-spec 4.8).
+ * answer lacks either member or has the wrong shape ("treated as invalid", docs/interface.md 4.8).
  */
 export function acceptPlayercams(core: EngineCore, result: unknown): boolean {
   if (typeof result !== 'object' || result === null) return false;

@@ -1,4 +1,4 @@
-// Players and the `roster` rule (match-rules.md 4.1, initial values 16.3).
+// Players and the `roster` rule (docs/match-rules.md 4.1, initial values 16.3).
 
 import type { RosterData } from '../../schemas/messages.js';
 import { agentProper, WEAPON_UNKNOWN } from './names.js';

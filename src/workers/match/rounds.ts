@@ -1,4 +1,4 @@
-// Round phases (match-rules.md 6), side switch and overtime (7), round records (8), `score` (4.9),
+// Round phases (docs/match-rules.md 6), side switch and overtime (7), round records (8), `score` (4.9),
 // `game_mode` (4.7), the side swaps (4.14, 4.15) and the game end (14.2).
 
 import type { RoundInfoData, ScoreData } from '../../schemas/messages.js';

@@ -1,4 +1,4 @@
-// Scoreboard rows: the observer `scoreboard` rule (match-rules.md 4.2), the shared row update
+// Scoreboard rows: the observer `scoreboard` rule (docs/match-rules.md 4.2), the shared row update
 // (4.2.1) used by observer and auxiliary rows, and the agent icon-suffix rules (section 12).
 
 import type { ScoreboardRow, TeamRow } from '../../schemas/messages.js';

@@ -1,4 +1,4 @@
-// Spike plant, detonation, defuse and the plant detection from money (match-rules.md 4.10, 9).
+// Spike plant, detonation, defuse and the plant detection from money (docs/match-rules.md 4.10, 9).
 
 import { playerById } from './teams.js';
 import type { MatchState, TeamState } from './types.js';

@@ -1,4 +1,4 @@
-// Teams (match-rules.md 2.3) and team lookups (section 3).
+// Teams (docs/match-rules.md 2.3) and team lookups (section 3).
 
 import type { AuthTeam, PlayerState, RoundRecordEntry, TeamState, MatchState } from './types.js';
 
@@ -33,7 +33,7 @@ function text(v: unknown): string {
 
 /**
  * Game team ids for the logon's teams: 0 for the team that starts on attack. If both (or neither)
- * claim to start on attack, left = 0 and right = 1 (match-rules.md 2.3, difference 6).
+ * claim to start on attack, left = 0 and right = 1 (docs/match-rules.md 2.3, difference 6).
  */
 export function assignIngameIds(left: AuthTeam, right: AuthTeam): { left: 0 | 1; right: 0 | 1; conflict: boolean } {
   const leftAttacks = left?.attackStart === true;

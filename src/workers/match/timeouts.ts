@@ -1,4 +1,4 @@
-// Team timeouts and the tech pause (match-rules.md 10.1, 10.2).
+// Team timeouts and the tech pause (docs/match-rules.md 10.1, 10.2).
 //
 // Timers are absolute times in `core.timers` (Infinity = none); advanceTimers() (timers.ts) fires
 // them in time order, the end timer before a countdown tick due at the same moment.

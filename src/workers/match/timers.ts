@@ -1,4 +1,4 @@
-// The engine's timers (match-rules.md 10: timeout countdown tick, timeout end, toast auto-off), kept
+// The engine's timers (docs/match-rules.md 10: timeout countdown tick, timeout end, toast auto-off), kept
 // as absolute times in `core.timers` (Infinity = none) and fired only by advanceTimers(): the engine
 // has no clock of its own.
 

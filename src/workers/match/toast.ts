@@ -1,4 +1,4 @@
-// `toast` toggle (match-rules.md 10.3) and its auto-off timer.
+// `toast` toggle (docs/match-rules.md 10.3) and its auto-off timer.
 
 import type { ToastData } from '../../schemas/messages.js';
 import { raise } from './timeouts.js';

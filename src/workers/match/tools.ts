@@ -1,4 +1,4 @@
-// Tools at match creation (match-rules.md 2.2): service defaults, shallow merge of the client's
+// Tools at match creation (docs/match-rules.md 2.2): service defaults, shallow merge of the client's
 // `toolsData`, timeout counters, watermark alias, supporter rules and the round-win-box spelling.
 
 import { ajv } from '../../schemas/messages.js';

@@ -1,5 +1,5 @@
 // State types of the match engine. The broadcast part (`MatchState`) has exactly the shape and key
-// order of the `match_data` tree (match-rules.md 16.2); src/schemas/match-data.ts is its JSON Schema.
+// order of the `match_data` tree (docs/match-rules.md 16.2); src/schemas/match-data.ts is its JSON Schema.
 // Internal data (timers, secrets, effects) lives in `EngineCore`, never inside `MatchState`.
 
 export type RoundRecordType = 'upcoming' | 'kills' | 'detonated' | 'defused' | 'timeout' | 'lost';
@@ -160,7 +160,7 @@ export interface RoundWinSponsor {
   [extra: string]: unknown;
 }
 
-/** The broadcast tree (match-rules.md 16.2), key order included. */
+/** The broadcast tree (docs/match-rules.md 16.2), key order included. */
 export interface MatchState {
   matchId: string;
   matchType: string;
@@ -214,7 +214,7 @@ export interface MatchLogon {
 }
 
 export interface EngineSettings {
-  /** appended to the sponsors of non-supporters (match-rules.md 2.2 step 5) */
+  /** appended to the sponsors of non-supporters (docs/match-rules.md 2.2 step 5) */
   sponsorLogoUrl: string;
 }
 
@@ -226,7 +226,7 @@ export type RejectReason =
   | 'invalid_data' // `data` does not match the type's schema
   | 'round_out_of_range' // round_info with roundNumber outside 1..99 (or not an integer)
   | 'unknown_sender' // aux_scoreboard_team whose sending player is in no team
-  | 'not_aux_type' // applyAux() (an auxiliary session) with a type that is not one of match-rules.md 5
+  | 'not_aux_type' // applyAux() (an auxiliary session) with a type that is not one of docs/match-rules.md 5
   | 'player_mismatch' // applyAux() with an envelope playerId that is not the session's player
   | 'match_ended'; // game_end was applied; the match only waits for its final frame
 
@@ -247,7 +247,7 @@ export type EngineEffect =
   | { kind: 'mmr_fetch'; matchId: string; playerIds: string[] }
   /** player-camera service; the secret is read from Match.playercamSecret, answer with applyPlayercams() */
   | { kind: 'playercam_fetch'; identifier: string }
-  /** post-match team info (match-rules.md 14.2 step 3), added to the group's team-info entry */
+  /** post-match team info (docs/match-rules.md 14.2 step 3), added to the group's team-info entry */
   | {
       kind: 'team_info_final';
       info: { higherScore: 0 | 1; tournamentInfo: unknown; sponsorInfo: unknown; isSupporter: boolean };

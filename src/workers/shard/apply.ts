@@ -1,4 +1,4 @@
-// Messages into the engine (match-rules.md 3): the parse (nesting depth first), the routing checks
+// Messages into the engine (docs/match-rules.md 3): the parse (nesting depth first), the routing checks
 // that need the parsed envelope (the observer's group code, the auxiliary session's match id and
 // the auxiliary trust rule, docs/architecture.md "Why the routing checks sit where they do"), the
 // replay recording, then Match.apply/applyAux, which also runs the timers due by the message's time.
@@ -15,7 +15,7 @@ export function applyObs(shard: Shard, groupCode: string, raw: string, receivedA
   const env = parse(shard, raw, groupCode, slot);
   if (!env) return;
   const type = typeof env.type === 'string' ? env.type : '?';
-  // Recorded auxiliary records (replays, clients.md 3.1) carry a match id, not a group code: they go
+  // Recorded auxiliary records (replays, docs/client-contract.md 3.1) carry a match id, not a group code: they go
   // to the session's own match, whatever match id, group code or player they name. The observer
   // owns that match (it holds the group secret) and may set any of its state anyway.
   if (env.groupCode !== groupCode && !type.startsWith('aux_')) return shard.drops.drop(groupCode, slot, 'group_mismatch', type);

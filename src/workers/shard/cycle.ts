@@ -27,7 +27,7 @@ export function runCycle(shard: Shard): void {
 }
 
 /**
- * match-rules.md 14.1: no frame for INACTIVITY_TIMEOUT_MS (a running timeout's frames keep a match
+ * docs/match-rules.md 14.1: no frame for INACTIVITY_TIMEOUT_MS (a running timeout's frames keep a match
  * alive). A match with a change pending is not inactive: its frame is about to go out.
  */
 function inactive(shard: Shard, slot: Slot, now: number): boolean {

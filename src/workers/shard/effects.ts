@@ -18,7 +18,7 @@ export function forwardEffects(slot: Slot, out: Outbox): void {
         backend = { kind: 'update', groupCode, matchId, body: slot.match.registerBody() };
         break;
       case 'complete':
-        // Sent by Shard.remove(), after the final frame is out (match-rules.md 14.2 step 6).
+        // Sent by Shard.remove(), after the final frame is out (docs/match-rules.md 14.2 step 6).
         break;
       case 'stats_add':
         backend = { kind: 'stats_add', groupCode, matchId };

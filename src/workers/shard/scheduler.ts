@@ -1,4 +1,4 @@
-// When frames go out (match-rules.md 13; docs/architecture.md, "The broadcast cycle"): a changed
+// When frames go out (docs/match-rules.md 13; docs/architecture.md, "The broadcast cycle"): a changed
 // match whose last frame is at least one interval old goes out at once after the batch (leading
 // edge); otherwise one timer fires when the earliest pending match is due. At most one frame per
 // match per interval.

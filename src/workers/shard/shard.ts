@@ -159,7 +159,7 @@ export class Shard {
    * A match that ends without game_end (operator force-end, inactivity, shutdown without
    * STATE_DIR): a last frame even when nothing changed, with isRunning false (Match.stopRunning)
    * so that frontends and tools can tell it is over, then the removal path (backend completion when
-   * registered). match-rules.md 14.1 removes an inactive match without a frame; this one is added.
+   * registered). docs/match-rules.md 14.1 removes an inactive match without a frame; this one is added.
    */
   endMatch(slot: Slot, now: number, reason: 'inactive' | 'admin' | 'shutdown'): void {
     slot.match.stopRunning(this.clock.tickTime(now) ?? slot.match.lastChangeAt);

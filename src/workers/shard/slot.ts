@@ -8,7 +8,7 @@ export interface Slot {
   /** The eventNumber and wall-clock time of the last frame (leading edge, scheduler.ts). */
   lastSentEvent: number;
   lastSentAt: number;
-  /** Wall-clock time of the last frame or creation (inactivity, match-rules.md 14.1). */
+  /** Wall-clock time of the last frame or creation (inactivity, docs/match-rules.md 14.1). */
   lastActivityAt: number;
   /** The match id the main thread was last told (`match_id` event); '' before match_start. */
   matchId: string;

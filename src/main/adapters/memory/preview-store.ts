@@ -1,27 +1,14 @@
-// Preview store: preview code → preview record (as JSON text), PREVIEW_TTL_MS from its last
-// creation, not extended by reads. Bounded by count and by bytes.
-//
-// The port is asynchronous so that a shared adapter (Redis: SET code json PX ttl, with the count
-// bound kept by the adapter) can replace the memory one without touching the routes.
+// PreviewStore in memory (ports/preview-store.ts): one ExpiringMap with a single timer for the
+// oldest entry; the byte count follows every store and expiry.
+import type { PreviewCreate, PreviewPut, PreviewStore } from '../../ports/preview-store.js';
 import { ExpiringMap } from './expiring-map.js';
-
-export type PutResult = 'stored' | 'full';
-
-export interface PreviewStore {
-  /** Stores or replaces the record under `code`; its life starts now. 'full' when the bounds are reached. */
-  put(code: string, json: string): Promise<PutResult>;
-  /** The record's JSON text, or undefined when unknown or expired. Codes are matched exactly as given. */
-  get(code: string): Promise<string | undefined>;
-  /** Live previews. */
-  size(): Promise<number>;
-  close(): void;
-}
 
 export interface MemoryPreviewStoreOptions {
   ttlMs: number;
   maxEntries: number;
   /** Sum of the stored JSON texts' lengths (UTF-16 units ≈ bytes for this data). */
   maxBytes: number;
+  /** Monotonic milliseconds; injectable for tests. */
   now?: () => number;
 }
 
@@ -38,9 +25,19 @@ export class MemoryPreviewStore implements PreviewStore {
     });
   }
 
-  async put(code: string, json: string): Promise<PutResult> {
+  async put(code: string, json: string): Promise<PreviewPut> {
+    return this.store(code, json, false) as PreviewPut; // never 'exists' without onlyIfAbsent
+  }
+
+  async create(code: string, json: string): Promise<PreviewCreate> {
+    return this.store(code, json, true);
+  }
+
+  /** One step, so nothing can come between the check and the write. */
+  private store(code: string, json: string, onlyIfAbsent: boolean): PreviewCreate {
     this.map.sweep();
     const previous = this.map.get(code);
+    if (onlyIfAbsent && previous !== undefined) return 'exists';
     const count = this.map.size - (previous === undefined ? 0 : 1) + 1;
     const bytes = this.bytes - (previous?.length ?? 0) + json.length;
     if (count > this.options.maxEntries || bytes > this.options.maxBytes) return 'full';
@@ -58,12 +55,12 @@ export class MemoryPreviewStore implements PreviewStore {
     return this.map.size;
   }
 
-  /** Entries in memory, expired ones not yet swept included (for tests and metrics). */
+  /** Entries in memory, expired ones not yet swept included (tests). */
   get held(): number {
     return this.map.size;
   }
 
-  /** Bytes held (for tests and metrics). */
+  /** Bytes held (tests). */
   get storedBytes(): number {
     return this.bytes;
   }

@@ -1,8 +1,10 @@
 // One published match_data frame, in the forms its recipients need, each made at most once:
 // the WebSocket message text (from the shard), the delta against the match's previous frame (from
-// the shard), and, lazily, a self-contained deflated keyframe and the plain JSON string.
+// the shard), and, lazily, a self-contained deflated keyframe and the plain JSON string. What the
+// FrameBus carries from a match's owner to the broadcast listeners (a remote adapter sends
+// groupCode, frameNo, epoch, wireText and deltaText, and builds one of these on arrival).
 import zlib from 'node:zlib';
-import { WIRE_PREFIX_LENGTH } from '../../protocol/wire.js';
+import { WIRE_PREFIX_LENGTH } from '../protocol/wire.js';
 
 export class FramePacket {
   private keyframeBytes: Buffer | null = null;
@@ -17,7 +19,9 @@ export class FramePacket {
     /** The WebSocket message text: 42["match_data","<escaped JSON>"]. */
     readonly wireText: string,
     /** The delta's bytes as a latin1 string (how it crossed from the shard), or null. */
-    private readonly deltaText: string | null,
+    readonly deltaText: string | null,
+    /** The owner's epoch (MatchDirectory): frames of a lower one than the match's channel are dropped. */
+    readonly epoch = 0,
   ) {}
 
   /** The permessage-deflate delta against frame frameNo - 1, or null when there is none. */

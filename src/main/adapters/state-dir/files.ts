@@ -1,12 +1,14 @@
-// STATE_DIR: the live matches and the resumable-session table on disk, so that a restarted
-// service resumes its matches (docs/reliability.md). One file per match, rewritten atomically
-// (temporary file, then rename) when its shard snapshotted a change; `sessions.json` for the
-// session table. Owner-only permissions (directory 0700, files 0600). Group secrets and session
-// ids are stored as sha-256 digests only; the player-camera secret and access keys never.
-import crypto from 'node:crypto';
+// STATE_DIR's files: the live matches and the resumable-session table on disk, so that a
+// restarted service resumes its matches (docs/reliability.md). One file per match, rewritten
+// atomically (temporary file, then rename) when its shard snapshotted a change; `sessions.json` for
+// the session table. Owner-only permissions (directory 0700, files 0600). Group secrets and session
+// ids are stored as sha-256 digests only; the player-camera secret and access keys never. Used by
+// the STATE_DIR adapters of SnapshotStore and SessionStore (snapshot-store.ts, session-store.ts).
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Logger } from '../log.js';
+import { sha256Hex } from '../../hashing.js';
+import type { Logger } from '../../log.js';
+import type { PersistedSession } from '../memory/session-store.js';
 
 export const STATE_VERSION = 1;
 
@@ -25,26 +27,14 @@ export interface PersistedMatch {
   /** The shard's snapshot text (workers/shard/snapshots.ts snapshotText). */
   snapshot: string;
   savedAt: number;
+  /** The owner's epoch when it was written (absent in files of earlier versions: 0). */
+  epoch?: number;
 }
-
-export interface PersistedSession {
-  /** sha-256 of the socket.io private session id, hex. */
-  pidHash: string;
-  role: 'observer' | 'auxiliary';
-  groupCode: string;
-  obsName: string;
-  matchId: string;
-  playerId: string;
-  /** When its socket went away (the shutdown time for sockets open at shutdown). */
-  disconnectedAt: number;
-}
-
-export const sha256Hex = (value: string): string => crypto.createHash('sha256').update(value, 'utf8').digest('hex');
 
 const MATCH_PREFIX = 'match-';
 const SESSIONS_FILE = 'sessions.json';
 
-export class StateDir {
+export class StateFiles {
   private readonly log: Logger;
   /** Per file: the write in progress and the next content waiting behind it (only the latest is kept). */
   private readonly writing = new Map<string, Promise<void>>();

@@ -5,6 +5,8 @@
 // first. A sweep therefore stops at the first live entry (cost proportional to what it removes),
 // and one timer, armed for the head's expiry, is all the bookkeeping there is: no timer per entry.
 // Reads check expiry themselves, so an entry is never served late even between sweeps.
+// Entries leave only by expiring (each through `onExpire`, which the stores' byte counts rely on):
+// there is no delete.
 import { performance } from 'node:perf_hooks';
 
 export interface ExpiringMapOptions<V> {
@@ -55,13 +57,6 @@ export class ExpiringMap<V> {
     this.entries.delete(key);
     this.entries.set(key, { value, expiresAt: this.now() + this.ttlMs });
     this.armHeadTimer();
-  }
-
-  delete(key: string): V | undefined {
-    const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    this.entries.delete(key);
-    return entry.value;
   }
 
   /** Entries held, expired ones not yet swept included; call sweep() first for an exact count. */

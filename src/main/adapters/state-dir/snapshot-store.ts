@@ -1,0 +1,54 @@
+// SnapshotStore on STATE_DIR (ports/snapshot-store.ts): the memory adapter, and every snapshot it
+// keeps written to the match's file as well (with its directory record), every deletion deleting
+// the file; at start, the files are what loadAll returns.
+import type { MatchSnapshot, SnapshotStore } from '../../ports/snapshot-store.js';
+import { MemorySnapshotStore } from '../memory/snapshot-store.js';
+import { STATE_VERSION, type PersistedMatch, type StateFiles } from './files.js';
+
+const toFile = (s: MatchSnapshot): PersistedMatch => {
+  const m = s.match;
+  return {
+    v: STATE_VERSION, groupCode: s.groupCode, secretHash: m.secretDigest, matchId: m.matchId, organizationId: m.organizationId,
+    isSupporter: m.isSupporter, keyId: m.keyId, createdAt: m.createdAt, teams: m.teams, snapshot: s.text, savedAt: s.savedAt, epoch: s.epoch,
+  };
+};
+
+const fromFile = (f: PersistedMatch): MatchSnapshot => ({
+  groupCode: f.groupCode, epoch: f.epoch ?? 0, text: f.snapshot, savedAt: f.savedAt,
+  match: {
+    groupCode: f.groupCode, secretDigest: f.secretHash, matchId: f.matchId, organizationId: f.organizationId, isSupporter: f.isSupporter,
+    keyId: f.keyId ?? '', createdAt: f.createdAt, teams: f.teams,
+  },
+});
+
+export class StateDirSnapshotStore implements SnapshotStore {
+  readonly durable = true;
+  private readonly memory = new MemorySnapshotStore();
+
+  constructor(private readonly files: StateFiles) {}
+
+  /** Synchronous body: a deletion queued after this put is queued after its write too. */
+  async put(snapshot: MatchSnapshot): Promise<boolean> {
+    if (!this.memory.keep(snapshot)) return false;
+    this.files.writeMatch(toFile(snapshot));
+    return true;
+  }
+
+  latest(groupCode: string): MatchSnapshot | undefined {
+    return this.memory.latest(groupCode);
+  }
+
+  async loadAll(): Promise<MatchSnapshot[]> {
+    const list = this.files.loadMatches().map(fromFile);
+    for (const s of list) this.memory.keep(s);
+    return this.memory.loadAll();
+  }
+
+  async delete(groupCode: string, epoch: number): Promise<void> {
+    if (this.memory.drop(groupCode, epoch)) this.files.deleteMatch(groupCode);
+  }
+
+  flush(): Promise<void> {
+    return this.files.flush();
+  }
+}

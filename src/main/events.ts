@@ -1,0 +1,52 @@
+// The main thread's components talk to each other through these events (and through the ports,
+// which are what a second process would share). Every event is listed here, with who emits it and
+// who listens. Delivery is synchronous, in subscription order: an event is a function call.
+//
+// Nothing per frame or per message goes through here: frames travel on the FrameBus, payloads
+// are forwarded by direct calls. These events happen a few times a second at most.
+import type { OutboundOutcome } from './backend/http.js';
+import type { ShardStats } from '../protocol/shard-messages.js';
+import type { RecoveryMode } from './shards/pool.js';
+
+export interface MainEvents {
+  /** A shard's stats, once a second per shard. From matches/shard-output.ts; to matches/shard-totals.ts, metrics.ts. */
+  shardStats: { shard: number; stats: ShardStats };
+  /**
+   * A shard thread died and a new one took its place: its counters start again from zero, its
+   * matches were rebuilt or lost. From matches/recovery.ts; to matches/shard-totals.ts.
+   */
+  shardRestarted: { shard: number; mode: RecoveryMode; restored: number; lost: number };
+  /**
+   * A match is gone from its shard: the shard removed it (ended, inactive, force-ended, shutdown),
+   * or it was lost with its shard. From matches/shard-output.ts, matches/recovery.ts; to
+   * matches/lifecycle.ts, which removes it everywhere (one path).
+   */
+  matchGone: { groupCode: string; reason: string };
+  /** The backend answered a match's registration. From backend/match-sync.ts; to matches/forwarding.ts (the shard's `registered`). */
+  matchRegistered: { groupCode: string; registered: boolean };
+  /** Player cameras fetched for a match. From backend/match-sync.ts; to matches/forwarding.ts (the shard's `playercams`). */
+  playercams: { groupCode: string; result: unknown };
+  /** Players' MMR fetched for a match. From backend/match-sync.ts; to matches/forwarding.ts (the shard's `mmr`). */
+  mmr: { groupCode: string; result: unknown };
+  /** An outbound HTTP call ended. From backend/http.ts (OutboundHttp); to metrics.ts. */
+  outboundCall: { label: string; seconds: number; outcome: OutboundOutcome };
+}
+
+type Listener<T> = (event: T) => void;
+
+/** A typed, synchronous event emitter: emit calls each listener of the event in subscription order. */
+export class EventBus<E> {
+  private readonly listeners = new Map<keyof E, readonly Listener<never>[]>();
+
+  on<K extends keyof E>(name: K, listener: Listener<E[K]>): () => void {
+    this.listeners.set(name, [...(this.listeners.get(name) ?? []), listener as Listener<never>]);
+    return () => this.listeners.set(name, (this.listeners.get(name) ?? []).filter((l) => l !== listener));
+  }
+
+  emit<K extends keyof E>(name: K, event: E[K]): void {
+    const list = this.listeners.get(name) as readonly Listener<E[K]>[] | undefined;
+    if (list) for (const listener of list) listener(event);
+  }
+}
+
+export type MainEventBus = EventBus<MainEvents>;

@@ -1,0 +1,57 @@
+// The per-message path to the shards: observer payloads to their match's shard, auxiliary payloads
+// to every shard holding a live match with the session's match id (with those matches' codes), and
+// what the backend answered for a match to the shard that holds it. Direct calls: nothing here goes
+// through an event or a promise.
+import type { MainEventBus } from '../events.js';
+import type { MatchDirectory } from '../ports/match-directory.js';
+import type { ShardPool } from '../shards/pool.js';
+import type { LocalRoutes } from './local-routes.js';
+
+export interface ForwardingDeps {
+  pool: ShardPool;
+  directory: MatchDirectory;
+  routes: LocalRoutes;
+  events: MainEventBus;
+}
+
+export class MatchForwarding {
+  constructor(private readonly deps: ForwardingDeps) {
+    const { events } = deps;
+    events.on('matchRegistered', ({ groupCode, registered }) => this.toShard(groupCode, (shard) => deps.pool.send(shard, { t: 'registered', groupCode, registered })));
+    events.on('playercams', ({ groupCode, result }) => this.toShard(groupCode, (shard) => deps.pool.send(shard, { t: 'playercams', groupCode, result, now: Date.now() })));
+    events.on('mmr', ({ groupCode, result }) => this.toShard(groupCode, (shard) => deps.pool.send(shard, { t: 'mmr', groupCode, result, now: Date.now() })));
+  }
+
+  /** false: the payload cannot be forwarded (it contains a control character that is never valid JSON). */
+  obs(groupCode: string, raw: string): boolean {
+    return this.deps.pool.obs(groupCode, raw, Date.now());
+  }
+
+  /** Auxiliary data goes to every live match with the session's match id (once per shard, with their group codes); false when there is none. */
+  aux(matchId: string, playerId: string, raw: string): boolean {
+    const byShard = this.groupsByShard(matchId);
+    const now = Date.now();
+    for (const [shard, codes] of byShard) this.deps.pool.aux(shard, codes, matchId, playerId, raw, now);
+    return byShard.size > 0;
+  }
+
+  auxDisconnected(matchId: string, playerId: string): void {
+    for (const [shard, groupCodes] of this.groupsByShard(matchId)) this.deps.pool.send(shard, { t: 'aux_disconnected', groupCodes, matchId, playerId, now: Date.now() });
+  }
+
+  /** The live matches with this match id that this process runs, by shard (the directory is the one match-id index: shards keep none). */
+  private groupsByShard(matchId: string): Map<number, string[]> {
+    const byShard = new Map<number, string[]>();
+    for (const code of this.deps.directory.groupsForMatchId(matchId) ?? []) {
+      const shard = this.deps.routes.get(code)?.shard;
+      if (shard !== undefined) byShard.set(shard, [...(byShard.get(shard) ?? []), code]);
+    }
+    return byShard;
+  }
+
+  /** A command for the shard that holds `groupCode`, if this process still runs the match. */
+  private toShard(groupCode: string, send: (shard: number) => void): void {
+    const match = this.deps.routes.get(groupCode);
+    if (match) send(match.shard);
+  }
+}

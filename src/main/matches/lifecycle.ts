@@ -1,0 +1,231 @@
+// A match's life on its owning process: created from an observer logon (a claim in the directory,
+// then its shard), resumed from its snapshot at start (STATE_DIR), force-ended or given a new secret
+// by an operator, removed when it is gone (one path for every cause), and at shutdown either kept
+// (durable snapshots) or ended. Control actions travel on the ControlBus, so that each has one path
+// whichever process receives the request.
+import type { ObsLogonPacket } from '../../schemas/logon.js';
+import type { MatchSync } from '../backend/match-sync.js';
+import type { Config } from '../config.js';
+import type { MainEventBus } from '../events.js';
+import { FORCE_END_TIMEOUT_MS, SHARD_DRAIN_MIN_MS } from '../limits.js';
+import type { Logger } from '../log.js';
+import type { ControlBus, ControlMessage } from '../ports/control-bus.js';
+import type { FrameBus } from '../ports/frame-bus.js';
+import type { MatchDirectory, MatchRecord } from '../ports/match-directory.js';
+import type { SessionStore } from '../ports/session-store.js';
+import type { MatchSnapshot, SnapshotStore } from '../ports/snapshot-store.js';
+import type { TeamInfoStore } from '../ports/team-info-store.js';
+import type { ShardPool } from '../shards/pool.js';
+import { generateSecret, secretDigest } from './credentials.js';
+import type { LocalRoutes } from './local-routes.js';
+import { restoreCommand } from './recovery.js';
+
+export interface LifecycleDeps {
+  config: Config;
+  log: Logger;
+  pool: ShardPool;
+  routes: LocalRoutes;
+  directory: MatchDirectory;
+  snapshots: SnapshotStore;
+  frames: FrameBus;
+  teamInfo: TeamInfoStore;
+  sessions: SessionStore;
+  control: ControlBus;
+  events: MainEventBus;
+  sync: MatchSync;
+}
+
+/** What an observer logon for a group code leads to. */
+export type Opening =
+  /** A new match: its group secret, given to the client once (kept only as a digest). */
+  | { kind: 'created'; secret: string }
+  /** The code is live: the logon must present its secret. */
+  | { kind: 'live'; match: MatchRecord }
+  /** A limit is reached: the ack's reason. */
+  | { kind: 'refused'; reason: string };
+
+export class MatchLifecycle {
+  private readonly log: Logger;
+  /** Force-ends waiting for their match's removal, by group code. */
+  private readonly removalWaiters = new Map<string, Array<(removed: boolean) => void>>();
+  private readonly unsubscribe: () => void;
+
+  constructor(private readonly deps: LifecycleDeps) {
+    this.log = deps.log.child({ module: 'matches' });
+    this.unsubscribe = deps.control.subscribe((message) => this.onControl(message));
+    deps.events.on('matchGone', ({ groupCode, reason }) => this.remove(groupCode, reason));
+  }
+
+  /**
+   * An observer logon for `packet.groupCode` with a valid key: a new match when the code is free
+   * and the limits allow it (MAX_LIVE_MATCHES, MAX_MATCHES_PER_KEY), checked and claimed in one step.
+   */
+  async open(packet: ObsLogonPacket, validity: { organizationId?: string; isSupporter?: boolean }, keyId: string): Promise<Opening> {
+    const c = this.deps.config;
+    const secret = generateSecret(c.GROUP_SECRET_LENGTH);
+    // Set by the backend or a KEYS_FILE entry; the local AUTH_KEY has no organisation.
+    const organizationId = validity.organizationId ?? '';
+    const isSupporter = validity.isSupporter === true;
+    const claim = await this.deps.directory.claim({
+      groupCode: packet.groupCode, secretDigest: secretDigest(secret), organizationId, isSupporter, keyId,
+      createdAt: Date.now(), teams: { leftTeam: packet.leftTeam, rightTeam: packet.rightTeam },
+    }, { limits: { maxLive: c.MAX_LIVE_MATCHES, maxPerKey: c.MAX_MATCHES_PER_KEY } });
+    if (!claim.ok) {
+      if (claim.reason === 'taken') return { kind: 'live', match: claim.record };
+      return {
+        kind: 'refused',
+        reason: claim.reason === 'capacity'
+          ? `Server is at capacity (${c.MAX_LIVE_MATCHES} live matches). Try again later.`
+          : `Too many live matches for this key (${c.MAX_MATCHES_PER_KEY}). End a match first.`,
+      };
+    }
+    const { record } = claim;
+    const shard = this.run(record);
+    const team = (t: ObsLogonPacket['leftTeam']) => ({ name: t.name, tricode: t.tricode, url: t.url, attackStart: t.attackStart === true });
+    this.deps.pool.send(shard, {
+      t: 'create',
+      groupCode: packet.groupCode,
+      now: Date.now(),
+      logon: {
+        groupCode: packet.groupCode,
+        leftTeam: team(packet.leftTeam),
+        rightTeam: team(packet.rightTeam),
+        toolsData: packet.toolsData,
+        organizationId,
+        isSupporter,
+        obsName: typeof packet.obsName === 'string' ? packet.obsName : '',
+        clientVersion: typeof packet.clientVersion === 'string' ? packet.clientVersion : '',
+      },
+    });
+    this.setTeams(record);
+    this.log.info({ groupCode: packet.groupCode, shard, organizationId, isSupporter }, 'match created');
+    return { kind: 'created', secret };
+  }
+
+  /**
+   * At start: the matches of durable snapshots (STATE_DIR) become live again, with the same group
+   * code, secret and state, on the shard their code maps to now. Returns how many were resumed.
+   */
+  async resume(snapshots: MatchSnapshot[]): Promise<number> {
+    let n = 0;
+    for (const snap of snapshots) {
+      const claim = await this.deps.directory.claim(snap.match, { after: snap.epoch });
+      if (!claim.ok) continue;
+      const shard = this.run(claim.record);
+      this.setTeams(claim.record);
+      this.deps.pool.send(shard, restoreCommand(this.deps.frames, snap.groupCode, snap.text, ''));
+      n++;
+    }
+    if (n > 0) this.log.info({ matches: n, groupCodes: snapshots.map((s) => s.groupCode) }, 'matches restored from STATE_DIR');
+    return n;
+  }
+
+  /** This process runs a claimed match: its shard, its frame channel. */
+  private run(record: MatchRecord): number {
+    const shard = this.deps.pool.shardOf(record.groupCode);
+    this.deps.routes.add({ groupCode: record.groupCode, shard, epoch: record.epoch, camSecret: '' });
+    this.deps.frames.open(record.groupCode, record.epoch);
+    return shard;
+  }
+
+  private setTeams(record: MatchRecord): void {
+    this.deps.teamInfo.set(record.groupCode, record.teams).catch((err: Error) => {
+      this.log.error({ groupCode: record.groupCode, error: err.message }, 'team info not stored');
+    });
+  }
+
+  /**
+   * The match is gone from its shard, or lost with it: out of the routes, the directory, the
+   * snapshots and the frame channels; its sessions end (their sockets close wherever they are:
+   * `match_removed`). A removal seen twice (re-applied after a shard restart) does nothing.
+   */
+  private remove(groupCode: string, reason: string): void {
+    const { routes, directory, snapshots, frames, sessions, control } = this.deps;
+    const local = routes.delete(groupCode);
+    if (!local) return;
+    const record = directory.release(groupCode, local.epoch);
+    snapshots.delete(groupCode, local.epoch).catch((err: Error) => this.log.error({ groupCode, error: err.message }, 'snapshot not deleted'));
+    this.deps.sync.forget(groupCode);
+    frames.close(groupCode);
+    this.log.info({ groupCode, reason }, 'match removed');
+    const matchId = record?.matchId ?? '';
+    // Auxiliary sessions follow the game's match id: they end with the last live match of that id.
+    const stillLive = matchId ? (directory.groupsForMatchId(matchId)?.size ?? 0) > 0 : true;
+    sessions.end({ observersOf: groupCode, auxiliariesOf: stillLive ? undefined : matchId })
+      .then((ended) => control.publish({ t: 'match_removed', groupCode, matchId, reason, sessionIds: ended.map((s) => s.id) }))
+      .catch((err: Error) => this.log.error({ groupCode, error: err.message }, 'sessions of a removed match not ended'));
+  }
+
+  private onControl(message: ControlMessage): void {
+    if (message.t === 'force_end') {
+      const local = this.deps.routes.get(message.groupCode);
+      if (local) this.deps.pool.send(local.shard, { t: 'remove', groupCode: message.groupCode });
+    } else if (message.t === 'match_removed') {
+      for (const finish of [...(this.removalWaiters.get(message.groupCode) ?? [])]) finish(true);
+    }
+  }
+
+  /**
+   * Operator force-end: the owning shard sends a final frame, completes the match with the backend
+   * when it is registered and removes it. Resolves true once the match is gone, false when it is
+   * unknown or its owner did not confirm within FORCE_END_TIMEOUT_MS.
+   */
+  forceEnd(groupCode: string): Promise<boolean> {
+    if (!this.deps.directory.get(groupCode)) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => finish(false), FORCE_END_TIMEOUT_MS);
+      const finish = (removed: boolean) => {
+        clearTimeout(timer);
+        const list = this.removalWaiters.get(groupCode);
+        const i = list?.indexOf(finish) ?? -1;
+        if (list && i >= 0) list.splice(i, 1);
+        if (list && list.length === 0) this.removalWaiters.delete(groupCode);
+        resolve(removed);
+      };
+      const list = this.removalWaiters.get(groupCode) ?? [];
+      list.push(finish);
+      this.removalWaiters.set(groupCode, list);
+      this.deps.control.publish({ t: 'force_end', groupCode }).catch(() => finish(false));
+    });
+  }
+
+  /**
+   * A new group secret for a live match (returned once, kept as a digest): the old one stops working
+   * at once, and the observer sessions that logged on with it end. Undefined when the match is unknown.
+   */
+  async rotateSecret(groupCode: string): Promise<{ secret: string; closedSessions: number } | undefined> {
+    const secret = generateSecret(this.deps.config.GROUP_SECRET_LENGTH);
+    if (!this.deps.directory.setSecretDigest(groupCode, secretDigest(secret))) return undefined;
+    const ended = await this.deps.sessions.end({ observersOf: groupCode });
+    await this.deps.control.publish({ t: 'secret_rotated', groupCode, sessionIds: ended.map((s) => s.id) });
+    return { secret, closedSessions: ended.length };
+  }
+
+  /**
+   * Shutdown, after ingestion stopped: every shard sends its pending frames and a snapshot of every
+   * match. With durable snapshots the matches are kept (they will be resumed, so not completed):
+   * each one's latest snapshot is stored again with its record as it is now. Otherwise every match
+   * ends (a last frame with isRunning false) and is removed, registered ones completed with the
+   * backend (bounded by `deadline`).
+   */
+  async shutdown(deadline: number): Promise<void> {
+    const { pool, snapshots, routes, directory } = this.deps;
+    const keep = snapshots.durable;
+    await pool.drain(!keep, Math.max(SHARD_DRAIN_MIN_MS, deadline - Date.now()));
+    if (keep) {
+      const now = Date.now();
+      for (const local of routes.all()) {
+        const snap = snapshots.latest(local.groupCode);
+        const match = directory.get(local.groupCode);
+        if (snap && match) void snapshots.put({ ...snap, epoch: local.epoch, match, savedAt: now }).catch(() => undefined);
+      }
+      await snapshots.flush();
+    } else {
+      await this.deps.sync.drain(Math.max(0, deadline - Date.now()));
+    }
+  }
+
+  close(): void {
+    this.unsubscribe();
+  }
+}

@@ -1,0 +1,110 @@
+// What the shards send back, once per cycle per shard (shards/pool.ts `onOutput`): each frame to
+// the FrameBus (once, with its owner's epoch: the direct-call path of every frame), the dashboard
+// summaries to the local routes, the snapshots to the SnapshotStore, and the shard events to the
+// directory, team info, the backend sync and the event bus.
+import type { ShardEvent, ShardOut } from '../../protocol/shard-messages.js';
+import type { MatchSync } from '../backend/match-sync.js';
+import type { MainEventBus } from '../events.js';
+import { FramePacket } from '../frame-packet.js';
+import type { Logger } from '../log.js';
+import type { FrameBus } from '../ports/frame-bus.js';
+import type { MatchDirectory } from '../ports/match-directory.js';
+import type { SnapshotStore } from '../ports/snapshot-store.js';
+import type { TeamInfoStore } from '../ports/team-info-store.js';
+import type { LocalRoutes } from './local-routes.js';
+
+export interface ShardOutputDeps {
+  log: Logger;
+  frames: FrameBus;
+  directory: MatchDirectory;
+  routes: LocalRoutes;
+  snapshots: SnapshotStore;
+  teamInfo: TeamInfoStore;
+  sync: MatchSync;
+  events: MainEventBus;
+}
+
+export interface PublishCounters {
+  framesPublished: number;
+  /** WebSocket message bytes of the published frames (each frame once, before fan-out). */
+  bytesPublished: number;
+}
+
+export class ShardOutput {
+  readonly counters: PublishCounters = { framesPublished: 0, bytesPublished: 0 };
+  private readonly log: Logger;
+
+  constructor(private readonly deps: ShardOutputDeps) {
+    this.log = deps.log.child({ module: 'matches' });
+  }
+
+  /** One output of shard `shard`. */
+  readonly handle = (shard: number, out: ShardOut): void => {
+    const { frames, routes } = this.deps;
+    for (let i = 0; i < out.codes.length; i++) {
+      const code = out.codes[i];
+      const packet = new FramePacket(code, out.frameNos[i], out.wires[i], out.deltas[i], routes.get(code)?.epoch ?? 0);
+      frames.publish(packet);
+      this.counters.bytesPublished += packet.wireText.length;
+    }
+    this.counters.framesPublished += out.codes.length;
+    if (out.summaries) {
+      for (const summary of out.summaries) {
+        const match = routes.get(summary.groupCode);
+        if (match) match.summary = summary;
+      }
+    }
+    if (out.snapshots) this.onSnapshots(out.snapshots);
+    for (const event of out.events) this.onEvent(event);
+    if (out.stats) this.deps.events.emit('shardStats', { shard, stats: out.stats });
+  };
+
+  private onEvent(event: ShardEvent): void {
+    const { directory } = this.deps;
+    switch (event.t) {
+      case 'match_id':
+        directory.setMatchId(event.groupCode, event.matchId);
+        return;
+      case 'removed':
+        this.deps.events.emit('matchGone', { groupCode: event.groupCode, reason: event.reason });
+        return;
+      case 'team_info_final': {
+        const teams = directory.get(event.groupCode)?.teams;
+        this.deps.teamInfo.setFinal(event.groupCode, { ...event.info, ...teams }).catch((err: Error) => {
+          this.log.error({ groupCode: event.groupCode, error: err.message }, 'post-match team info not stored');
+        });
+        return;
+      }
+      case 'roster':
+        directory.setRoster(event.groupCode, event.playerIds);
+        return;
+      case 'effect':
+        this.deps.sync.run(event.effect);
+        return;
+      case 'drop':
+        this.log.info({ groupCode: event.groupCode, reason: event.reason, type: event.type, detail: event.detail }, 'message dropped');
+        return;
+      case 'log':
+        this.log[event.level]({ ...event.fields }, event.msg);
+        return;
+      case 'drained':
+        return; // the pool's drain waits for it
+    }
+  }
+
+  /** The snapshots a shard took (every SNAPSHOT_INTERVAL_MS, of the matches that changed). */
+  private onSnapshots(snaps: NonNullable<ShardOut['snapshots']>): void {
+    const { routes, directory, snapshots } = this.deps;
+    const now = Date.now();
+    for (let i = 0; i < snaps.codes.length; i++) {
+      const groupCode = snaps.codes[i];
+      const local = routes.get(groupCode);
+      const match = directory.get(groupCode);
+      if (!local || !match) continue;
+      local.camSecret = snaps.camSecrets[i];
+      snapshots.put({ groupCode, epoch: local.epoch, text: snaps.texts[i], match, savedAt: now }).catch((err: Error) => {
+        this.log.error({ groupCode, error: err.message }, 'snapshot not stored');
+      });
+    }
+  }
+}

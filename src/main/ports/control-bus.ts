@@ -1,0 +1,28 @@
+// ControlBus: the operator's and the matches' control actions, each with one path, to every process
+// (a match is owned by one process, its sessions' sockets can be held by any).
+//
+//   force_end       an operator ends a match: its owner sends the shard's `remove` (a final frame,
+//                   completion with the backend, then the removal below).
+//   match_removed   a match is gone (ended, inactive, force-ended, lost with its shard): its sessions
+//                   ended (SessionStore.end); every process closes the sockets it holds of them, and
+//                   a force-end waiting for the match resolves.
+//   secret_rotated  an operator gave a match a new secret: the observer sessions that logged on with
+//                   the old one ended; every process closes the sockets it holds of them.
+//
+// Delivery is in publish order, to every subscriber; the in-process adapter delivers synchronously,
+// before publish returns. Adapters: adapters/memory/control-bus.ts. Contract:
+// test/contracts/control-bus.contract.ts.
+
+export type ControlMessage =
+  | { t: 'force_end'; groupCode: string }
+  | { t: 'match_removed'; groupCode: string; matchId: string; reason: string; sessionIds: string[] }
+  | { t: 'secret_rotated'; groupCode: string; sessionIds: string[] };
+
+export type ControlListener = (message: ControlMessage) => void;
+
+export interface ControlBus {
+  /** To every subscriber, in order; resolves once delivered (or handed to the transport). */
+  publish(message: ControlMessage): Promise<void>;
+  subscribe(listener: ControlListener): () => void;
+  close(): void;
+}

@@ -1,0 +1,46 @@
+// SnapshotStore: the latest snapshot of each live match (Match.toSnapshot(): the engine core as
+// JSON, timers included, without the player-camera secret), with the directory record it belongs
+// to, so that a match can be rebuilt from it alone: after a shard thread died (this process), after
+// a restart (STATE_DIR), or by another process when its owner is gone (shared adapter).
+//
+// Fenced: each snapshot carries its owner's epoch (MatchDirectory), and a store never replaces a
+// snapshot with one of a lower epoch, nor deletes one of a higher epoch (Redis: a script comparing
+// the epochs), so a stale owner cannot overwrite its successor's state.
+//
+// `put` runs every SNAPSHOT_INTERVAL_MS per changed match; `latest` is synchronous because a shard
+// restart rebuilds its matches in the same turn (the retained batches follow at once): it answers
+// from what this process put or loaded. Adapters: adapters/memory/snapshot-store.ts,
+// adapters/state-dir/snapshot-store.ts (STATE_DIR: one file per match). Contract:
+// test/contracts/snapshot-store.contract.ts.
+import type { MatchRecord } from './match-directory.js';
+
+/** The directory record as a snapshot keeps it (the roster is reported again by the restored shard). */
+export type SnapshotMatch = Omit<MatchRecord, 'playerIds' | 'epoch'>;
+
+export interface MatchSnapshot {
+  readonly groupCode: string;
+  /** The owner's epoch when the snapshot was taken. */
+  readonly epoch: number;
+  /** The shard's snapshot text. */
+  readonly text: string;
+  readonly match: SnapshotMatch;
+  readonly savedAt: number;
+}
+
+export interface SnapshotStore {
+  /**
+   * Whether snapshots outlive this process (STATE_DIR, a shared store). At shutdown, matches are
+   * then kept for the next start (or another process) instead of being ended.
+   */
+  readonly durable: boolean;
+  /** Keeps the snapshot as its match's latest; false (nothing changes) when the store holds one of a higher epoch. */
+  put(snapshot: MatchSnapshot): Promise<boolean>;
+  /** The latest snapshot of a match that this process put or loaded, or undefined. */
+  latest(groupCode: string): MatchSnapshot | undefined;
+  /** Every snapshot in the store (at start: the matches to resume). */
+  loadAll(): Promise<MatchSnapshot[]>;
+  /** The match is gone: its snapshot is deleted, unless the store holds one of a higher epoch. */
+  delete(groupCode: string, epoch: number): Promise<void>;
+  /** Resolves once every write so far is stored. */
+  flush(): Promise<void>;
+}
