@@ -2,50 +2,26 @@
 // (Engine.IO handshake and Socket.IO CONNECT) and then send nothing. The service's memory stays
 // bounded, the sockets are closed after IDLE_SOCKET_TIMEOUT_MS, and a real observer still logs on
 // meanwhile. With the default MAX_SOCKETS_PER_ADDRESS (500) most of them are refused outright.
-import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
 import WebSocket from 'ws';
 import { afterAll, describe, expect, it } from 'vitest';
-import { closeAll, connect, connected, nextEvent } from './helpers/clients.js';
-import { tempDir } from './helpers/service.js';
+import { closeAll, observer } from './helpers/clients.js';
+import { scrapeMetrics } from './helpers/metrics.js';
+import { spawnService as spawnEntry, type ServiceProcess } from './helpers/service-process.js';
 
-const ENTRY = path.resolve(import.meta.dirname, '../dist/main/index.js');
 const N = 5000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const children: ChildProcess[] = [];
-afterAll(() => {
+const children: ServiceProcess[] = [];
+afterAll(async () => {
   closeAll();
-  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  for (const c of children) await c.stop('SIGKILL');
 });
 
-async function spawnService(env: Record<string, string>): Promise<{ proc: ChildProcess; ingest: number; metrics: number; rssMb(): number }> {
-  const proc = spawn(process.execPath, [ENTRY], {
-    cwd: tempDir(),
-    env: { PATH: process.env.PATH, INSECURE: 'true', HOST: '127.0.0.1', INGEST_PORT: '0', REST_PORT: '0', BROADCAST_PORT: '0', METRICS_PORT: '0', DATA_DIR: tempDir(), AUTH_KEY: 'k', LOG_LEVEL: 'warn', SHARD_WORKERS: '1', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  children.push(proc);
-  let out = '';
-  proc.stdout!.on('data', (c: Buffer) => { out += c.toString(); });
-  const port = async (label: string) => {
-    for (;;) {
-      const m = new RegExp(`${label.replace(/[()]/g, '\\$&')}\\s+http://[^:]+:(\\d+)`).exec(out);
-      if (m) return Number(m[1]);
-      if (proc.exitCode !== null) throw new Error(out);
-      await sleep(20);
-    }
-  };
-  const ingest = await port('ingestion (observer client)');
-  const metrics = await port('metrics (Prometheus)');
-  return {
-    proc, ingest, metrics,
-    rssMb() {
-      const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${proc.pid}/status`, 'utf8'));
-      return Number(m![1]) / 1024;
-    },
-  };
+/** `node dist/main/index.js` (warnings only in its log), with its ingestion port, metrics port and RSS. */
+async function spawnService(env: Record<string, string>): Promise<{ proc: ServiceProcess['proc']; ingest: number; metrics: number; rssMb(): number }> {
+  const c = await spawnEntry({ AUTH_KEY: 'k', LOG_LEVEL: 'warn', ...env });
+  children.push(c);
+  return { proc: c.proc, ingest: c.ports.ingest, metrics: c.ports.metrics!, rssMb: () => c.rssBytes() / 2 ** 20 };
 }
 
 /** `n` raw WebSocket clients that complete the Engine.IO handshake and the Socket.IO CONNECT, then stay silent. */
@@ -73,10 +49,7 @@ async function silentSockets(port: number, n: number): Promise<{ open: () => num
   return { open: () => open, refused: () => refused, closedByServer: () => closedByServer, close: () => { for (const ws of sockets) ws.terminate(); } };
 }
 
-const gauge = async (metricsPort: number, kind: string) => {
-  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-  return Number(new RegExp(`ods_sockets\\{listener="ingest",kind="${kind}"\\} (\\d+)`).exec(text)?.[1] ?? NaN);
-};
+const gauge = async (metricsPort: number, kind: string) => (await scrapeMetrics(`http://127.0.0.1:${metricsPort}`)).value('ods_sockets', { listener: 'ingest', kind });
 
 describe(`${N} sockets that connect and never log on`, () => {
   it('memory stays bounded, they are closed after the idle timeout, a real observer still gets in', async () => {
@@ -89,11 +62,8 @@ describe(`${N} sockets that connect and never log on`, () => {
     expect(await gauge(svc.metrics, 'unauthenticated')).toBe(N);
     const during = svc.rssMb();
     // A real observer logs on while they are there.
-    const obs = connect(`http://127.0.0.1:${svc.ingest}`);
-    await connected(obs);
-    const ack = nextEvent<string>(obs, 'obs_logon_ack');
-    obs.emit('obs_logon', JSON.stringify({ type: 'authenticate', clientVersion: '0.3.3', obsName: 'o', key: 'k', groupCode: 'FLOODC', groupSecret: '', leftTeam: { name: 'a', tricode: 'a', url: '' }, rightTeam: { name: 'b', tricode: 'b', url: '' } }));
-    expect(JSON.parse(await ack).value).toBe(true);
+    const { socket: obs, ack } = await observer(`http://127.0.0.1:${svc.ingest}`, { obsName: 'o', key: 'k', groupCode: 'FLOODC' });
+    expect(ack.value).toBe(true);
     // Closed by the service once idle; the logged-on observer stays.
     await expect.poll(() => flood.closedByServer(), { timeout: 45_000, interval: 200 }).toBe(N);
     expect(obs.connected).toBe(true);
@@ -113,8 +83,7 @@ describe(`${N} sockets that connect and never log on`, () => {
     expect(flood.open()).toBe(500);
     expect(flood.refused()).toBe(1500);
     expect(svc.rssMb() - before).toBeLessThan(60);
-    const text = await (await fetch(`http://127.0.0.1:${svc.metrics}/metrics`)).text();
-    expect(text).toMatch(/ods_connections_refused_total\{listener="ingest"\} 1500/);
+    expect((await scrapeMetrics(`http://127.0.0.1:${svc.metrics}`)).value('ods_connections_refused_total', { listener: 'ingest' })).toBe(1500);
     flood.close();
     svc.proc.kill('SIGKILL');
   }, 60_000);

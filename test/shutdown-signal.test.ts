@@ -3,86 +3,52 @@
 // resumes them); without it the registered matches are completed with the backend. Either way the
 // frontends get each match's latest frame, the observers see a transport close (so they reconnect),
 // and the process exits within SHUTDOWN_TIMEOUT_MS, also when the backend hangs.
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { io, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startBackend, type Answer, type FakeBackend, type RecordedRequest } from './helpers/backends.js';
-import { connected, nextEvent } from './helpers/clients.js';
-import { tempDir } from './helpers/service.js';
+import { closeAll, connect, connected, frontend, nextEvent } from './helpers/clients.js';
+import { scrapeMetrics } from './helpers/metrics.js';
+import { recordedMatch, recordIndex, replayObserver, sendRecords } from './helpers/recorded.js';
+import { spawnService as spawnEntry, tempDir, type ServiceProcess } from './helpers/service-process.js';
 
-import { connectObserver, logon, sendRecords } from '../src/tools/replay-client.js';
-import { recordedMatch } from '../src/tools/recorded-match.js';
 const replay = recordedMatch();
-const MATCH_START = replay.records.findIndex((r) => r.type === 'match_start');
-const ENTRY = path.resolve(import.meta.dirname, '../dist/main/index.js');
+const MATCH_START = recordIndex(replay, 'match_start');
 const KEY = 'sigterm-key-0123456789';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Child { proc: ChildProcess; ports: { ingest: number; rest: number; broadcast: number; metrics: number }; out: string[]; exited: Promise<number | null> }
+type Child = ServiceProcess;
 
-const children: ChildProcess[] = [];
+const children: Child[] = [];
 const sockets: Socket[] = [];
 const backends: FakeBackend[] = [];
 afterAll(async () => {
   for (const s of sockets) s.close();
-  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  closeAll();
+  for (const c of children) await c.stop('SIGKILL');
   for (const b of backends) await b.close();
 });
 
+/** `node dist/main/index.js` with this file's key and a budget above the replays' pace (logs at info: the shutdown's lines). */
 async function spawnService(env: Record<string, string>): Promise<Child> {
-  const proc = spawn(process.execPath, [ENTRY], {
-    cwd: tempDir(),
-    env: {
-      PATH: process.env.PATH, INSECURE: 'true', HOST: '127.0.0.1', INGEST_PORT: '0', REST_PORT: '0', BROADCAST_PORT: '0', METRICS_PORT: '0',
-      DATA_DIR: tempDir(), AUTH_KEY: KEY, LOG_LEVEL: 'info', SHARD_WORKERS: '1', INGEST_RATE_PER_SOCKET: '100000', INGEST_BURST_PER_SOCKET: '100000', ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(proc);
-  const out: string[] = [];
-  let buffer = '';
-  proc.stdout!.on('data', (chunk: Buffer) => {
-    buffer += chunk.toString();
-    const lines = buffer.split('\n');
-    buffer = lines.pop()!;
-    out.push(...lines);
-  });
-  proc.stderr!.on('data', (chunk: Buffer) => out.push(`stderr: ${chunk.toString()}`));
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-  const port = (label: string) => new Promise<number>((resolve, reject) => {
-    const timer = setInterval(() => {
-      const line = out.find((l) => l.includes(label));
-      if (line) { clearInterval(timer); resolve(Number(/:(\d+)(\/metrics)?\s*$/.exec(line.trim())![1])); }
-      if (proc.exitCode !== null) { clearInterval(timer); reject(new Error(`service exited: ${out.join('\n')}`)); }
-    }, 20);
-  });
-  const [ingest, rest, broadcast, metrics] = await Promise.all([port('ingestion (observer client)'), port('REST API'), port('broadcast (overlay frontend)'), port('metrics (Prometheus)')]);
-  return { proc, ports: { ingest, rest, broadcast, metrics }, out, exited };
+  const c = await spawnEntry({ AUTH_KEY: KEY, LOG_LEVEL: 'info', INGEST_RATE_PER_SOCKET: '100000', INGEST_BURST_PER_SOCKET: '100000', ...env });
+  children.push(c);
+  return c;
 }
 
 /** A live match with an overlay watching: records up to `to`, the last one a change still pending when SIGTERM comes. */
 async function liveMatch(c: Child, code: string, to: number): Promise<{ observer: Socket; frames: string[]; secret: string; sent: number }> {
-  const fe = io(`http://127.0.0.1:${c.ports.broadcast}`, { forceNew: true, reconnection: false });
-  sockets.push(fe);
-  const frames: string[] = [];
-  fe.on('match_data', (f: string) => frames.push(f));
-  await connected(fe);
-  const ok = nextEvent(fe, 'logon_success');
-  fe.emit('logon', JSON.stringify({ groupCode: code }));
-  await ok;
-  const observer = connectObserver(`http://127.0.0.1:${c.ports.ingest}`);
+  const fe = await frontend(c.urls.broadcast, code);
+  const { socket: observer, ack } = await replayObserver(c.urls.ingest, replay, { key: KEY, groupCode: code });
   sockets.push(observer);
-  await connected(observer);
-  const ack = await logon(observer, replay, { key: KEY, groupCode: code });
   expect(ack.value).toBe(true);
   const sent = await sendRecords(observer, replay, { pace: 'instant', groupCode: code, to });
-  return { observer, frames, secret: ack.reason, sent };
+  return { observer, frames: fe.raw, secret: ack.reason, sent };
 }
 
 /** The observer messages the service has received (its metrics). */
-const received = async (c: Child) => Number(/^ods_messages_received_total\{event="obs_data"\} (\d+)$/m.exec(await (await fetch(`http://127.0.0.1:${c.ports.metrics}/metrics`)).text())?.[1] ?? NaN);
+const received = async (c: Child) => (await scrapeMetrics(c.urls.metrics!)).value('ods_messages_received_total', { event: 'obs_data' });
 /** The registration answer is in (isRegistered shows in the overlay's frames). */
 const registeredShown = (frames: string[]) => frames.some((f) => (JSON.parse(f) as { isRegistered?: boolean }).isRegistered === true);
 
@@ -156,10 +122,9 @@ describe('SIGTERM', () => {
     }
 
     const again = await spawnService(env);
-    const status = await (await fetch(`http://127.0.0.1:${again.ports.rest}/status`)).json() as { matchesRunning: number };
+    const status = await (await fetch(`${again.urls.rest}/status`)).json() as { matchesRunning: number };
     expect(status.matchesRunning).toBe(2);
-    const fe = io(`http://127.0.0.1:${again.ports.broadcast}`, { forceNew: true, reconnection: false });
-    sockets.push(fe);
+    const fe = connect(again.urls.broadcast);
     await connected(fe);
     const frame = nextEvent<string>(fe, 'match_data');
     fe.emit('logon', JSON.stringify({ groupCode: 'SIGB01' }));
