@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Socket } from 'socket.io-client';
 import { SERVICE_VERSION } from '../src/main/version.js';
-import { auxClient, closeAll, frontend, observer as observerClient, refusedLogon } from './helpers/clients.js';
+import { auxClient, auxLogon as auxLogonPacket, closeAll, frontend, observer as observerClient, refusedLogon } from './helpers/clients.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
 const AUTH_KEY = 'AUX-TEST-KEY';
@@ -30,8 +30,8 @@ const player = (f: Record<string, unknown>, id: string): Player | undefined => (
 
 const obsEnv = (groupCode: string, type: string, data: unknown) => JSON.stringify({ obsName: 'Obs#1', groupCode, type, data });
 const auxEnv = (playerId: string, type: string, data: unknown, matchId = MATCH_ID) => JSON.stringify({ playerId, matchId, type, data });
-const auxLogon = (playerId: string, extra: Record<string, unknown> = {}) =>
-  JSON.stringify({ type: 'aux_authenticate', clientVersion: '0.3.3', name: 'Someone#1', matchId: MATCH_ID, playerId, ...extra });
+/** The auxiliary client's aux_logon (helpers/clients.ts), as the JSON string it sends. */
+const auxLogon = (playerId: string, extra: Record<string, unknown> = {}) => JSON.stringify(auxLogonPacket({ name: 'Someone#1', matchId: MATCH_ID, playerId, ...extra }));
 
 function row(p: (typeof ROSTER)[number], over: Record<string, unknown> = {}) {
   return {

@@ -9,7 +9,7 @@
 // - an observer's recorded aux_ records (replays) reach its own match only, whatever they name.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Socket } from 'socket.io-client';
-import { auxClient, closeAll, frontend, observer as observerClient, refusedLogon } from './helpers/clients.js';
+import { auxClient, auxLogon as auxLogonPacket, closeAll, frontend, observer as observerClient, refusedLogon } from './helpers/clients.js';
 import { startTestService, tempDir, type TestService } from './helpers/service.js';
 
 const AUTH_KEY = 'AUX-TRUST-KEY';
@@ -32,8 +32,8 @@ type Fe = Awaited<ReturnType<typeof frontend>>;
 const player = (f: Record<string, unknown>, id: string): Player | undefined => (f as Frame).teams.flatMap((t) => t.players).find((p) => p.riotId === id);
 
 const obsEnv = (groupCode: string, type: string, data: unknown) => JSON.stringify({ obsName: 'Obs#1', groupCode, type, data });
-const auxLogon = (playerId: unknown, matchId = MATCH_ID) =>
-  JSON.stringify({ type: 'aux_authenticate', clientVersion: '0.3.3', name: 'Someone#1', matchId, playerId });
+/** The auxiliary client's aux_logon (helpers/clients.ts), as the JSON string it sends. */
+const auxLogon = (playerId: unknown, matchId = MATCH_ID) => JSON.stringify(auxLogonPacket({ name: 'Someone#1', matchId, playerId }));
 
 function row(p: (typeof ROSTER)[number], over: Record<string, unknown> = {}) {
   return {
