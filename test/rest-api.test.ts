@@ -204,7 +204,7 @@ describe.each(variants)('REST API over $name', (variant) => {
       });
       expect(read.text).not.toContain(LOCAL_KEY);
       expect(read.text).not.toContain('cam-secret-5521');
-      // That the store itself never holds the key or the secret (GET serves its text as stored): test/rest-routes.test.ts.
+      // That the store itself never holds the key or the secret (GET serves its text as stored): test/rest-router.test.ts.
     });
 
     it('uses a supplied 6-character code as given; other lengths get a generated code', async () => {
@@ -290,7 +290,7 @@ describe.each(variants)('REST API over $name', (variant) => {
     });
 
     // The post-match members (higherScore, tournamentInfo, sponsorInfo, isSupporter) once the match
-    // ends: test/match-lifecycle.test.ts end to end, test/rest-routes.test.ts for the route itself.
+    // ends: test/match-lifecycle.test.ts end to end, test/rest-router.test.ts for the route itself.
     it('200 with the teams from match creation (an observer\'s logon), the first of repeated parameters; codes match exactly', async () => {
       const leftTeam = team('left');
       const rightTeam = { ...team('right'), attackStart: false };
