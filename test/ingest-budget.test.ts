@@ -8,7 +8,7 @@ import { argsSize, SocketBudget, type BudgetLimits } from '../src/main/ingest/bu
 
 const T0 = 1_000_000;
 const limits = (over: Partial<BudgetLimits> = {}): BudgetLimits => ({ rate: 200, burst: 100, backlogMessages: 3600, backlogBytes: 2_097_152, largestMessage: 1_000_000, ...over });
-const msg = (i: number) => ['obs_data', [`payload-${i}`]] as const;
+const msg = (i: number): [string, unknown[]] => ['obs_data', [`payload-${i}`]];
 
 describe('socket budget', () => {
   it('takes the burst at once, then queues up to the backlog bound, then sheds; never more waiting than the bound', () => {
