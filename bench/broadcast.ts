@@ -20,14 +20,13 @@
 import fs from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
-import type * as RecordedMatch from '../src/tools/recorded-match.js';
 import { lineChart } from './lib/chart.js';
 import { EioClient, eventPayload } from './lib/eio-client.js';
 import { consumeProbes, PROBE_BASE, withProbe } from './lib/probes.js';
 import { jsonLine, machine, percentile, RESULTS_DIR, table, writeResults } from './lib/report.js';
 import { startServiceProcess, type ServiceProcess } from './lib/service.js';
 
-const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
+import { recordedMatch } from '#built/tools/recorded-match.js';
 
 // ---------------------------------------------------------------- options
 const argv = process.argv.slice(2);

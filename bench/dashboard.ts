@@ -14,12 +14,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type * as RecordedMatch from '../src/tools/recorded-match.js';
 import { EioClient } from './lib/eio-client.js';
 import { jsonLine, machine, percentile, table, writeResults } from './lib/report.js';
 import { startServiceProcess, type ServiceProcess } from './lib/service.js';
 
-const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
+import { recordedMatch } from '#built/tools/recorded-match.js';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, def: string): string => {

@@ -2,20 +2,14 @@
 // Per message: JSON.parse + validate + apply. Per frame: serialize (fast-json-stringify), the wire
 // message, the delta against the previous frame, and (for comparison) zlib on the frame alone.
 import zlib from 'node:zlib';
-import type * as MatchModule from '../src/workers/match/match.js';
-import type * as SerializeModule from '../src/workers/match/serialize.js';
-import type * as DeltaModule from '../src/workers/deflate-delta.js';
-import type * as WireModule from '../src/protocol/wire.js';
-import type * as WireSerializerModule from '../src/workers/wire-serializer.js';
-import type * as RecordedMatch from '../src/tools/recorded-match.js';
 import { jsonLine, machine, table, writeResults } from './lib/report.js';
 
-const { Match } = (await import('../dist/workers/match/match.js')) as unknown as typeof MatchModule;
-const { serializeMatch } = (await import('../dist/workers/match/serialize.js')) as unknown as typeof SerializeModule;
-const { deflateDelta } = (await import('../dist/workers/deflate-delta.js')) as unknown as typeof DeltaModule;
-const { wireMessage } = (await import('../dist/protocol/wire.js')) as unknown as typeof WireModule;
-const { wireSerializeMatch } = (await import('../dist/workers/wire-serializer.js')) as unknown as typeof WireSerializerModule;
-const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
+import { Match } from '#built/workers/match/match.js';
+import { serializeMatch } from '#built/workers/match/serialize.js';
+import { deflateDelta } from '#built/workers/deflate-delta.js';
+import { wireMessage } from '#built/protocol/wire.js';
+import { wireSerializeMatch } from '#built/workers/wire-serializer.js';
+import { recordedMatch } from '#built/tools/recorded-match.js';
 
 const replay = recordedMatch();
 const raws = replay.records.map((r) => JSON.stringify(r));

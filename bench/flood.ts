@@ -16,13 +16,12 @@
 // Prints one JSON line per phase, a table, and writes bench/results/flood.json. The bar is the
 // broadcast benchmark's: p99 latency ≤ 250 ms with ≥ 95% of the due frames delivered.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type * as RecordedMatch from '../src/tools/recorded-match.js';
 import { EioClient, eventPayload } from './lib/eio-client.js';
 import { consumeProbes, PROBE_BASE, withProbe } from './lib/probes.js';
 import { jsonLine, machine, percentile, table, writeResults } from './lib/report.js';
 import { startServiceProcess } from './lib/service.js';
 
-const { recordedMatch } = (await import('../dist/tools/recorded-match.js')) as unknown as typeof RecordedMatch;
+import { recordedMatch } from '#built/tools/recorded-match.js';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, def: string): string => {

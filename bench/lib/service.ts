@@ -1,21 +1,22 @@
-// Starts the built service as a child process (bench/lib/service-host.ts) on ephemeral loopback
-// ports, and reads its CPU and memory from /proc the way an operator would.
-import { fork, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
+// Starts the built service for a benchmark as an operator would, `node dist/main/index.js` on
+// ephemeral loopback ports, through the same helper the tests use to spawn it
+// (test/helpers/service-process.ts), and reads what it reports: CPU and memory from /proc, the
+// rest from its /metrics (test/helpers/metrics.ts).
+import { scrapeMetrics } from '../../test/helpers/metrics.js';
+import { spawnService, tempDir, type ServiceProcess as EntryProcess } from '../../test/helpers/service-process.js';
 
 export interface HostStats {
+  /** The main thread's event-loop delay (ms) since the previous stats() (ods_nodejs_eventloop_lag_*: reset at each scrape). */
   loop: { p50: number; p99: number; max: number };
   rss: number;
-  cpu: { user: number; system: number };
   matches: number;
   broadcast: { deliveries: number; deltas: number; keyframes: number; plain: number; polling: number; skipped: number };
   framesPublished: number;
 }
 
 export interface ServiceProcess {
-  child: ChildProcess;
-  ports: { ingest: number; rest: number; broadcast: number };
+  child: EntryProcess['proc'];
+  ports: { ingest: number; rest: number; broadcast: number; metrics: number };
   /** CPU seconds used by the whole process (all threads), from /proc/<pid>/stat. */
   cpuSeconds(): number;
   /** Resident set size in bytes, from /proc/<pid>/status. */
@@ -24,55 +25,45 @@ export interface ServiceProcess {
   stop(): Promise<void>;
 }
 
-const TICKS = 100; // getconf CLK_TCK on Linux
-
 export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
-  const host = path.resolve(import.meta.dirname, 'service-host.ts');
-  const child = fork(host, [], {
+  const svc = await spawnService({
+    DATA_DIR: tempDir('ods-bench-'), AUTH_KEY: 'bench-key', LOG_LEVEL: 'warn',
+    // One key and one address drive every match and socket here: lift the per-key and
+    // per-address caps, which protect a public service from one client.
+    MAX_LIVE_MATCHES: '100000', MAX_MATCHES_PER_KEY: '100000', MAX_SOCKETS_PER_ADDRESS: '0',
+    // The machine's default shard count unless the benchmark sets SHARD_WORKERS (the tests' default is 1).
+    SHARD_WORKERS: process.env.SHARD_WORKERS ?? '',
+    ...env,
+  }, {
+    inheritEnv: true,
     // BENCH_PROFILE=<dir>: CPU profiles of the service's threads (node --cpu-prof), for the docs.
-    execArgv: ['--import', 'tsx', ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [])],
-    env: {
-      ...process.env,
-      INSECURE: 'true', HOST: '127.0.0.1', INGEST_PORT: '0', REST_PORT: '0', BROADCAST_PORT: '0',
-      LOG_LEVEL: 'warn', DATA_DIR: fs.mkdtempSync('/tmp/ods-bench-'), AUTH_KEY: 'bench-key', METRICS_PORT: '0',
-      // One key and one address drive every match and socket here: lift the per-key and
-      // per-address caps, which protect a public service from one client.
-      MAX_LIVE_MATCHES: '100000', MAX_MATCHES_PER_KEY: '100000', MAX_SOCKETS_PER_ADDRESS: '0',
-      ...env,
-    },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    execArgv: process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [],
   });
-  const ports = await new Promise<ServiceProcess['ports']>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`service exited with ${code}`)));
-    child.on('message', (m: { t: string; ports?: ServiceProcess['ports'] }) => { if (m.t === 'ready') resolve(m.ports!); });
-  });
-  const pid = child.pid!;
+  if (svc.urls.metrics === null) throw new Error('the benchmarks read /metrics: METRICS_ENABLED must stay on');
+  const metricsUrl = svc.urls.metrics;
   return {
-    child,
-    ports,
-    cpuSeconds() {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / TICKS; // utime + stime
+    child: svc.proc,
+    ports: { ingest: svc.ports.ingest, rest: svc.ports.rest, broadcast: svc.ports.broadcast, metrics: svc.ports.metrics! },
+    cpuSeconds: () => svc.cpuSeconds(),
+    rssBytes: () => svc.rssBytes(),
+    async stats() {
+      const m = await scrapeMetrics(metricsUrl);
+      const form = (f: string) => m.value('ods_frames_sent_total', { form: f });
+      return {
+        loop: { p50: m.value('ods_nodejs_eventloop_lag_p50_seconds') * 1000, p99: m.value('ods_nodejs_eventloop_lag_p99_seconds') * 1000, max: m.value('ods_nodejs_eventloop_lag_max_seconds') * 1000 },
+        rss: svc.rssBytes(),
+        matches: m.value('ods_live_matches'),
+        broadcast: {
+          deliveries: m.value('ods_messages_sent_total', { event: 'match_data' }),
+          deltas: form('delta'), keyframes: form('keyframe'), plain: form('plain'), polling: form('polling'),
+          skipped: m.value('ods_frames_skipped_total'),
+        },
+        framesPublished: m.value('ods_frames_published_total'),
+      };
     },
-    rssBytes() {
-      const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-      return m ? Number(m[1]) * 1024 : 0;
-    },
-    stats() {
-      return new Promise((resolve) => {
-        const on = (m: { t: string } & HostStats) => { if (m.t === 'stats') { child.off('message', on); resolve(m); } };
-        child.on('message', on);
-        child.send({ t: 'stats' });
-      });
-    },
-    stop() {
-      return new Promise((resolve) => {
-        const timer = setTimeout(() => { child.kill('SIGKILL'); resolve(); }, 5000);
-        child.once('exit', () => { clearTimeout(timer); resolve(); });
-        child.send({ t: 'stop' });
-      });
+    async stop() {
+      // SIGTERM: the service's own shutdown, which ends with process.exit (a --cpu-prof profile is written then).
+      await svc.stop('SIGTERM', 15_000);
     },
   };
 }
