@@ -99,7 +99,13 @@ describe('secrets', () => {
     expect(draws.some((l) => /CODE_ALPHABET/.test(l))).toBe(true);
     for (const l of draws) expect(l).toMatch(/crypto\.randomInt\([A-Z_]+_ALPHABET\.length\)/);
     expect(sources.filter(({ text }) => /Math\.random/.test(text)).map(({ file }) => file)).toEqual([]);
-    // The group secret check and the access key check compare digests in constant time.
-    expect(sources.filter(({ text }) => /timingSafeEqual/.test(text)).length).toBeGreaterThanOrEqual(2);
+    // The group secret, access key and admin token checks compare digests in constant time:
+    // crypto.timingSafeEqual, or a helper that wraps it, in at least three modules.
+    const definers = sources.filter(({ text }) => /crypto\.timingSafeEqual\(/.test(text));
+    expect(definers.length).toBeGreaterThanOrEqual(1);
+    const wrappers = definers.flatMap(({ text }) => [...text.matchAll(/export function (\w+)\([^)]*\)[^{]*\{[^}]*timingSafeEqual/g)].map((m) => m[1]));
+    const compare = new RegExp(`\\b(?:timingSafeEqual${wrappers.map((w) => `|${w}`).join('')})\\(`);
+    const users = sources.filter(({ text }) => compare.test(text.replace(/export function \w+\([^)]*\)[^{]*\{[^}]*timingSafeEqual[^}]*\}/g, '')));
+    expect(users.map(({ file }) => file).length, `constant-time comparisons in ${users.map(({ file }) => file).join(', ')}`).toBeGreaterThanOrEqual(3);
   });
 });
