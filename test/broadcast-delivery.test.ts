@@ -1,8 +1,7 @@
 // Frames reach every kind of frontend intact: WebSocket with permessage-deflate (shared delta
 // bytes after a keyframe), WebSocket without deflate, long-polling, and a late joiner.
-import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeAll, connected, nextEvent } from './helpers/clients.js';
+import { closeAll, frontend } from './helpers/clients.js';
 import { playReplay, recordedMatch, sendRecords } from './helpers/recorded.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
@@ -16,36 +15,28 @@ async function deliveries(): Promise<{ deltas: number; keyframes: number; plain:
 }
 
 let svc: TestService;
-const sockets: Socket[] = [];
 beforeAll(async () => {
   svc = await startTestService({ AUTH_KEY: 'k', TRUST_REPLAY_TIMESTAMPS: 'true' });
 });
 afterAll(async () => {
-  for (const s of sockets) s.close();
   closeAll();
   await svc?.close();
 });
 
-async function frontend(code: string, opts: { transports?: ('polling' | 'websocket')[]; perMessageDeflate?: boolean }) {
-  const socket = io(svc.broadcast, { forceNew: true, reconnection: false, transports: opts.transports, perMessageDeflate: opts.perMessageDeflate === false ? false : { threshold: 1024 } } as never);
-  sockets.push(socket);
-  const frames: string[] = [];
-  socket.on('match_data', (f: string) => frames.push(f));
-  await connected(socket);
-  const ok = nextEvent(socket, 'logon_success');
-  socket.emit('logon', JSON.stringify({ groupCode: code }));
-  await ok;
-  return { socket, frames };
+/** A frontend of this service keeping the frames as received (text). */
+async function frontendOf(code: string, opts: { transports?: ('polling' | 'websocket')[]; perMessageDeflate?: false }) {
+  const fe = await frontend(svc.broadcast, code, opts.transports, { perMessageDeflate: opts.perMessageDeflate });
+  return { socket: fe.socket, frames: fe.raw };
 }
 
 describe('broadcast delivery', () => {
   it('every frontend kind receives the same frames; deflate frontends get shared deltas', async () => {
     const code = 'DELIV1';
     const before = await deliveries();
-    const ws = await frontend(code, { transports: ['websocket'] });
-    const upgraded = await frontend(code, { transports: ['polling', 'websocket'] });
-    const noDeflate = await frontend(code, { transports: ['websocket'], perMessageDeflate: false });
-    const polling = await frontend(code, { transports: ['polling'] });
+    const ws = await frontendOf(code, { transports: ['websocket'] });
+    const upgraded = await frontendOf(code, { transports: ['polling', 'websocket'] });
+    const noDeflate = await frontendOf(code, { transports: ['websocket'], perMessageDeflate: false });
+    const polling = await frontendOf(code, { transports: ['polling'] });
     await expect.poll(() => upgraded.socket.io.engine.transport.name).toBe('websocket'); // the upgrade is done
 
     // At 2000 times the recorded pace (about 1.1 s): a dozen broadcast intervals or more, so many
@@ -72,10 +63,10 @@ describe('broadcast delivery', () => {
 
   it('a frontend that joins mid-match gets a keyframe, then deltas, and decodes them', async () => {
     const code = 'DELIV2';
-    const first = await frontend(code, { transports: ['websocket'] });
+    const first = await frontendOf(code, { transports: ['websocket'] });
     const run = await playReplay({ ...replay, records: replay.records.slice(0, 1500) }, { url: svc.ingest, key: 'k', pace: 'instant', groupCode: code });
     await expect.poll(() => first.frames.length, { timeout: 10_000 }).toBeGreaterThan(0);
-    const late = await frontend(code, { transports: ['websocket'] });
+    const late = await frontendOf(code, { transports: ['websocket'] });
     await expect.poll(() => late.frames.length).toBeGreaterThan(0);
     await sendRecords(run.socket, replay, { pace: 'instant', groupCode: code, from: 1500 });
     const done = (f: { frames: string[] }) => JSON.parse(f.frames[f.frames.length - 1]).roundPhase === 'game_end';

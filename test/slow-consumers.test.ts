@@ -4,7 +4,7 @@
 // meanwhile. Dead connections are found by the ping/pong heartbeat within its timeouts.
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, describe, expect, it } from 'vitest';
-import { closeAll, connected, frontend, nextEvent, observer as observerClient } from './helpers/clients.js';
+import { closeAll, connected, frontend, observer as observerClient } from './helpers/clients.js';
 import { playReplay, recordedMatch, sendRecords } from './helpers/recorded.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
@@ -40,14 +40,9 @@ describe('an overlay that stops reading', () => {
     services.push(svc);
     const code = 'SLOW01';
     // Plain frames (~70 KB each with the sponsor lists, no deflate) fill the socket buffers quickly.
-    const slow = io(svc.broadcast, { forceNew: true, reconnection: false, transports: ['websocket'], perMessageDeflate: false } as never);
-    sockets.push(slow);
-    const slowFrames: string[] = [];
-    slow.on('match_data', (f: string) => slowFrames.push(f));
-    await connected(slow);
-    const ok = nextEvent(slow, 'logon_success');
-    slow.emit('logon', JSON.stringify({ groupCode: code }));
-    await ok;
+    const slowFe = await frontend(svc.broadcast, code, ['websocket'], { perMessageDeflate: false });
+    const slow = slowFe.socket;
+    const slowFrames = slowFe.raw;
     const fast = await frontend(svc.broadcast, code, ['websocket']);
 
     const run = await playReplay(heavy, { url: svc.ingest, key: 'k', pace: 'instant', groupCode: code, to: 200 });

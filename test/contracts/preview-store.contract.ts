@@ -1,7 +1,8 @@
 // The PreviewStore contract (src/main/ports/preview-store.ts): every adapter must pass it. A harness
 // makes fresh stores and lets time pass for their TTLs (a fake clock in memory, real time for a
 // remote store with short TTLs).
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { closedAfterEach } from './opened-stores.js';
 import type { PreviewStore } from '../../src/main/ports/preview-store.js';
 
 export interface PreviewStoreHarness {
@@ -15,13 +16,8 @@ const roomy = { ttlMs: TTL, maxEntries: 100, maxBytes: 1_000_000 };
 
 export function describePreviewStoreContract(name: string, harness: PreviewStoreHarness): void {
   describe(`PreviewStore contract: ${name}`, () => {
-    const open: PreviewStore[] = [];
-    const make = async (bounds = roomy) => {
-      const store = await harness.make(bounds);
-      open.push(store);
-      return store;
-    };
-    afterEach(() => { for (const s of open.splice(0)) s.close(); });
+    const track = closedAfterEach<PreviewStore>();
+    const make = async (bounds = roomy) => track(await harness.make(bounds));
 
     it('stores, replaces and reads records by their exact code', async () => {
       const store = await make();

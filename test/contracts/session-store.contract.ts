@@ -1,6 +1,7 @@
 // The SessionStore contract (src/main/ports/session-store.ts): every adapter must pass it. Time is
 // passed to the store explicitly (`now`), so no clock is needed.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { closedAfterEach } from './opened-stores.js';
 import type { NewSession, SessionStore } from '../../src/main/ports/session-store.js';
 
 export interface SessionStoreHarness {
@@ -15,13 +16,8 @@ const auxiliary = (id: string, matchId: string, playerId: string, socketId = `so
 
 export function describeSessionStoreContract(name: string, harness: SessionStoreHarness): void {
   describe(`SessionStore contract: ${name}`, () => {
-    const open: SessionStore[] = [];
-    const make = async () => {
-      const store = await harness.make(WINDOW);
-      open.push(store);
-      return store;
-    };
-    afterEach(() => { for (const s of open.splice(0)) s.close(); });
+    const track = closedAfterEach<SessionStore>();
+    const make = async () => track(await harness.make(WINDOW));
 
     it('a socket presenting a session id takes the session over under its own id; the old id is gone', async () => {
       const store = await make();

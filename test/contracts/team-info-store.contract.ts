@@ -1,5 +1,6 @@
 // The TeamInfoStore contract (src/main/ports/team-info-store.ts): every adapter must pass it.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { closedAfterEach } from './opened-stores.js';
 import type { TeamInfoFinal, TeamInfoStore } from '../../src/main/ports/team-info-store.js';
 
 export interface TeamInfoStoreHarness {
@@ -14,13 +15,8 @@ const final = (tag: string, higherScore: 0 | 1 = 0): TeamInfoFinal => ({ higherS
 
 export function describeTeamInfoStoreContract(name: string, harness: TeamInfoStoreHarness): void {
   describe(`TeamInfoStore contract: ${name}`, () => {
-    const open: TeamInfoStore[] = [];
-    const make = async () => {
-      const store = await harness.make(TTL);
-      open.push(store);
-      return store;
-    };
-    afterEach(() => { for (const s of open.splice(0)) s.close(); });
+    const track = closedAfterEach<TeamInfoStore>();
+    const make = async () => track(await harness.make(TTL));
 
     it('set stores the teams; set again replaces the entry, post-match members included', async () => {
       const store = await make();

@@ -8,8 +8,13 @@ const opened = new Set<Socket>();
 type Transports = ('polling' | 'websocket')[];
 
 /** A plain socket: no reconnection unless asked (a test decides what happens after a drop). */
-export function connect(url: string, options: { transports?: Transports; reconnection?: boolean } = {}): Socket {
-  const socket = io(url, { forceNew: true, rejectUnauthorized: false, reconnection: options.reconnection ?? false, ...(options.transports ? { transports: options.transports } : {}) });
+export function connect(url: string, options: { transports?: Transports; reconnection?: boolean; perMessageDeflate?: false } = {}): Socket {
+  const socket = io(url, {
+    forceNew: true, rejectUnauthorized: false, reconnection: options.reconnection ?? false,
+    ...(options.transports ? { transports: options.transports } : {}),
+    // A frontend that negotiates no permessage-deflate (the client's default offers it).
+    ...(options.perMessageDeflate === false ? { perMessageDeflate: false } : {}),
+  } as never);
   opened.add(socket);
   return socket;
 }
@@ -138,8 +143,8 @@ export interface Frontend {
 }
 
 /** A frontend that logs on to a group and keeps every match_data frame it receives (parsed). */
-export async function frontend(url: string, groupCode: string, transports?: Transports): Promise<Frontend> {
-  const socket = connect(url, { transports });
+export async function frontend(url: string, groupCode: string, transports?: Transports, options: { perMessageDeflate?: false } = {}): Promise<Frontend> {
+  const socket = connect(url, { transports, ...options });
   const frames: Record<string, unknown>[] = [];
   const raw: string[] = [];
   const waiters: { pred: (f: Record<string, unknown>) => boolean; resolve: (f: Record<string, unknown>) => void }[] = [];
