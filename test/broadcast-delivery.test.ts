@@ -1,9 +1,9 @@
 // Frames reach every kind of frontend intact: WebSocket with permessage-deflate (shared delta
 // bytes after a keyframe), WebSocket without deflate, long-polling, and a late joiner.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeAll, frontend } from './helpers/clients.js';
+import { describe, expect, it } from 'vitest';
+import { frontend } from './helpers/clients.js';
 import { playReplay, recordedMatch, sendRecords } from './helpers/recorded.js';
-import { startTestService, type TestService } from './helpers/service.js';
+import { serviceForFile } from './helpers/service.js';
 
 const replay = recordedMatch();
 
@@ -14,14 +14,7 @@ async function deliveries(): Promise<{ deltas: number; keyframes: number; plain:
   return { deltas: sent('delta'), keyframes: sent('keyframe'), plain: sent('plain'), skipped: m.value('ods_frames_skipped_total') };
 }
 
-let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService({ AUTH_KEY: 'k', TRUST_REPLAY_TIMESTAMPS: 'true' });
-});
-afterAll(async () => {
-  closeAll();
-  await svc?.close();
-});
+const svc = serviceForFile({ AUTH_KEY: 'k', TRUST_REPLAY_TIMESTAMPS: 'true' });
 
 /** A frontend of this service keeping the frames as received (text). */
 async function frontendOf(code: string, opts: { transports?: ('polling' | 'websocket')[]; perMessageDeflate?: false }) {

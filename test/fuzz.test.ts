@@ -4,10 +4,10 @@
 // match beside it. Afterwards: the process is alive, /status answers, the other matches' final
 // states equal their clean runs (recorded clock), and the fuzzed match still takes a valid message.
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeAll, frontend } from './helpers/clients.js';
+import { describe, expect, it } from 'vitest';
+import { frontend } from './helpers/clients.js';
 import { playReplay, recordedMatch, replayObserver, sendRecords } from './helpers/recorded.js';
-import { startTestService, type TestService } from './helpers/service.js';
+import { serviceForFile } from './helpers/service.js';
 
 const replay = recordedMatch();
 
@@ -17,14 +17,7 @@ const COUNT = Number(process.env.FUZZ_COUNT ?? 6000);
 const FUZZ = 'FUZZ01';
 const VICTIMS = ['FZVIC1', 'FZVIC2'];
 
-let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService({ AUTH_KEY: KEY, TRUST_REPLAY_TIMESTAMPS: 'true', SHARD_WORKERS: '2', MAX_MESSAGE_BYTES: '200000' });
-});
-afterAll(async () => {
-  closeAll();
-  await svc?.close();
-});
+const svc = serviceForFile({ AUTH_KEY: KEY, TRUST_REPLAY_TIMESTAMPS: 'true', SHARD_WORKERS: '2', MAX_MESSAGE_BYTES: '200000' });
 
 type Rec = Record<string, unknown>;
 const records = replay.records as Rec[];

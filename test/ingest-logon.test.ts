@@ -2,11 +2,11 @@
 // text, the disconnect after each failure, the reconnection logon that changes nothing, obs_data
 // routing by the session's group (cross-group writes, unauthenticated sockets), the snapshot a
 // frontend gets when it logs on mid-match, and that no secret reaches a frame or a log line.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Socket } from 'socket.io-client';
 import { SERVICE_VERSION } from '../src/main/version.js';
-import { closeAll, connect, connected, frontend, observer as observerClient, observerLogon, refusedLogon } from './helpers/clients.js';
-import { startTestService, type TestService } from './helpers/service.js';
+import { connect, connected, frontend, observer as observerClient, observerLogon, refusedLogon } from './helpers/clients.js';
+import { serviceForFile } from './helpers/service.js';
 
 const AUTH_KEY = 'LOGON-TEST-KEY-7f3a9c';
 const CAM_SECRET = 'CAMSECRET-logon-4411';
@@ -32,14 +32,7 @@ type Ack = { type: string; value: boolean; reason: string };
 const issuedSecrets: string[] = [];
 const frontends: { raw: string[] }[] = [];
 
-let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService({ AUTH_KEY });
-});
-afterAll(async () => {
-  closeAll();
-  await svc?.close();
-});
+const svc = serviceForFile({ AUTH_KEY });
 
 /** A logon that must fail: returns the acks (raw) and the order of ack and disconnect. */
 const refused = (payload: unknown, transports?: ('polling' | 'websocket')[]) => refusedLogon(svc.ingest, 'obs_logon', payload, transports);

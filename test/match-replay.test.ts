@@ -1,23 +1,16 @@
 // The recorded 19-round match, replayed into the real service as fast as it takes it, with a
 // frontend connected throughout.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeAll, frontend } from './helpers/clients.js';
+import { describe, expect, it } from 'vitest';
+import { frontend } from './helpers/clients.js';
 import { playReplay, recordedMatch } from './helpers/recorded.js';
-import { startTestService, type TestService } from './helpers/service.js';
+import { serviceForFile } from './helpers/service.js';
 
 const replay = recordedMatch();
 
 type Player = { riotId: string; kills: number; deaths: number; assists: number };
 type Team = { teamName: string; roundsWon: number; players: Player[]; roundRecord: { type: string }[] };
 
-let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService({ AUTH_KEY: 'replay-key', TRUST_REPLAY_TIMESTAMPS: 'true' });
-});
-afterAll(async () => {
-  closeAll();
-  await svc?.close();
-});
+const svc = serviceForFile({ AUTH_KEY: 'replay-key', TRUST_REPLAY_TIMESTAMPS: 'true' });
 
 describe('the recorded match end to end', () => {
   it('ends 6–13 with 19 round records, final scoreboards and the game_end frame; team info has higherScore', async () => {

@@ -3,23 +3,16 @@
 // arrive through their stats; every metric of the service is documented in the README.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/main/config.js';
-import { closeAll, frontend, observer } from './helpers/clients.js';
+import { frontend, observer } from './helpers/clients.js';
 import { Metrics } from './helpers/metrics.js';
 import { playReplay, recordedMatch } from './helpers/recorded.js';
-import { startTestService, type TestService } from './helpers/service.js';
+import { serviceForFile } from './helpers/service.js';
 
 const replay = recordedMatch();
 
-let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService({ AUTH_KEY: 'k', TRUST_REPLAY_TIMESTAMPS: 'true' });
-});
-afterAll(async () => {
-  closeAll();
-  await svc?.close();
-});
+const svc = serviceForFile({ AUTH_KEY: 'k', TRUST_REPLAY_TIMESTAMPS: 'true' });
 
 const scrape = async () => {
   const res = await fetch(`${svc.metricsUrl}/metrics`);

@@ -3,11 +3,13 @@
 // and gives the test what a client or an operator has: the URLs, the log lines, /metrics, the
 // admin API, the files in DATA_DIR / STATE_DIR. Not the service object: tests talk to the service
 // through its public surfaces only. For the entry as its own process: ./service-process.ts.
+import { afterAll, beforeAll } from 'vitest';
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/main/config.js';
 import { createLogger } from '../../src/main/log.js';
 import { startService } from '../../src/main/service.js';
 import { AdminApi, TEST_ADMIN_TOKEN } from './admin.js';
+import { closeAll } from './clients.js';
 import { scrapeMetrics, type Metrics } from './metrics.js';
 import { testEnv, tempDir, type ServicePorts } from './service-process.js';
 
@@ -99,4 +101,25 @@ export async function startTestService(env: Record<string, string> = {}, options
     close: () => service.close(),
     shutdown: () => service.shutdown(),
   };
+}
+
+/**
+ * A test file's one service: started before its tests, closed (with every client the helpers
+ * opened) after them. Returns a stand-in that forwards to the started service, so the tests read
+ * `svc.ingest`, `svc.metric(…)` as with startTestService.
+ */
+export function serviceForFile(env: Record<string, string> = {}): TestService {
+  let started: TestService | undefined;
+  beforeAll(async () => { started = await startTestService(env); });
+  afterAll(async () => {
+    closeAll();
+    await started?.close();
+  });
+  return new Proxy({} as TestService, {
+    get(_target, key) {
+      if (!started) throw new Error('the file\'s service starts in beforeAll');
+      const value: unknown = Reflect.get(started, key);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(started) : value;
+    },
+  });
 }
