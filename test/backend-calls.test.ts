@@ -281,6 +281,19 @@ describe('a failing backend does not stop the match', () => {
   });
 });
 
+/** A frontend and an observer on a new match of `service`, up to its match_start; `gone` resolves when the service closes the observer. */
+async function startedMatch(service: TestService, code: string, matchId: string, logon: Record<string, unknown> = {}) {
+  const fe = await frontend(service.broadcast, code);
+  frontends.push(fe);
+  const { socket: s, ack } = await observer(service.ingest, { obsName: 'o', key: 'KEY-FREE', groupCode: code, ...logon });
+  sockets.push(s);
+  expect(ack.value).toBe(true);
+  groupSecrets.push(ack.reason);
+  const gone = new Promise<string>((resolve) => s.once('disconnect', (r: string) => resolve(r)));
+  s.emit('obs_data', JSON.stringify({ obsName: 'o', groupCode: code, type: 'match_start', data: matchId }));
+  return { fe, gone };
+}
+
 describe('a match that ends before its registration is answered', () => {
   let quick: TestService;
   beforeAll(async () => {
@@ -299,14 +312,7 @@ describe('a match that ends before its registration is answered', () => {
     const released = new Promise<void>((resolve) => { release = resolve; });
     be.handle((req) => (req.path.endsWith('/register') && req.path.includes('late-reg') ? { status: 200, json: {}, after: released } : handler(req)));
     const code = 'LATERG';
-    const fe = await frontend(quick.broadcast, code);
-    frontends.push(fe);
-    const { socket: s, ack: parsed } = await observer(quick.ingest, { obsName: 'o', key: 'KEY-FREE', groupCode: code });
-    sockets.push(s);
-    expect(parsed.value).toBe(true);
-    groupSecrets.push(parsed.reason);
-    const gone = new Promise<string>((resolve) => s.once('disconnect', (r: string) => resolve(r)));
-    s.emit('obs_data', JSON.stringify({ obsName: 'o', groupCode: code, type: 'match_start', data: 'late-reg-0001' }));
+    const { fe, gone } = await startedMatch(quick, code, 'late-reg-0001');
     await expect.poll(() => matchCalls(code, 'register').length).toBe(1);
     // Inactivity removes the match (its observer is disconnected) while the registration still waits for its answer.
     expect(await gone).toBe('io server disconnect');
@@ -335,18 +341,11 @@ describe('inactivity of a registered match', () => {
   it('the completion is sent when the match is removed for inactivity', async () => {
     be.reset();
     const code = 'IDLE01';
-    const fe = await frontend(short.broadcast, code);
-    frontends.push(fe);
-    const { socket: s, ack: parsed } = await observer(short.ingest, {
-      obsName: 'o', key: 'KEY-FREE', groupCode: code, leftTeam: { name: 'a', tricode: 'a', url: '', attackStart: true }, rightTeam: { name: 'b', tricode: 'b', url: '', attackStart: false },
+    const { fe, gone } = await startedMatch(short, code, 'idle-match-0001', {
+      leftTeam: { name: 'a', tricode: 'a', url: '', attackStart: true }, rightTeam: { name: 'b', tricode: 'b', url: '', attackStart: false },
     });
-    sockets.push(s);
-    expect(parsed.value).toBe(true);
-    groupSecrets.push(parsed.reason);
-    s.emit('obs_data', JSON.stringify({ obsName: 'o', groupCode: code, type: 'match_start', data: 'idle-match-0001' }));
     await fe.waitFor((f) => f.isRegistered === true);
     expect(matchCalls(code, 'complete')).toHaveLength(0);
-    const gone = new Promise<string>((resolve) => s.once('disconnect', (r: string) => resolve(r)));
     expect(await gone).toBe('io server disconnect');
     await expect.poll(() => matchCalls(code, 'complete').length).toBe(1);
     const complete = matchCalls(code, 'complete')[0];
