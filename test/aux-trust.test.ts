@@ -7,6 +7,8 @@
 // - the envelope's playerId must be the session's player (`player_mismatch`);
 // - an auxiliary logon must name a player on the roster of the game (ack reason otherwise);
 // - an observer's recorded aux_ records (replays) reach its own match only, whatever they name.
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Socket } from 'socket.io-client';
 import { auxClient, auxLogon as auxLogonPacket, closeAll, frontend, observer as observerClient, refusedLogon } from './helpers/clients.js';
@@ -121,8 +123,15 @@ const dropLogged = (reason: string, type: string) => svc.logs.some((l) => {
   return j.msg === 'message dropped' && j.reason === reason && j.type === type;
 });
 
+const replayDir = tempDir('ods-aux-trust-replays-');
+/** The text of the replay file recorded for `code` (RECORD_REPLAYS), '' until it exists. */
+const recorded = (code: string): string => {
+  const file = fs.readdirSync(replayDir).find((f) => f.includes(code));
+  return file ? fs.readFileSync(path.join(replayDir, file), 'utf8') : '';
+};
+
 beforeAll(async () => {
-  svc = await startTestService({ AUTH_KEY, ADMIN_TOKEN: `ops:${ADMIN}` });
+  svc = await startTestService({ AUTH_KEY, ADMIN_TOKEN: `ops:${ADMIN}`, RECORD_REPLAYS: 'true', REPLAY_DIR: replayDir });
   fe = await frontend(svc.broadcast, CODE);
   obs = await observer(CODE, MATCH_ID, ROSTER);
   await fe.waitFor((f) => f.matchId === MATCH_ID && f.roundPhase === 'shopping' && (f as Frame).teams.every((t) => t.players.length === 2));
@@ -217,6 +226,9 @@ describe('aux_data applies auxiliary types only', () => {
     await expect.poll(() => dropLogged('player_mismatch', 'aux_scoreboard_team'), { timeout: 20_000 }).toBe(true);
     // Three refusals (team rows, health, the other player's row); the drop log is capped per match, the counter is not.
     await expect.poll(async () => (await shardDrops('player_mismatch')) - mismatchesBefore, { timeout: 20_000 }).toBe(3);
+    // Refused before recording: a replay of the file (observer privileges) cannot apply them.
+    await expect.poll(() => recorded(CODE).includes('"type":"aux_health","data":63')).toBe(true);
+    expect(recorded(CODE)).not.toMatch(/7777|7778|"data":3[,}]/);
     a.s.close();
   });
 });

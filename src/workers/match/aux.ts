@@ -26,9 +26,12 @@ export const AUX_TYPES: ReadonlySet<string> = new Set([
  * 4.4, and the envelope playerId decides whose health, abilities, icon and team rows change).
  * Null: it may be applied.
  */
-export function auxSessionRefusal(type: unknown, envelopePlayerId: unknown, sessionPlayerId: string): 'not_aux_type' | 'player_mismatch' | null {
+export function auxSessionRefusal(type: unknown, envelopePlayerId: unknown, sessionPlayerId: string, data: unknown): 'not_aux_type' | 'player_mismatch' | null {
   if (typeof type !== 'string' || !AUX_TYPES.has(type)) return 'not_aux_type';
   if (envelopePlayerId !== sessionPlayerId) return 'player_mismatch';
+  // An `aux_scoreboard` row is the session's own: the aux-observer mode that sends every row runs on
+  // a spectator, who cannot log on (docs/reliability.md), so another player's row is an impostor's.
+  if (type === 'aux_scoreboard' && (typeof data !== 'object' || data === null || (data as { playerId?: unknown }).playerId !== sessionPlayerId)) return 'player_mismatch';
   return null;
 }
 

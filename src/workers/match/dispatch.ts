@@ -72,10 +72,10 @@ export function acceptEnvelope(core: EngineCore, input: unknown, now: number, au
       return reject('invalid_json');
     }
   }
-  const fields = typeof envelope === 'object' && envelope !== null ? (envelope as { type?: unknown; playerId?: unknown }) : undefined;
+  const fields = typeof envelope === 'object' && envelope !== null ? (envelope as { type?: unknown; playerId?: unknown; data?: unknown }) : undefined;
   const type = fields?.type;
   if (auxSession !== null) {
-    const refusal = auxSessionRefusal(type, fields?.playerId, auxSession);
+    const refusal = auxSessionRefusal(type, fields?.playerId, auxSession, fields?.data);
     if (refusal) return reject(refusal, typeof type === 'string' ? type : undefined);
   }
   if (typeof type !== 'string') return reject('invalid_envelope', 'type must be a string');
@@ -84,12 +84,6 @@ export function acceptEnvelope(core: EngineCore, input: unknown, now: number, au
     if (!validateAuxEnvelope(envelope)) return reject('invalid_envelope', describeErrors(validateAuxEnvelope.errors));
   } else if (!validateObserverEnvelope(envelope)) {
     return reject('invalid_envelope', describeErrors(validateObserverEnvelope.errors));
-  }
-  // An auxiliary session's scoreboard row is its own (the aux-observer mode that sends every row
-  // runs on a spectator, who cannot log on: docs/reliability.md), so it cannot rewrite another player's row.
-  if (auxSession !== null && type === 'aux_scoreboard') {
-    const row = (envelope as Envelope).data as { playerId?: unknown } | null;
-    if (typeof row !== 'object' || row === null || row.playerId !== auxSession) return reject('player_mismatch', type);
   }
   if (core.ended) return reject('match_ended');
   return dispatch(core, envelope as Envelope, type, now);

@@ -45,7 +45,7 @@ export function applyAux(shard: Shard, groupCodes: string[], matchId: string, pl
   const type = typeof env.type === 'string' ? env.type : '?';
   // The auxiliary trust rule, once per message and before anything is recorded; the engine's
   // applyAux() applies the same rule again for each match.
-  const refusal = auxSessionRefusal(env.type, env.playerId, playerId);
+  const refusal = auxSessionRefusal(env.type, env.playerId, playerId, env.data);
   if (refusal) return shard.drops.drop(firstCode, first, refusal, type);
   if (env.matchId !== matchId) return shard.drops.drop(firstCode, first, 'match_mismatch', type);
   for (const code of groupCodes) {
