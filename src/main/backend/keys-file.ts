@@ -38,7 +38,9 @@ export function parseKeysFile(text: string): Map<string, FileKey> {
   try {
     doc = JSON.parse(text);
   } catch (err) {
-    throw new Error(`not valid JSON (${(err as Error).message})`);
+    // V8's message quotes the text around the fault, which may be a key: only the position is kept.
+    const at = /position (\d+)/.exec((err as Error).message);
+    throw new Error(at ? `not valid JSON (at position ${at[1]})` : 'not valid JSON');
   }
   const entries = Array.isArray(doc) ? doc : (doc as { keys?: unknown } | null)?.keys;
   if (!Array.isArray(entries)) throw new Error('expected a JSON array of keys or an object with a "keys" array');
@@ -69,6 +71,8 @@ export function parseKeysFile(text: string): Map<string, FileKey> {
 export class KeysFile {
   private keys: Map<string, FileKey>;
   private lastText: string;
+  /** The last text found invalid: the watcher fires several times per save, and one bad save is logged once. */
+  private lastInvalidText: string | null = null;
   private dirWatcher: fs.FSWatcher | null = null;
   private debounce: NodeJS.Timeout | null = null;
   private closed = false;
@@ -117,11 +121,12 @@ export class KeysFile {
       this.log.warn({ file: this.file, code }, 'access keys file unreadable; keeping the previous keys');
       return false;
     }
-    if (text === this.lastText) return false;
+    if (text === this.lastText || text === this.lastInvalidText) return false;
     try {
       this.keys = parseKeysFile(text);
     } catch (err) {
-      this.log.error({ file: this.file, error: (err as Error).message }, 'access keys file invalid; keeping the previous keys');
+      this.lastInvalidText = text;
+      this.log.error({ file: this.file, bytes: Buffer.byteLength(text), error: (err as Error).message }, 'access keys file invalid; keeping the previous keys');
       return false;
     }
     this.lastText = text;
