@@ -125,6 +125,7 @@ describe('KEYS_FILE', () => {
     const unquoted = `{"keys": [{"key": ${NEW_KEY}}]}`;
     fs.writeFileSync(file, unquoted);
     await expect.poll(() => invalid(`"bytes":${Buffer.byteLength(unquoted)},`), { timeout: 15_000, interval: 100 }).toBe(true);
+    expect(svc.logs.some((l) => l.includes(NEW_KEY.slice(0, 6)))).toBe(false);
     expect((await org(svc, PLAIN_KEY)).status).toBe(200);
     expect((await org(svc, EXPIRED_KEY)).status).toBe(200);
 
