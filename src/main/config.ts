@@ -42,6 +42,20 @@ const anyUrl: Parser<string> = (raw, name) => {
 };
 const oneOf = <T extends string>(...values: T[]): Parser<T> => (raw, name) =>
   (values as string[]).includes(raw.trim()) ? (raw.trim() as T) : fail(name, raw, `one of ${values.join(', ')}`);
+/** redis://, rediss:// or unix:// (a socket path); the error never echoes the value (it may hold a password). */
+const redisUrl: Parser<string> = (raw, name) => {
+  let u: URL;
+  try {
+    u = new URL(raw.trim());
+  } catch {
+    throw new ConfigError(`${name}: expected redis://[user:password@]host[:port][/db], rediss://… or unix:///path/to/redis.sock (value not shown)`);
+  }
+  if (!['redis:', 'rediss:', 'unix:'].includes(u.protocol)) throw new ConfigError(`${name}: the scheme must be redis:, rediss: or unix: (got ${u.protocol})`);
+  if (u.protocol === 'unix:' && !u.pathname) throw new ConfigError(`${name}: unix:// needs the socket path`);
+  return raw.trim();
+};
+const keyPrefix: Parser<string> = (raw, name) => (/^[A-Za-z0-9_.:{}-]{1,64}$/.test(raw) ? raw : fail(name, raw, '1–64 of A–Z a–z 0–9 _ . : - { }'));
+const nodeId: Parser<string> = (raw, name) => (/^[A-Za-z0-9_.-]{1,64}$/.test(raw) ? raw : fail(name, raw, '1–64 of A–Z a–z 0–9 _ . -'));
 const semverRange: Parser<string> = (raw, name) => (semver.validRange(raw) ? raw : fail(name, raw, 'a semver range such as ">=0.3.0 <0.4.0"'));
 /** One operator token of ADMIN_TOKEN: its id (named, or `token-` and 8 hex digits of its digest) and the token. */
 export interface AdminTokenEntry { id: string; token: string }
@@ -152,6 +166,13 @@ export const SETTINGS = {
   METRICS_ENABLED: s(bool, true, 'serve GET /metrics (Prometheus text format) on METRICS_HOST:METRICS_PORT'),
   METRICS_HOST: s(str, '127.0.0.1', 'bind address of the metrics listener (not public by default)'),
   METRICS_PORT: s(int(0, 65535), 5102, 'metrics port (plain HTTP); 0 = ephemeral'),
+  // Scale-out (README, "Running several nodes"; docs/architecture.md): unset REDIS_URL is the embedded default.
+  REDIS_URL: s(redisUrl, '', 'Redis (or Valkey) shared by every node: redis://[user:pass@]host:port[/db], rediss://…, or unix:///path. Unset: one process, everything in memory (the embedded default). Not with STATE_DIR'),
+  REDIS_KEY_PREFIX: s(keyPrefix, 'ods:', 'prefix of every Redis key and channel (several deployments can share one Redis)'),
+  REDIS_LEASE_TTL_MS: s(int(1000, 600_000), 10_000, 'a node owns each of its matches through a Redis lease of this length, renewed every third of it; a lost node\'s matches are taken over after it'),
+  REDIS_TIMEOUT_MS: s(int(100, 60_000), 2000, 'timeout of each Redis command, and of the connection at start'),
+  REDIS_PROBE_INTERVAL_MS: s(int(100, 60_000), 2000, 'pub/sub liveness probe: a node publishes to itself this often and reconnects its subscriber when 3 probes in a row do not come back'),
+  NODE_ID: s(nodeId, '', 'this node\'s name in Redis, logs and the dashboard. Unset: host name, process id and a random suffix'),
   FAULT_INJECTION: s(bool, false, 'tests only: lets the test suite crash a shard on purpose'),
 } as const;
 
@@ -168,6 +189,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (Boolean(c.SERVER_CERT) !== Boolean(c.SERVER_KEY)) {
     throw new ConfigError(`${c.SERVER_CERT ? 'SERVER_KEY' : 'SERVER_CERT'}: must be set together with ${c.SERVER_CERT ? 'SERVER_CERT' : 'SERVER_KEY'}`);
   }
+  if (c.REDIS_URL && c.STATE_DIR) throw new ConfigError('STATE_DIR: not with REDIS_URL (with Redis, snapshots and sessions are kept in Redis)');
   if (c.USE_BACKEND && !c.BACKEND_URL) throw new ConfigError('BACKEND_URL: required when USE_BACKEND=true');
   return c;
 }

@@ -1,0 +1,197 @@
+// The one place that talks to Redis's client library (ioredis; why ioredis: docs/architecture.md,
+// "Scale-out on Redis"). A node holds two connections: `cmd` for commands, scripts and publishing,
+// `sub` in subscriber mode. Every Redis adapter (adapters/redis/*) uses this object and its key
+// layout (keys.ts), never ioredis directly.
+//
+// Redis trouble must not stop a node (docs/reliability.md): commands fail fast while Redis is
+// unreachable (no offline queue, REDIS_TIMEOUT_MS per command) and the adapters decide what that
+// means; both connections reconnect on their own, and ioredis re-subscribes every channel. Pub/sub
+// can stop delivering silently (after a failover, a proxy that dropped the subscriber): a probe
+// publishes to this node's own channel every REDIS_PROBE_INTERVAL_MS and, when 3 in a row do not
+// come back, the subscriber is reconnected. `up` is what /status and the metrics report.
+import { Redis, type RedisOptions } from 'ioredis';
+import type { Logger } from '../../log.js';
+import { redisKeys, type RedisKeys } from './keys.js';
+
+export interface RedisConnectionOptions {
+  url: string;
+  prefix: string;
+  nodeId: string;
+  timeoutMs: number;
+  probeIntervalMs: number;
+  log: Logger;
+}
+
+export type MessageHandler = (message: Buffer) => void;
+
+/** Probes that may go unanswered before the subscriber is reconnected. */
+const PROBE_MISSES = 3;
+
+/** ioredis options from REDIS_URL (unix:///path becomes a socket path; ioredis reads redis:// and rediss:// itself). */
+export function connectionTarget(url: string): string {
+  const u = new URL(url);
+  return u.protocol === 'unix:' ? decodeURIComponent(u.pathname) + u.search : url;
+}
+
+/** Where REDIS_URL points, without credentials (for logs and errors). */
+export function describeTarget(url: string): string {
+  const u = new URL(url);
+  return u.protocol === 'unix:' ? `unix:${u.pathname}` : `${u.protocol}//${u.hostname}:${u.port || 6379}`;
+}
+
+export class RedisConnection {
+  readonly cmd: Redis;
+  readonly sub: Redis;
+  readonly keys: RedisKeys;
+  readonly nodeId: string;
+  private readonly log: Logger;
+  private readonly handlers = new Map<string, Set<MessageHandler>>();
+  private readonly statusListeners = new Set<(up: boolean) => void>();
+  private upValue = false;
+  private probeSent = 0;
+  private probeSeen = 0;
+  private probeTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+  private lastErrorLog = 0;
+
+  private constructor(private readonly options: RedisConnectionOptions) {
+    this.log = options.log.child({ module: 'redis' });
+    this.nodeId = options.nodeId;
+    this.keys = redisKeys(options.prefix);
+    const common: RedisOptions = {
+      lazyConnect: true,
+      connectTimeout: options.timeoutMs,
+      // Reconnect quickly, then every second: a restarted Redis is back within a second of its start.
+      retryStrategy: (times) => Math.min(100 * times, 1000),
+      // ioredis 6 speaks RESP3 by default; RESP2 keeps pub/sub on its own connection, as we use it.
+      protocol: 2,
+    };
+    // Commands fail at once while Redis is unreachable, and after REDIS_TIMEOUT_MS when it stalls.
+    this.cmd = new Redis(connectionTarget(options.url), { ...common, enableOfflineQueue: false, commandTimeout: options.timeoutMs, maxRetriesPerRequest: 1 });
+    // The subscriber keeps its (re)subscriptions queued while disconnected and replays them on reconnect.
+    this.sub = new Redis(connectionTarget(options.url), { ...common, enableOfflineQueue: true, maxRetriesPerRequest: null, autoResubscribe: true });
+    for (const client of [this.cmd, this.sub]) {
+      client.on('error', (err: Error) => this.onError(err));
+      for (const ev of ['ready', 'close', 'end', 'reconnecting']) client.on(ev, () => this.recompute());
+    }
+    this.sub.on('messageBuffer', (channel: Buffer, message: Buffer) => this.dispatch(channel, message));
+    this.sub.on('smessageBuffer', (channel: Buffer, message: Buffer) => this.dispatch(channel, message));
+  }
+
+  /** Connects both clients; throws (naming REDIS_URL's target, never its credentials) when Redis does not answer in time. */
+  static async open(options: RedisConnectionOptions): Promise<RedisConnection> {
+    const conn = new RedisConnection(options);
+    try {
+      await Promise.all([conn.cmd.connect(), conn.sub.connect()]);
+      await conn.cmd.ping();
+    } catch (err) {
+      conn.close();
+      throw new Error(`REDIS_URL: cannot reach Redis at ${describeTarget(options.url)} (${(err as Error).message})`);
+    }
+    await conn.subscribe(conn.keys.probeChannel(conn.nodeId), () => { conn.probeSeen = conn.probeSent; conn.recompute(); });
+    conn.upValue = true;
+    conn.probeTimer = setInterval(() => conn.probe(), options.probeIntervalMs);
+    conn.probeTimer.unref();
+    conn.log.info({ target: describeTarget(options.url), nodeId: options.nodeId, prefix: options.prefix }, 'redis connected');
+    return conn;
+  }
+
+  /** Both connections ready and the last probes came back. */
+  get up(): boolean {
+    return this.upValue;
+  }
+
+  /** Called with the new value whenever `up` changes. */
+  onStatus(listener: (up: boolean) => void): () => void {
+    this.statusListeners.add(listener);
+    return () => this.statusListeners.delete(listener);
+  }
+
+  /**
+   * Messages of `channel` to `handler` until the returned function is called. `sharded`: a
+   * per-match channel (SSUBSCRIBE/SPUBLISH, Redis ≥ 7: a cluster routes it to one shard). The
+   * first handler of a channel subscribes, the last one's removal unsubscribes. Resolves once
+   * Redis confirmed the subscription (or at once when the channel was subscribed already).
+   */
+  subscribe(channel: string, handler: MessageHandler, sharded = false): Promise<void> & { unsubscribe: () => void } {
+    let set = this.handlers.get(channel);
+    let confirmed: Promise<unknown> = Promise.resolve();
+    if (!set) {
+      set = new Set();
+      this.handlers.set(channel, set);
+      confirmed = (sharded ? this.sub.ssubscribe(channel) : this.sub.subscribe(channel)).catch((err: Error) => {
+        this.log.warn({ channel, error: err.message }, 'redis subscribe failed (retried on reconnect)');
+      });
+    }
+    set.add(handler);
+    let active = true;
+    const unsubscribe = () => {
+      if (!active) return;
+      active = false;
+      const current = this.handlers.get(channel);
+      if (!current) return;
+      current.delete(handler);
+      if (current.size > 0 || this.closed) return;
+      this.handlers.delete(channel);
+      (sharded ? this.sub.sunsubscribe(channel) : this.sub.unsubscribe(channel)).catch(() => undefined);
+    };
+    return Object.assign(confirmed.then(() => undefined), { unsubscribe });
+  }
+
+  /** Publishes; false when Redis is unreachable (nothing is queued: callers decide). */
+  publish(channel: string, message: string | Buffer, sharded = false): Promise<boolean> {
+    const sent = sharded ? this.cmd.spublish(channel, message) : this.cmd.publish(channel, message);
+    return sent.then(() => true, () => false);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.probeTimer) clearInterval(this.probeTimer);
+    this.statusListeners.clear();
+    this.cmd.disconnect();
+    this.sub.disconnect();
+  }
+
+  private dispatch(channel: Buffer, message: Buffer): void {
+    const set = this.handlers.get(channel.toString());
+    if (!set) return;
+    for (const handler of set) {
+      try {
+        handler(message);
+      } catch (err) {
+        this.log.error({ channel: channel.toString(), error: (err as Error).message }, 'redis message handler failed');
+      }
+    }
+  }
+
+  private probe(): void {
+    if (this.cmd.status !== 'ready') return this.recompute();
+    if (this.probeSent - this.probeSeen >= PROBE_MISSES && this.sub.status === 'ready') {
+      // Connected, subscribed, and still nothing comes back: reconnect the subscriber (it re-subscribes).
+      this.log.warn({ missed: this.probeSent - this.probeSeen }, 'redis pub/sub probe not delivered; reconnecting the subscriber');
+      this.probeSeen = this.probeSent;
+      this.sub.disconnect(true);
+    }
+    this.probeSent++;
+    void this.publish(this.keys.probeChannel(this.nodeId), String(this.probeSent));
+    this.recompute();
+  }
+
+  private recompute(): void {
+    if (this.closed) return;
+    const up = this.cmd.status === 'ready' && this.sub.status === 'ready' && this.probeSent - this.probeSeen < PROBE_MISSES;
+    if (up === this.upValue) return;
+    this.upValue = up;
+    this.log[up ? 'info' : 'warn']({ cmd: this.cmd.status, sub: this.sub.status }, up ? 'redis reachable again' : 'redis unreachable');
+    for (const listener of this.statusListeners) listener(up);
+  }
+
+  private onError(err: Error): void {
+    // ioredis reports every failed reconnection attempt: one line per 10 s is enough.
+    const now = Date.now();
+    if (now - this.lastErrorLog < 10_000) return;
+    this.lastErrorLog = now;
+    this.log.warn({ error: err.message }, 'redis connection error');
+  }
+}

@@ -1,0 +1,42 @@
+// Every Redis key and channel the service uses, in one place (REDIS_KEY_PREFIX first, default
+// `ods:`). docs/architecture.md, "Scale-out on Redis", lists them with their meaning.
+//
+// One Redis (or Valkey) primary, optionally with replicas and Sentinel; not Redis Cluster: the
+// claim and session scripts touch several keys at once. Per-match channels use sharded pub/sub
+// (SPUBLISH) anyway, so a node receives only the matches it subscribed to.
+
+export function redisKeys(prefix: string) {
+  return {
+    // PreviewStore: the record's JSON under its code (PX = PREVIEW_TTL_MS); a sorted set of codes by
+    // expiry time and a hash of their byte sizes bound the count and the bytes across nodes.
+    preview: (code: string) => `${prefix}preview:${code}`,
+    previewIndex: `${prefix}previews`,
+    previewBytes: `${prefix}previews:bytes`,
+    // TeamInfoStore: the entry's JSON under the group code (PX = TEAM_INFO_TTL_MS).
+    teamInfo: (groupCode: string) => `${prefix}team:${groupCode}`,
+    // SessionStore: a session's JSON under its id (PX while resumable); the live auxiliary session of a player.
+    session: (id: string) => `${prefix}session:${id}`,
+    auxHolder: (matchId: string, playerId: string) => `${prefix}aux:${matchId}:${playerId}`,
+    // MatchDirectory: the lease (owner node and epoch, PX = REDIS_LEASE_TTL_MS), the record, the set
+    // of live codes, live matches per key id, and the epoch counter.
+    lease: (groupCode: string) => `${prefix}lease:${groupCode}`,
+    match: (groupCode: string) => `${prefix}match:${groupCode}`,
+    matches: `${prefix}matches`,
+    perKey: (keyId: string) => `${prefix}perkey:${keyId}`,
+    epoch: `${prefix}epoch`,
+    // SnapshotStore: the latest snapshot of a live match (with its epoch).
+    snapshot: (groupCode: string) => `${prefix}snap:${groupCode}`,
+
+    // Channels. Directory changes and control messages go to every node (classic pub/sub).
+    directoryChannel: `${prefix}dir`,
+    controlChannel: `${prefix}control`,
+    /** A match's frames from its owner to the nodes watching it (sharded). */
+    framesChannel: (groupCode: string) => `${prefix}f:${groupCode}`,
+    /** To a match's owner: keyframe requests and ingestion data that reached another node (sharded). */
+    ownerChannel: (groupCode: string) => `${prefix}o:${groupCode}`,
+    /** A node's own probe channel (connection.ts). */
+    probeChannel: (nodeId: string) => `${prefix}probe:${nodeId}`,
+  } as const;
+}
+
+export type RedisKeys = ReturnType<typeof redisKeys>;

@@ -1,0 +1,104 @@
+// A real redis-server (Debian's package; `.ci/run` installs it) for the tests and benchmarks:
+// started on a unix socket in a temporary directory, persistence off, stopped with the caller.
+// `restart()` stops it and starts a new, empty one on the same socket (a Redis restart without
+// persistence: every key is gone). A plain module: no vitest, so tsx runs it too.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export const REDIS_SERVER = process.env.REDIS_SERVER_BIN ?? 'redis-server';
+
+/** Whether redis-server can be run here. */
+export function redisServerAvailable(): boolean {
+  return spawnSync(REDIS_SERVER, ['--version'], { stdio: 'ignore' }).status === 0;
+}
+
+export interface RedisServer {
+  /** unix:///…/redis.sock, for REDIS_URL. */
+  readonly url: string;
+  readonly socketPath: string;
+  /** Process id of the running server (its CPU time: /proc/<pid>/stat). */
+  pid(): number;
+  /** Stops the server (SIGKILL: what a crash looks like to the clients). */
+  stop(): Promise<void>;
+  /** Starts a new, empty server on the same socket (after stop()). */
+  start(): Promise<void>;
+  /** stop() then start(). */
+  restart(): Promise<void>;
+  /** Runs one command with a throwaway connection (RESP inline), returns the raw reply text. */
+  command(...args: string[]): Promise<string>;
+}
+
+const running = new Set<ChildProcess>();
+process.once('exit', () => { for (const p of running) p.kill('SIGKILL'); });
+
+export async function startRedisServer(): Promise<RedisServer> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ods-redis-'));
+  const socketPath = path.join(dir, 'redis.sock');
+  let proc: ChildProcess | null = null;
+
+  const start = async () => {
+    try { fs.unlinkSync(socketPath); } catch { /* not there */ }
+    const p = spawn(REDIS_SERVER, [
+      '--port', '0', '--unixsocket', socketPath, '--unixsocketperm', '700',
+      '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no', '--loglevel', 'warning',
+    ], { stdio: ['ignore', 'pipe', 'pipe'] });
+    running.add(p);
+    p.once('exit', () => running.delete(p));
+    let output = '';
+    p.stdout!.on('data', (c: Buffer) => { output += c.toString(); });
+    p.stderr!.on('data', (c: Buffer) => { output += c.toString(); });
+    proc = p;
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      if (p.exitCode !== null) throw new Error(`redis-server exited (${p.exitCode}):\n${output}`);
+      if (fs.existsSync(socketPath) && (await ping(socketPath))) return;
+      if (Date.now() > deadline) throw new Error(`redis-server did not start within 20 s:\n${output}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  const stop = async () => {
+    const p = proc;
+    proc = null;
+    if (!p || p.exitCode !== null) return;
+    const exited = new Promise((r) => p.once('exit', r));
+    p.kill('SIGKILL');
+    await exited;
+  };
+
+  await start();
+  return {
+    url: `unix://${socketPath}`,
+    socketPath,
+    pid: () => proc?.pid ?? 0,
+    stop,
+    start,
+    async restart() { await stop(); await start(); },
+    command: (...args) => rawCommand(socketPath, args),
+  };
+}
+
+async function ping(socketPath: string): Promise<boolean> {
+  try {
+    return (await rawCommand(socketPath, ['PING'])).startsWith('+PONG');
+  } catch {
+    return false;
+  }
+}
+
+/** One RESP command over a fresh connection; resolves with the first reply's raw text. */
+function rawCommand(socketPath: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const sock = net.createConnection(socketPath);
+    let reply = '';
+    const timer = setTimeout(() => { sock.destroy(); reject(new Error('redis command timed out')); }, 5000);
+    sock.on('error', (err) => { clearTimeout(timer); reject(err); });
+    sock.on('connect', () => sock.write(`*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`));
+    sock.on('data', (c: Buffer) => {
+      reply += c.toString();
+      if (reply.endsWith('\r\n')) { clearTimeout(timer); sock.end(); resolve(reply); }
+    });
+  });
+}
