@@ -1,0 +1,23 @@
+// OwnerInbox: ingestion data that reached a node which does not run the match, on its way to the
+// node that does (the balancer puts a client on any node; docs/architecture.md explains why data
+// is forwarded rather than the match moved). One per-match channel (Redis: SPUBLISH to the owner
+// channel of the group code); the owner listens on the channels of the matches it runs.
+//
+// Order: the messages one node sends for one code arrive in the order sent (one connection, one
+// channel). `send` is fire-and-forget on the per-message path; false when the message could not be
+// handed to the transport (Redis unreachable): the caller counts it as dropped.
+// Only the shared adapter exists: in one process every match is local.
+// Adapter: adapters/redis/owner-inbox.ts.
+
+export type InboxMessage =
+  | { t: 'obs'; raw: string }
+  | { t: 'aux'; matchId: string; playerId: string; raw: string }
+  | { t: 'aux_disconnected'; matchId: string; playerId: string };
+
+export interface OwnerInbox {
+  /** To the node that runs `groupCode` (whichever it is, if any). */
+  send(groupCode: string, message: InboxMessage): boolean;
+  /** This node runs `groupCode`: its inbox to `listener` until the returned function is called. */
+  listen(groupCode: string, listener: (message: InboxMessage) => void): () => void;
+  close(): void;
+}
