@@ -28,6 +28,17 @@ export interface MainEvents {
   playercams: { groupCode: string; result: unknown };
   /** Players' MMR fetched for a match. From backend/match-sync.ts; to matches/forwarding.ts (the shard's `mmr`). */
   mmr: { groupCode: string; result: unknown };
+  /**
+   * This process runs a match now (created, resumed, restored, adopted from another node) or no
+   * longer does (removed, or evicted: another node owns it). From matches/lifecycle.ts; to
+   * cluster/owner-inbox-routing.ts (scale-out: the match's inbox is listened to while it runs here).
+   */
+  matchRunning: { groupCode: string; epoch: number };
+  matchStopped: { groupCode: string };
+  /** Scale-out: ingestion data for a match reached no node (its owner is gone). From cluster/remote-forwarding.ts; to cluster/takeover.ts. */
+  matchOwnerMissing: { groupCode: string };
+  /** The shared store (Redis) became reachable or unreachable. From cluster/cluster.ts; to metrics.ts. */
+  redisStatus: { up: boolean };
   /** An outbound HTTP call ended. From backend/http.ts (OutboundHttp); to metrics.ts. */
   outboundCall: { label: string; seconds: number; outcome: OutboundOutcome };
 }

@@ -17,6 +17,7 @@ import type { Logger } from './log.js';
 import type { ShardRecovery } from './matches/recovery.js';
 import type { PublishCounters } from './matches/shard-output.js';
 import type { ShardTotals } from './matches/shard-totals.js';
+import type { Cluster } from './cluster/cluster.js';
 import type { MatchDirectory } from './ports/match-directory.js';
 
 export interface MetricsDeps {
@@ -29,6 +30,8 @@ export interface MetricsDeps {
   recovery: ShardRecovery;
   ingest: IngestServer;
   broadcast: BroadcastServer;
+  /** REDIS_URL: the cluster's state and counters (ods_redis_*, ods_cluster_*). */
+  cluster?: Cluster | null;
 }
 
 const FAILURES: ReadonlySet<OutboundOutcome> = new Set(['5xx', 'timeout', 'network', 'too-large']);
@@ -103,6 +106,23 @@ export class Metrics {
       name: 'ods_connections_refused_total', help: 'Handshakes refused at MAX_SOCKETS_PER_ADDRESS, by listener', labelNames: ['listener'], registers: [r],
       collect() { this.reset(); this.inc({ listener: 'ingest' }, ingest.addresses.refused); this.inc({ listener: 'broadcast' }, broadcast.addresses.refused); },
     });
+    const cluster = deps.cluster;
+    if (cluster) {
+      new client.Gauge({ name: 'ods_redis_up', help: 'Whether Redis is reachable (both connections up and the pub/sub probe answered): 1 or 0', registers: [r], collect() { this.set(cluster.redisUp ? 1 : 0); } });
+      new client.Gauge({ name: 'ods_cluster_matches_local', help: 'Live matches this node runs (ods_live_matches counts every node\'s)', registers: [r], collect() { this.set(cluster.localMatches()); } });
+      new client.Counter({
+        name: 'ods_cluster_events_total', help: 'Scale-out events on this node: matches adopted from a gone node, evicted (another node owns them), re-asserted after Redis lost them, lost without a snapshot', labelNames: ['event'], registers: [r],
+        collect() { const t = cluster.takeover.stats; set(this, { adopted: t.adopted, evicted: t.evicted, reasserted: t.reasserted, lost_without_snapshot: t.lostWithoutSnapshot }, 'event'); },
+      });
+      new client.Counter({
+        name: 'ods_cluster_forwarded_total', help: 'Ingestion messages for matches another node runs: sent to their owner, held while no node ran the match, redelivered, dropped', labelNames: ['outcome'], registers: [r],
+        collect() { const f = cluster.forwardStats; set(this, { sent: f.sent, held: f.held, redelivered: f.redelivered, dropped: f.dropped }, 'outcome'); },
+      });
+      new client.Counter({
+        name: 'ods_cluster_frames_total', help: 'Frames through Redis on this node, by direction and kind', labelNames: ['kind'], registers: [r],
+        collect() { set(this, cluster.frameStats(), 'kind'); },
+      });
+    }
     new client.Counter({ name: 'ods_shard_restarts_total', help: 'Shard threads that died and were restarted', registers: [r], collect() { this.reset(); this.inc(recovery.counters.crashes); } });
     new client.Counter({ name: 'ods_matches_restored_total', help: 'Matches rebuilt after a shard restart', registers: [r], collect() { this.reset(); this.inc(recovery.counters.restored); } });
     new client.Counter({ name: 'ods_matches_lost_total', help: 'Matches lost with a shard (no snapshot to rebuild them from)', registers: [r], collect() { this.reset(); this.inc(recovery.counters.lost); } });

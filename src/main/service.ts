@@ -3,9 +3,10 @@
 // what it needs here, components talk through the ports and the event bus (events.ts), and start
 // and stop happen here, in order.
 //
-//   config → logger → TLS, access key → event bus, outbound client → ports (memory adapters, or
-//   STATE_DIR's) → key chain → matches (routes, backend sync, shard output and recovery, shard pool,
-//   lifecycle, forwarding) → listeners (ingestion, broadcast, REST with the dashboard) → metrics.
+//   config → logger → TLS, access key → event bus, outbound client → ports (memory adapters,
+//   STATE_DIR's, or Redis's) → key chain → matches (routes, backend sync, shard output and recovery,
+//   shard pool, lifecycle, forwarding; with Redis the cluster runtime) → listeners (ingestion,
+//   broadcast, REST with the dashboard) → metrics.
 import { Dashboard } from './admin/dashboard.js';
 import { createAdminTokens } from './admin/tokens.js';
 import { StateFiles } from './adapters/state-dir/files.js';
@@ -25,6 +26,9 @@ import { KeysFile } from './backend/keys-file.js';
 import { MatchSync } from './backend/match-sync.js';
 import { createSupportPackages } from './backend/store.js';
 import { BroadcastServer } from './broadcast/server.js';
+import { Cluster } from './cluster/cluster.js';
+import { openRedisPorts } from './cluster/redis-ports.js';
+import { RemoteForwarding } from './cluster/remote-forwarding.js';
 import type { Config } from './config.js';
 import { EventBus, type MainEvents } from './events.js';
 import { IngestServer } from './ingest/server.js';
@@ -95,6 +99,8 @@ export interface Service {
   /** The operator dashboard's data; null without ADMIN_TOKEN. */
   readonly dashboard: Dashboard | null;
   readonly metrics: Metrics | null;
+  /** REDIS_URL: this node's part of the cluster (ownership, takeover, inboxes); null in one process. */
+  readonly cluster: Cluster | null;
   /** Immediate stop (tests): listeners and sockets closed, shards stopped; nothing persisted or completed. */
   close(): Promise<void>;
   /**
@@ -137,9 +143,11 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const events = new EventBus<MainEvents>();
   const request = createOutbound((label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }));
 
-  // Ports: the embedded default keeps everything in memory; STATE_DIR makes snapshots and sessions durable.
+  // Ports: the embedded default keeps everything in memory; STATE_DIR makes snapshots and sessions
+  // durable; REDIS_URL shares them all between nodes (cluster/redis-ports.ts).
+  const redis = config.REDIS_URL ? await openRedisPorts(config, log) : null;
   const stateFiles = config.STATE_DIR ? new StateFiles(config.STATE_DIR, log) : null;
-  const shared: SharedPorts = {
+  const shared: SharedPorts = redis ? redis.shared : {
     previews: new MemoryPreviewStore({ ttlMs: config.PREVIEW_TTL_MS, maxEntries: config.PREVIEW_MAX, maxBytes: config.PREVIEW_MAX_BYTES }),
     teamInfo: new MemoryTeamInfoStore({ ttlMs: config.TEAM_INFO_TTL_MS, cleanupMs: config.TEAM_INFO_CLEANUP_MS }),
     sessions: stateFiles
@@ -162,18 +170,27 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const output = new ShardOutput({ log, frames, directory, routes, snapshots, teamInfo, sync, events });
   const recovery = new ShardRecovery({ log, routes, snapshots, frames, events });
   const totals = new ShardTotals(events);
+  // Scale-out: data for matches another node runs goes to their inboxes (held while nobody runs them).
+  const remote = redis ? new RemoteForwarding({ inbox: redis.inbox, log, events }) : undefined;
   const pool = new ShardPool({ ...shardPoolOptions(config, log), onOutput: output.handle, onCrash: recovery.onCrash });
   const lifecycle = new MatchLifecycle({ config, log, pool, routes, directory, snapshots, frames, teamInfo, sessions, control, events, sync });
-  const forwarding = new MatchForwarding({ pool, directory, routes, events });
+  const forwarding = new MatchForwarding({ pool, directory, routes, events, ...(remote ? { remote } : {}) });
   const matches: MatchComponents = { pool, routes, lifecycle, forwarding, output, recovery, totals };
+  const cluster = redis && remote
+    ? new Cluster({ log, events, redis, lifecycle, forwarding, routes, remote, leaseTtlMs: config.REDIS_LEASE_TTL_MS })
+    : null;
 
   // Durable snapshots (STATE_DIR): the matches of the previous run come back before anything listens.
-  if (snapshots.durable) await lifecycle.resume(await snapshots.loadAll());
+  // With Redis they belong to whichever node adopts them (cluster/takeover.ts), not to a starting node.
+  if (snapshots.durable && !cluster) await lifecycle.resume(await snapshots.loadAll());
 
   // Listeners: two uWS apps (ingestion, REST); broadcast runs on node:http (broadcast/server.ts).
   const ingestApp = createApp(tls.files);
   const restApp = createApp(tls.files);
-  const ingest = new IngestServer(ingestApp, { config, log, keys, directory, lifecycle, forwarding, sessions, control, testHooks: options.testHooks ?? false });
+  const ingest = new IngestServer(ingestApp, {
+    config, log, keys, directory, lifecycle, forwarding, sessions, control, testHooks: options.testHooks ?? false,
+    ...(cluster ? { sharedStoreUp: () => cluster.redisUp } : {}),
+  });
   const broadcast = new BroadcastServer({ config, log, tls: tls.files, frames });
   const adminTokens = createAdminTokens(config.ADMIN_TOKEN);
   const dashboard = adminTokens.enabled
@@ -181,11 +198,12 @@ export async function startService(config: Config, options: ServiceOptions = {})
     : null;
   registerRestRoutes(restApp, {
     config, log, keys, previews, teamInfo, directory, frames,
+    ...(cluster ? { cluster: { nodeId: cluster.nodeId, redisUp: () => cluster.redisUp } } : {}),
     ...(config.USE_BACKEND ? { backend: { packages: createSupportPackages(config, log, request), request } } : {}),
     ...(dashboard ? { admin: { tokens: adminTokens, dashboard, lifecycle } } : {}),
   });
   const metrics = config.METRICS_ENABLED
-    ? new Metrics({ config, log, events, directory, published: output.counters, shardTotals: totals, recovery, ingest, broadcast })
+    ? new Metrics({ config, log, events, directory, published: output.counters, shardTotals: totals, recovery, ingest, broadcast, cluster })
     : null;
 
   const tokens: us_listen_socket[] = [];
@@ -210,6 +228,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
     control.close();
     previews.close();
     teamInfo.close();
+    cluster?.close();
+    if (!cluster) redis?.conn.close();
     for (const app of [ingestApp, restApp]) (app as unknown as { close?: () => void }).close?.();
   };
 
@@ -226,9 +246,11 @@ export async function startService(config: Config, options: ServiceOptions = {})
     throw err;
   }
 
+  cluster?.start();
+
   let closed = false;
   const service: Service = {
-    config, log, tls, authKey, ports, shared, events, keys, matches, ingest, broadcast, dashboard, metrics,
+    config, log, tls, authKey, ports, shared, events, keys, matches, ingest, broadcast, dashboard, metrics, cluster,
     async close() {
       if (closed) return;
       closed = true;
@@ -273,6 +295,7 @@ export function banner(service: Service): string {
   ];
   if (ports.metrics !== null) lines.push(`  metrics (Prometheus)          http://${config.METRICS_HOST}:${ports.metrics}/metrics`);
   if (config.STATE_DIR) lines.push(`  live matches and sessions are kept in ${config.STATE_DIR} (STATE_DIR) and resumed after a restart`);
+  if (service.cluster) lines.push(`  node ${service.cluster.nodeId} of a cluster on Redis (REDIS_URL): matches, sessions, previews and team info are shared`);
   if (!config.REQUIRE_AUTH_KEY) lines.push('  access key: any key is accepted (REQUIRE_AUTH_KEY=false)');
   else if (authKey.source === 'generated' || authKey.source === 'reused') lines.push(`  access key: ${authKey.key}   (${authKey.source === 'generated' ? 'generated now' : 'generated earlier'}, kept in ${config.DATA_DIR}/auth-key)`);
   else if (authKey.source === 'configured') lines.push('  access key: the configured AUTH_KEY');

@@ -61,6 +61,8 @@ export type ShardCmd =
   | { t: 'mmr'; groupCode: string; result: unknown; now: number }
   /** Operator force-end: a last frame with isRunning false, then removal. */
   | { t: 'remove'; groupCode: string }
+  /** Another node owns the match now (its lease passed on): dropped without a frame, a completion or a `removed` event. */
+  | { t: 'evict'; groupCode: string }
   | RestoreMatchCmd
   /** Ends each batch the pool posts: the shard acknowledges batches by this number (ShardOut.ack). */
   | { t: 'mark'; mark: number }

@@ -27,7 +27,12 @@ export interface LogonDeps {
   sessions: SessionStore;
   replies: SocketReplies;
   counters: IngestCounters;
+  /** Scale-out: whether Redis is reachable (a logon needs the shared directory and session table). */
+  sharedStoreUp: () => boolean;
 }
+
+/** The ack reason of a logon refused while the shared store (Redis) is unreachable (README, "Running several nodes"). */
+export const STORE_UNREACHABLE = 'The server cannot reach its shared store right now. Try again in a moment.';
 
 export class Logons {
   constructor(private readonly deps: LogonDeps) {}
@@ -51,6 +56,10 @@ export class Logons {
       log.info({ socket: socket.id, clientVersion: String(packet.clientVersion) }, 'observer logon refused: version');
       return replies.fail(socket, 'obs_logon_ack', 'authenticate', versionProblem);
     }
+    if (!this.deps.sharedStoreUp()) {
+      log.warn({ socket: socket.id, groupCode: packet.groupCode }, 'observer logon refused: shared store (Redis) unreachable');
+      return replies.fail(socket, 'obs_logon_ack', 'authenticate', STORE_UNREACHABLE);
+    }
     state.logonPending = true;
     let validity;
     try {
@@ -63,7 +72,14 @@ export class Logons {
       log.info({ socket: socket.id, groupCode: packet.groupCode, reason: validity.reason }, 'observer logon refused: key');
       return replies.fail(socket, 'obs_logon_ack', 'authenticate', validity.message);
     }
-    const opening = await this.deps.lifecycle.open(packet, validity, keyIdOf(packet.key, validity.organizationId));
+    let opening;
+    try {
+      opening = await this.deps.lifecycle.open(packet, validity, keyIdOf(packet.key, validity.organizationId));
+    } catch (err) {
+      // Only a shared directory can fail here (Redis went away between the check above and the claim).
+      log.warn({ socket: socket.id, groupCode: packet.groupCode, error: (err as Error).message }, 'observer logon refused: shared store (Redis) unreachable');
+      return replies.fail(socket, 'obs_logon_ack', 'authenticate', STORE_UNREACHABLE);
+    }
     let reason: string;
     if (opening.kind === 'live') {
       if (!secretMatches(opening.match.secretDigest, packet.groupSecret)) {
@@ -97,6 +113,10 @@ export class Logons {
       return replies.fail(socket, 'aux_logon_ack', 'aux_authenticate', 'Auxiliary clients are disabled on this server.');
     }
     if (this.payloadTooLarge(payload)) return replies.fail(socket, 'aux_logon_ack', 'aux_authenticate', 'Invalid packet.');
+    if (!this.deps.sharedStoreUp()) {
+      log.warn({ socket: socket.id }, 'auxiliary logon refused: shared store (Redis) unreachable');
+      return replies.fail(socket, 'aux_logon_ack', 'aux_authenticate', STORE_UNREACHABLE);
+    }
     const parsed = parsePayload(payload);
     if (!parsed.ok || !isAuxLogon(parsed.value)) return replies.fail(socket, 'aux_logon_ack', 'aux_authenticate', 'Invalid packet.');
     const packet = parsed.value;

@@ -37,6 +37,8 @@ export interface IngestDeps {
   forwarding: MatchForwarding;
   sessions: SessionStore;
   control: ControlBus;
+  /** Scale-out: whether the shared store (Redis) is reachable; logons need it. Unset: always (one process). */
+  sharedStoreUp?: () => boolean;
   /** Test-only events (see test/socket-isolation.test.ts); never enabled from the environment. */
   testHooks: boolean;
 }
@@ -79,7 +81,7 @@ export class IngestServer {
     });
     this.logons = new Logons({
       config: c, log: this.log, keys: deps.keys, directory: deps.directory, lifecycle: deps.lifecycle, sessions: deps.sessions,
-      replies: this.replies, counters: this.counters,
+      replies: this.replies, counters: this.counters, sharedStoreUp: deps.sharedStoreUp ?? (() => true),
     });
     this.data = new DataForwarding(c, deps.forwarding, this.replies);
     this.addresses = new AddressLimiter(c.MAX_SOCKETS_PER_ADDRESS);

@@ -4,14 +4,22 @@
 // through an event or a promise.
 import type { MainEventBus } from '../events.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
+import type { InboxMessage } from '../ports/owner-inbox.js';
 import type { ShardPool } from '../shards/pool.js';
 import type { LocalRoutes } from './local-routes.js';
+
+/** Scale-out: where data for a match that another node runs goes (cluster/remote-forwarding.ts). */
+export interface RemoteMatches {
+  send(groupCode: string, message: InboxMessage): boolean;
+}
 
 export interface ForwardingDeps {
   pool: ShardPool;
   directory: MatchDirectory;
   routes: LocalRoutes;
   events: MainEventBus;
+  /** Set with REDIS_URL: matches this process does not run are someone else's. */
+  remote?: RemoteMatches;
 }
 
 export class MatchForwarding {
@@ -24,27 +32,47 @@ export class MatchForwarding {
 
   /** false: the payload cannot be forwarded (it contains a control character that is never valid JSON). */
   obs(groupCode: string, raw: string): boolean {
-    return this.deps.pool.obs(groupCode, raw, Date.now());
+    const { remote, routes, pool } = this.deps;
+    if (remote && !routes.get(groupCode)) return remote.send(groupCode, { t: 'obs', raw });
+    return pool.obs(groupCode, raw, Date.now());
   }
 
   /** Auxiliary data goes to every live match with the session's match id (once per shard, with their group codes); false when there is none. */
   aux(matchId: string, playerId: string, raw: string): boolean {
-    const byShard = this.groupsByShard(matchId);
+    const byShard = this.groupsByShard(matchId, (code) => this.deps.remote?.send(code, { t: 'aux', matchId, playerId, raw }));
     const now = Date.now();
     for (const [shard, codes] of byShard) this.deps.pool.aux(shard, codes, matchId, playerId, raw, now);
-    return byShard.size > 0;
+    return byShard.size > 0 || (this.deps.remote !== undefined && (this.deps.directory.groupsForMatchId(matchId)?.size ?? 0) > 0);
   }
 
   auxDisconnected(matchId: string, playerId: string): void {
-    for (const [shard, groupCodes] of this.groupsByShard(matchId)) this.deps.pool.send(shard, { t: 'aux_disconnected', groupCodes, matchId, playerId, now: Date.now() });
+    const byShard = this.groupsByShard(matchId, (code) => this.deps.remote?.send(code, { t: 'aux_disconnected', matchId, playerId }));
+    for (const [shard, groupCodes] of byShard) this.deps.pool.send(shard, { t: 'aux_disconnected', groupCodes, matchId, playerId, now: Date.now() });
   }
 
-  /** The live matches with this match id that this process runs, by shard (the directory is the one match-id index: shards keep none). */
-  private groupsByShard(matchId: string): Map<number, string[]> {
+  /**
+   * Scale-out: a message from another node's ingestion for a match this process runs (its inbox,
+   * cluster/owner-inbox-routing.ts), applied as if it had arrived here.
+   */
+  fromInbox(groupCode: string, message: InboxMessage): void {
+    const local = this.deps.routes.get(groupCode);
+    if (!local) return;
+    const now = Date.now();
+    if (message.t === 'obs') this.deps.pool.obs(groupCode, message.raw, now);
+    else if (message.t === 'aux') this.deps.pool.aux(local.shard, [groupCode], message.matchId, message.playerId, message.raw, now);
+    else this.deps.pool.send(local.shard, { t: 'aux_disconnected', groupCodes: [groupCode], matchId: message.matchId, playerId: message.playerId, now });
+  }
+
+  /**
+   * The live matches with this match id that this process runs, by shard (the directory is the one
+   * match-id index: shards keep none); the others (run by another node) go to `elsewhere`.
+   */
+  private groupsByShard(matchId: string, elsewhere?: (groupCode: string) => void): Map<number, string[]> {
     const byShard = new Map<number, string[]>();
     for (const code of this.deps.directory.groupsForMatchId(matchId) ?? []) {
       const shard = this.deps.routes.get(code)?.shard;
       if (shard !== undefined) byShard.set(shard, [...(byShard.get(shard) ?? []), code]);
+      else elsewhere?.(code);
     }
     return byShard;
   }

@@ -120,11 +120,48 @@ export class MatchLifecycle {
     return n;
   }
 
+  /**
+   * Scale-out: a match whose owner node is gone, adopted by this node (cluster/takeover.ts) under
+   * `record`'s new epoch, is rebuilt from its latest snapshot. The player-camera secret is not in
+   * snapshots (it is a secret): the cameras come back with the next logon or backend answer.
+   */
+  adopt(record: MatchRecord, snapshot: MatchSnapshot): void {
+    const shard = this.run(record);
+    this.deps.pool.send(shard, restoreCommand(this.deps.frames, record.groupCode, snapshot.text, ''));
+    this.log.info({ groupCode: record.groupCode, epoch: record.epoch, snapshotEpoch: snapshot.epoch, savedAt: snapshot.savedAt }, 'match adopted from its snapshot');
+  }
+
+  /**
+   * Scale-out: another node owns the match now (this node lost its lease): it stops running here at
+   * once, without a last frame, a completion or a removal (the new owner carries on). True when it ran here.
+   */
+  evict(groupCode: string): boolean {
+    const local = this.deps.routes.delete(groupCode);
+    if (!local) return false;
+    this.deps.pool.send(local.shard, { t: 'evict', groupCode });
+    this.deps.sync.forget(groupCode);
+    this.deps.frames.disown(groupCode);
+    this.deps.events.emit('matchStopped', { groupCode });
+    this.log.warn({ groupCode, epoch: local.epoch }, 'match evicted: another node owns it now');
+    return true;
+  }
+
+  /** Scale-out: Redis lost the match and this node re-asserted it under a new epoch: frames and snapshots carry the new one. */
+  refence(record: MatchRecord): void {
+    const local = this.deps.routes.get(record.groupCode);
+    if (!local) return;
+    this.deps.routes.add({ ...local, epoch: record.epoch });
+    this.deps.frames.open(record.groupCode, record.epoch);
+    const snap = this.deps.snapshots.latest(record.groupCode);
+    if (snap) void this.deps.snapshots.put({ ...snap, epoch: record.epoch, match: record, savedAt: Date.now() }).catch(() => undefined);
+  }
+
   /** This process runs a claimed match: its shard, its frame channel. */
   private run(record: MatchRecord): number {
     const shard = this.deps.pool.shardOf(record.groupCode);
     this.deps.routes.add({ groupCode: record.groupCode, shard, epoch: record.epoch, camSecret: '' });
     this.deps.frames.open(record.groupCode, record.epoch);
+    this.deps.events.emit('matchRunning', { groupCode: record.groupCode, epoch: record.epoch });
     return shard;
   }
 
@@ -147,6 +184,7 @@ export class MatchLifecycle {
     snapshots.delete(groupCode, local.epoch).catch((err: Error) => this.log.error({ groupCode, error: err.message }, 'snapshot not deleted'));
     this.deps.sync.forget(groupCode);
     frames.close(groupCode);
+    this.deps.events.emit('matchStopped', { groupCode });
     this.log.info({ groupCode, reason }, 'match removed');
     const matchId = record?.matchId ?? '';
     // Auxiliary sessions follow the game's match id: they end with the last live match of that id.

@@ -28,4 +28,10 @@ export interface FrameBus {
   latest(groupCode: string): FramePacket | undefined;
   /** The match is gone: its latest frame is dropped (subscribers stay: a frontend keeps its code). */
   close(groupCode: string): void;
+  /**
+   * Scale-out: this process no longer owns the match (another node took it over) but it is not
+   * gone: nothing is published for it from here; a shared adapter delivers the new owner's frames
+   * to this process's subscribers. In one process it never happens (nothing to do).
+   */
+  disown(groupCode: string): void;
 }

@@ -4,8 +4,9 @@
 // channel of the group code); the owner listens on the channels of the matches it runs.
 //
 // Order: the messages one node sends for one code arrive in the order sent (one connection, one
-// channel). `send` is fire-and-forget on the per-message path; false when the message could not be
-// handed to the transport (Redis unreachable): the caller counts it as dropped.
+// channel). `send` resolves with how many nodes received the message (Redis: SPUBLISH's answer):
+// 0 means nobody runs the match right now (its owner died: the sender holds the data until a node
+// adopts it, cluster/remote-forwarding.ts); it rejects when Redis is unreachable.
 // Only the shared adapter exists: in one process every match is local.
 // Adapter: adapters/redis/owner-inbox.ts.
 
@@ -16,7 +17,7 @@ export type InboxMessage =
 
 export interface OwnerInbox {
   /** To the node that runs `groupCode` (whichever it is, if any). */
-  send(groupCode: string, message: InboxMessage): boolean;
+  send(groupCode: string, message: InboxMessage): Promise<number>;
   /** This node runs `groupCode`: its inbox to `listener` until the returned function is called. */
   listen(groupCode: string, listener: (message: InboxMessage) => void): () => void;
   close(): void;

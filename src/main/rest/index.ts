@@ -20,7 +20,7 @@ import { registerMatchData } from './match-data.js';
 import { registerOAuth } from './oauth.js';
 import { registerOrg } from './org.js';
 import { registerPreviews } from './previews.js';
-import { registerStatus } from './status.js';
+import { registerStatus, type ClusterStatus } from './status.js';
 import { registerSupport } from './support.js';
 import { registerTeamInfo } from './team-info.js';
 
@@ -35,6 +35,8 @@ export interface RestDeps {
   frames: FrameBus;
   /** USE_BACKEND: support packages and the OAuth exchange. */
   backend?: { packages: SupportPackages; request: Outbound };
+  /** REDIS_URL: this node's id and Redis's reachability for /status. */
+  cluster?: ClusterStatus;
   /** ADMIN_TOKEN: the operator routes. */
   admin?: { tokens: AdminTokens; dashboard: Dashboard; lifecycle: MatchLifecycle };
 }
@@ -42,7 +44,7 @@ export interface RestDeps {
 export function registerRestRoutes(app: TemplatedApp, deps: RestDeps): void {
   const { config } = deps;
   const router = createRouter(app, deps.log.child({ module: 'rest' }), config.MAX_BODY_BYTES);
-  registerStatus(router, () => deps.directory.count());
+  registerStatus(router, () => deps.directory.count(), deps.cluster);
   registerMatchData(router, deps.frames);
   if (deps.admin) {
     registerAdmin(router, { ...deps.admin, directory: deps.directory, trustProxy: config.TRUST_PROXY, log: deps.log });

@@ -41,6 +41,11 @@ export function runCommand(shard: Shard, cmd: ShardCmd, now: number): void {
       if (slot) shard.endMatch(slot, now, 'admin'); // operator force-end
       return;
     }
+    case 'evict': {
+      const slot = shard.slots.get(cmd.groupCode);
+      if (slot) shard.evict(slot);
+      return;
+    }
     case 'restore': return shard.restore(cmd);
     case 'mark':
       shard.out.mark = cmd.mark;

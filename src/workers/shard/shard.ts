@@ -180,6 +180,13 @@ export class Shard {
     this.out.event({ t: 'removed', groupCode: slot.groupCode, reason });
   }
 
+  /** The match's new owner is another node: forgotten here, with nothing sent (docs/architecture.md, "Scale-out on Redis"). */
+  evict(slot: Slot): void {
+    this.slots.delete(slot.groupCode);
+    this.frames.forget(slot);
+    slot.recorder?.close();
+  }
+
   /** A snapshot round now (`force`: every match, changed or not). */
   takeSnapshots(force: boolean): void {
     const snapshots = this.snapshots.take(this.slots.values(), this.out.mark, force, (slot, err) => {

@@ -45,4 +45,9 @@ export class MemoryFrameBus implements FrameBus {
   close(groupCode: string): void {
     this.channels.delete(groupCode);
   }
+
+  /** One process owns every match: never called with a live owner elsewhere (ports/frame-bus.ts). */
+  disown(groupCode: string): void {
+    this.channels.delete(groupCode);
+  }
 }

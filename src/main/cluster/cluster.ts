@@ -1,0 +1,88 @@
+// Scale-out runtime (REDIS_URL set): what a node does beyond its ports. The inbox of every match
+// this node runs is listened to (data that reached other nodes), matches whose node is gone are
+// taken over (takeover.ts), and Redis's reachability is reported (events `redisStatus`: /status,
+// metrics, and logons that need Redis are refused while it is unreachable).
+import type { MainEventBus } from '../events.js';
+import type { Logger } from '../log.js';
+import type { MatchForwarding } from '../matches/forwarding.js';
+import type { MatchLifecycle } from '../matches/lifecycle.js';
+import type { LocalRoutes } from '../matches/local-routes.js';
+import type { RedisPorts } from './redis-ports.js';
+import type { RemoteForwarding } from './remote-forwarding.js';
+import { MatchTakeover } from './takeover.js';
+
+export interface ClusterDeps {
+  log: Logger;
+  events: MainEventBus;
+  redis: RedisPorts;
+  lifecycle: MatchLifecycle;
+  forwarding: MatchForwarding;
+  routes: LocalRoutes;
+  remote: RemoteForwarding;
+  leaseTtlMs: number;
+}
+
+export class Cluster {
+  readonly takeover: MatchTakeover;
+  readonly nodeId: string;
+  private readonly listening = new Map<string, () => void>();
+  private readonly unsubscribe: Array<() => void> = [];
+
+  constructor(private readonly deps: ClusterDeps) {
+    const { redis, events } = deps;
+    this.nodeId = redis.conn.nodeId;
+    this.takeover = new MatchTakeover({
+      log: deps.log, ownership: redis.ownership, directory: redis.shared.directory, snapshots: redis.shared.snapshots,
+      lifecycle: deps.lifecycle, forwarding: deps.forwarding, routes: deps.routes, remote: deps.remote, events, leaseTtlMs: deps.leaseTtlMs,
+    });
+    this.unsubscribe.push(
+      events.on('matchRunning', ({ groupCode }) => {
+        if (this.listening.has(groupCode)) return;
+        this.listening.set(groupCode, redis.inbox.listen(groupCode, (message) => deps.forwarding.fromInbox(groupCode, message)));
+      }),
+      events.on('matchStopped', ({ groupCode }) => {
+        this.listening.get(groupCode)?.();
+        this.listening.delete(groupCode);
+      }),
+      redis.conn.onStatus((up) => events.emit('redisStatus', { up })),
+    );
+  }
+
+  /** Live matches this node runs. */
+  localMatches(): number {
+    let n = 0;
+    for (const _ of this.deps.routes.all()) n++;
+    return n;
+  }
+
+  /** Ingestion data forwarded to other nodes (cluster/remote-forwarding.ts). */
+  get forwardStats(): RemoteForwarding['stats'] {
+    return this.deps.remote.stats;
+  }
+
+  /** The frame bus's counters through Redis, as numbers by name. */
+  frameStats(): Record<string, number> {
+    return { ...this.deps.redis.frameStats } as Record<string, number>;
+  }
+
+  /** Whether Redis is reachable (both connections up, pub/sub probe answered). */
+  get redisUp(): boolean {
+    return this.deps.redis.conn.up;
+  }
+
+  start(): void {
+    this.takeover.start();
+  }
+
+  /** Stops the runtime and every Redis adapter, then the connection. */
+  close(): void {
+    this.takeover.close();
+    for (const u of this.unsubscribe) u();
+    for (const stop of this.listening.values()) stop();
+    this.listening.clear();
+    const { redis } = this.deps;
+    redis.ownership.close();
+    redis.inbox.close();
+    redis.conn.close();
+  }
+}

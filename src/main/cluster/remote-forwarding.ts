@@ -1,0 +1,101 @@
+// Scale-out: ingestion data for a match that this node does not run goes to the node that does,
+// through the match's inbox (ports/owner-inbox.ts). When nobody received it (the owner died and its
+// lease has not lapsed yet, or nobody adopted the match yet), the data is held here, in order, and
+// this node asks to adopt the match (cluster/takeover.ts); once a node runs it again the held data
+// goes there (this node: straight into its shard; another node: through the inbox again). So an
+// observer that reconnected to this node after its match's owner was killed loses nothing that
+// reached this node: the loss is what the dead owner received after its last snapshot.
+//
+// Bounded: at most MAX_HELD messages and RECOVERY window age per match; past that they are dropped
+// and counted (`stats.dropped`).
+import type { MainEventBus } from '../events.js';
+import type { Logger } from '../log.js';
+import type { RemoteMatches } from '../matches/forwarding.js';
+import type { InboxMessage, OwnerInbox } from '../ports/owner-inbox.js';
+
+/** Messages held for one match whose owner is missing (a minute and a half at an observer's peak 20 msg/s). */
+const MAX_HELD = 2000;
+
+interface Held { seq: number; message: InboxMessage }
+
+export interface RemoteForwardingDeps {
+  inbox: OwnerInbox;
+  log: Logger;
+  /** `matchOwnerMissing`: nobody runs the match now (cluster/takeover.ts adopts it or learns who does). */
+  events: MainEventBus;
+}
+
+export class RemoteForwarding implements RemoteMatches {
+  readonly stats = { sent: 0, held: 0, dropped: 0, redelivered: 0 };
+  private seq = 0;
+  /** Codes whose owner is missing: their messages in send order. */
+  private readonly held = new Map<string, Held[]>();
+  private readonly log: Logger;
+
+  constructor(private readonly deps: RemoteForwardingDeps) {
+    this.log = deps.log.child({ module: 'cluster' });
+  }
+
+  send(groupCode: string, message: InboxMessage): boolean {
+    const seq = ++this.seq;
+    const queue = this.held.get(groupCode);
+    if (queue) {
+      this.hold(groupCode, { seq, message });
+      return true;
+    }
+    this.stats.sent++;
+    this.deps.inbox.send(groupCode, message).then(
+      (receivers) => { if (receivers === 0) this.hold(groupCode, { seq, message }); },
+      () => { this.stats.dropped++; }, // Redis unreachable: counted; the observer's resume re-sends nothing, so this is the documented loss
+    );
+    return true;
+  }
+
+  /** Codes with held messages (the takeover loop retries these first). */
+  waiting(): string[] {
+    return [...this.held.keys()];
+  }
+
+  /**
+   * The match runs somewhere again: the held messages are handed to `deliver` in order (this node
+   * adopted it: its own shard) or, without `deliver`, sent to the inbox again.
+   */
+  release(groupCode: string, deliver?: (message: InboxMessage) => void): void {
+    const queue = this.held.get(groupCode);
+    if (!queue) return;
+    this.held.delete(groupCode);
+    this.stats.redelivered += queue.length;
+    this.log.info({ groupCode, messages: queue.length, to: deliver ? 'this node' : 'the owner' }, 'held ingestion data delivered');
+    for (const { message } of queue) {
+      if (deliver) deliver(message);
+      else this.send(groupCode, message);
+    }
+  }
+
+  /** The match is gone: whatever was held for it is dropped. */
+  forget(groupCode: string): void {
+    const queue = this.held.get(groupCode);
+    if (!queue) return;
+    this.held.delete(groupCode);
+    this.stats.dropped += queue.length;
+  }
+
+  private hold(groupCode: string, item: Held): void {
+    let queue = this.held.get(groupCode);
+    if (!queue) {
+      queue = [];
+      this.held.set(groupCode, queue);
+      this.log.warn({ groupCode }, 'no node runs this match now: its ingestion data is held until one does');
+      this.deps.events.emit('matchOwnerMissing', { groupCode });
+    }
+    if (queue.length >= MAX_HELD) {
+      this.stats.dropped++;
+      return;
+    }
+    this.stats.held++;
+    // Replies to earlier sends can come after later messages were held: keep send order.
+    let i = queue.length;
+    while (i > 0 && queue[i - 1].seq > item.seq) i--;
+    queue.splice(i, 0, item);
+  }
+}

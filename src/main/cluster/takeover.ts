@@ -1,0 +1,151 @@
+// Scale-out: matches whose node is gone are taken over by another node, from their latest snapshot
+// in Redis (docs/architecture.md, "Scale-out on Redis"; the lease and the fencing epoch:
+// ports/match-ownership.ts).
+//
+//   - Every half lease TTL (with jitter, so nodes do not all try at once) a node looks for orphans
+//     (a live record without a lease) and adopts them: overlays get frames again even when no
+//     observer comes back.
+//   - At once, and every ADOPT_RETRY_MS after, for a match whose ingestion data this node holds
+//     because nobody received it (cluster/remote-forwarding.ts): an observer that reconnected here
+//     after its match's node died gets its match here as soon as the lease lapses.
+//   - A node that lost a lease to another stops running that match (lifecycle.evict); a node that
+//     re-asserted a match after Redis lost it fences with the new epoch (lifecycle.refence).
+import type { MainEventBus } from '../events.js';
+import type { Logger } from '../log.js';
+import type { MatchForwarding } from '../matches/forwarding.js';
+import type { MatchLifecycle } from '../matches/lifecycle.js';
+import type { LocalRoutes } from '../matches/local-routes.js';
+import type { MatchDirectory } from '../ports/match-directory.js';
+import type { MatchOwnership } from '../ports/match-ownership.js';
+import type { MatchSnapshot, SnapshotStore } from '../ports/snapshot-store.js';
+import type { RemoteForwarding } from './remote-forwarding.js';
+
+const ADOPT_RETRY_MS = 250;
+
+export interface TakeoverDeps {
+  log: Logger;
+  ownership: MatchOwnership;
+  directory: MatchDirectory;
+  snapshots: SnapshotStore & { load(groupCode: string): Promise<MatchSnapshot | undefined> };
+  lifecycle: MatchLifecycle;
+  forwarding: MatchForwarding;
+  routes: LocalRoutes;
+  remote: RemoteForwarding;
+  events: MainEventBus;
+  leaseTtlMs: number;
+}
+
+export class MatchTakeover {
+  readonly stats = { adopted: 0, evicted: 0, reasserted: 0, lostWithoutSnapshot: 0 };
+  private readonly log: Logger;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly unsubscribe: Array<() => void> = [];
+  /** Codes being adopted now (one attempt at a time per code). */
+  private readonly inFlight = new Set<string>();
+  /** The epoch a match had when its data started to be held here: a different one means a new owner. */
+  private readonly heldSince = new Map<string, number>();
+  private closed = false;
+
+  constructor(private readonly deps: TakeoverDeps) {
+    this.log = deps.log.child({ module: 'cluster' });
+    this.unsubscribe.push(
+      deps.ownership.onLost((groupCode) => {
+        if (deps.lifecycle.evict(groupCode)) this.stats.evicted++;
+      }),
+      deps.ownership.onReasserted((record) => {
+        this.stats.reasserted++;
+        deps.lifecycle.refence(record);
+      }),
+      deps.events.on('matchOwnerMissing', ({ groupCode }) => this.ownerMissing(groupCode)),
+    );
+  }
+
+  start(): void {
+    const sweepMs = Math.max(500, Math.floor(this.deps.leaseTtlMs / 2));
+    const sweep = () => {
+      if (this.closed) return;
+      void this.sweep().finally(() => {
+        if (this.closed) return;
+        const t = setTimeout(sweep, sweepMs / 2 + Math.random() * sweepMs);
+        t.unref();
+        this.timers.push(t);
+      });
+    };
+    const first = setTimeout(sweep, Math.random() * sweepMs);
+    first.unref();
+    this.timers.push(first);
+    const retry = setInterval(() => { for (const code of this.deps.remote.waiting()) void this.tryAdopt(code); }, ADOPT_RETRY_MS);
+    retry.unref();
+    this.timers.push(retry);
+  }
+
+  /** Nobody received data for `groupCode` (remote-forwarding.ts): adopt it as soon as its lease lapses. */
+  private ownerMissing(groupCode: string): void {
+    if (!this.heldSince.has(groupCode)) this.heldSince.set(groupCode, this.deps.directory.get(groupCode)?.epoch ?? 0);
+    void this.tryAdopt(groupCode);
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const t of this.timers) clearTimeout(t);
+    for (const u of this.unsubscribe) u();
+  }
+
+  private async sweep(): Promise<void> {
+    let orphans: string[];
+    try {
+      orphans = await this.deps.ownership.orphans();
+    } catch {
+      return; // Redis unreachable: the next sweep tries again
+    }
+    // A random order spreads a dead node's matches over the nodes that sweep at the same time.
+    for (const code of orphans.sort(() => Math.random() - 0.5)) await this.tryAdopt(code);
+  }
+
+  private async tryAdopt(groupCode: string): Promise<void> {
+    const { directory, routes, remote, ownership, snapshots, lifecycle } = this.deps;
+    if (this.closed || this.inFlight.has(groupCode)) return;
+    if (routes.get(groupCode)) return this.delivered(groupCode, true);
+    const known = directory.get(groupCode);
+    if (!known) {
+      remote.forget(groupCode);
+      this.heldSince.delete(groupCode);
+      return;
+    }
+    this.inFlight.add(groupCode);
+    try {
+      const snapshot = await snapshots.load(groupCode);
+      const record = await ownership.adopt(groupCode, snapshot?.epoch ?? known.epoch);
+      if (!record) {
+        // The lease is live: the old owner is still there (its inbox subscriber blinked) or another node adopted it.
+        const since = this.heldSince.get(groupCode);
+        const now = directory.get(groupCode);
+        if (since !== undefined && now && now.epoch !== since && ownership.ownerOf(groupCode) !== ownership.nodeId) this.delivered(groupCode, false);
+        return;
+      }
+      if (!snapshot) {
+        // Died before its first snapshot (within SNAPSHOT_INTERVAL_MS of its creation): nothing to rebuild it from.
+        this.stats.lostWithoutSnapshot++;
+        this.log.error({ groupCode }, 'orphaned match has no snapshot: it cannot be taken over and is removed');
+        directory.release(groupCode, record.epoch);
+        remote.forget(groupCode);
+        this.heldSince.delete(groupCode);
+        return;
+      }
+      this.stats.adopted++;
+      lifecycle.adopt(record, snapshot);
+      this.delivered(groupCode, true);
+    } catch (err) {
+      this.log.warn({ groupCode, error: (err as Error).message }, 'adoption attempt failed; retried');
+    } finally {
+      this.inFlight.delete(groupCode);
+    }
+  }
+
+  /** The match runs again (here: `local`), so what was held for it goes there. */
+  private delivered(groupCode: string, local: boolean): void {
+    this.heldSince.delete(groupCode);
+    const { remote, forwarding } = this.deps;
+    remote.release(groupCode, local ? (message) => forwarding.fromInbox(groupCode, message) : undefined);
+  }
+}

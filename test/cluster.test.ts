@@ -1,0 +1,118 @@
+// Scale-out (README, "Running several nodes"; docs/architecture.md, "Scale-out on Redis"): three
+// service processes on one real redis-server behave as one service. Real clients, real HTTP.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeAll, frontend, logon, connectObserver, connected, TEAMS } from './helpers/clients.js';
+import { CLUSTER_KEY, startCluster, type Cluster } from './helpers/cluster.js';
+import { scrapeMetrics } from './helpers/metrics.js';
+import { playReplay, recordedMatch, replayLogon } from './helpers/recorded.js';
+
+const replay = recordedMatch();
+let cluster: Cluster;
+
+beforeAll(async () => {
+  cluster = await startCluster(3, { TRUST_REPLAY_TIMESTAMPS: 'true' });
+}, 90_000);
+afterAll(async () => {
+  closeAll();
+  await cluster?.stop();
+});
+
+const status = async (rest: string) => (await (await fetch(`${rest}/status`)).json()) as { matchesRunning: number; node: string; redis: string };
+
+async function observerLogon(ingest: string, groupCode: string) {
+  const s = connectObserver(ingest);
+  await connected(s);
+  const { ack } = await logon(s, 'obs_logon', replayLogon(replay, { key: CLUSTER_KEY, groupCode }));
+  return { socket: s, ack };
+}
+
+describe('three nodes on one Redis', () => {
+  it('an observer on node A: overlays on nodes B and C receive the same frames as an overlay on A, to the same final frame', async () => {
+    const [a, b, c] = cluster.nodes;
+    const code = 'CLSTR1';
+    const onA = await frontend(a.urls.broadcast, code);
+    const onB = await frontend(b.urls.broadcast, code);
+    const onC = await frontend(c.urls.broadcast, code);
+    const run = await playReplay(replay, { url: a.urls.ingest, key: CLUSTER_KEY, groupCode: code, pace: 'instant' });
+    try {
+      for (const fe of [onA, onB, onC]) await fe.waitFor((f) => f.roundPhase === 'game_end', 60_000);
+      const finalA = onA.raw[onA.raw.length - 1];
+      await expect.poll(() => onB.raw[onB.raw.length - 1]).toBe(finalA);
+      await expect.poll(() => onC.raw[onC.raw.length - 1]).toBe(finalA);
+      // Every frame a remote overlay got is one the owner's overlay got (rebuilt byte for byte from the deltas).
+      const seenOnA = new Set(onA.raw);
+      for (const fe of [onB, onC]) {
+        expect(fe.raw.length).toBeGreaterThan(10);
+        expect(fe.raw.filter((f) => !seenOnA.has(f))).toEqual([]);
+      }
+      // The frames crossed Redis as deltas, not whole frames.
+      const m = await scrapeMetrics(b.urls.metrics!);
+      expect(m.value('ods_cluster_frames_total', { kind: 'deltasReceived' }) + m.value('ods_cluster_frames_total', { kind: 'framesReceived' })).toBeGreaterThan(0);
+    } finally {
+      run.socket.close();
+    }
+  }, 120_000);
+
+  it('a preview created on one node is read on the others; team info of a match on A is answered by B and C', async () => {
+    const [a, b, c] = cluster.nodes;
+    const put = await fetch(`${a.urls.rest}/createPreview`, { method: 'PUT', body: JSON.stringify({ key: CLUSTER_KEY, previewCode: 'PRVW01', ...TEAMS }) });
+    expect(put.status).toBe(200);
+    for (const node of [b, c]) {
+      const res = await fetch(`${node.urls.rest}/preview/PRVW01`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ previewCode: 'PRVW01' });
+    }
+    const { socket, ack } = await observerLogon(a.urls.ingest, 'TEAMS1');
+    try {
+      expect(ack.value).toBe(true);
+      const answers = await Promise.all([a, b, c].map(async (n) => (await fetch(`${n.urls.rest}/getTeamInfoForCode?groupCode=TEAMS1`)).text()));
+      expect(answers[0]).toContain('leftTeam');
+      expect(answers[1]).toBe(answers[0]);
+      expect(answers[2]).toBe(answers[0]);
+    } finally {
+      socket.close();
+    }
+  }, 60_000);
+
+  it('/status counts every node\'s matches and names the node; two nodes racing to claim one new code: exactly one creates it', async () => {
+    const [a, b, c] = cluster.nodes;
+    const before = (await status(a.urls.rest)).matchesRunning;
+    const racers = await Promise.all([observerLogon(a.urls.ingest, 'RACE01'), observerLogon(b.urls.ingest, 'RACE01')]);
+    try {
+      const created = racers.filter((r) => r.ack.value);
+      expect(created).toHaveLength(1);
+      expect(racers.find((r) => !r.ack.value)!.ack.reason).toBe('Game with Group Code RACE01 exists and is still live.');
+      const other = await observerLogon(c.urls.ingest, 'RACE02');
+      expect(other.ack.value).toBe(true);
+      for (const node of [a, b, c]) {
+        await expect.poll(async () => (await status(node.urls.rest)).matchesRunning).toBe(before + 2);
+      }
+      expect(await status(b.urls.rest)).toMatchObject({ node: 'node-b', redis: 'up' });
+      other.socket.close();
+    } finally {
+      for (const r of racers) r.socket.close();
+    }
+  }, 60_000);
+});
+
+describe('admission caps across nodes', () => {
+  let capped: Cluster;
+  beforeAll(async () => { capped = await startCluster(2, { MAX_LIVE_MATCHES: '2', MAX_MATCHES_PER_KEY: '2' }); }, 60_000);
+  afterAll(async () => { await capped?.stop(); });
+
+  it('MAX_LIVE_MATCHES counts every node: the third match is refused wherever it logs on', async () => {
+    const [a, b] = capped.nodes;
+    const first = await observerLogon(a.urls.ingest, 'CAP001');
+    const second = await observerLogon(b.urls.ingest, 'CAP002');
+    const third = await observerLogon(a.urls.ingest, 'CAP003');
+    const fourth = await observerLogon(b.urls.ingest, 'CAP004');
+    try {
+      expect([first.ack.value, second.ack.value]).toEqual([true, true]);
+      expect(third.ack).toMatchObject({ value: false });
+      expect(third.ack.reason).toMatch(/capacity|Too many live matches/);
+      expect(fourth.ack.value).toBe(false);
+    } finally {
+      for (const o of [first, second, third, fourth]) o.socket.close();
+    }
+  }, 60_000);
+});
