@@ -233,4 +233,47 @@ describe('RedisMatchDirectory: two nodes', () => {
     expect(await b.claim(match('R2', 'key:a'), { limits: { maxLive: 1, maxPerKey: 5 } })).toEqual({ ok: false, reason: 'capacity' });
     expect(await raw('GET', `${prefix}lease:R1`)).toContain(`A ${reasserted[0]}`);
   });
+
+  it('messages lost while the subscribers were disconnected: the views reload when Redis is reachable again', async () => {
+    await pair();
+    const claim = await a.claim(match('O1'));
+    if (!claim.ok) throw new Error('refused');
+    await b.caughtUp();
+    expect(b.get('O1')).toBeDefined();
+    await raw('CLIENT', 'KILL', 'TYPE', 'pubsub'); // both nodes' subscribers: their messages are lost meanwhile
+    a.setMatchId('O1', 'while-away');
+    const c2 = await a.claim(match('O2'));
+    expect(c2.ok).toBe(true);
+    await expect.poll(() => b.get('O1')?.matchId).toBe('while-away');
+    await expect.poll(() => b.get('O2')).toBeDefined();
+    // A's own write is settled by the reload: a later change from B shows in A's view.
+    await expect.poll(() => a.get('O2')).toBeDefined();
+    await a.caughtUp();
+    expect(b.setSecretDigest('O1', 'ee'.repeat(32))).toBe(true);
+    await expect.poll(() => a.get('O1')?.secretDigest).toBe('ee'.repeat(32));
+    expect(a.get('O1')?.matchId).toBe('while-away');
+  });
+
+  it('Redis down for a while: renewals fail and the node keeps its matches; written again when it is back (empty)', async () => {
+    await pair();
+    const reasserted: string[] = [];
+    a.onReasserted((r) => reasserted.push(r.groupCode));
+    const lost: string[] = [];
+    a.onLost((code) => lost.push(code));
+    const claim = await a.claim(match('T1'));
+    if (!claim.ok) throw new Error('refused');
+    await server.stop();
+    a.setRoster('T1', ['down-1']); // the write fails: kept in the view
+    expect(a.hasPlayer('', 'down-1')).toBe(false);
+    await a.renew(); // fails: logged, nothing lost
+    expect(a.owns('T1')).toBe(true);
+    expect(a.get('T1')?.playerIds).toEqual(new Set(['down-1']));
+    await new Promise((r) => setTimeout(r, 1500)); // longer than the lease TTL
+    expect(a.owns('T1')).toBe(true);
+    await server.start();
+    await expect.poll(() => reasserted, { timeout: 20_000 }).toEqual(['T1']);
+    expect(lost).toEqual([]);
+    await expect.poll(() => b.get('T1')?.playerIds, { timeout: 20_000 }).toEqual(new Set(['down-1']));
+    expect(b.get('T1')!.epoch).toBeGreaterThan(claim.record.epoch);
+  });
 });

@@ -715,6 +715,9 @@ export class RedisMatchDirectory implements MatchDirectory, MatchOwnership {
     const loading: Loading = { id: randomUUID(), buffer: [], markAt: -1, marked };
     this.loading = loading;
     let timer: NodeJS.Timeout | undefined;
+    // Every write of this node sent before the load ran before it (one connection, in order): the
+    // records show it, even when its message was lost (the subscriber was down).
+    const sentBefore = this.writeSeq;
     try {
       const records = await this.scripts.odsDirLoad(this.keys.matches, this.keys.match(''), this.keys.directoryChannel, loading.id);
       await Promise.race([markSeen, new Promise((_, reject) => {
@@ -723,6 +726,7 @@ export class RedisMatchDirectory implements MatchDirectory, MatchOwnership {
       if (this.loading !== loading) return;
       this.loading = null;
       // The messages before the marker are in `records`: only how far this node's own writes came counts.
+      this.ownSeen = Math.max(this.ownSeen, sentBefore);
       for (const msg of loading.buffer.slice(0, loading.markAt)) {
         if (msg.t !== 'mark' && msg.w === this.nodeId && msg.s > this.ownSeen) this.ownSeen = msg.s;
       }
