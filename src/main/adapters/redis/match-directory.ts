@@ -544,10 +544,7 @@ export class RedisMatchDirectory implements MatchDirectory, MatchOwnership {
 
   /** After an outage: the writes that failed, again. */
   private retryFailedWrites(): void {
-    for (const [code, { epoch, keyId }] of [...this.failedReleases]) {
-      if (this.byCode.get(code)?.epoch === epoch) continue; // claimed again here since (cannot be that epoch): nothing to do
-      this.sendRelease(code, epoch, keyId);
-    }
+    for (const [code, { epoch, keyId }] of [...this.failedReleases]) this.sendRelease(code, epoch, keyId);
     for (const [code, ov] of this.overlay) {
       for (const [field, pending] of ov.fields) {
         if (pending.seq !== Infinity) continue;
