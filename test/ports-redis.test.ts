@@ -40,7 +40,7 @@ async function connect(prefix: string, nodeId = 'node-a'): Promise<RedisConnecti
   return conn;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 // TTLs are Redis's own (real time): the harness lets real time pass (the contracts' TTL is 1 s).
 describePreviewStoreContract('redis', {
@@ -164,6 +164,25 @@ describe('Redis stores across nodes', () => {
     }
   });
 
+  it('a held session outlives its safety expiry while its node renews it, and goes one expiry after its node stopped', async () => {
+    const [a, b] = await twoNodes();
+    const sa = new RedisSessionStore(a, { windowMs: 60_000, heldTtlMs: 1000, log });
+    const sb = new RedisSessionStore(b, { windowMs: 60_000, heldTtlMs: 1000, log });
+    try {
+      sa.put({ id: 'kept', role: 'observer', groupCode: 'G', obsName: 'o', matchId: '', playerId: '', socketId: 'sa-1' });
+      sa.put({ id: 'also-held', role: 'observer', groupCode: 'G', obsName: 'o', matchId: '', playerId: '', socketId: 'sa-2' });
+      await sleep(1600);
+      expect(await b.cmd.pttl(b.keys.session('kept'))).toBeGreaterThan(0);
+      sa.close(); // node A stops renewing (as if it died)
+      await sleep(1200);
+      expect(await sb.takeOver('kept', 'kept-b', 'sb-1', Date.now())).toBeUndefined();
+      expect(await b.cmd.exists(b.keys.session('kept'), b.keys.session('also-held'))).toBe(0);
+    } finally {
+      sa.close();
+      sb.close();
+    }
+  });
+
   it('control messages published on node A reach node B in order', async () => {
     const [a, b] = await twoNodes();
     const busA = await RedisControlBus.open(a, { log });
@@ -178,6 +197,27 @@ describe('Redis stores across nodes', () => {
     expect(gotA).toEqual([...sent, { t: 'force_end', groupCode: 'last' }]); // this node: delivered before publish resolved
     await expect.poll(() => gotB.length).toBe(51);
     expect(gotB).toEqual(gotA);
+    busA.close();
+    busB.close();
+  });
+
+  it('messages published on both nodes at once reach both in one order', async () => {
+    const [a, b] = await twoNodes();
+    const busA = await RedisControlBus.open(a, { log });
+    const busB = await RedisControlBus.open(b, { log });
+    const gotA: string[] = [];
+    const gotB: string[] = [];
+    busA.subscribe((m) => gotA.push(m.groupCode));
+    busB.subscribe((m) => gotB.push(m.groupCode));
+    const sends: Promise<void>[] = [];
+    for (let i = 0; i < 30; i++) {
+      sends.push(busA.publish({ t: 'force_end', groupCode: `A${i}` }), busB.publish({ t: 'force_end', groupCode: `B${i}` }));
+    }
+    await Promise.all(sends);
+    await expect.poll(() => gotA.length + gotB.length).toBe(120);
+    expect(gotB).toEqual(gotA);
+    expect(gotA.filter((c) => c.startsWith('A'))).toEqual(Array.from({ length: 30 }, (_, i) => `A${i}`));
+    expect(gotA.filter((c) => c.startsWith('B'))).toEqual(Array.from({ length: 30 }, (_, i) => `B${i}`));
     busA.close();
     busB.close();
   });

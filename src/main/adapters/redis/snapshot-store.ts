@@ -106,6 +106,9 @@ export class RedisSnapshotStore implements SnapshotStore {
     await Promise.allSettled([...this.writes]);
   }
 
+  /** No timers or subscriptions of its own; the connection is the composition root's. */
+  close(): void {}
+
   private track<T>(write: Promise<T>): Promise<T> {
     this.writes.add(write);
     const done = () => { this.writes.delete(write); };
