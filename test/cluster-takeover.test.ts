@@ -36,7 +36,7 @@ function killAfter(from: number): number {
 
 /** The lastChangeAt in the match's snapshot in Redis (-1 when there is none). */
 async function snapshotChangeAt(cluster: Cluster, groupCode: string): Promise<number> {
-  const reply = await cluster.redis.command('GET', `ods:snap:${groupCode}`);
+  const reply = await cluster.redis.command('HGET', `ods:snap:${groupCode}`, 'data');
   const m = /lastChangeAt\\*":(\d+)/.exec(reply);
   return m ? Number(m[1]) : -1;
 }
