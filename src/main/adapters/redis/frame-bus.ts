@@ -22,7 +22,9 @@
 // higher epoch (a new owner after a takeover) is taken from its first 'K'. 'X' drops the latest.
 //
 // Redis unreachable: local delivery goes on, publishing fails and is counted (stats), and when
-// Redis is back (conn.onStatus) every watched code asks for a keyframe again.
+// Redis is back (conn.onStatus) every watched code asks for a keyframe again and every owner sends
+// its latest frames as keyframes (whichever node is back last, its message finds the other
+// subscribed).
 import { isAscii } from 'node:buffer';
 import zlib from 'node:zlib';
 import { FramePacket } from '../../frame-packet.js';
@@ -104,6 +106,9 @@ export class RedisFrameBus implements FrameBus {
     this.log = options.log.child({ module: 'frame-bus' });
     this.offStatus = conn.onStatus((up) => {
       if (!up) return;
+      // Frames published meanwhile were lost: whichever side comes back last brings the watchers
+      // up to date (the owner's keyframe, or the watcher's request).
+      for (const [code, owned] of this.owned) this.onKeyframeRequest(code, owned);
       for (const [code, watch] of this.watches) this.requestKeyframe(code, watch, true);
     });
   }
@@ -231,6 +236,7 @@ export class RedisFrameBus implements FrameBus {
       wire = Buffer.from(message.subarray(FRAME_HEADER_BYTES)); // a copy: the message's buffer may be a larger read
       packet = new FramePacket(groupCode, frameNo, wireString(wire), null, epoch);
       this.stats.keyframesReceived++;
+      watch.lastRequestAt = -Infinity; // answered: the next gap asks at once
     } else if (kind === FRAME_KIND.closed) {
       watch.epoch = epoch;
       watch.base = null;
