@@ -173,6 +173,16 @@ export class RedisFrameBus implements FrameBus {
     }
   }
 
+  /** Another node owns the match now: nothing is published from here; this node's frontends follow the new owner through Redis. */
+  disown(groupCode: string): void {
+    const owned = this.owned.get(groupCode);
+    if (!owned) return;
+    this.owned.delete(groupCode);
+    owned.requests.unsubscribe();
+    if (owned.answerTimer) clearTimeout(owned.answerTimer);
+    this.reconcile(groupCode);
+  }
+
   /** Stops following every code and answering keyframe requests (the connection stays open). */
   dispose(): void {
     this.offStatus();

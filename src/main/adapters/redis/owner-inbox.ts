@@ -60,21 +60,24 @@ export class RedisOwnerInbox implements OwnerInbox {
   readonly stats: RedisOwnerInboxStats = { sent: 0, sendFailed: 0, received: 0, malformed: 0 };
   private readonly log: Logger;
   private readonly listeners = new Map<string, { list: readonly InboxListener[]; sub: { unsubscribe: () => void } }>();
-  private readonly onSent = (ok: boolean) => { if (!ok) this.stats.sendFailed++; };
   private closed = false;
 
   constructor(private readonly conn: RedisConnection, options: { log: Logger }) {
     this.log = options.log.child({ module: 'owner-inbox' });
   }
 
-  send(groupCode: string, message: InboxMessage): boolean {
+  /** Resolves with the nodes that received it (SPUBLISH's answer: 0 = nobody runs the match now); rejects while Redis is unreachable. */
+  send(groupCode: string, message: InboxMessage): Promise<number> {
     if (this.closed || this.conn.cmd.status !== 'ready') {
       this.stats.sendFailed++;
-      return false;
+      return Promise.reject(new Error('redis unreachable'));
     }
     this.stats.sent++;
-    this.conn.publish(this.conn.keys.ownerChannel(groupCode), encodeInboxMessage(message), true).then(this.onSent);
-    return true;
+    const sent = this.conn.cmd.spublish(this.conn.keys.ownerChannel(groupCode), encodeInboxMessage(message)) as Promise<number>;
+    return sent.catch((err: Error): never => {
+      this.stats.sendFailed++;
+      throw err;
+    });
   }
 
   listen(groupCode: string, listener: InboxListener): () => void {
