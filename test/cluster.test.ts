@@ -1,16 +1,17 @@
 // Scale-out (README, "Running several nodes"; docs/architecture.md, "Scale-out on Redis"): three
 // service processes on one real redis-server behave as one service. Real clients, real HTTP.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeAll, frontend, logon, connectObserver, connected, TEAMS } from './helpers/clients.js';
+import { AdminApi, TEST_ADMIN_TOKEN } from './helpers/admin.js';
+import { auxClient, closeAll, frontend, logon, connectObserver, connected, serverDisconnect, TEAMS } from './helpers/clients.js';
 import { CLUSTER_KEY, startCluster, type Cluster } from './helpers/cluster.js';
 import { scrapeMetrics } from './helpers/metrics.js';
-import { playReplay, recordedMatch, replayLogon } from './helpers/recorded.js';
+import { playReplay, recordedMatch, replayLogon, replayMatchId } from './helpers/recorded.js';
 
 const replay = recordedMatch();
 let cluster: Cluster;
 
 beforeAll(async () => {
-  cluster = await startCluster(3, { TRUST_REPLAY_TIMESTAMPS: 'true' });
+  cluster = await startCluster(3, { TRUST_REPLAY_TIMESTAMPS: 'true', ADMIN_TOKEN: TEST_ADMIN_TOKEN });
 }, 90_000);
 afterAll(async () => {
   closeAll();
@@ -91,6 +92,61 @@ describe('three nodes on one Redis', () => {
       other.socket.close();
     } finally {
       for (const r of racers) r.socket.close();
+    }
+  }, 60_000);
+});
+
+describe('operators and clients on any node', () => {
+  it('GET /match/:code answers the same on every node; the admin API of any node lists every node\'s matches with their node, and a force-end from node C ends a match node A runs', async () => {
+    const [a, b, c] = cluster.nodes;
+    const code = 'ADMIN1';
+    const onA = await frontend(a.urls.broadcast, code);
+    const run = await playReplay(replay, { url: a.urls.ingest, key: CLUSTER_KEY, groupCode: code, pace: 'instant', to: 400 });
+    try {
+      await onA.waitFor((f) => f.roundNumber !== undefined);
+      // Once the records are applied, the three nodes answer the same text (B and C follow the match for it).
+      const texts = () => Promise.all([a, b, c].map(async (n) => (await fetch(`${n.urls.rest}/match/${code}`)).text()));
+      await expect.poll(async () => { const [ta, tb, tc] = await texts(); return ta === onA.raw[onA.raw.length - 1] && tb === ta && tc === ta; }, { timeout: 20_000 }).toBe(true);
+      expect(JSON.parse((await texts())[1])).toMatchObject({ matchId: replayMatchId(replay) });
+      const rowOnB = await new AdminApi(b.urls.rest).match(code);
+      expect(rowOnB).toMatchObject({ groupCode: code, node: 'node-a', shard: -1 });
+      expect((await new AdminApi(a.urls.rest).match(code))).toMatchObject({ node: 'node-a', shard: 0 });
+      const closed = serverDisconnect(run.socket);
+      const ended = await new AdminApi(c.urls.rest).end(code);
+      expect(ended).toEqual({ status: 200, body: { groupCode: code, ended: true } });
+      const last = await onA.waitFor((f) => f.isRunning === false);
+      expect(last.isRunning).toBe(false);
+      await closed; // the observer's socket on node A was closed by its node
+      for (const node of [a, b, c]) await expect.poll(() => new AdminApi(node.urls.rest).has(code)).toBe(false);
+    } finally {
+      run.socket.close();
+    }
+  }, 60_000);
+
+  it('an auxiliary client on node B, for a match node A runs: its own player\'s auxiliary data reaches the match', async () => {
+    const [a, b] = cluster.nodes;
+    const code = 'AUXB01';
+    const onA = await frontend(a.urls.broadcast, code);
+    const run = await playReplay(replay, { url: a.urls.ingest, key: CLUSTER_KEY, groupCode: code, pace: 'instant', to: 400 });
+    try {
+      const matchId = replayMatchId(replay);
+      const roster = replay.records.find((r) => r.type === 'roster')!;
+      const playerId = (roster.data as { playerId: string }).playerId;
+      type Player = { riotId: string; health: number; auxiliaryAvailable: { health: boolean } };
+      const playerOf = (f: Record<string, unknown>) => (f.teams as { players: Player[] }[]).flatMap((t) => t.players).find((p) => p.riotId === playerId);
+      await onA.waitFor((f) => playerOf(f) !== undefined);
+      // Node B's view of the directory has the roster (shared): the logon is accepted there.
+      let aux: Awaited<ReturnType<typeof auxClient>> | undefined;
+      await expect.poll(async () => {
+        aux?.socket.close();
+        aux = await auxClient(b.urls.ingest, { matchId, playerId });
+        return aux.ack.value;
+      }, { timeout: 20_000 }).toBe(true);
+      aux!.socket.emit('aux_data', JSON.stringify({ type: 'aux_health', matchId, playerId, data: 77 }));
+      const seen = await onA.waitFor((f) => playerOf(f)?.health === 77, 20_000);
+      expect(playerOf(seen)!.auxiliaryAvailable.health).toBe(true);
+    } finally {
+      run.socket.close();
     }
   }, 60_000);
 });

@@ -194,7 +194,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const broadcast = new BroadcastServer({ config, log, tls: tls.files, frames });
   const adminTokens = createAdminTokens(config.ADMIN_TOKEN);
   const dashboard = adminTokens.enabled
-    ? new Dashboard({ directory, routes, published: output.counters, shardTotals: totals, frames, ingest, broadcast, maxOpen: config.DASHBOARD_MAX_OPEN })
+    ? new Dashboard({ directory, routes, published: output.counters, shardTotals: totals, frames, ingest, broadcast, maxOpen: config.DASHBOARD_MAX_OPEN, ...(redis ? { ownerOf: (code: string) => redis.ownership.ownerOf(code) } : {}) })
     : null;
   registerRestRoutes(restApp, {
     config, log, keys, previews, teamInfo, directory, frames,

@@ -28,6 +28,8 @@ export interface DashboardDeps {
   broadcast: BroadcastServer;
   /** DASHBOARD_MAX_OPEN. */
   maxOpen: number;
+  /** REDIS_URL: the node that runs a match (its row's `node`; sockets and summaries are this node's own). */
+  ownerOf?: (groupCode: string) => string | undefined;
 }
 
 export interface MatchRow {
@@ -47,6 +49,8 @@ export interface MatchRow {
   overlays: number;
   /** Number of the match's latest frame (the frames its overlays were sent since it started; it jumps after a shard restart); 0 before the first. */
   frameNo: number;
+  /** REDIS_URL only: the node that runs it ('' while no node does: its owner is gone and nobody adopted it yet). */
+  node?: string;
 }
 
 export interface Totals {
@@ -147,6 +151,7 @@ export class Dashboard {
         auxiliaries: m.matchId ? auxiliaries.get(m.matchId) ?? 0 : 0,
         overlays: broadcast.frontendCount(m.groupCode),
         frameNo: frames.latest(m.groupCode)?.frameNo ?? 0,
+        ...(this.deps.ownerOf ? { node: this.deps.ownerOf(m.groupCode) ?? '' } : {}),
       });
     }
     return rows;

@@ -10,6 +10,7 @@
 //     after its match's node died gets its match here as soon as the lease lapses.
 //   - A node that lost a lease to another stops running that match (lifecycle.evict); a node that
 //     re-asserted a match after Redis lost it fences with the new epoch (lifecycle.refence).
+import crypto from 'node:crypto';
 import type { MainEventBus } from '../events.js';
 import type { Logger } from '../log.js';
 import type { MatchForwarding } from '../matches/forwarding.js';
@@ -66,12 +67,12 @@ export class MatchTakeover {
       if (this.closed) return;
       void this.sweep().finally(() => {
         if (this.closed) return;
-        const t = setTimeout(sweep, sweepMs / 2 + Math.random() * sweepMs);
+        const t = setTimeout(sweep, sweepMs / 2 + crypto.randomInt(sweepMs));
         t.unref();
         this.timers.push(t);
       });
     };
-    const first = setTimeout(sweep, Math.random() * sweepMs);
+    const first = setTimeout(sweep, crypto.randomInt(sweepMs));
     first.unref();
     this.timers.push(first);
     const retry = setInterval(() => { for (const code of this.deps.remote.waiting()) void this.tryAdopt(code); }, ADOPT_RETRY_MS);
@@ -98,8 +99,9 @@ export class MatchTakeover {
     } catch {
       return; // Redis unreachable: the next sweep tries again
     }
-    // A random order spreads a dead node's matches over the nodes that sweep at the same time.
-    for (const code of orphans.sort(() => Math.random() - 0.5)) await this.tryAdopt(code);
+    // A random starting point spreads a dead node's matches over the nodes that sweep at the same time.
+    const start = orphans.length > 0 ? crypto.randomInt(orphans.length) : 0;
+    for (const code of [...orphans.slice(start), ...orphans.slice(0, start)]) await this.tryAdopt(code);
   }
 
   private async tryAdopt(groupCode: string): Promise<void> {

@@ -45,7 +45,7 @@ export function registerRestRoutes(app: TemplatedApp, deps: RestDeps): void {
   const { config } = deps;
   const router = createRouter(app, deps.log.child({ module: 'rest' }), config.MAX_BODY_BYTES);
   registerStatus(router, () => deps.directory.count(), deps.cluster);
-  registerMatchData(router, deps.frames);
+  registerMatchData(router, deps.frames, deps.cluster ? deps.directory : undefined);
   if (deps.admin) {
     registerAdmin(router, { ...deps.admin, directory: deps.directory, trustProxy: config.TRUST_PROXY, log: deps.log });
   }

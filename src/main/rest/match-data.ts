@@ -3,21 +3,42 @@
 //                                  receives (FramePacket.text()), 404 when there is none
 //   GET /schema/match_data.json    the JSON Schema the frame serializer is built from
 // No key: a group code is an identifier only (docs/interface.md 5), as on the broadcast port.
+import type { FramePacket } from '../frame-packet.js';
 import type { FrameBus } from '../ports/frame-bus.js';
+import type { MatchDirectory } from '../ports/match-directory.js';
 import { publishedMatchDataSchema } from '../../schemas/match-data.js';
 import type { Router } from './http.js';
 
 const SCHEMA_TEXT = JSON.stringify(publishedMatchDataSchema, null, 2) + '\n';
 
-export function registerMatchData(router: Router, frames: FrameBus): void {
-  router.get('/match/:groupCode', (req, reply) => {
+/** Scale-out: how long a node waits for the owner's keyframe of a match it does not follow yet. */
+const REMOTE_FRAME_WAIT_MS = 2000;
+
+/**
+ * The latest frame of a live match. With REDIS_URL a node that runs the match or has a frontend for
+ * it has it at hand; any other node follows the match for a moment (the FrameBus asks its owner for
+ * a keyframe), so that every node answers the same.
+ */
+function latestFrame(frames: FrameBus, directory: MatchDirectory | undefined, groupCode: string): FramePacket | undefined | Promise<FramePacket | undefined> {
+  const frame = frames.latest(groupCode);
+  if (frame || !directory?.get(groupCode)) return frame;
+  return new Promise((resolve) => {
+    const done = (f: FramePacket | undefined) => { clearTimeout(timer); unsubscribe(); resolve(f); };
+    const unsubscribe = frames.subscribe(groupCode, (f) => done(f));
+    const timer = setTimeout(() => done(frames.latest(groupCode)), REMOTE_FRAME_WAIT_MS);
+  });
+}
+
+/** `shared`: the directory of a scale-out deployment (REDIS_URL); in one process every live match's frame is at hand. */
+export function registerMatchData(router: Router, frames: FrameBus, shared?: MatchDirectory): void {
+  router.get('/match/:groupCode', async (req, reply) => {
     let groupCode: string;
     try {
       groupCode = decodeURIComponent(req.params[0]);
     } catch {
       return reply.error(400, 'Invalid group code');
     }
-    const frame = frames.latest(groupCode);
+    const frame = await latestFrame(frames, shared, groupCode);
     if (!frame) return reply.error(404, 'Match not found');
     reply.send(200, 'application/json; charset=utf-8', frame.text(), { 'Cache-Control': 'no-store' });
   });
