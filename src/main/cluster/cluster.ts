@@ -74,6 +74,21 @@ export class Cluster {
     this.takeover.start();
   }
 
+  /**
+   * Graceful shutdown, before the shards drain: inboxes are no longer listened to, so what other
+   * nodes forward from now on is held there (remote-forwarding.ts) until a node adopts the match.
+   */
+  stopInboxes(): void {
+    for (const stop of this.listening.values()) stop();
+    this.listening.clear();
+  }
+
+  /** Graceful shutdown, once the last snapshots are stored: the leases go, so other nodes adopt the matches at once. */
+  async handOver(): Promise<number> {
+    this.takeover.close();
+    return this.deps.redis.ownership.relinquishAll();
+  }
+
   /** Stops the runtime and every Redis adapter, then the connection. */
   close(): void {
     this.takeover.close();

@@ -12,11 +12,20 @@ export function redisKeys(prefix: string) {
     preview: (code: string) => `${prefix}preview:${code}`,
     previewIndex: `${prefix}previews`,
     previewBytes: `${prefix}previews:bytes`,
+    // The sum of the sizes in previewBytes (kept by the same script: the byte bound in O(1)).
+    previewTotalBytes: `${prefix}previews:total`,
     // TeamInfoStore: the entry's JSON under the group code (PX = TEAM_INFO_TTL_MS).
     teamInfo: (groupCode: string) => `${prefix}team:${groupCode}`,
-    // SessionStore: a session's JSON under its id (PX while resumable); the live auxiliary session of a player.
+    // A sorted set of the team-info codes by expiry time (size() without a SCAN of the keyspace).
+    teamInfoIndex: `${prefix}teams`,
+    // SessionStore: a session's JSON under its id (PX while resumable); the ids of a player's held
+    // auxiliary sessions for a match id (a set: putAuxiliary refuses while it is not empty).
     session: (id: string) => `${prefix}session:${id}`,
     auxHolder: (matchId: string, playerId: string) => `${prefix}aux:${matchId}:${playerId}`,
+    // The session ids of a group code's observers and of a match id's auxiliaries (sets, kept by the
+    // session scripts), so that `end` finds them across nodes.
+    sessionsOfGroup: (groupCode: string) => `${prefix}sessions:g:${groupCode}`,
+    sessionsOfMatch: (matchId: string) => `${prefix}sessions:m:${matchId}`,
     // MatchDirectory: the lease (owner node and epoch, PX = REDIS_LEASE_TTL_MS), the record, the set
     // of live codes, live matches per key id, and the epoch counter.
     lease: (groupCode: string) => `${prefix}lease:${groupCode}`,
@@ -24,7 +33,7 @@ export function redisKeys(prefix: string) {
     matches: `${prefix}matches`,
     perKey: (keyId: string) => `${prefix}perkey:${keyId}`,
     epoch: `${prefix}epoch`,
-    // SnapshotStore: the latest snapshot of a live match (with its epoch).
+    // SnapshotStore: the latest snapshot of a live match (a hash: `epoch`, and `data`, the snapshot's JSON).
     snapshot: (groupCode: string) => `${prefix}snap:${groupCode}`,
 
     // Channels. Directory changes and control messages go to every node (classic pub/sub).

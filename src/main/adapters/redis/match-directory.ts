@@ -37,6 +37,9 @@ type Field = 'matchId' | 'playerIds' | 'secretDigest';
 type FieldValue = string | readonly string[];
 
 /** The record as Redis stores it and the directory channel carries it. */
+/** Deletes a lease only while it is still this node's (same owner and epoch). */
+const RELINQUISH_LUA = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+
 interface Stored {
   epoch: number;
   owner: string;
@@ -448,6 +451,24 @@ export class RedisMatchDirectory implements MatchDirectory, MatchOwnership {
   renew(): Promise<void> {
     if (!this.renewing) this.renewing = this.renewOnce().finally(() => { this.renewing = null; });
     return this.renewing;
+  }
+
+  /**
+   * Graceful shutdown (after the matches' last snapshots are stored): this node's leases are
+   * deleted where they are still its own, so another node adopts the matches at once instead of
+   * after the TTL. Renewal stops. Best effort: a failure leaves the leases to run out.
+   */
+  async relinquishAll(): Promise<number> {
+    if (this.renewTimer) clearInterval(this.renewTimer);
+    this.renewTimer = null;
+    const held = [...this.owned.values()];
+    this.owned.clear();
+    let n = 0;
+    await Promise.all(held.map(async (e) => {
+      const deleted = await this.conn.cmd.eval(RELINQUISH_LUA, 1, this.keys.lease(e.groupCode), `${this.nodeId} ${e.epoch}`).catch(() => 0);
+      if (deleted === 1) n++;
+    }));
+    return n;
   }
 
   /** Stops renewing and listening (the leases run out); the connection is the caller's. */

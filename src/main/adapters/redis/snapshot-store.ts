@@ -1,0 +1,127 @@
+// SnapshotStore on Redis (ports/snapshot-store.ts), shared by every node: each live match's latest
+// snapshot is a hash under keys.snapshot(code) with its owner's `epoch` and `data` (the snapshot as
+// JSON: the shard's text, which holds no player-camera secret, and the directory record, which
+// holds the group secret's digest only). Writes are fenced by a script comparing the epochs (a
+// stale owner neither replaces nor deletes its successor's snapshot); no expiry: a snapshot lives
+// until its match is deleted (an orphan's snapshot is what its adopter resumes from).
+//
+// `latest` is synchronous (a shard restart rebuilds its matches in the same turn): it answers from
+// a local map of what this node put or loaded (`load` for one match a node adopts, `loadAll` at
+// start), kept whatever Redis answers, so a shard that dies during a Redis outage still restarts
+// from its latest snapshot. `put` returns false when the local map or Redis holds a higher epoch.
+import type { Result } from 'ioredis';
+import type { Logger } from '../../log.js';
+import type { MatchSnapshot, SnapshotStore } from '../../ports/snapshot-store.js';
+import { MemorySnapshotStore } from '../memory/snapshot-store.js';
+import type { RedisConnection } from './connection.js';
+
+export interface RedisSnapshotStoreOptions {
+  log: Logger;
+}
+
+/** KEYS: snapshot(code). ARGV: epoch, data. 0 (nothing changes) when a higher epoch is stored. */
+const PUT = `
+local current = redis.call('HGET', KEYS[1], 'epoch')
+if current and tonumber(current) > tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'epoch', ARGV[1], 'data', ARGV[2])
+return 1
+`;
+
+/** KEYS: snapshot(code). ARGV: epoch. 0 (nothing deleted) when a higher epoch is stored. */
+const DELETE = `
+local current = redis.call('HGET', KEYS[1], 'epoch')
+if current and tonumber(current) > tonumber(ARGV[1]) then return 0 end
+redis.call('DEL', KEYS[1])
+return 1
+`;
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    odsSnapshotPut(key: string, epoch: number, data: string): Result<number, Context>;
+    odsSnapshotDelete(key: string, epoch: number): Result<number, Context>;
+  }
+}
+
+/** A SCAN pattern matching exactly the keys that start with `literal`. */
+const globPrefix = (literal: string) => literal.replace(/[*?[\]\\]/g, (c) => `\\${c}`) + '*';
+
+export class RedisSnapshotStore implements SnapshotStore {
+  readonly durable = true;
+  private readonly local = new MemorySnapshotStore();
+  private readonly writes = new Set<Promise<unknown>>();
+  private readonly log: Logger;
+
+  constructor(private readonly conn: RedisConnection, options: RedisSnapshotStoreOptions) {
+    this.log = options.log.child({ module: 'snapshots' });
+    conn.cmd.defineCommand('odsSnapshotPut', { numberOfKeys: 1, lua: PUT });
+    conn.cmd.defineCommand('odsSnapshotDelete', { numberOfKeys: 1, lua: DELETE });
+  }
+
+  put(snapshot: MatchSnapshot): Promise<boolean> {
+    if (!this.local.keep(snapshot)) return Promise.resolve(false);
+    const data = JSON.stringify(snapshot);
+    return this.track(this.conn.cmd.odsSnapshotPut(this.conn.keys.snapshot(snapshot.groupCode), snapshot.epoch, data).then((r) => r === 1));
+  }
+
+  latest(groupCode: string): MatchSnapshot | undefined {
+    return this.local.latest(groupCode);
+  }
+
+  /** One match's snapshot from Redis (a node adopting another node's match), kept in the local map too. */
+  async load(groupCode: string): Promise<MatchSnapshot | undefined> {
+    const data = await this.conn.cmd.hget(this.conn.keys.snapshot(groupCode), 'data');
+    const snapshot = data === null ? undefined : this.parse(groupCode, data);
+    if (snapshot) this.local.keep(snapshot);
+    return snapshot;
+  }
+
+  async loadAll(): Promise<MatchSnapshot[]> {
+    const pattern = globPrefix(this.conn.keys.snapshot(''));
+    const out: MatchSnapshot[] = [];
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.conn.cmd.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+      cursor = next;
+      if (keys.length === 0) continue;
+      const pipeline = this.conn.cmd.pipeline();
+      for (const key of keys) pipeline.hget(key, 'data');
+      const replies = (await pipeline.exec()) ?? [];
+      replies.forEach(([err, data], i) => {
+        if (err || typeof data !== 'string') return; // deleted since the SCAN saw it
+        const snapshot = this.parse(keys[i], data);
+        if (!snapshot) return;
+        this.local.keep(snapshot);
+        out.push(snapshot);
+      });
+    } while (cursor !== '0');
+    return out;
+  }
+
+  async delete(groupCode: string, epoch: number): Promise<void> {
+    if (!this.local.drop(groupCode, epoch)) return; // this node put a higher epoch
+    await this.track(this.conn.cmd.odsSnapshotDelete(this.conn.keys.snapshot(groupCode), epoch));
+  }
+
+  async flush(): Promise<void> {
+    await Promise.allSettled([...this.writes]);
+  }
+
+  /** No timers or subscriptions of its own; the connection is the composition root's. */
+  close(): void {}
+
+  private track<T>(write: Promise<T>): Promise<T> {
+    this.writes.add(write);
+    const done = () => { this.writes.delete(write); };
+    write.then(done, done);
+    return write;
+  }
+
+  private parse(where: string, data: string): MatchSnapshot | undefined {
+    try {
+      const s = JSON.parse(data) as MatchSnapshot;
+      if (typeof s?.groupCode === 'string' && typeof s.epoch === 'number' && typeof s.text === 'string' && s.match) return s;
+    } catch { /* logged below */ }
+    this.log.error({ redisKey: where }, 'unreadable snapshot in Redis skipped');
+    return undefined;
+  }
+}

@@ -1,0 +1,89 @@
+// TeamInfoStore on Redis (ports/team-info-store.ts), shared by every node. An entry is a hash under
+// keys.teamInfo(code) with two JSON texts: `teams` ({leftTeam, rightTeam}, from the logon) and, after
+// game_end, `final` (the post-match members); it expires TEAM_INFO_TTL_MS after its last write
+// (PEXPIREAT, Redis's clock). Two fields instead of one JSON text so that setFinal's
+// read-modify-write is a script that never decodes and re-encodes the teams (Lua's cjson would
+// turn an empty array into an object and round numbers): it keeps the `teams` text as it is.
+// size() counts a sorted set of codes by expiry time (teamInfoIndex), pruned by every write:
+// cheaper than a SCAN of the whole keyspace, and exact.
+import type { Result } from 'ioredis';
+import type { TeamInfo, TeamInfoFinal, TeamInfoStore } from '../../ports/team-info-store.js';
+import type { RedisConnection } from './connection.js';
+
+export interface RedisTeamInfoStoreOptions {
+  ttlMs: number;
+}
+
+/** `now` on Redis's clock; index entries of expired codes dropped (an entry expiring at `now` is live, as its key). */
+const PRUNE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. now)
+`;
+
+/** KEYS: teamInfo(code), teamInfoIndex. ARGV: code, ttlMs, teams JSON, final JSON ('' for none), only-if-present ('1'/'0'). */
+const WRITE = `${PRUNE}
+local teams = ARGV[3]
+if ARGV[5] == '1' then
+  local current = redis.call('HGET', KEYS[1], 'teams')
+  if current then teams = current elseif teams == '' then return 0 end
+end
+local expiry = now + tonumber(ARGV[2])
+redis.call('DEL', KEYS[1])
+if ARGV[4] == '' then
+  redis.call('HSET', KEYS[1], 'teams', teams)
+else
+  redis.call('HSET', KEYS[1], 'teams', teams, 'final', ARGV[4])
+end
+redis.call('PEXPIREAT', KEYS[1], expiry)
+redis.call('ZADD', KEYS[2], expiry, ARGV[1])
+return 1
+`;
+
+/** KEYS: teamInfoIndex, teamInfoIndex. The live count. */
+const SIZE = `${PRUNE}
+return redis.call('ZCARD', KEYS[2])
+`;
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    odsTeamWrite(key: string, index: string, code: string, ttlMs: number, teams: string, final: string, update: '0' | '1'): Result<number, Context>;
+    odsTeamSize(index: string, index2: string): Result<number, Context>;
+  }
+}
+
+export class RedisTeamInfoStore implements TeamInfoStore {
+  constructor(private readonly conn: RedisConnection, private readonly options: RedisTeamInfoStoreOptions) {
+    conn.cmd.defineCommand('odsTeamWrite', { numberOfKeys: 2, lua: WRITE });
+    conn.cmd.defineCommand('odsTeamSize', { numberOfKeys: 2, lua: SIZE });
+  }
+
+  async set(groupCode: string, teams: { leftTeam: unknown; rightTeam: unknown }): Promise<void> {
+    const k = this.conn.keys;
+    await this.conn.cmd.odsTeamWrite(k.teamInfo(groupCode), k.teamInfoIndex, groupCode, this.options.ttlMs,
+      JSON.stringify({ leftTeam: teams.leftTeam, rightTeam: teams.rightTeam }), '', '0');
+  }
+
+  /** One script: the entry's own teams (or `extra`'s, without an entry) with the post-match members. */
+  async setFinal(groupCode: string, extra: TeamInfoFinal): Promise<void> {
+    const k = this.conn.keys;
+    const teams = extra.leftTeam === undefined || extra.rightTeam === undefined ? '' : JSON.stringify({ leftTeam: extra.leftTeam, rightTeam: extra.rightTeam });
+    const final = JSON.stringify({ higherScore: extra.higherScore, tournamentInfo: extra.tournamentInfo, sponsorInfo: extra.sponsorInfo, isSupporter: extra.isSupporter });
+    await this.conn.cmd.odsTeamWrite(k.teamInfo(groupCode), k.teamInfoIndex, groupCode, this.options.ttlMs, teams, final, '1');
+  }
+
+  async get(groupCode: string): Promise<TeamInfo | undefined> {
+    const [teams, final] = await this.conn.cmd.hmget(this.conn.keys.teamInfo(groupCode), 'teams', 'final');
+    if (teams === null) return undefined;
+    const entry = JSON.parse(teams) as TeamInfo;
+    return final === null ? entry : { ...entry, ...(JSON.parse(final) as Omit<TeamInfo, 'leftTeam' | 'rightTeam'>) };
+  }
+
+  async size(): Promise<number> {
+    const k = this.conn.keys;
+    return this.conn.cmd.odsTeamSize(k.teamInfoIndex, k.teamInfoIndex);
+  }
+
+  /** No timers or subscriptions of its own; the connection is the composition root's. */
+  close(): void {}
+}
