@@ -36,7 +36,7 @@ function killAfter(from: number): number {
 
 /** The lastChangeAt in the match's snapshot in Redis (-1 when there is none). */
 async function snapshotChangeAt(cluster: Cluster, groupCode: string): Promise<number> {
-  const reply = await cluster.redis.command('GET', `ods:snap:${groupCode}`);
+  const reply = await cluster.redis.command('HGET', `ods:snap:${groupCode}`, 'data');
   const m = /lastChangeAt\\*":(\d+)/.exec(reply);
   return m ? Number(m[1]) : -1;
 }
@@ -70,9 +70,13 @@ describe('the loss of the node that runs a match (kill -9)', () => {
       const framesBefore = onB.raw.length;
 
       const killedAt = Date.now();
+      const down = new Promise<string>((resolve) => s.once('disconnect', (reason: string) => resolve(reason)));
       a.proc.kill('SIGKILL');
       await a.exited;
-      // The game goes on: the client buffers while it reconnects (through the proxy, to node B).
+      // What a client writes into a connection as it dies is lost (no acknowledgements on obs_data,
+      // docs/client-contract.md 1.5): the game goes on once the client saw the drop, so it buffers
+      // while it reconnects (through the proxy, to node B).
+      expect(await down).toBe('transport close');
       let sent = half;
       while (sent < replay.records.length) {
         await sendRecords(s, replay, { pace: 'instant', groupCode: code, from: sent, to: Math.min(sent + 20, replay.records.length) });

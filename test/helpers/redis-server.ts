@@ -92,13 +92,20 @@ async function ping(socketPath: string): Promise<boolean> {
 function rawCommand(socketPath: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     const sock = net.createConnection(socketPath);
-    let reply = '';
+    let reply = Buffer.alloc(0);
     const timer = setTimeout(() => { sock.destroy(); reject(new Error('redis command timed out')); }, 5000);
     sock.on('error', (err) => { clearTimeout(timer); reject(err); });
     sock.on('connect', () => sock.write(`*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`));
     sock.on('data', (c: Buffer) => {
-      reply += c.toString();
-      if (reply.endsWith('\r\n')) { clearTimeout(timer); sock.end(); resolve(reply); }
+      reply = Buffer.concat([reply, c]);
+      const eol = reply.indexOf('\r\n');
+      if (eol < 0) return;
+      // A bulk string ($<len>) is complete once its bytes and their CRLF are in; other replies end at their first CRLF.
+      const len = reply[0] === 0x24 ? Number(reply.subarray(1, eol).toString()) : -1;
+      if (len >= 0 && reply.length < eol + 2 + len + 2) return;
+      clearTimeout(timer);
+      sock.end();
+      resolve(reply.toString());
     });
   });
 }

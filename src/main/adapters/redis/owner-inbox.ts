@@ -1,0 +1,131 @@
+// OwnerInbox on Redis (ports/owner-inbox.ts): SPUBLISH on the match's owner channel, which the
+// owner SSUBSCRIBEs to while it has a listener for the code. The channel is shared with the frame
+// bus's keyframe requests (frame-bus.ts): every inbox message starts with 'I' (OWNER_MESSAGE.inbox)
+// and anything else is ignored here, as the frame bus ignores 'I'.
+//
+// Encoding (a string; Redis carries it as UTF-8), after 'I':
+//   'o' <raw>                                                      { t: 'obs', raw }
+//   'a' <len>:<matchId><len>:<playerId><raw>                       { t: 'aux', matchId, playerId, raw }
+//   'd' <len>:<matchId><len>:<playerId>                            { t: 'aux_disconnected', … }
+// where <len> is the decimal length of the string that follows (JS string length): no escaping,
+// one concatenation per message, and the raw text (most of the bytes) is never copied but once.
+import type { Logger } from '../../log.js';
+import type { InboxMessage, OwnerInbox } from '../../ports/owner-inbox.js';
+import type { RedisConnection } from './connection.js';
+import { OWNER_MESSAGE } from './keys.js';
+
+type InboxListener = (message: InboxMessage) => void;
+
+export interface RedisOwnerInboxStats {
+  sent: number;
+  /** Messages not handed to Redis (unreachable) or refused by it. */
+  sendFailed: number;
+  received: number;
+  /** Inbox messages that did not decode. */
+  malformed: number;
+}
+
+export function encodeInboxMessage(message: InboxMessage): string {
+  switch (message.t) {
+    case 'obs': return 'Io' + message.raw;
+    case 'aux': return `Ia${message.matchId.length}:${message.matchId}${message.playerId.length}:${message.playerId}${message.raw}`;
+    case 'aux_disconnected': return `Id${message.matchId.length}:${message.matchId}${message.playerId.length}:${message.playerId}`;
+  }
+}
+
+/** The message of an owner-channel payload, or null when it is not an inbox message or malformed. */
+export function decodeInboxMessage(payload: Buffer): InboxMessage | null {
+  if (payload.length < 2 || payload[0] !== OWNER_MESSAGE.inbox) return null;
+  const text = payload.toString('utf8');
+  const kind = text.charCodeAt(1);
+  if (kind === 0x6f /* o */) return { t: 'obs', raw: text.slice(2) };
+  let at = 2;
+  const field = (): string | null => {
+    const colon = text.indexOf(':', at);
+    if (colon < 0 || colon - at > 10) return null;
+    const len = Number(text.slice(at, colon));
+    if (!Number.isInteger(len) || len < 0 || colon + 1 + len > text.length) return null;
+    at = colon + 1 + len;
+    return text.slice(colon + 1, at);
+  };
+  const matchId = field();
+  const playerId = matchId === null ? null : field();
+  if (matchId === null || playerId === null) return null;
+  if (kind === 0x61 /* a */) return { t: 'aux', matchId, playerId, raw: text.slice(at) };
+  if (kind === 0x64 /* d */ && at === text.length) return { t: 'aux_disconnected', matchId, playerId };
+  return null;
+}
+
+export class RedisOwnerInbox implements OwnerInbox {
+  readonly stats: RedisOwnerInboxStats = { sent: 0, sendFailed: 0, received: 0, malformed: 0 };
+  private readonly log: Logger;
+  private readonly listeners = new Map<string, { list: readonly InboxListener[]; sub: { unsubscribe: () => void } }>();
+  private closed = false;
+
+  constructor(private readonly conn: RedisConnection, options: { log: Logger }) {
+    this.log = options.log.child({ module: 'owner-inbox' });
+  }
+
+  /** Resolves with the nodes that received it (SPUBLISH's answer: 0 = nobody runs the match now); rejects while Redis is unreachable. */
+  send(groupCode: string, message: InboxMessage): Promise<number> {
+    if (this.closed || this.conn.cmd.status !== 'ready') {
+      this.stats.sendFailed++;
+      return Promise.reject(new Error('redis unreachable'));
+    }
+    this.stats.sent++;
+    const sent = this.conn.cmd.spublish(this.conn.keys.ownerChannel(groupCode), encodeInboxMessage(message)) as Promise<number>;
+    return sent.catch((err: Error): never => {
+      this.stats.sendFailed++;
+      throw err;
+    });
+  }
+
+  listen(groupCode: string, listener: InboxListener): () => void {
+    let entry = this.listeners.get(groupCode);
+    if (!entry) {
+      const created: { list: readonly InboxListener[]; sub: { unsubscribe: () => void } } = { list: [], sub: { unsubscribe: () => undefined } };
+      created.sub = this.conn.subscribe(this.conn.keys.ownerChannel(groupCode), (payload) => this.onMessage(groupCode, payload), true);
+      this.listeners.set(groupCode, created);
+      entry = created;
+    }
+    entry.list = [...entry.list, listener];
+    let listening = true;
+    return () => {
+      if (!listening) return;
+      listening = false;
+      const current = this.listeners.get(groupCode);
+      if (!current) return;
+      current.list = current.list.filter((l) => l !== listener);
+      if (current.list.length > 0) return;
+      this.listeners.delete(groupCode);
+      current.sub.unsubscribe();
+    };
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const entry of this.listeners.values()) entry.sub.unsubscribe();
+    this.listeners.clear();
+  }
+
+  private onMessage(groupCode: string, payload: Buffer): void {
+    if (payload[0] !== OWNER_MESSAGE.inbox) return; // the frame bus's keyframe requests
+    const entry = this.listeners.get(groupCode);
+    if (!entry) return;
+    const message = decodeInboxMessage(payload);
+    if (!message) {
+      this.stats.malformed++;
+      this.log.warn({ groupCode, bytes: payload.length }, 'owner inbox: malformed message dropped');
+      return;
+    }
+    this.stats.received++;
+    const list = entry.list;
+    for (let i = 0; i < list.length; i++) {
+      try {
+        list[i](message);
+      } catch (err) {
+        this.log.error({ groupCode, error: (err as Error).message }, 'owner inbox listener failed');
+      }
+    }
+  }
+}
