@@ -106,7 +106,7 @@ describe('two nodes behind nginx (deploy/nginx.conf)', () => {
     await expect.poll(() => overlay.socket.io.engine.transport.name).toBe('websocket');
 
     // The node that took the logon logged the client's address nginx forwarded (X-Forwarded-For),
-    // not nginx's own (its connections leave from 127.0.0.3).
+    // not nginx's own (its connections leave from 127.0.0.254).
     expect(logons.flat()[0].client).toBe('127.0.0.1');
 
     run.socket.close();

@@ -34,7 +34,7 @@ function replaceCounted(text: string, pattern: RegExp, count: number | 'some', b
  * deploy/nginx.conf for a test run: nginx in the foreground as one process with its files in `dir`,
  * plain HTTP on loopback `ports` (the example terminates TLS; nothing else changes), the upstreams'
  * node-1..3 replaced by the nodes' loopback ports (servers for absent nodes dropped). Connections to
- * the nodes leave from 127.0.0.3, so a node's logs tell the forwarded client address (127.0.0.1)
+ * the nodes leave from 127.0.0.254, so a node's logs tell the forwarded client address (127.0.0.1)
  * from nginx's.
  */
 export function testNginxConfig(deploy: string, dir: string, ports: Record<Listener, number>, nodes: ServiceProcess[]): string {
@@ -42,7 +42,7 @@ export function testNginxConfig(deploy: string, dir: string, ports: Record<Liste
   conf = replaceCounted(conf, /^(worker_processes|error_log|pid)\s[^;]*;\n/gm, 3, () => '');
   conf = `daemon off;\nmaster_process off;\nerror_log ${dir}/error.log info;\npid ${dir}/nginx.pid;\n${conf}`;
   const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `${t}_temp_path ${dir}/${t};`).join(' ');
-  conf = replaceCounted(conf, /^(\s*)access_log\s[^;]*;/gm, 1, (_m, indent) => `${indent}access_log ${dir}/access.log;\n${indent}${temp}\n${indent}proxy_bind 127.0.0.3;`);
+  conf = replaceCounted(conf, /^(\s*)access_log\s[^;]*;/gm, 1, (_m, indent) => `${indent}access_log ${dir}/access.log;\n${indent}${temp}\n${indent}proxy_bind 127.0.0.254;`);
   conf = replaceCounted(conf, /^\s*ssl_[a-z_]+\s[^;]*;\n/gm, 'some', () => '');
   conf = replaceCounted(conf, /listen (5100|5101|5200) ssl;/g, 3, (_m, port) => `listen 127.0.0.1:${ports[LISTENER_OF_PORT[port]]};`);
   conf = replaceCounted(conf, /^(\s*)server node-(\d+):(5100|5101|5200);\n/gm, 9, (_m, indent, n, port) => {
