@@ -119,9 +119,10 @@ export class Metrics {
         collect() { const f = cluster.forwardStats; set(this, { sent: f.sent, held: f.held, redelivered: f.redelivered, dropped: f.dropped }, 'outcome'); },
       });
       new client.Counter({
-        name: 'ods_cluster_frames_total', help: 'Frames through Redis on this node, by direction and kind', labelNames: ['kind'], registers: [r],
+        name: 'ods_cluster_frames_total', help: 'Frames through Redis on this node: framesPublished, deltasPublished, keyframesPublished, keyframesAnswered, publishFailed (as owner); framesReceived, keyframesRequested, keyframesReceived, gaps, noBase, droppedStale, badDeltas (as watcher)', labelNames: ['kind'], registers: [r],
         collect() { set(this, cluster.frameStats(), 'kind'); },
       });
+      new client.Counter({ name: 'ods_cluster_frame_bytes_published_total', help: 'Bytes this node published through Redis for its matches\' frames', registers: [r], collect() { this.reset(); this.inc(cluster.frameBytesPublished()); } });
     }
     new client.Counter({ name: 'ods_shard_restarts_total', help: 'Shard threads that died and were restarted', registers: [r], collect() { this.reset(); this.inc(recovery.counters.crashes); } });
     new client.Counter({ name: 'ods_matches_restored_total', help: 'Matches rebuilt after a shard restart', registers: [r], collect() { this.reset(); this.inc(recovery.counters.restored); } });

@@ -171,7 +171,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const recovery = new ShardRecovery({ log, routes, snapshots, frames, events });
   const totals = new ShardTotals(events);
   // Scale-out: data for matches another node runs goes to their inboxes (held while nobody runs them).
-  const remote = redis ? new RemoteForwarding({ inbox: redis.inbox, log, events }) : undefined;
+  const remote = redis ? new RemoteForwarding({ inbox: redis.inbox, log, events, maxAgeMs: config.RECOVERY_WINDOW_MS }) : undefined;
   const pool = new ShardPool({ ...shardPoolOptions(config, log), onOutput: output.handle, onCrash: recovery.onCrash });
   const lifecycle = new MatchLifecycle({ config, log, pool, routes, directory, snapshots, frames, teamInfo, sessions, control, events, sync });
   const forwarding = new MatchForwarding({ pool, directory, routes, events, ...(remote ? { remote } : {}) });

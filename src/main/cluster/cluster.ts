@@ -60,9 +60,15 @@ export class Cluster {
     return this.deps.remote.stats;
   }
 
-  /** The frame bus's counters through Redis, as numbers by name. */
+  /** The frame bus's frame counters through Redis, by name (bytes apart: frameBytesPublished). */
   frameStats(): Record<string, number> {
-    return { ...this.deps.redis.frameStats } as Record<string, number>;
+    const { bytesPublished: _bytes, ...frames } = this.deps.redis.frameStats;
+    return frames as unknown as Record<string, number>;
+  }
+
+  /** Bytes this node published through Redis for frames (its matches' deltas and keyframes). */
+  frameBytesPublished(): number {
+    return this.deps.redis.frameStats.bytesPublished;
   }
 
   /** Whether Redis is reachable (both connections up, pub/sub probe answered). */

@@ -6,8 +6,8 @@
 // observer that reconnected to this node after its match's owner was killed loses nothing that
 // reached this node: the loss is what the dead owner received after its last snapshot.
 //
-// Bounded: at most MAX_HELD messages and RECOVERY window age per match; past that they are dropped
-// and counted (`stats.dropped`).
+// Bounded: at most MAX_HELD messages per match, none older than RECOVERY_WINDOW_MS; past that they
+// are dropped and counted (`stats.dropped`).
 import type { MainEventBus } from '../events.js';
 import type { Logger } from '../log.js';
 import type { RemoteMatches } from '../matches/forwarding.js';
@@ -16,13 +16,15 @@ import type { InboxMessage, OwnerInbox } from '../ports/owner-inbox.js';
 /** Messages held for one match whose owner is missing (a minute and a half at an observer's peak 20 msg/s). */
 const MAX_HELD = 2000;
 
-interface Held { seq: number; message: InboxMessage }
+interface Held { seq: number; message: InboxMessage; at: number }
 
 export interface RemoteForwardingDeps {
   inbox: OwnerInbox;
   log: Logger;
   /** `matchOwnerMissing`: nobody runs the match now (cluster/takeover.ts adopts it or learns who does). */
   events: MainEventBus;
+  /** RECOVERY_WINDOW_MS: nothing older is kept (its client could not resume a session that old either). */
+  maxAgeMs: number;
 }
 
 export class RemoteForwarding implements RemoteMatches {
@@ -39,13 +41,14 @@ export class RemoteForwarding implements RemoteMatches {
   send(groupCode: string, message: InboxMessage): boolean {
     const seq = ++this.seq;
     const queue = this.held.get(groupCode);
+    const at = Date.now();
     if (queue) {
-      this.hold(groupCode, { seq, message });
+      this.hold(groupCode, { seq, message, at });
       return true;
     }
     this.stats.sent++;
     this.deps.inbox.send(groupCode, message).then(
-      (receivers) => { if (receivers === 0) this.hold(groupCode, { seq, message }); },
+      (receivers) => { if (receivers === 0) this.hold(groupCode, { seq, message, at }); },
       () => { this.stats.dropped++; }, // Redis unreachable: counted; the observer's resume re-sends nothing, so this is the documented loss
     );
     return true;
@@ -87,6 +90,10 @@ export class RemoteForwarding implements RemoteMatches {
       this.held.set(groupCode, queue);
       this.log.warn({ groupCode }, 'no node runs this match now: its ingestion data is held until one does');
       this.deps.events.emit('matchOwnerMissing', { groupCode });
+    }
+    while (queue.length > 0 && item.at - queue[0].at > this.deps.maxAgeMs) {
+      queue.shift();
+      this.stats.dropped++;
     }
     if (queue.length >= MAX_HELD) {
       this.stats.dropped++;
