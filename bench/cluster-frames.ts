@@ -20,11 +20,7 @@ import { startRedisServer } from '../test/helpers/redis-server.js';
 import { RedisConnection } from '#built/main/adapters/redis/connection.js';
 import { RedisFrameBus, inflateDelta, inflateDeltaZlib } from '#built/main/adapters/redis/frame-bus.js';
 import { FramePacket } from '#built/main/frame-packet.js';
-import { wireMessage } from '#built/protocol/wire.js';
-import { recordedMatch } from '#built/tools/recorded-match.js';
-import { deflateDelta } from '#built/workers/deflate-delta.js';
-import { Match } from '#built/workers/match/match.js';
-import { serializeMatch } from '#built/workers/match/serialize.js';
+import { recordedFrames } from '#built/tools/recorded-frames.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 4); // round 0 warms the JIT and is not counted
 const log = pino({ level: 'silent' });
@@ -32,26 +28,7 @@ const cpu = () => { const c = process.cpuUsage(); return c.user + c.system; };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 // The recorded match's frames, as a shard makes them.
-interface Frame { wireText: string; deltaText: string | null }
-const frames: Frame[] = [];
-{
-  const { header, records } = recordedMatch();
-  const m = Match.create({ groupCode: header.groupCode, leftTeam: header.leftTeam as never, rightTeam: header.rightTeam as never, organizationId: '', isSupporter: false }, Number(records[0].timestamp), { sponsorLogoUrl: 'x' });
-  let prev: Buffer | null = null;
-  let last = 0;
-  for (const r of records) {
-    const ts = Number(r.timestamp);
-    m.advance(ts);
-    m.apply(r, ts);
-    if (ts - last < 100) continue;
-    last = ts;
-    const wireText = wireMessage(serializeMatch(m, ts));
-    const bytes = Buffer.from(wireText);
-    const delta = prev ? deflateDelta(prev, bytes) : null;
-    frames.push({ wireText, deltaText: delta ? Buffer.from(delta).toString('latin1') : null });
-    prev = bytes;
-  }
-}
+const frames = recordedFrames();
 const N = frames.length;
 const packet = (code: string, n: number) => new FramePacket(code, n, frames[n - 1].wireText, frames[n - 1].deltaText, 1);
 

@@ -10,11 +10,7 @@ import { FRAME_KIND, RedisFrameBus, inflateDelta, inflateDeltaZlib } from '../sr
 import { RedisOwnerInbox, decodeInboxMessage, encodeInboxMessage } from '../src/main/adapters/redis/owner-inbox.js';
 import { FramePacket } from '../src/main/frame-packet.js';
 import type { InboxMessage } from '../src/main/ports/owner-inbox.js';
-import { wireMessage } from '../src/protocol/wire.js';
-import { recordedMatch } from '../src/tools/recorded-match.js';
-import { deflateDelta } from '../src/workers/deflate-delta.js';
-import { Match } from '../src/workers/match/match.js';
-import { serializeMatch } from '../src/workers/match/serialize.js';
+import { recordedFrames, type RecordedFrame } from '../src/tools/recorded-frames.js';
 import { describeFrameBusContract } from './contracts/frame-bus.contract.js';
 import { startRedisServer, type RedisServer } from './helpers/redis-server.js';
 
@@ -46,29 +42,6 @@ async function shardSubscribers(channel: string): Promise<number> {
   return Number(m[1]);
 }
 
-interface RecordedFrame { wireText: string; deltaText: string | null }
-
-/** The recorded match's frames as a shard makes them: 100 ms steps of its clock, each with its delta against the one before. */
-function recordedFrames(): RecordedFrame[] {
-  const { header, records } = recordedMatch();
-  const m = Match.create({ groupCode: header.groupCode, leftTeam: header.leftTeam as never, rightTeam: header.rightTeam as never, organizationId: '', isSupporter: false }, Number(records[0].timestamp), { sponsorLogoUrl: 'x' });
-  const frames: RecordedFrame[] = [];
-  let prev: Buffer | null = null;
-  let last = 0;
-  for (const r of records) {
-    const ts = Number(r.timestamp);
-    m.advance(ts);
-    m.apply(r, ts);
-    if (ts - last < 100) continue;
-    last = ts;
-    const wireText = wireMessage(serializeMatch(m, ts));
-    const bytes = Buffer.from(wireText);
-    const delta = prev ? deflateDelta(prev, bytes) : null;
-    frames.push({ wireText, deltaText: delta ? Buffer.from(delta).toString('latin1') : null });
-    prev = bytes;
-  }
-  return frames;
-}
 
 let frames: RecordedFrame[];
 /** Frame `frameNo` (1-based) of the recording as its owner publishes it. */

@@ -11,6 +11,8 @@
 // Output format: one or more non-final deflate blocks ending in an empty stored-block header, as
 // a permessage-deflate sender produces after a sync flush with the trailing 00 00 ff ff removed.
 
+import { fixedLiteralCode, reverseBits } from '../protocol/fixed-huffman.js';
+
 const WINDOW = 32_768;
 const MIN_MATCH = 4; // a 3-byte match costs about as much as 3 literals with fixed codes
 const MAX_MATCH = 258;
@@ -23,18 +25,9 @@ const RESYNC_BACK = 96; // how far before the expected position a resync search 
 // Fixed Huffman codes (RFC 1951 3.2.6), stored bit-reversed for LSB-first packing.
 const LIT_CODE = new Uint16Array(288);
 const LIT_LEN = new Uint8Array(288);
-function reverse(code: number, len: number): number {
-  let r = 0;
-  for (let i = 0; i < len; i++) { r = (r << 1) | (code & 1); code >>= 1; }
-  return r;
-}
 for (let v = 0; v < 288; v++) {
-  let code: number, len: number;
-  if (v < 144) { code = 0x30 + v; len = 8; }
-  else if (v < 256) { code = 0x190 + (v - 144); len = 9; }
-  else if (v < 280) { code = v - 256; len = 7; }
-  else { code = 0xc0 + (v - 280); len = 8; }
-  LIT_CODE[v] = reverse(code, len);
+  const { code, len } = fixedLiteralCode(v);
+  LIT_CODE[v] = reverseBits(code, len);
   LIT_LEN[v] = len;
 }
 const LEN_BASE = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258];
@@ -47,7 +40,7 @@ for (let c = 0; c < LEN_BASE.length; c++) {
   for (let l = LEN_BASE[c]; l < end && l <= MAX_MATCH; l++) LEN_SYM[l] = c;
 }
 LEN_SYM[MAX_MATCH] = 28;
-const DIST_CODE_REV = DIST_BASE.map((_, c) => reverse(c, 5));
+const DIST_CODE_REV = DIST_BASE.map((_, c) => reverseBits(c, 5));
 function distSym(d: number): number {
   let lo = 0, hi = DIST_BASE.length - 1;
   while (lo < hi) { const mid = (lo + hi + 1) >> 1; if (DIST_BASE[mid] <= d) lo = mid; else hi = mid - 1; }

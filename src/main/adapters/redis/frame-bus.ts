@@ -32,6 +32,7 @@ import type { Logger } from '../../log.js';
 import type { FrameBus, FrameListener } from '../../ports/frame-bus.js';
 import type { RedisConnection } from './connection.js';
 import { OWNER_MESSAGE } from './keys.js';
+import { fixedLiteralCode, reverseBits } from '../../../protocol/fixed-huffman.js';
 
 export const FRAME_KIND = { delta: 0x44, keyframe: 0x4b, closed: 0x58 } as const;
 /** kind + epoch + frameNo. */
@@ -383,19 +384,10 @@ const WINDOW = 32_768;
 /** Largest frame rebuilt (a bound on what a malformed delta can make us allocate). */
 const MAX_OUTPUT = 16 * 1024 * 1024;
 
-function reverseBits(code: number, len: number): number {
-  let r = 0;
-  for (let i = 0; i < len; i++) { r = (r << 1) | (code & 1); code >>= 1; }
-  return r;
-}
 /** Fixed literal/length codes by their next 9 input bits (LSB first): symbol << 4 | code length. */
 const FIXED_LIT = new Uint16Array(512);
 for (let v = 0; v < 288; v++) {
-  let code: number, len: number;
-  if (v < 144) { code = 0x30 + v; len = 8; }
-  else if (v < 256) { code = 0x190 + (v - 144); len = 9; }
-  else if (v < 280) { code = v - 256; len = 7; }
-  else { code = 0xc0 + (v - 280); len = 8; }
+  const { code, len } = fixedLiteralCode(v);
   for (let k = reverseBits(code, len); k < 512; k += 1 << len) FIXED_LIT[k] = (v << 4) | len;
 }
 const FIXED_DIST = new Uint8Array(32);

@@ -18,6 +18,7 @@
 //
 // Ownership: the claim script takes the lease; every third of the TTL one script renews the leases
 // of every code this node owns (ports/match-ownership.ts says what each outcome means).
+import { DirectoryView, type DirectoryEntry } from '../directory-view.js';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../log.js';
 import type { Claim, ClaimOptions, MatchDirectory, MatchRecord, NewMatch } from '../../ports/match-directory.js';
@@ -32,7 +33,7 @@ export interface RedisMatchDirectoryOptions {
   renewIntervalMs?: number;
 }
 
-type Entry = { -readonly [K in keyof MatchRecord]: MatchRecord[K] };
+type Entry = DirectoryEntry;
 type Field = 'matchId' | 'playerIds' | 'secretDigest';
 type FieldValue = string | readonly string[];
 
@@ -266,7 +267,7 @@ interface Loading {
   marked: () => void;
 }
 
-export class RedisMatchDirectory implements MatchDirectory, MatchOwnership {
+export class RedisMatchDirectory extends DirectoryView implements MatchDirectory, MatchOwnership {
   readonly nodeId: string;
   private readonly keys: RedisConnection['keys'];
   private readonly scripts: DirectoryScripts;
@@ -274,10 +275,7 @@ export class RedisMatchDirectory implements MatchDirectory, MatchOwnership {
   private readonly ttl: number;
   private readonly renewIntervalMs: number;
 
-  // The view (as the memory adapter), and each record's owner node.
-  private readonly byCode = new Map<string, Entry>();
-  private readonly byMatchId = new Map<string, Set<string>>();
-  private readonly perKey = new Map<string, number>();
+  // The view (adapters/directory-view.ts, as the memory adapter's), and each record's owner node.
   private readonly owners = new Map<string, string>();
 
   // This node's writes: numbered; `ownSeen` = the highest number whose message came back.
@@ -306,6 +304,7 @@ export class RedisMatchDirectory implements MatchDirectory, MatchOwnership {
   private readonly lastLog = new Map<string, number>();
 
   private constructor(private readonly conn: RedisConnection, options: RedisMatchDirectoryOptions) {
+    super();
     this.nodeId = conn.nodeId;
     this.keys = conn.keys;
     this.ttl = options.leaseTtlMs;
@@ -364,31 +363,6 @@ export class RedisMatchDirectory implements MatchDirectory, MatchOwnership {
 
   setSecretDigest(groupCode: string, digest: string): boolean {
     return this.localWrite(groupCode, 'secretDigest', digest);
-  }
-
-  get(groupCode: string): MatchRecord | undefined {
-    return this.byCode.get(groupCode);
-  }
-
-  count(): number {
-    return this.byCode.size;
-  }
-
-  countForKey(keyId: string): number {
-    return this.perKey.get(keyId) ?? 0;
-  }
-
-  all(): IterableIterator<MatchRecord> {
-    return this.byCode.values();
-  }
-
-  groupsForMatchId(matchId: string): ReadonlySet<string> | undefined {
-    return this.byMatchId.get(matchId);
-  }
-
-  hasPlayer(matchId: string, playerId: string): boolean {
-    for (const code of this.byMatchId.get(matchId) ?? []) if (this.byCode.get(code)?.playerIds.has(playerId)) return true;
-    return false;
   }
 
   // ---- MatchOwnership -------------------------------------------------------------------------
@@ -748,9 +722,7 @@ export class RedisMatchDirectory implements MatchDirectory, MatchOwnership {
       for (const msg of loading.buffer.slice(0, loading.markAt)) {
         if (msg.t !== 'mark' && msg.w === this.nodeId && msg.s > this.ownSeen) this.ownSeen = msg.s;
       }
-      this.byCode.clear();
-      this.byMatchId.clear();
-      this.perKey.clear();
+      this.clearView();
       this.owners.clear();
       for (const rec of records) this.accept(JSON.parse(rec) as Stored);
       for (const msg of loading.buffer.slice(loading.markAt)) if (msg.t !== 'mark') this.apply(msg);
@@ -769,38 +741,13 @@ export class RedisMatchDirectory implements MatchDirectory, MatchOwnership {
   }
 
   private put(entry: Entry, owner: string): void {
-    const code = entry.groupCode;
-    const cur = this.byCode.get(code);
-    if (cur) this.unindex(cur);
-    this.byCode.set(code, entry);
-    if (entry.matchId) {
-      let set = this.byMatchId.get(entry.matchId);
-      if (!set) this.byMatchId.set(entry.matchId, (set = new Set()));
-      set.add(code);
-    }
-    this.perKey.set(entry.keyId, this.countForKey(entry.keyId) + 1);
-    this.owners.set(code, owner);
-    if (this.owned.get(code)?.epoch === entry.epoch) this.owned.set(code, entry);
+    this.index(entry);
+    this.owners.set(entry.groupCode, owner);
+    if (this.owned.get(entry.groupCode)?.epoch === entry.epoch) this.owned.set(entry.groupCode, entry);
   }
 
   private remove(code: string): void {
-    const cur = this.byCode.get(code);
-    if (!cur) return;
-    this.unindex(cur);
-    this.byCode.delete(code);
-    this.owners.delete(code);
-  }
-
-  /** Out of the match-id index and the per-key count. */
-  private unindex(entry: Entry): void {
-    if (entry.matchId) {
-      const set = this.byMatchId.get(entry.matchId);
-      set?.delete(entry.groupCode);
-      if (set && set.size === 0) this.byMatchId.delete(entry.matchId);
-    }
-    const n = this.countForKey(entry.keyId) - 1;
-    if (n > 0) this.perKey.set(entry.keyId, n);
-    else this.perKey.delete(entry.keyId);
+    if (this.unindex(code)) this.owners.delete(code);
   }
 
   private pruneTombstones(): void {
