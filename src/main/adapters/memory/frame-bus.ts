@@ -2,13 +2,13 @@
 // frame's code (two map lookups per frame), and the latest frame of each open channel is kept.
 import type { FramePacket } from '../../frame-packet.js';
 import type { FrameBus, FrameListener } from '../../ports/frame-bus.js';
+import { FrameListeners } from '../frame-listeners.js';
 
 interface Channel { epoch: number; latest: FramePacket | undefined }
 
 export class MemoryFrameBus implements FrameBus {
   private readonly channels = new Map<string, Channel>();
-  /** Listeners per code; replaced, never mutated, so a publish in progress is not disturbed. */
-  private readonly listeners = new Map<string, readonly FrameListener[]>();
+  private readonly listeners = new FrameListeners();
 
   open(groupCode: string, epoch: number): void {
     const channel = this.channels.get(groupCode);
@@ -22,20 +22,11 @@ export class MemoryFrameBus implements FrameBus {
       if (frame.epoch < channel.epoch) return; // a stale owner's frame
       channel.latest = frame;
     }
-    const listeners = this.listeners.get(frame.groupCode);
-    if (listeners) for (let i = 0; i < listeners.length; i++) listeners[i](frame);
+    this.listeners.deliver(frame);
   }
 
   subscribe(groupCode: string, listener: FrameListener): () => void {
-    this.listeners.set(groupCode, [...(this.listeners.get(groupCode) ?? []), listener]);
-    let subscribed = true;
-    return () => {
-      if (!subscribed) return;
-      subscribed = false;
-      const rest = (this.listeners.get(groupCode) ?? []).filter((l) => l !== listener);
-      if (rest.length > 0) this.listeners.set(groupCode, rest);
-      else this.listeners.delete(groupCode);
-    };
+    return this.listeners.add(groupCode, listener);
   }
 
   latest(groupCode: string): FramePacket | undefined {

@@ -32,6 +32,7 @@ import type { Logger } from '../../log.js';
 import type { FrameBus, FrameListener } from '../../ports/frame-bus.js';
 import type { RedisConnection } from './connection.js';
 import { OWNER_MESSAGE } from './keys.js';
+import { FrameListeners } from '../frame-listeners.js';
 import { fixedLiteralCode, reverseBits } from '../../../protocol/fixed-huffman.js';
 
 export const FRAME_KIND = { delta: 0x44, keyframe: 0x4b, closed: 0x58 } as const;
@@ -98,8 +99,8 @@ export class RedisFrameBus implements FrameBus {
   private readonly owned = new Map<string, Owned>();
   /** Codes this node has listeners for and does not own: followed through Redis. */
   private readonly watches = new Map<string, Watch>();
-  /** Listeners per code; replaced, never mutated, so a delivery in progress is not disturbed. */
-  private readonly listeners = new Map<string, readonly FrameListener[]>();
+  /** This node's frame listeners (its broadcast listener's frontends), by code. */
+  private readonly listeners = new FrameListeners();
   private readonly offStatus: () => void;
   private readonly onPublished = (ok: boolean) => { if (!ok) this.stats.publishFailed++; };
 
@@ -134,23 +135,12 @@ export class RedisFrameBus implements FrameBus {
       if (frame.epoch < owned.epoch) return; // a stale owner's frame
       owned.latest = frame;
     }
-    const listeners = this.listeners.get(frame.groupCode);
-    if (listeners) for (let i = 0; i < listeners.length; i++) listeners[i](frame);
+    this.listeners.deliver(frame);
     if (owned) this.sendFrame(frame, frame.deltaText !== null ? FRAME_KIND.delta : FRAME_KIND.keyframe);
   }
 
   subscribe(groupCode: string, listener: FrameListener): () => void {
-    this.listeners.set(groupCode, [...(this.listeners.get(groupCode) ?? []), listener]);
-    this.reconcile(groupCode);
-    let subscribed = true;
-    return () => {
-      if (!subscribed) return;
-      subscribed = false;
-      const rest = (this.listeners.get(groupCode) ?? []).filter((l) => l !== listener);
-      if (rest.length > 0) this.listeners.set(groupCode, rest);
-      else this.listeners.delete(groupCode);
-      this.reconcile(groupCode);
-    };
+    return this.listeners.add(groupCode, listener, () => this.reconcile(groupCode));
   }
 
   latest(groupCode: string): FramePacket | undefined {
@@ -261,15 +251,7 @@ export class RedisFrameBus implements FrameBus {
     watch.base = wire;
     watch.latest = packet;
     this.stats.framesReceived++;
-    const listeners = this.listeners.get(groupCode);
-    if (!listeners) return;
-    for (let i = 0; i < listeners.length; i++) {
-      try {
-        listeners[i](packet);
-      } catch (err) {
-        this.log.error({ groupCode, error: (err as Error).message }, 'frame listener failed');
-      }
-    }
+    this.listeners.deliver(packet, (err) => this.log.error({ groupCode, error: (err as Error).message }, 'frame listener failed'));
   }
 
   /** Watch a code iff it has listeners here and is not run here. */
