@@ -27,14 +27,9 @@ import { jsonLine, machine, percentile, RESULTS_DIR, table, writeResults } from 
 import { startServiceProcess, type ServiceProcess } from './lib/service.js';
 
 import { recordedMatch } from '#built/tools/recorded-match.js';
+import { flag, opt } from './lib/args.js';
 
 // ---------------------------------------------------------------- options
-const argv = process.argv.slice(2);
-const opt = (name: string, def: string): string => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 && argv[i + 1] && !argv[i + 1].startsWith('--') ? argv[i + 1] : def;
-};
-const flag = (name: string) => argv.includes(`--${name}`);
 const F = Number(opt('frontends', '2'));
 const RATE = Number(opt('rate', '20'));
 const DURATION = Number(opt('duration', '20')) * 1000;

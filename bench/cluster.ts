@@ -43,14 +43,9 @@ import { replayLogon } from '../test/helpers/recorded.js';
 import { spawnService, tempDir, type ServiceProcess } from '../test/helpers/service-process.js';
 
 import { recordedMatch } from '#built/tools/recorded-match.js';
+import { flag, opt } from './lib/args.js';
 
 // ---------------------------------------------------------------- options
-const argv = process.argv.slice(2);
-const opt = (name: string, def: string): string => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 && argv[i + 1] && !argv[i + 1].startsWith('--') ? argv[i + 1] : def;
-};
-const flag = (name: string) => argv.includes(`--${name}`);
 const M = Number(opt('matches', '50'));
 const F = Number(opt('frontends', '2'));
 const RATE = Number(opt('rate', '20'));

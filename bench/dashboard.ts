@@ -19,12 +19,8 @@ import { jsonLine, machine, percentile, table, writeResults } from './lib/report
 import { startServiceProcess, type ServiceProcess } from './lib/service.js';
 
 import { recordedMatch } from '#built/tools/recorded-match.js';
+import { opt } from './lib/args.js';
 
-const argv = process.argv.slice(2);
-const opt = (name: string, def: string): string => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 && argv[i + 1] && !argv[i + 1].startsWith('--') ? argv[i + 1] : def;
-};
 const N = Number(opt('matches', '300'));
 const RATE = Number(opt('rate', '2'));
 const DURATION = Number(opt('duration', '20')) * 1000;

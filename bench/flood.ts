@@ -22,12 +22,8 @@ import { jsonLine, machine, percentile, table, writeResults } from './lib/report
 import { startServiceProcess } from './lib/service.js';
 
 import { recordedMatch } from '#built/tools/recorded-match.js';
+import { opt } from './lib/args.js';
 
-const argv = process.argv.slice(2);
-const opt = (name: string, def: string): string => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : def;
-};
 const M = Number(opt('matches', '50'));
 const RATE = Number(opt('rate', '20'));
 const FLOOD = Number(opt('flood', '20000'));

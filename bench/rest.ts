@@ -8,9 +8,8 @@ import autocannon from 'autocannon';
 import { EioClient, eventPayload } from './lib/eio-client.js';
 import { jsonLine, machine, table, writeResults } from './lib/report.js';
 import { startServiceProcess } from './lib/service.js';
+import { opt } from './lib/args.js';
 
-const argv = process.argv.slice(2);
-const opt = (name: string, def: string) => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : def; };
 const DURATION = Number(opt('duration', '10'));
 const CONNECTIONS = Number(opt('connections', '50'));
 

@@ -3,9 +3,8 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { jsonLine, machine, table, writeResults } from './lib/report.js';
+import { opt } from './lib/args.js';
 
-const argv = process.argv.slice(2);
-const opt = (name: string, def: string) => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : def; };
 const shards = opt('shards', '1,2,3').split(',');
 const pass = ['--matches', opt('matches', '200'), '--rate', opt('rate', '20'), '--duration', opt('duration', '15'), '--warmup', opt('warmup', '5')];
 const rows: Record<string, unknown>[] = [];
