@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeAll, connectObserver, connected, frontend, logon } from './helpers/clients.js';
 import { CLUSTER_KEY, logLines, startCluster, type Cluster } from './helpers/cluster.js';
 import { FailoverProxy } from './helpers/failover-proxy.js';
+import { scrapeMetrics } from './helpers/metrics.js';
 import { playReplay, recordedMatch, replayLogon, sendRecords } from './helpers/recorded.js';
 import { startTestService, type TestService } from './helpers/service.js';
 
@@ -98,6 +99,45 @@ describe('the loss of the node that runs a match (kill -9)', () => {
       await proxy.close();
     }
   }, 180_000);
+});
+
+describe('a node stopped gracefully (SIGTERM) mid-match', () => {
+  let cluster: Cluster;
+  // A long lease: the handover must not wait for it to lapse.
+  beforeAll(async () => { cluster = await startCluster(2, { TRUST_REPLAY_TIMESTAMPS: 'true', REDIS_LEASE_TTL_MS: '60000' }); }, 60_000);
+  afterAll(async () => { await cluster?.stop(); });
+
+  it('hands its matches over: the other node adopts them from the last snapshot, the observer resumes there, nothing is lost', async () => {
+    const [a, b] = cluster.nodes;
+    const code = 'TERM01';
+    const expected = cleanFinal(code);
+    const proxy = new FailoverProxy([a.ports.ingest, b.ports.ingest]);
+    const url = await proxy.start();
+    const onB = await frontend(b.urls.broadcast, code);
+    const s = connectObserver(url);
+    try {
+      await connected(s);
+      expect((await logon(s, 'obs_logon', replayLogon(replay, { key: CLUSTER_KEY, groupCode: code }))).ack.value).toBe(true);
+      await expect.poll(() => s.io.engine.transport.name).toBe('websocket');
+      const half = killAfter(700);
+      await sendRecords(s, replay, { pace: 'instant', groupCode: code, to: half });
+      // Stopped once it received what was sent (what is on the wire as a process closes its sockets is the client's to lose).
+      await expect.poll(async () => (await scrapeMetrics(a.urls.metrics!)).value('ods_messages_received_total', { event: 'obs_data' })).toBe(half);
+      const down = new Promise<string>((resolve) => s.once('disconnect', (reason: string) => resolve(reason)));
+      const stopped = a.stop('SIGTERM');
+      await down;
+      expect(await stopped).toBe(0);
+      expect(logLines(a, 'matches handed over to the other nodes').map((l) => l.matches)).toEqual([1]);
+      await sendRecords(s, replay, { pace: 'instant', groupCode: code, from: half });
+      await onB.waitFor((f) => f.roundPhase === 'game_end', 60_000);
+      expect(logLines(b, 'match adopted from its snapshot').map((l) => l.groupCode)).toEqual([code]);
+      expect(JSON.parse(onB.raw[onB.raw.length - 1])).toEqual(JSON.parse(await expected));
+      expect(onB.raw[onB.raw.length - 1]).toBe(await expected);
+    } finally {
+      s.close();
+      await proxy.close();
+    }
+  }, 120_000);
 });
 
 describe('Redis restarted mid-match', () => {

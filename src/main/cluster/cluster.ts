@@ -81,11 +81,17 @@ export class Cluster {
   }
 
   /**
-   * Graceful shutdown, before the shards drain: inboxes are no longer listened to, so what other
-   * nodes forward from now on is held there (remote-forwarding.ts) until a node adopts the match.
+   * Graceful shutdown, before the shards drain: inboxes are no longer listened to (nor keyframe
+   * requests answered), so what other nodes forward from now on is held there
+   * (remote-forwarding.ts) until a node adopts the match.
    */
   stopInboxes(): void {
-    for (const stop of this.listening.values()) stop();
+    for (const [groupCode, stop] of this.listening) {
+      stop();
+      // The frame bus listens on the same owner channel (keyframe requests): a node that still
+      // counted as a receiver there would swallow what others forward.
+      this.deps.redis.shared.frames.disown(groupCode);
+    }
     this.listening.clear();
   }
 
