@@ -1,11 +1,12 @@
 // Scale-out (README, "Running several nodes"; docs/architecture.md, "Scale-out on Redis"): three
 // service processes on one real redis-server behave as one service. Real clients, real HTTP.
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminApi, TEST_ADMIN_TOKEN } from './helpers/admin.js';
 import { auxClient, closeAll, frontend, logon, connectObserver, connected, serverDisconnect, TEAMS } from './helpers/clients.js';
 import { CLUSTER_KEY, startCluster, type Cluster } from './helpers/cluster.js';
 import { scrapeMetrics } from './helpers/metrics.js';
-import { playReplay, recordedMatch, replayLogon, replayMatchId } from './helpers/recorded.js';
+import { playReplay, recordedMatch, replayLogon, replayMatchId, sendRecords } from './helpers/recorded.js';
 
 const replay = recordedMatch();
 let cluster: Cluster;
@@ -152,6 +153,42 @@ describe('operators and clients on any node', () => {
       expect(playerOf(seen)!.auxiliaryAvailable.health).toBe(true);
     } finally {
       run.socket.close();
+    }
+  }, 60_000);
+});
+
+describe('secrets and Redis', () => {
+  it('neither the access key nor the group secret is stored in Redis (digests only)', async () => {
+    const [a] = cluster.nodes;
+    const { socket, ack } = await observerLogon(a.urls.ingest, 'SECRT1');
+    try {
+      expect(ack.value).toBe(true);
+      const secret = ack.reason;
+      expect(secret.length).toBeGreaterThanOrEqual(12);
+      await sendRecords(socket, replay, { pace: 'instant', groupCode: 'SECRT1', to: 300 });
+      const redis = new Redis(cluster.redis.socketPath, { lazyConnect: true, maxRetriesPerRequest: 1 });
+      await redis.connect();
+      try {
+        // Until the match's snapshot is there too, then every value of every key.
+        await expect.poll(async () => redis.exists('ods:snap:SECRT1')).toBe(1);
+        const dump: string[] = [];
+        for (const key of await redis.keys('*')) {
+          const type = await redis.type(key);
+          if (type === 'string') dump.push(key, (await redis.get(key)) ?? '');
+          else if (type === 'hash') dump.push(key, JSON.stringify(await redis.hgetall(key)));
+          else if (type === 'set') dump.push(key, ...(await redis.smembers(key)));
+          else if (type === 'zset') dump.push(key, ...(await redis.zrange(key, '0', '-1')));
+          else dump.push(key);
+        }
+        const text = dump.join('\n');
+        expect(text).toContain('SECRT1');
+        expect(text.includes(secret)).toBe(false);
+        expect(text.includes(CLUSTER_KEY)).toBe(false);
+      } finally {
+        redis.disconnect();
+      }
+    } finally {
+      socket.close();
     }
   }, 60_000);
 });
