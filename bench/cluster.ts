@@ -15,7 +15,7 @@
 //      receiver overhead per frame = (CPU_B − d × deliveries_B) / frames B received through Redis,
 //      d = (CPU(1 process, F) − CPU(1 process, F=0)) / deliveries to the F overlays (a delivery's cost)
 //    Bytes through Redis: redis-server's INFO stats (total_net_input/output_bytes) and the nodes'
-//    ods_cluster_frames_total{kind="bytesPublished"}, per frame published. Redis CPU from
+//    ods_cluster_frame_bytes_published_total, per frame published. Redis CPU from
 //    /proc/<pid>/stat per 1,000 frames published. Latency: probes in scoreboard money (bench/lib/probes.ts),
 //    each sampled overlay timing the first frame that shows each probe, by node.
 // 2. Takeover (--takeover, part of the default run): 2 nodes, one observer (socket.io-client with
@@ -93,7 +93,7 @@ async function sampleNode(node: ServiceProcess, redis: boolean): Promise<NodeSam
     frames: m.value('ods_frames_published_total'),
     deliveries: m.value('ods_messages_sent_total', { event: 'match_data' }),
     applied: m.value('ods_messages_applied_total'),
-    cluster: redis ? m.by('ods_cluster_frames_total', 'kind') : {},
+    cluster: redis ? { ...m.by('ods_cluster_frames_total', 'kind'), bytesPublished: m.value('ods_cluster_frame_bytes_published_total') } : {},
     forwarded: redis ? m.by('ods_cluster_forwarded_total', 'outcome') : {},
     loopP99: m.value('ods_nodejs_eventloop_lag_p99_seconds') * 1000,
   };
