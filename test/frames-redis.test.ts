@@ -94,13 +94,14 @@ describe('RedisFrameBus across nodes', () => {
   const prefix = 'x:';
   const code = 'CROSS1';
   let A: RedisFrameBus, B: RedisFrameBus, C: RedisFrameBus;
+  let connA: RedisConnection;
   let connB: RedisConnection;
   const got: FramePacket[] = [];
   let offB: () => void = () => undefined;
   const MID = 300;
 
   beforeAll(async () => {
-    ({ bus: A } = await frameBus(prefix, 'A'));
+    ({ bus: A, conn: connA } = await frameBus(prefix, 'A'));
     ({ bus: B, conn: connB } = await frameBus(prefix, 'B'));
     ({ bus: C } = await frameBus(prefix, 'C'));
   });
@@ -112,6 +113,9 @@ describe('RedisFrameBus across nodes', () => {
     for (let n = 1; n <= MID; n++) A.publish(packet(code, n, 5));
     expect(local.length).toBe(MID);
     expect(A.stats.framesPublished).toBe(MID);
+    // Those went through Redis before B joins (a PING's answer follows every earlier command of A's
+    // connection); otherwise B's subscription could see the last of them, deltas without a base.
+    await connA.cmd.ping();
 
     offB = B.subscribe(code, (f) => got.push(f));
     await expect.poll(() => got.length).toBe(1);

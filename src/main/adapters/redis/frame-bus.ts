@@ -268,8 +268,10 @@ export class RedisFrameBus implements FrameBus {
     const sub = this.conn.subscribe(this.conn.keys.framesChannel(groupCode), (message) => this.receive(groupCode, message), true);
     watch.sub = sub;
     // Subscribed (Redis confirmed): from now on every frame arrives; the owner's latest is the base.
+    // Not forced: frames that arrived before the confirmation (published just before) may have
+    // asked already, and one answer serves both.
     void sub.then(() => {
-      if (this.watches.get(groupCode) === watch && watch.base === null) this.requestKeyframe(groupCode, watch, true);
+      if (this.watches.get(groupCode) === watch && watch.base === null) this.requestKeyframe(groupCode, watch, false);
     });
   }
 
