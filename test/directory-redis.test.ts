@@ -22,7 +22,7 @@ afterAll(async () => {
 
 async function node(prefix: string, nodeId: string, options: { leaseTtlMs?: number; renewIntervalMs?: number } = {}) {
   const conn = await RedisConnection.open({ url: server.url, prefix, nodeId, timeoutMs: 2000, probeIntervalMs: 200, log });
-  const dir = await RedisMatchDirectory.open(conn, { leaseTtlMs: options.leaseTtlMs ?? 1000, renewIntervalMs: options.renewIntervalMs, log });
+  const dir = await RedisMatchDirectory.open(conn, { leaseTtlMs: options.leaseTtlMs ?? 2000, renewIntervalMs: options.renewIntervalMs, log });
   opened.push({ dir, conn });
   return { dir, conn };
 }
@@ -173,7 +173,7 @@ describe('RedisMatchDirectory: two nodes', () => {
     expect(await raw('SISMEMBER', `${prefix}matches`, 'D1')).toBe(':1\r\n');
     expect(await raw('GET', `${prefix}perkey:key:a`)).toBe('$1\r\n1\r\n');
     // B keeps renewing it: still no orphan after more than a TTL.
-    await new Promise((r) => setTimeout(r, 1500));
+    await new Promise((r) => setTimeout(r, 2500));
     expect(await b.orphans()).toEqual([]);
     expect((await raw('GET', `${prefix}lease:D1`))).toContain(`B ${adopted!.epoch}`);
   });
@@ -268,7 +268,7 @@ describe('RedisMatchDirectory: two nodes', () => {
     await a.renew(); // fails: logged, nothing lost
     expect(a.owns('T1')).toBe(true);
     expect(a.get('T1')?.playerIds).toEqual(new Set(['down-1']));
-    await new Promise((r) => setTimeout(r, 1500)); // longer than the lease TTL
+    await new Promise((r) => setTimeout(r, 2500)); // longer than the lease TTL
     expect(a.owns('T1')).toBe(true);
     await server.start();
     await expect.poll(() => reasserted, { timeout: 20_000 }).toEqual(['T1']);

@@ -21,7 +21,7 @@ import { describeTeamInfoStoreContract } from './contracts/team-info-store.contr
 import { startRedisServer, type RedisServer } from './helpers/redis-server.js';
 
 const log = pino({ level: 'silent' });
-const TIMEOUT_MS = 500;
+const TIMEOUT_MS = 2000;
 let server: RedisServer;
 const open: RedisConnection[] = [];
 const run = randomUUID().slice(0, 8);
@@ -42,15 +42,18 @@ async function connect(prefix: string, nodeId = 'node-a'): Promise<RedisConnecti
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-// TTLs are Redis's own (real time): the harness lets real time pass (the contracts' TTL is 1 s).
+// TTLs are Redis's own (real time): the harness lets real time pass. Time is stretched by SLOW
+// (the TTL and every step alike) so that a loaded machine's pauses stay well inside the contracts'
+// margins (a record checked at half its TTL must still be there).
+const SLOW = 3;
 describePreviewStoreContract('redis', {
-  make: async (bounds) => new RedisPreviewStore(await connect(freshPrefix()), bounds),
-  advance: sleep,
+  make: async (bounds) => new RedisPreviewStore(await connect(freshPrefix()), { ...bounds, ttlMs: bounds.ttlMs * SLOW }),
+  advance: (ms) => sleep(ms * SLOW),
 });
 
 describeTeamInfoStoreContract('redis', {
-  make: async (ttlMs) => new RedisTeamInfoStore(await connect(freshPrefix()), { ttlMs }),
-  advance: sleep,
+  make: async (ttlMs) => new RedisTeamInfoStore(await connect(freshPrefix()), { ttlMs: ttlMs * SLOW }),
+  advance: (ms) => sleep(ms * SLOW),
 });
 
 // publish resolves once the message came back to the bus: delivered to this process's listeners.
@@ -166,15 +169,16 @@ describe('Redis stores across nodes', () => {
 
   it('a held session outlives its safety expiry while its node renews it, and goes one expiry after its node stopped', async () => {
     const [a, b] = await twoNodes();
-    const sa = new RedisSessionStore(a, { windowMs: 60_000, heldTtlMs: 1000, log });
-    const sb = new RedisSessionStore(b, { windowMs: 60_000, heldTtlMs: 1000, log });
+    // A 2 s expiry renewed every third: a loaded machine's pauses stay well inside it.
+    const sa = new RedisSessionStore(a, { windowMs: 60_000, heldTtlMs: 2000, log });
+    const sb = new RedisSessionStore(b, { windowMs: 60_000, heldTtlMs: 2000, log });
     try {
       sa.put({ id: 'kept', role: 'observer', groupCode: 'G', obsName: 'o', matchId: '', playerId: '', socketId: 'sa-1' });
       sa.put({ id: 'also-held', role: 'observer', groupCode: 'G', obsName: 'o', matchId: '', playerId: '', socketId: 'sa-2' });
-      await sleep(1600);
+      await sleep(3000); // past one expiry: only the renewals kept it
       expect(await b.cmd.pttl(b.keys.session('kept'))).toBeGreaterThan(0);
       sa.close(); // node A stops renewing (as if it died)
-      await sleep(1200);
+      await sleep(2300);
       expect(await sb.takeOver('kept', 'kept-b', 'sb-1', Date.now())).toBeUndefined();
       expect(await b.cmd.exists(b.keys.session('kept'), b.keys.session('also-held'))).toBe(0);
     } finally {

@@ -15,7 +15,7 @@ export interface Cluster {
 }
 
 /**
- * `count` nodes named node-a, node-b, … on a fresh redis-server. Short leases (2 s) so that a
+ * `count` nodes named node-a, node-b, … on a fresh redis-server. Short leases (3 s) so that a
  * killed node's matches are taken over quickly; `env` adds to or overrides every node's settings.
  */
 export async function startCluster(count: number, env: Record<string, string> = {}, options: SpawnOptions = {}): Promise<Cluster> {
@@ -24,7 +24,7 @@ export async function startCluster(count: number, env: Record<string, string> = 
   const base = {
     REDIS_URL: redis.url,
     AUTH_KEY: CLUSTER_KEY,
-    REDIS_LEASE_TTL_MS: '2000',
+    REDIS_LEASE_TTL_MS: '3000',
     REDIS_PROBE_INTERVAL_MS: '500',
     LOG_LEVEL: 'info',
     ...env,
