@@ -110,6 +110,7 @@ export class Cluster {
     const { redis } = this.deps;
     redis.ownership.close();
     redis.inbox.close();
+    redis.shared.frames.dispose();
     redis.conn.close();
   }
 }
