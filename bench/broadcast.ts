@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import { lineChart } from './lib/chart.js';
-import { EioClient, eventPayload } from './lib/eio-client.js';
+import { EioClient, loggedOnObserver } from './lib/eio-client.js';
 import { consumeProbes, PROBE_BASE, withProbe } from './lib/probes.js';
 import { jsonLine, machine, percentile, RESULTS_DIR, table, writeResults } from './lib/report.js';
 import { startServiceProcess, type ServiceProcess } from './lib/service.js';
@@ -75,23 +75,8 @@ function countDue(m: MatchLoad, t: number): void {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function connectObserver(url: string, code: string): Promise<EioClient> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`observer ${code}: no logon ack`)), 30_000);
-    const c: EioClient = new EioClient({
-      url,
-      onOpen: () => c.emit('obs_logon', JSON.stringify({
-        type: 'authenticate', clientVersion: '0.3.3', obsName: 'Bench', key: 'bench-key', groupCode: code, groupSecret: '',
-        leftTeam: replay.header.leftTeam, rightTeam: replay.header.rightTeam,
-      })),
-      onEvent: (event, text) => {
-        if (event !== 'obs_logon_ack') return;
-        clearTimeout(timer);
-        const ack = JSON.parse(eventPayload(text)) as { value: boolean; reason: string };
-        if (ack.value) resolve(c); else reject(new Error(`logon refused: ${ack.reason}`));
-      },
-    });
-  });
+function connectObserver(url: string, code: string): Promise<EioClient> {
+  return loggedOnObserver(url, code, 'bench-key', replay.header);
 }
 
 interface StepResult { [k: string]: unknown }

@@ -31,7 +31,7 @@
 import fs from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Socket } from 'socket.io-client';
-import { EioClient, eventPayload } from './lib/eio-client.js';
+import { EioClient, eventPayload, loggedOnObserver } from './lib/eio-client.js';
 import { PROBE_BASE, withProbe } from './lib/probes.js';
 import { jsonLine, machine, percentile, table, writeResults } from './lib/report.js';
 import { startServiceProcess } from './lib/service.js';
@@ -126,23 +126,8 @@ function problems(node: ServiceProcess): string[] {
 }
 
 // ---------------------------------------------------------------- load (raw Engine.IO clients)
-async function connectObserver(url: string, code: string): Promise<EioClient> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`observer ${code}: no logon ack`)), 30_000);
-    const c: EioClient = new EioClient({
-      url,
-      onOpen: () => c.emit('obs_logon', JSON.stringify({
-        type: 'authenticate', clientVersion: '0.3.3', obsName: 'Bench', key: KEY, groupCode: code, groupSecret: '',
-        leftTeam: replay.header.leftTeam, rightTeam: replay.header.rightTeam,
-      })),
-      onEvent: (event, text) => {
-        if (event !== 'obs_logon_ack') return;
-        clearTimeout(timer);
-        const ack = JSON.parse(eventPayload(text)) as { value: boolean; reason: string };
-        if (ack.value) resolve(c); else reject(new Error(`logon refused: ${ack.reason}`));
-      },
-    });
-  });
+function connectObserver(url: string, code: string): Promise<EioClient> {
+  return loggedOnObserver(url, code, KEY, replay.header);
 }
 
 interface MatchLoad {

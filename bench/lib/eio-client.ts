@@ -72,3 +72,22 @@ export class EioClient {
 export function eventPayload(text: string): string {
   return (JSON.parse(text.slice(2)) as [string, string])[1];
 }
+
+/** An observer (raw Engine.IO) logged on to `code` with the teams given; resolves once its logon was accepted. */
+export function loggedOnObserver(url: string, code: string, key: string, teams: { leftTeam: unknown; rightTeam: unknown }): Promise<EioClient> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`observer ${code}: no logon ack`)), 30_000);
+    const c: EioClient = new EioClient({
+      url,
+      onOpen: () => c.emit('obs_logon', JSON.stringify({
+        type: 'authenticate', clientVersion: '0.3.3', obsName: 'Bench', key, groupCode: code, groupSecret: '', leftTeam: teams.leftTeam, rightTeam: teams.rightTeam,
+      })),
+      onEvent: (event, text) => {
+        if (event !== 'obs_logon_ack') return;
+        clearTimeout(timer);
+        const ack = JSON.parse(eventPayload(text)) as { value: boolean; reason: string };
+        if (ack.value) resolve(c); else reject(new Error(`logon refused: ${ack.reason}`));
+      },
+    });
+  });
+}
