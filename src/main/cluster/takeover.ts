@@ -116,8 +116,10 @@ export class MatchTakeover {
     }
     this.inFlight.add(groupCode);
     try {
-      const snapshot = await snapshots.load(groupCode);
-      const record = await ownership.adopt(groupCode, snapshot?.epoch ?? known.epoch);
+      // The adoption script raises the epoch above the record's in Redis, and a snapshot never has a
+      // higher epoch than its record: the snapshot is read only once the match is ours.
+      // Adopted by an earlier attempt whose snapshot read failed: the lease is ours already.
+      const record = ownership.owns(groupCode) ? known : await ownership.adopt(groupCode, known.epoch);
       if (!record) {
         // The lease is live: the old owner is still there (its inbox subscriber blinked) or another node adopted it.
         const since = this.heldSince.get(groupCode);
@@ -125,6 +127,7 @@ export class MatchTakeover {
         if (since !== undefined && now && now.epoch !== since && ownership.ownerOf(groupCode) !== ownership.nodeId) this.delivered(groupCode, false);
         return;
       }
+      const snapshot = await snapshots.load(groupCode);
       if (!snapshot) {
         // Died before its first snapshot (within SNAPSHOT_INTERVAL_MS of its creation): nothing to rebuild it from.
         this.stats.lostWithoutSnapshot++;

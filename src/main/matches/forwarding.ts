@@ -32,8 +32,9 @@ export class MatchForwarding {
 
   /** false: the payload cannot be forwarded (it contains a control character that is never valid JSON). */
   obs(groupCode: string, raw: string): boolean {
-    const { remote, routes, pool } = this.deps;
-    if (remote && !routes.get(groupCode)) return remote.send(groupCode, { t: 'obs', raw });
+    const { remote, routes, pool, directory } = this.deps;
+    // Another node's live match; a code nobody has goes to the shard, which drops and counts it as in one process.
+    if (remote && !routes.get(groupCode) && directory.get(groupCode)) return remote.send(groupCode, { t: 'obs', raw });
     return pool.obs(groupCode, raw, Date.now());
   }
 
