@@ -228,8 +228,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     control.close();
     previews.close();
     teamInfo.close();
-    cluster?.close();
-    if (!cluster) redis?.conn.close();
+    cluster?.close(); // the Redis adapters, then the connection
     for (const app of [ingestApp, restApp]) (app as unknown as { close?: () => void }).close?.();
   };
 
