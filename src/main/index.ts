@@ -24,6 +24,11 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   process.stdout.write(banner(service) + '\n');
+  // A promise rejected with nobody to handle it (a library's internal call as its connection
+  // drops, e.g. the Redis client's during an outage) is logged, not the end of every live match.
+  process.on('unhandledRejection', (reason) => {
+    service.log.error({ module: 'service', error: reason instanceof Error ? reason.message : String(reason) }, 'unhandled promise rejection (kept running)');
+  });
   const stop = (signal: string) => {
     service.log.info({ module: 'service', signal, timeoutMs: config.SHUTDOWN_TIMEOUT_MS, stateDir: config.STATE_DIR !== '' }, 'shutting down');
     // Bounded: whatever is still pending after SHUTDOWN_TIMEOUT_MS is abandoned.

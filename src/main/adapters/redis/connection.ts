@@ -5,7 +5,8 @@
 //
 // Redis trouble must not stop a node (docs/reliability.md): commands fail fast while Redis is
 // unreachable (no offline queue, REDIS_TIMEOUT_MS per command) and the adapters decide what that
-// means; both connections reconnect on their own, and ioredis re-subscribes every channel. Pub/sub
+// means; both connections reconnect on their own, and the subscriber subscribes to every channel
+// again (resubscribe below). Pub/sub
 // can stop delivering silently (after a failover, a proxy that dropped the subscriber): a probe
 // publishes to this node's own channel every REDIS_PROBE_INTERVAL_MS and, when 3 in a row do not
 // come back, the subscriber is reconnected. `up` is what /status and the metrics report.
@@ -45,7 +46,8 @@ export class RedisConnection {
   readonly keys: RedisKeys;
   readonly nodeId: string;
   private readonly log: Logger;
-  private readonly handlers = new Map<string, Set<MessageHandler>>();
+  /** Subscribed channels: their handlers, and whether the channel is sharded (SSUBSCRIBE). */
+  private readonly handlers = new Map<string, { handlers: Set<MessageHandler>; sharded: boolean }>();
   private readonly statusListeners = new Set<(up: boolean) => void>();
   private upValue = false;
   private probeSent = 0;
@@ -68,8 +70,12 @@ export class RedisConnection {
     };
     // Commands fail at once while Redis is unreachable, and after REDIS_TIMEOUT_MS when it stalls.
     this.cmd = new Redis(connectionTarget(options.url), { ...common, enableOfflineQueue: false, commandTimeout: options.timeoutMs, maxRetriesPerRequest: 1 });
-    // The subscriber keeps its (re)subscriptions queued while disconnected and replays them on reconnect.
-    this.sub = new Redis(connectionTarget(options.url), { ...common, enableOfflineQueue: true, maxRetriesPerRequest: null, autoResubscribe: true });
+    // The subscriber keeps its subscriptions queued while disconnected. After a reconnection it
+    // subscribes again to every channel itself (`resubscribe`), rather than through ioredis's
+    // autoResubscribe, whose calls have no rejection handler: a connection closed during one would
+    // be an unhandled rejection (the process's end).
+    this.sub = new Redis(connectionTarget(options.url), { ...common, enableOfflineQueue: true, maxRetriesPerRequest: null, autoResubscribe: false });
+    this.sub.on('ready', () => this.resubscribe());
     for (const client of [this.cmd, this.sub]) {
       client.on('error', (err: Error) => this.onError(err));
       for (const ev of ['ready', 'close', 'end', 'reconnecting']) client.on(ev, () => this.recompute());
@@ -114,24 +120,22 @@ export class RedisConnection {
    * Redis confirmed the subscription (or at once when the channel was subscribed already).
    */
   subscribe(channel: string, handler: MessageHandler, sharded = false): Promise<void> & { unsubscribe: () => void } {
-    let set = this.handlers.get(channel);
+    let entry = this.handlers.get(channel);
     let confirmed: Promise<unknown> = Promise.resolve();
-    if (!set) {
-      set = new Set();
-      this.handlers.set(channel, set);
-      confirmed = (sharded ? this.sub.ssubscribe(channel) : this.sub.subscribe(channel)).catch((err: Error) => {
-        this.log.warn({ channel, error: err.message }, 'redis subscribe failed (retried on reconnect)');
-      });
+    if (!entry) {
+      entry = { handlers: new Set(), sharded };
+      this.handlers.set(channel, entry);
+      confirmed = this.subscribeOne(channel, sharded);
     }
-    set.add(handler);
+    entry.handlers.add(handler);
     let active = true;
     const unsubscribe = () => {
       if (!active) return;
       active = false;
       const current = this.handlers.get(channel);
       if (!current) return;
-      current.delete(handler);
-      if (current.size > 0 || this.closed) return;
+      current.handlers.delete(handler);
+      if (current.handlers.size > 0 || this.closed) return;
       this.handlers.delete(channel);
       (sharded ? this.sub.sunsubscribe(channel) : this.sub.unsubscribe(channel)).catch(() => undefined);
     };
@@ -153,8 +157,20 @@ export class RedisConnection {
     this.sub.disconnect();
   }
 
+  private subscribeOne(channel: string, sharded: boolean): Promise<unknown> {
+    return (sharded ? this.sub.ssubscribe(channel) : this.sub.subscribe(channel)).catch((err: Error) => {
+      if (!this.closed) this.log.warn({ channel, error: err.message }, 'redis subscribe failed (retried on reconnect)');
+    });
+  }
+
+  /** The subscriber is (re)connected: every channel again (a first connection has none yet). */
+  private resubscribe(): void {
+    if (this.closed) return;
+    for (const [channel, entry] of this.handlers) void this.subscribeOne(channel, entry.sharded);
+  }
+
   private dispatch(channel: Buffer, message: Buffer): void {
-    const set = this.handlers.get(channel.toString());
+    const set = this.handlers.get(channel.toString())?.handlers;
     if (!set) return;
     for (const handler of set) {
       try {
