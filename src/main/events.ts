@@ -37,8 +37,6 @@ export interface MainEvents {
   matchStopped: { groupCode: string };
   /** Scale-out: ingestion data for a match reached no node (its owner is gone). From cluster/remote-forwarding.ts; to cluster/takeover.ts. */
   matchOwnerMissing: { groupCode: string };
-  /** The shared store (Redis) became reachable or unreachable. From cluster/cluster.ts; to metrics.ts. */
-  redisStatus: { up: boolean };
   /** An outbound HTTP call ended. From backend/http.ts (OutboundHttp); to metrics.ts. */
   outboundCall: { label: string; seconds: number; outcome: OutboundOutcome };
 }

@@ -1,6 +1,6 @@
 // Scale-out runtime (REDIS_URL set): what a node does beyond its ports. The inbox of every match
 // this node runs is listened to (data that reached other nodes), matches whose node is gone are
-// taken over (takeover.ts), and Redis's reachability is reported (events `redisStatus`: /status,
+// taken over (takeover.ts), and Redis's reachability is reported (`redisUp`: /status,
 // metrics, and logons that need Redis are refused while it is unreachable).
 import type { MainEventBus } from '../events.js';
 import type { Logger } from '../log.js';
@@ -44,7 +44,6 @@ export class Cluster {
         this.listening.get(groupCode)?.();
         this.listening.delete(groupCode);
       }),
-      redis.conn.onStatus((up) => events.emit('redisStatus', { up })),
     );
   }
 
