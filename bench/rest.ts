@@ -1,7 +1,11 @@
-// bench:rest — autocannon against the REST routes, plus the ceiling: a trivial uWS route with a
-// fixed JSON body, measured first in the same run (autocannon shares the 2 cores).
+// bench:rest — autocannon against the REST routes, plus the ceilings, measured first in the same
+// run (autocannon shares the 2 cores): a trivial uWS GET with a fixed JSON body (the issue's
+// measure, `ofCeiling`), and a trivial uWS PUT that reads the same body as PUT /createPreview and
+// answers a fixed JSON body (`ofPutCeiling`, like with like for the PUT: same connections,
+// pipelining, request and answer sizes; no parsing, key check or store).
 //
-//   npm run bench:rest -- [--duration 10] [--connections 50]
+//   npm run bench:rest -- [--duration 10] [--connections 50] [--routes PUT,status]
+//   (--routes: only the service routes whose name contains one of these strings)
 import { fork } from 'node:child_process';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -12,6 +16,7 @@ import { opt } from './lib/args.js';
 
 const DURATION = Number(opt('duration', '10'));
 const CONNECTIONS = Number(opt('connections', '50'));
+const ROUTES = opt('routes', '').split(',').filter(Boolean);
 
 /** Requests/s of the service this replaces, same machine and load generator (issue 4). */
 const REFERENCE: Record<string, number> = { 'GET /status': 5400, 'GET /preview/:code': 4300, 'PUT /createPreview': 2300 };
@@ -34,17 +39,22 @@ async function cannon(run: Run): Promise<Record<string, unknown>> {
   };
 }
 
-// The ceiling first.
+// A preview as PUT /createPreview takes it (also the body of the PUT ceiling).
+const preview = { type: 'preview', key: 'bench-key', previewCode: 'BENCH1', leftTeam: { name: 'Left', tricode: 'LFT', url: 'https://example.com/l.png' }, rightTeam: { name: 'Right', tricode: 'RGT', url: 'https://example.com/r.png' }, toolsData: { seriesInfo: { needed: 1, wonLeft: 0, wonRight: 0, mapInfo: [] } } };
+
+// The ceilings first.
 const ceiling = fork(path.resolve(import.meta.dirname, 'lib/ceiling-host.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 const ceilingPort = await new Promise<number>((resolve) => ceiling.on('message', (m: { t: string; port: number }) => { if (m.t === 'ready') resolve(m.port); }));
 process.stderr.write(`ceiling: trivial uWS route, ${DURATION}s\n`);
 const ceilingResult = await cannon({ route: 'ceiling: trivial uWS GET', url: `http://127.0.0.1:${ceilingPort}/status` });
+process.stderr.write(`ceiling: trivial uWS PUT reading the body, ${DURATION}s\n`);
+const putCeilingResult = await cannon({ route: 'ceiling: trivial uWS PUT', url: `http://127.0.0.1:${ceilingPort}/createPreview`, method: 'PUT', body: JSON.stringify(preview) });
+putCeilingResult.ofCeiling = (putCeilingResult.rps as number) / (ceilingResult.rps as number);
 ceiling.send({ t: 'stop' });
 
 const svc = await startServiceProcess({ LOG_LEVEL: 'error', PREVIEW_MAX: '100000' });
 const rest = `http://127.0.0.1:${svc.ports.rest}`;
 // A preview and a live match (its team info) to read.
-const preview = { type: 'preview', key: 'bench-key', previewCode: 'BENCH1', leftTeam: { name: 'Left', tricode: 'LFT', url: 'https://example.com/l.png' }, rightTeam: { name: 'Right', tricode: 'RGT', url: 'https://example.com/r.png' }, toolsData: { seriesInfo: { needed: 1, wonLeft: 0, wonRight: 0, mapInfo: [] } } };
 const created = await fetch(`${rest}/createPreview`, { method: 'PUT', body: JSON.stringify(preview), headers: { 'content-type': 'application/json' } });
 if (created.status !== 200) throw new Error(`createPreview: ${created.status}`);
 await new Promise<void>((resolve, reject) => {
@@ -55,23 +65,25 @@ await new Promise<void>((resolve, reject) => {
   });
 });
 
-const runs: Run[] = [
+const allRuns: Run[] = [
   { route: 'GET /status', url: `${rest}/status` },
   { route: 'GET /preview/:code', url: `${rest}/preview/BENCH1` },
   { route: 'GET /getTeamInfoForCode', url: `${rest}/getTeamInfoForCode?groupCode=BENCHG` },
   { route: 'PUT /createPreview', url: `${rest}/createPreview`, method: 'PUT', body: JSON.stringify(preview) },
 ];
-const results: Record<string, unknown>[] = [ceilingResult];
+const runs = ROUTES.length ? allRuns.filter((r) => ROUTES.some((name) => r.route.includes(name))) : allRuns;
+const results: Record<string, unknown>[] = [ceilingResult, putCeilingResult];
 for (const run of runs) {
   process.stderr.write(`${run.route}, ${DURATION}s\n`);
   const r = await cannon(run);
   r.ofCeiling = (r.rps as number) / (ceilingResult.rps as number);
+  if (run.method === 'PUT') r.ofPutCeiling = (r.rps as number) / (putCeilingResult.rps as number);
   const ref = REFERENCE[run.route];
   if (ref) r.vsReplaced = (r.rps as number) / ref;
   results.push(r);
 }
 await svc.stop();
 for (const r of results) jsonLine({ bench: 'rest', ...r });
-process.stdout.write('\n' + table(results, ['route', 'rps', 'p50', 'p99', 'ofCeiling', 'vsReplaced', 'non2xx', 'errors']) + '\n');
-process.stdout.write(`results: ${writeResults('rest', { bench: 'rest', machine: machine(), options: { DURATION, CONNECTIONS }, results })}\n`);
+process.stdout.write('\n' + table(results, ['route', 'rps', 'p50', 'p99', 'ofCeiling', 'ofPutCeiling', 'vsReplaced', 'non2xx', 'errors']) + '\n');
+process.stdout.write(`results: ${writeResults('rest', { bench: 'rest', machine: machine(), options: { DURATION, CONNECTIONS, ROUTES }, results })}\n`);
 process.exit(0);
