@@ -7,6 +7,7 @@
 //   npm run bench:rest -- [--duration 10] [--connections 50] [--routes PUT,status]
 //   (--routes: only the service routes whose name contains one of these strings)
 import { fork } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { EioClient, eventPayload } from './lib/eio-client.js';
@@ -23,7 +24,18 @@ const REFERENCE: Record<string, number> = { 'GET /status': 5400, 'GET /preview/:
 
 interface Run { route: string; url: string; method?: 'GET' | 'PUT'; body?: string }
 
-async function cannon(run: Run): Promise<Record<string, unknown>> {
+/** CPU seconds (user + system, all threads) of a process, from /proc/<pid>/stat. */
+function cpuSecondsOf(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+}
+
+/**
+ * One autocannon run; `cpu` reads the server's CPU seconds, so the result also has the server's CPU
+ * per request (µs), which background load on the machine disturbs far less than requests/s.
+ */
+async function cannon(run: Run, cpu: () => number): Promise<Record<string, unknown>> {
+  const cpuBefore = cpu();
   const result = await autocannon({
     url: run.url, method: run.method ?? 'GET', body: run.body,
     headers: run.body ? { 'content-type': 'application/json' } : undefined,
@@ -34,6 +46,7 @@ async function cannon(run: Run): Promise<Record<string, unknown>> {
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
+    cpuUsPerReq: ((cpu() - cpuBefore) * 1e6) / result.requests.total,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
   };
@@ -46,9 +59,9 @@ const preview = { type: 'preview', key: 'bench-key', previewCode: 'BENCH1', left
 const ceiling = fork(path.resolve(import.meta.dirname, 'lib/ceiling-host.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 const ceilingPort = await new Promise<number>((resolve) => ceiling.on('message', (m: { t: string; port: number }) => { if (m.t === 'ready') resolve(m.port); }));
 process.stderr.write(`ceiling: trivial uWS route, ${DURATION}s\n`);
-const ceilingResult = await cannon({ route: 'ceiling: trivial uWS GET', url: `http://127.0.0.1:${ceilingPort}/status` });
+const ceilingResult = await cannon({ route: 'ceiling: trivial uWS GET', url: `http://127.0.0.1:${ceilingPort}/status` }, () => cpuSecondsOf(ceiling.pid!));
 process.stderr.write(`ceiling: trivial uWS PUT reading the body, ${DURATION}s\n`);
-const putCeilingResult = await cannon({ route: 'ceiling: trivial uWS PUT', url: `http://127.0.0.1:${ceilingPort}/createPreview`, method: 'PUT', body: JSON.stringify(preview) });
+const putCeilingResult = await cannon({ route: 'ceiling: trivial uWS PUT', url: `http://127.0.0.1:${ceilingPort}/createPreview`, method: 'PUT', body: JSON.stringify(preview) }, () => cpuSecondsOf(ceiling.pid!));
 putCeilingResult.ofCeiling = (putCeilingResult.rps as number) / (ceilingResult.rps as number);
 ceiling.send({ t: 'stop' });
 
@@ -75,7 +88,7 @@ const runs = ROUTES.length ? allRuns.filter((r) => ROUTES.some((name) => r.route
 const results: Record<string, unknown>[] = [ceilingResult, putCeilingResult];
 for (const run of runs) {
   process.stderr.write(`${run.route}, ${DURATION}s\n`);
-  const r = await cannon(run);
+  const r = await cannon(run, () => svc.cpuSeconds());
   r.ofCeiling = (r.rps as number) / (ceilingResult.rps as number);
   if (run.method === 'PUT') r.ofPutCeiling = (r.rps as number) / (putCeilingResult.rps as number);
   const ref = REFERENCE[run.route];
@@ -84,6 +97,6 @@ for (const run of runs) {
 }
 await svc.stop();
 for (const r of results) jsonLine({ bench: 'rest', ...r });
-process.stdout.write('\n' + table(results, ['route', 'rps', 'p50', 'p99', 'ofCeiling', 'ofPutCeiling', 'vsReplaced', 'non2xx', 'errors']) + '\n');
+process.stdout.write('\n' + table(results, ['route', 'rps', 'p50', 'p99', 'cpuUsPerReq', 'ofCeiling', 'ofPutCeiling', 'vsReplaced', 'non2xx', 'errors']) + '\n');
 process.stdout.write(`results: ${writeResults('rest', { bench: 'rest', machine: machine(), options: { DURATION, CONNECTIONS, ROUTES }, results })}\n`);
 process.exit(0);

@@ -11,7 +11,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryPreviewStore } from '../src/main/adapters/memory/preview-store.js';
 import { MemoryTeamInfoStore } from '../src/main/adapters/memory/team-info-store.js';
-import type { KeyValidator } from '../src/main/backend/key-validation.js';
+import type { KeyValidator, KeyValidity } from '../src/main/backend/key-validation.js';
 import { loadConfig } from '../src/main/config.js';
 import { MAX_URL_LENGTH } from '../src/main/limits.js';
 import { createLogger } from '../src/main/log.js';
@@ -25,8 +25,10 @@ const logs: string[] = [];
 const log = createLogger(loadConfig({ LOG_LEVEL: 'info' }), new Writable({ write(chunk, _e, cb) { logs.push(...String(chunk).split('\n').filter(Boolean)); cb(); } }));
 const previews = new MemoryPreviewStore({ ttlMs: 60_000, maxEntries: 100, maxBytes: 1_000_000 });
 const teamInfo = new MemoryTeamInfoStore({ ttlMs: 60_000, cleanupMs: 60_000 });
+const chain = (key: unknown): KeyValidity => (key === 'good-key' ? { valid: true, reason: 'VALID', message: '', organizationId: 'org-7' } : { valid: false, reason: 'INVALID', message: 'Invalid Key' });
 const keys: KeyValidator = {
-  validate: async (key) => (key === 'good-key' ? { valid: true, reason: 'VALID', message: '', organizationId: 'org-7' } : { valid: false, reason: 'INVALID', message: 'Invalid Key' }),
+  validate: async (key) => chain(key),
+  validateLocally: chain,
   backendLookup: async () => ({ valid: false, reason: 'INVALID', message: 'Invalid Key' }),
   orgLookup: async () => ({ valid: false, reason: 'INVALID', message: 'Invalid Key' }),
 };
@@ -36,7 +38,7 @@ let token: us_listen_socket;
 beforeAll(async () => {
   const app = createApp(null);
   const router = createRouter(app, log, MAX_BODY);
-  router.get('/echo/:a/:b', (req, reply) => reply.json(200, { params: req.params, q: queryParam(req, 'q'), auth: req.headers.authorization, method: req.method, path: req.path }));
+  router.get('/echo/:a/:b', (req, reply) => reply.json(200, { params: req.params, q: queryParam(req, 'q'), auth: req.headers.authorization, method: req.method, path: req.path }), { headers: ['authorization'] });
   router.put('/echo/:a/:b', (req, reply) => reply.json(200, { put: true, length: req.body.length }), { body: true });
   router.post('/body', (req, reply) => reply.json(200, { length: req.body.length, text: req.body.toString('utf8').slice(0, 20) }), { body: true });
   router.get('/throws', () => { throw new Error('boom'); });

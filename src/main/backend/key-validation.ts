@@ -23,6 +23,11 @@ export interface KeyValidity {
 export interface KeyValidator {
   /** The whole chain: REQUIRE_AUTH_KEY=false, then the local key, then KEYS_FILE, then the backend. */
   validate(key: unknown): Promise<KeyValidity>;
+  /**
+   * The chain's answer when it needs no backend call (every step but the last), in the same turn;
+   * undefined when only the backend can answer (then `validate`).
+   */
+  validateLocally(key: unknown): KeyValidity | undefined;
   /** The backend alone (no local shortcuts). */
   backendLookup(key: string): Promise<KeyValidity>;
   /** For GET /getOrgForKey: KEYS_FILE, then the backend; no AUTH_KEY / REQUIRE_AUTH_KEY shortcuts (docs/interface.md 4.4). */
@@ -118,16 +123,21 @@ export function createKeyValidator(deps: KeyValidatorDeps): KeyValidator {
     return result('VALID', { id: hit.key.organizationId, name: hit.key.organizationName, isSupporter: hit.key.isSupporter });
   }
 
+  function validateLocally(key: unknown): KeyValidity | undefined {
+    if (!config.REQUIRE_AUTH_KEY) return result('VALID');
+    if (typeof key !== 'string' || key.length === 0) return result('INVALID');
+    if (matchesLocalKey(key)) return result('VALID');
+    const fromFile = fileLookup(key);
+    if (fromFile) return fromFile;
+    if (config.USE_BACKEND) return undefined;
+    return result('INVALID');
+  }
+
   return {
     async validate(key: unknown): Promise<KeyValidity> {
-      if (!config.REQUIRE_AUTH_KEY) return result('VALID');
-      if (typeof key !== 'string' || key.length === 0) return result('INVALID');
-      if (matchesLocalKey(key)) return result('VALID');
-      const fromFile = fileLookup(key);
-      if (fromFile) return fromFile;
-      if (config.USE_BACKEND) return backendLookup(key);
-      return result('INVALID');
+      return validateLocally(key) ?? backendLookup(key as string); // undefined only for a non-empty string
     },
+    validateLocally,
     backendLookup,
     async orgLookup(key: string): Promise<KeyValidity> {
       return fileLookup(key) ?? backendLookup(key);

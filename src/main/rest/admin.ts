@@ -18,7 +18,7 @@ import { DASHBOARD_RECONNECT_MS, MAX_GROUP_CODE_LENGTH } from '../limits.js';
 import type { Logger } from '../log.js';
 import type { MatchLifecycle } from '../matches/lifecycle.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
-import type { Reply, Request, Router } from './http.js';
+import type { Reply, Request, RouteOptions, Router } from './http.js';
 
 export interface AdminRouteDeps {
   tokens: AdminTokens;
@@ -39,6 +39,9 @@ function decodeParam(raw: string): string | null {
     return null;
   }
 }
+
+/** What every admin route reads of the request: the token, and the client for the log. */
+const ADMIN_REQUEST: RouteOptions = { headers: ['authorization', 'x-forwarded-for', 'x-real-ip'], remoteAddress: true };
 
 export function registerAdmin(router: Router, deps: AdminRouteDeps): void {
   const log = deps.log.child({ module: 'admin' });
@@ -65,7 +68,7 @@ export function registerAdmin(router: Router, deps: AdminRouteDeps): void {
       'X-Content-Type-Options': 'nosniff',
       'Referrer-Policy': 'no-referrer',
     });
-  });
+  }, ADMIN_REQUEST);
 
   router.get('/dashboard/events', (req, reply) => {
     const tokenId = authorize(req, reply, true);
@@ -74,14 +77,14 @@ export function registerAdmin(router: Router, deps: AdminRouteDeps): void {
     const stream = reply.stream(200, 'text/event-stream; charset=utf-8', { ...NO_STORE, 'X-Accel-Buffering': 'no' }, `retry: ${DASHBOARD_RECONNECT_MS}\n\n`);
     if (!deps.dashboard.attach(stream)) stream.end();
     log.debug({ tokenId, client: client(req) }, 'admin: dashboard event stream opened');
-  });
+  }, ADMIN_REQUEST);
 
   router.get('/admin/matches', (req, reply) => {
     const tokenId = authorize(req, reply, false);
     if (tokenId === null) return;
     log.debug({ tokenId, action: 'list_matches', client: client(req) }, 'admin: matches listed');
     reply.send(200, 'application/json; charset=utf-8', JSON.stringify(deps.dashboard.snapshot()), NO_STORE);
-  });
+  }, ADMIN_REQUEST);
 
   router.post('/admin/matches/:groupCode/end', async (req, reply) => {
     const tokenId = authorize(req, reply, false);
@@ -99,7 +102,7 @@ export function registerAdmin(router: Router, deps: AdminRouteDeps): void {
       return reply.error(500, 'The match was not removed in time');
     }
     reply.send(200, 'application/json; charset=utf-8', JSON.stringify({ groupCode, ended: true }), NO_STORE);
-  });
+  }, ADMIN_REQUEST);
 
   router.post('/admin/matches/:groupCode/secret', async (req, reply) => {
     const tokenId = authorize(req, reply, false);
@@ -114,5 +117,5 @@ export function registerAdmin(router: Router, deps: AdminRouteDeps): void {
     const { secret, closedSessions } = rotated;
     log.info({ tokenId, action: 'rotate_secret', groupCode, closedSessions, client: client(req) }, 'admin action: group secret rotated');
     reply.send(200, 'application/json; charset=utf-8', JSON.stringify({ groupCode, groupSecret: secret, closedSessions }), NO_STORE);
-  });
+  }, ADMIN_REQUEST);
 }

@@ -3,7 +3,9 @@
 //
 // uWS rules kept here, in one place:
 // - HttpRequest is valid only during the synchronous handler call: everything a handler needs
-//   (path, query, parameters, headers) is copied into a plain Request first.
+//   (path, query, parameters, and the headers and peer address its route declares) is copied into
+//   a plain Request first. Only what the route declares: each copy is a call into uWS and a string
+//   (PUT /createPreview copied four headers and the address it never read; docs/perf/rest.md).
 // - A handler that answers later must register onAborted before returning; after an abort the
 //   response must never be touched again.
 // - Writes of one response happen inside res.cork (one syscall, and required outside the handler).
@@ -52,12 +54,13 @@ export interface ResponseStream {
 export class Reply {
   private aborted = false;
   private done = false;
-  private readonly abortListeners: Array<() => void> = [];
+  /** Only streams listen (created with the first). */
+  private abortListeners: Array<() => void> | undefined;
 
   constructor(private readonly res: HttpResponse) {
     res.onAborted(() => {
       this.aborted = true;
-      for (const listener of this.abortListeners) listener();
+      if (this.abortListeners) for (const listener of this.abortListeners) listener();
     });
   }
 
@@ -74,20 +77,21 @@ export class Reply {
    * Sends one complete response. Every response carries `Access-Control-Allow-Origin: *`.
    * `close` ends the connection after the response (used when an unread body is still arriving).
    */
-  send(status: number, contentType: string | undefined, body: string, headers: Record<string, string> = {}, close = false): void {
+  send(status: number, contentType: string | undefined, body: string, headers?: Record<string, string>, close = false): void {
     if (this.finished) return;
     this.done = true;
-    this.res.cork(() => {
-      this.res.writeStatus(statusLine(status));
-      this.res.writeHeader('Access-Control-Allow-Origin', '*');
-      if (contentType) this.res.writeHeader('Content-Type', contentType);
-      for (const [name, value] of Object.entries(headers)) this.res.writeHeader(name, value);
-      this.res.end(body, close);
+    const res = this.res;
+    res.cork(() => {
+      res.writeStatus(statusLine(status));
+      res.writeHeader('Access-Control-Allow-Origin', '*');
+      if (contentType) res.writeHeader('Content-Type', contentType);
+      if (headers) for (const name in headers) res.writeHeader(name, headers[name]);
+      res.end(body, close);
     });
   }
 
   json(status: number, value: unknown, close = false): void {
-    this.send(status, 'application/json; charset=utf-8', JSON.stringify(value), {}, close);
+    this.send(status, 'application/json; charset=utf-8', JSON.stringify(value), undefined, close);
   }
 
   /** Pre-serialized JSON text. */
@@ -99,7 +103,7 @@ export class Reply {
     this.send(status, 'text/plain; charset=utf-8', text);
   }
 
-  html(status: number, html: string, headers: Record<string, string> = {}): void {
+  html(status: number, html: string, headers?: Record<string, string>): void {
     this.send(status, 'text/html; charset=utf-8', html, headers);
   }
 
@@ -121,7 +125,7 @@ export class Reply {
     };
     if (!closed) {
       this.done = true;
-      this.abortListeners.push(closeNow);
+      (this.abortListeners ??= []).push(closeNow);
       res.onWritable(() => {
         congested = false;
         for (const cb of drainListeners) cb();
@@ -164,35 +168,60 @@ export class Reply {
 
 /** What a handler may read of the request: copied out of the stack-allocated HttpRequest. */
 export interface Request {
-  method: string;
+  /** Lower-case, as uWS gives it: the route's method. */
+  readonly method: string;
   /** Path without the query string, as sent (not percent-decoded). */
-  path: string;
-  query: URLSearchParams;
+  readonly path: string;
+  /** Parsed on first use. */
+  readonly query: URLSearchParams;
   /** Route parameters in pattern order, as sent (not percent-decoded). */
-  params: string[];
-  /** The request headers listed in CAPTURED_HEADERS (lower-case names; '' when absent). */
-  headers: Record<string, string>;
-  /** The TCP peer's address (the proxy's, behind a reverse proxy). */
-  remoteAddress: string;
+  readonly params: readonly string[];
+  /** The headers the route declared (RouteOptions.headers; lower-case names; '' when absent). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The TCP peer's address (the proxy's, behind a reverse proxy); '' unless the route declared `remoteAddress`. */
+  readonly remoteAddress: string;
   /** The body, for routes declared with `body: true`. */
-  body: Buffer;
+  readonly body: Buffer;
 }
 
 /** The first value of a query parameter (a duplicated key uses the first value). */
 export const queryParam = (req: Request, name: string): string | undefined => req.query.get(name) ?? undefined;
-
-/** Headers copied out of every request (uWS only lets them be read during the handler call). */
-export const CAPTURED_HEADERS = ['authorization', 'x-forwarded-for', 'x-real-ip', 'accept'] as const;
 
 export type Handler = (req: Request, reply: Reply) => void | Promise<void>;
 
 export interface RouteOptions {
   /** Read the whole body (at most maxBodyBytes) before calling the handler. */
   body?: boolean;
+  /** Request headers the handler reads (lower-case names): uWS lets them be read only during the handler call. */
+  headers?: readonly string[];
+  /** Copy the TCP peer's address into `remoteAddress`. */
+  remoteAddress?: boolean;
+}
+
+const NO_PARAMS: readonly string[] = Object.freeze([]);
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+const NO_BODY: Buffer = Buffer.alloc(0);
+
+class CapturedRequest implements Request {
+  private parsedQuery: URLSearchParams | undefined;
+  body: Buffer = NO_BODY;
+
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    private readonly rawQuery: string,
+    readonly params: readonly string[],
+    readonly headers: Readonly<Record<string, string>>,
+    readonly remoteAddress: string,
+  ) {}
+
+  get query(): URLSearchParams {
+    return (this.parsedQuery ??= new URLSearchParams(this.rawQuery));
+  }
 }
 
 export interface Router {
-  get(pattern: string, handler: Handler): void;
+  get(pattern: string, handler: Handler, options?: Omit<RouteOptions, 'body'>): void;
   put(pattern: string, handler: Handler, options?: RouteOptions): void;
   post(pattern: string, handler: Handler, options?: RouteOptions): void;
   /** Registers the CORS preflight (OPTIONS) of every route added so far, then 404 { error } for everything else. Call last. */
@@ -202,20 +231,21 @@ export interface Router {
 export function createRouter(app: TemplatedApp, log: Logger, maxBodyBytes: number): Router {
   const paramCount = (pattern: string): number => pattern.split('/').filter((part) => part.startsWith(':')).length;
 
-  function capture(res: HttpResponse, req: HttpRequest, params: number): Request {
-    const values: string[] = [];
-    for (let i = 0; i < params; i++) values.push(req.getParameter(i) ?? '');
-    const headers: Record<string, string> = {};
-    for (const name of CAPTURED_HEADERS) headers[name] = req.getHeader(name);
-    return {
-      method: req.getMethod(),
-      path: req.getUrl(),
-      query: new URLSearchParams(req.getQuery() ?? ''),
-      params: values,
-      headers,
-      remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString(),
-      body: Buffer.alloc(0),
-    };
+  function capture(method: string, path: string, query: string, res: HttpResponse, req: HttpRequest, params: number, options: RouteOptions): CapturedRequest {
+    let values = NO_PARAMS;
+    if (params > 0) {
+      const list: string[] = [];
+      for (let i = 0; i < params; i++) list.push(req.getParameter(i) ?? '');
+      values = list;
+    }
+    let headers = NO_HEADERS;
+    if (options.headers) {
+      const copied: Record<string, string> = {};
+      for (const name of options.headers) copied[name] = req.getHeader(name);
+      headers = copied;
+    }
+    const remoteAddress = options.remoteAddress ? Buffer.from(res.getRemoteAddressAsText()).toString() : '';
+    return new CapturedRequest(method, path, query, values, headers, remoteAddress);
   }
 
   function run(handler: Handler, request: Request, reply: Reply): void {
@@ -231,14 +261,17 @@ export function createRouter(app: TemplatedApp, log: Logger, maxBodyBytes: numbe
     }
   }
 
+  const tooLarge = (reply: Reply) => reply.error(413, `Request body larger than ${maxBodyBytes} bytes`, {}, true);
+
   function readBody(res: HttpResponse, reply: Reply, declaredLength: string, onBody: (body: Buffer) => void): void {
-    const tooLarge = () => reply.error(413, `Request body larger than ${maxBodyBytes} bytes`, {}, true);
     if (declaredLength !== '' && Number(declaredLength) > maxBodyBytes) {
       // Answer before reading anything, and close: the rest of the body is not wanted.
-      tooLarge();
+      tooLarge(reply);
       return;
     }
-    const chunks: Buffer[] = [];
+    // Most bodies come in one chunk: copied once, no list (Buffer.from(view) copies; the chunk is
+    // neutered after the callback).
+    let chunks: Buffer[] | undefined;
     let total = 0;
     let overflow = false;
     res.onData((chunk, isLast) => {
@@ -246,11 +279,12 @@ export function createRouter(app: TemplatedApp, log: Logger, maxBodyBytes: numbe
       total += chunk.byteLength;
       if (total > maxBodyBytes) {
         overflow = true;
-        chunks.length = 0;
-        tooLarge();
+        chunks = undefined;
+        tooLarge(reply);
         return;
       }
-      chunks.push(Buffer.from(new Uint8Array(chunk)));
+      if (isLast && chunks === undefined) return onBody(Buffer.from(new Uint8Array(chunk)));
+      (chunks ??= []).push(Buffer.from(new Uint8Array(chunk)));
       if (isLast) onBody(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total));
     });
   }
@@ -260,9 +294,12 @@ export function createRouter(app: TemplatedApp, log: Logger, maxBodyBytes: numbe
   const add = (method: 'get' | 'put' | 'post', pattern: string, handler: Handler, options: RouteOptions = {}) => {
     methodsByPattern.set(pattern, [...(methodsByPattern.get(pattern) ?? []), method.toUpperCase()]);
     const params = paramCount(pattern);
+    // uWS routes by method (HEAD does not fall back to GET), so getMethod() is always this.
     app[method](pattern, (res, req) => {
-      if (urlTooLong(req)) return new Reply(res).error(414, `Request URL longer than ${MAX_URL_LENGTH} characters`);
-      const request = capture(res, req, params);
+      const path = req.getUrl();
+      const query = req.getQuery() ?? '';
+      if (path.length + query.length > MAX_URL_LENGTH) return new Reply(res).error(414, `Request URL longer than ${MAX_URL_LENGTH} characters`);
+      const request = capture(method, path, query, res, req, params, options);
       const reply = new Reply(res); // registers onAborted before anything can be deferred
       if (!options.body) {
         run(handler, request, reply);
@@ -276,7 +313,7 @@ export function createRouter(app: TemplatedApp, log: Logger, maxBodyBytes: numbe
   };
 
   return {
-    get: (pattern, handler) => add('get', pattern, handler),
+    get: (pattern, handler, options) => add('get', pattern, handler, options),
     put: (pattern, handler, options) => add('put', pattern, handler, options),
     post: (pattern, handler, options) => add('post', pattern, handler, options),
     finish() {

@@ -80,7 +80,9 @@ export function registerPreviews(router: Router, deps: PreviewRouteDeps): void {
     if (typeof key !== 'string' || key.length === 0) return reply.error(400, 'Missing or invalid key in preview data');
 
     // Rule 2.
-    const validity = await deps.keys.validate(key);
+    // In the same turn unless the backend must answer.
+    const local = deps.keys.validateLocally(key);
+    const validity = local ?? await deps.keys.backendLookup(key);
     if (!validity.valid) return reply.error(403, 'Invalid or expired key');
     if (reply.clientGone) return;
 
