@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import type { KeyValidator } from '../backend/key-validation.js';
 import { PREVIEW_CODE_ATTEMPTS, PREVIEW_CODE_LENGTH as CODE_LENGTH } from '../limits.js';
 import type { Logger } from '../log.js';
+import type { Awaitable } from '../ports/awaitable.js';
 import type { PreviewStore } from '../ports/preview-store.js';
 import type { Reply, Router } from './http.js';
 
@@ -40,6 +41,11 @@ export function buildPreviewRecord(data: Record<string, unknown>, previewCode: s
   return record;
 }
 
+/** `f` of the value: in the same turn when the store answered at once (ports/awaitable.ts). */
+const then = <T, U>(value: Awaitable<T>, f: (value: T) => Awaitable<U>): Awaitable<U> => (value instanceof Promise ? value.then(f) : f(value));
+
+interface Stored { previewCode: string; stored: 'stored' | 'full' }
+
 export interface PreviewRouteDeps {
   store: PreviewStore;
   keys: KeyValidator;
@@ -53,18 +59,16 @@ export function registerPreviews(router: Router, deps: PreviewRouteDeps): void {
    * The record under a fresh random code: created only where no preview is (a collision would
    * overwrite someone else's preview); after PREVIEW_CODE_ATTEMPTS collisions, under one more code.
    */
-  async function storeUnderFreshCode(record: Record<string, unknown>): Promise<{ previewCode: string; stored: 'stored' | 'full' }> {
-    for (let attempt = 0; attempt < PREVIEW_CODE_ATTEMPTS; attempt++) {
-      const previewCode = randomCode();
-      record.previewCode = previewCode;
-      const stored = await deps.store.create(previewCode, JSON.stringify(record));
-      if (stored !== 'exists') return { previewCode, stored };
-    }
+  function storeUnderFreshCode(record: Record<string, unknown>, attempt = 0): Awaitable<Stored> {
     const previewCode = randomCode();
     record.previewCode = previewCode;
-    return { previewCode, stored: await deps.store.put(previewCode, JSON.stringify(record)) };
+    const json = JSON.stringify(record);
+    if (attempt === PREVIEW_CODE_ATTEMPTS) return then(deps.store.put(previewCode, json), (stored) => ({ previewCode, stored }));
+    return then(deps.store.create(previewCode, json), (stored) => (stored === 'exists' ? storeUnderFreshCode(record, attempt + 1) : { previewCode, stored }));
   }
 
+  // Without a backend call or a remote store nothing is awaited: the answer is written in the
+  // same turn, inside uWS's data callback.
   router.put('/createPreview', async (req, reply) => {
     // Rule 6 covers the body itself: not JSON, or not an object.
     let data: unknown;
@@ -79,8 +83,7 @@ export function registerPreviews(router: Router, deps: PreviewRouteDeps): void {
     const key = data.key;
     if (typeof key !== 'string' || key.length === 0) return reply.error(400, 'Missing or invalid key in preview data');
 
-    // Rule 2.
-    // In the same turn unless the backend must answer.
+    // Rule 2 (in the same turn unless the backend must answer).
     const local = deps.keys.validateLocally(key);
     const validity = local ?? await deps.keys.backendLookup(key);
     if (!validity.valid) return reply.error(403, 'Invalid or expired key');
@@ -98,9 +101,10 @@ export function registerPreviews(router: Router, deps: PreviewRouteDeps): void {
     }
 
     // Rule 5.
-    const { previewCode, stored } = chosen !== undefined
-      ? { previewCode: chosen, stored: await deps.store.put(chosen, JSON.stringify(record)) }
-      : await storeUnderFreshCode(record);
+    const outcome = chosen !== undefined
+      ? then(deps.store.put(chosen, JSON.stringify(record)), (stored): Stored => ({ previewCode: chosen, stored }))
+      : storeUnderFreshCode(record);
+    const { previewCode, stored } = outcome instanceof Promise ? await outcome : outcome;
     if (stored === 'full') {
       log.warn('preview store full: creation refused');
       return reply.error(503, 'Too many previews stored, try again later');
@@ -120,7 +124,8 @@ export function registerPreviews(router: Router, deps: PreviewRouteDeps): void {
       return badFormat(reply);
     }
     if (previewCode.length !== CODE_LENGTH) return badFormat(reply);
-    const json = await deps.store.get(previewCode);
+    const pending = deps.store.get(previewCode);
+    const json = pending instanceof Promise ? await pending : pending;
     if (json === undefined) return reply.error(404, 'Preview not found');
     reply.rawJson(200, json);
   });

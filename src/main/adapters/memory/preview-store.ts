@@ -25,11 +25,11 @@ export class MemoryPreviewStore implements PreviewStore {
     });
   }
 
-  async put(code: string, json: string): Promise<PreviewPut> {
+  put(code: string, json: string): PreviewPut {
     return this.store(code, json, false) as PreviewPut; // never 'exists' without onlyIfAbsent
   }
 
-  async create(code: string, json: string): Promise<PreviewCreate> {
+  create(code: string, json: string): PreviewCreate {
     return this.store(code, json, true);
   }
 
@@ -46,7 +46,7 @@ export class MemoryPreviewStore implements PreviewStore {
     return 'stored';
   }
 
-  async get(code: string): Promise<string | undefined> {
+  get(code: string): string | undefined {
     return this.map.get(code);
   }
 
