@@ -1,11 +1,11 @@
-// bench:rest — autocannon against the REST routes, plus the ceilings, measured first in the same
-// run (autocannon shares the 2 cores): a trivial uWS GET with a fixed JSON body (the issue's
+// bench:rest — autocannon against the REST routes, plus the ceilings, measured in the same run
+// just before them (autocannon shares the 2 cores): a trivial uWS GET with a fixed JSON body (the issue's
 // measure, `ofCeiling`), and a trivial uWS PUT that reads the same body as PUT /createPreview and
 // answers a fixed JSON body (`ofPutCeiling`, like with like for the PUT: same connections,
 // pipelining, request and answer sizes; no parsing, key check or store).
 //
-//   npm run bench:rest -- [--duration 10] [--connections 50] [--routes PUT,status]
-//   (--routes: only the service routes whose name contains one of these strings)
+//   npm run bench:rest -- [--duration 10] [--connections 50] [--routes PUT,status] [--rounds 1]
+//   (--routes: only the service routes whose name contains one of these strings; --rounds: below)
 import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,6 +18,7 @@ import { opt } from './lib/args.js';
 const DURATION = Number(opt('duration', '10'));
 const CONNECTIONS = Number(opt('connections', '50'));
 const ROUTES = opt('routes', '').split(',').filter(Boolean);
+const ROUNDS = Number(opt('rounds', '1'));
 
 /** Requests/s of the service this replaces, same machine and load generator (issue 4). */
 const REFERENCE: Record<string, number> = { 'GET /status': 5400, 'GET /preview/:code': 4300, 'PUT /createPreview': 2300 };
@@ -55,15 +56,13 @@ async function cannon(run: Run, cpu: () => number): Promise<Record<string, unkno
 // A preview as PUT /createPreview takes it (also the body of the PUT ceiling).
 const preview = { type: 'preview', key: 'bench-key', previewCode: 'BENCH1', leftTeam: { name: 'Left', tricode: 'LFT', url: 'https://example.com/l.png' }, rightTeam: { name: 'Right', tricode: 'RGT', url: 'https://example.com/r.png' }, toolsData: { seriesInfo: { needed: 1, wonLeft: 0, wonRight: 0, mapInfo: [] } } };
 
-// The ceilings first.
+// Both servers up first; each round then measures the ceilings and right after them the service's
+// routes, and each share is taken against the ceilings of its own round: background load that
+// comes and goes (a shared machine) then moves both sides of a ratio. `--rounds N` (default 1)
+// reports the median of each figure over the rounds.
 const ceiling = fork(path.resolve(import.meta.dirname, 'lib/ceiling-host.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 const ceilingPort = await new Promise<number>((resolve) => ceiling.on('message', (m: { t: string; port: number }) => { if (m.t === 'ready') resolve(m.port); }));
-process.stderr.write(`ceiling: trivial uWS route, ${DURATION}s\n`);
-const ceilingResult = await cannon({ route: 'ceiling: trivial uWS GET', url: `http://127.0.0.1:${ceilingPort}/status` }, () => cpuSecondsOf(ceiling.pid!));
-process.stderr.write(`ceiling: trivial uWS PUT reading the body, ${DURATION}s\n`);
-const putCeilingResult = await cannon({ route: 'ceiling: trivial uWS PUT', url: `http://127.0.0.1:${ceilingPort}/createPreview`, method: 'PUT', body: JSON.stringify(preview) }, () => cpuSecondsOf(ceiling.pid!));
-putCeilingResult.ofCeiling = (putCeilingResult.rps as number) / (ceilingResult.rps as number);
-ceiling.send({ t: 'stop' });
+const ceilingCpu = () => cpuSecondsOf(ceiling.pid!);
 
 const svc = await startServiceProcess({ LOG_LEVEL: 'error', PREVIEW_MAX: '100000' });
 const rest = `http://127.0.0.1:${svc.ports.rest}`;
@@ -85,18 +84,53 @@ const allRuns: Run[] = [
   { route: 'PUT /createPreview', url: `${rest}/createPreview`, method: 'PUT', body: JSON.stringify(preview) },
 ];
 const runs = ROUTES.length ? allRuns.filter((r) => ROUTES.some((name) => r.route.includes(name))) : allRuns;
-const results: Record<string, unknown>[] = [ceilingResult, putCeilingResult];
-for (const run of runs) {
-  process.stderr.write(`${run.route}, ${DURATION}s\n`);
-  const r = await cannon(run, () => svc.cpuSeconds());
-  r.ofCeiling = (r.rps as number) / (ceilingResult.rps as number);
-  if (run.method === 'PUT') r.ofPutCeiling = (r.rps as number) / (putCeilingResult.rps as number);
-  const ref = REFERENCE[run.route];
-  if (ref) r.vsReplaced = (r.rps as number) / ref;
-  results.push(r);
+
+const perRound: Record<string, unknown>[][] = [];
+for (let round = 1; round <= ROUNDS; round++) {
+  const rows: Record<string, unknown>[] = [];
+  process.stderr.write(`round ${round}/${ROUNDS}: ceiling: trivial uWS GET, ${DURATION}s\n`);
+  const ceilingResult = await cannon({ route: 'ceiling: trivial uWS GET', url: `http://127.0.0.1:${ceilingPort}/status` }, ceilingCpu);
+  process.stderr.write(`round ${round}/${ROUNDS}: ceiling: trivial uWS PUT reading the body, ${DURATION}s\n`);
+  const putCeilingResult = await cannon({ route: 'ceiling: trivial uWS PUT', url: `http://127.0.0.1:${ceilingPort}/createPreview`, method: 'PUT', body: JSON.stringify(preview) }, ceilingCpu);
+  putCeilingResult.ofCeiling = (putCeilingResult.rps as number) / (ceilingResult.rps as number);
+  rows.push(ceilingResult, putCeilingResult);
+  for (const run of runs) {
+    process.stderr.write(`round ${round}/${ROUNDS}: ${run.route}, ${DURATION}s\n`);
+    const r = await cannon(run, () => svc.cpuSeconds());
+    r.ofCeiling = (r.rps as number) / (ceilingResult.rps as number);
+    if (run.method === 'PUT') r.ofPutCeiling = (r.rps as number) / (putCeilingResult.rps as number);
+    const ref = REFERENCE[run.route];
+    if (ref) r.vsReplaced = (r.rps as number) / ref;
+    rows.push(r);
+  }
+  for (const r of rows) jsonLine({ bench: 'rest', round, ...r });
+  perRound.push(rows);
 }
+ceiling.send({ t: 'stop' });
 await svc.stop();
-for (const r of results) jsonLine({ bench: 'rest', ...r });
-process.stdout.write('\n' + table(results, ['route', 'rps', 'p50', 'p99', 'cpuUsPerReq', 'ofCeiling', 'ofPutCeiling', 'vsReplaced', 'non2xx', 'errors']) + '\n');
-process.stdout.write(`results: ${writeResults('rest', { bench: 'rest', machine: machine(), options: { DURATION, CONNECTIONS, ROUTES }, results })}\n`);
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+const results = perRound[0].map((first, i) => {
+  const row: Record<string, unknown> = { route: first.route };
+  for (const [name, value] of Object.entries(first)) {
+    if (typeof value === 'number') row[name] = median(perRound.map((rows) => rows[i][name] as number));
+  }
+  return row;
+});
+const columns = ['route', 'rps', 'p50', 'p99', 'cpuUsPerReq', 'ofCeiling', 'ofPutCeiling', 'vsReplaced', 'non2xx', 'errors'];
+if (ROUNDS > 1) {
+  const share = (rows: Record<string, unknown>[], route: string) => rows.find((r) => r.route === route);
+  process.stdout.write('\nper round (PUT /createPreview):\n' + table(perRound.map((rows, i) => ({
+    round: i + 1,
+    ceilingGet: share(rows, 'ceiling: trivial uWS GET')?.rps, ceilingPut: share(rows, 'ceiling: trivial uWS PUT')?.rps,
+    put: share(rows, 'PUT /createPreview')?.rps, ofCeiling: share(rows, 'PUT /createPreview')?.ofCeiling, ofPutCeiling: share(rows, 'PUT /createPreview')?.ofPutCeiling,
+  })), ['round', 'ceilingGet', 'ceilingPut', 'put', 'ofCeiling', 'ofPutCeiling']) + '\n');
+  process.stdout.write(`\nmedians over ${ROUNDS} rounds:`);
+}
+process.stdout.write('\n' + table(results, columns) + '\n');
+process.stdout.write(`results: ${writeResults('rest', { bench: 'rest', machine: machine(), options: { DURATION, CONNECTIONS, ROUTES, ROUNDS }, results, perRound })}\n`);
 process.exit(0);
