@@ -7,7 +7,7 @@
 //   apply.ts      messages into the engine (parse, routing checks, aux trust, recording)
 //   effects.ts    engine effects → backend calls and events
 //   scheduler.ts  when frames go out (leading edge, due timer); frames.ts: how (serializer, delta)
-//   cycle.ts      the periodic tick (timers, inactivity, snapshots, stats, summaries)
+//   cycle.ts      the periodic tick (due deadlines, snapshots, stats, summaries); deadlines.ts: the timer heap
 //   snapshots.ts, stats.ts, summaries.ts, drops.ts, outbox.ts (what goes to the main thread), slot.ts
 import type { CreateMatchCmd, RestoreMatchCmd, ShardCmd, ShardOut } from '../../protocol/shard-messages.js';
 import type { ShardSettings } from '../../protocol/shard-settings.js';
@@ -16,6 +16,7 @@ import { Match } from '../match/match.js';
 import { ReplayRecorder, replayHeader } from '../replay-recorder.js';
 import { runCommand } from './commands.js';
 import { runCycle } from './cycle.js';
+import { Deadlines } from './deadlines.js';
 import { DropLog } from './drops.js';
 import { forwardEffects } from './effects.js';
 import { FrameEncoder } from './frames.js';
@@ -37,6 +38,7 @@ export class Shard {
   readonly frames: FrameScheduler;
   readonly snapshots: SnapshotRounds;
   readonly summaries = new Summaries();
+  readonly deadlines: Deadlines;
   /** The `exit` command was run: the thread closes its port. */
   exited = false;
   private readonly encoder: FrameEncoder;
@@ -53,6 +55,7 @@ export class Shard {
       this.out.flush();
     });
     this.snapshots = new SnapshotRounds(settings.snapshotIntervalMs);
+    this.deadlines = new Deadlines(this.clock.ticks, settings.inactivityMs);
     this.tickTimer = setInterval(() => runCycle(this), settings.intervalMs);
   }
 
@@ -83,6 +86,7 @@ export class Shard {
       slot.recorder = new ReplayRecorder(this.settings.replayDir, groupCode, now, replayHeader(logon, this.settings.serviceVersion, now));
     }
     this.slots.set(groupCode, slot);
+    this.deadlines.add(slot);
     this.forwardEffects(slot);
     this.touched(slot);
   }
@@ -98,6 +102,7 @@ export class Shard {
     });
     if (this.settings.recordReplays) slot.recorder = ReplayRecorder.reopen(this.settings.replayDir, cmd.groupCode, meta.recordStart);
     this.slots.set(cmd.groupCode, slot);
+    this.deadlines.add(slot);
     if (match.matchId) this.matchIdChanged(slot);
     this.rosterChanged(slot);
     this.touched(slot);
@@ -122,9 +127,10 @@ export class Shard {
     forwardEffects(slot, this.out);
   }
 
-  /** The match may have changed: it gets a frame when one is due (scheduler.ts). */
+  /** The match may have changed: it gets a frame when one is due (scheduler.ts), its engine timer may have moved (deadlines.ts). */
   touched(slot: Slot): void {
     this.frames.touched(slot);
+    this.deadlines.timerMoved(slot);
   }
 
   /** The frames that are due (none while muted: the lost thread sent them). */
@@ -170,6 +176,7 @@ export class Shard {
   remove(slot: Slot, reason: RemovalReason): void {
     this.slots.delete(slot.groupCode);
     this.frames.forget(slot);
+    this.deadlines.remove(slot);
     if (slot.match.isRegistered) {
       this.out.event({ t: 'effect', effect: { kind: 'complete', groupCode: slot.groupCode, matchId: slot.matchId, body: slot.match.registerBody() } });
     } else if (slot.matchId) {
@@ -184,6 +191,7 @@ export class Shard {
   evict(slot: Slot): void {
     this.slots.delete(slot.groupCode);
     this.frames.forget(slot);
+    this.deadlines.remove(slot);
     slot.recorder?.close();
   }
 

@@ -26,6 +26,10 @@ export interface Slot {
   /** The eventNumber of the last snapshot (-1: none yet), and the replay file's start time. */
   snapshotEvent: number;
   recordStart: number;
+  /** deadlines.ts: the engine's next timer, the next inactivity check (Infinity: none), the heap position (-1: not in it). */
+  timerAt: number;
+  inactivityAt: number;
+  heapIndex: number;
 }
 
 /** The fields a new slot takes from its origin (a logon or a snapshot); the rest start empty. */
@@ -36,6 +40,6 @@ export function newSlot(groupCode: string, match: Match, origin: SlotOrigin): Sl
     groupCode, match, lastSentEvent: match.eventNumber - 1, lastSentAt: 0, lastActivityAt: origin.lastActivityAt,
     matchId: origin.matchId, recorder: undefined, frameNo: origin.frameNo, prevWire: null, loggedDrops: new Set(),
     lastEventAt: origin.lastEventAt, summarizedEvent: -1, rosterSize: 0, snapshotEvent: origin.snapshotEvent,
-    recordStart: origin.recordStart,
+    recordStart: origin.recordStart, timerAt: Infinity, inactivityAt: Infinity, heapIndex: -1,
   };
 }
