@@ -88,7 +88,8 @@ export class ShardOutput {
         this.log[event.level]({ ...event.fields }, event.msg);
         return;
       case 'drained':
-        return; // the pool's drain waits for it
+      case 'summarized':
+        return; // the pool's drain / watchSummaries waits for it
     }
   }
 

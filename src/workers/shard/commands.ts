@@ -52,6 +52,7 @@ export function runCommand(shard: Shard, cmd: ShardCmd, now: number): void {
       return;
     case 'mute': return shard.setMuted(cmd.on);
     case 'drain': return shard.drain(cmd.endMatches, now);
+    case 'summaries': return shard.watchSummaries(cmd.on, now);
     case 'test_crash': {
       if (shard.settings.faultInjection) setImmediate(() => { throw new Error('injected shard fault (FAULT_INJECTION)'); });
       return;

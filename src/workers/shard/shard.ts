@@ -216,6 +216,15 @@ export class Shard {
     this.out.event({ t: 'drained' });
   }
 
+  /** Someone watches the dashboard rows or no longer does; when watched, the summaries of every changed match now. */
+  watchSummaries(on: boolean, now: number): void {
+    this.summaries.watched = on;
+    if (!on) return;
+    const summaries = this.summaries.take(this.slots.values(), now, true);
+    if (summaries) this.out.summaries(summaries);
+    this.out.event({ t: 'summarized' });
+  }
+
   /** Re-application of acknowledged batches starts or ends; at its end every match is looked at again. */
   setMuted(on: boolean): void {
     this.out.muted = on;
