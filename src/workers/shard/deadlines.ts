@@ -22,19 +22,19 @@ export class Deadlines {
     return this.heap.length;
   }
 
-  /** A new match (created or restored): its inactivity check and engine timer are scheduled. */
-  add(slot: Slot): void {
+  /** A new match (created or restored) and its engine's next timer (Match.nextTimerAt): its inactivity check and timer are scheduled. */
+  add(slot: Slot, nextTimerAt: number | null): void {
     slot.inactivityAt = slot.lastActivityAt + this.inactivityMs + 1;
-    slot.timerAt = this.timers ? (slot.match.nextTimerAt ?? Infinity) : Infinity;
+    slot.timerAt = this.timers ? (nextTimerAt ?? Infinity) : Infinity;
     slot.heapIndex = this.heap.length;
     this.heap.push(slot);
     this.up(slot.heapIndex);
   }
 
-  /** The match may have changed: its engine timer is taken again (a cheap compare when it did not move). */
-  timerMoved(slot: Slot): void {
+  /** The match may have changed: its engine's next timer (Match.nextTimerAt) again, a compare when it did not move. */
+  timerMoved(slot: Slot, nextTimerAt: number | null): void {
     if (!this.timers || slot.heapIndex < 0) return;
-    const at = slot.match.nextTimerAt ?? Infinity;
+    const at = nextTimerAt ?? Infinity;
     if (at === slot.timerAt) return;
     slot.timerAt = at;
     this.rekey(slot);

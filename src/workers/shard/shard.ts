@@ -109,7 +109,7 @@ export class Shard {
       slot.recorder = new ReplayRecorder(this.settings.replayDir, groupCode, now, replayHeader(logon, this.settings.serviceVersion, now));
     }
     this.slots.set(groupCode, slot);
-    this.deadlines.add(slot);
+    this.deadlines.add(slot, slot.match.nextTimerAt);
     this.forwardEffects(slot);
     this.touched(slot);
   }
@@ -126,7 +126,7 @@ export class Shard {
     slot.restoredMark = cmd.mark ?? 0;
     if (this.settings.recordReplays) slot.recorder = ReplayRecorder.reopen(this.settings.replayDir, cmd.groupCode, meta.recordStart);
     this.slots.set(cmd.groupCode, slot);
-    this.deadlines.add(slot);
+    this.deadlines.add(slot, slot.match.nextTimerAt);
     if (match.matchId) this.matchIdChanged(slot);
     this.rosterChanged(slot);
     this.touched(slot);
@@ -154,7 +154,7 @@ export class Shard {
   /** The match may have changed: it gets a frame when one is due (scheduler.ts), its engine timer may have moved (deadlines.ts). */
   touched(slot: Slot): void {
     this.frames.touched(slot);
-    this.deadlines.timerMoved(slot);
+    this.deadlines.timerMoved(slot, slot.match.nextTimerAt);
     this.snapshots.changed(slot, this.out.mark);
   }
 
