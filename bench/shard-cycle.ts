@@ -21,7 +21,7 @@ const settings = {
 };
 let outputs = 0;
 const shard = new Shard(settings, () => { outputs++; });
-const h = replay.header as Record<string, unknown>;
+const h = replay.header as unknown as Record<string, unknown>;
 const now = Date.now();
 for (let i = 0; i < M; i++) {
   const code = 'C' + i.toString(36).toUpperCase().padStart(5, '0');
