@@ -4,7 +4,7 @@
 //   npm run bench:broadcast -- [--matches 50] [--frontends 2] [--rate 20] [--duration 20]
 //                              [--warmup 5] [--shards N] [--compression on|off] [--sample 50]
 //                              [--pattern uniform|recorded] [--ramp [--steps 50,100,...]]
-//                              [--idle] [--name NAME]
+//                              [--idle [--idle-window 10]] [--name NAME]
 //
 // Patterns: `uniform` sends the recording's messages in order (its mix of types) at a fixed
 // interval of 1000/rate ms; `recorded` keeps the recording's gaps and bursts, scaled so the
@@ -16,7 +16,9 @@
 // (after the handshake, permessage-deflate negotiated as a browser does), server CPU (all threads,
 // /proc) per delivered frame, RSS, and the main thread's event-loop delay.
 // --ramp raises M until delivery < 0.95 or p99 > 250 ms and reports the largest M that held.
-// --idle measures memory: M matches in agent select, each with its observer connected.
+// --idle measures memory: M matches in agent select, each with its observer connected (RSS 3 s after
+// the last logon); then, once no frame was published for 2 s, the server's CPU (all threads, % of
+// one core) over --idle-window seconds with nothing sent (the fixed per-match cost). BENCH_ENTRY=<path to dist/main/index.js> runs another tree's build (A/B).
 import fs from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
@@ -39,6 +41,7 @@ const COMPRESSION = opt('compression', 'on') !== 'off';
 const SAMPLE = Number(opt('sample', '50'));
 const RAMP = flag('ramp');
 const IDLE = flag('idle');
+const IDLE_WINDOW = Number(opt('idle-window', '10')) * 1000;
 const STEPS = opt('steps', RAMP ? '50,100,150,200,250,300,400,500,700,1000,1300,1600,2000' : opt('matches', IDLE ? '1000' : '50')).split(',').map(Number);
 const PATTERN = opt('pattern', 'uniform') === 'recorded' ? 'recorded' : 'uniform';
 const NAME = opt('name', IDLE ? 'memory' : RAMP ? `ramp-${RATE}` : `broadcast-${RATE}`);
@@ -110,7 +113,22 @@ async function runStep(M: number): Promise<StepResult> {
     if (IDLE) {
       await sleep(3000);
       const rss = svc.rssBytes();
-      const result = { M, rssBefore, rssAfter: rss, kbPerMatch: (rss - rssBefore) / 1024 / M };
+      // Idle means nothing left to apply: the lobby payloads wait in per-socket budgets at first, so
+      // the window starts once no frame was published for 2 s (at most 120 s from here).
+      const settleStart = Date.now();
+      let published = (await svc.stats()).framesPublished;
+      while (Date.now() - settleStart < 120_000) {
+        await sleep(2000);
+        const now = (await svc.stats()).framesPublished;
+        if (now === published) break;
+        published = now;
+      }
+      const settleSeconds = (Date.now() - settleStart) / 1000;
+      const cpu0 = svc.cpuSeconds();
+      const t0 = Date.now();
+      await sleep(IDLE_WINDOW);
+      const idleCpuPct = ((svc.cpuSeconds() - cpu0) / ((Date.now() - t0) / 1000)) * 100;
+      const result = { M, rssBefore, rssAfter: rss, kbPerMatch: (rss - rssBefore) / 1024 / M, settleSeconds, idleCpuPct };
       process.stderr.write('\n');
       return result;
     }
@@ -224,7 +242,7 @@ for (const M of STEPS) {
   jsonLine({ bench: 'broadcast', ...r });
   if (RAMP && !held(r)) break;
 }
-const cols = IDLE ? ['M', 'rssBefore', 'rssAfter', 'kbPerMatch'] : ['M', 'obsPerSec', 'framesPerSec', 'duePerSec', 'delivery', 'p50', 'p95', 'p99', 'max', 'wireBytesPerFrame', 'cpuPct', 'cpuMicrosPerFrame', 'rssMB', 'loopP99'];
+const cols = IDLE ? ['M', 'rssBefore', 'rssAfter', 'kbPerMatch', 'settleSeconds', 'idleCpuPct'] : ['M', 'obsPerSec', 'framesPerSec', 'duePerSec', 'delivery', 'p50', 'p95', 'p99', 'max', 'wireBytesPerFrame', 'cpuPct', 'cpuMicrosPerFrame', 'rssMB', 'loopP99'];
 process.stdout.write('\n' + table(results, cols) + '\n');
 const out: Record<string, unknown> = { bench: 'broadcast', name: NAME, machine: machine(), options: { F, RATE, PATTERN, DURATION, WARMUP, SHARDS, COMPRESSION, SAMPLE, RAMP, IDLE }, results };
 if (RAMP) {

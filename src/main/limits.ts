@@ -70,6 +70,13 @@ export const DASHBOARD_SAMPLE_MS = 1000;
 export const DASHBOARD_RECONNECT_MS = 2000;
 /** Frames/s history kept for the chart: 5 minutes at one point a second. */
 export const DASHBOARD_HISTORY_POINTS = 300;
+/**
+ * The shards build dashboard summaries only while someone watches: an open dashboard, or for this
+ * long after a GET /admin/matches (a client that polls keeps them on without a round trip each time).
+ */
+export const SUMMARY_LEASE_MS = 10_000;
+/** How long turning the summaries on waits for the shards' answer (a restarting shard does not hold the dashboard up). */
+export const SUMMARY_WAIT_MS = 2000;
 /** Metrics requests: a scraper that has not sent its request, or not read the answer, within this is cut. */
 export const METRICS_REQUEST_TIMEOUT_MS = 10_000;
 

@@ -32,7 +32,7 @@ import { RemoteForwarding } from './cluster/remote-forwarding.js';
 import type { Config } from './config.js';
 import { EventBus, type MainEvents } from './events.js';
 import { IngestServer } from './ingest/server.js';
-import { SHUTDOWN_CLOSE_MARGIN_MS, SHUTDOWN_MIN_DRAIN_MS } from './limits.js';
+import { SHUTDOWN_CLOSE_MARGIN_MS, SHUTDOWN_MIN_DRAIN_MS, SUMMARY_WAIT_MS } from './limits.js';
 import { createLogger, type Logger } from './log.js';
 import { MatchForwarding } from './matches/forwarding.js';
 import { MatchLifecycle } from './matches/lifecycle.js';
@@ -194,7 +194,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const broadcast = new BroadcastServer({ config, log, tls: tls.files, frames });
   const adminTokens = createAdminTokens(config.ADMIN_TOKEN);
   const dashboard = adminTokens.enabled
-    ? new Dashboard({ directory, routes, published: output.counters, shardTotals: totals, frames, ingest, broadcast, maxOpen: config.DASHBOARD_MAX_OPEN, ...(redis ? { ownerOf: (code: string) => redis.ownership.ownerOf(code) } : {}) })
+    ? new Dashboard({ directory, routes, published: output.counters, shardTotals: totals, frames, ingest, broadcast, maxOpen: config.DASHBOARD_MAX_OPEN, watchSummaries: (on) => pool.watchSummaries(on, SUMMARY_WAIT_MS), ...(redis ? { ownerOf: (code: string) => redis.ownership.ownerOf(code) } : {}) })
     : null;
   registerRestRoutes(restApp, {
     config, log, keys, previews, teamInfo, directory, frames,

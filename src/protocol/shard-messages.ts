@@ -70,6 +70,12 @@ export type ShardCmd =
   | { t: 'mute'; on: boolean }
   /** Shutdown drain: every pending frame now and a snapshot of every match; with `endMatches`, every match ended (a last frame with isRunning false) and removed. Answered by the `drained` event. */
   | { t: 'drain'; endMatches: boolean }
+  /**
+   * Dashboard summaries wanted (`on`: a dashboard is open or /admin/matches was asked) or not: the
+   * shard builds none while nobody watches. On `on` it answers at once with the summaries of every
+   * match changed since its last one and the `summarized` event.
+   */
+  | { t: 'summaries'; on: boolean }
   /** FAULT_INJECTION only: the shard thread dies with an uncaught exception. */
   | { t: 'test_crash' }
   /** The thread's end: timers stopped, replay files closed, its port closed (the thread exits). */
@@ -85,6 +91,8 @@ export interface RestoreMatchCmd {
   playercamSecret: string;
   /** The next frame is numbered above this (every frontend then gets a keyframe). */
   frameNoBase: number;
+  /** After a shard crash: the batch mark the snapshot holds; the re-posted batches up to it are not applied to this match again. */
+  mark?: number;
 }
 
 export type BackendEffect =
@@ -106,6 +114,8 @@ export type ShardEvent =
   | { t: 'removed'; groupCode: string; reason: 'ended' | 'inactive' | 'admin' | 'shutdown' }
   /** The reply to a `drain` command: its frames and snapshots are in this output or earlier ones. */
   | { t: 'drained' }
+  /** The reply to `summaries` on: the summaries of every changed match are in this output. */
+  | { t: 'summarized' }
   | { t: 'team_info_final'; groupCode: string; info: { higherScore: 0 | 1; tournamentInfo: unknown; sponsorInfo: unknown; isSupporter: boolean } }
   /** The roster's player ids, sent whenever players were added (auxiliary logons must name one, docs/reliability.md). */
   | { t: 'roster'; groupCode: string; playerIds: string[] }
@@ -135,11 +145,14 @@ export interface ShardOut {
 
 /** Parallel arrays; `mark`: the last batch mark processed before they were taken. */
 export interface ShardSnapshots {
+  /** Every match of the shard is in a snapshot that holds the batches up to this mark: the pool may forget them. */
   mark: number;
   codes: string[];
   texts: string[];
   /** The player-camera secrets of those matches (memory only, never written to disk). */
   camSecrets: string[];
+  /** The batch mark each snapshot holds (given back in `restore` after a crash: the re-posted batches up to it are skipped for that match). */
+  marks: number[];
 }
 
 /** A live match in a few fields, for the operator dashboard (GET /admin/matches). */

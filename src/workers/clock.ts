@@ -6,11 +6,13 @@ export interface MatchClock {
   messageTime(receivedAt: number, envelope: unknown): number;
   /** The time timers advance to on a cycle tick; null when only messages move time. */
   tickTime(wallNow: number): number | null;
+  /** Whether cycles move the engine timers (tickTime is never null): the live clock. */
+  readonly ticks: boolean;
 }
 
 export function createClock(trustReplayTimestamps: boolean): MatchClock {
   if (!trustReplayTimestamps) {
-    return { messageTime: (receivedAt) => receivedAt, tickTime: (wallNow) => wallNow };
+    return { messageTime: (receivedAt) => receivedAt, tickTime: (wallNow) => wallNow, ticks: true };
   }
   return {
     messageTime(receivedAt, envelope) {
@@ -18,5 +20,6 @@ export function createClock(trustReplayTimestamps: boolean): MatchClock {
       return typeof ts === 'number' && Number.isFinite(ts) && ts > 0 ? ts : receivedAt;
     },
     tickTime: () => null,
+    ticks: false,
   };
 }

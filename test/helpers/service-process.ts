@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
-export const ENTRY = path.join(ROOT, 'dist/main/index.js');
+/** BENCH_ENTRY: another tree's built entry (A/B benchmarks run one script against both builds). */
+export const ENTRY = process.env.BENCH_ENTRY || path.join(ROOT, 'dist/main/index.js');
 
 export function tempDir(prefix = 'ods-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));

@@ -1,8 +1,10 @@
 // The operator dashboard's data: one row per live match and the service's totals, served as JSON
 // (GET /admin/matches) and pushed to open dashboards as server-sent events (GET /dashboard/events).
 //
-// Cost model: nothing here runs per frame. The shards send a few-field summary of each match that
-// changed, at most every 500 ms (shard/summaries.ts); this module samples the counters once a second (for the
+// Cost model: nothing here runs per frame. While a dashboard is open (or for SUMMARY_LEASE_MS after
+// a GET /admin/matches) the shards send a few-field summary of each match that changed, at most
+// every 500 ms (shard/summaries.ts), and none otherwise; the first snapshot waits for their answer
+// to being turned on, which carries every match changed since its last summary. This module samples the counters once a second (for the
 // frames/s chart) and, only while a dashboard is open, builds the rows once a second, diffs them
 // against the last rows sent, and writes one serialized update to every open dashboard. A dashboard
 // whose connection is congested is skipped and gets a full snapshot once it has drained.
@@ -13,7 +15,7 @@ import type { PublishCounters } from '../matches/shard-output.js';
 import type { ShardTotals } from '../matches/shard-totals.js';
 import type { FrameBus } from '../ports/frame-bus.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
-import { DASHBOARD_HISTORY_POINTS, DASHBOARD_SAMPLE_MS } from '../limits.js';
+import { DASHBOARD_HISTORY_POINTS, DASHBOARD_SAMPLE_MS, SUMMARY_LEASE_MS } from '../limits.js';
 import type { ResponseStream } from '../rest/http.js';
 
 export interface DashboardDeps {
@@ -28,6 +30,8 @@ export interface DashboardDeps {
   broadcast: BroadcastServer;
   /** DASHBOARD_MAX_OPEN. */
   maxOpen: number;
+  /** Turns the shards' summaries on (resolves once they are all in `routes`) or off (ShardPool.watchSummaries). */
+  watchSummaries: (on: boolean) => Promise<void>;
   /** REDIS_URL: the node that runs a match (its row's `node`; sockets and summaries are this node's own). */
   ownerOf?: (groupCode: string) => string | undefined;
 }
@@ -73,7 +77,8 @@ export interface DashboardSnapshot {
   dashboards: { open: number; lastUpdateMs: number };
 }
 
-interface Client { stream: ResponseStream; needsFull: boolean }
+/** `ready`: the summaries were on when its first snapshot went out (until then no update either). */
+interface Client { stream: ResponseStream; needsFull: boolean; ready: boolean }
 
 type RowTeam = MatchRow['teams'][number];
 
@@ -91,6 +96,9 @@ export class Dashboard {
   /** The rows as last pushed (JSON per group code): the base of the next diff. */
   private sent = new Map<string, string>();
   private lastUpdateMs = 0;
+  /** The shards' summaries are on (resolves once complete), or null; GET /admin/matches keeps them on until leaseUntil. */
+  private watching: Promise<void> | null = null;
+  private leaseUntil = 0;
 
   constructor(private readonly deps: DashboardDeps) {
     const c = this.counters();
@@ -122,6 +130,16 @@ export class Dashboard {
     this.history.push(this.rates.frames);
     if (this.history.length > DASHBOARD_HISTORY_POINTS) this.history.shift();
     if (this.clients.size > 0) this.push(now);
+    else if (this.watching && now > this.leaseUntil) {
+      this.watching = null;
+      void this.deps.watchSummaries(false);
+    }
+  }
+
+  /** The shards' summaries on; resolves once every changed match's is in. */
+  private watch(): Promise<void> {
+    this.watching ??= this.deps.watchSummaries(true);
+    return this.watching;
   }
 
   /** Every live match, with its summary and socket counts. */
@@ -185,7 +203,14 @@ export class Dashboard {
     };
   }
 
-  /** GET /admin/matches, and the first event of a dashboard. */
+  /** GET /admin/matches: the snapshot once the shards' summaries are on and in (the summaries stay on for SUMMARY_LEASE_MS). */
+  async currentSnapshot(): Promise<DashboardSnapshot> {
+    this.leaseUntil = Date.now() + SUMMARY_LEASE_MS;
+    await this.watch();
+    return this.snapshot();
+  }
+
+  /** The rows and totals as they are now (the first event of a dashboard; currentSnapshot). */
   snapshot(now = Date.now()): DashboardSnapshot {
     const matches = this.rows();
     return {
@@ -197,13 +222,19 @@ export class Dashboard {
   /** A dashboard's event stream: a full snapshot now, then at most one update a second. False when too many are open. */
   attach(stream: ResponseStream): boolean {
     if (this.full) return false;
-    const client: Client = { stream, needsFull: true };
+    const client: Client = { stream, needsFull: true, ready: false };
     this.clients.add(client);
     stream.onClose(() => {
       this.clients.delete(client);
-      if (this.clients.size === 0) this.sent.clear();
+      if (this.clients.size === 0) {
+        this.sent.clear();
+        this.leaseUntil = Math.max(this.leaseUntil, Date.now() + SUMMARY_LEASE_MS); // a reload reopens it at once
+      }
     });
-    this.sendFull(client, sseMessage('full', JSON.stringify(this.snapshot())));
+    void this.watch().then(() => {
+      client.ready = true;
+      if (!stream.closed && this.clients.has(client)) this.sendFull(client, sseMessage('full', JSON.stringify(this.snapshot())));
+    });
     return true;
   }
 
@@ -230,6 +261,7 @@ export class Dashboard {
     const diff = sseMessage('diff', JSON.stringify({ serverTime: now, changed, removed, totals, point }));
     let full: string | null = null;
     for (const client of this.clients) {
+      if (!client.ready) continue; // its first snapshot waits for the summaries
       if (client.stream.closed || client.stream.congested) {
         client.needsFull = true; // skip; a full snapshot once drained
         continue;

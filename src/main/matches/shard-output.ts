@@ -88,7 +88,8 @@ export class ShardOutput {
         this.log[event.level]({ ...event.fields }, event.msg);
         return;
       case 'drained':
-        return; // the pool's drain waits for it
+      case 'summarized':
+        return; // the pool's drain / watchSummaries waits for it
     }
   }
 
@@ -102,6 +103,7 @@ export class ShardOutput {
       const match = directory.get(groupCode);
       if (!local || !match) continue;
       local.camSecret = snaps.camSecrets[i];
+      local.snapshotMark = snaps.marks[i];
       snapshots.put({ groupCode, epoch: local.epoch, text: snaps.texts[i], match, savedAt: now }).catch((err: Error) => {
         this.log.error({ groupCode, error: err.message }, 'snapshot not stored');
       });

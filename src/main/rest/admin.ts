@@ -79,11 +79,12 @@ export function registerAdmin(router: Router, deps: AdminRouteDeps): void {
     log.debug({ tokenId, client: client(req) }, 'admin: dashboard event stream opened');
   }, ADMIN_REQUEST);
 
-  router.get('/admin/matches', (req, reply) => {
+  router.get('/admin/matches', async (req, reply) => {
     const tokenId = authorize(req, reply, false);
     if (tokenId === null) return;
     log.debug({ tokenId, action: 'list_matches', client: client(req) }, 'admin: matches listed');
-    reply.send(200, 'application/json; charset=utf-8', JSON.stringify(deps.dashboard.snapshot()), NO_STORE);
+    const snapshot = await deps.dashboard.currentSnapshot();
+    reply.send(200, 'application/json; charset=utf-8', JSON.stringify(snapshot), NO_STORE);
   }, ADMIN_REQUEST);
 
   router.post('/admin/matches/:groupCode/end', async (req, reply) => {

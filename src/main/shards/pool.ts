@@ -41,7 +41,7 @@ export type RecoveryMode = 'full' | 'snapshots' | 'none';
 interface Retained { mark: number; cmds: ShardCmd[]; size: number }
 
 /** Commands worth re-applying after a crash. */
-const replayable = (c: ShardCmd): boolean => c.t !== 'test_crash' && c.t !== 'drain' && c.t !== 'exit' && c.t !== 'mute';
+const replayable = (c: ShardCmd): boolean => c.t !== 'test_crash' && c.t !== 'drain' && c.t !== 'exit' && c.t !== 'mute' && c.t !== 'summaries';
 
 export interface ShardPoolOptions {
   count: number;
@@ -122,6 +122,7 @@ export class ShardPool {
     this.lastHeard[index] = now;
     const restores = this.options.onCrash(index, mode);
     if (restores.length > 0) worker.postMessage(restores);
+    if (this.summariesWatched) worker.postMessage([{ t: 'summaries', on: true }]);
     const batches = mode === 'full' ? this.retained[index] : [];
     if (mode !== 'full') { this.retained[index] = []; this.retainedSize[index] = 0; this.logBrokenUpTo[index] = 0; }
     let muted = false;
@@ -236,6 +237,26 @@ export class ShardPool {
       this.retain(i, mark, cmds);
       this.workers[i].postMessage(cmds);
     }
+  }
+
+  private summariesWatched = false;
+
+  /**
+   * Dashboard summaries wanted or not (admin/dashboard.ts): the shards build none while nobody
+   * watches. Turning them on resolves once every shard sent the summaries of its changed matches
+   * (`summarized`), or after `timeoutMs`.
+   */
+  watchSummaries(on: boolean, timeoutMs: number): Promise<void> {
+    this.summariesWatched = on;
+    const waits = on ? this.workers.map((worker) => new Promise<void>((resolve) => {
+      const timer = setTimeout(done, timeoutMs);
+      function done(): void { clearTimeout(timer); worker.off('message', onMessage); resolve(); }
+      function onMessage(out: ShardOut): void { if (out.events.some((e) => e.t === 'summarized')) done(); }
+      worker.on('message', onMessage);
+    })) : [];
+    for (let i = 0; i < this.workers.length; i++) this.pending[i].push({ t: 'summaries', on });
+    this.flush();
+    return Promise.all(waits).then(() => undefined);
   }
 
   /**

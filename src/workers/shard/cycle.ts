@@ -1,6 +1,7 @@
-// The shard's cycle, every BROADCAST_INTERVAL_MS: the engine timers (live clock only: with the
-// recorded clock only messages move time), inactivity removal, the frames that are due, then the
-// periodic outputs (snapshot round, stats, dashboard summaries), in one output.
+// The shard's cycle, every BROADCAST_INTERVAL_MS: the matches whose earliest deadline is due
+// (deadlines.ts: an engine timer, live clock only, since with the recorded clock only messages move
+// time; an inactivity check), the frames that are due, then the periodic outputs (the snapshots
+// due, snapshots.ts; stats; dashboard summaries), in one output. Nothing here visits a match that has nothing due.
 import type { Shard } from './shard.js';
 import type { Slot } from './slot.js';
 
@@ -8,16 +9,20 @@ export function runCycle(shard: Shard): void {
   const started = performance.now();
   const now = Date.now();
   const tickTime = shard.clock.tickTime(now);
-  for (const slot of shard.slots.values()) {
-    if (tickTime !== null) {
+  const deadlines = shard.deadlines;
+  for (let slot = deadlines.due(now); slot !== undefined; slot = deadlines.due(now)) {
+    if (tickTime !== null && slot.timerAt <= tickTime) {
       slot.match.advance(tickTime);
       shard.forwardEffects(slot);
-      shard.touched(slot);
+      shard.touched(slot); // moves timerAt past tickTime (advance ran every timer due)
     }
-    if (inactive(shard, slot, now)) shard.endMatch(slot, now, 'inactive');
+    if (slot.inactivityAt <= now) {
+      if (inactive(shard, slot, now)) shard.endMatch(slot, now, 'inactive'); // out of the heap
+      else deadlines.checkInactivityAt(slot, nextInactivityCheck(shard, slot, now));
+    }
   }
   shard.sendDueFrames(now);
-  if (shard.snapshots.due(now)) shard.takeSnapshots(false);
+  shard.takeSnapshots(false, now);
   shard.stats.cycleTook(Math.round((performance.now() - started) * 1000));
   const stats = shard.stats.take(now, shard.settings.shard, shard.slots.size, shard.drops.counts);
   if (stats) shard.out.stats(stats);
@@ -32,4 +37,9 @@ export function runCycle(shard: Shard): void {
  */
 function inactive(shard: Shard, slot: Slot, now: number): boolean {
   return now - slot.lastActivityAt > shard.settings.inactivityMs && !shard.frames.isPending(slot);
+}
+
+/** An active match is checked again once its last frame is INACTIVITY_TIMEOUT_MS old (pending: at the next cycle). */
+function nextInactivityCheck(shard: Shard, slot: Slot, now: number): number {
+  return Math.max(now + 1, slot.lastActivityAt + shard.settings.inactivityMs + 1);
 }

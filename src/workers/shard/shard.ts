@@ -7,7 +7,7 @@
 //   apply.ts      messages into the engine (parse, routing checks, aux trust, recording)
 //   effects.ts    engine effects → backend calls and events
 //   scheduler.ts  when frames go out (leading edge, due timer); frames.ts: how (serializer, delta)
-//   cycle.ts      the periodic tick (timers, inactivity, snapshots, stats, summaries)
+//   cycle.ts      the periodic tick (due deadlines, snapshots, stats, summaries); deadlines.ts: the timer heap
 //   snapshots.ts, stats.ts, summaries.ts, drops.ts, outbox.ts (what goes to the main thread), slot.ts
 import type { CreateMatchCmd, RestoreMatchCmd, ShardCmd, ShardOut } from '../../protocol/shard-messages.js';
 import type { ShardSettings } from '../../protocol/shard-settings.js';
@@ -16,6 +16,7 @@ import { Match } from '../match/match.js';
 import { ReplayRecorder, replayHeader } from '../replay-recorder.js';
 import { runCommand } from './commands.js';
 import { runCycle } from './cycle.js';
+import { Deadlines } from './deadlines.js';
 import { DropLog } from './drops.js';
 import { forwardEffects } from './effects.js';
 import { FrameEncoder } from './frames.js';
@@ -37,6 +38,7 @@ export class Shard {
   readonly frames: FrameScheduler;
   readonly snapshots: SnapshotRounds;
   readonly summaries = new Summaries();
+  readonly deadlines: Deadlines;
   /** The `exit` command was run: the thread closes its port. */
   exited = false;
   private readonly encoder: FrameEncoder;
@@ -52,13 +54,19 @@ export class Shard {
       this.sendDueFrames(Date.now());
       this.out.flush();
     });
-    this.snapshots = new SnapshotRounds(settings.snapshotIntervalMs);
+    this.snapshots = new SnapshotRounds(settings.snapshotIntervalMs, settings.intervalMs);
+    this.deadlines = new Deadlines(this.clock.ticks, settings.inactivityMs);
     this.tickTimer = setInterval(() => runCycle(this), settings.intervalMs);
   }
+
+  /** The mark of the batch being run (Infinity: commands posted outside a batch), for replayed(). */
+  private batchMark = Infinity;
 
   /** One batch from the main thread: its commands in order, then the frames due, in one output. */
   handle(cmds: ShardCmd[]): void {
     const now = Date.now();
+    const last = cmds[cmds.length - 1];
+    this.batchMark = last?.t === 'mark' ? last.mark : Infinity;
     for (const cmd of cmds) {
       try {
         runCommand(this, cmd, now);
@@ -71,8 +79,26 @@ export class Shard {
     this.out.flush();
   }
 
+  /**
+   * After a crash: the batch being run is one the match's snapshot already holds (re-posted because
+   * another match's snapshot did not), so nothing in it applies to this match again.
+   */
+  replayed(slot: Slot): boolean {
+    if (slot.restoredMark === 0) return false;
+    if (this.batchMark <= slot.restoredMark) return true;
+    if (this.batchMark !== Infinity) slot.restoredMark = 0; // past it: the live stream
+    return false;
+  }
+
+  /** The live match of `groupCode` that commands of this batch apply to. */
+  target(groupCode: string): Slot | undefined {
+    const slot = this.slots.get(groupCode);
+    return slot === undefined || this.replayed(slot) ? undefined : slot;
+  }
+
   create(groupCode: string, logon: CreateMatchCmd['logon'], now: number): void {
     const existing = this.slots.get(groupCode);
+    if (existing && this.replayed(existing)) return;
     if (existing) this.remove(existing, 'admin');
     const match = Match.create(logon, now, { sponsorLogoUrl: this.settings.sponsorLogoUrl });
     const wallNow = Date.now();
@@ -83,6 +109,7 @@ export class Shard {
       slot.recorder = new ReplayRecorder(this.settings.replayDir, groupCode, now, replayHeader(logon, this.settings.serviceVersion, now));
     }
     this.slots.set(groupCode, slot);
+    this.deadlines.add(slot, slot.match.nextTimerAt);
     this.forwardEffects(slot);
     this.touched(slot);
   }
@@ -96,8 +123,10 @@ export class Shard {
       matchId: '', lastActivityAt: meta.lastActivityAt, lastEventAt: meta.lastEventAt, frameNo: cmd.frameNoBase,
       snapshotEvent: match.eventNumber, recordStart: meta.recordStart,
     });
+    slot.restoredMark = cmd.mark ?? 0;
     if (this.settings.recordReplays) slot.recorder = ReplayRecorder.reopen(this.settings.replayDir, cmd.groupCode, meta.recordStart);
     this.slots.set(cmd.groupCode, slot);
+    this.deadlines.add(slot, slot.match.nextTimerAt);
     if (match.matchId) this.matchIdChanged(slot);
     this.rosterChanged(slot);
     this.touched(slot);
@@ -122,9 +151,11 @@ export class Shard {
     forwardEffects(slot, this.out);
   }
 
-  /** The match may have changed: it gets a frame when one is due (scheduler.ts). */
+  /** The match may have changed: it gets a frame when one is due (scheduler.ts), its engine timer may have moved (deadlines.ts). */
   touched(slot: Slot): void {
     this.frames.touched(slot);
+    this.deadlines.timerMoved(slot, slot.match.nextTimerAt);
+    this.snapshots.changed(slot, this.out.mark);
   }
 
   /** The frames that are due (none while muted: the lost thread sent them). */
@@ -170,6 +201,8 @@ export class Shard {
   remove(slot: Slot, reason: RemovalReason): void {
     this.slots.delete(slot.groupCode);
     this.frames.forget(slot);
+    this.deadlines.remove(slot);
+    this.snapshots.forget(slot);
     if (slot.match.isRegistered) {
       this.out.event({ t: 'effect', effect: { kind: 'complete', groupCode: slot.groupCode, matchId: slot.matchId, body: slot.match.registerBody() } });
     } else if (slot.matchId) {
@@ -184,12 +217,14 @@ export class Shard {
   evict(slot: Slot): void {
     this.slots.delete(slot.groupCode);
     this.frames.forget(slot);
+    this.deadlines.remove(slot);
+    this.snapshots.forget(slot);
     slot.recorder?.close();
   }
 
-  /** A snapshot round now (`force`: every match, changed or not). */
-  takeSnapshots(force: boolean): void {
-    const snapshots = this.snapshots.take(this.slots.values(), this.out.mark, force, (slot, err) => {
+  /** This cycle's share of the snapshots (`all`: every match now, changed or not). */
+  takeSnapshots(all: boolean, now = Date.now()): void {
+    const snapshots = this.snapshots.take(this.slots.values(), this.out.mark, now, all, (slot, err) => {
       this.out.log('error', 'snapshot failed', { groupCode: slot.groupCode, error: err.message });
     });
     if (snapshots) this.out.snapshots(snapshots);
@@ -206,6 +241,15 @@ export class Shard {
     else for (const slot of this.frames.allPending()) this.sendFrame(slot, now);
     this.takeSnapshots(true);
     this.out.event({ t: 'drained' });
+  }
+
+  /** Someone watches the dashboard rows or no longer does; when watched, the summaries of every changed match now. */
+  watchSummaries(on: boolean, now: number): void {
+    this.summaries.watched = on;
+    if (!on) return;
+    const summaries = this.summaries.take(this.slots.values(), now, true);
+    if (summaries) this.out.summaries(summaries);
+    this.out.event({ t: 'summarized' });
   }
 
   /** Re-application of acknowledged batches starts or ends; at its end every match is looked at again. */

@@ -1,0 +1,33 @@
+// Micro-benchmark (one process, no lock needed): what one crash-recovery snapshot costs in the shard,
+// at several points of the recorded match: snapshotText (the engine core as JSON) against the frame
+// (the one-pass wire serializer), and their sizes. `npx tsx bench/snapshot-cost.ts`
+import { Match } from '#built/workers/match/match.js';
+import { wireSerializeMatch } from '#built/workers/wire-serializer.js';
+import { recordedMatch } from '#built/tools/recorded-match.js';
+
+const replay = recordedMatch();
+const h = replay.header;
+const m = Match.create({ groupCode: h.groupCode, leftTeam: h.leftTeam as never, rightTeam: h.rightTeam as never, organizationId: '', isSupporter: false }, Number(replay.records[0].timestamp), { sponsorLogoUrl: 'x' });
+const N = 400;
+const points = [0.1, 0.5, 0.9];
+let next = 0;
+for (let i = 0; i < replay.records.length; i++) {
+  const r = replay.records[i] as { timestamp: number };
+  m.apply(JSON.parse(JSON.stringify(r)), Number(r.timestamp));
+  if (next < points.length && i >= points[next] * replay.records.length) {
+    next++;
+    for (let k = 0; k < 50; k++) { m.toSnapshot(); wireSerializeMatch(m, 1); } // warm
+    let t0 = process.hrtime.bigint();
+    let snap = '';
+    for (let k = 0; k < N; k++) snap = m.toSnapshot();
+    const snapUs = Number(process.hrtime.bigint() - t0) / 1e3 / N;
+    t0 = process.hrtime.bigint();
+    for (let k = 0; k < N; k++) JSON.stringify(m.snapshot());
+    const stateUs = Number(process.hrtime.bigint() - t0) / 1e3 / N;
+    t0 = process.hrtime.bigint();
+    let wire = '';
+    for (let k = 0; k < N; k++) wire = wireSerializeMatch(m, 1 + k);
+    const wireUs = Number(process.hrtime.bigint() - t0) / 1e3 / N;
+    console.log(JSON.stringify({ at: points[next - 1], toSnapshotUs: +snapUs.toFixed(1), stateStringifyUs: +stateUs.toFixed(1), wireUs: +wireUs.toFixed(1), snapshotBytes: snap.length, wireBytes: wire.length }));
+  }
+}
