@@ -53,6 +53,12 @@ export class BitWriter {
   private bits = 0;
   private count = 0;
   constructor(capacity: number) { this.buf = new Uint8Array(capacity); }
+  /** Empty again, keeping the buffer (an encoder reused from frame to frame). */
+  reset(): void {
+    this.pos = 0;
+    this.bits = 0;
+    this.count = 0;
+  }
   write(value: number, len: number): void {
     this.bits |= value << this.count;
     this.count += len;

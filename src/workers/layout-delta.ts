@@ -31,14 +31,21 @@ function utf8(text: string, side: 0 | 1): Buffer {
 
 /** The encoder's running state: output, where the new frame is, and a back-reference being extended. */
 class Emitter {
-  readonly w = new BitWriter(1024);
+  readonly w = new BitWriter(4096);
   pos = 0; // bytes of the new frame encoded (or pending)
+  private m = 0;
   private pendSrc = 0;
   private pendLen = 0;
   /** The bytes of a pending reference shorter than deflate's shortest (3): they may become literals. */
   private readonly pendBytes: number[] = [];
 
-  constructor(private readonly m: number) {
+  /** A new message after a previous frame of `m` bytes. */
+  begin(m: number): void {
+    this.m = m;
+    this.pos = 0;
+    this.pendLen = 0;
+    this.pendBytes.length = 0;
+    this.w.reset();
     start(this.w);
   }
 
@@ -86,6 +93,9 @@ class Emitter {
   }
 }
 
+/** One encoder for every delta of the thread (one at a time). */
+const emitter = new Emitter();
+
 /**
  * Encodes the frame of `next` as a permessage-deflate message for a receiver whose last inflated
  * message was exactly the frame of `prev` (whose window is the full 32 KB). Null when the previous
@@ -94,7 +104,8 @@ class Emitter {
 export function layoutDelta(prev: FrameLayout, next: FrameLayout): Uint8Array | null {
   const m = prev.total;
   if (m > WINDOW) return null;
-  const e = new Emitter(m);
+  const e = emitter;
+  e.begin(m);
   const prevKeys = prev.keys;
   const n = next.keys.length;
   for (let k = 0; k < n; k++) {
@@ -114,7 +125,7 @@ export function layoutDelta(prev: FrameLayout, next: FrameLayout): Uint8Array | 
     else diff(e, utf8(oldText, 0), prev.offsets[pk], utf8(text, 1));
   }
   e.flush();
-  return finish(e.w);
+  return finish(e.w).slice(); // the writer's buffer is reused by the next delta
 }
 
 /** A changed segment: its bytes against its previous bytes (at `base` of the previous frame). */
