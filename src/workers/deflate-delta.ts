@@ -17,10 +17,10 @@ export const WINDOW = 32_768;
 export const MIN_MATCH = 4; // a 3-byte match costs about as much as 3 literals with fixed codes
 const MAX_MATCH = 258;
 export const RESYNC_SCAN = 16; // bytes of the new frame tried as a resync point after a change
-const RESYNC_KEY = 12; // bytes that must agree to resync
-const SHIFT_SCAN = 160; // longest insertion or deletion tried before searching
-const SEARCH_AHEAD = 2048; // how far after the expected position a search looks
-const RESYNC_BACK = 96; // how far before the expected position a resync search starts
+export const RESYNC_KEY = 12; // bytes that must agree to resync
+export const SHIFT_SCAN = 160; // longest insertion or deletion tried before searching
+export const SEARCH_AHEAD = 2048; // how far after the expected position a search looks
+export const RESYNC_BACK = 96; // how far before the expected position a resync search starts
 
 // Fixed Huffman codes (RFC 1951 3.2.6), stored bit-reversed for LSB-first packing.
 const LIT_CODE = new Uint16Array(288);
