@@ -1,6 +1,7 @@
 // bench:engine — no network: the cost inside a shard, with the recorded match.
 // Per message: JSON.parse + validate + apply. Per frame: serialize (fast-json-stringify), the wire
-// message, the delta against the previous frame, and (for comparison) zlib on the frame alone.
+// message, the delta against the previous frame, and (for comparison) zlib on the frame alone; the
+// shard's frame path (serialize with layout + delta from layouts).
 import zlib from 'node:zlib';
 import { jsonLine, machine, table, writeResults } from './lib/report.js';
 
@@ -8,7 +9,8 @@ import { Match } from '#built/workers/match/match.js';
 import { serializeMatch } from '#built/workers/match/serialize.js';
 import { deflateDelta } from '#built/workers/deflate-delta.js';
 import { wireMessage } from '#built/protocol/wire.js';
-import { wireSerializeMatch } from '#built/workers/wire-serializer.js';
+import { wireSerializeFrame, wireSerializeMatch, type FrameLayout } from '#built/workers/wire-serializer.js';
+import { layoutDelta } from '#built/workers/layout-delta.js';
 import { recordedMatch } from '#built/tools/recorded-match.js';
 
 const replay = recordedMatch();
@@ -84,12 +86,45 @@ for (let r = 0; r < Math.min(ROUNDS, 3); r++) {
 }
 const zlibRounds = Math.min(ROUNDS, 3) - 1;
 
+// 3. The shard's frame path: one-pass serialization with the frame's layout (dirty subtrees only),
+// then the delta from the two layouts (no frame bytes), per frame at 100 ms steps, fresh match per round.
+let layoutSerializeMicros = 0;
+let layoutDeltaMicros = 0;
+let layoutDeltaBytes = 0;
+let layoutFrames = 0;
+let layoutDeltas = 0;
+for (let r = 0; r < ROUNDS; r++) {
+  const mm = newMatch();
+  let lastTs = 0;
+  let prev: FrameLayout | null = null;
+  for (const raw of raws) {
+    const env = JSON.parse(raw) as { timestamp: number };
+    mm.apply(env, env.timestamp);
+    if (env.timestamp - lastTs >= 100) {
+      const t0 = cpu();
+      const { layout } = wireSerializeFrame(mm, env.timestamp);
+      const t1 = cpu();
+      const d = prev ? layoutDelta(prev, layout) : null;
+      const t2 = cpu();
+      if (r > 0) {
+        layoutSerializeMicros += t1 - t0; layoutFrames++;
+        if (prev) { layoutDeltaMicros += t2 - t1; layoutDeltas++; layoutDeltaBytes += d?.length ?? 0; }
+      }
+      prev = layout;
+      lastTs = env.timestamp;
+    }
+  }
+}
+
 const results = [
   { what: 'apply (parse + validate + apply)', perUnit: 'message', micros: applyMicros / messages, count: messages },
   { what: 'serialize match_data (fast-json-stringify)', perUnit: 'frame', micros: serializeMicros / frames, bytes: Math.round(states.reduce((a, s) => a + s.length, 0) / states.length), count: frames },
   { what: 'wire message from JSON (escape + bytes)', perUnit: 'frame', micros: wireMicros / ((ROUNDS - 1) * states.length), bytes: Math.round(wires.reduce((a, w) => a + w.length, 0) / wires.length) },
   { what: 'wire message in one pass (used)', perUnit: 'frame', micros: onePassMicros / frames },
   { what: 'delta deflate vs previous frame', perUnit: 'frame', micros: deltaMicros / ((ROUNDS - 1) * (wires.length - 1)), bytes: Math.round(deltaBytes / (wires.length - 1)) },
+  { what: 'frame path: serialize with layout (dirty only)', perUnit: 'frame', micros: layoutSerializeMicros / layoutFrames, count: layoutFrames },
+  { what: 'frame path: delta from layouts', perUnit: 'frame', micros: layoutDeltaMicros / layoutDeltas, bytes: Math.round(layoutDeltaBytes / layoutDeltas) },
+  { what: 'frame path: serialize + delta', perUnit: 'frame', micros: layoutSerializeMicros / layoutFrames + layoutDeltaMicros / layoutDeltas },
   { what: 'zlib level 3, frame alone (keyframe)', perUnit: 'frame', micros: zlibMicros / (zlibRounds * wires.length), bytes: Math.round(zlibBytes / wires.length) },
 ];
 const out = { bench: 'engine', machine: machine(), results };

@@ -4,6 +4,10 @@ import { recordedMatch } from '../src/tools/recorded-match.js';
 import { Match, type MatchLogon } from '../src/workers/match/match.js';
 import { DEFAULT_SPONSOR_LOGO_URL } from '../src/workers/match/tools.js';
 import type { MatchState, PlayerState } from '../src/workers/match/types.js';
+import { watchAllMatches } from './helpers/serializer-check.js';
+
+// Every engine test also checks the serializer's dirty marks after each change (helpers/serializer-check.ts).
+watchAllMatches();
 
 
 export interface ReplayRecord {

@@ -3,6 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { logon, row, rosterAll, Script } from './engine-helpers.js';
+import { touch } from '../src/workers/match/dirty.js';
 
 function kill(attacker: string, victim: string, over: Record<string, unknown> = {}) {
   return { attacker, victim, weaponKillfeedInternal: 'TX_Hud_Volcano', headshotKill: false, assists: [], isTeamkill: false, ...over };
@@ -224,7 +225,8 @@ describe('icon suffixes', () => {
     expect(clove.iconNameSuffix).toBe('');
     // a fallback kill clears it (next round, no row yet)
     s.phase(2, 'shopping');
-    clove.iconNameSuffix = 'NotDeadYet';
+    clove.iconNameSuffix = 'NotDeadYet'; // set by hand: marked like the engine's rules do (dirty.ts)
+    touch(clove);
     s.phase(2, 'combat');
     s.ok('killfeed', kill('A1', 'B0'));
     expect(clove.iconNameSuffix).toBe('');

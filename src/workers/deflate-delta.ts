@@ -13,14 +13,14 @@
 
 import { fixedLiteralCode, reverseBits } from '../protocol/fixed-huffman.js';
 
-const WINDOW = 32_768;
-const MIN_MATCH = 4; // a 3-byte match costs about as much as 3 literals with fixed codes
+export const WINDOW = 32_768;
+export const MIN_MATCH = 4; // a 3-byte match costs about as much as 3 literals with fixed codes
 const MAX_MATCH = 258;
-const RESYNC_SCAN = 16; // bytes of the new frame tried as a resync point after a change
-const RESYNC_KEY = 12; // bytes that must agree to resync
-const SHIFT_SCAN = 160; // longest insertion or deletion tried before searching
-const SEARCH_AHEAD = 2048; // how far after the expected position a search looks
-const RESYNC_BACK = 96; // how far before the expected position a resync search starts
+export const RESYNC_SCAN = 16; // bytes of the new frame tried as a resync point after a change
+export const RESYNC_KEY = 12; // bytes that must agree to resync
+export const SHIFT_SCAN = 160; // longest insertion or deletion tried before searching
+export const SEARCH_AHEAD = 2048; // how far after the expected position a search looks
+export const RESYNC_BACK = 96; // how far before the expected position a resync search starts
 
 // Fixed Huffman codes (RFC 1951 3.2.6), stored bit-reversed for LSB-first packing.
 const LIT_CODE = new Uint16Array(288);
@@ -47,12 +47,18 @@ function distSym(d: number): number {
   return lo;
 }
 
-class BitWriter {
+export class BitWriter {
   buf: Uint8Array;
   pos = 0;
   private bits = 0;
   private count = 0;
   constructor(capacity: number) { this.buf = new Uint8Array(capacity); }
+  /** Empty again, keeping the buffer (an encoder reused from frame to frame). */
+  reset(): void {
+    this.pos = 0;
+    this.bits = 0;
+    this.count = 0;
+  }
   write(value: number, len: number): void {
     this.bits |= value << this.count;
     this.count += len;
@@ -73,7 +79,7 @@ class BitWriter {
   }
 }
 
-function literal(w: BitWriter, byte: number): void {
+export function literal(w: BitWriter, byte: number): void {
   w.write(LIT_CODE[byte], LIT_LEN[byte]);
 }
 
@@ -88,7 +94,7 @@ function match(w: BitWriter, length: number, distance: number): void {
 }
 
 /** A run of `length` bytes at `distance`, split into codes of 3..258 bytes. */
-function run(w: BitWriter, length: number, distance: number): void {
+export function run(w: BitWriter, length: number, distance: number): void {
   while (length > 0) {
     let take = length > MAX_MATCH ? MAX_MATCH : length;
     if (length - take > 0 && length - take < 3) take = length - 3; // leave at least 3 for the last code
@@ -138,6 +144,16 @@ export function deflateDelta(prev: Buffer, next: Buffer): Uint8Array | null {
     }
   }
   for (let k = litStart; k < n; k++) literal(w, next[k]);
+  return finish(w);
+}
+
+/** The first block's header: BFINAL=0, then BTYPE=01 (fixed Huffman), least significant bit first. */
+export function start(w: BitWriter): void {
+  w.write(0b010, 3);
+}
+
+/** Ends the block and the message as a permessage-deflate sender does after a sync flush. */
+export function finish(w: BitWriter): Uint8Array {
   w.write(LIT_CODE[256], LIT_LEN[256]); // end of block
   w.write(0, 3); // empty stored block header (BFINAL=0, BTYPE=00); its LEN/NLEN is the stripped 00 00 ff ff
   w.align();
@@ -148,7 +164,7 @@ export function deflateDelta(prev: Buffer, next: Buffer): Uint8Array | null {
  * Length of the run of equal bytes at next[i] and prev[j], at most `max`: native compares of
  * 4 KiB chunks, then quartering inside the chunk that differs (JS byte loops cost 3–7 ns a byte).
  */
-function commonRun(next: Buffer, i: number, prev: Buffer, j: number, max: number): number {
+export function commonRun(next: Buffer, i: number, prev: Buffer, j: number, max: number): number {
   let len = 0;
   // Short runs (right after a change) are cheaper to settle in JS than with a native call.
   const head = Math.min(max, 16);
@@ -177,7 +193,7 @@ function equalAt(next: Buffer, i: number, prev: Buffer, j: number): boolean {
  * The next positions (i', j') with i' ≥ i where RESYNC_KEY bytes of next agree with prev near j,
  * using the native Buffer search; null when there is none within reach.
  */
-function resync(prev: Buffer, j: number, next: Buffer, i: number): [number, number] | null {
+export function resync(prev: Buffer, j: number, next: Buffer, i: number): [number, number] | null {
   const m = prev.length;
   const n = next.length;
   // Most changes are a value replaced by one a few bytes longer or shorter: try those alignments

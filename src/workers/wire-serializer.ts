@@ -10,10 +10,12 @@
 // over every state of the recorded match.
 //
 // Most of a frame does not change from one frame to the next: a player's card, the round records,
-// the tools. Those subtrees are cached: their escaped text is kept with a plain copy of the values
-// it was made from, and reused while a deep comparison (no allocation but Object.keys) finds the
-// values unchanged. Comparing costs a fraction of serializing.
+// the tools. Those subtrees are cached: their escaped text is kept, keyed by the subtree's root
+// object, until the engine marks the subtree changed (src/workers/match/dirty.ts). wireSerializeFrame
+// also says which parts of the frame are which subtree's text, for the delta encoder
+// (src/workers/layout-delta.ts).
 import { matchDataSchema, playerSchema, teamSchema, toolsSchema } from '../schemas/match-data.js';
+import { subtreeTexts } from './match/dirty.js';
 import type { Match } from './match/match.js';
 
 type Schema = {
@@ -68,94 +70,60 @@ function flat(s: string): string {
   return s;
 }
 
-/** Values equal as JSON (NaN equals NaN: both serialize as null). */
-function sameDeep(v: unknown, s: unknown): boolean {
-  if (v === s) return true;
-  if (typeof v !== 'object' || v === null || typeof s !== 'object' || s === null) return typeof v === 'number' && typeof s === 'number' && v !== v && s !== s;
-  if (Array.isArray(v)) {
-    if (!Array.isArray(s) || v.length !== s.length) return false;
-    for (let i = 0; i < v.length; i++) if (!sameDeep(v[i], s[i])) return false;
-    return true;
-  }
-  if (Array.isArray(s)) return false;
-  const keys = Object.keys(v);
-  if (keys.length !== Object.keys(s).length) return false;
-  for (const k of keys) if (!sameDeep((v as Record<string, unknown>)[k], (s as Record<string, unknown>)[k])) return false;
-  return true;
-}
+/**
+ * The frame being serialized with its layout (wireSerializeFrame), or null: cached subtrees then
+ * append their text to the output as any other value.
+ */
+let collecting: FrameLayout | null = null;
 
-function copyDeep(v: unknown): unknown {
-  if (typeof v !== 'object' || v === null) return v;
-  if (Array.isArray(v)) return v.map(copyDeep);
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(v)) out[k] = copyDeep((v as Record<string, unknown>)[k]);
-  return out;
+function addSegment(layout: FrameLayout, key: object | null, text: string, bytes: number): void {
+  layout.keys.push(key);
+  layout.texts.push(text);
+  layout.offsets.push(layout.total);
+  layout.bytes.push(bytes);
+  layout.total += bytes;
 }
 
 /**
- * JS statements returning false from the enclosing function when `a` (the value) and `b` (the
- * shadow copy) differ in what the schema serializes. Closed objects compare their known members
- * directly (no Object.keys, monomorphic access); maps and open objects compare deeply.
+ * A subtree serializer that reuses the subtree's last text until the engine marks the subtree
+ * changed (src/workers/match/dirty.ts): no comparison, no copy of the values. `o` is the output so
+ * far; while a frame's layout is collected, the text before the subtree and the subtree become
+ * segments of the layout and the output starts again empty.
  */
-function genSame(schema: Schema, a: string, b: string): string {
-  const type = schema.type;
-  if (type === 'string' || type === 'boolean') return `if (${a} !== ${b}) return false;`;
-  if (type === 'number' || type === 'integer') return `if (${a} !== ${b} && !(${a} !== ${a} && ${b} !== ${b})) return false;`;
-  if (type === 'object' && schema.properties && schema.additionalProperties !== true) {
-    let code = `if (${a} !== ${b}) { if (${a} === null || typeof ${a} !== 'object' || ${b} === null || typeof ${b} !== 'object') return false;`;
-    for (const [name, prop] of Object.entries(schema.properties)) {
-      const x = fresh('a'), y = fresh('b');
-      code += ` const ${x} = ${a}[${JSON.stringify(name)}], ${y} = ${b}[${JSON.stringify(name)}]; ${genSame(prop, x, y)}`;
+function cachedSerializer(serialize: (v: unknown) => string): (o: string, v: unknown) => string {
+  return (o, v) => {
+    if (typeof v !== 'object' || v === null) return o + serialize(v);
+    let t = subtreeTexts.get(v);
+    if (t === undefined) {
+      const layout = collecting;
+      collecting = null; // a cached subtree inside this one is part of this one's text
+      try {
+        t = { text: flat(serialize(v)), bytes: -1 };
+      } finally {
+        collecting = layout;
+      }
+      subtreeTexts.set(v, t);
     }
-    return code + ' }';
-  }
-  if (type === 'object' && typeof schema.additionalProperties === 'object') {
-    // A map (counts by weapon or player): for...in keeps it free of allocations.
-    const k = fresh('k'), na = fresh('n'), nb = fresh('n'), x = fresh('a'), y = fresh('b');
-    return `if (${a} !== ${b}) { if (${a} === null || typeof ${a} !== 'object' || ${b} === null || typeof ${b} !== 'object') return false; let ${na} = 0, ${nb} = 0; for (const ${k} in ${a}) { ${na}++; const ${x} = ${a}[${k}], ${y} = ${b}[${k}]; ${genSame(schema.additionalProperties, x, y)} } for (const ${k} in ${b}) ${nb}++; if (${na} !== ${nb}) return false; }`;
-  }
-  if (type === 'array' && schema.items) {
-    const i = fresh('i'), x = fresh('a'), y = fresh('b');
-    return `if (${a} !== ${b}) { if (!Array.isArray(${a}) || !Array.isArray(${b}) || ${a}.length !== ${b}.length) return false; for (let ${i} = 0; ${i} < ${a}.length; ${i}++) { const ${x} = ${a}[${i}], ${y} = ${b}[${i}]; ${genSame(schema.items, x, y)} } }`;
-  }
-  return `if (!sameDeep(${a}, ${b})) return false;`;
-}
-
-/** A JS expression copying the value `a` as deep as the schema knows it (the shadow copy). */
-function genCopy(schema: Schema, a: string): string {
-  const type = schema.type;
-  if (type === 'string' || type === 'boolean' || type === 'number' || type === 'integer') return a;
-  if (type === 'object' && schema.properties && schema.additionalProperties !== true) {
-    const members = Object.entries(schema.properties).map(([name, prop]) => `${JSON.stringify(name)}: ${genCopy(prop, `${a}[${JSON.stringify(name)}]`)}`);
-    return `(${a} === null || typeof ${a} !== 'object' ? ${a} : { ${members.join(', ')} })`;
-  }
-  if (type === 'array' && schema.items && (schema.items.type === 'string' || schema.items.type === 'number')) return `(Array.isArray(${a}) ? ${a}.slice() : ${a})`;
-  return `copyDeep(${a})`;
-}
-
-/** A subtree serializer that reuses its last output while the subtree's values are unchanged. */
-function cachedSerializer(schema: Schema, serialize: (v: unknown) => string): (v: unknown) => string {
-  const same = new Function('sameDeep', `return function same(a, b) { ${genSame(schema, 'a', 'b')} return true; };`)(sameDeep) as (a: unknown, b: unknown) => boolean;
-  const copy = new Function('copyDeep', `return function copy(a) { return ${genCopy(schema, 'a')}; };`)(copyDeep) as (a: unknown) => unknown;
-  const cache = new WeakMap<object, { shadow: unknown; out: string }>();
-  return (v) => {
-    if (typeof v !== 'object' || v === null) return serialize(v);
-    const hit = cache.get(v);
-    if (hit && same(v, hit.shadow)) return hit.out;
-    const out = flat(serialize(v));
-    cache.set(v, { shadow: copy(v), out });
-    return out;
+    const layout = collecting;
+    if (layout === null) return o + t.text;
+    const gap = flat(o);
+    addSegment(layout, null, gap, Buffer.byteLength(gap));
+    if (t.bytes < 0) t.bytes = Buffer.byteLength(t.text);
+    addSegment(layout, v, t.text, t.bytes);
+    return '';
   };
 }
 
 /** Subtrees worth caching, by schema object: compiled on first use. */
 const cachedSchemas = new Map<Schema, number>();
-const cachedFns: ((v: unknown) => string)[] = [];
+const cachedFns: ((o: string, v: unknown) => string)[] = [];
+/** Compiling the from-scratch serializer (tests only): no subtree is cached. */
+let uncached = false;
 
 /** JS statements appending the escaped serialization of the value in variable `v` to `o`. */
 function gen(schema: Schema, v: string, root = false): string {
-  const cacheId = root ? undefined : cachedSchemas.get(schema);
-  if (cacheId !== undefined) return `o += cached[${cacheId}](${v});`;
+  const cacheId = root || uncached ? undefined : cachedSchemas.get(schema);
+  if (cacheId !== undefined) return `o = cached[${cacheId}](o, ${v});`;
   const type = schema.type;
   if (type === 'string') return `o += str(${v});`;
   if (type === 'number' || type === 'integer') return `o += num(${v});`;
@@ -190,8 +158,8 @@ export function compileEscaped(schema: Schema, cache: Schema[] = []): (value: un
   for (const sub of cache) {
     if (cachedSchemas.has(sub)) continue;
     cachedSchemas.set(sub, cachedFns.length);
-    cachedFns.push(() => '');
-    cachedFns[cachedSchemas.get(sub)!] = cachedSerializer(sub, compile(sub, true));
+    cachedFns.push((o) => o);
+    cachedFns[cachedSchemas.get(sub)!] = cachedSerializer(compile(sub, true));
   }
   return compile(schema, true);
 }
@@ -206,13 +174,77 @@ function compile(schema: Schema, root: boolean): (value: unknown) => string {
 const SERVER_TIME = '\u0000serverTime';
 const { serverTime: serverTimeSchema, ...stateProperties } = (matchDataSchema as Schema).properties!;
 const teamProperties = (teamSchema as Schema).properties!;
-const serializeFrame = compileEscaped({ ...(matchDataSchema as Schema), properties: { ...stateProperties, [SERVER_TIME]: serverTimeSchema } }, [
+const frameSchema: Schema = { ...(matchDataSchema as Schema), properties: { ...stateProperties, [SERVER_TIME]: serverTimeSchema } };
+const serializeFrame = compileEscaped(frameSchema, [
   playerSchema as Schema,
   teamProperties.roundRecord,
   toolsSchema as Schema,
 ]) as (state: unknown, serverTime?: number) => string;
 
+const PREFIX = '42["match_data","';
+const SUFFIX = '"]';
+
 /** The match_data WebSocket message text of the match's current state. */
 export function wireSerializeMatch(m: Match, serverTime: number): string {
-  return flat('42["match_data","' + serializeFrame(m.snapshot(), serverTime) + '"]');
+  return flat(PREFIX + serializeFrame(m.snapshot(), serverTime) + SUFFIX);
 }
+
+/**
+ * Where a frame's text comes from, for the delta against the next frame (src/workers/layout-delta.ts):
+ * the frame is the concatenation of `texts`; a segment's key is the cached subtree's root object
+ * whose text it is, or null for the text between cached subtrees (the top level and team scalars,
+ * which are serialized every frame). Offsets and lengths are in UTF-8 bytes of the frame.
+ */
+export interface FrameLayout {
+  keys: (object | null)[];
+  texts: string[];
+  offsets: number[];
+  bytes: number[];
+  total: number;
+}
+
+export function emptyLayout(): FrameLayout {
+  return { keys: [], texts: [], offsets: [], bytes: [], total: 0 };
+}
+
+/** A frame as one segment (a frame made without the one-pass serializer). */
+export function wholeLayout(wire: string): FrameLayout {
+  const layout = emptyLayout();
+  addSegment(layout, null, wire, Buffer.byteLength(wire));
+  return layout;
+}
+
+/** The match_data WebSocket message text of the match's current state, with its layout. */
+export function wireSerializeFrame(m: Match, serverTime: number): { wire: string; layout: FrameLayout } {
+  const layout = emptyLayout();
+  collecting = layout;
+  let rest: string;
+  try {
+    rest = serializeFrame(m.snapshot(), serverTime);
+  } finally {
+    collecting = null;
+  }
+  rest = flat(rest + SUFFIX);
+  addSegment(layout, null, rest, Buffer.byteLength(rest));
+  // The prefix joins the first segment (always text between subtrees, maybe empty). ASCII.
+  layout.texts[0] = PREFIX + layout.texts[0];
+  layout.bytes[0] += PREFIX.length;
+  for (let k = 1; k < layout.offsets.length; k++) layout.offsets[k] += PREFIX.length;
+  layout.total += PREFIX.length;
+  return { wire: layout.texts.join(''), layout };
+}
+
+/**
+ * The frame serialized from scratch, without any cached subtree text. Tests only: the cached
+ * serialization must equal it after every change (a rule that forgets its mark fails).
+ */
+export function wireSerializeFromScratch(m: Match, serverTime: number): string {
+  uncached = true;
+  try {
+    if (!fromScratch) fromScratch = compile(frameSchema, true) as (state: unknown, serverTime?: number) => string;
+  } finally {
+    uncached = false;
+  }
+  return PREFIX + fromScratch(m.snapshot(), serverTime) + SUFFIX;
+}
+let fromScratch: ((state: unknown, serverTime?: number) => string) | undefined;

@@ -7,6 +7,7 @@ import { auxRowUpdate } from './scoreboard.js';
 import { detectPlantFromMoney } from './spike.js';
 import { playerById, playerInMatch, teamByStartTeam } from './teams.js';
 import type { MatchState, TeamState } from './types.js';
+import { touch } from './dirty.js';
 
 /** The auxiliary types of docs/match-rules.md 5: the only ones an auxiliary session may send (docs/client-contract.md 4.4). */
 export const AUX_TYPES: ReadonlySet<string> = new Set([
@@ -59,6 +60,7 @@ export function applyAuxScoreboardTeam(state: MatchState, team: TeamState, rows:
 export function applyAuxHealth(state: MatchState, playerId: string, health: number): void {
   const player = playerInMatch(state, playerId);
   if (!player) return;
+  touch(player);
   player.health = health;
   player.auxiliaryAvailable.health = true;
 }
@@ -66,24 +68,32 @@ export function applyAuxHealth(state: MatchState, playerId: string, health: numb
 export function applyAuxAbilities(state: MatchState, playerId: string, data: AbilitiesData): void {
   const player = playerInMatch(state, playerId);
   if (!player) return;
+  touch(player);
   player.abilities = { grenade: data.grenade, ability1: data.ability_1, ability2: data.ability_2 };
   player.auxiliaryAvailable.abilities = true;
 }
 
 export function applyAstraTargeting(state: MatchState, playerId: string, targeting: boolean): void {
   const player = playerInMatch(state, playerId);
-  if (player && player.agentProper === AGENT.astra) player.iconNameSuffix = targeting ? 'Targeting' : '';
+  if (player && player.agentProper === AGENT.astra) {
+    touch(player);
+    player.iconNameSuffix = targeting ? 'Targeting' : '';
+  }
 }
 
 export function applyCypherCam(state: MatchState, playerId: string, viewing: boolean): void {
   const player = playerInMatch(state, playerId);
-  if (player && player.agentProper === AGENT.cypher) player.iconNameSuffix = viewing ? 'Cam' : '';
+  if (player && player.agentProper === AGENT.cypher) {
+    touch(player);
+    player.iconNameSuffix = viewing ? 'Cam' : '';
+  }
 }
 
 /** An auxiliary client of this player went away: all its flags drop. Returns whether the player exists. */
 export function auxDisconnected(state: MatchState, playerId: string): boolean {
   const player = playerInMatch(state, playerId);
   if (!player) return false;
+  touch(player);
   const aux = player.auxiliaryAvailable;
   aux.health = false;
   aux.abilities = false;

@@ -47,6 +47,7 @@ import { advanceTimers } from './timers.js';
 import { raise, toggleTeamTimeout, toggleTechPause } from './timeouts.js';
 import { toggleToast } from './toast.js';
 import type { ApplyResult, EngineCore, TeamState } from './types.js';
+import { touch } from './dirty.js';
 
 const OK: ApplyResult = { ok: true };
 
@@ -128,7 +129,13 @@ function dispatch(core: EngineCore, env: Envelope, type: string, now: number): A
       applyRoster(core, data as RosterData, now);
       break;
     case 'observing':
-      for (const team of state.teams) for (const p of team.players) p.isObserved = p.searchName === data;
+      for (const team of state.teams) {
+        for (const p of team.players) {
+          const observed = p.searchName === data;
+          if (p.isObserved !== observed) touch(p);
+          p.isObserved = observed;
+        }
+      }
       break;
     case 'match_start':
       applyMatchStart(core, data as string);

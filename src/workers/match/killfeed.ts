@@ -5,6 +5,7 @@ import { assistCodename } from './names.js';
 import { cloveCreditCheck, ratio } from './scoreboard.js';
 import { playerByName } from './teams.js';
 import type { MatchState, PlayerState, TeamState } from './types.js';
+import { touch } from './dirty.js';
 
 /** The fallbacks only repair players without a scoreboard row this round (observer or auxiliary). */
 function fallbackApplies(player: PlayerState): boolean {
@@ -21,6 +22,7 @@ function firstWithAgent(team: TeamState, codename: string): PlayerState | undefi
 }
 
 function creditAttacker(team: TeamState, attacker: PlayerState, data: KillfeedData): void {
+  touch(attacker);
   increment(attacker.killsByWeaponsAndAbilities, data.weaponKillfeedInternal);
   attacker.killedPlayerNames.push(data.victim);
   if (data.headshotKill === true) {
@@ -49,6 +51,7 @@ function creditAttacker(team: TeamState, attacker: PlayerState, data: KillfeedDa
     if (codename === undefined) continue;
     const assistant = firstWithAgent(team, codename);
     if (assistant && fallbackApplies(assistant)) {
+      touch(assistant);
       cloveCreditCheck(assistant);
       assistant.assists += 1;
     }
@@ -61,6 +64,7 @@ export function applyKillfeed(state: MatchState, data: KillfeedData): void {
     if (attacker) creditAttacker(team, attacker, data);
     const victim = playerByName(team, data.victim);
     if (victim && fallbackApplies(victim)) {
+      touch(victim);
       victim.isAlive = false;
       victim.health = 0;
       victim.deaths += 1;

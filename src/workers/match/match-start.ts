@@ -3,6 +3,7 @@
 
 import { playerInMatch } from './teams.js';
 import type { EngineCore, MatchState } from './types.js';
+import { touch } from './dirty.js';
 
 export function applyMatchStart(core: EngineCore, matchId: string): void {
   const state = core.state;
@@ -28,6 +29,7 @@ export function applyMmrResults(state: MatchState, results: unknown[]): boolean 
     if (typeof r !== 'object' || r === null || typeof r.puuid !== 'string') continue;
     const player = playerInMatch(state, r.puuid);
     if (!player) continue;
+    touch(player);
     if (isTier(r.currentMMRTier)) player.currentMMRTier = r.currentMMRTier;
     if (isTier(r.peakMMRTier)) player.peakMMRTier = r.peakMMRTier;
     changed = true;

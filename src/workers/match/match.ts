@@ -176,7 +176,8 @@ export class Match {
 
   /**
    * The broadcast tree (match_data). A live view, not a copy: serialize it (serializeMatch or
-   * JSON.stringify) before the next call that changes the match, and never mutate it. It holds no
+   * JSON.stringify) before the next call that changes the match, and never mutate it (the wire
+   * serializer reuses subtree texts until the engine's rules mark them changed, dirty.ts). It holds no
    * internal members and no secrets; unset optional members are `undefined` (omitted by both
    * serializers).
    */

@@ -13,6 +13,7 @@
 
 import { playerInMatch } from './teams.js';
 import type { EngineCore, EngineEffect } from './types.js';
+import { touch } from './dirty.js';
 
 /** The fetch effect, when the match has an identifier and a secret (the shell checks the backend config). */
 export function playercamFetchEffect(core: EngineCore): EngineEffect | undefined {
@@ -68,6 +69,7 @@ export function remapPlayercams(core: EngineCore): void {
   if (rawOverrides === null || rawEnabled === null) return;
   const state = core.state;
   const full = (key: string): string => playerInMatch(state, key)?.fullName ?? key;
+  touch(state.tools);
   state.tools.nameOverrides.overrides = JSON.stringify(rawOverrides.map(([key, name]) => [full(key), name]));
   state.tools.playercamsInfo.enabledPlayers = rawEnabled.map(full);
 }

@@ -5,6 +5,7 @@ import { agentProper, WEAPON_UNKNOWN } from './names.js';
 import { remapPlayercams } from './playercams.js';
 import { playerById, teamByStartTeam } from './teams.js';
 import type { CountMap, EngineCore, PlayerState, TeamState } from './types.js';
+import { touch } from './dirty.js';
 
 export const MAX_PLAYERS_PER_TEAM = 5;
 
@@ -77,6 +78,7 @@ export function applyRoster(core: EngineCore, data: RosterData, ts: number): voi
   const existing = playerById(team, data.playerId);
   if (existing) {
     // position, searchName and fullName keep their creation values; the raw name comes back.
+    touch(existing);
     existing.name = data.name;
     existing.tagline = tagline;
     existing.agentInternal = data.agentInternal;

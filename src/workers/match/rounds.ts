@@ -7,6 +7,7 @@ import { teamByIngameId } from './teams.js';
 import { raise, stopTimeoutTimers } from './timeouts.js';
 import { toastOff } from './toast.js';
 import type { EngineCore, MatchState, RoundRecordType, TeamState } from './types.js';
+import { touch } from './dirty.js';
 
 export const ROUND_MIN = 1;
 export const ROUND_MAX = 99;
@@ -47,6 +48,7 @@ function outcome(state: MatchState): { attackers: RoundRecordType; defenders: Ro
  */
 function writeRecord(team: TeamState, round: number, type: RoundRecordType): void {
   const record = team.roundRecord;
+  touch(record);
   const wasAttack = team.isAttacking;
   for (let r = record.length + 1; r < round; r++) record.push({ type: 'upcoming', wasAttack, round: r });
   record[round - 1] = { type, wasAttack, round };
@@ -67,6 +69,7 @@ function shopping(core: EngineCore, now: number): void {
   // 2: overtime timeout grant, once per match
   if (round >= state.firstOtRound && !state.hasEnteredOvertime) {
     state.hasEnteredOvertime = true;
+    touch(state.tools);
     const counter = state.tools.timeoutCounter;
     counter.left = Math.min(OVERTIME_TIMEOUT_CAP, counter.left + 1);
     counter.right = Math.min(OVERTIME_TIMEOUT_CAP, counter.right + 1);
@@ -86,6 +89,7 @@ function shopping(core: EngineCore, now: number): void {
   // 6
   for (const team of state.teams) {
     for (const p of team.players) {
+      touch(p);
       p.killsThisRound = 0;
       p.deathsThisRound = 0;
       p.killedPlayerNames = [];
@@ -187,6 +191,7 @@ export function applyScore(state: MatchState, data: ScoreData, now: number): voi
 /** `swap_left_right` (4.14): the timeout flags stay where they are. */
 export function swapLeftRight(state: MatchState): void {
   state.teams.reverse();
+  touch(state.tools);
   const counter = state.tools.timeoutCounter;
   const left = counter.left;
   counter.left = counter.right;

@@ -6,6 +6,7 @@ import { AGENT, agentProper, armorName, weaponDisplay } from './names.js';
 import { detectPlantFromMoney } from './spike.js';
 import { playerById, teamByStartTeam } from './teams.js';
 import type { MatchState, PlayerState, TeamState } from './types.js';
+import { touch } from './dirty.js';
 
 /** kills / deaths, or null where the quotient is not finite (0 deaths). */
 export function ratio(numerator: number, divisor: number): number | null {
@@ -42,6 +43,7 @@ function deathSuffixCheck(player: PlayerState): void {
 
 /** The shared row update (4.2.1), in its order. */
 export function sharedRowUpdate(player: PlayerState, row: TeamRow): void {
+  touch(player);
   // 1
   if (row.kills > player.kills) player.killsThisRound += 1;
   if (row.deaths > player.deaths) player.deathsThisRound += 1;
@@ -98,7 +100,7 @@ export function applyScoreboard(state: MatchState, row: ScoreboardRow, ts: numbe
   detectPlantFromMoney(state, team, row.playerId, row.money, ts);
   const player = playerById(team, row.playerId);
   if (!player) return;
-  sharedRowUpdate(player, row);
+  sharedRowUpdate(player, row); // touches player
   player.scoreboardAvailable = true;
   team.spentThisRound = sumMoneySpent(team);
 }

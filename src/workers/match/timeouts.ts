@@ -4,6 +4,7 @@
 // them in time order, the end timer before a countdown tick due at the same moment.
 
 import type { EngineCore } from './types.js';
+import { touch } from './dirty.js';
 
 export const TICK_MS = 1000;
 
@@ -24,6 +25,7 @@ function chargeThreshold(core: EngineCore): number {
 }
 
 function decrementCounter(core: EngineCore, side: 'left' | 'right'): void {
+  touch(core.state.tools);
   const counter = core.state.tools.timeoutCounter;
   counter[side] = Math.max(0, counter[side] - 1);
 }

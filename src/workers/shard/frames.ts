@@ -1,15 +1,19 @@
 // How a frame is made: the WebSocket message text of the match's state (FRAME_SERIALIZER picks the
 // serializer; both give the same bytes, test/sharding.test.ts), with serverTime, and the
-// permessage-deflate delta against the match's previous frame (COMPRESSION).
+// permessage-deflate delta against the match's previous frame (COMPRESSION), encoded from the two
+// frames' layouts (src/workers/layout-delta.ts): the shard keeps the previous frame's layout (its
+// segments' texts, shared with the serializer's cache), not its bytes.
 import { wireMessage } from '../../protocol/wire.js';
 import type { ShardSettings } from '../../protocol/shard-settings.js';
-import { deflateDelta } from '../deflate-delta.js';
+import { layoutDelta } from '../layout-delta.js';
 import { serializeMatch } from '../match/serialize.js';
-import { wireSerializeMatch } from '../wire-serializer.js';
+import { wholeLayout, wireSerializeFrame, type FrameLayout } from '../wire-serializer.js';
 import type { Slot } from './slot.js';
 
 export class FrameEncoder {
   private readonly onePass: boolean;
+  /** The layout of the frame wire() returned last, until delta() takes it. */
+  private last: { wire: string; layout: FrameLayout } | null = null;
 
   constructor(private readonly settings: ShardSettings) {
     this.onePass = settings.frameSerializer === 'wire';
@@ -20,19 +24,27 @@ export class FrameEncoder {
     // serverTime: the wall clock; with the recorded clock, the match clock (the time of the last
     // change), so that frames stay byte-identical whatever the shard count and replay speed.
     const serverTime = this.settings.trustReplayTimestamps ? slot.match.lastChangeAt : now;
-    return this.onePass ? wireSerializeMatch(slot.match, serverTime) : wireMessage(serializeMatch(slot.match, serverTime));
+    if (!this.onePass) {
+      this.last = null;
+      return wireMessage(serializeMatch(slot.match, serverTime));
+    }
+    this.last = wireSerializeFrame(slot.match, serverTime);
+    return this.last.wire;
   }
 
   /**
-   * The delta from the slot's previous frame to this one, as a latin1 string (strings cross threads
-   * cheaper than bytes); null without COMPRESSION or a previous frame. Keeps this frame as the next base.
+   * The delta from the slot's previous frame to this one (`wire`, which wire() just returned), as a
+   * latin1 string (strings cross threads cheaper than bytes); null without COMPRESSION or a
+   * previous frame. Keeps this frame's layout as the next base.
    */
   delta(slot: Slot, wire: string): string | null {
+    const last = this.last;
+    this.last = null;
     if (!this.settings.compression) return null;
     // One delta per frame, for every frontend whose deflate window ends with the previous frame.
-    const bytes = Buffer.from(wire);
-    const delta = slot.prevWire ? deflateDelta(slot.prevWire, bytes) : null;
-    slot.prevWire = bytes;
+    const layout = last !== null && last.wire === wire ? last.layout : wholeLayout(wire);
+    const delta = slot.prevLayout ? layoutDelta(slot.prevLayout, layout) : null;
+    slot.prevLayout = layout;
     return delta === null ? null : Buffer.from(delta.buffer, delta.byteOffset, delta.byteLength).toString('latin1');
   }
 }

@@ -1,6 +1,7 @@
 // One live match in a shard: the engine's Match and the shard's bookkeeping around it.
 import type { Match } from '../match/match.js';
 import type { ReplayRecorder } from '../replay-recorder.js';
+import type { FrameLayout } from '../wire-serializer.js';
 
 export interface Slot {
   readonly groupCode: string;
@@ -13,9 +14,9 @@ export interface Slot {
   /** The match id the main thread was last told (`match_id` event); '' before match_start. */
   matchId: string;
   recorder: ReplayRecorder | undefined;
-  /** The last frame's number, and its wire bytes (the base of the next delta). */
+  /** The last frame's number, and its layout (the base of the next delta, frames.ts). */
   frameNo: number;
-  prevWire: Buffer | null;
+  prevLayout: FrameLayout | null;
   /** Drop log keys already logged for this match (drops.ts). */
   loggedDrops: Set<string>;
   /** Wall-clock time of the last applied message, and the eventNumber of the last dashboard summary. */
@@ -43,7 +44,7 @@ export type SlotOrigin = Pick<Slot, 'matchId' | 'lastActivityAt' | 'lastEventAt'
 export function newSlot(groupCode: string, match: Match, origin: SlotOrigin): Slot {
   return {
     groupCode, match, lastSentEvent: match.eventNumber - 1, lastSentAt: 0, lastActivityAt: origin.lastActivityAt,
-    matchId: origin.matchId, recorder: undefined, frameNo: origin.frameNo, prevWire: null, loggedDrops: new Set(),
+    matchId: origin.matchId, recorder: undefined, frameNo: origin.frameNo, prevLayout: null, loggedDrops: new Set(),
     lastEventAt: origin.lastEventAt, summarizedEvent: -1, rosterSize: 0, snapshotEvent: origin.snapshotEvent,
     recordStart: origin.recordStart, timerAt: Infinity, inactivityAt: Infinity, heapIndex: -1,
     dirtyFrom: 0, dirtyAt: 0, restoredMark: 0,
