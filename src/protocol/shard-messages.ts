@@ -91,8 +91,6 @@ export interface RestoreMatchCmd {
   playercamSecret: string;
   /** The next frame is numbered above this (every frontend then gets a keyframe). */
   frameNoBase: number;
-  /** After a shard crash: the batch mark the snapshot holds; the re-posted batches up to it are not applied to this match again. */
-  mark?: number;
 }
 
 export type BackendEffect =
@@ -145,14 +143,11 @@ export interface ShardOut {
 
 /** Parallel arrays; `mark`: the last batch mark processed before they were taken. */
 export interface ShardSnapshots {
-  /** Every match of the shard is in a snapshot that holds the batches up to this mark: the pool may forget them. */
   mark: number;
   codes: string[];
   texts: string[];
   /** The player-camera secrets of those matches (memory only, never written to disk). */
   camSecrets: string[];
-  /** The batch mark each snapshot holds (given back in `restore` after a crash: the re-posted batches up to it are skipped for that match). */
-  marks: number[];
 }
 
 /** A live match in a few fields, for the operator dashboard (GET /admin/matches). */

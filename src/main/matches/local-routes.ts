@@ -10,8 +10,6 @@ export interface LocalMatch {
   readonly epoch: number;
   /** The player-camera secret that travelled beside the latest snapshot ('' when restored from STATE_DIR). */
   camSecret: string;
-  /** The batch mark the latest snapshot holds (ShardSnapshots.marks; 0: unknown), for a shard restart. */
-  snapshotMark?: number;
   /** The shard's latest dashboard summary (teams, score, round, phase, map, last event); none before the first. */
   summary?: MatchSummary;
 }

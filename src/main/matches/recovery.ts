@@ -19,10 +19,8 @@ export interface RecoveryDeps {
 }
 
 /** The command that rebuilds a match from its snapshot; its frame numbers go on after its latest frame (every frontend gets a keyframe next). */
-export function restoreCommand(frames: FrameBus, groupCode: string, snapshot: string, camSecret: string, mark?: number): RestoreMatchCmd {
-  const cmd: RestoreMatchCmd = { t: 'restore', groupCode, snapshot, playercamSecret: camSecret, frameNoBase: (frames.latest(groupCode)?.frameNo ?? 0) + 1 };
-  if (mark) cmd.mark = mark;
-  return cmd;
+export function restoreCommand(frames: FrameBus, groupCode: string, snapshot: string, camSecret: string): RestoreMatchCmd {
+  return { t: 'restore', groupCode, snapshot, playercamSecret: camSecret, frameNoBase: (frames.latest(groupCode)?.frameNo ?? 0) + 1 };
 }
 
 export class ShardRecovery {
@@ -43,8 +41,7 @@ export class ShardRecovery {
     const lost: string[] = [];
     for (const m of owned) {
       const snap = mode === 'none' ? undefined : snapshots.latest(m.groupCode);
-      // The snapshot's own mark: the re-posted batches it holds are skipped for this match ('full' mode).
-      if (snap) cmds.push(restoreCommand(frames, m.groupCode, snap.text, m.camSecret, m.snapshotMark));
+      if (snap) cmds.push(restoreCommand(frames, m.groupCode, snap.text, m.camSecret));
       else if (mode !== 'full') lost.push(m.groupCode);
     }
     const restored = owned.length - lost.length;

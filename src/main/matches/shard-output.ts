@@ -103,7 +103,6 @@ export class ShardOutput {
       const match = directory.get(groupCode);
       if (!local || !match) continue;
       local.camSecret = snaps.camSecrets[i];
-      local.snapshotMark = snaps.marks[i];
       snapshots.put({ groupCode, epoch: local.epoch, text: snaps.texts[i], match, savedAt: now }).catch((err: Error) => {
         this.log.error({ groupCode, error: err.message }, 'snapshot not stored');
       });

@@ -12,7 +12,6 @@ type Envelope = Record<string, unknown>;
 /** An observer payload (obs_data) of the session of `groupCode`. */
 export function applyObs(shard: Shard, groupCode: string, raw: string, receivedAt: number): void {
   const slot = shard.slots.get(groupCode);
-  if (slot !== undefined && shard.replayed(slot)) return; // after a crash: its snapshot holds this batch
   const env = parse(shard, raw, groupCode, slot);
   if (!env) return;
   const type = typeof env.type === 'string' ? env.type : '?';
@@ -29,7 +28,7 @@ export function applyObs(shard: Shard, groupCode: string, raw: string, receivedA
  * (the main thread learns match ids from this shard, a batch later).
  */
 export function auxTarget(shard: Shard, groupCode: string, matchId: string): Slot | undefined {
-  const slot = shard.target(groupCode);
+  const slot = shard.slots.get(groupCode);
   return slot !== undefined && slot.matchId === matchId ? slot : undefined;
 }
 

@@ -22,27 +22,27 @@ export function runCommand(shard: Shard, cmd: ShardCmd, now: number): void {
       return;
     }
     case 'registered': {
-      const slot = shard.target(cmd.groupCode);
+      const slot = shard.slots.get(cmd.groupCode);
       if (slot) { slot.match.setRegistered(cmd.registered); shard.touched(slot); }
       return;
     }
     case 'playercams': {
-      const slot = shard.target(cmd.groupCode);
+      const slot = shard.slots.get(cmd.groupCode);
       if (slot) { slot.match.applyPlayercams(cmd.result, shard.clock.tickTime(cmd.now) ?? cmd.now); shard.touched(slot); }
       return;
     }
     case 'mmr': {
-      const slot = shard.target(cmd.groupCode);
+      const slot = shard.slots.get(cmd.groupCode);
       if (slot) { slot.match.applyMmr(cmd.result, shard.clock.tickTime(cmd.now) ?? cmd.now); shard.touched(slot); }
       return;
     }
     case 'remove': {
-      const slot = shard.target(cmd.groupCode);
+      const slot = shard.slots.get(cmd.groupCode);
       if (slot) shard.endMatch(slot, now, 'admin'); // operator force-end
       return;
     }
     case 'evict': {
-      const slot = shard.target(cmd.groupCode);
+      const slot = shard.slots.get(cmd.groupCode);
       if (slot) shard.evict(slot);
       return;
     }

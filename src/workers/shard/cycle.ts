@@ -1,7 +1,7 @@
 // The shard's cycle, every BROADCAST_INTERVAL_MS: the matches whose earliest deadline is due
 // (deadlines.ts: an engine timer, live clock only, since with the recorded clock only messages move
-// time; an inactivity check), the frames that are due, then the periodic outputs (the snapshots
-// due, snapshots.ts; stats; dashboard summaries), in one output. Nothing here visits a match that has nothing due.
+// time; an inactivity check), the frames that are due, then the periodic outputs (snapshot round,
+// stats, dashboard summaries), in one output. Nothing here visits a match that has nothing due.
 import type { Shard } from './shard.js';
 import type { Slot } from './slot.js';
 
@@ -22,7 +22,7 @@ export function runCycle(shard: Shard): void {
     }
   }
   shard.sendDueFrames(now);
-  shard.takeSnapshots(false, now);
+  if (shard.snapshots.due(now)) shard.takeSnapshots(false);
   shard.stats.cycleTook(Math.round((performance.now() - started) * 1000));
   const stats = shard.stats.take(now, shard.settings.shard, shard.slots.size, shard.drops.counts);
   if (stats) shard.out.stats(stats);

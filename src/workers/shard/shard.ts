@@ -54,19 +54,14 @@ export class Shard {
       this.sendDueFrames(Date.now());
       this.out.flush();
     });
-    this.snapshots = new SnapshotRounds(settings.snapshotIntervalMs, settings.intervalMs);
+    this.snapshots = new SnapshotRounds(settings.snapshotIntervalMs);
     this.deadlines = new Deadlines(this.clock.ticks, settings.inactivityMs);
     this.tickTimer = setInterval(() => runCycle(this), settings.intervalMs);
   }
 
-  /** The mark of the batch being run (Infinity: commands posted outside a batch), for replayed(). */
-  private batchMark = Infinity;
-
   /** One batch from the main thread: its commands in order, then the frames due, in one output. */
   handle(cmds: ShardCmd[]): void {
     const now = Date.now();
-    const last = cmds[cmds.length - 1];
-    this.batchMark = last?.t === 'mark' ? last.mark : Infinity;
     for (const cmd of cmds) {
       try {
         runCommand(this, cmd, now);
@@ -79,26 +74,8 @@ export class Shard {
     this.out.flush();
   }
 
-  /**
-   * After a crash: the batch being run is one the match's snapshot already holds (re-posted because
-   * another match's snapshot did not), so nothing in it applies to this match again.
-   */
-  replayed(slot: Slot): boolean {
-    if (slot.restoredMark === 0) return false;
-    if (this.batchMark <= slot.restoredMark) return true;
-    if (this.batchMark !== Infinity) slot.restoredMark = 0; // past it: the live stream
-    return false;
-  }
-
-  /** The live match of `groupCode` that commands of this batch apply to. */
-  target(groupCode: string): Slot | undefined {
-    const slot = this.slots.get(groupCode);
-    return slot === undefined || this.replayed(slot) ? undefined : slot;
-  }
-
   create(groupCode: string, logon: CreateMatchCmd['logon'], now: number): void {
     const existing = this.slots.get(groupCode);
-    if (existing && this.replayed(existing)) return;
     if (existing) this.remove(existing, 'admin');
     const match = Match.create(logon, now, { sponsorLogoUrl: this.settings.sponsorLogoUrl });
     const wallNow = Date.now();
@@ -123,7 +100,6 @@ export class Shard {
       matchId: '', lastActivityAt: meta.lastActivityAt, lastEventAt: meta.lastEventAt, frameNo: cmd.frameNoBase,
       snapshotEvent: match.eventNumber, recordStart: meta.recordStart,
     });
-    slot.restoredMark = cmd.mark ?? 0;
     if (this.settings.recordReplays) slot.recorder = ReplayRecorder.reopen(this.settings.replayDir, cmd.groupCode, meta.recordStart);
     this.slots.set(cmd.groupCode, slot);
     this.deadlines.add(slot, slot.match.nextTimerAt);
@@ -155,7 +131,6 @@ export class Shard {
   touched(slot: Slot): void {
     this.frames.touched(slot);
     this.deadlines.timerMoved(slot, slot.match.nextTimerAt);
-    this.snapshots.changed(slot, this.out.mark);
   }
 
   /** The frames that are due (none while muted: the lost thread sent them). */
@@ -202,7 +177,6 @@ export class Shard {
     this.slots.delete(slot.groupCode);
     this.frames.forget(slot);
     this.deadlines.remove(slot);
-    this.snapshots.forget(slot);
     if (slot.match.isRegistered) {
       this.out.event({ t: 'effect', effect: { kind: 'complete', groupCode: slot.groupCode, matchId: slot.matchId, body: slot.match.registerBody() } });
     } else if (slot.matchId) {
@@ -218,13 +192,12 @@ export class Shard {
     this.slots.delete(slot.groupCode);
     this.frames.forget(slot);
     this.deadlines.remove(slot);
-    this.snapshots.forget(slot);
     slot.recorder?.close();
   }
 
-  /** This cycle's share of the snapshots (`all`: every match now, changed or not). */
-  takeSnapshots(all: boolean, now = Date.now()): void {
-    const snapshots = this.snapshots.take(this.slots.values(), this.out.mark, now, all, (slot, err) => {
+  /** A snapshot round now (`force`: every match, changed or not). */
+  takeSnapshots(force: boolean): void {
+    const snapshots = this.snapshots.take(this.slots.values(), this.out.mark, force, (slot, err) => {
       this.out.log('error', 'snapshot failed', { groupCode: slot.groupCode, error: err.message });
     });
     if (snapshots) this.out.snapshots(snapshots);

@@ -31,11 +31,6 @@ export interface Slot {
   timerAt: number;
   inactivityAt: number;
   heapIndex: number;
-  /** snapshots.ts: the first batch mark that changed it since its last snapshot, and when (wall ms). */
-  dirtyFrom: number;
-  dirtyAt: number;
-  /** Restored after a crash from a snapshot holding the batches up to this mark (0: none): re-posted ones up to it are skipped. */
-  restoredMark: number;
 }
 
 /** The fields a new slot takes from its origin (a logon or a snapshot); the rest start empty. */
@@ -47,6 +42,5 @@ export function newSlot(groupCode: string, match: Match, origin: SlotOrigin): Sl
     matchId: origin.matchId, recorder: undefined, frameNo: origin.frameNo, prevLayout: null, loggedDrops: new Set(),
     lastEventAt: origin.lastEventAt, summarizedEvent: -1, rosterSize: 0, snapshotEvent: origin.snapshotEvent,
     recordStart: origin.recordStart, timerAt: Infinity, inactivityAt: Infinity, heapIndex: -1,
-    dirtyFrom: 0, dirtyAt: 0, restoredMark: 0,
   };
 }

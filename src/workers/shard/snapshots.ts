@@ -1,7 +1,7 @@
 // Snapshots for crash recovery and STATE_DIR (docs/architecture.md, "Crash recovery"): one match's
 // text (the shard's bookkeeping and the engine's snapshot, without the player-camera secret, which
-// travels beside it), the queue that takes those of the changed matches SNAPSHOT_INTERVAL_MS after
-// they changed, spread over the cycles, with the batch marks they cover, and a match rebuilt from its text.
+// travels beside it), the rounds that take those of the changed matches every SNAPSHOT_INTERVAL_MS
+// with the batch mark they cover, and a match rebuilt from its text.
 import type { ShardSnapshots } from '../../protocol/shard-messages.js';
 import { Match } from '../match/match.js';
 import type { Slot } from './slot.js';
@@ -28,72 +28,42 @@ export function parseSnapshot(text: string, playercamSecret: string): { meta: Sl
   return { meta, match: Match.fromSnapshot(text.slice(cut + 9, -1), playercamSecret) };
 }
 
-/**
- * The snapshots of changed matches, spread over the interval instead of one round for all: a match
- * is queued when it first changes after its last snapshot (`dirtyFrom`: the first batch mark that
- * changed it) and snapshotted SNAPSHOT_INTERVAL_MS later, at most a share of the queue per cycle.
- * Each snapshot carries the mark it covers (the last batch processed), and every output the mark
- * all matches cover (the oldest queued match's dirtyFrom - 1): the pool forgets the batches up to
- * that one, and after a crash a restored match skips the re-posted batches its own snapshot already
- * holds (Shard.replayed; docs/architecture.md, "Crash recovery").
- */
 export class SnapshotRounds {
-  /** Changed since their last snapshot, in the order they changed. */
-  private readonly dirty = new Set<Slot>();
+  private lastRoundAt = Date.now();
   private lastMark = -1;
 
-  constructor(private readonly intervalMs: number, private readonly cycleMs: number) {}
+  constructor(private readonly intervalMs: number) {}
 
-  /** The match may have changed at batch mark `mark` + 1 (the batch being processed): queued if it did. */
-  changed(slot: Slot, mark: number): void {
-    if (slot.snapshotEvent === slot.match.eventNumber || this.dirty.has(slot)) return;
-    slot.dirtyFrom = mark + 1;
-    slot.dirtyAt = Date.now();
-    this.dirty.add(slot);
-  }
-
-  forget(slot: Slot): void {
-    this.dirty.delete(slot);
+  /** Whether a round is due (and, if so, it counts as taken now). */
+  due(now: number): boolean {
+    if (now - this.lastRoundAt < this.intervalMs) return false;
+    this.lastRoundAt = now;
+    return true;
   }
 
   /**
-   * This cycle's snapshots (`all`: every match in `slots` now, the shutdown drain), with `mark`, the
-   * last batch mark processed. Undefined when none was taken and the covered mark was already reported.
+   * Snapshots of the matches that changed since their last one (all with `force`), with `mark`, the
+   * last batch mark processed: the main thread can forget the batches up to it. Undefined when
+   * nothing changed and the mark is the one last reported.
    */
-  take(slots: Iterable<Slot>, mark: number, now: number, all: boolean, onError: (slot: Slot, err: Error) => void): ShardSnapshots | undefined {
-    const snaps: ShardSnapshots = { mark, codes: [], texts: [], camSecrets: [], marks: [] };
-    if (all) {
-      for (const slot of slots) this.snapshot(slot, mark, snaps, onError);
-      this.dirty.clear();
-    } else {
-      // A share of the queue per cycle, so that a burst of changes (every match in one batch) is spread too.
-      let budget = Math.ceil((this.dirty.size * this.cycleMs * 2) / this.intervalMs);
-      const due = now - this.intervalMs;
-      for (const slot of this.dirty) {
-        if (slot.dirtyAt > due || budget-- <= 0) break;
-        this.dirty.delete(slot);
-        this.snapshot(slot, mark, snaps, onError);
+  take(slots: Iterable<Slot>, mark: number, force: boolean, onError: (slot: Slot, err: Error) => void): ShardSnapshots | undefined {
+    const codes: string[] = [];
+    const texts: string[] = [];
+    const camSecrets: string[] = [];
+    for (const slot of slots) {
+      if (!force && slot.snapshotEvent === slot.match.eventNumber) continue;
+      try {
+        texts.push(snapshotText(slot));
+      } catch (err) {
+        onError(slot, err as Error);
+        continue;
       }
-      for (const oldest of this.dirty) {
-        snaps.mark = oldest.dirtyFrom - 1;
-        break;
-      }
+      codes.push(slot.groupCode);
+      camSecrets.push(slot.match.playercamSecret);
+      slot.snapshotEvent = slot.match.eventNumber;
     }
-    if (snaps.codes.length === 0 && this.lastMark === snaps.mark) return undefined;
-    this.lastMark = snaps.mark;
-    return snaps;
-  }
-
-  private snapshot(slot: Slot, mark: number, snaps: ShardSnapshots, onError: (slot: Slot, err: Error) => void): void {
-    try {
-      snaps.texts.push(snapshotText(slot));
-    } catch (err) {
-      onError(slot, err as Error);
-      return;
-    }
-    snaps.codes.push(slot.groupCode);
-    snaps.camSecrets.push(slot.match.playercamSecret);
-    snaps.marks.push(mark);
-    slot.snapshotEvent = slot.match.eventNumber;
+    if (codes.length === 0 && !force && this.lastMark === mark) return undefined;
+    this.lastMark = mark;
+    return { mark, codes, texts, camSecrets };
   }
 }
