@@ -104,7 +104,8 @@ function decoderFor(events: ReadonlySet<string>): typeof Decoder {
     }
   };
 
-  // Listeners run in the order they were added: this one before socket.io's client, on every decoded packet.
+  // A listener, not an override: socket-io-parser emits with `super.emitReserved`. Listeners run in
+  // the order they were added: this one before socket.io's client, on every decoded packet.
   function renameUnknown(packet: Packet): void {
     if (packet.type !== PacketType.EVENT && packet.type !== PacketType.BINARY_EVENT) return;
     const data = packet.data as unknown[];
