@@ -37,7 +37,7 @@ const game = replay.records.slice(firstGame + 1).filter((r) => !(r.type === 'rou
 
 // The wire text of every game message, once, with a placeholder group code (codes have one length).
 const PLACEHOLDER = 'ZZZZZZ';
-const wireOf = (type: string, data: unknown): string => {
+const wireOf = (type: unknown, data: unknown): string => {
   const envelope = { obsName: 'Bench', groupCode: PLACEHOLDER, type, data };
   return '42' + JSON.stringify(['obs_data', PAYLOAD === 'string' ? JSON.stringify(envelope) : envelope]);
 };
