@@ -60,7 +60,7 @@ function threadCpu(pid: number): { main: number; others: number } {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function runStep(M: number): Promise<Record<string, unknown>> {
-  const svc = await startServiceProcess({ COMPRESSION: 'true', LOG_LEVEL: 'error' }, ENTRY);
+  const svc = await startServiceProcess({ COMPRESSION: 'true', LOG_LEVEL: 'warn' }, ENTRY);
   const pid = svc.child.pid!;
   const url = `http://127.0.0.1:${svc.ports.ingest}`;
   const metricsUrl = `http://127.0.0.1:${svc.ports.metrics}`;
@@ -115,6 +115,8 @@ async function runStep(M: number): Promise<Record<string, unknown>> {
       rssMB: svc.rssBytes() / 2 ** 20,
     };
   } finally {
+    // Warnings and errors of the service (a shard restarted, a stall...) are part of the result.
+    for (const line of svc.out.filter((l) => /"level":(40|50|60)|stderr:/.test(l)).slice(0, 20)) process.stderr.write(`service: ${line}\n`);
     for (const o of observers) o.ws.close();
     await svc.stop();
   }

@@ -21,6 +21,8 @@ export interface ServiceProcess {
   cpuSeconds(): number;
   /** Resident set size in bytes, from /proc/<pid>/status. */
   rssBytes(): number;
+  /** The service's output lines so far (its banner and JSON log lines). */
+  out: string[];
   stats(): Promise<HostStats>;
   stop(): Promise<void>;
 }
@@ -46,6 +48,7 @@ export async function startServiceProcess(env: Record<string, string>, entry?: s
     child: svc.proc,
     ports: { ingest: svc.ports.ingest, rest: svc.ports.rest, broadcast: svc.ports.broadcast, metrics: svc.ports.metrics! },
     cpuSeconds: () => svc.cpuSeconds(),
+    out: svc.out,
     rssBytes: () => svc.rssBytes(),
     async stats() {
       const m = await scrapeMetrics(metricsUrl);
