@@ -80,6 +80,9 @@ describe('ingestion parser', () => {
   it('finds the end of one object, strings and escapes skipped', () => {
     expect(objectEnd('x{"a":"}\\"}"}y', 1)).toBe(13);
     expect(objectEnd('{"a":[1,{"b":2}]}', 0)).toBe(17);
+    expect(objectEnd('{"a":"b\\\\"}', 0)).toBe(11); // a string ending in an escaped backslash
+    expect(objectEnd('{"a":"b\\\\\\"}"}', 0)).toBe(14); // an escaped backslash, then an escaped quote
+    expect(objectEnd('{"a":"b\\"}', 0)).toBe(-1); // the quote is escaped: the string never ends
     expect(objectEnd('{"a":1', 0)).toBe(-1);
     expect(objectEnd('{"a', 0)).toBe(-1);
     expect(objectEnd('['.repeat(33) + ']'.repeat(33), 0)).toBe(-1);

@@ -42,13 +42,15 @@ export function objectEnd(text: string, start: number): number {
   for (let i = start; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 34 /* " */) {
-      // Skip the string: to the next quote not escaped.
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 92 /* \ */) i++;
-        else if (d === 34) break;
+      // Skip the string: to the next quote not escaped (preceded by an even number of backslashes).
+      for (;;) {
+        const q = text.indexOf('"', i + 1);
+        if (q < 0) return -1;
+        let k = q - 1;
+        while (text.charCodeAt(k) === 92 /* \ */) k--;
+        i = q;
+        if ((q - 1 - k) % 2 === 0) break;
       }
-      if (i >= text.length) return -1;
     } else if (c === 123 /* { */ || c === 91 /* [ */) {
       if (++depth > MAX_JSON_DEPTH) return -1;
     } else if (c === 125 /* } */ || c === 93 /* ] */) {
