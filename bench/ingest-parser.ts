@@ -4,7 +4,7 @@
 // Then the shard's depth check (protocol/json-depth.ts) on the same payloads.
 //
 //   npx tsx bench/ingest-parser.ts [--rounds 5]
-import { Decoder, Encoder, PacketType } from 'socket.io-parser';
+import { Decoder, Encoder, PacketType, type Packet } from 'socket.io-parser';
 import { ingestParser } from '#built/main/sockets/ingest-parser.js';
 import { jsonDepthExceeds, valueDepthExceeds } from '#built/protocol/json-depth.js';
 import { recordedMatch } from '#built/tools/recorded-match.js';
@@ -19,7 +19,7 @@ const IngestDecoder = ingestParser(['obs_logon', 'aux_logon', 'obs_data', 'aux_d
 
 function decodeAll(decoder: Decoder, packets: string[], then?: (payload: unknown) => void): number {
   let n = 0;
-  decoder.on('decoded', (p: { data: unknown[] }) => { n++; then?.(p.data[1]); });
+  decoder.on('decoded', (p: Packet) => { n++; then?.((p.data as unknown[])[1]); });
   const t = process.cpuUsage();
   for (let k = 0; k < 20; k++) for (const p of packets) decoder.add(p);
   const c = process.cpuUsage(t);
