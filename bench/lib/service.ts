@@ -21,11 +21,13 @@ export interface ServiceProcess {
   cpuSeconds(): number;
   /** Resident set size in bytes, from /proc/<pid>/status. */
   rssBytes(): number;
+  /** The service's output lines so far (its banner and JSON log lines). */
+  out: string[];
   stats(): Promise<HostStats>;
   stop(): Promise<void>;
 }
 
-export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
+export async function startServiceProcess(env: Record<string, string>, entry?: string): Promise<ServiceProcess> {
   const svc = await spawnService({
     DATA_DIR: tempDir('ods-bench-'), AUTH_KEY: 'bench-key', LOG_LEVEL: 'warn',
     // One key and one address drive every match and socket here: lift the per-key and
@@ -38,6 +40,7 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
     inheritEnv: true,
     // BENCH_PROFILE=<dir>: CPU profiles of the service's threads (node --cpu-prof), for the docs.
     execArgv: process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [],
+    ...(entry ? { entry } : {}),
   });
   if (svc.urls.metrics === null) throw new Error('the benchmarks read /metrics: METRICS_ENABLED must stay on');
   const metricsUrl = svc.urls.metrics;
@@ -45,6 +48,7 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
     child: svc.proc,
     ports: { ingest: svc.ports.ingest, rest: svc.ports.rest, broadcast: svc.ports.broadcast, metrics: svc.ports.metrics! },
     cpuSeconds: () => svc.cpuSeconds(),
+    out: svc.out,
     rssBytes: () => svc.rssBytes(),
     async stats() {
       const m = await scrapeMetrics(metricsUrl);

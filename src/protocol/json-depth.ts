@@ -7,7 +7,7 @@ export const MAX_JSON_DEPTH = 32;
 
 /** True when the text opens more than `max` arrays/objects at once (strings are skipped). */
 export function jsonDepthExceeds(text: string, max = MAX_JSON_DEPTH): boolean {
-  if (text.length <= max * 2) return false;
+  if (text.length <= max * 2 || !opensMoreThan(text, max)) return false;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -23,6 +23,18 @@ export function jsonDepthExceeds(text: string, max = MAX_JSON_DEPTH): boolean {
       depth--;
     }
   }
+  return false;
+}
+
+/**
+ * Whether the text holds more than `max` of `{` and `[` in all (strings included): text that does
+ * not cannot nest deeper. Native searches, ~20× cheaper than the scan below, which only texts
+ * with many brackets then need (most messages hold a few).
+ */
+function opensMoreThan(text: string, max: number): boolean {
+  let n = 0;
+  for (let i = text.indexOf('{'); i !== -1; i = text.indexOf('{', i + 1)) if (++n > max) return true;
+  for (let i = text.indexOf('['); i !== -1; i = text.indexOf('[', i + 1)) if (++n > max) return true;
   return false;
 }
 

@@ -58,6 +58,8 @@ export interface SpawnOptions {
   execArgv?: string[];
   /** Start deadline (banner printed). */
   timeoutMs?: number;
+  /** Another build's entry (A/B benchmarks: the same script against a `before` tree); default ENTRY. */
+  entry?: string;
 }
 
 const spawned = new Set<ChildProcess>();
@@ -65,7 +67,7 @@ process.once('exit', () => { for (const p of spawned) if (p.exitCode === null) p
 
 /** Starts the entry with testEnv() plus `env`; resolves once its banner names every port. */
 export async function spawnService(env: Record<string, string> = {}, options: SpawnOptions = {}): Promise<ServiceProcess> {
-  const proc = spawn(process.execPath, [...(options.execArgv ?? []), ENTRY], {
+  const proc = spawn(process.execPath, [...(options.execArgv ?? []), options.entry ?? ENTRY], {
     // Its own working directory: the entry reads a .env file from there when present.
     cwd: tempDir('ods-cwd-'),
     env: { ...(options.inheritEnv ? process.env : { PATH: process.env.PATH }), ...testEnv(), ...env },

@@ -9,6 +9,7 @@
 // flooder nothing more than before: its socket still gets no more than the rate forwarded (so no
 // more of its shard's time), its waiting messages are bounded in count and size, and the rest is
 // shed as before.
+import { RawPayload } from '../sockets/ingest-parser.js';
 
 export interface BudgetLimits {
   /** Tokens per second. */
@@ -17,7 +18,7 @@ export interface BudgetLimits {
   burst: number;
   /** Most messages waiting; 0: no backlog, an event without a token is shed. */
   backlogMessages: number;
-  /** Most characters (string payloads) waiting; other payloads count as `largestMessage`. */
+  /** Most characters (string payloads, and objects' JSON text) waiting; other payloads count as `largestMessage`. */
   backlogBytes: number;
   /** MAX_MESSAGE_BYTES: what a payload that is not a string counts for (its real size is not known here). */
   largestMessage: number;
@@ -36,6 +37,7 @@ export function argsSize(args: unknown[], largestMessage: number): number {
   let n = 0;
   for (const a of args) {
     if (typeof a === 'string') n += a.length;
+    else if (a instanceof RawPayload) n += a.text.length;
     else if (Buffer.isBuffer(a) || a instanceof ArrayBuffer) n += a.byteLength;
     else if (a !== null && typeof a === 'object') n += largestMessage;
     else n += 8;

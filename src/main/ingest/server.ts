@@ -18,6 +18,7 @@ import type { MatchDirectory } from '../ports/match-directory.js';
 import type { SessionStore } from '../ports/session-store.js';
 import { AddressLimiter } from '../sockets/address-limit.js';
 import { IngestAdapter } from '../sockets/adapters.js';
+import { ingestParser, OTHER_EVENT } from '../sockets/ingest-parser.js';
 import { createIoServer } from '../sockets/io-server.js';
 import type { TemplatedApp } from '../uws.js';
 import { IngestBacklog } from './backlog.js';
@@ -43,7 +44,7 @@ export interface IngestDeps {
   testHooks: boolean;
 }
 
-/** The events of the ingestion listener; any other is counted as `unknown_event` (metrics labels stay bounded). */
+/** The events of the ingestion listener; any other arrives as OTHER_EVENT (ingest-parser.ts) and is counted as `unknown_event` (metrics labels stay bounded). */
 const KNOWN_EVENTS = new Set(['obs_logon', 'aux_logon', 'obs_data', 'aux_data']);
 
 export class IngestServer {
@@ -85,7 +86,8 @@ export class IngestServer {
     });
     this.data = new DataForwarding(c, deps.forwarding, this.replies);
     this.addresses = new AddressLimiter(c.MAX_SOCKETS_PER_ADDRESS);
-    this.io = createIoServer(app, c, { adapter: IngestAdapter, recovery: true, maxBackpressure: INGEST_SEND_BUFFER_BYTES, allowRequest: this.addresses.allowRequest });
+    const parser = ingestParser(deps.testHooks ? [...KNOWN_EVENTS, 'test_echo'] : KNOWN_EVENTS);
+    this.io = createIoServer(app, c, { adapter: IngestAdapter, parser, recovery: true, maxBackpressure: INGEST_SEND_BUFFER_BYTES, allowRequest: this.addresses.allowRequest });
     this.addresses.attach(this.io);
     this.io.on('connection', (socket) => this.onConnection(socket));
     this.idleTimer = setInterval(() => this.closeIdle(Date.now()), idleSweepMs(c.IDLE_SOCKET_TIMEOUT_MS));
@@ -120,11 +122,7 @@ export class IngestServer {
       if (!this.resume.hold(state, event, args)) this.budgets.receive(state, event, args);
     };
     for (const event of KNOWN_EVENTS) socket.on(event, (...args: unknown[]) => receive(event, args));
-    socket.onAny((event: unknown, ...args: unknown[]) => {
-      if (typeof event === 'string' && KNOWN_EVENTS.has(event)) return;
-      if (this.deps.testHooks && event === 'test_echo') return;
-      receive('other', args);
-    });
+    socket.on(OTHER_EVENT, (...args: unknown[]) => receive('other', args));
     socket.on('disconnect', () => {
       this.states.delete(socket.id);
       const session = state.session;

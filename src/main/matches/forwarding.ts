@@ -40,7 +40,8 @@ export class MatchForwarding {
 
   /** Auxiliary data goes to every live match with the session's match id (once per shard, with their group codes); false when there is none. */
   aux(matchId: string, playerId: string, raw: string): boolean {
-    const byShard = this.groupsByShard(matchId, (code) => this.deps.remote?.send(code, { t: 'aux', matchId, playerId, raw }));
+    const remote = this.deps.remote;
+    const byShard = this.groupsByShard(matchId, remote && ((code) => remote.send(code, { t: 'aux', matchId, playerId, raw })));
     const now = Date.now();
     for (const [shard, codes] of byShard) this.deps.pool.aux(shard, codes, matchId, playerId, raw, now);
     return byShard.size > 0 || (this.deps.remote !== undefined && (this.deps.directory.groupsForMatchId(matchId)?.size ?? 0) > 0);
@@ -72,8 +73,9 @@ export class MatchForwarding {
     const byShard = new Map<number, string[]>();
     for (const code of this.deps.directory.groupsForMatchId(matchId) ?? []) {
       const shard = this.deps.routes.get(code)?.shard;
-      if (shard !== undefined) byShard.set(shard, [...(byShard.get(shard) ?? []), code]);
-      else elsewhere?.(code);
+      if (shard === undefined) { elsewhere?.(code); continue; }
+      const codes = byShard.get(shard);
+      if (codes) codes.push(code); else byShard.set(shard, [code]);
     }
     return byShard;
   }

@@ -221,9 +221,11 @@ export class ShardPool {
     if (++this.queued >= MAX_BATCH_COMMANDS) return this.flush();
     if (this.flushScheduled) return;
     this.flushScheduled = true;
-    if (this.options.batchMs > 0) setTimeout(() => this.flush(), this.options.batchMs);
-    else setImmediate(() => this.flush());
+    if (this.options.batchMs > 0) setTimeout(this.flushNow, this.options.batchMs);
+    else setImmediate(this.flushNow);
   }
+
+  private readonly flushNow = (): void => this.flush();
 
   private flush(): void {
     this.flushScheduled = false;

@@ -1,6 +1,6 @@
 // One Socket.IO server on one uWS app, configured the way the real clients expect (docs/client-contract.md 1.1):
 // default path and namespace, polling and websocket, CORS *, the default heartbeat, deflate above 1 KiB.
-import { Server } from 'socket.io';
+import { Server, type ServerOptions } from 'socket.io';
 import type { Adapter } from 'socket.io-adapter';
 import type { Config } from '../config.js';
 import { DEFLATE_THRESHOLD_BYTES, UWS_IDLE_TIMEOUT_S } from '../limits.js';
@@ -13,6 +13,8 @@ export interface IoServerOptions {
   recovery: boolean;
   /** Per-socket send buffer limit in bytes (uWS maxBackpressure). */
   maxBackpressure: number;
+  /** A Socket.IO parser other than socket-io-parser (the ingestion listener's, ingest-parser.ts). */
+  parser?: ServerOptions['parser'];
   /** engine.io's handshake check (MAX_SOCKETS_PER_ADDRESS). */
   allowRequest?: (req: unknown, callback: (err: string | null | undefined, success: boolean) => void) => void;
 }
@@ -39,6 +41,7 @@ export function createIoServer(app: TemplatedApp, config: Config, options: IoSer
     ...baseIoOptions(config, options.allowRequest),
     perMessageDeflate: config.COMPRESSION ? { threshold: DEFLATE_THRESHOLD_BYTES } : false,
     adapter: options.adapter,
+    ...(options.parser ? { parser: options.parser } : {}),
     ...(options.recovery
       ? { connectionStateRecovery: { maxDisconnectionDuration: config.RECOVERY_WINDOW_MS, skipMiddlewares: true } }
       : {}),
