@@ -3,14 +3,18 @@
 // the shard), and, lazily, a self-contained deflated keyframe and the plain JSON string. What the
 // FrameBus carries from a match's owner to the broadcast listeners (a remote adapter sends
 // groupCode, frameNo, epoch, wireText and deltaText, and builds one of these on arrival).
+//
+// The broadcast listener writes whole WebSocket messages (broadcast/ws-frame.ts): each form is kept
+// as the message's bytes, header included, so every recipient of a frame gets the same Buffer.
 import zlib from 'node:zlib';
 import { WIRE_PREFIX_LENGTH } from '../protocol/wire.js';
+import { wsFrame, wsFrameFromString, wsPayload } from './broadcast/ws-frame.js';
 
 export class FramePacket {
-  private keyframeBytes: Buffer | null = null;
-  private wireBytes: Buffer | null = null;
+  private keyframeMsg: Buffer | null = null;
+  private plainMsg: Buffer | null = null;
+  private deltaMsg: Buffer | null = null;
   private textValue: string | null = null;
-  private deltaBytes: Buffer | null = null;
 
   constructor(
     readonly groupCode: string,
@@ -24,26 +28,42 @@ export class FramePacket {
     readonly epoch = 0,
   ) {}
 
+  /** The delta as a whole WebSocket message (RSV1: permessage-deflate data), or null when there is none. */
+  deltaMessage(): Buffer | null {
+    if (this.deltaText === null) return null;
+    if (!this.deltaMsg) this.deltaMsg = wsFrameFromString(this.deltaText, 'latin1', true);
+    return this.deltaMsg;
+  }
+
+  /** The frame uncompressed, as a whole WebSocket message. */
+  plainMessage(): Buffer {
+    if (!this.plainMsg) this.plainMsg = wsFrameFromString(this.wireText, 'utf8', false);
+    return this.plainMsg;
+  }
+
+  /** The frame deflated on its own, as a whole WebSocket message (for a receiver whose window does not end with frameNo - 1). */
+  keyframeMessage(): Buffer {
+    if (!this.keyframeMsg) {
+      const out = zlib.deflateRawSync(this.wire, { level: 3, finishFlush: zlib.constants.Z_SYNC_FLUSH });
+      this.keyframeMsg = wsFrame(out.subarray(0, out.length - 4), true); // permessage-deflate drops the 00 00 ff ff tail
+    }
+    return this.keyframeMsg;
+  }
+
   /** The permessage-deflate delta against frame frameNo - 1, or null when there is none. */
   get delta(): Buffer | null {
-    if (this.deltaText === null) return null;
-    if (!this.deltaBytes) this.deltaBytes = Buffer.from(this.deltaText, 'latin1');
-    return this.deltaBytes;
+    const message = this.deltaMessage();
+    return message && wsPayload(message);
   }
 
   /** The WebSocket message bytes (uncompressed). */
   get wire(): Buffer {
-    if (!this.wireBytes) this.wireBytes = Buffer.from(this.wireText);
-    return this.wireBytes;
+    return wsPayload(this.plainMessage());
   }
 
-  /** The frame deflated on its own (for a receiver whose window does not end with frameNo - 1). */
+  /** The frame deflated on its own (the keyframe's payload). */
   keyframe(): Buffer {
-    if (!this.keyframeBytes) {
-      const out = zlib.deflateRawSync(this.wire, { level: 3, finishFlush: zlib.constants.Z_SYNC_FLUSH });
-      this.keyframeBytes = out.subarray(0, out.length - 4); // permessage-deflate drops the 00 00 ff ff tail
-    }
-    return this.keyframeBytes;
+    return wsPayload(this.keyframeMessage());
   }
 
   /** The match_data JSON string, for long-polling clients and REST. */

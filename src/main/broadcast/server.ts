@@ -207,17 +207,19 @@ export class BroadcastServer {
       return;
     }
     if (f.ws.bufferedAmount > this.deps.config.FRONTEND_MAX_BUFFERED_BYTES) return this.skip(f, packet);
-    if (f.mode === 'delta' && packet.delta && f.lastFrameNo === packet.frameNo - 1) {
-      f.ws.sendRaw(packet.delta, true);
-      c.bytes += packet.delta.byteLength;
+    const delta = f.mode === 'delta' && f.lastFrameNo === packet.frameNo - 1 ? packet.deltaMessage() : null;
+    if (delta) {
+      f.ws.sendMessage(delta);
+      c.bytes += delta.byteLength;
       c.deltas++;
     } else if (f.mode === 'plain') {
-      f.ws.sendRaw(packet.wire, false);
-      c.bytes += packet.wire.byteLength;
+      const message = packet.plainMessage();
+      f.ws.sendMessage(message);
+      c.bytes += message.byteLength;
       c.plain++;
     } else {
-      const keyframe = packet.keyframe();
-      f.ws.sendRaw(keyframe, true);
+      const keyframe = packet.keyframeMessage();
+      f.ws.sendMessage(keyframe);
       c.bytes += keyframe.byteLength;
       c.keyframes++;
     }
