@@ -1,6 +1,7 @@
 // How a frame is made: the WebSocket message text of the match's state (FRAME_SERIALIZER picks the
 // serializer; both give the same bytes, test/sharding.test.ts), with serverTime, and the
 // permessage-deflate delta against the match's previous frame (COMPRESSION).
+import { isAscii } from 'node:buffer';
 import { wireMessage } from '../../protocol/wire.js';
 import type { ShardSettings } from '../../protocol/shard-settings.js';
 import { deflateDelta } from '../deflate-delta.js';
@@ -34,5 +35,10 @@ export class FrameEncoder {
     const delta = slot.prevWire ? deflateDelta(slot.prevWire, bytes) : null;
     slot.prevWire = bytes;
     return delta === null ? null : Buffer.from(delta.buffer, delta.byteOffset, delta.byteLength).toString('latin1');
+  }
+
+  /** The text of the slot's last frame, from the delta base kept here (null without one). */
+  lastWire(slot: Slot): string | null {
+    return slot.prevWire ? slot.prevWire.toString(isAscii(slot.prevWire) ? 'latin1' : 'utf8') : null;
   }
 }
