@@ -9,6 +9,7 @@
 //   scheduler.ts  when frames go out (leading edge, due timer); frames.ts: how (serializer, delta)
 //   cycle.ts      the periodic tick (timers, inactivity, snapshots, stats, summaries)
 //   snapshots.ts, stats.ts, summaries.ts, drops.ts, outbox.ts (what goes to the main thread), slot.ts
+import { WIRE_HOLD_FRAMES } from '../../protocol/limits.js';
 import type { CreateMatchCmd, RestoreMatchCmd, ShardCmd, ShardOut } from '../../protocol/shard-messages.js';
 import type { ShardSettings } from '../../protocol/shard-settings.js';
 import { createClock, type MatchClock } from '../clock.js';
@@ -24,7 +25,6 @@ import { FrameScheduler } from './scheduler.js';
 import { newSlot, type Slot } from './slot.js';
 import { parseSnapshot, SnapshotRounds } from './snapshots.js';
 import { StatsCounter } from './stats.js';
-import { WIRE_HOLD_FRAMES } from '../../protocol/limits.js';
 import { Summaries } from './summaries.js';
 
 export type RemovalReason = 'ended' | 'inactive' | 'admin' | 'shutdown';
