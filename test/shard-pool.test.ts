@@ -7,6 +7,7 @@
 // end to end through the service (FAULT_INJECTION): test/shard-crash.test.ts.
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import { inflateDelta } from '../src/main/adapters/redis/frame-bus.js';
 import { loadConfig } from '../src/main/config.js';
 import { createLogger } from '../src/main/log.js';
 import { ShardPool, shardIndexOf, type RecoveryMode } from '../src/main/shards/pool.js';
@@ -103,8 +104,16 @@ function harness(count: number, batchMs: number, extra: { faultInjection?: boole
   pools.push(pool);
   return {
     pool, outs, crashes, logs,
-    frames: (groupCode) => outs.flatMap(({ out }) => out.codes.flatMap((c, i) => (c === groupCode
-      ? [JSON.parse((JSON.parse(out.wires[i].slice(WIRE_PREFIX_LENGTH)) as [string, string])[1]) as Record<string, unknown>] : []))),
+    // A frame with a delta comes without its text (the shard keeps it): rebuilt from the previous one, as a frontend does.
+    frames: (groupCode) => {
+      let prev: Buffer | null = null;
+      return outs.flatMap(({ out }) => out.codes.flatMap((c, i) => {
+        if (c !== groupCode) return [];
+        const wire: string = out.wires[i] ?? inflateDelta(prev!, Buffer.from(out.deltas[i]!, 'latin1')).toString();
+        prev = Buffer.from(wire);
+        return [JSON.parse((JSON.parse(wire.slice(WIRE_PREFIX_LENGTH)) as [string, string])[1]) as Record<string, unknown>];
+      }));
+    },
     acked: (shard) => Math.max(0, ...outs.filter((o) => o.shard === shard && o.out.ack !== undefined).map((o) => o.out.ack!)),
   };
 }

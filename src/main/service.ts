@@ -38,6 +38,7 @@ import { MatchForwarding } from './matches/forwarding.js';
 import { MatchLifecycle } from './matches/lifecycle.js';
 import { LocalRoutes } from './matches/local-routes.js';
 import { ShardRecovery } from './matches/recovery.js';
+import { FrameTexts } from './matches/frame-texts.js';
 import { ShardOutput } from './matches/shard-output.js';
 import { ShardTotals } from './matches/shard-totals.js';
 import { Metrics } from './metrics.js';
@@ -167,7 +168,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
   // The matches: what the shards send back goes to `output` and `recovery`, which the pool is given.
   const routes = new LocalRoutes();
   const sync = new MatchSync({ config, log, directory, events, request });
-  const output = new ShardOutput({ log, frames, directory, routes, snapshots, teamInfo, sync, events });
+  // Frame texts are asked of the pool built below (a shard answers in its output, which `output` handles).
+  const texts = new FrameTexts(frames, (groupCode, cmd) => pool.send(pool.shardOf(groupCode), cmd));
+  const output = new ShardOutput({ log, frames, directory, routes, snapshots, teamInfo, sync, events, texts });
   const recovery = new ShardRecovery({ log, routes, snapshots, frames, events });
   const totals = new ShardTotals(events);
   // Scale-out: data for matches another node runs goes to their inboxes (held while nobody runs them).

@@ -76,6 +76,12 @@ export type ShardCmd =
    * match changed since its last one and the `summarized` event.
    */
   | { t: 'summaries'; on: boolean }
+  /**
+   * The main thread needs the text of the match's frames (a joiner's keyframe, a polling or
+   * no-deflate frontend, GET /match/:code, a keyframe request from another node): with `answer`, the
+   * latest frame's text now (ShardOut.texts); and the text with each of its next WIRE_HOLD_FRAMES frames.
+   */
+  | { t: 'wire'; groupCode: string; answer: boolean }
   /** FAULT_INJECTION only: the shard thread dies with an uncaught exception. */
   | { t: 'test_crash' }
   /** The thread's end: timers stopped, replay files closed, its port closed (the thread exits). */
@@ -124,14 +130,20 @@ export type ShardEvent =
 /** One message per cycle (or leading-edge flush) from a shard. */
 export interface ShardOut {
   /** Frames, as parallel arrays: group code, frame number within the match, the WebSocket message
-   *  text (wire.ts; strings cross threads cheaper than bytes), and the permessage-deflate delta
-   *  against the match's previous frame. */
+   *  text (wire.ts; strings cross threads cheaper than bytes), its length, and the permessage-deflate
+   *  delta against the match's previous frame. The text is null when the frame has a delta and the
+   *  main thread did not ask for texts (`wire` command): the shard keeps the latest frame (its next
+   *  delta's base) and sends its text on request, so the main thread holds no copy of it. */
   codes: string[];
   frameNos: number[];
-  wires: string[];
+  wires: (string | null)[];
+  /** The texts' lengths (UTF-16 units), sent with or without the text (the published-bytes counter). */
+  sizes: number[];
   /** As latin1 strings: a string crosses threads cheaper than a typed array. */
   deltas: (string | null)[];
   events: ShardEvent[];
+  /** Texts of frames sent earlier without them: the answers to `wire` requests, and a removed match's final frame. */
+  texts?: FrameTexts;
   stats?: ShardStats;
   /** Dashboard summaries of the matches that changed, at most every SUMMARY_INTERVAL_MS (not per frame). */
   summaries?: MatchSummary[];
@@ -139,6 +151,13 @@ export interface ShardOut {
   ack?: number;
   /** Snapshots of the matches that changed since their last one (every SNAPSHOT_INTERVAL_MS). */
   snapshots?: ShardSnapshots;
+}
+
+/** Parallel arrays: the match, the frame number, the frame's WebSocket message text. */
+export interface FrameTexts {
+  codes: string[];
+  frameNos: number[];
+  texts: string[];
 }
 
 /** Parallel arrays; `mark`: the last batch mark processed before they were taken. */

@@ -50,6 +50,8 @@ interface Frontend {
   events: number;
   /** The newest frame skipped while it did not read: sent once it drained, even if its match is gone by then. */
   skippedFrame?: FramePacket;
+  /** The frame it waits for because it needs its text (FramePacket.whenText); a newer frame replaces it. */
+  awaiting?: FramePacket;
 }
 
 interface Group { frontends: Set<Frontend>; unsubscribe: () => void }
@@ -196,9 +198,11 @@ export class BroadcastServer {
 
   private deliver(f: Frontend, packet: FramePacket): void {
     const c = this.counters;
+    f.awaiting = undefined;
     if (!f.ws) {
       const backlog = (f.socket.conn as unknown as { writeBuffer: unknown[] }).writeBuffer.length;
       if (backlog >= MAX_POLLING_PACKETS) return this.skip(f, packet);
+      if (!packet.hasText) return this.await(f, packet);
       const text = packet.text();
       f.socket.emit('match_data', text);
       c.bytes += text.length;
@@ -207,22 +211,35 @@ export class BroadcastServer {
       return;
     }
     if (f.ws.bufferedAmount > this.deps.config.FRONTEND_MAX_BUFFERED_BYTES) return this.skip(f, packet);
-    if (f.mode === 'delta' && packet.delta && f.lastFrameNo === packet.frameNo - 1) {
-      f.ws.sendRaw(packet.delta, true);
-      c.bytes += packet.delta.byteLength;
+    const delta = f.mode === 'delta' && f.lastFrameNo === packet.frameNo - 1 ? packet.deltaMessage() : null;
+    if (delta) {
+      f.ws.sendMessage(delta);
+      c.bytes += delta.byteLength;
       c.deltas++;
+    } else if (!packet.hasText) {
+      return this.await(f, packet);
     } else if (f.mode === 'plain') {
-      f.ws.sendRaw(packet.wire, false);
-      c.bytes += packet.wire.byteLength;
+      const message = packet.plainMessage();
+      f.ws.sendMessage(message);
+      c.bytes += message.byteLength;
       c.plain++;
     } else {
-      const keyframe = packet.keyframe();
-      f.ws.sendRaw(keyframe, true);
+      const keyframe = packet.keyframeMessage();
+      f.ws.sendMessage(keyframe);
       c.bytes += keyframe.byteLength;
       c.keyframes++;
     }
     f.lastFrameNo = packet.frameNo;
     c.deliveries++;
+  }
+
+  /** The frame goes to `f` once its text is here (from the shard), unless a newer one went meanwhile. */
+  private await(f: Frontend, packet: FramePacket): void {
+    f.awaiting = packet;
+    packet.whenText(() => {
+      if (f.awaiting !== packet || !packet.hasText || !f.socket.connected) return;
+      this.deliver(f, packet);
+    });
   }
 
   /** A frontend that does not read: skip frames, and send the latest one once it has drained. */

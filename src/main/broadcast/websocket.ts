@@ -2,26 +2,13 @@
 // - ws's own sends are never compressed. With context takeover, ws would push every Engine.IO
 //   packet (pings, acks) through its own deflate stream, and the receiver's window would no
 //   longer end with the last match frame, which our delta frames rely on.
-// - sendDeflated() writes a message whose payload is already permessage-deflate data (RSV1 set):
-//   the same bytes go to every frontend of a match.
+// - sendMessage() writes a whole message built once per frame (ws-frame.ts), e.g. one whose payload
+//   is already permessage-deflate data (RSV1 set): the same bytes go to every frontend of a match.
 import { WebSocket, WebSocketServer, type ServerOptions } from 'ws';
 
 type Sender = { sendFrame(list: Buffer[], cb?: (err?: Error) => void): void };
 
 export type DeflateMode = 'delta' | 'keyframe' | 'plain';
-
-const header = (length: number, rsv1: boolean): Buffer => {
-  const first = 0x80 | (rsv1 ? 0x40 : 0) | 0x01; // FIN, RSV1 when compressed, text opcode
-  if (length < 126) return Buffer.from([first, length]);
-  if (length < 65536) {
-    const b = Buffer.allocUnsafe(4);
-    b[0] = first; b[1] = 126; b.writeUInt16BE(length, 2);
-    return b;
-  }
-  const b = Buffer.allocUnsafe(10);
-  b[0] = first; b[1] = 127; b.writeUInt32BE(0, 2); b.writeUInt32BE(length, 6);
-  return b;
-};
 
 export class BroadcastWebSocket extends WebSocket {
   override send(data: unknown, options?: unknown, cb?: unknown): void {
@@ -42,11 +29,14 @@ export class BroadcastWebSocket extends WebSocket {
     return ext.includes('server_no_context_takeover') ? 'keyframe' : 'delta';
   }
 
-  /** Writes one text message: `payload` is deflate data when `compressed`, else the text bytes. */
-  sendRaw(payload: Uint8Array, compressed: boolean): void {
+  /**
+   * Writes one whole WebSocket message (ws-frame.ts: header and payload in one Buffer, shared by
+   * every recipient of the frame): one socket write, nothing allocated per delivery. ws's own
+   * sends are never compressed (above), so its Sender has nothing queued that this could overtake.
+   */
+  sendMessage(message: Buffer): void {
     if (this.readyState !== WebSocket.OPEN) return;
-    const sender = (this as unknown as { _sender: Sender })._sender;
-    sender.sendFrame([header(payload.length, compressed), payload as Buffer]);
+    (this as unknown as { _sender: Sender })._sender.sendFrame([message]);
   }
 }
 

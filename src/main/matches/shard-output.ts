@@ -11,6 +11,7 @@ import type { FrameBus } from '../ports/frame-bus.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import type { SnapshotStore } from '../ports/snapshot-store.js';
 import type { TeamInfoStore } from '../ports/team-info-store.js';
+import type { FrameTexts } from './frame-texts.js';
 import type { LocalRoutes } from './local-routes.js';
 
 export interface ShardOutputDeps {
@@ -22,6 +23,8 @@ export interface ShardOutputDeps {
   teamInfo: TeamInfoStore;
   sync: MatchSync;
   events: MainEventBus;
+  /** Texts of frames that came without them (asked for on demand). */
+  texts: FrameTexts;
 }
 
 export interface PublishCounters {
@@ -40,14 +43,17 @@ export class ShardOutput {
 
   /** One output of shard `shard`. */
   readonly handle = (shard: number, out: ShardOut): void => {
-    const { frames, routes } = this.deps;
-    for (let i = 0; i < out.codes.length; i++) {
-      const code = out.codes[i];
-      const packet = new FramePacket(code, out.frameNos[i], out.wires[i], out.deltas[i], routes.get(code)?.epoch ?? 0);
-      frames.publish(packet);
-      this.counters.bytesPublished += packet.wireText.length;
+    const { frames, routes, texts } = this.deps;
+    const { codes, frameNos, wires, deltas, sizes } = out;
+    let bytes = 0;
+    for (let i = 0; i < codes.length; i++) {
+      const code = codes[i];
+      frames.publish(new FramePacket(code, frameNos[i], wires[i], deltas[i], routes.get(code)?.epoch ?? 0, texts));
+      bytes += sizes[i];
     }
-    this.counters.framesPublished += out.codes.length;
+    this.counters.bytesPublished += bytes;
+    this.counters.framesPublished += codes.length;
+    if (out.texts) texts.onTexts(out.texts);
     if (out.summaries) {
       for (const summary of out.summaries) {
         const match = routes.get(summary.groupCode);
@@ -66,6 +72,7 @@ export class ShardOutput {
         directory.setMatchId(event.groupCode, event.matchId);
         return;
       case 'removed':
+        this.deps.texts.forget(event.groupCode);
         this.deps.events.emit('matchGone', { groupCode: event.groupCode, reason: event.reason });
         return;
       case 'team_info_final': {

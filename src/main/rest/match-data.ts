@@ -13,6 +13,8 @@ const SCHEMA_TEXT = JSON.stringify(publishedMatchDataSchema, null, 2) + '\n';
 
 /** Scale-out: how long a node waits for the owner's keyframe of a match it does not follow yet. */
 const REMOTE_FRAME_WAIT_MS = 2000;
+/** How long the text of a local frame may take to come from its shard (matches/frame-texts.ts). */
+const TEXT_WAIT_MS = 2000;
 
 /**
  * The latest frame of a live match. With REDIS_URL a node that runs the match or has a frontend for
@@ -29,6 +31,23 @@ function latestFrame(frames: FrameBus, directory: MatchDirectory | undefined, gr
   });
 }
 
+/** The frame once its text is here: a local frame's text may be in its shard; a newer frame may come meanwhile. */
+async function withText(frames: FrameBus, first: FramePacket | undefined): Promise<FramePacket | undefined> {
+  const deadline = Date.now() + TEXT_WAIT_MS;
+  let frame = first;
+  while (frame && !frame.hasText) {
+    const left = deadline - Date.now();
+    if (left <= 0) return undefined;
+    const waiting = frame;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, left);
+      waiting.whenText(() => { clearTimeout(timer); resolve(); });
+    });
+    if (!waiting.hasText) frame = frames.latest(waiting.groupCode);
+  }
+  return frame;
+}
+
 /** `shared`: the directory of a scale-out deployment (REDIS_URL); in one process every live match's frame is at hand. */
 export function registerMatchData(router: Router, frames: FrameBus, shared?: MatchDirectory): void {
   router.get('/match/:groupCode', async (req, reply) => {
@@ -38,7 +57,7 @@ export function registerMatchData(router: Router, frames: FrameBus, shared?: Mat
     } catch {
       return reply.error(400, 'Invalid group code');
     }
-    const frame = await latestFrame(frames, shared, groupCode);
+    const frame = await withText(frames, await latestFrame(frames, shared, groupCode));
     if (!frame) return reply.error(404, 'Match not found');
     reply.send(200, 'application/json; charset=utf-8', frame.text(), { 'Cache-Control': 'no-store' });
   });

@@ -41,6 +41,11 @@ export function runCommand(shard: Shard, cmd: ShardCmd, now: number): void {
       if (slot) shard.endMatch(slot, now, 'admin'); // operator force-end
       return;
     }
+    case 'wire': {
+      const slot = shard.slots.get(cmd.groupCode);
+      if (slot && !shard.out.muted) shard.sendTexts(slot, cmd.answer);
+      return;
+    }
     case 'evict': {
       const slot = shard.slots.get(cmd.groupCode);
       if (slot) shard.evict(slot);

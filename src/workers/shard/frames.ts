@@ -47,4 +47,9 @@ export class FrameEncoder {
     slot.prevLayout = layout;
     return delta === null ? null : Buffer.from(delta.buffer, delta.byteOffset, delta.byteLength).toString('latin1');
   }
+
+  /** The text of the slot's last frame, from its layout kept here as the next delta's base (null without one). */
+  lastWire(slot: Slot): string | null {
+    return slot.prevLayout ? slot.prevLayout.texts.join('') : null;
+  }
 }

@@ -9,6 +9,7 @@
 //   scheduler.ts  when frames go out (leading edge, due timer); frames.ts: how (serializer, delta)
 //   cycle.ts      the periodic tick (due deadlines, snapshots, stats, summaries); deadlines.ts: the timer heap
 //   snapshots.ts, stats.ts, summaries.ts, drops.ts, outbox.ts (what goes to the main thread), slot.ts
+import { WIRE_HOLD_FRAMES } from '../../protocol/limits.js';
 import type { CreateMatchCmd, RestoreMatchCmd, ShardCmd, ShardOut } from '../../protocol/shard-messages.js';
 import type { ShardSettings } from '../../protocol/shard-settings.js';
 import { createClock, type MatchClock } from '../clock.js';
@@ -154,7 +155,10 @@ export class Shard {
     this.stats.framesSerialized++;
     const delta = this.encoder.delta(slot, wire);
     slot.frameNo++;
-    this.out.frame(slot.groupCode, slot.frameNo, wire, delta);
+    // The text goes along only when the main thread cannot do without it: no delta (a first frame,
+    // no COMPRESSION: nothing kept here either), or it asked for texts (`wire`).
+    slot.textSent = delta === null || slot.frameNo <= slot.textsUntil;
+    this.out.frame(slot.groupCode, slot.frameNo, wire, delta, slot.textSent);
     slot.lastSentEvent = slot.match.eventNumber;
     slot.lastSentAt = now;
     slot.lastActivityAt = now;
@@ -173,7 +177,20 @@ export class Shard {
     if (this.slots.get(slot.groupCode) === slot) this.remove(slot, reason); // sendFrame removed it if game_end was applied
   }
 
+  /** The main thread needs the match's frame texts (`wire` command): the last frame's now (`answer`), and those of the next frames. */
+  sendTexts(slot: Slot, answer: boolean): void {
+    slot.textsUntil = slot.frameNo + WIRE_HOLD_FRAMES;
+    if (answer) this.sendLastText(slot);
+  }
+
+  private sendLastText(slot: Slot): void {
+    const text = this.encoder.lastWire(slot);
+    if (text !== null) this.out.text(slot.groupCode, slot.frameNo, text);
+  }
+
   remove(slot: Slot, reason: RemovalReason): void {
+    // The final frame stays on the main thread after the match is gone here (frontends that skipped it).
+    if (!slot.textSent) this.sendLastText(slot);
     this.slots.delete(slot.groupCode);
     this.frames.forget(slot);
     this.deadlines.remove(slot);

@@ -17,6 +17,9 @@ export interface Slot {
   /** The last frame's number, and its layout (the base of the next delta, frames.ts). */
   frameNo: number;
   prevLayout: FrameLayout | null;
+  /** Frames up to this number carry their text to the main thread (`wire` command); whether the last one did. */
+  textsUntil: number;
+  textSent: boolean;
   /** Drop log keys already logged for this match (drops.ts). */
   loggedDrops: Set<string>;
   /** Wall-clock time of the last applied message, and the eventNumber of the last dashboard summary. */
@@ -39,7 +42,7 @@ export type SlotOrigin = Pick<Slot, 'matchId' | 'lastActivityAt' | 'lastEventAt'
 export function newSlot(groupCode: string, match: Match, origin: SlotOrigin): Slot {
   return {
     groupCode, match, lastSentEvent: match.eventNumber - 1, lastSentAt: 0, lastActivityAt: origin.lastActivityAt,
-    matchId: origin.matchId, recorder: undefined, frameNo: origin.frameNo, prevLayout: null, loggedDrops: new Set(),
+    matchId: origin.matchId, recorder: undefined, frameNo: origin.frameNo, prevLayout: null, textsUntil: 0, textSent: false, loggedDrops: new Set(),
     lastEventAt: origin.lastEventAt, summarizedEvent: -1, rosterSize: 0, snapshotEvent: origin.snapshotEvent,
     recordStart: origin.recordStart, timerAt: Infinity, inactivityAt: Infinity, heapIndex: -1,
   };

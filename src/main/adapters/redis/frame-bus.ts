@@ -303,9 +303,15 @@ export class RedisFrameBus implements FrameBus {
 
   private answer(groupCode: string, owned: Owned): void {
     owned.lastAnswerAt = performance.now();
-    if (!owned.latest) return; // no frame yet: the first one goes as a keyframe anyway
+    const latest = owned.latest;
+    if (!latest) return; // no frame yet: the first one goes as a keyframe anyway
+    if (!latest.hasText) {
+      // Its text is in the shard (matches/frame-texts.ts): answered once it is here, or with a newer frame.
+      latest.whenText(() => { if (this.owned.get(groupCode) === owned && !owned.answerTimer) this.answer(groupCode, owned); });
+      return;
+    }
     this.stats.keyframesAnswered++;
-    this.sendFrame(owned.latest, FRAME_KIND.keyframe);
+    this.sendFrame(latest, FRAME_KIND.keyframe);
   }
 
   private sendFrame(frame: FramePacket, kind: number): void {
