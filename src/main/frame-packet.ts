@@ -19,16 +19,31 @@ export class FramePacket {
     /** The WebSocket message text: 42["match_data","<escaped JSON>"]. */
     readonly wireText: string,
     /** The delta's bytes as a latin1 string (how it crossed from the shard), or null. */
-    readonly deltaText: string | null,
+    private deltaValue: string | null,
     /** The owner's epoch (MatchDirectory): frames of a lower one than the match's channel are dropped. */
     readonly epoch = 0,
   ) {}
 
+  /** The delta's bytes as a latin1 string (how it crossed from the shard), or null (none, or dropped). */
+  get deltaText(): string | null {
+    return this.deltaValue;
+  }
+
   /** The permessage-deflate delta against frame frameNo - 1, or null when there is none. */
   get delta(): Buffer | null {
-    if (this.deltaText === null) return null;
-    if (!this.deltaBytes) this.deltaBytes = Buffer.from(this.deltaText, 'latin1');
+    if (this.deltaValue === null) return null;
+    if (!this.deltaBytes) this.deltaBytes = Buffer.from(this.deltaValue, 'latin1');
     return this.deltaBytes;
+  }
+
+  /**
+   * The delta has served the deliveries of its publish: a frame kept afterwards (the match's latest,
+   * a skipped frontend's) is sent as a keyframe. An idle match's latest frame otherwise holds a delta
+   * as large as the frame (the lobby's first frames: ~10 KB per match; docs/perf/memory.md).
+   */
+  dropDelta(): void {
+    this.deltaValue = null;
+    this.deltaBytes = null;
   }
 
   /** The WebSocket message bytes (uncompressed). */

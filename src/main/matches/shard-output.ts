@@ -33,6 +33,8 @@ export interface PublishCounters {
 export class ShardOutput {
   readonly counters: PublishCounters = { framesPublished: 0, bytesPublished: 0 };
   private readonly log: Logger;
+  /** Per shard, the frames of its previous output: their deltas are dropped at its next output (FramePacket.dropDelta). */
+  private readonly published: FramePacket[][] = [];
 
   constructor(private readonly deps: ShardOutputDeps) {
     this.log = deps.log.child({ module: 'matches' });
@@ -41,12 +43,19 @@ export class ShardOutput {
   /** One output of shard `shard`. */
   readonly handle = (shard: number, out: ShardOut): void => {
     const { frames, routes } = this.deps;
+    // Not right after publish: a listener may still send them later in this turn. Every shard
+    // reports at least once a second (stats), so a delta outlives its frame's publish by ≤ 1 s.
+    const previous = this.published[shard];
+    if (previous) for (const packet of previous) packet.dropDelta();
+    const published: FramePacket[] = [];
     for (let i = 0; i < out.codes.length; i++) {
       const code = out.codes[i];
       const packet = new FramePacket(code, out.frameNos[i], out.wires[i], out.deltas[i], routes.get(code)?.epoch ?? 0);
       frames.publish(packet);
+      if (packet.deltaText !== null) published.push(packet);
       this.counters.bytesPublished += packet.wireText.length;
     }
+    this.published[shard] = published;
     this.counters.framesPublished += out.codes.length;
     if (out.summaries) {
       for (const summary of out.summaries) {
