@@ -88,6 +88,9 @@ async function runStep(M: number): Promise<StepResult> {
   const svc = await startServiceProcess({ ...(SHARDS ? { SHARD_WORKERS: SHARDS } : {}), COMPRESSION: String(COMPRESSION), LOG_LEVEL: 'error' });
   const ingest = `http://127.0.0.1:${svc.ports.ingest}`;
   const broadcast = `http://127.0.0.1:${svc.ports.broadcast}`;
+  // The banner comes before the shard threads have loaded and compiled their modules (~15 MB
+  // less than a second later): --idle reads its baseline once they have.
+  if (IDLE) await sleep(2000);
   const rssBefore = svc.rssBytes();
   const matches: MatchLoad[] = [];
   let measuring = false;
@@ -111,24 +114,28 @@ async function runStep(M: number): Promise<StepResult> {
       process.stderr.write(`\r  M=${M}: ${Math.min(base + BATCH, M)} observers`);
     }
     if (IDLE) {
-      await sleep(3000);
-      const rss = svc.rssBytes();
-      // Idle means nothing left to apply: the lobby payloads wait in per-socket budgets at first, so
-      // the window starts once no frame was published for 2 s (at most 120 s from here).
+      // Read RSS once every match exists and has applied its lobby data: the observers' lobby
+      // messages beyond the per-socket budget wait in their backlogs for seconds, so a fixed 3 s
+      // sleep read a state with part of them still queued. Then the median of 10 samples over 5 s
+      // (RSS moves by tens of MB with GC timing).
       const settleStart = Date.now();
-      let published = (await svc.stats()).framesPublished;
-      while (Date.now() - settleStart < 120_000) {
-        await sleep(2000);
-        const now = (await svc.stats()).framesPublished;
-        if (now === published) break;
-        published = now;
+      let settled = await svc.stats();
+      while ((settled.matches < M || settled.applied < M * lobby.length) && Date.now() - settleStart < 60_000) {
+        await sleep(250);
+        settled = await svc.stats();
       }
-      const settleSeconds = (Date.now() - settleStart) / 1000;
+      if (settled.matches < M || settled.applied < M * lobby.length) throw new Error(`not settled after 60 s: ${settled.matches} matches, ${settled.applied} of ${M * lobby.length} lobby messages applied`);
+      const settleMs = Date.now() - settleStart;
+      await sleep(1000);
+      const samples: number[] = [];
+      for (let k = 0; k < 10; k++) { samples.push(svc.rssBytes()); await sleep(500); }
+      const rss = percentile([...samples].sort((a, b) => a - b), 50);
+      // Server CPU while nothing happens (every match settled): the fixed cost of idle matches.
       const cpu0 = svc.cpuSeconds();
       const t0 = Date.now();
       await sleep(IDLE_WINDOW);
       const idleCpuPct = ((svc.cpuSeconds() - cpu0) / ((Date.now() - t0) / 1000)) * 100;
-      const result = { M, rssBefore, rssAfter: rss, kbPerMatch: (rss - rssBefore) / 1024 / M, settleSeconds, idleCpuPct };
+      const result = { M, settleMs, rssBefore, rssAfter: rss, rssMin: Math.min(...samples), rssMax: Math.max(...samples), kbPerMatch: (rss - rssBefore) / 1024 / M, idleCpuPct };
       process.stderr.write('\n');
       return result;
     }
@@ -242,7 +249,7 @@ for (const M of STEPS) {
   jsonLine({ bench: 'broadcast', ...r });
   if (RAMP && !held(r)) break;
 }
-const cols = IDLE ? ['M', 'rssBefore', 'rssAfter', 'kbPerMatch', 'settleSeconds', 'idleCpuPct'] : ['M', 'obsPerSec', 'framesPerSec', 'duePerSec', 'delivery', 'p50', 'p95', 'p99', 'max', 'wireBytesPerFrame', 'cpuPct', 'cpuMicrosPerFrame', 'rssMB', 'loopP99'];
+const cols = IDLE ? ['M', 'settleMs', 'rssBefore', 'rssAfter', 'rssMin', 'rssMax', 'kbPerMatch', 'idleCpuPct'] : ['M', 'obsPerSec', 'framesPerSec', 'duePerSec', 'delivery', 'p50', 'p95', 'p99', 'max', 'wireBytesPerFrame', 'cpuPct', 'cpuMicrosPerFrame', 'rssMB', 'loopP99'];
 process.stdout.write('\n' + table(results, cols) + '\n');
 const out: Record<string, unknown> = { bench: 'broadcast', name: NAME, machine: machine(), options: { F, RATE, PATTERN, DURATION, WARMUP, SHARDS, COMPRESSION, SAMPLE, RAMP, IDLE }, results };
 if (RAMP) {

@@ -10,6 +10,8 @@ export interface HostStats {
   loop: { p50: number; p99: number; max: number };
   rss: number;
   matches: number;
+  /** Observer messages the shards applied (ods_messages_applied_total). */
+  applied: number;
   broadcast: { deliveries: number; deltas: number; keyframes: number; plain: number; polling: number; skipped: number };
   framesPublished: number;
 }
@@ -57,6 +59,7 @@ export async function startServiceProcess(env: Record<string, string>, entry?: s
         loop: { p50: m.value('ods_nodejs_eventloop_lag_p50_seconds') * 1000, p99: m.value('ods_nodejs_eventloop_lag_p99_seconds') * 1000, max: m.value('ods_nodejs_eventloop_lag_max_seconds') * 1000 },
         rss: svc.rssBytes(),
         matches: m.value('ods_live_matches'),
+        applied: m.value('ods_messages_applied_total'),
         broadcast: {
           deliveries: m.value('ods_messages_sent_total', { event: 'match_data' }),
           deltas: form('delta'), keyframes: form('keyframe'), plain: form('plain'), polling: form('polling'),

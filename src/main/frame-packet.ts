@@ -43,7 +43,7 @@ export class FramePacket {
     /** The WebSocket message text: 42["match_data","<escaped JSON>"]; null until fetched (`source`). */
     private wireValue: string | null,
     /** The delta's bytes as a latin1 string (how it crossed from the shard), or null. */
-    readonly deltaText: string | null,
+    private deltaValue: string | null,
     /** The owner's epoch (MatchDirectory): frames of a lower one than the match's channel are dropped. */
     readonly epoch = 0,
     private readonly source?: TextSource,
@@ -98,10 +98,25 @@ export class FramePacket {
     return text;
   }
 
+  /** The delta's bytes as a latin1 string (how it crossed from the shard), or null (none, or dropped). */
+  get deltaText(): string | null {
+    return this.deltaValue;
+  }
+
+  /**
+   * The delta has served the deliveries of its publish: a frame kept afterwards (the match's latest,
+   * a skipped frontend's) is sent as a keyframe. An idle match's latest frame would otherwise hold a
+   * delta as large as the frame (the lobby's first frames: ~10 KB per match; docs/benchmarks.md, Memory).
+   */
+  dropDelta(): void {
+    this.deltaValue = null;
+    this.deltaMsg = null;
+  }
+
   /** The delta as a whole WebSocket message (RSV1: permessage-deflate data), or null when there is none. */
   deltaMessage(): Buffer | null {
-    if (this.deltaText === null) return null;
-    if (!this.deltaMsg) this.deltaMsg = wsFrameFromString(this.deltaText, 'latin1', true);
+    if (this.deltaValue === null) return null;
+    if (!this.deltaMsg) this.deltaMsg = wsFrameFromString(this.deltaValue, 'latin1', true);
     return this.deltaMsg;
   }
 

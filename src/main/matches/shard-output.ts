@@ -36,6 +36,8 @@ export interface PublishCounters {
 export class ShardOutput {
   readonly counters: PublishCounters = { framesPublished: 0, bytesPublished: 0 };
   private readonly log: Logger;
+  /** Per shard, the frames of its previous output: their deltas are dropped at its next output (FramePacket.dropDelta). */
+  private readonly published: FramePacket[][] = [];
 
   constructor(private readonly deps: ShardOutputDeps) {
     this.log = deps.log.child({ module: 'matches' });
@@ -45,12 +47,20 @@ export class ShardOutput {
   readonly handle = (shard: number, out: ShardOut): void => {
     const { frames, routes, texts } = this.deps;
     const { codes, frameNos, wires, deltas, sizes } = out;
+    // Not right after publish: a listener may still send them later in this turn. Every shard
+    // reports at least once a second (stats), so a delta outlives its frame's publish by ≤ 1 s.
+    const previous = this.published[shard];
+    if (previous) for (const packet of previous) packet.dropDelta();
+    const published: FramePacket[] = [];
     let bytes = 0;
     for (let i = 0; i < codes.length; i++) {
       const code = codes[i];
-      frames.publish(new FramePacket(code, frameNos[i], wires[i], deltas[i], routes.get(code)?.epoch ?? 0, texts));
+      const packet = new FramePacket(code, frameNos[i], wires[i], deltas[i], routes.get(code)?.epoch ?? 0, texts);
+      frames.publish(packet);
+      if (deltas[i] !== null) published.push(packet);
       bytes += sizes[i];
     }
+    this.published[shard] = published;
     this.counters.bytesPublished += bytes;
     this.counters.framesPublished += codes.length;
     if (out.texts) texts.onTexts(out.texts);
