@@ -5,7 +5,7 @@
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { recordedMatch } from '../src/tools/recorded-match.js';
-import { deflateDelta } from '../src/workers/deflate-delta.js';
+import { deflateDelta } from '../src/workers/layout-delta.js';
 import { layoutDelta } from '../src/workers/layout-delta.js';
 import { Match } from '../src/workers/match/match.js';
 import { wireSerializeFrame, type FrameLayout } from '../src/workers/wire-serializer.js';

@@ -10,6 +10,10 @@
 //
 // Output format: one or more non-final deflate blocks ending in an empty stored-block header, as
 // a permessage-deflate sender produces after a sync flush with the trailing 00 00 ff ff removed.
+//
+// This module holds the encoder's parts (fixed codes, bit writer, runs, the byte comparison and the
+// resync search); layout-delta.ts assembles them into deltas: from two frames' layouts (the shard),
+// or of two whole frames (deflateDelta: tools, tests, benchmarks).
 
 import { fixedLiteralCode, reverseBits } from '../protocol/fixed-huffman.js';
 
@@ -101,50 +105,6 @@ export function run(w: BitWriter, length: number, distance: number): void {
     match(w, take, distance);
     length -= take;
   }
-}
-
-/**
- * Encodes `next` as a permessage-deflate message for a receiver whose last inflated message was
- * exactly `prev` (and whose window is the full 32 KB). Bytes of `prev` farther back than the
- * window allows are sent as literals. Returns null when `prev` alone exceeds the window.
- */
-export function deflateDelta(prev: Buffer, next: Buffer): Uint8Array | null {
-  const m = prev.length;
-  const n = next.length;
-  if (m > WINDOW) return null;
-  const w = new BitWriter(1024);
-  w.write(0b010, 3); // BFINAL=0, then BTYPE=01 (fixed Huffman), least significant bit first
-  let i = 0; // position in next
-  let j = 0; // expected matching position in prev
-  let litStart = 0; // first byte of the pending literal run
-  while (i < n) {
-    const len = commonRun(next, i, prev, j, Math.min(n - i, m - j));
-    if (len >= MIN_MATCH && m - j + i <= WINDOW) {
-      for (let k = litStart; k < i; k++) literal(w, next[k]);
-      run(w, len, m - j + i);
-      i += len;
-      j += len;
-      litStart = i;
-      continue;
-    }
-    if (len >= MIN_MATCH) {
-      // Equal, but too far back for the window: these bytes stay literals.
-      i += len;
-      j += len;
-      continue;
-    }
-    // A change: find where the frames agree again, as close as possible to where we are.
-    const at = resync(prev, j, next, i);
-    if (at === null) {
-      // These bytes are not in prev: they go as literals.
-      i = Math.min(n, i + RESYNC_SCAN);
-    } else {
-      i = at[0];
-      j = at[1];
-    }
-  }
-  for (let k = litStart; k < n; k++) literal(w, next[k]);
-  return finish(w);
 }
 
 /** The first block's header: BFINAL=0, then BTYPE=01 (fixed Huffman), least significant bit first. */

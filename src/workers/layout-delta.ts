@@ -149,6 +149,22 @@ export function layoutDelta(prev: FrameLayout, next: FrameLayout): Uint8Array | 
   return finish(e.w).slice(); // the writer's buffer is reused by the next delta
 }
 
+/**
+ * Encodes `next` as a permessage-deflate message for a receiver whose last inflated message was
+ * exactly `prev` (and whose window is the full 32 KB), comparing the whole frames byte by byte:
+ * the frame as one changed segment. Bytes of `prev` farther back than the window allows are sent as
+ * literals. Null when `prev` alone exceeds the window. (Tools, tests and benchmarks; the shard
+ * encodes from layouts.)
+ */
+export function deflateDelta(prev: Buffer, next: Buffer): Uint8Array | null {
+  if (prev.length > WINDOW) return null;
+  const e = emitter;
+  e.begin(prev.length);
+  diff(e, prev, 0, next);
+  e.flush();
+  return finish(e.w).slice();
+}
+
 /** A changed segment: its bytes against its previous bytes (at `base` of the previous frame). */
 function diff(e: Emitter, prev: Buffer, base: number, next: Buffer): void {
   const m = prev.length;
