@@ -250,15 +250,10 @@ export class ShardPool {
    */
   watchSummaries(on: boolean, timeoutMs: number): Promise<void> {
     this.summariesWatched = on;
-    const waits = on ? this.workers.map((worker) => new Promise<void>((resolve) => {
-      const timer = setTimeout(done, timeoutMs);
-      function done(): void { clearTimeout(timer); worker.off('message', onMessage); resolve(); }
-      function onMessage(out: ShardOut): void { if (out.events.some((e) => e.t === 'summarized')) done(); }
-      worker.on('message', onMessage);
-    })) : [];
+    const answered = on ? this.everyShardSends('summarized', timeoutMs) : Promise.resolve();
     for (let i = 0; i < this.workers.length; i++) this.pending[i].push({ t: 'summaries', on });
     this.flush();
-    return Promise.all(waits).then(() => undefined);
+    return answered;
   }
 
   /**
@@ -267,15 +262,20 @@ export class ShardPool {
    * registered). Resolves when every shard answered (`drained`) or after `timeoutMs`.
    */
   drain(endMatches: boolean, timeoutMs: number): Promise<void> {
-    const waits = this.workers.map((worker) => new Promise<void>((resolve) => {
-      const timer = setTimeout(done, timeoutMs);
-      function done(): void { clearTimeout(timer); worker.off('message', onMessage); resolve(); }
-      function onMessage(out: ShardOut): void { if (out.events.some((e) => e.t === 'drained')) done(); }
-      worker.on('message', onMessage);
-    }));
+    const answered = this.everyShardSends('drained', timeoutMs);
     for (let i = 0; i < this.workers.length; i++) this.pending[i].push({ t: 'drain', endMatches });
     this.flush();
-    return Promise.all(waits).then(() => undefined);
+    return answered;
+  }
+
+  /** Resolves once every shard sent an event of type `t`, or after `timeoutMs`. */
+  private everyShardSends(t: 'summarized' | 'drained', timeoutMs: number): Promise<void> {
+    return Promise.all(this.workers.map((worker) => new Promise<void>((resolve) => {
+      const timer = setTimeout(done, timeoutMs);
+      function done(): void { clearTimeout(timer); worker.off('message', onMessage); resolve(); }
+      function onMessage(out: ShardOut): void { if (out.events.some((e) => e.t === t)) done(); }
+      worker.on('message', onMessage);
+    }))).then(() => undefined);
   }
 
   /**
