@@ -19,6 +19,8 @@ import type { PublishCounters } from './matches/shard-output.js';
 import type { ShardTotals } from './matches/shard-totals.js';
 import type { Cluster } from './cluster/cluster.js';
 import type { MatchDirectory } from './ports/match-directory.js';
+import { registerStandbyMetrics } from './matches/standby-metrics.js';
+import type { StandbyRelay } from './matches/standby-relay.js';
 
 export interface MetricsDeps {
   config: Config;
@@ -32,6 +34,8 @@ export interface MetricsDeps {
   broadcast: BroadcastServer;
   /** REDIS_URL: the cluster's state and counters (ods_redis_*, ods_cluster_*). */
   cluster?: Cluster | null;
+  /** The standby observers and the links' health (matches/standby-metrics.ts). */
+  standby?: { relay: StandbyRelay; silentMatches?: () => number };
 }
 
 const FAILURES: ReadonlySet<OutboundOutcome> = new Set(['5xx', 'timeout', 'network', 'too-large']);
@@ -45,6 +49,7 @@ export class Metrics {
     const r = this.registry;
     const { directory, published, shardTotals, recovery, ingest, broadcast, events } = deps;
     client.collectDefaultMetrics({ register: r, prefix: 'ods_' });
+    if (deps.standby) registerStandbyMetrics(r, deps.standby.relay, deps.standby.silentMatches);
 
     const set = (counter: client.Counter<string>, values: Record<string, number>, label: string) => {
       counter.reset();

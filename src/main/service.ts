@@ -36,6 +36,8 @@ import { SHUTDOWN_CLOSE_MARGIN_MS, SHUTDOWN_MIN_DRAIN_MS, SUMMARY_WAIT_MS } from
 import { createLogger, type Logger } from './log.js';
 import { MatchForwarding } from './matches/forwarding.js';
 import { MatchLifecycle } from './matches/lifecycle.js';
+import { createStandby } from './matches/standby.js';
+import { standbyStoreFor } from './matches/standby-store-for.js';
 import { LocalRoutes } from './matches/local-routes.js';
 import { ShardRecovery } from './matches/recovery.js';
 import { FrameTexts } from './matches/frame-texts.js';
@@ -177,7 +179,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const remote = redis ? new RemoteForwarding({ inbox: redis.inbox, log, events, maxAgeMs: config.RECOVERY_WINDOW_MS }) : undefined;
   const pool = new ShardPool({ ...shardPoolOptions(config, log), onOutput: output.handle, onCrash: recovery.onCrash });
   const lifecycle = new MatchLifecycle({ config, log, pool, routes, directory, snapshots, frames, teamInfo, sessions, control, events, sync });
-  const forwarding = new MatchForwarding({ pool, directory, routes, events, ...(remote ? { remote } : {}) });
+  // A standby observer per match (matches/standby.ts): its store is shared like the other ports.
+  const standby = createStandby({ config, log, store: standbyStoreFor(stateFiles, redis), directory, control, pool });
+  const forwarding = new MatchForwarding({ pool, directory, routes, events, relay: standby.relay, ...(remote ? { remote } : {}) });
   const matches: MatchComponents = { pool, routes, lifecycle, forwarding, output, recovery, totals };
   const cluster = redis && remote
     ? new Cluster({ log, events, redis, lifecycle, forwarding, routes, remote, leaseTtlMs: config.REDIS_LEASE_TTL_MS })
@@ -191,7 +195,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const ingestApp = createApp(tls.files);
   const restApp = createApp(tls.files);
   const ingest = new IngestServer(ingestApp, {
-    config, log, keys, directory, lifecycle, forwarding, sessions, control, testHooks: options.testHooks ?? false,
+    config, log, keys, directory, lifecycle, forwarding, sessions, control, standby, testHooks: options.testHooks ?? false,
     ...(cluster ? { sharedStoreUp: () => cluster.redisUp } : {}),
   });
   const broadcast = new BroadcastServer({ config, log, tls: tls.files, frames });
@@ -203,10 +207,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
     config, log, keys, previews, teamInfo, directory, frames,
     ...(cluster ? { cluster: { nodeId: cluster.nodeId, redisUp: () => cluster.redisUp } } : {}),
     ...(config.USE_BACKEND ? { backend: { packages: createSupportPackages(config, log, request), request } } : {}),
-    ...(dashboard ? { admin: { tokens: adminTokens, dashboard, lifecycle } } : {}),
+    ...(dashboard ? { admin: { tokens: adminTokens, dashboard, lifecycle, standby } } : {}),
   });
   const metrics = config.METRICS_ENABLED
-    ? new Metrics({ config, log, events, directory, published: output.counters, shardTotals: totals, recovery, ingest, broadcast, cluster })
+    ? new Metrics({ config, log, events, directory, published: output.counters, shardTotals: totals, recovery, ingest, broadcast, cluster, standby: { relay: standby.relay } })
     : null;
 
   const tokens: us_listen_socket[] = [];
@@ -223,6 +227,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const closeAll = async () => {
     stopListening();
     lifecycle.close();
+    standby.close();
     sync.close();
     await Promise.allSettled([ingest.close(), broadcast.close(), pool.terminate(), metrics?.close()]);
     dashboard?.close();

@@ -4,7 +4,7 @@
 import type { Config } from '../config.js';
 import type { MatchForwarding } from '../matches/forwarding.js';
 import { valueDepthExceeds } from '../../protocol/json-depth.js';
-import type { Role } from '../ports/session-store.js';
+import { seatOf, type Role } from '../ports/session-store.js';
 import { RawPayload } from '../sockets/ingest-parser.js';
 import type { SocketReplies, SocketState } from './socket-state.js';
 
@@ -27,7 +27,7 @@ export class DataForwarding {
 
   observer(state: SocketState, payload: unknown): void {
     const raw = this.forwardable(state, payload, 'observer');
-    if (raw !== null && !this.matches.obs(state.session!.groupCode, raw)) this.replies.drop(state, 'invalid_payload');
+    if (raw !== null && !this.matches.obs(state.session!.groupCode, raw, seatOf(state.session!))) this.replies.drop(state, 'invalid_payload');
   }
 
   auxiliary(state: SocketState, payload: unknown): void {

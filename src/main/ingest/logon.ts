@@ -11,7 +11,8 @@ import { keyIdOf, secretMatches } from '../matches/credentials.js';
 import type { MatchLifecycle } from '../matches/lifecycle.js';
 import { whenReady } from '../ports/awaitable.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
-import type { NewSession, SessionStore } from '../ports/session-store.js';
+import { STANDBY_SEAT, type NewSession, type SessionStore } from '../ports/session-store.js';
+import type { StandbyAdmission } from '../matches/standby-admission.js';
 import { valueDepthExceeds } from '../../protocol/json-depth.js';
 import { isAuxLogon, isObsLogon } from '../../schemas/logon.js';
 import { parsePayload } from '../sockets/io-server.js';
@@ -29,6 +30,10 @@ export interface LogonDeps {
   counters: IngestCounters;
   /** Scale-out: whether Redis is reachable (a logon needs the shared directory and session table). */
   sharedStoreUp: () => boolean;
+  /** The standby observers (matches/standby-admission.ts); unset: a second observer needs the group secret. */
+  standby?: StandbyAdmission;
+  /** A socket of this listener took an observer seat (the standby relay learns it is open). */
+  seatOpened?: (groupCode: string, seat: 'group' | 'standby') => void;
 }
 
 /** The ack reason of a logon refused while the shared store (Redis) is unreachable (README, "Running several nodes"). */
@@ -81,12 +86,21 @@ export class Logons {
       return replies.fail(socket, 'obs_logon_ack', 'authenticate', STORE_UNREACHABLE);
     }
     let reason: string;
+    let standby = false;
     if (opening.kind === 'live') {
-      if (!secretMatches(opening.match.secretDigest, packet.groupSecret)) {
-        log.info({ socket: socket.id, groupCode: packet.groupCode }, 'observer logon refused: match live, wrong secret');
-        return replies.fail(socket, 'obs_logon_ack', 'authenticate', `Game with Group Code ${packet.groupCode} exists and is still live.`);
+      if (secretMatches(opening.match.secretDigest, packet.groupSecret)) {
+        reason = 'reconnected';
+      } else {
+        // The standby seat: its own secret, or an armed window (standby-admission.ts).
+        const seat = await this.deps.standby?.logon(opening.match, packet.groupSecret, keyIdOf(packet.key, validity.organizationId));
+        if (!seat) {
+          log.info({ socket: socket.id, groupCode: packet.groupCode }, 'observer logon refused: match live, wrong secret');
+          return replies.fail(socket, 'obs_logon_ack', 'authenticate', `Game with Group Code ${packet.groupCode} exists and is still live.`);
+        }
+        if (!socket.connected) return;
+        reason = seat.reason;
+        standby = true;
       }
-      reason = 'reconnected';
     } else if (opening.kind === 'refused') {
       this.deps.counters.closed.capacity++;
       log.warn({ socket: socket.id, groupCode: packet.groupCode, liveMatches: this.deps.directory.count() }, 'observer logon refused: capacity');
@@ -96,12 +110,13 @@ export class Logons {
     }
     const session: NewSession = {
       id: this.sessionId(state), role: 'observer', groupCode: packet.groupCode,
-      obsName: typeof packet.obsName === 'string' ? packet.obsName : '', matchId: '', playerId: '', socketId: socket.id,
+      obsName: typeof packet.obsName === 'string' ? packet.obsName : '', matchId: '', playerId: standby ? STANDBY_SEAT : '', socketId: socket.id,
     };
     this.deps.sessions.put(session);
+    this.deps.seatOpened?.(packet.groupCode, standby ? 'standby' : 'group');
     replies.bind(state, session);
     replies.emit(socket, 'obs_logon_ack', JSON.stringify({ type: 'authenticate', value: true, reason }));
-    log.info({ socket: socket.id, groupCode: packet.groupCode, reconnected: reason === 'reconnected', client: this.clientOf(state) }, 'observer logged on');
+    log.info({ socket: socket.id, groupCode: packet.groupCode, reconnected: reason === 'reconnected' || standby, standby, client: this.clientOf(state) }, 'observer logged on');
   }
 
   auxiliary(state: SocketState, payload: unknown): void {

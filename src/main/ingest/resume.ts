@@ -7,7 +7,7 @@ import type { Logger } from '../log.js';
 import { whenReady } from '../ports/awaitable.js';
 import type { SessionStore, TakenOver } from '../ports/session-store.js';
 import type { IngestBacklog } from './backlog.js';
-import { boundSession, type SocketReplies, type SocketState } from './socket-state.js';
+import { boundSession, type BoundSession, type SocketReplies, type SocketState } from './socket-state.js';
 
 export interface ResumeDeps {
   log: Logger;
@@ -20,6 +20,8 @@ export interface ResumeDeps {
   maxHeld: number;
   /** An event of the socket: through its budget. */
   receive(state: SocketState, event: string, args: unknown[]): void;
+  /** A socket took a session over (the standby relay, link health). */
+  resumed?(session: BoundSession): void;
 }
 
 export class SessionResume {
@@ -66,6 +68,7 @@ export class SessionResume {
       }
     }
     const s = taken.session;
+    this.deps.resumed?.(boundSession(s));
     this.deps.log.info({ socket: socket.id, role: s.role, groupCode: s.groupCode, matchId: s.matchId, recovered: socket.recovered, waiting }, 'session resumed');
   }
 }

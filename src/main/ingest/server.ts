@@ -15,7 +15,9 @@ import type { MatchForwarding } from '../matches/forwarding.js';
 import type { MatchLifecycle } from '../matches/lifecycle.js';
 import type { ControlBus } from '../ports/control-bus.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
-import type { SessionStore } from '../ports/session-store.js';
+import { seatOf, type SessionStore } from '../ports/session-store.js';
+import type { StandbyAdmission } from '../matches/standby-admission.js';
+import type { StandbyRelay } from '../matches/standby-relay.js';
 import { AddressLimiter } from '../sockets/address-limit.js';
 import { IngestAdapter } from '../sockets/adapters.js';
 import { ingestParser, OTHER_EVENT } from '../sockets/ingest-parser.js';
@@ -40,6 +42,8 @@ export interface IngestDeps {
   control: ControlBus;
   /** Scale-out: whether the shared store (Redis) is reachable; logons need it. Unset: always (one process). */
   sharedStoreUp?: () => boolean;
+  /** The standby observers: who may log on as one, and the owner's relay that learns which seats have sockets here. */
+  standby?: { admission: StandbyAdmission; relay: StandbyRelay };
   /** Test-only events (see test/socket-isolation.test.ts); never enabled from the environment. */
   testHooks: boolean;
 }
@@ -79,10 +83,12 @@ export class IngestServer {
     this.resume = new SessionResume({
       log: this.log, sessions: deps.sessions, backlog: this.budgets, replies: this.replies, states: this.states,
       maxHeld: Math.max(1, c.INGEST_BACKLOG_PER_SOCKET), receive: (state, event, args) => this.budgets.receive(state, event, args),
+      resumed: (session) => { if (session.role === 'observer') deps.standby?.relay.socketOpen(session.groupCode, seatOf(session)); },
     });
     this.logons = new Logons({
       config: c, log: this.log, keys: deps.keys, directory: deps.directory, lifecycle: deps.lifecycle, sessions: deps.sessions,
       replies: this.replies, counters: this.counters, sharedStoreUp: deps.sharedStoreUp ?? (() => true),
+      ...(deps.standby ? { standby: deps.standby.admission, seatOpened: (code, seat) => deps.standby!.relay.socketOpen(code, seat) } : {}),
     });
     this.data = new DataForwarding(c, deps.forwarding, this.replies);
     this.addresses = new AddressLimiter(c.MAX_SOCKETS_PER_ADDRESS);
@@ -129,6 +135,7 @@ export class IngestServer {
       if (!session) return;
       const detached = this.deps.sessions.detach(session.id, socket.id, Date.now());
       if (this.shuttingDown) return; // the service is going away, not the player
+      if (detached && session.role === 'observer') this.deps.standby?.relay.socketClosed(session.groupCode, seatOf(session), Date.now());
       if (detached && session.role === 'auxiliary' && session.playerId) this.deps.forwarding.auxDisconnected(session.matchId, session.playerId);
     });
     if (this.deps.testHooks) socket.on('test_echo', (payload: unknown) => socket.emit('test_echo', payload));

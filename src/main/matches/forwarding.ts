@@ -6,7 +6,9 @@ import type { MainEventBus } from '../events.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import type { InboxMessage } from '../ports/owner-inbox.js';
 import type { ShardPool } from '../shards/pool.js';
+import type { Seat } from '../ports/standby-store.js';
 import type { LocalRoutes } from './local-routes.js';
+import type { StandbyRelay } from './standby-relay.js';
 
 /** Scale-out: where data for a match that another node runs goes (cluster/remote-forwarding.ts). */
 export interface RemoteMatches {
@@ -20,6 +22,8 @@ export interface ForwardingDeps {
   events: MainEventBus;
   /** Set with REDIS_URL: matches this process does not run are someone else's. */
   remote?: RemoteMatches;
+  /** Matches with a standby observer: their observer payloads pass through it (standby-relay.ts). */
+  relay?: StandbyRelay;
 }
 
 export class MatchForwarding {
@@ -31,10 +35,11 @@ export class MatchForwarding {
   }
 
   /** false: the payload cannot be forwarded (it contains a control character that is never valid JSON). */
-  obs(groupCode: string, raw: string): boolean {
-    const { remote, routes, pool, directory } = this.deps;
+  obs(groupCode: string, raw: string, seat: Seat = 'group'): boolean {
+    const { remote, routes, pool, directory, relay } = this.deps;
     // Another node's live match; a code nobody has goes to the shard, which drops and counts it as in one process.
-    if (remote && !routes.get(groupCode) && directory.get(groupCode)) return remote.send(groupCode, { t: 'obs', raw });
+    if (remote && !routes.get(groupCode) && directory.get(groupCode)) return remote.send(groupCode, seat === 'standby' ? { t: 'obs', raw, seat } : { t: 'obs', raw });
+    if (relay?.active(groupCode, seat) && (routes.get(groupCode) || directory.get(groupCode))) return relay.receive(groupCode, seat, raw, Date.now());
     return pool.obs(groupCode, raw, Date.now());
   }
 
@@ -60,7 +65,9 @@ export class MatchForwarding {
     const local = this.deps.routes.get(groupCode);
     if (!local) return;
     const now = Date.now();
-    if (message.t === 'obs') this.deps.pool.obs(groupCode, message.raw, now);
+    const seat = message.t === 'obs' && message.seat === 'standby' ? 'standby' : 'group';
+    if (message.t === 'obs' && this.deps.relay?.active(groupCode, seat)) this.deps.relay.receive(groupCode, seat, message.raw, now);
+    else if (message.t === 'obs') this.deps.pool.obs(groupCode, message.raw, now);
     else if (message.t === 'aux') this.deps.pool.aux(local.shard, [groupCode], message.matchId, message.playerId, message.raw, now);
     else this.deps.pool.send(local.shard, { t: 'aux_disconnected', groupCodes: [groupCode], matchId: message.matchId, playerId: message.playerId, now });
   }

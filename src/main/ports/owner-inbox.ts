@@ -11,7 +11,8 @@
 // Adapter: adapters/redis/owner-inbox.ts.
 
 export type InboxMessage =
-  | { t: 'obs'; raw: string }
+  /** `seat`: 'standby' for the standby observer's data (ports/standby-store.ts); absent: the group secret's seat. */
+  | { t: 'obs'; raw: string; seat?: 'standby' }
   | { t: 'aux'; matchId: string; playerId: string; raw: string }
   | { t: 'aux_disconnected'; matchId: string; playerId: string };
 

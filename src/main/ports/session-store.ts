@@ -85,3 +85,13 @@ export interface SessionStore {
   /** Stops the adapter's timers (nothing is written). */
   close(): void;
 }
+
+/**
+ * An observer session's seat (ports/standby-store.ts) rides in its `playerId`, which observer
+ * sessions do not otherwise use: '' for the group secret's seat, STANDBY_SEAT for the standby's.
+ * Every adapter already keeps that field, so the seat survives a resume, a restart and another node.
+ */
+export const STANDBY_SEAT = '#standby';
+
+export const seatOf = (s: { role: Role; playerId: string }): 'group' | 'standby' =>
+  (s.role === 'observer' && s.playerId === STANDBY_SEAT ? 'standby' : 'group');

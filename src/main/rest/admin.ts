@@ -7,6 +7,8 @@
 //   GET  /admin/matches                      { serverTime, matches, totals, history } (Bearer)
 //   POST /admin/matches/:groupCode/end       force-end (Bearer)
 //   POST /admin/matches/:groupCode/secret    new group secret, returned once (Bearer)
+//   POST /admin/matches/:groupCode/standby   arms a standby observer window (Bearer; docs/reliability.md)
+//   POST /admin/matches/:groupCode/failover  swaps the primary and the standby observer now (Bearer)
 //
 // The state-changing routes take Bearer only: a browser sends cached Basic credentials with
 // cross-site form posts, but a cross-site page cannot set an Authorization header it does not know.
@@ -17,6 +19,7 @@ import { clientAddress } from '../client-address.js';
 import { DASHBOARD_RECONNECT_MS, MAX_GROUP_CODE_LENGTH } from '../limits.js';
 import type { Logger } from '../log.js';
 import type { MatchLifecycle } from '../matches/lifecycle.js';
+import type { Standby } from '../matches/standby.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import type { Reply, Request, RouteOptions, Router } from './http.js';
 
@@ -27,6 +30,7 @@ export interface AdminRouteDeps {
   lifecycle: MatchLifecycle;
   trustProxy: boolean;
   log: Logger;
+  standby?: Standby;
 }
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
@@ -118,5 +122,32 @@ export function registerAdmin(router: Router, deps: AdminRouteDeps): void {
     const { secret, closedSessions } = rotated;
     log.info({ tokenId, action: 'rotate_secret', groupCode, closedSessions, client: client(req) }, 'admin action: group secret rotated');
     reply.send(200, 'application/json; charset=utf-8', JSON.stringify({ groupCode, groupSecret: secret, closedSessions }), NO_STORE);
+  }, ADMIN_REQUEST);
+  router.post('/admin/matches/:groupCode/standby', async (req, reply) => {
+    const tokenId = authorize(req, reply, false);
+    if (tokenId === null) return;
+    const groupCode = decodeParam(req.params[0]);
+    const armed = groupCode === null || !deps.standby ? undefined : await deps.standby.admission.arm(groupCode);
+    if (groupCode === null || armed === undefined) {
+      log.info({ tokenId, action: 'arm_standby', groupCode, client: client(req), result: 'not_found' }, 'admin action: standby window for an unknown match');
+      return reply.error(404, 'Match not found');
+    }
+    log.info({ tokenId, action: 'arm_standby', groupCode, armedUntil: armed.armedUntil, client: client(req) }, 'admin action: standby window armed');
+    reply.send(200, 'application/json; charset=utf-8', JSON.stringify({ groupCode, armedUntil: armed.armedUntil }), NO_STORE);
+  }, ADMIN_REQUEST);
+
+  router.post('/admin/matches/:groupCode/failover', (req, reply) => {
+    const tokenId = authorize(req, reply, false);
+    if (tokenId === null) return;
+    const groupCode = decodeParam(req.params[0]);
+    if (groupCode === null || !deps.directory.get(groupCode)) {
+      log.info({ tokenId, action: 'failover', groupCode, client: client(req), result: 'not_found' }, 'admin action: failover of an unknown match');
+      return reply.error(404, 'Match not found');
+    }
+    // The swap happens where the match runs (its relay); another node's match has none here.
+    const done = deps.standby?.relay.swap(groupCode) ?? null;
+    if (!done) return reply.error(409, 'The match has no standby observer on this node');
+    log.info({ tokenId, action: 'failover', groupCode, primary: done.to, applied: done.applied, client: client(req) }, 'admin action: observers swapped');
+    reply.send(200, 'application/json; charset=utf-8', JSON.stringify({ groupCode, primary: done.to, applied: done.applied }), NO_STORE);
   }, ADMIN_REQUEST);
 }

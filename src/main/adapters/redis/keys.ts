@@ -35,6 +35,8 @@ export function redisKeys(prefix: string) {
     epoch: `${prefix}epoch`,
     // SnapshotStore: the latest snapshot of a live match (a hash: `epoch`, and `data`, the snapshot's JSON).
     snapshot: (groupCode: string) => `${prefix}snap:${groupCode}`,
+    /** A match's standby observer (standby-store.ts): a hash of armedUntil, digest, primary. */
+    standby: (groupCode: string) => `${prefix}standby:${groupCode}`,
 
     // Channels. Directory changes and control messages go to every node (classic pub/sub).
     directoryChannel: `${prefix}dir`,

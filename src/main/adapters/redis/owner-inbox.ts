@@ -5,6 +5,7 @@
 //
 // Encoding (a string; Redis carries it as UTF-8), after 'I':
 //   'o' <raw>                                                      { t: 'obs', raw }
+//   's' <raw>                                                      { t: 'obs', raw, seat: 'standby' } (the standby observer)
 //   'a' <len>:<matchId><len>:<playerId><raw>                       { t: 'aux', matchId, playerId, raw }
 //   'd' <len>:<matchId><len>:<playerId>                            { t: 'aux_disconnected', … }
 // where <len> is the decimal length of the string that follows (JS string length): no escaping,
@@ -27,7 +28,7 @@ export interface RedisOwnerInboxStats {
 
 export function encodeInboxMessage(message: InboxMessage): string {
   switch (message.t) {
-    case 'obs': return 'Io' + message.raw;
+    case 'obs': return (message.seat === 'standby' ? 'Is' : 'Io') + message.raw;
     case 'aux': return `Ia${message.matchId.length}:${message.matchId}${message.playerId.length}:${message.playerId}${message.raw}`;
     case 'aux_disconnected': return `Id${message.matchId.length}:${message.matchId}${message.playerId.length}:${message.playerId}`;
   }
@@ -39,6 +40,7 @@ export function decodeInboxMessage(payload: Buffer): InboxMessage | null {
   const text = payload.toString('utf8');
   const kind = text.charCodeAt(1);
   if (kind === 0x6f /* o */) return { t: 'obs', raw: text.slice(2) };
+  if (kind === 0x73 /* s */) return { t: 'obs', raw: text.slice(2), seat: 'standby' };
   let at = 2;
   const field = (): string | null => {
     const colon = text.indexOf(':', at);

@@ -90,6 +90,21 @@ export class StateFiles {
     this.queue(path.join(this.dir, SESSIONS_FILE), JSON.stringify({ v: STATE_VERSION, sessions }));
   }
 
+  /** A small table of another adapter (standby-store.ts): its text, or null when there is none. */
+  readNamed(name: string): string | null {
+    const file = path.join(this.dir, name);
+    try {
+      return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : null;
+    } catch (err) {
+      this.log.error({ file: name, error: (err as Error).message }, 'state file skipped');
+      return null;
+    }
+  }
+
+  writeNamed(name: string, content: string): void {
+    this.queue(path.join(this.dir, name), content);
+  }
+
   /** Resolves when every queued write is on disk. */
   async flush(): Promise<void> {
     while (this.writing.size > 0) await Promise.allSettled([...this.writing.values()]);

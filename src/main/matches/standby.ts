@@ -1,0 +1,25 @@
+// The standby observer's parts, assembled for the composition root (service.ts): the store of
+// each match's standby (memory, STATE_DIR or Redis, like the other ports), the owner's relay
+// (standby-relay.ts) and who may log on as a standby (standby-admission.ts).
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import type { ControlBus } from '../ports/control-bus.js';
+import type { MatchDirectory } from '../ports/match-directory.js';
+import type { StandbyStore } from '../ports/standby-store.js';
+import type { ShardPool } from '../shards/pool.js';
+import { StandbyAdmission } from './standby-admission.js';
+import { StandbyRelay } from './standby-relay.js';
+
+export interface Standby {
+  store: StandbyStore;
+  relay: StandbyRelay;
+  admission: StandbyAdmission;
+  close(): void;
+}
+
+export function createStandby(deps: { config: Config; log: Logger; store: StandbyStore; directory: MatchDirectory; control: ControlBus; pool: ShardPool }): Standby {
+  const { config, log, store, directory, control, pool } = deps;
+  const relay = new StandbyRelay({ config, log, store, control, apply: (groupCode, raw, now) => pool.obs(groupCode, raw, now) });
+  const admission = new StandbyAdmission({ config, log, store, directory, relay });
+  return { store, relay, admission, close: () => { relay.close(); store.close(); } };
+}

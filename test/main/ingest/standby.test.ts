@@ -1,0 +1,157 @@
+// A standby observer per match (docs/reliability.md, "A standby observer"): admission through an
+// armed window only (one logon, the match's own organisation), and failover from a primary that
+// goes silent or whose socket closes: two real observer clients stream the recorded match into one
+// group code, the standby a few hundred milliseconds behind with its own obsName; the overlay's final
+// frame equals a clean single-observer run and the failover happens within the threshold + 1 s.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Socket } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeAll, connectObserver, frontend, logon, observer } from '../../helpers/clients.js';
+import { playReplay, recordedMatch, replayLogon } from '../../helpers/recorded.js';
+import { startTestService, tempDir, type TestService } from '../../helpers/service.js';
+
+const KEY_A1 = 'standby-org-a-key-one';
+const KEY_A2 = 'standby-org-a-key-two';
+const KEY_B = 'standby-org-b-key';
+const THRESHOLD_MS = 3000; // FAILOVER_SILENCE_MS's default
+const LAG_MS = 300;
+const GAP_MS = 4;
+const replay = recordedMatch();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let svc: TestService;
+let clean: TestService;
+let reference: string;
+
+function keysFile(): string {
+  const dir = tempDir('standby-keys');
+  const file = path.join(dir, 'keys.json');
+  fs.writeFileSync(file, JSON.stringify({ keys: [
+    { key: KEY_A1, organizationId: 'org-a' }, { key: KEY_A2, organizationId: 'org-a' }, { key: KEY_B, organizationId: 'org-b' },
+  ] }));
+  return file;
+}
+
+beforeAll(async () => {
+  const KEYS_FILE = keysFile();
+  svc = await startTestService({ KEYS_FILE, TRUST_REPLAY_TIMESTAMPS: 'true' });
+  clean = await startTestService({ KEYS_FILE, TRUST_REPLAY_TIMESTAMPS: 'true' });
+  // The reference: one observer, the whole recording, a fresh service.
+  const fe = await frontend(clean.broadcast, replay.header.groupCode);
+  const run = await playReplay(replay, { url: clean.ingest, key: KEY_A1, pace: 'instant' });
+  await fe.waitFor((f) => f.roundPhase === 'game_end', 60_000);
+  reference = fe.raw[fe.raw.length - 1];
+  run.socket.close();
+}, 120_000);
+afterAll(async () => {
+  closeAll();
+  await svc?.close();
+  await clean?.close();
+});
+
+const refusal = (code: string) => `Game with Group Code ${code} exists and is still live.`;
+
+describe('arming a standby', () => {
+  it('admits exactly one logon of the match\'s organisation within an armed window, with a secret of its own', async () => {
+    const code = 'SBADM1';
+    const primary = await observer(svc.ingest, replayLogon(replay, { key: KEY_A1, groupCode: code }));
+    expect(primary.ack.value).toBe(true);
+    const groupSecret = primary.ack.reason;
+    // Not armed: refused exactly as the specification says.
+    expect((await observer(svc.ingest, replayLogon(replay, { key: KEY_A2, groupCode: code }))).ack).toEqual({ type: 'authenticate', value: false, reason: refusal(code) });
+    expect((await svc.admin.request('POST', '/admin/matches/NOSUCH/standby')).status).toBe(404);
+    const armed = await svc.admin.request('POST', `/admin/matches/${code}/standby`);
+    expect(armed.status).toBe(200);
+    // Another organisation's key is refused, and does not use the window up.
+    expect((await observer(svc.ingest, replayLogon(replay, { key: KEY_B, groupCode: code }))).ack).toEqual({ type: 'authenticate', value: false, reason: refusal(code) });
+    const standby = await observer(svc.ingest, replayLogon(replay, { key: KEY_A2, groupCode: code, obsName: 'Standby#EUW' }));
+    expect(standby.ack.value).toBe(true);
+    expect(standby.ack.reason).toMatch(/^[A-Z0-9]{12,}$/);
+    expect(standby.ack.reason).not.toBe(groupSecret);
+    // The window admitted one: the next is refused.
+    expect((await observer(svc.ingest, replayLogon(replay, { key: KEY_A2, groupCode: code }))).ack).toEqual({ type: 'authenticate', value: false, reason: refusal(code) });
+    // The standby's PC presses Connect again with the secret it remembered: the standby seat again.
+    standby.socket.close();
+    const back = await observer(svc.ingest, replayLogon(replay, { key: KEY_A2, groupCode: code, groupSecret: standby.ack.reason }));
+    expect(back.ack).toEqual({ type: 'authenticate', value: true, reason: 'reconnected' });
+    // The standby secret is a credential: never logged, never answered by REST.
+    expect(svc.logs.some((l) => l.includes(standby.ack.reason))).toBe(false);
+    expect(JSON.stringify(await svc.admin.snapshot())).not.toContain(standby.ack.reason);
+    expect((await svc.admin.end(code)).status).toBe(200);
+  });
+});
+
+/** The standby's copy of a record: the same event seen by another spectator account (its own obsName, another envelope). */
+const standbyCopy = (r: Record<string, unknown>) => {
+  const { obsName: _o, ...rest } = r;
+  return JSON.stringify({ ...rest, obsName: 'Standby#EUW' });
+};
+
+async function failoverRun(code: string, cut: number, stop: (primary: Socket) => void): Promise<{ final: string; failoverMs: number }> {
+  const records = replay.records.map((r) => ({ ...r, groupCode: code }));
+  const fe = await frontend(svc.broadcast, code);
+  const p = connectObserver(svc.ingest);
+  const pAck = await logon(p, 'obs_logon', replayLogon(replay, { key: KEY_A1, groupCode: code }));
+  expect(pAck.ack.value).toBe(true);
+  expect((await svc.admin.request('POST', `/admin/matches/${code}/standby`)).status).toBe(200);
+  const s = connectObserver(svc.ingest);
+  const sAck = await logon(s, 'obs_logon', replayLogon(replay, { key: KEY_A2, groupCode: code, obsName: 'Standby#EUW' }));
+  expect(sAck.ack.value).toBe(true);
+  const before = await svc.metric('ods_observer_failovers_total');
+
+  // Both stream; the standby LAG_MS behind. The primary stops after record `cut`.
+  const start = Date.now();
+  let nextP = 0;
+  let nextS = 0;
+  let cutAt = 0;
+  let failoverAt = 0;
+  const watch = setInterval(() => {
+    if (cutAt && !failoverAt) void svc.metric('ods_observer_failovers_total').then((n) => { if (n > before && !failoverAt) failoverAt = Date.now(); });
+  }, 25);
+  try {
+    while (nextS < records.length) {
+      const now = Date.now();
+      while (nextP <= cut && start + nextP * GAP_MS <= now) p.emit('obs_data', JSON.stringify(records[nextP++]));
+      if (nextP > cut && !cutAt) { cutAt = Date.now(); stop(p); }
+      while (nextS < records.length && start + nextS * GAP_MS + LAG_MS <= now) s.emit('obs_data', standbyCopy(records[nextS++]));
+      await sleep(1);
+    }
+    await fe.waitFor((f) => f.roundPhase === 'game_end', 60_000);
+    await expect.poll(() => failoverAt, { timeout: 10_000 }).toBeGreaterThan(0);
+  } finally {
+    clearInterval(watch);
+    p.close();
+    s.close();
+  }
+  return { final: fe.raw[fe.raw.length - 1], failoverMs: failoverAt - cutAt };
+}
+
+/** The final frame without its time fields (the wall clock of the serializing shard). */
+const timeless = (raw: string) => {
+  const f = JSON.parse(raw) as Record<string, unknown>;
+  delete f.serverTime;
+  return f;
+};
+
+describe('failover to the standby', () => {
+  it('(a) the primary goes silent with its connection held open: the standby takes over, the match ends as a clean run', async () => {
+    const code = replay.header.groupCode;
+    const { final, failoverMs } = await failoverRun(code, 1400, () => undefined);
+    console.log(`silent primary: failover ${failoverMs} ms after its last message (threshold ${THRESHOLD_MS} ms)`);
+    expect(failoverMs).toBeLessThanOrEqual(THRESHOLD_MS + 1000);
+    expect(timeless(final)).toEqual(timeless(reference));
+    const logged = svc.logged({ msg: 'observer failover: the standby is the primary now', groupCode: code });
+    expect(logged.at(-1)).toMatchObject({ cause: 'primary_silent', how: 'cut' });
+  }, 120_000);
+
+  it('(b) the primary\'s socket closes: the standby takes over, the match ends as a clean run', async () => {
+    const code = replay.header.groupCode;
+    const { final, failoverMs } = await failoverRun(code, 1900, (p) => p.close());
+    console.log(`closed primary: failover ${failoverMs} ms after its last message (threshold ${THRESHOLD_MS} ms)`);
+    expect(failoverMs).toBeLessThanOrEqual(THRESHOLD_MS + 1000);
+    expect(timeless(final)).toEqual(timeless(reference));
+    const logged = svc.logged({ msg: 'observer failover: the standby is the primary now', groupCode: code });
+    expect(['primary_closed', 'primary_silent']).toContain(logged.at(-1)?.cause);
+  }, 120_000);
+});
