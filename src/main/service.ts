@@ -8,6 +8,7 @@
 //   shard pool, lifecycle, forwarding; with Redis the cluster runtime) → listeners (ingestion,
 //   broadcast, REST with the dashboard) → metrics.
 import { Dashboard } from './admin/dashboard.js';
+import { LinkHealth } from './admin/link-health.js';
 import { createAdminTokens } from './admin/tokens.js';
 import { StateFiles } from './adapters/state-dir/files.js';
 import { StateDirSessionStore } from './adapters/state-dir/session-store.js';
@@ -199,9 +200,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
     ...(cluster ? { sharedStoreUp: () => cluster.redisUp } : {}),
   });
   const broadcast = new BroadcastServer({ config, log, tls: tls.files, frames });
+  const links = new LinkHealth({ config, ingest, broadcast, routes, clock: forwarding.clock, relay: standby.relay, frames });
   const adminTokens = createAdminTokens(config.ADMIN_TOKEN);
   const dashboard = adminTokens.enabled
-    ? new Dashboard({ directory, routes, published: output.counters, shardTotals: totals, frames, ingest, broadcast, maxOpen: config.DASHBOARD_MAX_OPEN, watchSummaries: (on) => pool.watchSummaries(on, SUMMARY_WAIT_MS), ...(redis ? { ownerOf: (code: string) => redis.ownership.ownerOf(code) } : {}) })
+    ? new Dashboard({ directory, routes, published: output.counters, shardTotals: totals, frames, ingest, broadcast, maxOpen: config.DASHBOARD_MAX_OPEN, links, watchSummaries: (on) => pool.watchSummaries(on, SUMMARY_WAIT_MS), ...(redis ? { ownerOf: (code: string) => redis.ownership.ownerOf(code) } : {}) })
     : null;
   registerRestRoutes(restApp, {
     config, log, keys, previews, teamInfo, directory, frames,
@@ -210,7 +212,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     ...(dashboard ? { admin: { tokens: adminTokens, dashboard, lifecycle, standby } } : {}),
   });
   const metrics = config.METRICS_ENABLED
-    ? new Metrics({ config, log, events, directory, published: output.counters, shardTotals: totals, recovery, ingest, broadcast, cluster, standby: { relay: standby.relay } })
+    ? new Metrics({ config, log, events, directory, published: output.counters, shardTotals: totals, recovery, ingest, broadcast, cluster, standby: { relay: standby.relay, silentMatches: () => links.silentCount(directory.all()) } })
     : null;
 
   const tokens: us_listen_socket[] = [];

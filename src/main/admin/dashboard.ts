@@ -17,6 +17,7 @@ import type { FrameBus } from '../ports/frame-bus.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import { DASHBOARD_HISTORY_POINTS, DASHBOARD_SAMPLE_MS, SUMMARY_LEASE_MS } from '../limits.js';
 import type { ResponseStream } from '../rest/http.js';
+import type { LinkHealth, LinkHealthRow } from './link-health.js';
 
 export interface DashboardDeps {
   directory: MatchDirectory;
@@ -34,6 +35,8 @@ export interface DashboardDeps {
   watchSummaries: (on: boolean) => Promise<void>;
   /** REDIS_URL: the node that runs a match (its row's `node`; sockets and summaries are this node's own). */
   ownerOf?: (groupCode: string) => string | undefined;
+  /** Each match's links (observers, overlays, standby) and the silent flag (link-health.ts). */
+  links?: LinkHealth;
 }
 
 export interface MatchRow {
@@ -55,6 +58,8 @@ export interface MatchRow {
   frameNo: number;
   /** REDIS_URL only: the node that runs it ('' while no node does: its owner is gone and nobody adopted it yet). */
   node?: string;
+  /** The health of its links (admin/link-health.ts); rows flagged `links.silent` come first. */
+  links?: LinkHealthRow;
 }
 
 export interface Totals {
@@ -152,6 +157,9 @@ export class Dashboard {
       else if (s.matchId) auxiliaries.set(s.matchId, (auxiliaries.get(s.matchId) ?? 0) + 1);
     }
     const rows: MatchRow[] = [];
+    const now = Date.now();
+    const links = this.deps.links;
+    const byCode = links?.observersByCode(now);
     for (const m of directory.all()) {
       const local = routes.get(m.groupCode);
       const sum = local?.summary;
@@ -170,9 +178,12 @@ export class Dashboard {
         overlays: broadcast.frontendCount(m.groupCode),
         frameNo: frames.latest(m.groupCode)?.frameNo ?? 0,
         ...(this.deps.ownerOf ? { node: this.deps.ownerOf(m.groupCode) ?? '' } : {}),
+        ...(links ? { links: links.row(m, sum, byCode?.get(m.groupCode), now) } : {}),
       });
     }
-    return rows;
+    links?.prune(new Set(rows.map((r) => r.groupCode)));
+    // A silent observer's match first (its row highlighted on the page).
+    return links ? rows.sort((a, b) => Number(b.links?.silent ?? false) - Number(a.links?.silent ?? false)) : rows;
   }
 
   totals(rows: MatchRow[]): Totals {

@@ -278,6 +278,16 @@ export class BroadcastServer {
     return max;
   }
 
+  /** The slowest overlay of a group (link health): the most bytes queued, and how many are skipping frames now. */
+  slowestOverlay(groupCode: string): { bufferedBytes: number; skipping: number } {
+    let bufferedBytes = 0, skipping = 0;
+    for (const f of this.groups.get(groupCode)?.frontends ?? []) {
+      if (f.ws) bufferedBytes = Math.max(bufferedBytes, f.ws.bufferedAmount);
+      if (f.skippedFrame) skipping++;
+    }
+    return { bufferedBytes, skipping };
+  }
+
   /** Frontends currently logged on to a group. */
   frontendCount(groupCode?: string): number {
     if (groupCode !== undefined) return this.groups.get(groupCode)?.frontends.size ?? 0;

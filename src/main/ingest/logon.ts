@@ -33,7 +33,7 @@ export interface LogonDeps {
   /** The standby observers (matches/standby-admission.ts); unset: a second observer needs the group secret. */
   standby?: StandbyAdmission;
   /** A socket of this listener took an observer seat (the standby relay learns it is open). */
-  seatOpened?: (groupCode: string, seat: 'group' | 'standby') => void;
+  seatOpened?: (groupCode: string, seat: 'group' | 'standby', reconnected: boolean) => void;
 }
 
 /** The ack reason of a logon refused while the shared store (Redis) is unreachable (README, "Running several nodes"). */
@@ -113,7 +113,7 @@ export class Logons {
       obsName: typeof packet.obsName === 'string' ? packet.obsName : '', matchId: '', playerId: standby ? STANDBY_SEAT : '', socketId: socket.id,
     };
     this.deps.sessions.put(session);
-    this.deps.seatOpened?.(packet.groupCode, standby ? 'standby' : 'group');
+    this.deps.seatOpened?.(packet.groupCode, standby ? 'standby' : 'group', reason === 'reconnected');
     replies.bind(state, session);
     replies.emit(socket, 'obs_logon_ack', JSON.stringify({ type: 'authenticate', value: true, reason }));
     log.info({ socket: socket.id, groupCode: packet.groupCode, reconnected: reason === 'reconnected' || standby, standby, client: this.clientOf(state) }, 'observer logged on');

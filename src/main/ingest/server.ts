@@ -29,6 +29,8 @@ import { DataForwarding } from './forwarding.js';
 import { Logons } from './logon.js';
 import { SessionResume } from './resume.js';
 import { IngestCounters, SocketReplies, type BoundSession, type SocketState } from './socket-state.js';
+import { LinkEvents, LinkStats } from './link-stats.js';
+import { clientAddress } from '../client-address.js';
 import { StallWatch } from './stall.js';
 
 export interface IngestDeps {
@@ -55,6 +57,8 @@ export class IngestServer {
   readonly io: Server;
   readonly addresses: AddressLimiter;
   readonly counters = new IngestCounters();
+  /** Resumes and reconnection logons per group code, the last 10 minutes (link health). */
+  readonly linkEvents = new LinkEvents();
   private readonly log: Logger;
   private readonly states = new Map<string, SocketState>();
   private readonly limits: BudgetLimits;
@@ -83,12 +87,20 @@ export class IngestServer {
     this.resume = new SessionResume({
       log: this.log, sessions: deps.sessions, backlog: this.budgets, replies: this.replies, states: this.states,
       maxHeld: Math.max(1, c.INGEST_BACKLOG_PER_SOCKET), receive: (state, event, args) => this.budgets.receive(state, event, args),
-      resumed: (session) => { if (session.role === 'observer') deps.standby?.relay.socketOpen(session.groupCode, seatOf(session)); },
+      resumed: (session) => {
+        if (session.role !== 'observer') return;
+        this.linkEvents.resumed(session.groupCode, Date.now());
+        deps.standby?.relay.socketOpen(session.groupCode, seatOf(session));
+      },
     });
     this.logons = new Logons({
       config: c, log: this.log, keys: deps.keys, directory: deps.directory, lifecycle: deps.lifecycle, sessions: deps.sessions,
       replies: this.replies, counters: this.counters, sharedStoreUp: deps.sharedStoreUp ?? (() => true),
-      ...(deps.standby ? { standby: deps.standby.admission, seatOpened: (code, seat) => deps.standby!.relay.socketOpen(code, seat) } : {}),
+      ...(deps.standby ? { standby: deps.standby.admission } : {}),
+      seatOpened: (code, seat, reconnected) => {
+        if (reconnected) this.linkEvents.reconnected(code, Date.now());
+        deps.standby?.relay.socketOpen(code, seat);
+      },
     });
     this.data = new DataForwarding(c, deps.forwarding, this.replies);
     this.addresses = new AddressLimiter(c.MAX_SOCKETS_PER_ADDRESS);
@@ -119,7 +131,10 @@ export class IngestServer {
   private onConnection(socket: import('socket.io').Socket): void {
     // Every handler is bound synchronously: the client flushes buffered emits right after CONNECT.
     const now = Date.now();
-    const state: SocketState = { socket, session: null, logonPending: false, held: null, logged: new Set(), budget: new SocketBudget(this.limits, now), lastEventAt: now };
+    const h = socket.handshake;
+    const link = new LinkStats(clientAddress(this.deps.config.TRUST_PROXY, h.address, h.headers['x-forwarded-for'], h.headers['x-real-ip']));
+    link.watch(socket);
+    const state: SocketState = { socket, session: null, logonPending: false, held: null, logged: new Set(), budget: new SocketBudget(this.limits, now), lastEventAt: now, link };
     this.states.set(socket.id, state);
     this.resume.atConnection(state, now);
 
@@ -196,6 +211,11 @@ export class IngestServer {
   /** The sessions of this listener's open sockets (dashboard). */
   *connectedSessions(): IterableIterator<BoundSession> {
     for (const { session } of this.states.values()) if (session) yield session;
+  }
+
+  /** The observer sessions of this listener's open sockets with their links' health (dashboard). */
+  *observerLinks(): IterableIterator<{ session: BoundSession; link: LinkStats }> {
+    for (const { session, link } of this.states.values()) if (session?.role === 'observer') yield { session, link };
   }
 
   /** Events waiting in backlogs now (metrics). */

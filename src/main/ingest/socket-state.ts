@@ -5,6 +5,7 @@ import type { Socket } from 'socket.io';
 import type { Logger } from '../log.js';
 import type { SessionRecord } from '../ports/session-store.js';
 import type { SocketBudget } from './budget.js';
+import type { LinkStats } from './link-stats.js';
 
 /**
  * The session a socket is bound to, as the socket knows it: a copy of the stored record's fixed
@@ -28,6 +29,8 @@ export interface SocketState {
   budget: SocketBudget;
   /** Last event received (or the connection time): unauthenticated sockets idle for IDLE_SOCKET_TIMEOUT_MS are closed. */
   lastEventAt: number;
+  /** The link's health: data messages, round trip, drops (link-stats.ts; dashboard). */
+  link: LinkStats;
 }
 
 /** The ingestion listener's counters (metrics, dashboard, tests). */
@@ -60,6 +63,7 @@ export class SocketReplies {
   /** An event ignored: counted by reason, logged once per socket and reason. */
   drop(state: SocketState, reason: string): void {
     this.counters.dropped[reason] = (this.counters.dropped[reason] ?? 0) + 1;
+    state.link.drop(reason);
     if (state.logged.has(reason)) return;
     state.logged.add(reason);
     this.log.info({ socket: state.socket.id, reason }, 'ingestion message ignored');

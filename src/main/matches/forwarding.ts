@@ -9,6 +9,7 @@ import type { ShardPool } from '../shards/pool.js';
 import type { Seat } from '../ports/standby-store.js';
 import type { LocalRoutes } from './local-routes.js';
 import type { StandbyRelay } from './standby-relay.js';
+import { ObserverClock } from './observer-clock.js';
 
 /** Scale-out: where data for a match that another node runs goes (cluster/remote-forwarding.ts). */
 export interface RemoteMatches {
@@ -27,8 +28,12 @@ export interface ForwardingDeps {
 }
 
 export class MatchForwarding {
+  /** When each match's primary observer last sent data here (link health). */
+  readonly clock = new ObserverClock();
+
   constructor(private readonly deps: ForwardingDeps) {
     const { events } = deps;
+    events.on('matchStopped', ({ groupCode }) => this.clock.forget(groupCode));
     events.on('matchRegistered', ({ groupCode, registered }) => this.toShard(groupCode, (shard) => deps.pool.send(shard, { t: 'registered', groupCode, registered })));
     events.on('playercams', ({ groupCode, result }) => this.toShard(groupCode, (shard) => deps.pool.send(shard, { t: 'playercams', groupCode, result, now: Date.now() })));
     events.on('mmr', ({ groupCode, result }) => this.toShard(groupCode, (shard) => deps.pool.send(shard, { t: 'mmr', groupCode, result, now: Date.now() })));
@@ -39,8 +44,10 @@ export class MatchForwarding {
     const { remote, routes, pool, directory, relay } = this.deps;
     // Another node's live match; a code nobody has goes to the shard, which drops and counts it as in one process.
     if (remote && !routes.get(groupCode) && directory.get(groupCode)) return remote.send(groupCode, seat === 'standby' ? { t: 'obs', raw, seat } : { t: 'obs', raw });
-    if (relay?.active(groupCode, seat) && (routes.get(groupCode) || directory.get(groupCode))) return relay.receive(groupCode, seat, raw, Date.now());
-    return pool.obs(groupCode, raw, Date.now());
+    const now = Date.now();
+    if (seat === (relay?.primaryOf(groupCode) ?? 'group') && routes.get(groupCode)) this.clock.seen(groupCode, now);
+    if (relay?.active(groupCode, seat) && (routes.get(groupCode) || directory.get(groupCode))) return relay.receive(groupCode, seat, raw, now);
+    return pool.obs(groupCode, raw, now);
   }
 
   /** Auxiliary data goes to every live match with the session's match id (once per shard, with their group codes); false when there is none. */
@@ -66,6 +73,7 @@ export class MatchForwarding {
     if (!local) return;
     const now = Date.now();
     const seat = message.t === 'obs' && message.seat === 'standby' ? 'standby' : 'group';
+    if (message.t === 'obs' && seat === (this.deps.relay?.primaryOf(groupCode) ?? 'group')) this.clock.seen(groupCode, now);
     if (message.t === 'obs' && this.deps.relay?.active(groupCode, seat)) this.deps.relay.receive(groupCode, seat, message.raw, now);
     else if (message.t === 'obs') this.deps.pool.obs(groupCode, message.raw, now);
     else if (message.t === 'aux') this.deps.pool.aux(local.shard, [groupCode], message.matchId, message.playerId, message.raw, now);

@@ -27,7 +27,7 @@ export class StandbyAdmission {
     if (!this.deps.directory.get(groupCode)) return undefined;
     const armedUntil = now + this.deps.config.STANDBY_ARM_WINDOW_MS;
     await this.deps.store.arm(groupCode, armedUntil);
-    this.deps.relay.watch(groupCode);
+    this.deps.relay.watch(groupCode, armedUntil);
     return { armedUntil };
   }
 

@@ -39,6 +39,8 @@ interface Relay {
   holdDownUntil: number;
   failovers: FailoverRecord[];
   failoverCount: number;
+  /** Until when a window armed through this process is open (0: none, or a standby was admitted). */
+  armedUntil: number;
 }
 
 export interface StandbyRelayDeps {
@@ -50,7 +52,7 @@ export interface StandbyRelayDeps {
   apply(groupCode: string, raw: string, now: number): boolean;
 }
 
-export interface RelayView { primary: Seat; failovers: number; lastFailover: FailoverRecord | null; held: number }
+export interface RelayView { primary: Seat; failovers: number; lastFailover: FailoverRecord | null; held: number; armedUntil: number }
 
 const other = (s: Seat): Seat => (s === 'group' ? 'standby' : 'group');
 
@@ -78,9 +80,9 @@ export class StandbyRelay {
     return seat === 'standby' || this.relays.has(groupCode);
   }
 
-  /** A window was armed (or a standby logged on): the primary's recent messages are kept from now on. */
-  watch(groupCode: string): void {
-    this.relayOf(groupCode);
+  /** A window was armed until `armedUntil` (0: a standby logged on): the primary's recent messages are kept from now on. */
+  watch(groupCode: string, armedUntil = 0): void {
+    this.relayOf(groupCode).armedUntil = armedUntil;
   }
 
   /** An observer payload of `seat`; false when it is not forwardable (counted by the caller). */
@@ -133,7 +135,7 @@ export class StandbyRelay {
   view(groupCode: string): RelayView | null {
     const r = this.relays.get(groupCode);
     if (!r) return null;
-    return { primary: r.primary, failovers: r.failoverCount, lastFailover: r.failovers.at(-1) ?? null, held: r.held.length };
+    return { primary: r.primary, failovers: r.failoverCount, lastFailover: r.failovers.at(-1) ?? null, held: r.held.length, armedUntil: r.armedUntil };
   }
 
   close(): void {
@@ -146,7 +148,7 @@ export class StandbyRelay {
     if (r) return r;
     r = {
       primary: 'group', lastAt: { group: 0, standby: 0 }, open: { group: false, standby: false }, closedAt: { group: 0, standby: 0 },
-      evidenceAt: 0, recent: [], recentCount: new Map(), held: [], holdDownUntil: 0, failovers: [], failoverCount: 0,
+      evidenceAt: 0, recent: [], recentCount: new Map(), held: [], holdDownUntil: 0, failovers: [], failoverCount: 0, armedUntil: 0,
     };
     this.relays.set(groupCode, r);
     const relay = r;

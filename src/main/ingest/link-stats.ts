@@ -1,0 +1,99 @@
+// The health of each ingestion link (README, "Operator dashboard and admin API"; docs/reliability.md,
+// "Every link's health in view"): per socket, its data messages (the last one's time, a rate over
+// the last few seconds), the Engine.IO round trip the service measures itself (the time from its
+// ping to the client's pong, every PING_INTERVAL_MS) and its drops by reason; per group code, the
+// session resumes and reconnection logons of the last 10 minutes. Nothing here is per-match metric
+// labels: the dashboard and the admin API read it.
+import type { Socket } from 'socket.io';
+
+/** Seconds the message rate is averaged over. */
+const RATE_WINDOW_S = 5;
+/** How far back reconnections and resumes are counted. */
+export const LINK_EVENTS_WINDOW_MS = 600_000;
+
+export class LinkStats {
+  messages = 0;
+  /** Epoch ms of the last data message (0: none yet). */
+  lastDataAt = 0;
+  /** The last measured Engine.IO round trip, ms (-1: none measured yet). */
+  rttMs = -1;
+  private pingAt = 0;
+  readonly dropped: Record<string, number> = {};
+  private readonly buckets = new Array<number>(RATE_WINDOW_S).fill(0);
+  private bucketSecond = 0;
+
+  constructor(readonly address: string) {}
+
+  data(now: number): void {
+    this.messages++;
+    this.lastDataAt = now;
+    this.roll(now);
+    this.buckets[Math.floor(now / 1000) % RATE_WINDOW_S]++;
+  }
+
+  drop(reason: string): void {
+    this.dropped[reason] = (this.dropped[reason] ?? 0) + 1;
+  }
+
+  /** Data messages per second over the last RATE_WINDOW_S seconds (one decimal). */
+  rate(now: number): number {
+    this.roll(now);
+    let n = 0;
+    for (const b of this.buckets) n += b;
+    return Math.round((n / RATE_WINDOW_S) * 10) / 10;
+  }
+
+  /** Times the socket's Engine.IO pings and their pongs (the transport survives upgrades: one connection object). */
+  watch(socket: Socket): void {
+    const conn = socket.conn as unknown as { on(event: string, listener: (packet: { type?: string }) => void): void };
+    conn.on('packetCreate', (p) => { if (p.type === 'ping') this.pingAt = Date.now(); });
+    conn.on('packet', (p) => {
+      if (p.type === 'pong' && this.pingAt > 0) {
+        this.rttMs = Date.now() - this.pingAt;
+        this.pingAt = 0;
+      }
+    });
+  }
+
+  /** Clears the buckets of the seconds that passed since the last message. */
+  private roll(now: number): void {
+    const second = Math.floor(now / 1000);
+    const gap = Math.min(RATE_WINDOW_S, second - this.bucketSecond);
+    for (let i = 1; i <= gap; i++) this.buckets[(this.bucketSecond + i) % RATE_WINDOW_S] = 0;
+    if (second > this.bucketSecond) this.bucketSecond = second;
+  }
+}
+
+/** Resumes (a new socket took a session over) and reconnection logons (the group or standby secret again), per group code. */
+export class LinkEvents {
+  private readonly byCode = new Map<string, { resumes: number[]; reconnects: number[] }>();
+
+  resumed(groupCode: string, now: number): void {
+    this.entry(groupCode, now).resumes.push(now);
+  }
+
+  reconnected(groupCode: string, now: number): void {
+    this.entry(groupCode, now).reconnects.push(now);
+  }
+
+  /** The counts of the last 10 minutes. */
+  counts(groupCode: string, now: number): { resumes: number; reconnects: number } {
+    const e = this.byCode.get(groupCode);
+    if (!e) return { resumes: 0, reconnects: 0 };
+    this.prune(e, now);
+    if (e.resumes.length === 0 && e.reconnects.length === 0) this.byCode.delete(groupCode);
+    return { resumes: e.resumes.length, reconnects: e.reconnects.length };
+  }
+
+  private entry(groupCode: string, now: number) {
+    let e = this.byCode.get(groupCode);
+    if (!e) this.byCode.set(groupCode, (e = { resumes: [], reconnects: [] }));
+    this.prune(e, now);
+    return e;
+  }
+
+  private prune(e: { resumes: number[]; reconnects: number[] }, now: number): void {
+    while (e.resumes.length > 0 && now - e.resumes[0] > LINK_EVENTS_WINDOW_MS) e.resumes.shift();
+    while (e.reconnects.length > 0 && now - e.reconnects[0] > LINK_EVENTS_WINDOW_MS) e.reconnects.shift();
+  }
+}
