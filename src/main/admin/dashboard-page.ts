@@ -7,13 +7,15 @@
 // Kept as a TypeScript string so that the compiled service (dist/, the Docker image) carries it.
 // The script avoids template literals so that it can live inside this String.raw template.
 
+import { LINKS_CSS, LINKS_SCRIPT } from './dashboard-links-page.js';
+
 export const DASHBOARD_HTML = String.raw`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Live matches · overlay data service</title>
-<style>
+<style>${LINKS_CSS}
   :root { --bg: #0f1419; --panel: #182028; --line: #2a3440; --text: #dfe6ee; --dim: #8b98a8; --accent: #4fb3ff; --good: #3ccf8e; --warn: #ffb347; --bad: #ff5c5c; }
   * { box-sizing: border-box; }
   body { margin: 0; background: var(--bg); color: var(--text); font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
@@ -111,12 +113,13 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
       <th data-key="auxiliaries" class="num">Aux</th>
       <th data-key="overlays" class="num">Overlays</th>
       <th data-key="age" class="num">Last event</th>
-      <th data-key="shard" class="num">Shard</th>
+      <th data-key="shard" class="num">Shard</th><th data-key="link">Links</th>
     </tr></thead>
     <tbody id="rows"></tbody>
   </table>
   <div id="empty">No live matches.</div>
 </main>
+${LINKS_SCRIPT}
 <script>
 (function () {
   'use strict';
@@ -172,14 +175,14 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
       left: el('td', 'team left'), score: el('td', 'score'), right: el('td', 'team right'),
       round: el('td', 'num round'), phase: el('td', 'phase-cell'), map: el('td', 'map'),
       observers: el('td', 'num observers'), auxiliaries: el('td', 'num auxiliaries'), overlays: el('td', 'num overlays'),
-      age: el('td', 'num age'), shard: el('td', 'num shard')
+      age: el('td', 'num age'), shard: el('td', 'num shard'), link: el('td', 'link')
     };
     c.leftTri = el('span', 'tri'); c.leftName = el('span', 'name'); c.left.append(c.leftTri, c.leftName);
     c.rightTri = el('span', 'tri'); c.rightName = el('span', 'name'); c.right.append(c.rightTri, c.rightName);
     c.scoreLeft = el('span', 'score-left'); c.scoreRight = el('span', 'score-right');
     c.score.append(c.scoreLeft, document.createTextNode(' – '), c.scoreRight);
     c.phaseTag = el('span', 'phase'); c.phase.append(c.phaseTag);
-    tr.append(c.code, c.left, c.score, c.right, c.round, c.phase, c.map, c.observers, c.auxiliaries, c.overlays, c.age, c.shard);
+    tr.append(c.code, c.left, c.score, c.right, c.round, c.phase, c.map, c.observers, c.auxiliaries, c.overlays, c.age, c.shard, c.link);
     return { tr: tr, cells: c, data: null, changedAt: 0 };
   }
 
@@ -198,7 +201,7 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
     setText(c.phaseTag, d.roundPhase); setClass(c.phaseTag, 'phase ' + d.roundPhase);
     setText(c.map, d.map);
     setText(c.observers, String(d.observers)); setText(c.auxiliaries, String(d.auxiliaries)); setText(c.overlays, String(d.overlays));
-    setText(c.shard, String(d.shard));
+    setText(c.shard, String(d.shard)); if (window.odsLinks) window.odsLinks.cell(c.link, d, r.tr, serverNow() - Date.now());
     if (prev && (prev.teams[0].score !== d.teams[0].score || prev.teams[1].score !== d.teams[1].score)) {
       r.changedAt = Date.now();
       r.tr.classList.add('changed');
@@ -226,6 +229,7 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
       list.push(r);
     });
     list.sort(function (a, b) {
+      var silent = (b.data.links && b.data.links.silent ? 1 : 0) - (a.data.links && a.data.links.silent ? 1 : 0); if (silent) return silent;
       var x = sortValue(a.data, sortKey), y = sortValue(b.data, sortKey);
       if (x < y) return -sortDir;
       if (x > y) return sortDir;
