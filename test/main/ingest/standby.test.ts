@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeAll, connectObserver, frontend, logon, observer } from '../../helpers/clients.js';
 import { playReplay, recordedMatch, replayLogon } from '../../helpers/recorded.js';
 import { startTestService, tempDir, type TestService } from '../../helpers/service.js';
+import { standbyCopy, streamPair } from '../../helpers/standby.js';
 
 const KEY_A1 = 'standby-org-a-key-one';
 const KEY_A2 = 'standby-org-a-key-two';
@@ -82,12 +83,6 @@ describe('arming a standby', () => {
   });
 });
 
-/** The standby's copy of a record: the same event seen by another spectator account (its own obsName, another envelope). */
-const standbyCopy = (r: Record<string, unknown>) => {
-  const { obsName: _o, ...rest } = r;
-  return JSON.stringify({ ...rest, obsName: 'Standby#EUW' });
-};
-
 async function failoverRun(code: string, cut: number, stop: (primary: Socket) => void): Promise<{ final: string; failoverMs: number }> {
   const records = replay.records.map((r) => ({ ...r, groupCode: code }));
   const fe = await frontend(svc.broadcast, code);
@@ -101,22 +96,13 @@ async function failoverRun(code: string, cut: number, stop: (primary: Socket) =>
   const before = await svc.metric('ods_observer_failovers_total');
 
   // Both stream; the standby LAG_MS behind. The primary stops after record `cut`.
-  const start = Date.now();
-  let nextP = 0;
-  let nextS = 0;
   let cutAt = 0;
   let failoverAt = 0;
   const watch = setInterval(() => {
-    if (cutAt && !failoverAt) void svc.metric('ods_observer_failovers_total').then((n) => { if (n > before && !failoverAt) failoverAt = Date.now(); });
+    if (!failoverAt) void svc.metric('ods_observer_failovers_total').then((n) => { if (n > before && !failoverAt) failoverAt = Date.now(); });
   }, 25);
   try {
-    while (nextS < records.length) {
-      const now = Date.now();
-      while (nextP <= cut && start + nextP * GAP_MS <= now) p.emit('obs_data', JSON.stringify(records[nextP++]));
-      if (nextP > cut && !cutAt) { cutAt = Date.now(); stop(p); }
-      while (nextS < records.length && start + nextS * GAP_MS + LAG_MS <= now) s.emit('obs_data', standbyCopy(records[nextS++]));
-      await sleep(1);
-    }
+    ({ cutAt } = await streamPair({ primary: p, standby: s, records, cut, stop, gapMs: GAP_MS, lagMs: LAG_MS }));
     await fe.waitFor((f) => f.roundPhase === 'game_end', 60_000);
     await expect.poll(() => failoverAt, { timeout: 10_000 }).toBeGreaterThan(0);
   } finally {
@@ -153,5 +139,44 @@ describe('failover to the standby', () => {
     expect(timeless(final)).toEqual(timeless(reference));
     const logged = svc.logged({ msg: 'observer failover: the standby is the primary now', groupCode: code });
     expect(['primary_closed', 'primary_silent']).toContain(logged.at(-1)?.cause);
+  }, 120_000);
+});
+
+describe('swapping by hand', () => {
+  it('swaps the observers at once; the old primary is the standby (its data held, not applied), held down from failing back', async () => {
+    const code = replay.header.groupCode;
+    const records = replay.records.map((r) => ({ ...r, groupCode: code }));
+    const CUT = 800;
+    const fe = await frontend(svc.broadcast, code);
+    const p = connectObserver(svc.ingest);
+    expect((await logon(p, 'obs_logon', replayLogon(replay, { key: KEY_A1, groupCode: code }))).ack.value).toBe(true);
+    expect((await svc.admin.request('POST', `/admin/matches/${code}/standby`)).status).toBe(200);
+    const s = connectObserver(svc.ingest);
+    expect((await logon(s, 'obs_logon', replayLogon(replay, { key: KEY_A2, groupCode: code, obsName: 'Standby#EUW' }))).ack.value).toBe(true);
+    try {
+      await streamPair({ primary: p, standby: s, records: records.slice(0, CUT), cut: CUT, stop: () => undefined, gapMs: GAP_MS, lagMs: LAG_MS });
+      await expect.poll(async () => (await svc.admin.match(code))?.links?.observers.map((o) => o.role).sort(), { timeout: 10_000 }).toEqual(['primary', 'standby']);
+      expect((await svc.admin.request('POST', '/admin/matches/NOSUCH/failover')).status).toBe(404);
+      const swapped = await svc.admin.request('POST', `/admin/matches/${code}/failover`);
+      expect(swapped.status).toBe(200);
+      expect(await swapped.json()).toMatchObject({ groupCode: code, primary: 'standby' });
+      const row = await svc.admin.match(code);
+      expect(row?.links?.standby).toMatchObject({ primary: 'standby', failovers: 1, lastFailover: { cause: 'manual' } });
+      // The old primary (now the standby) runs ahead alone for longer than the threshold: held, and
+      // the hold-down keeps the seats as they are.
+      for (let i = CUT; i < CUT + 100; i++) p.emit('obs_data', JSON.stringify(records[i]));
+      await sleep(THRESHOLD_MS + 500);
+      expect((await svc.admin.match(code))?.links?.standby?.failovers).toBe(1);
+      // The new primary goes on to the end: one continuous match, nothing counted twice.
+      for (let i = CUT; i < records.length; i++) {
+        s.emit('obs_data', standbyCopy(records[i]));
+        if (i % 100 === 0) await sleep(1);
+      }
+      await fe.waitFor((f) => f.roundPhase === 'game_end', 60_000);
+      expect(timeless(fe.raw[fe.raw.length - 1])).toEqual(timeless(reference));
+    } finally {
+      p.close();
+      s.close();
+    }
   }, 120_000);
 });

@@ -1,0 +1,44 @@
+// Two observers of one game (docs/reliability.md, "A standby observer"): the primary and the
+// standby stream the same records into one group code, the standby `lagMs` behind with its own
+// obsName (another spectator account: the same events, another envelope). A plain module.
+import type { Socket } from 'socket.io-client';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The standby's copy of a record: its own obsName, the envelope's members in another order. */
+export function standbyCopy(record: Record<string, unknown>): string {
+  const { obsName: _ignored, ...rest } = record;
+  return JSON.stringify({ ...rest, obsName: 'Standby#EUW' });
+}
+
+export interface PairOptions {
+  primary: Socket;
+  standby: Socket;
+  records: Record<string, unknown>[];
+  /** The primary sends records [from, cut] and then `stop` is called; the standby sends [from, end). */
+  from?: number;
+  cut: number;
+  stop: (primary: Socket) => void;
+  gapMs: number;
+  lagMs: number;
+}
+
+/** Streams the pair; resolves with the time (this process's clock) the primary sent its last record. */
+export async function streamPair(o: PairOptions): Promise<{ cutAt: number }> {
+  const from = o.from ?? 0;
+  const start = Date.now();
+  let nextP = from;
+  let nextS = from;
+  let cutAt = 0;
+  while (nextS < o.records.length) {
+    const now = Date.now();
+    while (nextP <= o.cut && start + (nextP - from) * o.gapMs <= now) o.primary.emit('obs_data', JSON.stringify(o.records[nextP++]));
+    if (nextP > o.cut && !cutAt) {
+      cutAt = Date.now();
+      o.stop(o.primary);
+    }
+    while (nextS < o.records.length && start + (nextS - from) * o.gapMs + o.lagMs <= now) o.standby.emit('obs_data', standbyCopy(o.records[nextS++]));
+    await sleep(1);
+  }
+  return { cutAt };
+}
