@@ -1,0 +1,98 @@
+// A standby observer across a restart with STATE_DIR (docs/reliability.md, "A standby observer"):
+// both observers' sessions are persisted with their seats; after the restart the standby resumes
+// by itself as the standby (its data held, not applied), its secret still admits it, nothing of it is
+// on disk in the clear; the primary then goes silent and the standby takes over to a clean final frame.
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import type { Socket } from 'socket.io-client';
+import { afterAll, describe, expect, it } from 'vitest';
+import { connectObserver, frontend, logon, observer } from '../../helpers/clients.js';
+import { playReplay, recordedMatch, replayLogon } from '../../helpers/recorded.js';
+import { startTestService, tempDir, type TestService } from '../../helpers/service.js';
+import { standbyCopy, streamPair } from '../../helpers/standby.js';
+
+const replay = recordedMatch();
+const KEY = 'standby-restart-key-01';
+const CODE = 'SBRST1';
+const HALF = Math.floor(replay.records.length / 2);
+
+const sockets: Socket[] = [];
+const services: TestService[] = [];
+afterAll(async () => {
+  for (const s of sockets) s.close();
+  for (const s of services) await s.close();
+});
+
+/** Free fixed ports (a restarted uWS service binds them again at once; see restart.test.ts). */
+async function freePorts(n: number): Promise<number[]> {
+  const servers = await Promise.all(Array.from({ length: n }, () => new Promise<net.Server>((resolve) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => resolve(s));
+  })));
+  const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  return ports;
+}
+
+const timeless = (raw: string) => {
+  const f = JSON.parse(raw) as Record<string, unknown>;
+  delete f.serverTime;
+  delete f.groupCode;
+  return f;
+};
+
+describe('a standby observer with STATE_DIR', () => {
+  it('survives a restart as the standby, and takes over afterwards', async () => {
+    const stateDir = path.join(tempDir(), 'state');
+    const [ingestPort, restPort, broadcastPort] = await freePorts(3);
+    const env = {
+      AUTH_KEY: KEY, TRUST_REPLAY_TIMESTAMPS: 'true', STATE_DIR: stateDir, SNAPSHOT_INTERVAL_MS: '200',
+      INGEST_PORT: String(ingestPort), REST_PORT: String(restPort), BROADCAST_PORT: String(broadcastPort),
+    };
+    const first = await startTestService(env);
+    services.push(first);
+    // The reference: a clean single-observer run of the whole recording.
+    const refFe = await frontend(first.broadcast, 'SBREF1');
+    const ref = await playReplay(replay, { url: first.ingest, key: KEY, pace: 'instant', groupCode: 'SBREF1' });
+    sockets.push(ref.socket);
+    await refFe.waitFor((f) => f.roundPhase === 'game_end', 60_000);
+    const reference = refFe.raw[refFe.raw.length - 1];
+
+    const records = replay.records.map((r) => ({ ...r, groupCode: CODE }));
+    const p = connectObserver(first.ingest);
+    const s = connectObserver(first.ingest);
+    sockets.push(p, s);
+    expect((await logon(p, 'obs_logon', replayLogon(replay, { key: KEY, groupCode: CODE }))).ack.value).toBe(true);
+    expect((await first.admin.request('POST', `/admin/matches/${CODE}/standby`)).status).toBe(200);
+    const sAck = (await logon(s, 'obs_logon', replayLogon(replay, { key: KEY, groupCode: CODE, obsName: 'Standby#EUW' }))).ack;
+    expect(sAck.value).toBe(true);
+    const standbySecret = sAck.reason;
+    await streamPair({ primary: p, standby: s, records: records.slice(0, HALF), cut: HALF, stop: () => undefined, gapMs: 2, lagMs: 100 });
+    await expect.poll(async () => (await first.admin.match(CODE))?.links?.observers.length, { timeout: 10_000 }).toBe(2);
+
+    await first.shutdown();
+    // Nothing of the standby in the clear on disk.
+    for (const f of fs.readdirSync(stateDir)) expect(fs.readFileSync(path.join(stateDir, f), 'utf8')).not.toContain(standbySecret);
+    expect(fs.readdirSync(stateDir)).toContain('standby.json');
+
+    const second = await startTestService(env);
+    services.push(second);
+    // Both clients come back by themselves and resume their sessions, each in its seat.
+    await expect.poll(async () => (await second.admin.match(CODE))?.links?.observers.map((o) => o.role).sort(), { timeout: 20_000 }).toEqual(['primary', 'standby']);
+    // The standby's secret still admits it (a manual Connect on the standby PC).
+    const again = await observer(second.ingest, replayLogon(replay, { key: KEY, groupCode: CODE, groupSecret: standbySecret }));
+    expect(again.ack).toEqual({ type: 'authenticate', value: true, reason: 'reconnected' });
+    again.socket.close();
+
+    // The primary goes silent; the standby streams the rest and takes over.
+    const fe = await frontend(second.broadcast, CODE);
+    for (let i = HALF; i < records.length; i++) {
+      s.emit('obs_data', standbyCopy(records[i]));
+      if (i % 50 === 0) await new Promise((r) => setTimeout(r, 5));
+    }
+    await fe.waitFor((f) => f.roundPhase === 'game_end', 60_000);
+    expect(timeless(fe.raw[fe.raw.length - 1])).toEqual(timeless(reference));
+    expect(await second.metric('ods_observer_failovers_total', { cause: 'primary_silent' })).toBe(1);
+  }, 120_000);
+});
