@@ -1,0 +1,76 @@
+// A standby observer in scale-out (docs/reliability.md, "A standby observer"): the primary observer
+// on node A (which runs the match), the window armed through node B's admin API, the standby
+// connected to node B. The standby's data reaches the owner through its inbox, marked as the
+// standby's and held there; when the primary goes silent the owner fails over, and the match ends
+// on the final frame of a clean single-observer run.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AdminApi, TEST_ADMIN_TOKEN } from '../../helpers/admin.js';
+import { closeAll, connectObserver, frontend, logon, observer } from '../../helpers/clients.js';
+import { CLUSTER_KEY, startCluster, type Cluster } from '../../helpers/cluster.js';
+import { scrapeMetrics } from '../../helpers/metrics.js';
+import { playReplay, recordedMatch, replayLogon } from '../../helpers/recorded.js';
+import { streamPair } from '../../helpers/standby.js';
+
+const replay = recordedMatch();
+const THRESHOLD_MS = 3000;
+let cluster: Cluster;
+
+beforeAll(async () => {
+  cluster = await startCluster(2, { TRUST_REPLAY_TIMESTAMPS: 'true', ADMIN_TOKEN: TEST_ADMIN_TOKEN, INGEST_RATE_PER_SOCKET: '1000000' });
+}, 60_000);
+afterAll(async () => {
+  closeAll();
+  await cluster?.stop();
+});
+
+const timeless = (raw: string) => {
+  const f = JSON.parse(raw) as Record<string, unknown>;
+  delete f.serverTime;
+  delete f.groupCode;
+  return f;
+};
+
+describe('a standby observer on another node than the owner', () => {
+  it('is admitted through the shared window, held on the owner, and takes over when the primary goes silent', async () => {
+    const [a, b] = cluster.nodes;
+    const adminB = new AdminApi(b.urls.rest);
+    // The reference: one observer, the whole recording.
+    const refFe = await frontend(a.urls.broadcast, 'CSBREF');
+    const ref = await playReplay(replay, { url: a.urls.ingest, key: CLUSTER_KEY, groupCode: 'CSBREF', pace: 'instant' });
+    await refFe.waitFor((f) => f.roundPhase === 'game_end', 60_000);
+    const reference = refFe.raw[refFe.raw.length - 1];
+    ref.socket.close();
+
+    const code = 'CSBY01';
+    const records = replay.records.map((r) => ({ ...r, groupCode: code }));
+    const fe = await frontend(a.urls.broadcast, code);
+    const p = connectObserver(a.urls.ingest);
+    expect((await logon(p, 'obs_logon', replayLogon(replay, { key: CLUSTER_KEY, groupCode: code }))).ack.value).toBe(true);
+    // Not armed: node B refuses a second observer as the specification says.
+    expect((await observer(b.urls.ingest, replayLogon(replay, { key: CLUSTER_KEY, groupCode: code }))).ack.value).toBe(false);
+    expect((await adminB.request('POST', `/admin/matches/${code}/standby`)).status).toBe(200);
+    const s = connectObserver(b.urls.ingest);
+    const sAck = (await logon(s, 'obs_logon', replayLogon(replay, { key: CLUSTER_KEY, groupCode: code, obsName: 'Standby#EUW' }))).ack;
+    expect(sAck.value).toBe(true);
+    expect(sAck.reason).toMatch(/^[A-Z0-9]{12,}$/);
+    // The window admitted one, on whichever node: node A refuses the next.
+    expect((await observer(a.urls.ingest, replayLogon(replay, { key: CLUSTER_KEY, groupCode: code }))).ack.value).toBe(false);
+
+    let failoverAt = 0;
+    const watch = setInterval(() => {
+      if (!failoverAt) void scrapeMetrics(a.urls.metrics!).then((m) => { if (m.value('ods_observer_failovers_total') > 0 && !failoverAt) failoverAt = Date.now(); }).catch(() => undefined);
+    }, 50);
+    try {
+      const { cutAt } = await streamPair({ primary: p, standby: s, records, cut: 1600, stop: () => undefined, gapMs: 5, lagMs: 300 });
+      await fe.waitFor((f) => f.roundPhase === 'game_end', 60_000);
+      await expect.poll(() => failoverAt, { timeout: 10_000 }).toBeGreaterThan(0);
+      console.log(`scale-out: failover ${failoverAt - cutAt} ms after the primary's last message`);
+      expect(failoverAt - cutAt).toBeLessThanOrEqual(THRESHOLD_MS + 1000);
+      expect(timeless(fe.raw[fe.raw.length - 1])).toEqual(timeless(reference));
+    } finally {
+      clearInterval(watch);
+      p.close();
+      s.close();
+    }
+  }, 120_000);
+});
