@@ -181,7 +181,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const pool = new ShardPool({ ...shardPoolOptions(config, log), onOutput: output.handle, onCrash: recovery.onCrash });
   const lifecycle = new MatchLifecycle({ config, log, pool, routes, directory, snapshots, frames, teamInfo, sessions, control, events, sync });
   // A standby observer per match (matches/standby.ts): its store is shared like the other ports.
-  const standby = createStandby({ config, log, store: standbyStoreFor(stateFiles, redis), directory, control, pool });
+  const standby = createStandby({ config, log, store: standbyStoreFor(stateFiles, redis), directory, control, pool, routes });
   const forwarding = new MatchForwarding({ pool, directory, routes, events, relay: standby.relay, ...(remote ? { remote } : {}) });
   const matches: MatchComponents = { pool, routes, lifecycle, forwarding, output, recovery, totals };
   const cluster = redis && remote
@@ -209,7 +209,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     config, log, keys, previews, teamInfo, directory, frames,
     ...(cluster ? { cluster: { nodeId: cluster.nodeId, redisUp: () => cluster.redisUp } } : {}),
     ...(config.USE_BACKEND ? { backend: { packages: createSupportPackages(config, log, request), request } } : {}),
-    ...(dashboard ? { admin: { tokens: adminTokens, dashboard, lifecycle, standby } } : {}),
+    ...(dashboard ? { admin: { tokens: adminTokens, dashboard, lifecycle, standby, control, ownedHere: (code: string) => routes.get(code) !== undefined } } : {}),
   });
   const metrics = config.METRICS_ENABLED
     ? new Metrics({ config, log, events, directory, published: output.counters, shardTotals: totals, recovery, ingest, broadcast, cluster, standby: { relay: standby.relay, silentMatches: () => links.silentCount(directory.all()) } })

@@ -40,7 +40,8 @@ export const LINKS_SCRIPT = String.raw`
     fetch(base + 'admin/matches/' + encodeURIComponent(code) + '/' + what, { method: 'POST', headers: { Authorization: 'Bearer ' + token.value } })
       .then(function (res) { return res.json().then(function (body) { return { status: res.status, body: body }; }); })
       .then(function (r) {
-        result.textContent = r.status === 200
+        result.textContent = r.status === 202 ? code + ': swap asked of the node that runs the match'
+          : r.status === 200
           ? (what === 'standby' ? code + ': standby window open until ' + new Date(r.body.armedUntil).toISOString().slice(11, 19) + ' UTC' : code + ': observers swapped')
           : code + ': ' + (r.body.error || r.status);
       })

@@ -48,6 +48,8 @@ export interface StandbyRelayDeps {
   log: Logger;
   store: StandbyStore;
   control: ControlBus;
+  /** Whether this process runs the match (its relay lives on the owner only). */
+  runsHere(groupCode: string): boolean;
   /** Applies one observer payload of the match (the shard pool's obs). */
   apply(groupCode: string, raw: string, now: number): boolean;
 }
@@ -69,6 +71,10 @@ export class StandbyRelay {
     this.timer = setInterval(() => this.check(Date.now()), CHECK_MS);
     this.timer.unref();
     this.unsubscribe = deps.control.subscribe((m) => {
+      if (m.t === 'observer_swap') {
+        if (deps.runsHere(m.groupCode)) this.swap(m.groupCode);
+        return;
+      }
       if (m.t !== 'match_removed') return;
       this.relays.delete(m.groupCode);
       deps.store.delete(m.groupCode).catch(() => undefined);
@@ -82,7 +88,7 @@ export class StandbyRelay {
 
   /** A window was armed until `armedUntil` (0: a standby logged on): the primary's recent messages are kept from now on. */
   watch(groupCode: string, armedUntil = 0): void {
-    this.relayOf(groupCode).armedUntil = armedUntil;
+    if (this.deps.runsHere(groupCode)) this.relayOf(groupCode).armedUntil = armedUntil;
   }
 
   /** An observer payload of `seat`; false when it is not forwardable (counted by the caller). */
@@ -120,10 +126,10 @@ export class StandbyRelay {
     r.closedAt[seat] = now;
   }
 
-  /** Operator swap: the standby becomes the primary now (no hold-down applies). False when the match has no relay here. */
+  /** Operator swap: the standby becomes the primary now (whatever the hold-down). Null when the match has no relay here. */
   swap(groupCode: string): FailoverRecord | null {
     const r = this.relays.get(groupCode);
-    if (!r) return null;
+    if (!r || !this.deps.runsHere(groupCode)) return null;
     return this.promote(groupCode, r, 'manual', Date.now());
   }
 

@@ -7,6 +7,7 @@ import type { ControlBus } from '../ports/control-bus.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import type { StandbyStore } from '../ports/standby-store.js';
 import type { ShardPool } from '../shards/pool.js';
+import type { LocalRoutes } from './local-routes.js';
 import { StandbyAdmission } from './standby-admission.js';
 import { StandbyRelay } from './standby-relay.js';
 
@@ -17,9 +18,9 @@ export interface Standby {
   close(): void;
 }
 
-export function createStandby(deps: { config: Config; log: Logger; store: StandbyStore; directory: MatchDirectory; control: ControlBus; pool: ShardPool }): Standby {
-  const { config, log, store, directory, control, pool } = deps;
-  const relay = new StandbyRelay({ config, log, store, control, apply: (groupCode, raw, now) => pool.obs(groupCode, raw, now) });
+export function createStandby(deps: { config: Config; log: Logger; store: StandbyStore; directory: MatchDirectory; control: ControlBus; pool: ShardPool; routes: LocalRoutes }): Standby {
+  const { config, log, store, directory, control, pool, routes } = deps;
+  const relay = new StandbyRelay({ config, log, store, control, runsHere: (code) => routes.get(code) !== undefined, apply: (groupCode, raw, now) => pool.obs(groupCode, raw, now) });
   const admission = new StandbyAdmission({ config, log, store, directory, relay });
   return { store, relay, admission, close: () => { relay.close(); store.close(); } };
 }

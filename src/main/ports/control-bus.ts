@@ -8,6 +8,8 @@
 //                   a force-end waiting for the match resolves.
 //   secret_rotated  an operator gave a match a new secret: the observer sessions that logged on with
 //                   the old one ended; every process closes the sockets it holds of them.
+//   observer_swap   an operator swaps a match's primary and standby observer: its owner's relay does
+//                   (matches/standby-relay.ts).
 //
 // Delivery is in publish order, to every subscriber; the in-process adapter delivers synchronously,
 // before publish returns. Adapters: adapters/memory/control-bus.ts. Contract:
@@ -16,7 +18,8 @@
 export type ControlMessage =
   | { t: 'force_end'; groupCode: string }
   | { t: 'match_removed'; groupCode: string; matchId: string; reason: string; sessionIds: string[] }
-  | { t: 'secret_rotated'; groupCode: string; sessionIds: string[] };
+  | { t: 'secret_rotated'; groupCode: string; sessionIds: string[] }
+  | { t: 'observer_swap'; groupCode: string };
 
 export type ControlListener = (message: ControlMessage) => void;
 

@@ -20,6 +20,7 @@ import { DASHBOARD_RECONNECT_MS, MAX_GROUP_CODE_LENGTH } from '../limits.js';
 import type { Logger } from '../log.js';
 import type { MatchLifecycle } from '../matches/lifecycle.js';
 import type { Standby } from '../matches/standby.js';
+import type { ControlBus } from '../ports/control-bus.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import type { Reply, Request, RouteOptions, Router } from './http.js';
 
@@ -31,6 +32,9 @@ export interface AdminRouteDeps {
   trustProxy: boolean;
   log: Logger;
   standby?: Standby;
+  /** Whether this process runs the match (a swap of another node's match goes on the ControlBus). */
+  ownedHere?: (groupCode: string) => boolean;
+  control?: ControlBus;
 }
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
@@ -136,7 +140,7 @@ export function registerAdmin(router: Router, deps: AdminRouteDeps): void {
     reply.send(200, 'application/json; charset=utf-8', JSON.stringify({ groupCode, armedUntil: armed.armedUntil }), NO_STORE);
   }, ADMIN_REQUEST);
 
-  router.post('/admin/matches/:groupCode/failover', (req, reply) => {
+  router.post('/admin/matches/:groupCode/failover', async (req, reply) => {
     const tokenId = authorize(req, reply, false);
     if (tokenId === null) return;
     const groupCode = decodeParam(req.params[0]);
@@ -144,9 +148,14 @@ export function registerAdmin(router: Router, deps: AdminRouteDeps): void {
       log.info({ tokenId, action: 'failover', groupCode, client: client(req), result: 'not_found' }, 'admin action: failover of an unknown match');
       return reply.error(404, 'Match not found');
     }
-    // The swap happens where the match runs (its relay); another node's match has none here.
+    // The swap happens where the match runs (its relay); another node's owner is asked on the ControlBus.
     const done = deps.standby?.relay.swap(groupCode) ?? null;
-    if (!done) return reply.error(409, 'The match has no standby observer on this node');
+    if (!done && deps.ownedHere?.(groupCode) === false) {
+      await deps.control?.publish({ t: 'observer_swap', groupCode });
+      log.info({ tokenId, action: 'failover', groupCode, client: client(req), result: 'requested' }, 'admin action: observer swap asked of the match\'s node');
+      return reply.send(202, 'application/json; charset=utf-8', JSON.stringify({ groupCode, requested: true }), NO_STORE);
+    }
+    if (!done) return reply.error(409, 'The match has no standby observer');
     log.info({ tokenId, action: 'failover', groupCode, primary: done.to, applied: done.applied, client: client(req) }, 'admin action: observers swapped');
     reply.send(200, 'application/json; charset=utf-8', JSON.stringify({ groupCode, primary: done.to, applied: done.applied }), NO_STORE);
   }, ADMIN_REQUEST);

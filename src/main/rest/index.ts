@@ -15,6 +15,7 @@ import type { PreviewStore } from '../ports/preview-store.js';
 import type { TeamInfoStore } from '../ports/team-info-store.js';
 import type { TemplatedApp } from '../uws.js';
 import { registerAdmin } from './admin.js';
+import type { ControlBus } from '../ports/control-bus.js';
 import type { Standby } from '../matches/standby.js';
 import { createRouter } from './http.js';
 import { registerMatchData } from './match-data.js';
@@ -39,7 +40,7 @@ export interface RestDeps {
   /** REDIS_URL: this node's id and Redis's reachability for /status. */
   cluster?: ClusterStatus;
   /** ADMIN_TOKEN: the operator routes. */
-  admin?: { tokens: AdminTokens; dashboard: Dashboard; lifecycle: MatchLifecycle; standby?: Standby };
+  admin?: { tokens: AdminTokens; dashboard: Dashboard; lifecycle: MatchLifecycle; standby?: Standby; ownedHere?: (groupCode: string) => boolean; control?: ControlBus };
 }
 
 export function registerRestRoutes(app: TemplatedApp, deps: RestDeps): void {

@@ -74,3 +74,31 @@ describe('a standby observer on another node than the owner', () => {
     }
   }, 120_000);
 });
+
+describe('swapping by hand through another node', () => {
+  it('asks the owner on the ControlBus: 202 there, the owner swaps', async () => {
+    const [a, b] = cluster.nodes;
+    const adminB = new AdminApi(b.urls.rest);
+    const code = 'CSBY02';
+    const records = replay.records.map((r) => ({ ...r, groupCode: code }));
+    const p = connectObserver(a.urls.ingest);
+    expect((await logon(p, 'obs_logon', replayLogon(replay, { key: CLUSTER_KEY, groupCode: code }))).ack.value).toBe(true);
+    expect((await adminB.request('POST', `/admin/matches/${code}/standby`)).status).toBe(200);
+    const s = connectObserver(b.urls.ingest);
+    expect((await logon(s, 'obs_logon', replayLogon(replay, { key: CLUSTER_KEY, groupCode: code, obsName: 'Standby#EUW' }))).ack.value).toBe(true);
+    try {
+      await streamPair({ primary: p, standby: s, records: records.slice(0, 300), cut: 300, stop: () => undefined, gapMs: 2, lagMs: 100 });
+      const before = (await scrapeMetrics(a.urls.metrics!)).value('ods_observer_failovers_total', { cause: 'manual' });
+      // The owner's relay exists once the standby's data reached it.
+      await expect.poll(async () => (await new AdminApi(a.urls.rest).match(code))?.links?.standby?.primary, { timeout: 10_000 }).toBe('group');
+      const res = await adminB.request('POST', `/admin/matches/${code}/failover`);
+      expect(res.status).toBe(202);
+      expect(await res.json()).toEqual({ groupCode: code, requested: true });
+      await expect.poll(async () => (await scrapeMetrics(a.urls.metrics!)).value('ods_observer_failovers_total', { cause: 'manual' }), { timeout: 10_000 }).toBe(before + 1);
+      expect((await new AdminApi(a.urls.rest).match(code))?.links?.standby?.primary).toBe('standby');
+    } finally {
+      p.close();
+      s.close();
+    }
+  }, 60_000);
+});
