@@ -41,13 +41,22 @@ export class MatchForwarding {
 
   /** false: the payload cannot be forwarded (it contains a control character that is never valid JSON). */
   obs(groupCode: string, raw: string, seat: Seat = 'group'): boolean {
-    const { remote, routes, pool, directory, relay } = this.deps;
+    const { remote, routes, directory } = this.deps;
+    const local = routes.get(groupCode) !== undefined;
     // Another node's live match; a code nobody has goes to the shard, which drops and counts it as in one process.
-    if (remote && !routes.get(groupCode) && directory.get(groupCode)) return remote.send(groupCode, seat === 'standby' ? { t: 'obs', raw, seat } : { t: 'obs', raw });
-    const now = Date.now();
-    if (seat === (relay?.primaryOf(groupCode) ?? 'group') && routes.get(groupCode)) this.clock.seen(groupCode, now);
-    if (relay?.active(groupCode, seat) && (routes.get(groupCode) || directory.get(groupCode))) return relay.receive(groupCode, seat, raw, now);
-    return pool.obs(groupCode, raw, now);
+    if (remote && !local && directory.get(groupCode)) return remote.send(groupCode, seat === 'standby' ? { t: 'obs', raw, seat } : { t: 'obs', raw });
+    return this.toMatch(groupCode, raw, seat, Date.now(), local);
+  }
+
+  /** An observer payload for a match this process runs (`local`) or nobody runs: through the standby relay when the match has one. */
+  private toMatch(groupCode: string, raw: string, seat: Seat, now: number, local: boolean): boolean {
+    const relay = this.deps.relay;
+    if (local && relay?.active(groupCode, seat)) {
+      if (seat === relay.primaryOf(groupCode)) this.clock.seen(groupCode, now);
+      return relay.receive(groupCode, seat, raw, now);
+    }
+    if (local) this.clock.seen(groupCode, now);
+    return this.deps.pool.obs(groupCode, raw, now);
   }
 
   /** Auxiliary data goes to every live match with the session's match id (once per shard, with their group codes); false when there is none. */
@@ -72,10 +81,7 @@ export class MatchForwarding {
     const local = this.deps.routes.get(groupCode);
     if (!local) return;
     const now = Date.now();
-    const seat = message.t === 'obs' && message.seat === 'standby' ? 'standby' : 'group';
-    if (message.t === 'obs' && seat === (this.deps.relay?.primaryOf(groupCode) ?? 'group')) this.clock.seen(groupCode, now);
-    if (message.t === 'obs' && this.deps.relay?.active(groupCode, seat)) this.deps.relay.receive(groupCode, seat, message.raw, now);
-    else if (message.t === 'obs') this.deps.pool.obs(groupCode, message.raw, now);
+    if (message.t === 'obs') this.toMatch(groupCode, message.raw, message.seat ?? 'group', now, true);
     else if (message.t === 'aux') this.deps.pool.aux(local.shard, [groupCode], message.matchId, message.playerId, message.raw, now);
     else this.deps.pool.send(local.shard, { t: 'aux_disconnected', groupCodes: [groupCode], matchId: message.matchId, playerId: message.playerId, now });
   }
