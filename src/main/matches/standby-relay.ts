@@ -178,6 +178,12 @@ export class StandbyRelay {
   private check(now: number): void {
     const threshold = this.deps.config.FAILOVER_SILENCE_MS;
     for (const [groupCode, r] of this.relays) {
+      // Another node runs it now (evicted), or a window closed without a standby: nothing to relay.
+      const unused = r.armedUntil !== 0 && r.armedUntil < now && r.lastAt.standby === 0 && !r.open.standby && r.failoverCount === 0;
+      if (unused || !this.deps.runsHere(groupCode)) {
+        this.relays.delete(groupCode);
+        continue;
+      }
       if (now < r.holdDownUntil) continue;
       const p = r.primary;
       const s = other(p);
