@@ -70,6 +70,14 @@ describe('arming a standby', () => {
     expect(standby.ack.value).toBe(true);
     expect(standby.ack.reason).toMatch(/^[A-Z0-9]{12,}$/);
     expect(standby.ack.reason).not.toBe(groupSecret);
+    // The standby's data is checked though not applied: what is not an observer message of this group is dropped and counted.
+    const droppedBefore = await svc.metric('ods_messages_dropped_total', { reason: 'invalid_payload' });
+    standby.socket.emit('obs_data', 'not json');
+    standby.socket.emit('obs_data', JSON.stringify({ ...replay.records[0], groupCode: 'OTHER1' }));
+    await expect.poll(() => svc.metric('ods_messages_dropped_total', { reason: 'invalid_payload' }), { timeout: 10_000 }).toBe(droppedBefore + 2);
+    const links = (await svc.admin.match(code))?.links;
+    expect(links?.observers.find((o) => o.role === 'standby')?.dropped).toEqual({ invalid_payload: 2 });
+    expect(links?.standby).toMatchObject({ primary: 'group', failovers: 0, armedUntil: 0 });
     // The window admitted one: the next is refused.
     expect((await observer(svc.ingest, replayLogon(replay, { key: KEY_A2, groupCode: code }))).ack).toEqual({ type: 'authenticate', value: false, reason: refusal(code) });
     // The standby's PC presses Connect again with the secret it remembered: the standby seat again.
