@@ -80,9 +80,9 @@ export class LinkHealth {
   /** The observer links of this process's sockets, by group code (one pass over the sockets per build). */
   observersByCode(now: number): Map<string, ObserverLink[]> {
     const out = new Map<string, ObserverLink[]>();
-    for (const { session, link } of this.deps.ingest.observerLinks()) {
+    for (const { session, link, lastMessageAt } of this.deps.ingest.observerLinks()) {
       const role = seatOf(session) === this.deps.relay.primaryOf(session.groupCode) ? 'primary' : 'standby';
-      const entry: ObserverLink = { role, address: link.address, lastMessageAt: link.lastDataAt, messagesPerSecond: link.rate(now), rttMs: link.rttMs, dropped: { ...link.dropped } };
+      const entry: ObserverLink = { role, address: link.address, lastMessageAt, messagesPerSecond: link.rate(now), rttMs: link.rttMs, dropped: { ...link.dropped } };
       const list = out.get(session.groupCode);
       if (list) list.push(entry); else out.set(session.groupCode, [entry]);
     }

@@ -43,7 +43,7 @@ export class DataForwarding {
     const raw = rawText(payload);
     if (raw === null) return this.refuse(state, 'invalid_payload');
     if (raw.length > this.config.MAX_PAYLOAD_BYTES) return this.refuse(state, 'too_large');
-    state.link.data(Date.now());
+    state.link.messages++;
     return raw;
   }
 

@@ -1,46 +1,43 @@
 // The health of each ingestion link (README, "Operator dashboard and admin API"; docs/reliability.md,
-// "Every link's health in view"): per socket, its data messages (the last one's time, a rate over
-// the last few seconds), the Engine.IO round trip the service measures itself (the time from its
-// ping to the client's pong, every PING_INTERVAL_MS) and its drops by reason; per group code, the
-// session resumes and reconnection logons of the last 10 minutes. Nothing here is per-match metric
-// labels: the dashboard and the admin API read it.
+// "Every link's health in view"): per socket, its data messages (a count, the only per-message cost;
+// the last one's time is the socket's lastEventAt; the rate is the count's growth between reads), the
+// Engine.IO round trip the service measures itself (the time from its ping to the client's pong,
+// every PING_INTERVAL_MS) and its drops by reason; per group code, the session resumes and
+// reconnection logons of the last 10 minutes. Nothing here is per-match metric labels: the
+// dashboard and the admin API read it.
 import type { Socket } from 'socket.io';
 
-/** Seconds the message rate is averaged over. */
-const RATE_WINDOW_S = 5;
 /** How far back reconnections and resumes are counted. */
 export const LINK_EVENTS_WINDOW_MS = 600_000;
+/** The message rate is the count's growth between two reads at least this far apart. */
+const RATE_SAMPLE_MS = 1000;
 
 export class LinkStats {
+  /** Data messages forwarded (one increment per message: the only per-message cost). */
   messages = 0;
-  /** Epoch ms of the last data message (0: none yet). */
-  lastDataAt = 0;
   /** The last measured Engine.IO round trip, ms (-1: none measured yet). */
   rttMs = -1;
   private pingAt = 0;
   readonly dropped: Record<string, number> = {};
-  private readonly buckets = new Array<number>(RATE_WINDOW_S).fill(0);
-  private bucketSecond = 0;
+  private sample = { at: 0, messages: 0, rate: 0 };
 
-  constructor(readonly address: string) {}
-
-  data(now: number): void {
-    this.messages++;
-    this.lastDataAt = now;
-    this.roll(now);
-    this.buckets[Math.floor(now / 1000) % RATE_WINDOW_S]++;
+  constructor(readonly address: string, now: number) {
+    this.sample.at = now;
   }
 
   drop(reason: string): void {
     this.dropped[reason] = (this.dropped[reason] ?? 0) + 1;
   }
 
-  /** Data messages per second over the last RATE_WINDOW_S seconds (one decimal). */
+  /** Data messages per second between the last two reads a second or more apart (one decimal). */
   rate(now: number): number {
-    this.roll(now);
-    let n = 0;
-    for (const b of this.buckets) n += b;
-    return Math.round((n / RATE_WINDOW_S) * 10) / 10;
+    const s = this.sample;
+    if (now - s.at >= RATE_SAMPLE_MS) {
+      s.rate = Math.round(((this.messages - s.messages) * 1000) / (now - s.at) * 10) / 10;
+      s.at = now;
+      s.messages = this.messages;
+    }
+    return s.rate;
   }
 
   /** Times the socket's Engine.IO pings and their pongs (the transport survives upgrades: one connection object). */
@@ -53,14 +50,6 @@ export class LinkStats {
         this.pingAt = 0;
       }
     });
-  }
-
-  /** Clears the buckets of the seconds that passed since the last message. */
-  private roll(now: number): void {
-    const second = Math.floor(now / 1000);
-    const gap = Math.min(RATE_WINDOW_S, second - this.bucketSecond);
-    for (let i = 1; i <= gap; i++) this.buckets[(this.bucketSecond + i) % RATE_WINDOW_S] = 0;
-    if (second > this.bucketSecond) this.bucketSecond = second;
   }
 }
 

@@ -132,7 +132,7 @@ export class IngestServer {
     // Every handler is bound synchronously: the client flushes buffered emits right after CONNECT.
     const now = Date.now();
     const h = socket.handshake;
-    const link = new LinkStats(clientAddress(this.deps.config.TRUST_PROXY, h.address, h.headers['x-forwarded-for'], h.headers['x-real-ip']));
+    const link = new LinkStats(clientAddress(this.deps.config.TRUST_PROXY, h.address, h.headers['x-forwarded-for'], h.headers['x-real-ip']), now);
     link.watch(socket);
     const state: SocketState = { socket, session: null, logonPending: false, held: null, logged: new Set(), budget: new SocketBudget(this.limits, now), lastEventAt: now, link };
     this.states.set(socket.id, state);
@@ -214,8 +214,8 @@ export class IngestServer {
   }
 
   /** The observer sessions of this listener's open sockets with their links' health (dashboard). */
-  *observerLinks(): IterableIterator<{ session: BoundSession; link: LinkStats }> {
-    for (const { session, link } of this.states.values()) if (session?.role === 'observer') yield { session, link };
+  *observerLinks(): IterableIterator<{ session: BoundSession; link: LinkStats; lastMessageAt: number }> {
+    for (const { session, link, lastEventAt } of this.states.values()) if (session?.role === 'observer') yield { session, link, lastMessageAt: link.messages > 0 ? lastEventAt : 0 };
   }
 
   /** Events waiting in backlogs now (metrics). */
