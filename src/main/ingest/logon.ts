@@ -92,7 +92,13 @@ export class Logons {
         reason = 'reconnected';
       } else {
         // The standby seat: its own secret, or an armed window (standby-admission.ts).
-        const seat = await this.deps.standby?.logon(opening.match, packet.groupSecret, keyIdOf(packet.key, validity.organizationId));
+        let seat;
+        try {
+          seat = await this.deps.standby?.logon(opening.match, packet.groupSecret, keyIdOf(packet.key, validity.organizationId));
+        } catch (err) {
+          log.warn({ socket: socket.id, groupCode: packet.groupCode, error: (err as Error).message }, 'observer logon refused: shared store (Redis) unreachable');
+          return replies.fail(socket, 'obs_logon_ack', 'authenticate', STORE_UNREACHABLE);
+        }
         if (!seat) {
           log.info({ socket: socket.id, groupCode: packet.groupCode }, 'observer logon refused: match live, wrong secret');
           return replies.fail(socket, 'obs_logon_ack', 'authenticate', `Game with Group Code ${packet.groupCode} exists and is still live.`);
@@ -107,6 +113,7 @@ export class Logons {
       return replies.fail(socket, 'obs_logon_ack', 'authenticate', opening.reason);
     } else {
       reason = opening.secret;
+      this.deps.standby?.fresh(packet.groupCode); // nothing of an earlier match of this code carries over
     }
     const session: NewSession = {
       id: this.sessionId(state), role: 'observer', groupCode: packet.groupCode,

@@ -31,6 +31,12 @@ export class StandbyAdmission {
     return { armedUntil };
   }
 
+  /** A new match took the code: a standby record an earlier match of the code left behind is forgotten. */
+  fresh(groupCode: string): void {
+    this.deps.relay.forget(groupCode);
+    this.deps.store.delete(groupCode).catch((err: Error) => this.deps.log.warn({ groupCode, error: err.message }, 'standby record not cleared'));
+  }
+
   /**
    * A logon for a live match that did not present the group secret: the standby seat when it
    * presents the standby secret ('reconnected'), or when it is admitted through an open window (the

@@ -133,6 +133,11 @@ export class StandbyRelay {
     return this.promote(groupCode, r, 'manual', Date.now());
   }
 
+  /** The match is new or gone here: its relay is dropped. */
+  forget(groupCode: string): void {
+    this.relays.delete(groupCode);
+  }
+
   /** Which seat is primary ('group' for a match without a standby). */
   primaryOf(groupCode: string): Seat {
     return this.relays.get(groupCode)?.primary ?? 'group';
