@@ -206,11 +206,14 @@ export class StandbyRelay {
     const from = r.primary;
     const to = other(from);
     const { apply, how } = afterCut(r.recent.map((e) => e.key), r.held);
-    for (const h of apply) this.deps.apply(groupCode, h.raw, now);
+    // What was applied is remembered whichever seat sent it: a later swap back (an old primary's
+    // backlog after its outage) must not apply any of it again.
+    for (const h of apply) {
+      this.deps.apply(groupCode, h.raw, now);
+      this.remember(r, h.key, now);
+    }
     r.primary = to;
     r.held = [];
-    r.recent = [];
-    r.recentCount.clear();
     r.evidenceAt = 0;
     r.lastAt[to] = now;
     r.holdDownUntil = now + this.deps.config.FAILOVER_HOLD_DOWN_MS;

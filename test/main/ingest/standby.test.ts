@@ -188,3 +188,54 @@ describe('swapping by hand', () => {
     }
   }, 120_000);
 });
+
+describe('a returning old primary', () => {
+  it('is the standby: its backlog is held, and when the new primary fails in turn it takes over again without applying anything twice', async () => {
+    const short = await startTestService({ KEYS_FILE: keysFile(), TRUST_REPLAY_TIMESTAMPS: 'true', FAILOVER_HOLD_DOWN_MS: '1000' });
+    const code = replay.header.groupCode;
+    const records = replay.records.map((r) => ({ ...r, groupCode: code }));
+    const CUT_P = 1000;
+    const STOP_S = 2000;
+    const fe = await frontend(short.broadcast, code);
+    const p = connectObserver(short.ingest);
+    const s = connectObserver(short.ingest);
+    try {
+      expect((await logon(p, 'obs_logon', replayLogon(replay, { key: KEY_A1, groupCode: code }))).ack.value).toBe(true);
+      expect((await short.admin.request('POST', `/admin/matches/${code}/standby`)).status).toBe(200);
+      expect((await logon(s, 'obs_logon', replayLogon(replay, { key: KEY_A2, groupCode: code, obsName: 'Standby#EUW' }))).ack.value).toBe(true);
+      let failovers = 0;
+      const watch = setInterval(() => { void short.metric('ods_observer_failovers_total').then((n) => { failovers = n; }); }, 50);
+      const t0 = Date.now();
+      const due = (i: number, lag: number) => t0 + i * GAP_MS + lag;
+      let nextP = 0;
+      let nextS = 0;
+      let phase: 'streaming' | 'out' | 'back' = 'streaming';
+      try {
+        while (nextS < STOP_S || nextP < records.length) {
+          const now = Date.now();
+          // The standby (300 ms behind) until it fails at STOP_S.
+          while (nextS < STOP_S && due(nextS, LAG_MS) <= now) s.emit('obs_data', standbyCopy(records[nextS++]));
+          if (phase === 'streaming') {
+            while (nextP <= CUT_P && due(nextP, 0) <= now) p.emit('obs_data', JSON.stringify(records[nextP++]));
+            if (nextP > CUT_P) phase = 'out'; // the primary's PC stops sending (its client buffers)
+          } else if (phase === 'out' && failovers >= 1) {
+            phase = 'back'; // back after the failover: its backlog at once, then 600 ms behind
+          }
+          if (phase === 'back') while (nextP < records.length && due(nextP, 2 * LAG_MS) <= now) p.emit('obs_data', JSON.stringify(records[nextP++]));
+          await sleep(1);
+        }
+        await fe.waitFor((f) => f.roundPhase === 'game_end', 60_000);
+        await expect.poll(() => failovers, { timeout: 10_000 }).toBe(2);
+      } finally {
+        clearInterval(watch);
+      }
+      expect(timeless(fe.raw[fe.raw.length - 1])).toEqual(timeless(reference));
+      const logged = short.logged({ msg: 'observer failover: the standby is the primary now', groupCode: code });
+      expect(logged.map((l) => [l.from, l.to, l.cause])).toEqual([['group', 'standby', 'primary_silent'], ['standby', 'group', 'primary_silent']]);
+    } finally {
+      p.close();
+      s.close();
+      await short.close();
+    }
+  }, 120_000);
+});
