@@ -1,7 +1,7 @@
 // JSON Schema of the broadcast `match_data` tree (docs/match-rules.md 16.2), derived from the engine's
 // state types (src/workers/match/types.ts) in the tree's key order.
 //
-// Used twice:
+// Used three times:
 //  - by fast-json-stringify (src/workers/match/serialize.ts) to build the frame serializer. It drops
 //    members the schema does not know and coerces mismatching types silently, so every member the
 //    engine writes must be listed here with its real type; test/engine-serialize.test.ts round-trips
@@ -9,6 +9,9 @@
 //  - by ajv (src/workers/match/tools.ts) to check client-supplied `toolsData` members at match
 //    creation, so that nothing the serializer would coerce can ever reach the state.
 //  - published as the `match_data` contract for overlay developers (publishedMatchDataSchema below).
+//
+// To add a member: add it here, run `npm run contract`, and add it to the engine's types
+// (src/workers/match/types.ts) at the same position; test/workers/match/types.test.ts fails until both agree.
 //
 // Objects are open (`additionalProperties: true`) exactly where the rules pass data through as
 // received: every `tools` member (the client's object replaces the default as a whole), the

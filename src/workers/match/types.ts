@@ -1,5 +1,7 @@
 // State types of the match engine. The broadcast part (`MatchState`) has exactly the shape and key
 // order of the `match_data` tree (docs/match-rules.md 16.2); src/schemas/match-data.ts is its JSON Schema.
+// test/workers/match/types.test.ts checks `MatchData` against the published contract/match-data.d.ts
+// (generated from that schema) member by member; its top comment says how to add a member.
 // Internal data (timers, secrets, effects) lives in `EngineCore`, never inside `MatchState`.
 
 export type RoundRecordType = 'upcoming' | 'kills' | 'detonated' | 'defused' | 'timeout' | 'lost';
@@ -119,17 +121,43 @@ export interface ToastInfo {
 
 /** Client-supplied objects are passed through as received, so every tools member is open. */
 export interface SeriesInfo {
+  enable?: boolean;
   needed?: number | null;
   wonLeft?: number | null;
   wonRight?: number | null;
-  mapInfo: unknown[];
+  seedingLeft?: string;
+  seedingRight?: string;
+  mapInfo: MapInfoEntry[];
+  [extra: string]: unknown;
+}
+
+export interface MapInfoEntry {
+  type: string;
+  map?: string;
+  logo?: string;
+  left?: MapInfoSide;
+  right?: MapInfoSide;
+  [extra: string]: unknown;
+}
+
+export interface MapInfoSide {
+  score?: number | null;
+  logo?: string;
   [extra: string]: unknown;
 }
 
 export interface Tools {
   seriesInfo: SeriesInfo;
   seedingInfo: { left?: string; right?: string; [extra: string]: unknown };
-  tournamentInfo: { name?: string; logoUrl?: string; backdropUrl?: string; [extra: string]: unknown };
+  tournamentInfo: {
+    name?: string;
+    logoUrl?: string;
+    backdropUrl?: string;
+    enabled?: boolean;
+    timeoutDuration?: number;
+    showMappool?: boolean;
+    [extra: string]: unknown;
+  };
   /** seconds */
   timeoutDuration: number;
   timeoutCounter: { max: number; left: number; right: number; [extra: string]: unknown };
