@@ -4,7 +4,7 @@
 // Used three times:
 //  - by fast-json-stringify (src/workers/match/serialize.ts) to build the frame serializer. It drops
 //    members the schema does not know and coerces mismatching types silently, so every member the
-//    engine writes must be listed here with its real type; test/engine-serialize.test.ts round-trips
+//    engine writes must be listed here with its real type; test/workers/match/engine-serialize.test.ts round-trips
 //    every state of the recorded match against JSON.stringify to catch drift.
 //  - by ajv (src/workers/match/tools.ts) to check client-supplied `toolsData` members at match
 //    creation, so that nothing the serializer would coerce can ever reach the state.

@@ -2,7 +2,7 @@
 // (src/schemas/match-data.ts): contract/match_data.schema.json and contract/match-data.d.ts.
 //
 //   npm run contract            writes both files
-//   npm run contract -- --check exits 1 when a committed file differs (test/match-data-contract.test.ts checks it too)
+//   npm run contract -- --check exits 1 when a committed file differs (test/tools/match-data-contract.test.ts checks it too)
 //
 // The TypeScript generator covers exactly the JSON Schema subset that schema uses: object
 // (properties, required, additionalProperties true/false/schema), array (items, minItems =

@@ -3,7 +3,7 @@
 // One source, checked three ways: src/schemas/match-data.ts (the JSON Schema) is the source of
 // the serializer and of the published contract; contract/match_data.schema.json and
 // contract/match-data.d.ts are generated from it (`npm run contract`, checked current by
-// test/match-data-contract.test.ts); test/engine-serialize.test.ts checks the serializer writes
+// test/tools/match-data-contract.test.ts); test/workers/match/engine-serialize.test.ts checks the serializer writes
 // what the engine holds. This file closes the loop: the engine's hand-written `MatchData`
 // (src/workers/match/types.ts, what the engine code is checked against) has, path by path, the
 // same members, optionality, JSON types and key order as the published `MatchData`, read with the
