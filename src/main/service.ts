@@ -160,6 +160,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
     control: new MemoryControlBus(),
   };
   const { previews, teamInfo, sessions, directory, snapshots, frames, control } = shared;
+  // Every port in order of creation (Redis: the connection first), closed in reverse by closeAll.
+  // The frame bus has no close() of its own yet (its adapters' dispose: Redis only).
+  const opened: ReadonlyArray<{ close(): void }> = redis ? redis.opened : [previews, teamInfo, sessions, directory, snapshots, control];
 
   // The key chain. KEYS_FILE is read now: a missing or invalid file stops the start (ConfigError).
   const keysFile = config.KEYS_FILE ? new KeysFile(config.KEYS_FILE, log) : undefined;
@@ -227,11 +230,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
     await Promise.allSettled([ingest.close(), broadcast.close(), pool.terminate(), metrics?.close()]);
     dashboard?.close();
     keysFile?.close();
-    sessions.close();
-    control.close();
-    previews.close();
-    teamInfo.close();
-    cluster?.close(); // the Redis adapters, then the connection
+    cluster?.close();
+    for (let i = opened.length - 1; i >= 0; i--) opened[i].close();
     for (const app of [ingestApp, restApp]) (app as unknown as { close?: () => void }).close?.();
   };
 

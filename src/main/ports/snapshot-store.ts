@@ -43,4 +43,6 @@ export interface SnapshotStore {
   delete(groupCode: string, epoch: number): Promise<void>;
   /** Resolves once every write so far is stored. */
   flush(): Promise<void>;
+  /** Stops the adapter's own timers and subscriptions, if any (shutdown: after `flush`). */
+  close(): void;
 }

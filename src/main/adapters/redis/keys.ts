@@ -51,12 +51,10 @@ export function redisKeys(prefix: string) {
 export type RedisKeys = ReturnType<typeof redisKeys>;
 
 /**
- * The first byte of a message on a match's owner channel: the frame bus's keyframe requests
- * (frame-bus.ts) and the owner inbox's data (owner-inbox.ts) share the channel, each ignores the other's.
+ * The frame bus's keyframe request on a match's owner channel (frame-bus.ts), which the owner
+ * inbox (owner-inbox.ts) ignores; the inbox's own messages start with their kind ('o', 'a', 'd').
  */
 export const OWNER_MESSAGE = {
   /** 'R': a watching node asks the owner for its latest frame as a keyframe. */
   keyframeRequest: 0x52,
-  /** 'I': an OwnerInbox message. */
-  inbox: 0x49,
 } as const;
