@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  matchDataSchema, playerSchema, publishedMatchDataSchema, roundRecordEntrySchema, teamSchema, toastInfoSchema,
+  matchDataSchema, moneyRecordEntrySchema, playerSchema, publishedMatchDataSchema, roundRecordEntrySchema, teamSchema, toastInfoSchema,
   toolsMemberSchemas, toolsSchema,
 } from '../schemas/match-data.js';
 
@@ -29,6 +29,7 @@ function namedSchemas(): Map<Schema, string> {
     [matchDataSchema, 'MatchData'],
     [teamSchema, 'Team'],
     [roundRecordEntrySchema, 'RoundRecordEntry'],
+    [moneyRecordEntrySchema, 'MoneyRecordEntry'],
     [playerSchema, 'Player'],
     [toastInfoSchema, 'ToastInfo'],
     [toolsSchema, 'Tools'],
