@@ -16,10 +16,12 @@ import { recordedMatch } from '#built/tools/recorded-match.js';
 const replay = recordedMatch();
 const raws = replay.records.map((r) => JSON.stringify(r));
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
+/** SUPPORTER=1: a supporter organisation's match (the economy record is kept for supporters only). */
+const SUPPORTER = process.env.SUPPORTER === '1';
 
 function newMatch() {
   const h = replay.header;
-  return Match.create({ groupCode: h.groupCode, leftTeam: h.leftTeam as never, rightTeam: h.rightTeam as never, organizationId: '', isSupporter: false }, Number(replay.records[0].timestamp), { sponsorLogoUrl: 'x' });
+  return Match.create({ groupCode: h.groupCode, leftTeam: h.leftTeam as never, rightTeam: h.rightTeam as never, organizationId: '', isSupporter: SUPPORTER }, Number(replay.records[0].timestamp), { sponsorLogoUrl: 'x' });
 }
 
 const cpu = () => { const c = process.cpuUsage(); return c.user + c.system; };

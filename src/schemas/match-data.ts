@@ -46,6 +46,20 @@ export const roundRecordEntrySchema: Schema = closed({
   round: num,
 });
 
+/** One round of a team's economy record (docs/match-rules.md 8.1). */
+export const moneyRecordEntrySchema: Schema = closed({
+  round: num,
+  start: {
+    type: 'number',
+    description: "The team's credits when the round's buy phase began (round income included): the sum over its players of "
+      + 'their money just before their first purchase of that buy phase, or at its end for a player who bought nothing.',
+  },
+  spent: {
+    type: 'number',
+    description: 'What the team spent in that buy phase, net of sell-backs. Both are updated while the buy phase lasts and frozen after it.',
+  },
+});
+
 const abilityValue = { type: ['number', 'boolean'] } as const;
 
 export const playerSchema: Schema = closed(
@@ -114,6 +128,12 @@ export const teamSchema: Schema = closed({
   roundsWon: num,
   spentThisRound: num,
   roundRecord: { type: 'array', items: roundRecordEntrySchema },
+  moneyRecord: {
+    type: 'array',
+    items: moneyRecordEntrySchema,
+    description: 'The economy record: one entry per round, round 1 first, a new one when the next round\'s buy phase begins '
+      + '(`shopping`). Kept for supporter organisations only: empty for other matches.',
+  },
   removeTricode: bool,
   players: { type: 'array', items: playerSchema },
   playerCount: num,
@@ -185,7 +205,22 @@ export const toolsMemberSchemas = {
 
 export type ToolsMemberName = keyof typeof toolsMemberSchemas;
 
-export const toolsSchema: Schema = open(toolsMemberSchemas, Object.keys(toolsMemberSchemas));
+/** `tools` members the service writes itself: never taken from `toolsData` (docs/match-rules.md 2.2 step 7, 4.17). */
+export const toolsServiceSchemas = {
+  agentSelectAutostart: {
+    type: 'boolean',
+    description: 'false when the observer logged on with toolsData.agentSelectHotkeyEnabled true (the operator shows agent select with a hotkey), '
+      + 'else true: agent select then starts by itself with a roster message.',
+  },
+  agentSelectActive: {
+    type: 'boolean',
+    description: 'The overlay shows agent select while true. false at creation; a roster message sets it when agentSelectAutostart '
+      + 'is true; each toggle_agent_select message flips it.',
+  },
+} satisfies Record<string, Schema>;
+
+const toolsProperties = { ...toolsMemberSchemas, ...toolsServiceSchemas };
+export const toolsSchema: Schema = open(toolsProperties, Object.keys(toolsProperties));
 
 export const toastInfoSchema: Schema = open(
   {

@@ -9,7 +9,7 @@
 // maxItems as a tuple), type unions, enum and description.
 import path from 'node:path';
 import {
-  matchDataSchema, playerSchema, publishedMatchDataSchema, roundRecordEntrySchema, teamSchema, toastInfoSchema,
+  matchDataSchema, moneyRecordEntrySchema, playerSchema, publishedMatchDataSchema, roundRecordEntrySchema, teamSchema, toastInfoSchema,
   toolsMemberSchemas, toolsSchema,
 } from '../schemas/match-data.js';
 import { isMainModule, REPO_ROOT, writeGeneratedFiles } from './generated-files.js';
@@ -28,6 +28,7 @@ function namedSchemas(): Map<Schema, string> {
     [matchDataSchema, 'MatchData'],
     [teamSchema, 'Team'],
     [roundRecordEntrySchema, 'RoundRecordEntry'],
+    [moneyRecordEntrySchema, 'MoneyRecordEntry'],
     [playerSchema, 'Player'],
     [toastInfoSchema, 'ToastInfo'],
     [toolsSchema, 'Tools'],

@@ -10,7 +10,7 @@
 // over every state of the recorded match.
 //
 // Most of a frame does not change from one frame to the next: a player's card, the round records,
-// the tools. Those subtrees are cached: their escaped text is kept, keyed by the subtree's root
+// the economy records, the tools. Those subtrees are cached: their escaped text is kept, keyed by the subtree's root
 // object, until the engine marks the subtree changed (src/workers/match/dirty.ts). wireSerializeFrame
 // also says which parts of the frame are which subtree's text, for the delta encoder
 // (src/workers/layout-delta.ts).
@@ -178,6 +178,7 @@ const frameSchema: Schema = { ...(matchDataSchema as Schema), properties: { ...s
 const serializeFrame = compileEscaped(frameSchema, [
   playerSchema as Schema,
   teamProperties.roundRecord,
+  teamProperties.moneyRecord,
   toolsSchema as Schema,
 ]) as (state: unknown, serverTime?: number) => string;
 

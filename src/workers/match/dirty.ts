@@ -1,8 +1,8 @@
 // Dirty marks for the wire serializer's cached subtrees (docs/architecture.md, "Frames").
 //
 // The serializer (src/workers/wire-serializer.ts) keeps the escaped text of each player, each team's
-// roundRecord and the tools, keyed by the object itself, and reuses it until the engine says the
-// object changed: every rule that mutates one of these subtrees (or anything below it) calls
+// roundRecord and moneyRecord, and the tools, keyed by the object itself, and reuses it until the
+// engine says the object changed: every rule that mutates one of these subtrees (or anything below it) calls
 // touch() on the subtree's root object, which drops the text. Nothing is stored in the state itself,
 // so snapshots (JSON.stringify of the state) never see a mark, and a state rebuilt from a snapshot
 // is new objects without any text: everything is serialized afresh.
@@ -17,7 +17,7 @@ export interface SubtreeText {
   bytes: number;
 }
 
-/** Texts of unchanged subtrees, by subtree root (a PlayerState, a roundRecord array, the Tools). */
+/** Texts of unchanged subtrees, by subtree root (a PlayerState, a roundRecord or moneyRecord array, the Tools). */
 export const subtreeTexts = new WeakMap<object, SubtreeText>();
 
 /** The subtree rooted at `root` changed: its cached text is dropped. */

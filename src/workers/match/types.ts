@@ -78,6 +78,16 @@ export interface PlayerState {
   iconNameSuffix: IconNameSuffix;
 }
 
+/**
+ * One round of a team's economy record (docs/match-rules.md 8.1): the team's credits when the round's
+ * buy phase began (income included) and what the team spent in that buy phase, net of sell-backs.
+ */
+export interface MoneyRecordEntry {
+  round: number;
+  start: number;
+  spent: number;
+}
+
 export interface TeamState {
   teamName: string;
   teamTricode: string;
@@ -88,6 +98,8 @@ export interface TeamState {
   roundsWon: number;
   spentThisRound: number;
   roundRecord: RoundRecordEntry[];
+  /** round 1 first; kept for supporter organisations only, [] otherwise (docs/match-rules.md 8.1) */
+  moneyRecord: MoneyRecordEntry[];
   removeTricode: boolean;
   players: PlayerState[];
   playerCount: number;
@@ -176,6 +188,10 @@ export interface Tools {
   /** `overrides`: JSON text of [fullName, displayName] pairs (the form the overlay reads). */
   nameOverrides: { overrides: string; [extra: string]: unknown };
   roundWinBox: { type: string; sponsors: RoundWinSponsor[]; [extra: string]: unknown };
+  /** Service-owned (never taken from `toolsData`): not `toolsData.agentSelectHotkeyEnabled` (docs/match-rules.md 2.2, 4.17). */
+  agentSelectAutostart: boolean;
+  /** Service-owned: the overlay shows agent select while true (roster with autostart, `toggle_agent_select`). */
+  agentSelectActive: boolean;
   [extra: string]: unknown;
 }
 
