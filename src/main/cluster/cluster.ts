@@ -109,7 +109,7 @@ export class Cluster {
     const { redis } = this.deps;
     redis.ownership.close();
     redis.inbox.close();
-    redis.shared.frames.dispose();
+    redis.shared.frames.close();
     redis.conn.close();
   }
 }
