@@ -10,7 +10,9 @@
 // snapshot and the frontend logs on again after a reconnect.
 //
 // Frames come from the FrameBus: the listener subscribes to a group code while a frontend watches
-// it, and a frontend that logs on mid-match gets the match's latest frame from the bus.
+// it, and a frontend that logs on mid-match gets the match's latest frame from the bus. Each frame
+// becomes one FramePacket (frame-packet.ts) shared by every frontend of its group; the texts of
+// frames that came without them are asked of the FrameTextSource (matches/frame-texts.ts).
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -27,8 +29,8 @@ import { LocalAdapter } from '../sockets/adapters.js';
 import { baseIoOptions, parsePayload } from '../sockets/io-server.js';
 import { answerUnknownPath, refuseUnknownUpgrades } from '../sockets/unknown-paths.js';
 import type { TlsFiles } from '../uws.js';
-import type { FramePacket } from '../frame-packet.js';
-import type { FrameBus } from '../ports/frame-bus.js';
+import type { Frame, FrameBus, FrameTextSource } from '../ports/frame-bus.js';
+import { FramePacket } from './frame-packet.js';
 import { BroadcastWebSocketServer, type BroadcastWebSocket, type DeflateMode } from './websocket.js';
 
 export interface BroadcastDeps {
@@ -36,6 +38,8 @@ export interface BroadcastDeps {
   log: Logger;
   tls: TlsFiles | null;
   frames: FrameBus;
+  /** Where frames published without their text get it. */
+  texts: FrameTextSource;
 }
 
 interface Frontend {
@@ -54,7 +58,12 @@ interface Frontend {
   awaiting?: FramePacket;
 }
 
-interface Group { frontends: Set<Frontend>; unsubscribe: () => void }
+interface Group {
+  frontends: Set<Frontend>;
+  unsubscribe: () => void;
+  /** The packet of the group's latest frame: its messages are shared by the frontends that log on later. */
+  latest?: FramePacket;
+}
 
 export interface BroadcastCounters {
   deliveries: number;
@@ -169,13 +178,13 @@ export class BroadcastServer {
       this.waiting.delete(frontend);
       let group = this.groups.get(groupCode);
       if (!group) {
-        const frontends = new Set<Frontend>();
-        group = { frontends, unsubscribe: this.deps.frames.subscribe(groupCode, (packet) => this.publish(frontends, packet)) };
-        this.groups.set(groupCode, group);
+        const g: Group = { frontends: new Set<Frontend>(), unsubscribe: () => undefined };
+        g.unsubscribe = this.deps.frames.subscribe(groupCode, (frame) => this.publish(g, frame));
+        this.groups.set(groupCode, (group = g));
       }
       group.frontends.add(frontend);
       socket.emit('logon_success', JSON.stringify({ groupCode, msg: `Logon succeeded for group code ${groupCode}` }));
-      const latest = this.deps.frames.latest(groupCode);
+      const latest = this.packetOf(group, this.deps.frames.latest(groupCode));
       if (latest) this.deliver(frontend, latest);
     });
     socket.on('disconnect', () => {
@@ -192,8 +201,19 @@ export class BroadcastServer {
   }
 
   /** One frame to every frontend of its group (the FrameBus subscription); the compressed bytes are shared. */
-  private publish(frontends: Set<Frontend>, packet: FramePacket): void {
-    for (const frontend of frontends) this.deliver(frontend, packet);
+  private publish(group: Group, frame: Frame): void {
+    const packet = new FramePacket(frame, this.deps.texts);
+    group.latest = packet;
+    for (const frontend of group.frontends) this.deliver(frontend, packet);
+    packet.published();
+  }
+
+  /** The packet of `frame` (the bus's latest frame of the group): the one its publish made, or a new one. */
+  private packetOf(group: Group | undefined, frame: Frame | undefined): FramePacket | undefined {
+    if (!group) return undefined;
+    if (!frame) return (group.latest = undefined); // the match is gone: its last packet goes
+    if (group.latest?.frame !== frame) group.latest = new FramePacket(frame, this.deps.texts);
+    return group.latest;
   }
 
   private deliver(f: Frontend, packet: FramePacket): void {
@@ -261,7 +281,7 @@ export class BroadcastServer {
       if (!drained) continue;
       this.stale.delete(f);
       // The match's latest frame; the last one skipped when the match is gone meanwhile (its final frame).
-      const latest = (f.groupCode !== null ? this.deps.frames.latest(f.groupCode) : undefined) ?? f.skippedFrame;
+      const latest = (f.groupCode !== null ? this.packetOf(this.groups.get(f.groupCode), this.deps.frames.latest(f.groupCode)) : undefined) ?? f.skippedFrame;
       f.skippedFrame = undefined;
       if (latest && latest.frameNo !== f.lastFrameNo) this.deliver(f, latest);
     }

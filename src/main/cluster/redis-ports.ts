@@ -17,6 +17,7 @@ import { RedisSnapshotStore } from '../adapters/redis/snapshot-store.js';
 import { RedisTeamInfoStore } from '../adapters/redis/team-info-store.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import type { FrameTextSource } from '../ports/frame-bus.js';
 
 /** NODE_ID, or host name, process id and a random suffix (a restarted process is a new node). */
 export function nodeIdFrom(config: Config): string {
@@ -25,7 +26,8 @@ export function nodeIdFrom(config: Config): string {
   return `${host}-${process.pid}-${crypto.randomBytes(3).toString('hex')}`;
 }
 
-export async function openRedisPorts(config: Config, log: Logger) {
+/** `texts`: where frames published here without their text get it (the frame bus's keyframe answers). */
+export async function openRedisPorts(config: Config, log: Logger, texts: FrameTextSource) {
   const conn = await RedisConnection.open({
     url: config.REDIS_URL,
     prefix: config.REDIS_KEY_PREFIX,
@@ -41,8 +43,7 @@ export async function openRedisPorts(config: Config, log: Logger) {
     const directory = made(await RedisMatchDirectory.open(conn, { leaseTtlMs: config.REDIS_LEASE_TTL_MS, log }));
     const ownership = made(new RedisMatchOwnership(conn, directory, { leaseTtlMs: config.REDIS_LEASE_TTL_MS, log }));
     const snapshots = made(new RedisSnapshotStore(conn, { log }));
-    const frames = new RedisFrameBus(conn, { log });
-    opened.push({ close: () => frames.dispose() }); // FrameBus's own close() is the frame bus's change
+    const frames = made(new RedisFrameBus(conn, { log, texts }));
     const inbox = made(new RedisOwnerInbox(conn, { log }));
     return {
       conn,

@@ -10,7 +10,6 @@
 import type { Logger } from '../../log.js';
 import type { InboxMessage, OwnerInbox } from '../../ports/owner-inbox.js';
 import type { RedisConnection } from './connection.js';
-import { OWNER_MESSAGE } from './keys.js';
 
 type InboxListener = (message: InboxMessage) => void;
 
@@ -107,8 +106,6 @@ export class RedisOwnerInbox implements OwnerInbox {
   }
 
   private onMessage(groupCode: string, payload: Buffer): void {
-    // The frame bus's keyframe requests, until they move to a channel of their own (keys.ts).
-    if (payload.length === 1 && payload[0] === OWNER_MESSAGE.keyframeRequest) return;
     const entry = this.listeners.get(groupCode);
     if (!entry) return;
     const message = decodeInboxMessage(payload);
