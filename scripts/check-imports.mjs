@@ -20,6 +20,7 @@
 //    below, never one above. Each module of a scope must have a layer (a new folder is placed here).
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 /** Top folders of src/, each with the floors it may import (its own included). */
@@ -252,11 +253,12 @@ export function check(root) {
   return { modules: ids.length, imports: edges.length, violations };
 }
 
-const isMain = process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname);
+const HERE = fileURLToPath(import.meta.url);
+const isMain = process.argv[1] !== undefined && path.resolve(process.argv[1]) === HERE;
 if (isMain) {
   const args = process.argv.slice(2);
   const at = args.indexOf('--root');
-  const root = at >= 0 ? path.resolve(args[at + 1]) : path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+  const root = at >= 0 ? path.resolve(args[at + 1]) : path.resolve(path.dirname(HERE), '..');
   const result = check(root);
   if (args.includes('--json')) {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
