@@ -23,6 +23,7 @@ import {
   BROADCAST_CLOSE_GRACE_MS, DEFLATE_THRESHOLD_BYTES, DRAINED_DIVISOR, idleSweepMs, MAX_FRONTEND_EVENTS, MAX_GROUP_CODE_LENGTH,
   MAX_POLLING_PACKETS, STALE_CHECK_MS,
 } from '../limits.js';
+import { transportOf, writeBufferLength, type EngineTransport } from '../internals/engineio.js';
 import type { Logger } from '../log.js';
 import { AddressLimiter } from '../sockets/address-limit.js';
 import { LocalAdapter } from '../sockets/adapters.js';
@@ -156,13 +157,13 @@ export class BroadcastServer {
       this.log.info({ socket: socket.id }, 'frontend closed: too many events');
       socket.disconnect(true);
     });
-    const useWebSocket = (transport: { name: string; socket?: unknown }) => {
+    const useWebSocket = (transport: EngineTransport) => {
       if (transport.name !== 'websocket') return;
       frontend.ws = transport.socket as BroadcastWebSocket;
       frontend.mode = frontend.ws.deflateMode;
       frontend.lastFrameNo = -1;
     };
-    useWebSocket(socket.conn.transport as unknown as { name: string; socket?: unknown });
+    useWebSocket(transportOf(socket.conn));
     socket.conn.on('upgrade', useWebSocket);
 
     socket.on('logon', (payload: unknown) => {
@@ -220,7 +221,7 @@ export class BroadcastServer {
     const c = this.counters;
     f.awaiting = undefined;
     if (!f.ws) {
-      const backlog = (f.socket.conn as unknown as { writeBuffer: unknown[] }).writeBuffer.length;
+      const backlog = writeBufferLength(f.socket.conn);
       if (backlog >= MAX_POLLING_PACKETS) return this.skip(f, packet);
       if (!packet.hasText) return this.await(f, packet);
       const text = packet.text();
@@ -277,7 +278,7 @@ export class BroadcastServer {
     for (const f of this.stale) {
       const drained = f.ws
         ? f.ws.bufferedAmount <= this.deps.config.FRONTEND_MAX_BUFFERED_BYTES / DRAINED_DIVISOR
-        : (f.socket.conn as unknown as { writeBuffer: unknown[] }).writeBuffer.length === 0;
+        : writeBufferLength(f.socket.conn) === 0;
       if (!drained) continue;
       this.stale.delete(f);
       // The match's latest frame; the last one skipped when the match is gone meanwhile (its final frame).
