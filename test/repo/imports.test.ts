@@ -13,16 +13,6 @@ const SCRIPT = path.join(ROOT, 'scripts/check-imports.mjs');
 interface Violation { rule: string; from: string; to: string; message: string }
 interface Result { modules: number; imports: number; violations: Violation[] }
 
-/**
- * TEMPORARY: the one rule the tree still breaks on this branch, the frame packet (main/frame-packet.ts)
- * sitting below the broadcast framing it uses while the FrameBus port carries it. Another branch moves
- * it into main/broadcast/ with a port that carries a plain record; once that is merged these arrows are
- * gone, this test then fails ("no longer occurs") and the list is emptied. Nothing else may be added here.
- */
-const TEMPORARY_KNOWN_VIOLATIONS: Array<Pick<Violation, 'rule' | 'from' | 'to'>> = [
-  { rule: 'layer', from: 'main/frame-packet', to: 'main/broadcast/ws-frame' },
-  { rule: 'confined', from: 'main/ports/frame-bus', to: 'main/frame-packet' },
-];
 
 function run(root: string, json = true): { status: number | null; stdout: string; result: Result | null } {
   const r = spawnSync(process.execPath, [SCRIPT, '--root', root, ...(json ? ['--json'] : [])], { encoding: 'utf8' });
@@ -46,13 +36,10 @@ function tree(files: Record<string, string>): string {
 afterAll(() => { for (const t of trees) fs.rmSync(t, { recursive: true, force: true }); });
 
 describe('the import graph of src/', () => {
-  it('breaks no rule (but the temporary known ones)', () => {
+  it('breaks no rule', () => {
     const { result } = run(ROOT);
     expect(result!.modules).toBeGreaterThan(100);
-    const unexpected = result!.violations.filter((v) => !TEMPORARY_KNOWN_VIOLATIONS.some((k) => same(k, v)));
-    expect(unexpected.map((v) => v.message), 'npm run check:imports lists them').toEqual([]);
-    const gone = TEMPORARY_KNOWN_VIOLATIONS.filter((k) => !result!.violations.some((v) => same(k, v)));
-    expect(gone, 'no longer occurs: remove it from TEMPORARY_KNOWN_VIOLATIONS').toEqual([]);
+    expect(result!.violations.map((v) => v.message), 'npm run check:imports lists them').toEqual([]);
   });
 
   it('rejects a tree with a circle, a port importing above it, the threads importing each other and arrows up', () => {
