@@ -3,7 +3,7 @@
 // every relative import of `src/**/*.ts` (type-only imports and re-exports too: a circle of types is
 // still a circle a reader has to walk), read with TypeScript's own scanner (ts.preProcessFile; the
 // typescript devDependency, nothing new), against the rules written below. Run by the test suite
-// (test/house/imports.test.ts) and by hand:
+// (test/repo/imports.test.ts) and by hand:
 //
 //   npm run check:imports            a listing of what breaks a rule; exit 1 when something does
 //   node scripts/check-imports.mjs [--root DIR] [--json]   (--root: another tree holding src/)

@@ -6,7 +6,7 @@
 // schema as the JSON serializer (src/schemas/match-data.ts) and writes the escaped form directly:
 // member names are escaped at compile time, plain string values only need their quotes escaped.
 // Semantics follow JSON.stringify (undefined members omitted, non-finite numbers as null; open
-// objects are passed through JSON.stringify as received). test/wire-serializer.test.ts checks it
+// objects are passed through JSON.stringify as received). test/workers/wire-serializer.test.ts checks it
 // over every state of the recorded match.
 //
 // Most of a frame does not change from one frame to the next: a player's card, the round records,

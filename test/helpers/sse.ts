@@ -1,5 +1,5 @@
 // Reads a server-sent-event stream (the dashboard's GET /dashboard/events) one event at a time: for
-// test/admin-api.test.ts and bench/dashboard.ts.
+// test/main/admin/admin-api.test.ts and bench/dashboard.ts.
 
 export interface SseEvent {
   /** the `event:` line */

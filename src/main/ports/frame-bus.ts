@@ -15,7 +15,7 @@
 //
 // `publish` is the per-frame path: synchronous, and in-process a direct call into the subscriber.
 // Adapters: adapters/memory/frame-bus.ts, adapters/redis/frame-bus.ts. Contract:
-// test/contracts/frame-bus.contract.ts.
+// test/main/ports/frame-bus.contract.ts.
 
 /**
  * One published match_data frame. Every publisher writes the fields in this order (one object

@@ -13,7 +13,7 @@
 // Reads are synchronous: they serve the per-message path (auxiliary routing) and logon checks from
 // the process's view of the directory, which a shared adapter keeps current from the store's change
 // notifications. Updates apply to that view at once and propagate in order.
-// Adapters: adapters/memory/match-directory.ts, adapters/redis/match-directory.ts. Contract: test/contracts/match-directory.contract.ts.
+// Adapters: adapters/memory/match-directory.ts, adapters/redis/match-directory.ts. Contract: test/main/ports/match-directory.contract.ts.
 
 export interface MatchTeams { leftTeam: unknown; rightTeam: unknown }
 

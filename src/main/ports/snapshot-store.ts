@@ -11,7 +11,7 @@
 // restart rebuilds its matches in the same turn (the retained batches follow at once): it answers
 // from what this process put or loaded. Adapters: adapters/memory/snapshot-store.ts,
 // adapters/state-dir/snapshot-store.ts (STATE_DIR: one file per match). Contract:
-// test/contracts/snapshot-store.contract.ts.
+// test/main/ports/snapshot-store.contract.ts.
 import type { MatchRecord } from './match-directory.js';
 
 /** The directory record as a snapshot keeps it (the roster is reported again by the restored shard). */

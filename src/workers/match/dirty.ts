@@ -7,8 +7,8 @@
 // so snapshots (JSON.stringify of the state) never see a mark, and a state rebuilt from a snapshot
 // is new objects without any text: everything is serialized afresh.
 //
-// A rule that forgets to touch leaves a stale text behind: test/serializer-marks.test.ts and the
-// engine tests (test/engine-helpers.ts) compare the cached serialization with a from-scratch one
+// A rule that forgets to touch leaves a stale text behind: test/workers/match/serializer-marks.test.ts and the
+// engine tests (test/helpers/engine.ts) compare the cached serialization with a from-scratch one
 // after every applied message.
 
 /** The escaped text of a cached subtree and its length in UTF-8 bytes (-1: not measured yet). */

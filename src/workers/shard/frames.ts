@@ -1,5 +1,5 @@
 // How a frame is made: the WebSocket message text of the match's state (FRAME_SERIALIZER picks the
-// serializer; both give the same bytes, test/sharding.test.ts), with serverTime, and the
+// serializer; both give the same bytes, test/main/shards/sharding.test.ts), with serverTime, and the
 // permessage-deflate delta against the match's previous frame (COMPRESSION), encoded from the two
 // frames' layouts (src/codec/layout-delta.ts): the shard keeps the previous frame's layout (its
 // segments' texts, shared with the serializer's cache), not its bytes.
