@@ -7,26 +7,15 @@ import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { inflateDelta } from '../../src/codec/inflate-delta.js';
 import { deflateDelta, layoutDelta, type FrameLayout } from '../../src/codec/layout-delta.js';
-import { recordedMatch } from '../../src/tools/recorded-match.js';
-import { Match } from '../../src/workers/match/match.js';
+import { eachRecordedFrame } from '../../src/tools/recorded-frames.js';
 import { wireSerializeFrame } from '../../src/workers/wire-serializer.js';
 
 const TAIL = Buffer.from([0x00, 0x00, 0xff, 0xff]);
 
 /** The recorded match's frames with their layouts, at 100 ms steps of its clock (as a shard makes them). */
 function recordedLayouts(): { wire: string; layout: FrameLayout }[] {
-  const { header, records } = recordedMatch();
-  const m = Match.create({ groupCode: header.groupCode, leftTeam: header.leftTeam as never, rightTeam: header.rightTeam as never, organizationId: '', isSupporter: false }, Number(records[0].timestamp), { sponsorLogoUrl: 'x' });
   const frames: { wire: string; layout: FrameLayout }[] = [];
-  let last = 0;
-  for (const r of records) {
-    const ts = Number(r.timestamp);
-    m.advance(ts);
-    m.apply(r, ts);
-    if (ts - last < 100) continue;
-    last = ts;
-    frames.push(wireSerializeFrame(m, ts));
-  }
+  eachRecordedFrame((m, ts) => frames.push(wireSerializeFrame(m, ts)));
   return frames;
 }
 

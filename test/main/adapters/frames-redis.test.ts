@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisConnection } from '../../../src/main/adapters/redis/connection.js';
 import { inflateDelta, inflateDeltaZlib } from '../../../src/codec/inflate-delta.js';
 import { FRAME_KIND, RedisFrameBus } from '../../../src/main/adapters/redis/frame-bus.js';
-import { RedisOwnerInbox, decodeInboxMessage, encodeInboxMessage } from '../../../src/main/adapters/redis/owner-inbox.js';
+import { RedisOwnerInbox } from '../../../src/main/adapters/redis/owner-inbox.js';
 import type { Frame } from '../../../src/main/ports/frame-bus.js';
 import type { InboxMessage } from '../../../src/main/ports/owner-inbox.js';
 import { recordedFrames, type RecordedFrame } from '../../../src/tools/recorded-frames.js';
@@ -238,22 +238,8 @@ describe('RedisFrameBus across nodes', () => {
   });
 });
 
-describe('RedisOwnerInbox', () => {
+describe('RedisOwnerInbox beside the frame bus (its encoding and contract: inbox-redis.test.ts)', () => {
   const prefix = 'i:';
-  const messages: InboxMessage[] = [
-    { t: 'obs', raw: '{"type":"heartbeat","data":1}' },
-    { t: 'aux', matchId: 'm:1', playerId: 'p1', raw: '{"type":"ability_info","data":{"x":"é ✓ 12:3"}}' },
-    { t: 'aux_disconnected', matchId: 'm:1', playerId: '7:pl' },
-    { t: 'aux', matchId: '', playerId: '', raw: '' },
-    { t: 'obs', raw: '' },
-  ];
-
-  it('encodes each message compactly and back', () => {
-    for (const m of messages) expect(decodeInboxMessage(Buffer.from(encodeInboxMessage(m)))).toEqual(m);
-    expect(encodeInboxMessage({ t: 'obs', raw: 'x' })).toBe('ox');
-    for (const bad of ['R', 'a5:ab', 'axx:', 'd1:a1:bz', 'q']) expect(decodeInboxMessage(Buffer.from(bad))).toBeNull();
-  });
-
   it('messages from another node reach the owner in order; the frame bus\'s keyframe requests have a channel of their own', async () => {
     const connA = await connect(prefix, 'A');
     const connB = await connect(prefix, 'B');

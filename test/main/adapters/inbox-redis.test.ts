@@ -1,13 +1,13 @@
 // The Redis OwnerInbox (adapters/redis/owner-inbox.ts) against a real redis-server: the OwnerInbox
-// contract between two nodes, and its encoding. (Its sharing of the owner channel with the frame
-// bus's keyframe requests is tested with the frame bus: frames-redis.test.ts.)
+// contract between two nodes, and its encoding. (That the frame bus's keyframe requests travel on a
+// channel of their own, beside the inbox's, is tested with the frame bus: frames-redis.test.ts.)
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RedisConnection } from '../../../src/main/adapters/redis/connection.js';
 import { RedisOwnerInbox, decodeInboxMessage, encodeInboxMessage } from '../../../src/main/adapters/redis/owner-inbox.js';
-import type { InboxMessage, OwnerInbox } from '../../../src/main/ports/owner-inbox.js';
-import { describeOwnerInboxContract } from '../ports/owner-inbox.contract.js';
+import type { OwnerInbox } from '../../../src/main/ports/owner-inbox.js';
+import { describeOwnerInboxContract, INBOX_MESSAGES } from '../ports/owner-inbox.contract.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
 
 const log = pino({ level: 'silent' });
@@ -40,16 +40,9 @@ describeOwnerInboxContract('redis', {
 });
 
 describe('RedisOwnerInbox encoding', () => {
-  const messages: InboxMessage[] = [
-    { t: 'obs', raw: '{"type":"heartbeat","data":1}' },
-    { t: 'aux', matchId: 'm:1', playerId: 'p1', raw: '{"type":"ability_info","data":{"x":"é ✓ 12:3"}}' },
-    { t: 'aux_disconnected', matchId: 'm:1', playerId: '7:pl' },
-    { t: 'aux', matchId: '', playerId: '', raw: '' },
-    { t: 'obs', raw: '' },
-  ];
 
   it('encodes each message compactly (its kind, then its fields) and back; malformed payloads decode to null', () => {
-    for (const m of messages) expect(decodeInboxMessage(Buffer.from(encodeInboxMessage(m)))).toEqual(m);
+    for (const m of INBOX_MESSAGES) expect(decodeInboxMessage(Buffer.from(encodeInboxMessage(m)))).toEqual(m);
     expect(encodeInboxMessage({ t: 'obs', raw: 'x' })).toBe('ox');
     expect(encodeInboxMessage({ t: 'aux_disconnected', matchId: 'm', playerId: 'p:1' })).toBe('d1:m3:p:1');
     for (const bad of ['', 'R', 'a5:ab', 'axx:', 'd1:a1:bz', 'q']) expect(decodeInboxMessage(Buffer.from(bad))).toBeNull();

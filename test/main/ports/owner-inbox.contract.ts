@@ -11,7 +11,8 @@ export interface OwnerInboxHarness {
   settle(owner: OwnerInbox): Promise<void>;
 }
 
-const messages: InboxMessage[] = [
+/** Messages of every kind, with empty and non-ASCII fields (the adapters' encodings must carry them). */
+export const INBOX_MESSAGES: InboxMessage[] = [
   { t: 'obs', raw: '{"type":"heartbeat","data":1}' },
   { t: 'aux', matchId: 'm:1', playerId: 'p1', raw: '{"type":"ability_info","data":{"x":"é ✓ 12:3"}}' },
   { t: 'aux_disconnected', matchId: 'm:1', playerId: '7:pl' },
@@ -31,7 +32,7 @@ export function describeOwnerInboxContract(name: string, harness: OwnerInboxHarn
       owner.listen('G1', (m) => got.push(m));
       await harness.settle(owner);
       const sent: InboxMessage[] = [];
-      for (let i = 0; i < 60; i++) sent.push(messages[i % messages.length]);
+      for (let i = 0; i < 60; i++) sent.push(INBOX_MESSAGES[i % INBOX_MESSAGES.length]);
       const answers = await Promise.all(sent.map((m) => sender.send('G1', m)));
       expect(answers.every((n) => n === 1)).toBe(true);
       await expect.poll(() => got.length).toBe(sent.length);
@@ -43,9 +44,9 @@ export function describeOwnerInboxContract(name: string, harness: OwnerInboxHarn
       const got: InboxMessage[] = [];
       owner.listen('G2', (m) => got.push(m));
       await harness.settle(owner);
-      expect(await sender.send('NOBODY', messages[0])).toBe(0);
-      expect(await sender.send('G2', messages[1])).toBe(1);
-      await expect.poll(() => got).toEqual([messages[1]]);
+      expect(await sender.send('NOBODY', INBOX_MESSAGES[0])).toBe(0);
+      expect(await sender.send('G2', INBOX_MESSAGES[1])).toBe(1);
+      await expect.poll(() => got).toEqual([INBOX_MESSAGES[1]]);
     });
 
     it('every listener of a code gets each message; one that left gets nothing more; the last one leaving ends the inbox', async () => {
@@ -55,16 +56,16 @@ export function describeOwnerInboxContract(name: string, harness: OwnerInboxHarn
       const offA = owner.listen('G3', (m) => a.push(m));
       const offB = owner.listen('G3', (m) => b.push(m));
       await harness.settle(owner);
-      expect(await sender.send('G3', messages[0])).toBe(1); // one node, whatever its listeners
+      expect(await sender.send('G3', INBOX_MESSAGES[0])).toBe(1); // one node, whatever its listeners
       await expect.poll(() => b.length).toBe(1);
       offA();
       offA(); // twice: no effect
-      expect(await sender.send('G3', messages[2])).toBe(1);
+      expect(await sender.send('G3', INBOX_MESSAGES[2])).toBe(1);
       await expect.poll(() => b.length).toBe(2);
-      expect(a).toEqual([messages[0]]);
-      expect(b).toEqual([messages[0], messages[2]]);
+      expect(a).toEqual([INBOX_MESSAGES[0]]);
+      expect(b).toEqual([INBOX_MESSAGES[0], INBOX_MESSAGES[2]]);
       offB();
-      await expect.poll(() => sender.send('G3', messages[0])).toBe(0);
+      await expect.poll(() => sender.send('G3', INBOX_MESSAGES[0])).toBe(0);
     });
 
     it('a listener that throws does not stop the others', async () => {
@@ -73,19 +74,19 @@ export function describeOwnerInboxContract(name: string, harness: OwnerInboxHarn
       owner.listen('G4', () => { throw new Error('listener failed'); });
       owner.listen('G4', (m) => got.push(m));
       await harness.settle(owner);
-      await sender.send('G4', messages[0]);
-      await sender.send('G4', messages[1]);
-      await expect.poll(() => got).toEqual([messages[0], messages[1]]);
+      await sender.send('G4', INBOX_MESSAGES[0]);
+      await sender.send('G4', INBOX_MESSAGES[1]);
+      await expect.poll(() => got).toEqual([INBOX_MESSAGES[0], INBOX_MESSAGES[1]]);
     });
 
     it('after close: the owner listens no more, and the closed inbox sends nothing', async () => {
       const [sender, owner] = await pair();
       owner.listen('G5', () => undefined);
       await harness.settle(owner);
-      expect(await sender.send('G5', messages[0])).toBe(1);
+      expect(await sender.send('G5', INBOX_MESSAGES[0])).toBe(1);
       owner.close();
-      await expect.poll(() => sender.send('G5', messages[0])).toBe(0);
-      await expect(owner.send('G5', messages[0])).rejects.toThrow();
+      await expect.poll(() => sender.send('G5', INBOX_MESSAGES[0])).toBe(0);
+      await expect(owner.send('G5', INBOX_MESSAGES[0])).rejects.toThrow();
     });
   });
 }
