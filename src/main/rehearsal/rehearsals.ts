@@ -161,7 +161,7 @@ export class Rehearsals {
     const { spec } = r;
     const p = r.playback.progress();
     let round = 0;
-    for (const [index, n] of r.roundList) if (index < p.position) round = n;
+    for (const [index, n] of r.roundList) if (index <= p.position && index < p.total) round = n;
     return {
       groupCode: spec.groupCode, recording: spec.recording.source, speed: spec.speed, loop: spec.loop, startRound: spec.startRound,
       state: p.state, round, rounds: r.roundList.length, position: p.position, total: p.total, loops: p.loops,
