@@ -183,3 +183,66 @@ describe('a rehearsal of the recorded match', () => {
     await expect.poll(() => be.requests.filter((r) => r.path.startsWith('/system/match/')).length).toBeGreaterThan(0);
   }, 60_000);
 });
+
+describe('an uploaded replay', () => {
+  const CAM_SECRET = 'CAM-SECRET-7Q2Z9';
+  const KEY = 'LEAKED-ACCESS-KEY-4411';
+  /** A replay file as RECORD_REPLAYS writes it, with secrets a careless file could carry. */
+  function replayText(records = replay.records.slice(0, 60)): string {
+    const header = {
+      ...replay.header, key: KEY, groupSecret: 'GROUPSECRET0001',
+      toolsData: { playercamsInfo: { enable: true, identifier: 'PCAM01', secret: CAM_SECRET }, tournamentInfo: { name: 'Upload Cup', logoUrl: '', backdropUrl: '', enabled: true } },
+    };
+    return [header, ...records.map((r, i) => (i === 3 ? { ...r, key: KEY } : r))].map((r) => JSON.stringify(r)).join(',\n');
+  }
+  const nothingChanged = async () => {
+    expect(await svc.admin.codes()).toEqual([]);
+    expect((await rehearsals()).rehearsals).toEqual([]);
+  };
+
+  it('is refused with a clear error when malformed, and nothing else changes', async () => {
+    const cases: Array<[string, string]> = [
+      ['{"a":1},\n{', 'not in the replay format'],
+      [JSON.stringify({ groupCode: 'X' }) + ',\n' + JSON.stringify(replay.records[0]), 'leftTeam and rightTeam'],
+      [JSON.stringify(replay.header), 'a header and at least one record'],
+      [JSON.stringify(replay.header) + ',\n' + JSON.stringify({ type: 'map', data: 'Port' }), 'record 1 has no timestamp'],
+      [JSON.stringify(replay.header) + ',\n' + '['.repeat(40) + ']'.repeat(40), 'nests deeper'],
+    ];
+    for (const [text, message] of cases) {
+      const res = await post('/admin/rehearsals', { groupCode: 'UPBAD', recording: 'upload', replay: text });
+      expect(res.status, message).toBe(400);
+      expect(String(res.body.error)).toContain('Invalid replay');
+      expect(String(res.body.error)).toContain(message);
+    }
+    expect((await post('/admin/rehearsals', { groupCode: 'UPBAD', recording: 'upload' })).status).toBe(400);
+    await nothingChanged();
+  });
+
+  it('is refused when oversized (413), and nothing else changes', async () => {
+    const big = replayText(Array.from({ length: 3000 }, (_, i) => replay.records[i % replay.records.length]));
+    expect(big.length).toBeGreaterThan(262_144);
+    const res = await post('/admin/rehearsals', { groupCode: 'UPBIG', recording: 'upload', replay: big });
+    expect(res.status).toBe(413);
+    expect(String(res.body.error)).toContain('REHEARSAL_MAX_UPLOAD_BYTES');
+    // Past the route's body limit: refused before it is read.
+    const huge = await post('/admin/rehearsals', { groupCode: 'UPBIG', recording: 'upload', replay: 'x'.repeat(2_200_000) });
+    expect(huge.status).toBe(413);
+    await nothingChanged();
+  });
+
+  it('plays when valid, without any of its secrets reaching an overlay or the logs', async () => {
+    const code = 'UPOK';
+    const fe = await frontend(svc.broadcast, code);
+    const res = await post('/admin/rehearsals', { groupCode: code, recording: 'upload', replay: replayText(), speed: 10, startRound: 1 });
+    expect(res).toMatchObject({ status: 201, body: { recording: 'upload', total: 60 } });
+    const f = await fe.waitFor((x) => frame(x).roundNumber === 1);
+    expect((f.tools as { tournamentInfo: { name: string } }).tournamentInfo.name).toBe('Upload Cup');
+    expect((f.tools as { playercamsInfo: Record<string, unknown> }).playercamsInfo).not.toHaveProperty('secret');
+    // Its recording's end without game_end: it ends by itself.
+    await expect.poll(() => svc.admin.has(code), { timeout: 30_000 }).toBe(false);
+    for (const text of [...fe.raw, ...svc.logs]) {
+      expect(text).not.toContain(CAM_SECRET);
+      expect(text).not.toContain(KEY);
+    }
+  }, 60_000);
+});
