@@ -97,7 +97,7 @@ export class Rehearsals {
     if (this.running.has(groupCode)) return { status: 409, body: { error: `Group code ${groupCode} already has a rehearsal` } };
 
     const raws = recording.records.map((r) => envelope(r, groupCode));
-    const startIndex = spec.startRound > 0 ? recording.rounds.get(spec.startRound)! : 0;
+    const startIndex = this.indexOfRound(spec, spec.startRound)!;
     const r: Running = {
       spec, packet, startedAt: Date.now(), restarting: false, timers: [],
       roundList: [...recording.rounds.entries()].map(([n, i]) => [i, n] as [number, number]).sort((a, b) => a[0] - b[0]),
@@ -136,7 +136,7 @@ export class Rehearsals {
       case 'pause': playback.pause(); break;
       case 'resume': playback.resume(); break;
       case 'seek': {
-        const index = round === 0 ? 0 : round === undefined ? undefined : r.spec.recording.rounds.get(round);
+        const index = round === undefined ? undefined : this.indexOfRound(r.spec, round);
         if (index === undefined) return { status: 400, body: { error: `round must be 0 (the start) or a round of the recording (1 to ${r.roundList.length})` } };
         if (!playback.seek(index)) return { status: 409, body: { error: 'The rehearsal cannot seek now (it ended)' } };
         break;
@@ -150,6 +150,16 @@ export class Rehearsals {
     }
     this.log.info({ groupCode, action, round }, 'rehearsal steered');
     return { status: 200, body: this.status(r) };
+  }
+
+  /**
+   * Where round `round` starts: just after its first record (its first round_info), so that the
+   * overlays show that round at once, paused or not; 0: the start of the recording.
+   */
+  private indexOfRound(spec: RehearsalSpec, round: number): number | undefined {
+    if (round === 0) return 0;
+    const first = spec.recording.rounds.get(round);
+    return first === undefined ? undefined : first + 1;
   }
 
   /** The rehearsals this node runs. */

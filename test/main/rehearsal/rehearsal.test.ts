@@ -75,7 +75,7 @@ async function quiet(fe: Frontend, quietMs = 600): Promise<number> {
 
 describe('the rehearsal routes', () => {
   it('need the admin token (401 without, or with a wrong one)', async () => {
-    for (const headers of [{}, { authorization: 'Bearer not-the-token-at-all' }]) {
+    for (const headers of [{}, { authorization: 'Bearer not-the-token-at-all' }] as Record<string, string>[]) {
       expect((await fetch(`${svc.rest}/admin/rehearsals`, { headers })).status).toBe(401);
       expect((await post('/admin/rehearsals', { groupCode: 'NOAUTH' }, headers)).status).toBe(401);
       for (const a of ['pause', 'resume', 'seek', 'stop']) expect((await post(`/admin/rehearsals/NOAUTH/${a}`, {}, headers)).status).toBe(401);
@@ -195,12 +195,17 @@ describe('an uploaded replay', () => {
     };
     return [header, ...records.map((r, i) => (i === 3 ? { ...r, key: KEY } : r))].map((r) => JSON.stringify(r)).join(',\n');
   }
-  const nothingChanged = async () => {
-    expect(await svc.admin.codes()).toEqual([]);
-    expect((await rehearsals()).rehearsals).toEqual([]);
+  /** The live matches and rehearsals before; afterwards: the same. */
+  const unchanged = async () => {
+    const before = await svc.admin.codes();
+    return async () => {
+      expect(await svc.admin.codes()).toEqual(before);
+      expect((await rehearsals()).rehearsals).toEqual([]);
+    };
   };
 
   it('is refused with a clear error when malformed, and nothing else changes', async () => {
+    const nothingChanged = await unchanged();
     const cases: Array<[string, string]> = [
       ['{"a":1},\n{', 'not in the replay format'],
       [JSON.stringify({ groupCode: 'X' }) + ',\n' + JSON.stringify(replay.records[0]), 'leftTeam and rightTeam'],
@@ -219,6 +224,7 @@ describe('an uploaded replay', () => {
   });
 
   it('is refused when oversized (413), and nothing else changes', async () => {
+    const nothingChanged = await unchanged();
     const big = replayText(Array.from({ length: 3000 }, (_, i) => replay.records[i % replay.records.length]));
     expect(big.length).toBeGreaterThan(262_144);
     const res = await post('/admin/rehearsals', { groupCode: 'UPBIG', recording: 'upload', replay: big });
