@@ -60,6 +60,9 @@ interface Running {
   startedAt: number;
   /** Its own reset runs: the removal that follows is not its end. */
   restarting: boolean;
+  /** Force-ends of its code it published itself and has not seen yet; one it did not publish (an observer's logon, an operator) aborts a reset. */
+  ownForceEnds: number;
+  aborted: boolean;
   timers: NodeJS.Timeout[];
   /** Round start indexes, ascending, with their round numbers. */
   roundList: [number, number][];
@@ -99,7 +102,7 @@ export class Rehearsals {
     const raws = recording.records.map((r) => envelope(r, groupCode));
     const startIndex = this.indexOfRound(spec, spec.startRound)!;
     const r: Running = {
-      spec, packet, startedAt: Date.now(), restarting: false, timers: [],
+      spec, packet, startedAt: Date.now(), restarting: false, ownForceEnds: 0, aborted: false, timers: [],
       roundList: [...recording.rounds.entries()].map(([n, i]) => [i, n] as [number, number]).sort((a, b) => a[0] - b[0]),
       playback: new Playback({
         times: recording.times,
@@ -184,14 +187,19 @@ export class Rehearsals {
   private async restart(r: Running): Promise<boolean> {
     const code = r.spec.groupCode;
     r.restarting = true;
+    r.aborted = false;
     try {
+      r.ownForceEnds++;
       await this.deps.lifecycle.forceEnd(code);
-      if (this.running.get(code) !== r) return false;
+      // Someone else ended it meanwhile (a real observer's logon must get the code): no new claim.
+      if (r.aborted || this.running.get(code) !== r) return false;
       const opening = await this.deps.lifecycle.openRehearsal(r.packet, r.spec.tokenId);
       return opening.kind === 'created';
     } catch {
       return false;
     } finally {
+      // Its own force_end came back before the removal forceEnd waited for (or none was published: the match was gone).
+      r.ownForceEnds = 0;
       r.restarting = false;
     }
   }
@@ -226,7 +234,10 @@ export class Rehearsals {
     // Any force-end of the code (stop, an observer's logon, an operator's end) stops the records at once.
     if (message.t === 'force_end') {
       const r = this.running.get(message.groupCode);
-      if (r && !r.restarting) r.playback.stop();
+      if (!r) return;
+      if (r.ownForceEnds > 0) r.ownForceEnds--;
+      else if (r.restarting) r.aborted = true;
+      else r.playback.stop();
     }
   }
 
