@@ -97,7 +97,7 @@ export class Rehearsals {
     const opening = await this.deps.lifecycle.openRehearsal(packet, spec.tokenId);
     if (opening.kind === 'live') return { status: 409, body: { error: `Group code ${groupCode} has a live match or rehearsal` } };
     if (opening.kind === 'refused') return { status: 503, body: { error: opening.reason } };
-    if (this.running.has(groupCode)) return { status: 409, body: { error: `Group code ${groupCode} already has a rehearsal` } };
+    // Claimed: the code is this rehearsal's alone (a concurrent start got 'live' above).
 
     const raws = recording.records.map((r) => envelope(r, groupCode));
     const startIndex = this.indexOfRound(spec, spec.startRound)!;

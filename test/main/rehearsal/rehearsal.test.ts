@@ -184,6 +184,28 @@ describe('a rehearsal of the recorded match', () => {
   }, 60_000);
 });
 
+describe('a rehearsal with a preview\'s teams and tools', () => {
+  it('copies them from the preview code (the body\'s teams win where given)', async () => {
+    const preview = await fetch(`${svc.rest}/createPreview`, {
+      method: 'PUT', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        key: AUTH_KEY, ...OPERATOR_TEAMS,
+        toolsData: { tournamentInfo: { name: 'Preview Masters', logoUrl: '', backdropUrl: '', enabled: true }, playercamsInfo: { enable: false, identifier: 'P1', secret: 'PREVIEW-CAM-SECRET' } },
+      }),
+    });
+    expect(preview.status).toBe(200);
+    const { previewCode } = (await preview.json()) as { previewCode: string };
+    const code = 'RHPREV';
+    const fe = await frontend(svc.broadcast, code);
+    const started = await post('/admin/rehearsals', { groupCode: code, speed: 10, startRound: 4, fromPreview: previewCode, rightTeam: { name: 'Override Right', tricode: 'OVR', url: '' } });
+    expect(started).toMatchObject({ status: 201, body: { teams: { left: { name: 'Northern Lights' }, right: { name: 'Override Right' } } } });
+    const f = await fe.waitFor((x) => frame(x).roundNumber === 4);
+    expect(frame(f).teams.map((t) => t.teamName)).toEqual(['Northern Lights', 'Override Right']);
+    expect((f.tools as { tournamentInfo: { name: string } }).tournamentInfo.name).toBe('Preview Masters');
+    for (const raw of fe.raw) expect(raw).not.toContain('PREVIEW-CAM-SECRET');
+  }, 60_000);
+});
+
 describe('an uploaded replay', () => {
   const CAM_SECRET = 'CAM-SECRET-7Q2Z9';
   const KEY = 'LEAKED-ACCESS-KEY-4411';
