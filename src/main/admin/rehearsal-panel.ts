@@ -5,7 +5,8 @@
 // Bearer token the operator types into it: the state-changing routes take Bearer only (rest/admin.ts),
 // and the page cannot read the Basic credentials the browser sent; the token is kept in the field
 // only, never stored. Inserted into the page (dashboard-page.ts) as one piece; like the page, no
-// template literals in the script, all text through textContent.
+// template literals in the script, all text through textContent. Its table has no thead: the page's
+// sorting handler takes every "thead th" for a column of the matches table.
 
 export const REHEARSAL_PANEL_HTML = String.raw`
 <style>
@@ -19,6 +20,7 @@ export const REHEARSAL_PANEL_HTML = String.raw`
   #rh-msg { margin: 8px 0; font-size: 13px; }
   #rh-msg.bad { color: var(--bad); }
   #rh-msg.good { color: var(--good); }
+  #rh-list th { text-align: left; font-size: 12px; color: var(--dim); font-weight: 600; padding: 6px 8px; border-bottom: 1px solid var(--line); }
   #rh-list td button { padding: 2px 8px; margin-right: 4px; }
   #rh-list td input { width: 56px; }
   td.code.rehearsal::after { content: " rehearsal"; font-size: 11px; font-weight: 400; color: var(--warn); }
@@ -45,7 +47,7 @@ export const REHEARSAL_PANEL_HTML = String.raw`
   </form>
   <div id="rh-msg" role="status"></div>
   <table id="rh-list">
-    <thead><tr><th>Group code</th><th>Teams</th><th>State</th><th class="num">Round</th><th class="num">Speed</th><th>Control</th></tr></thead>
+    <tbody><tr><th>Group code</th><th>Teams</th><th>State</th><th>Round</th><th>Speed</th><th>Control</th></tr></tbody>
     <tbody id="rh-rows"></tbody>
   </table>
 </section>
