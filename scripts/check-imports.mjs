@@ -12,8 +12,10 @@
 // 1. No import circle (a strongly connected set of modules; one path through it is shown).
 // 2. FLOORS: which top folders of src/ each may import. protocol/ (what crosses the thread boundary)
 //    and codec/ (byte formats: node built-ins only) are floors that both main/ and workers/ may
-//    import; they import nothing above them. main/ (main thread) and workers/ (shard threads) never
-//    import each other. tools/ (command-line tools) stand on everything.
+//    import; they import nothing above them. playback/ (the playback engine and the replay format:
+//    node built-ins only) is a floor of main/ (rehearsals) and tools/ (the replay tool). main/ (main
+//    thread) and workers/ (shard threads) never import each other. tools/ (command-line tools)
+//    stand on everything.
 // 3. CONFINED: a module under main/ports/ imports only main/ports/ and protocol/ (a port is an
 //    interface; its adapters and users are above it, never below).
 // 4. STACKS: within a scope, layers from the lowest up; a module imports its own layer and the ones
@@ -28,9 +30,10 @@ export const FLOORS = {
   protocol: ['protocol'],
   codec: ['codec'],
   schemas: ['schemas'],
-  main: ['main', 'protocol', 'codec', 'schemas'],
+  playback: ['playback'],
+  main: ['main', 'protocol', 'codec', 'schemas', 'playback'],
   workers: ['workers', 'protocol', 'codec', 'schemas'],
-  tools: ['tools', 'main', 'workers', 'protocol', 'codec', 'schemas'],
+  tools: ['tools', 'main', 'workers', 'protocol', 'codec', 'schemas', 'playback'],
 };
 
 /** Folders whose modules import only the listed ones. */
@@ -58,8 +61,8 @@ export const STACKS = [
       ['matches', ['main/matches/']],
       // The two socket listeners: observers in, overlays out.
       ['listeners', ['main/ingest/', 'main/broadcast/']],
-      // Scale-out on Redis; the operator dashboard.
-      ['operations', ['main/cluster/', 'main/admin/']],
+      // Scale-out on Redis; the operator dashboard; rehearsals (a recording played into a match).
+      ['operations', ['main/cluster/', 'main/admin/', 'main/rehearsal/']],
       ['rest', ['main/rest/']],
       ['metrics', ['main/metrics']],
       // The composition root and the process's entry.

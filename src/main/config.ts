@@ -158,6 +158,8 @@ export const SETTINGS = {
   AUX_CLIENTS_ENABLED: s(bool, true, 'false refuses every auxiliary (player) client logon'),
   FRONTEND_MAX_BUFFERED_BYTES: s(int(16_384, 67_108_864), 262_144, 'an overlay frontend with more than this queued is skipped (slow reader) and gets the latest frame once it drained'),
   DASHBOARD_MAX_OPEN: s(int(1, 1000), 32, 'most operator dashboards open at once (each is one streamed HTTP response; 503 above)'),
+  REHEARSAL_MAX_MS: s(int(10_000, 86_400_000), 7_200_000, 'a rehearsal (README, "Rehearsals") ends by itself after this long, looping or not'),
+  REHEARSAL_MAX_UPLOAD_BYTES: s(int(65_536, 268_435_456), 16_777_216, 'largest replay file a rehearsal may be given (its text; 413 above)'),
   PING_INTERVAL_MS: s(int(100, 300_000), 25_000, 'Socket.IO heartbeat interval on both listeners'),
   PING_TIMEOUT_MS: s(int(100, 300_000), 20_000, 'a socket that does not answer a ping within this is closed'),
   SHUTDOWN_TIMEOUT_MS: s(int(500, 300_000), 10_000, 'SIGTERM/SIGINT: the process exits at the latest this long after the signal'),

@@ -35,6 +35,8 @@ import { IngestServer } from './ingest/server.js';
 import { SHUTDOWN_CLOSE_MARGIN_MS, SHUTDOWN_MIN_DRAIN_MS, SUMMARY_WAIT_MS } from './limits.js';
 import { createLogger, type Logger } from './log.js';
 import { MatchForwarding } from './matches/forwarding.js';
+import { RehearsalControl } from './rehearsal/remote.js';
+import { Rehearsals } from './rehearsal/rehearsals.js';
 import { MatchLifecycle } from './matches/lifecycle.js';
 import { LocalRoutes } from './matches/local-routes.js';
 import { ShardRecovery } from './matches/recovery.js';
@@ -204,6 +206,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
   });
   const broadcast = new BroadcastServer({ config, log, tls: tls.files, frames, texts });
   const adminTokens = createAdminTokens(config.ADMIN_TOKEN);
+  // Rehearsals: recordings played into group codes (rehearsal/); their routes need ADMIN_TOKEN.
+  const rehearsals = new Rehearsals({ config, log, lifecycle, forwarding, control, events });
+  const rehearsalControl = new RehearsalControl({ rehearsals, control, directory, clustered: cluster !== null, log });
   const dashboard = adminTokens.enabled
     ? new Dashboard({ directory, routes, published: output.counters, shardTotals: totals, frames, ingest, broadcast, maxOpen: config.DASHBOARD_MAX_OPEN, watchSummaries: (on) => pool.watchSummaries(on, SUMMARY_WAIT_MS), ...(redis ? { ownerOf: (code: string) => redis.ownership.ownerOf(code) } : {}) })
     : null;
@@ -211,7 +216,12 @@ export async function startService(config: Config, options: ServiceOptions = {})
     config, log, keys, previews, teamInfo, directory, frames, texts,
     ...(cluster ? { cluster: { nodeId: cluster.nodeId, redisUp: () => cluster.redisUp } } : {}),
     ...(config.USE_BACKEND ? { backend: { packages: createSupportPackages(config, log, request), request } } : {}),
-    ...(dashboard ? { admin: { tokens: adminTokens, dashboard, lifecycle } } : {}),
+    ...(dashboard ? {
+      admin: {
+        tokens: adminTokens, dashboard, lifecycle,
+        rehearsal: { rehearsals, control: rehearsalControl, previews, maxUploadBytes: config.REHEARSAL_MAX_UPLOAD_BYTES, maxPayloadBytes: config.MAX_PAYLOAD_BYTES },
+      },
+    } : {}),
   });
   const metrics = config.METRICS_ENABLED
     ? new Metrics({ config, log, events, directory, published: output.counters, shardTotals: totals, recovery, ingest, broadcast, cluster })
@@ -230,6 +240,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
   /** Everything stops, listeners first, then in reverse order of assembly. */
   const closeAll = async () => {
     stopListening();
+    rehearsals.close();
+    rehearsalControl.close();
     lifecycle.close();
     sync.close();
     await Promise.allSettled([ingest.close(), broadcast.close(), pool.terminate(), metrics?.close()]);
@@ -281,6 +293,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       //    them as soon as this node hands them over.
       const live = [...routes.all()].length;
       cluster?.stopInboxes();
+      await rehearsals.endAll(Math.max(0, (deadline - Date.now()) / 4));
       await lifecycle.shutdown(deadline);
       await sessions.flush(Date.now());
       if (cluster) slog.info({ matches: await cluster.handOver() }, 'matches handed over to the other nodes');

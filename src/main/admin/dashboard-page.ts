@@ -6,6 +6,7 @@
 //
 // Kept as a TypeScript string so that the compiled service (dist/, the Docker image) carries it.
 // The script avoids template literals so that it can live inside this String.raw template.
+import { REHEARSAL_PANEL_HTML } from './rehearsal-panel.js'; // the "Rehearse" panel, below the table
 
 export const DASHBOARD_HTML = String.raw`<!doctype html>
 <html lang="en">
@@ -116,6 +117,7 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
     <tbody id="rows"></tbody>
   </table>
   <div id="empty">No live matches.</div>
+${REHEARSAL_PANEL_HTML}
 </main>
 <script>
 (function () {
@@ -199,6 +201,7 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
     setText(c.map, d.map);
     setText(c.observers, String(d.observers)); setText(c.auxiliaries, String(d.auxiliaries)); setText(c.overlays, String(d.overlays));
     setText(c.shard, String(d.shard));
+    setClass(c.code, d.rehearsal ? 'code rehearsal' : 'code');
     if (prev && (prev.teams[0].score !== d.teams[0].score || prev.teams[1].score !== d.teams[1].score)) {
       r.changedAt = Date.now();
       r.tr.classList.add('changed');

@@ -11,6 +11,7 @@
 import type { BroadcastServer } from '../broadcast/server.js';
 import type { IngestServer } from '../ingest/server.js';
 import type { LocalRoutes } from '../matches/local-routes.js';
+import { isRehearsal } from '../rehearsal-marker.js';
 import type { PublishCounters } from '../matches/shard-output.js';
 import type { ShardTotals } from '../matches/shard-totals.js';
 import type { FrameBus } from '../ports/frame-bus.js';
@@ -55,6 +56,8 @@ export interface MatchRow {
   frameNo: number;
   /** REDIS_URL only: the node that runs it ('' while no node does: its owner is gone and nobody adopted it yet). */
   node?: string;
+  /** A rehearsal (README, "Rehearsals"): a recording played into the group code, not a live game. */
+  rehearsal?: true;
 }
 
 export interface Totals {
@@ -170,6 +173,7 @@ export class Dashboard {
         overlays: broadcast.frontendCount(m.groupCode),
         frameNo: frames.latest(m.groupCode)?.frameNo ?? 0,
         ...(this.deps.ownerOf ? { node: this.deps.ownerOf(m.groupCode) ?? '' } : {}),
+        ...(isRehearsal(m) ? { rehearsal: true as const } : {}),
       });
     }
     return rows;

@@ -7,6 +7,7 @@
 //   GET  /admin/matches                      { serverTime, matches, totals, history } (Bearer)
 //   POST /admin/matches/:groupCode/end       force-end (Bearer)
 //   POST /admin/matches/:groupCode/secret    new group secret, returned once (Bearer)
+//   /admin/rehearsals…                       rehearsals (Bearer; rest/rehearsals.ts)
 //
 // The state-changing routes take Bearer only: a browser sends cached Basic credentials with
 // cross-site form posts, but a cross-site page cannot set an Authorization header it does not know.
@@ -19,6 +20,7 @@ import type { Logger } from '../log.js';
 import type { MatchLifecycle } from '../matches/lifecycle.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import type { Reply, Request, RouteOptions, Router } from './http.js';
+import { registerRehearsals, type RehearsalRouteDeps } from './rehearsals.js';
 
 export interface AdminRouteDeps {
   tokens: AdminTokens;
@@ -27,6 +29,7 @@ export interface AdminRouteDeps {
   lifecycle: MatchLifecycle;
   trustProxy: boolean;
   log: Logger;
+  rehearsal: RehearsalRouteDeps;
 }
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
@@ -119,4 +122,6 @@ export function registerAdmin(router: Router, deps: AdminRouteDeps): void {
     log.info({ tokenId, action: 'rotate_secret', groupCode, closedSessions, client: client(req) }, 'admin action: group secret rotated');
     reply.send(200, 'application/json; charset=utf-8', JSON.stringify({ groupCode, groupSecret: secret, closedSessions }), NO_STORE);
   }, ADMIN_REQUEST);
+
+  registerRehearsals(router, deps.rehearsal, { authorize: (req, reply) => authorize(req, reply, false), decodeParam, client, options: ADMIN_REQUEST, log });
 }

@@ -177,6 +177,8 @@ export type Handler = (req: Request, reply: Reply) => void | Promise<void>;
 export interface RouteOptions {
   /** Read the whole body (at most maxBodyBytes) before calling the handler. */
   body?: boolean;
+  /** This route's body limit instead of MAX_BODY_BYTES (a rehearsal's replay upload). */
+  maxBodyBytes?: number;
   /** Request headers the handler reads (lower-case names): uWS lets them be read only during the handler call. */
   headers?: readonly string[];
   /** Copy the TCP peer's address into `remoteAddress`. */
@@ -246,12 +248,12 @@ export function createRouter(app: TemplatedApp, log: Logger, maxBodyBytes: numbe
     }
   }
 
-  const tooLarge = (reply: Reply) => reply.error(413, `Request body larger than ${maxBodyBytes} bytes`, {}, true);
+  const tooLarge = (reply: Reply, maxBodyBytes: number) => reply.error(413, `Request body larger than ${maxBodyBytes} bytes`, {}, true);
 
-  function readBody(res: HttpResponse, reply: Reply, declaredLength: string, onBody: (body: Buffer) => void): void {
+  function readBody(res: HttpResponse, reply: Reply, declaredLength: string, maxBodyBytes: number, onBody: (body: Buffer) => void): void {
     if (declaredLength !== '' && Number(declaredLength) > maxBodyBytes) {
       // Answer before reading anything, and close: the rest of the body is not wanted.
-      tooLarge(reply);
+      tooLarge(reply, maxBodyBytes);
       return;
     }
     // Most bodies come in one chunk: copied once, no list (Buffer.from(view) copies; the chunk is
@@ -265,7 +267,7 @@ export function createRouter(app: TemplatedApp, log: Logger, maxBodyBytes: numbe
       if (total > maxBodyBytes) {
         overflow = true;
         chunks = undefined;
-        tooLarge(reply);
+        tooLarge(reply, maxBodyBytes);
         return;
       }
       if (isLast && chunks === undefined) return onBody(Buffer.from(new Uint8Array(chunk)));
@@ -290,7 +292,7 @@ export function createRouter(app: TemplatedApp, log: Logger, maxBodyBytes: numbe
         run(handler, request, reply);
         return;
       }
-      readBody(res, reply, req.getHeader('content-length'), (body) => {
+      readBody(res, reply, req.getHeader('content-length'), options.maxBodyBytes ?? maxBodyBytes, (body) => {
         request.body = body;
         run(handler, request, reply);
       });

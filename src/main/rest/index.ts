@@ -20,6 +20,7 @@ import { registerMatchData } from './match-data.js';
 import { registerOAuth } from './oauth.js';
 import { registerOrg } from './org.js';
 import { registerPreviews } from './previews.js';
+import type { RehearsalRouteDeps } from './rehearsals.js';
 import { registerStatus, type ClusterStatus } from './status.js';
 import { registerSupport } from './support.js';
 import { registerTeamInfo } from './team-info.js';
@@ -40,7 +41,7 @@ export interface RestDeps {
   /** REDIS_URL: this node's id and Redis's reachability for /status. */
   cluster?: ClusterStatus;
   /** ADMIN_TOKEN: the operator routes. */
-  admin?: { tokens: AdminTokens; dashboard: Dashboard; lifecycle: MatchLifecycle };
+  admin?: { tokens: AdminTokens; dashboard: Dashboard; lifecycle: MatchLifecycle; rehearsal: RehearsalRouteDeps };
 }
 
 export function registerRestRoutes(app: TemplatedApp, deps: RestDeps): void {

@@ -211,8 +211,8 @@ describe('Redis stores across nodes', () => {
     const busB = await RedisControlBus.open(b, { log });
     const gotA: string[] = [];
     const gotB: string[] = [];
-    busA.subscribe((m) => gotA.push(m.groupCode));
-    busB.subscribe((m) => gotB.push(m.groupCode));
+    busA.subscribe((m) => gotA.push('groupCode' in m ? m.groupCode : ''));
+    busB.subscribe((m) => gotB.push('groupCode' in m ? m.groupCode : ''));
     const sends: Promise<void>[] = [];
     for (let i = 0; i < 30; i++) {
       sends.push(busA.publish({ t: 'force_end', groupCode: `A${i}` }), busB.publish({ t: 'force_end', groupCode: `B${i}` }));

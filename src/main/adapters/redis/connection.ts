@@ -107,6 +107,11 @@ export class RedisConnection {
       throw new Error(`REDIS_URL: cannot reach Redis at ${describeTarget(options.url)} (${(err as Error).message})`);
     }
     await conn.subscribe(conn.keys.probeChannel(conn.nodeId), () => { conn.probeSeen = conn.probeSent; conn.recompute(); });
+    // One sharded subscription for the connection's life: SUNSUBSCRIBE answers the count of sharded
+    // channels left, and ioredis 6 leaves subscriber mode when it is 0 although plain ones remain, so
+    // a node whose last match ended dropped every control and directory message ("Command queue state
+    // error") until the probe reconnected it. With this one, that count never reaches 0.
+    await conn.subscribe(`${conn.keys.probeChannel(conn.nodeId)}:sharded`, () => undefined, true);
     conn.upValue = true;
     conn.probeTimer = setInterval(() => conn.probe(), options.probeIntervalMs);
     conn.probeTimer.unref();
