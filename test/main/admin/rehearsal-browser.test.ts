@@ -1,5 +1,5 @@
 // The dashboard's "Rehearse" panel driven in headless chromium (Debian's /usr/bin/chromium through
-// playwright-core, as test/dashboard-browser.test.ts): the operator types the token, fills the form
+// playwright-core, as test/main/admin/dashboard-browser.test.ts): the operator types the token, fills the form
 // (group code, speed, starting round, team names), starts a rehearsal of the recorded match, sees it
 // listed and marked in the matches table, pauses it, seeks to round 10 (an overlay shows round 10),
 // stops it; an upload of a malformed replay file shows the service's error and starts nothing.
