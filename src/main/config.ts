@@ -155,6 +155,8 @@ export const SETTINGS = {
   MAX_LIVE_MATCHES: s(int(1, 1_000_000), 1000, 'most live matches at once; a new match past it is refused with an ack reason'),
   MAX_MATCHES_PER_KEY: s(int(1, 1_000_000), 250, 'most live matches created with one access key (one organisation with the backend)'),
   MAX_SOCKETS_PER_ADDRESS: s(int(0, 1_000_000), 500, 'most open sockets from one remote address, per Socket.IO listener (0 = no cap; behind a reverse proxy every client has its address)'),
+  MAX_CONNECTIONS_PER_ADDRESS: s(int(0, 1_000_000), 1000, 'most TCP connections from one remote address on each port, before any request (broadcast: open at once; ingestion and REST: opened within 12 s); one past it is closed at once. 0 = no cap; off with TRUST_PROXY=true (the proxy is the only peer)'),
+  REQUEST_HEAD_TIMEOUT_MS: s(int(1000, 10_000), 8000, 'a broadcast-port connection that has not sent a complete request head (TLS handshake included) this long after it opened is closed, however slowly the head arrives; also the deadline for a Socket.IO connection to join (CONNECT) and to finish a transport upgrade on both Socket.IO ports. The uWS ports close such connections after their fixed 10 s idle timeout'),
   AUX_CLIENTS_ENABLED: s(bool, true, 'false refuses every auxiliary (player) client logon'),
   FRONTEND_MAX_BUFFERED_BYTES: s(int(16_384, 67_108_864), 262_144, 'an overlay frontend with more than this queued is skipped (slow reader) and gets the latest frame once it drained'),
   DASHBOARD_MAX_OPEN: s(int(1, 1000), 32, 'most operator dashboards open at once (each is one streamed HTTP response; 503 above)'),

@@ -52,7 +52,9 @@ import type { TeamInfoStore } from './ports/team-info-store.js';
 import { registerRestRoutes } from './rest/index.js';
 import { ShardPool } from './shards/pool.js';
 import { setupTls, type TlsSetup } from './tls.js';
-import { closeListen, createApp, listen, type TemplatedApp, type us_listen_socket } from './uws.js';
+import { describeLimit } from './fd-limit.js';
+import { Listeners } from './sockets/listeners.js';
+import { createApp } from './uws.js';
 import { SERVICE_VERSION } from './version.js';
 
 export interface ServiceOptions {
@@ -102,6 +104,8 @@ export interface Service {
   readonly metrics: Metrics | null;
   /** REDIS_URL: this node's part of the cluster (ownership, takeover, inboxes); null in one process. */
   readonly cluster: Cluster | null;
+  /** Connection caps, deadlines and the descriptor watch of the three listeners (sockets/listeners.ts). */
+  readonly listeners: Listeners;
   /** Immediate stop (tests): listeners and sockets closed, shards stopped; nothing persisted or completed. */
   close(): Promise<void>;
   /**
@@ -195,6 +199,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     ...(cluster ? { sharedStoreUp: () => cluster.redisUp } : {}),
   });
   const broadcast = new BroadcastServer({ config, log, tls: tls.files, frames });
+  const listeners = new Listeners({ config, log, apps: { ingest: ingestApp, rest: restApp }, broadcast: broadcast.http });
   const adminTokens = createAdminTokens(config.ADMIN_TOKEN);
   const dashboard = adminTokens.enabled
     ? new Dashboard({ directory, routes, published: output.counters, shardTotals: totals, frames, ingest, broadcast, maxOpen: config.DASHBOARD_MAX_OPEN, watchSummaries: (on) => pool.watchSummaries(on, SUMMARY_WAIT_MS), ...(redis ? { ownerOf: (code: string) => redis.ownership.ownerOf(code) } : {}) })
@@ -206,19 +211,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
     ...(dashboard ? { admin: { tokens: adminTokens, dashboard, lifecycle } } : {}),
   });
   const metrics = config.METRICS_ENABLED
-    ? new Metrics({ config, log, events, directory, published: output.counters, shardTotals: totals, recovery, ingest, broadcast, cluster })
+    ? new Metrics({ config, log, events, directory, published: output.counters, shardTotals: totals, recovery, ingest, broadcast, cluster, listeners })
     : null;
 
-  const tokens: us_listen_socket[] = [];
-  const bind = async (app: TemplatedApp, port: number) => {
-    const bound = await listen(app, config.HOST, port);
-    tokens.push(bound.token);
-    return bound.port;
-  };
-  const stopListening = () => {
-    for (const token of tokens) closeListen(token);
-    tokens.length = 0;
-  };
+  const stopListening = () => listeners.close();
   /** Everything stops, listeners first, then in reverse order of assembly. */
   const closeAll = async () => {
     stopListening();
@@ -238,11 +234,12 @@ export async function startService(config: Config, options: ServiceOptions = {})
   let ports: Service['ports'];
   try {
     ports = {
-      ingest: await bind(ingestApp, config.INGEST_PORT),
-      rest: await bind(restApp, config.REST_PORT),
+      ingest: await listeners.listenUws('ingest', config.INGEST_PORT),
+      rest: await listeners.listenUws('rest', config.REST_PORT),
       broadcast: await broadcast.listen(config.HOST, config.BROADCAST_PORT),
       metrics: metrics ? await metrics.listen() : null,
     };
+    listeners.watchBroadcast(ports.broadcast);
   } catch (err) {
     await closeAll();
     throw err;
@@ -252,7 +249,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
 
   let closed = false;
   const service: Service = {
-    config, log, tls, authKey, ports, shared, events, keys, matches, ingest, broadcast, dashboard, metrics, cluster,
+    config, log, tls, authKey, ports, shared, events, keys, matches, ingest, broadcast, dashboard, metrics, cluster, listeners,
     async close() {
       if (closed) return;
       closed = true;
@@ -300,6 +297,7 @@ export function banner(service: Service): string {
     `  broadcast (overlay frontend)  ${scheme}://${host}:${ports.broadcast}`,
   ];
   if (ports.metrics !== null) lines.push(`  metrics (Prometheus)          http://${config.METRICS_HOST}:${ports.metrics}/metrics`);
+  lines.push(`  ${describeLimit(service.listeners.limit)}`);
   if (config.STATE_DIR) lines.push(`  live matches and sessions are kept in ${config.STATE_DIR} (STATE_DIR) and resumed after a restart`);
   if (service.cluster) lines.push(`  node ${service.cluster.nodeId} of a cluster on Redis (REDIS_URL): matches, sessions, previews and team info are shared`);
   if (!config.REQUIRE_AUTH_KEY) lines.push('  access key: any key is accepted (REQUIRE_AUTH_KEY=false)');

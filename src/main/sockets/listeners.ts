@@ -1,0 +1,61 @@
+// The three public listeners' defences against connections that never finish a request
+// (docs/reliability.md, "Connection abuse"), put together in one place for service.ts: the
+// descriptor limit raised at start, the broadcast listener's node:http deadlines (the uWS ports
+// have uWS's own fixed one), the per-address connection caps, and the descriptor watch that
+// stops and restarts the listeners when the process runs out of descriptors.
+import type net from 'node:net';
+import type { Config } from '../config.js';
+import { raiseDescriptorLimit, type DescriptorLimit } from '../fd-limit.js';
+import type { Logger } from '../log.js';
+import type { TemplatedApp } from '../uws.js';
+import { ConnectionGuard, type Listener } from './connection-guard.js';
+import { DescriptorWatch, NetListener, UwsListener } from './descriptor-watch.js';
+import { applyHttpDeadlines } from './http-deadlines.js';
+
+export interface ListenerDeps {
+  config: Config;
+  log: Logger;
+  apps: { ingest: TemplatedApp; rest: TemplatedApp };
+  /** The broadcast listener's node:http (or https) server. */
+  broadcast: net.Server;
+}
+
+export class Listeners {
+  readonly limit: DescriptorLimit;
+  readonly guards: Record<Listener, ConnectionGuard>;
+  readonly descriptors: DescriptorWatch;
+  private readonly uws: Record<'ingest' | 'rest', UwsListener>;
+
+  constructor(private readonly deps: ListenerDeps) {
+    const { config, log, apps, broadcast } = deps;
+    this.limit = raiseDescriptorLimit();
+    // Behind a reverse proxy every connection is the proxy's: no per-address cap (README, TRUST_PROXY).
+    const max = config.TRUST_PROXY ? 0 : config.MAX_CONNECTIONS_PER_ADDRESS;
+    this.guards = { ingest: new ConnectionGuard('ingest', max, log), rest: new ConnectionGuard('rest', max, log), broadcast: new ConnectionGuard('broadcast', max, log) };
+    this.guards.ingest.attachUws(apps.ingest);
+    this.guards.rest.attachUws(apps.rest);
+    this.guards.broadcast.attachNet(broadcast);
+    applyHttpDeadlines(broadcast as Parameters<typeof applyHttpDeadlines>[0], config);
+    this.descriptors = new DescriptorWatch(log, this.limit.soft === Infinity ? null : this.limit.soft);
+    this.descriptors.watchNet('broadcast', broadcast);
+    this.uws = { ingest: new UwsListener('ingest', apps.ingest, config.HOST), rest: new UwsListener('rest', apps.rest, config.HOST) };
+  }
+
+  /** Binds a uWS app (0: an ephemeral port); resolves with the port. */
+  async listenUws(name: 'ingest' | 'rest', port: number): Promise<number> {
+    const bound = await this.uws[name].listen(port);
+    this.descriptors.add(this.uws[name]);
+    return bound;
+  }
+
+  /** The broadcast server is listening on `port`: it stops and starts with the others from now on. */
+  watchBroadcast(port: number): void {
+    this.descriptors.add(new NetListener('broadcast', this.deps.broadcast, this.deps.config.HOST, () => port));
+  }
+
+  /** Stops the watch and the uWS listeners (shutdown; the broadcast server is stopped by its owner). */
+  close(): void {
+    this.descriptors.close();
+    for (const l of Object.values(this.uws)) l.close();
+  }
+}
