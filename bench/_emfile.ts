@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { spawnService } from '../test/helpers/service-process.ts';
-const svc = await spawnService({ AUTH_KEY: 'k', LOG_LEVEL: 'info', MAX_SOCKETS_PER_ADDRESS: '0' }, { nofile: Number(process.env.NOFILE ?? 256) });
+const svc = await spawnService({ AUTH_KEY: 'k', LOG_LEVEL: 'info', MAX_SOCKETS_PER_ADDRESS: '0', MAX_CONNECTIONS_PER_ADDRESS: '0' }, { nofile: Number(process.env.NOFILE ?? 256) });
 const port = (svc.ports as any)[process.env.PORT_NAME ?? 'broadcast'];
 const sockets: net.Socket[] = [];
 let closed = 0;

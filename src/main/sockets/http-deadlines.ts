@@ -2,8 +2,12 @@
 // "Connection abuse"). Node's defaults let a connection that never finishes a request live for
 // minutes: headersTimeout 60 s and requestTimeout 300 s, checked only every 30 s, and a TLS
 // handshake may take 120 s; an idle or slowloris connection held its descriptor for ~90 s or more.
+// node's headersTimeout counts from a request's FIRST byte, so a peer that waits almost the whole
+// keep-alive time and then drips its head got both; the head deadline here counts from the moment
+// the connection opened (or its previous response ended) instead.
 import type http from 'node:http';
 import type https from 'node:https';
+import type net from 'node:net';
 import type { Config } from '../config.js';
 
 /** How often node checks headersTimeout and requestTimeout (its default, 30 s, would add up to 30 s to each deadline). */
@@ -32,4 +36,49 @@ export function applyHttpDeadlines(server: http.Server | https.Server, config: P
   // public setter after construction; the server reads this symbol for each new connection.
   const handshake = Object.getOwnPropertySymbols(server).find((s) => s.description === 'handshake-timeout');
   if (handshake) (server as unknown as Record<symbol, number>)[handshake] = head;
+}
+
+/** Connections closed because their request head was not complete in time (metrics). */
+export interface HeadDeadlineCounter { closed: number }
+
+/**
+ * A connection must have sent a complete request head (TLS handshake included) within `ms` of
+ * opening, and again within `ms` of its previous response's end while no request is in progress.
+ */
+export function enforceHeadDeadline(server: http.Server | https.Server, ms: number): HeadDeadlineCounter {
+  const counter = { closed: 0 };
+  const timers = new WeakMap<net.Socket, NodeJS.Timeout>();
+  const inFlight = new WeakMap<net.Socket, number>();
+  /** The TCP socket under a TLS one (its timers and counts are kept there). */
+  const tcp = (socket: net.Socket): net.Socket => (socket as { _parent?: net.Socket })._parent ?? socket;
+  const disarm = (socket: net.Socket) => {
+    clearTimeout(timers.get(socket));
+    timers.delete(socket);
+  };
+  const arm = (socket: net.Socket) => {
+    disarm(socket);
+    const timer = setTimeout(() => {
+      counter.closed++;
+      socket.destroy();
+    }, ms);
+    timer.unref();
+    timers.set(socket, timer);
+  };
+  server.on('connection', (socket: net.Socket) => {
+    arm(socket);
+    socket.once('close', () => disarm(socket));
+  });
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const socket = tcp(req.socket);
+    disarm(socket);
+    inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
+    res.once('finish', () => {
+      const n = (inFlight.get(socket) ?? 1) - 1;
+      inFlight.set(socket, n);
+      if (n === 0 && !socket.destroyed) arm(socket);
+    });
+  });
+  // An upgraded connection belongs to Engine.IO (its handshake and heartbeat deadlines) from now on.
+  server.on('upgrade', (_req: http.IncomingMessage, socket: net.Socket) => disarm(tcp(socket)));
+  return counter;
 }

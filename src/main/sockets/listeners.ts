@@ -10,7 +10,7 @@ import type { Logger } from '../log.js';
 import type { TemplatedApp } from '../uws.js';
 import { ConnectionGuard, type Listener } from './connection-guard.js';
 import { DescriptorWatch, NetListener, UwsListener } from './descriptor-watch.js';
-import { applyHttpDeadlines } from './http-deadlines.js';
+import { applyHttpDeadlines, enforceHeadDeadline, type HeadDeadlineCounter } from './http-deadlines.js';
 
 export interface ListenerDeps {
   config: Config;
@@ -24,6 +24,8 @@ export class Listeners {
   readonly limit: DescriptorLimit;
   readonly guards: Record<Listener, ConnectionGuard>;
   readonly descriptors: DescriptorWatch;
+  /** Broadcast connections closed for want of a complete request head in time. */
+  readonly headTimeouts: HeadDeadlineCounter;
   private readonly uws: Record<'ingest' | 'rest', UwsListener>;
 
   constructor(private readonly deps: ListenerDeps) {
@@ -35,7 +37,9 @@ export class Listeners {
     this.guards.ingest.attachUws(apps.ingest);
     this.guards.rest.attachUws(apps.rest);
     this.guards.broadcast.attachNet(broadcast);
-    applyHttpDeadlines(broadcast as Parameters<typeof applyHttpDeadlines>[0], config);
+    const server = broadcast as Parameters<typeof applyHttpDeadlines>[0];
+    applyHttpDeadlines(server, config);
+    this.headTimeouts = enforceHeadDeadline(server, config.REQUEST_HEAD_TIMEOUT_MS);
     this.descriptors = new DescriptorWatch(log, this.limit.soft === Infinity ? null : this.limit.soft);
     this.descriptors.watchNet('broadcast', broadcast);
     this.uws = { ingest: new UwsListener('ingest', apps.ingest, config.HOST), rest: new UwsListener('rest', apps.rest, config.HOST) };
