@@ -204,10 +204,13 @@ function registerConnectionMetrics(r: client.Registry, listeners: Listeners): vo
   const guards = Object.values(listeners.guards);
   const watch = listeners.descriptors;
   new client.Gauge({ name: 'ods_tcp_connections', help: 'Open TCP connections by listener (WebSockets, HTTP, and connections that have not sent a request yet)', labelNames: ['listener'], registers: [r], collect() { this.reset(); for (const g of guards) this.set({ listener: g.listener }, g.open); } });
-  new client.Counter({ name: 'ods_tcp_connections_refused_total', help: 'TCP connections closed at once at MAX_CONNECTIONS_PER_ADDRESS, by listener', labelNames: ['listener'], registers: [r], collect() { this.reset(); for (const g of guards) this.inc({ listener: g.listener }, g.refused); } });
+  new client.Counter({
+    name: 'ods_tcp_connections_refused_total', help: 'TCP connections closed at once, by listener and reason: address (MAX_CONNECTIONS_PER_ADDRESS), descriptors (the process was out of file descriptors)', labelNames: ['listener', 'reason'], registers: [r],
+    collect() { this.reset(); for (const g of guards) for (const [reason, n] of Object.entries(g.refused)) this.inc({ listener: g.listener, reason }, n); },
+  });
   new client.Counter({ name: 'ods_head_timeouts_total', help: 'Broadcast connections closed because no complete request head arrived within REQUEST_HEAD_TIMEOUT_MS (the uWS ports close theirs without telling)', registers: [r], collect() { this.reset(); this.inc(listeners.headTimeouts.closed); } });
   new client.Counter({ name: 'ods_accept_errors_total', help: 'accept() errors node reported on the broadcast listener (EMFILE/ENFILE), by listener', labelNames: ['listener'], registers: [r], collect() { this.reset(); for (const [l, n] of Object.entries(watch.acceptErrors)) this.inc({ listener: l }, n); } });
-  new client.Counter({ name: 'ods_descriptor_exhaustions_total', help: 'Times the process ran out of file descriptors (the listeners stopped until enough were free)', registers: [r], collect() { this.reset(); this.inc(watch.exhaustions); } });
-  new client.Gauge({ name: 'ods_listeners_paused', help: '1 while the listeners are stopped because the process is out of file descriptors', registers: [r], collect() { this.set(watch.paused ? 1 : 0); } });
+  new client.Counter({ name: 'ods_descriptor_exhaustions_total', help: 'Times the process ran out of file descriptors (new connections were closed at once until enough were free)', registers: [r], collect() { this.reset(); this.inc(watch.exhaustions); } });
+  new client.Gauge({ name: 'ods_descriptors_exhausted', help: '1 while the process is out of file descriptors (new connections are closed at once)', registers: [r], collect() { this.set(watch.paused ? 1 : 0); } });
   // Open descriptors and the limit: ods_process_open_fds and ods_process_max_fds (prom-client's default metrics).
 }

@@ -239,7 +239,6 @@ export async function startService(config: Config, options: ServiceOptions = {})
       broadcast: await broadcast.listen(config.HOST, config.BROADCAST_PORT),
       metrics: metrics ? await metrics.listen() : null,
     };
-    listeners.watchBroadcast(ports.broadcast);
   } catch (err) {
     await closeAll();
     throw err;

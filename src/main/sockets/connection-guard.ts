@@ -27,9 +27,12 @@ const MAX_TRACKED_ADDRESSES = 100_000;
 
 export type Listener = 'ingest' | 'rest' | 'broadcast';
 
+/** Set while the process is out of descriptors (descriptor-watch.ts): every new connection is closed at once. */
+export interface SheddingState { shedding: boolean }
+
 export class ConnectionGuard {
-  /** Connections closed at once because their address held its share. */
-  refused = 0;
+  /** Connections closed at once: their address held its share; the process was out of descriptors. */
+  readonly refused = { address: 0, descriptors: 0 };
   /** Open TCP connections on this listener (exact on both kinds of server). */
   open = 0;
   private readonly perAddress = new Map<string, number>();
@@ -37,11 +40,16 @@ export class ConnectionGuard {
   private pendingLog = 0;
   private lastLogAt = -Infinity;
 
-  constructor(readonly listener: Listener, private readonly max: number, private readonly log: Logger) {}
+  constructor(readonly listener: Listener, private readonly max: number, private readonly log: Logger, private readonly state: SheddingState) {}
 
   /** node:http / https: counts each TCP connection until it closes; closes one past the cap. */
   attachNet(server: net.Server): void {
     server.on('connection', (socket: net.Socket) => {
+      if (this.state.shedding) {
+        socket.destroy();
+        this.refused.descriptors++;
+        return;
+      }
       const address = normalizeAddress(socket.remoteAddress);
       if (this.max > 0 && (this.perAddress.get(address) ?? 0) >= this.max) {
         socket.destroy();
@@ -67,6 +75,11 @@ export class ConnectionGuard {
         return;
       }
       this.open++;
+      if (this.state.shedding) {
+        res.close(); // uWS calls this filter again with -1 at once
+        this.refused.descriptors++;
+        return;
+      }
       if (this.max === 0) return;
       const now = Date.now();
       if (now - this.windowStart >= UWS_WINDOW_MS || this.perAddress.size >= MAX_TRACKED_ADDRESSES) {
@@ -84,7 +97,7 @@ export class ConnectionGuard {
   }
 
   private refuse(address: string): void {
-    this.refused++;
+    this.refused.address++;
     this.pendingLog++;
     const now = Date.now();
     if (now - this.lastLogAt < GUARD_LOG_INTERVAL_MS) return;

@@ -1,114 +1,49 @@
 // Surviving descriptor exhaustion (docs/reliability.md, "Connection abuse"). When the process has
 // no descriptor left, accept() fails on every port:
 // - uWS (ingestion, REST) retries the pending connection on every event-loop turn: a busy loop at
-//   100% CPU (measured) for as long as the exhaustion lasts, on the thread that runs every socket;
-// - node:http (broadcast) uses libuv's reserve descriptor to accept and close pending connections
-//   (no loop), and emits an `accept` error only when the reserve is gone too: with no listener for
-//   it the process ends, and libuv retries in the same turn until the listener stops.
-// So a probe opens /dev/null every PROBE_MS; when that fails (or node reports an accept error) the
-// process is out of descriptors: every listener stops listening (new connections are refused by the
-// kernel; open ones carry on), one log line per interval, a counter in /metrics. Once RESUME_FREE
-// descriptors are free again, the listeners listen again on the same ports.
+//   100% CPU (measured) for as long as the exhaustion lasts, on the thread that runs every socket.
+//   Closing its listen socket would stop that, but uWS cannot listen again on a port that still has
+//   connections (no SO_REUSEADDR: measured), so the listeners stay;
+// - node:http (broadcast) accepts and closes pending connections with libuv's reserve descriptor
+//   (no loop), and emits an `accept` error when that reserve is gone too: with no listener for it
+//   the process ends.
+// So this does what libuv does, for every port: RESERVE descriptors are held from the start; a probe
+// opens /dev/null every PROBE_MS, and when that fails (or node reports an accept error) the process
+// is out of descriptors: the reserve is released and every new connection on every port is closed
+// at once (ConnectionGuard `shedding`), so accept() succeeds and the pending ones drain instead of
+// spinning; open connections carry on. One log line per interval, a counter in /metrics. Once
+// resumeFree() descriptors are free again the reserve is taken back and connections are accepted.
 import fs from 'node:fs';
 import type net from 'node:net';
 import { openDescriptors } from '../fd-limit.js';
 import type { Logger } from '../log.js';
-import { closeListen, listen, type TemplatedApp, type us_listen_socket } from '../uws.js';
-import { GUARD_LOG_INTERVAL_MS, type Listener } from './connection-guard.js';
+import { GUARD_LOG_INTERVAL_MS, type Listener, type SheddingState } from './connection-guard.js';
 
-/** The probe's interval: a busy uWS accept loop lasts at most this long before the listeners stop. */
+/** The probe's interval: a busy uWS accept loop lasts at most this long before connections are shed. */
 export const PROBE_MS = 500;
-/** Descriptors that must be free before the listeners start again (so they do not stop again at once). */
+/** Descriptors held for the moment the process runs out (released then: accept() works again and new connections are closed at once). */
+export const RESERVE = 8;
+/** Descriptors that must be free before connections are accepted again (so it does not run out again at once). */
 export const resumeFree = (limit: number | null): number => Math.max(16, Math.min(256, Math.floor((limit ?? 0) / 20)));
 
-export interface PausableListener {
-  readonly name: Listener;
-  /** Stops accepting; open connections stay. */
-  pause(): void;
-  /** Listens again on the same host and port. */
-  resume(): Promise<void>;
-  /** Stops for good (shutdown). */
-  close(): void;
-}
-
-/** A uWS app's listen socket, which can stop and start again. */
-export class UwsListener implements PausableListener {
-  private token: us_listen_socket | null = null;
-  private closed = false;
-  port = 0;
-
-  constructor(readonly name: Listener, private readonly app: TemplatedApp, private readonly host: string) {}
-
-  async listen(port: number): Promise<number> {
-    const bound = await listen(this.app, this.host, port);
-    this.token = bound.token;
-    this.port = bound.port;
-    return bound.port;
-  }
-
-  pause(): void {
-    if (this.token) closeListen(this.token);
-    this.token = null;
-  }
-
-  async resume(): Promise<void> {
-    if (this.closed || this.token) return;
-    await this.listen(this.port);
-    if (this.closed) this.pause(); // shut down meanwhile
-  }
-
-  close(): void {
-    this.closed = true;
-    this.pause();
-  }
-}
-
-/** A node:http server's listener, which can stop and start again. */
-export class NetListener implements PausableListener {
-  private closed = false;
-
-  constructor(readonly name: Listener, private readonly server: net.Server, private readonly host: string, private readonly port: () => number) {}
-
-  pause(): void {
-    if (this.server.listening) this.server.close();
-  }
-
-  resume(): Promise<void> {
-    if (this.closed || this.server.listening) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(this.port(), this.host, () => {
-        this.server.off('error', reject);
-        resolve();
-      });
-    });
-  }
-
-  close(): void {
-    this.closed = true;
-  }
-}
-
 export class DescriptorWatch {
-  /** Times the process ran out of descriptors (each stop of the listeners). */
+  /** Times the process ran out of descriptors (each start of shedding). */
   exhaustions = 0;
   /** accept() errors node reported, by listener (uWS reports none: it retries). */
   readonly acceptErrors: Partial<Record<Listener, number>> = {};
-  paused = false;
-  private readonly listeners: PausableListener[] = [];
+  private reserve: number[] = [];
   private readonly timer: NodeJS.Timeout;
   private lastLogAt = -Infinity;
   private unlogged = 0;
-  private resuming = false;
 
-  constructor(private readonly log: Logger, private readonly limit: number | null) {
+  /** `state.shedding` is read by every ConnectionGuard. */
+  constructor(private readonly log: Logger, private readonly limit: number | null, readonly state: SheddingState) {
+    this.takeReserve();
     this.timer = setInterval(() => this.check(), PROBE_MS);
     this.timer.unref();
   }
 
-  add(listener: PausableListener): void {
-    this.listeners.push(listener);
-  }
+  get paused(): boolean { return this.state.shedding; }
 
   /** node:http: accept errors are handled here (without a listener they would end the process). */
   watchNet(name: Listener, server: net.Server): void {
@@ -123,45 +58,44 @@ export class DescriptorWatch {
   }
 
   private check(): void {
-    if (!this.paused) {
+    if (!this.state.shedding) {
       if (!probe()) this.exhausted('EMFILE');
       return;
     }
     const open = openDescriptors();
     const free = open === null || this.limit === null ? (probe() ? Infinity : 0) : this.limit - open;
-    if (free >= resumeFree(this.limit) && !this.resuming) void this.resume(open);
+    if (free < resumeFree(this.limit) + RESERVE) return;
+    this.takeReserve();
+    this.state.shedding = false;
+    if (Date.now() - this.lastLogAt >= GUARD_LOG_INTERVAL_MS || this.unlogged === 0) this.log.info({ module: 'descriptors', open, limit: this.limit }, 'file descriptors free again: accepting connections');
   }
 
   private exhausted(code: string): void {
-    if (this.paused) return;
-    this.paused = true;
+    if (this.state.shedding) return;
+    this.state.shedding = true;
     this.exhaustions++;
-    for (const l of this.listeners) l.pause();
+    for (const fd of this.reserve) fs.closeSync(fd);
+    this.reserve = [];
     this.unlogged++;
     const now = Date.now();
     if (now - this.lastLogAt < GUARD_LOG_INTERVAL_MS) return;
-    this.log.warn({ module: 'descriptors', code, limit: this.limit, open: openDescriptors(), times: this.unlogged }, 'out of file descriptors: listeners stopped until descriptors are free');
+    this.log.warn({ module: 'descriptors', code, limit: this.limit, open: openDescriptors(), times: this.unlogged }, 'out of file descriptors: new connections closed at once until descriptors are free');
     this.lastLogAt = now;
     this.unlogged = 0;
   }
 
-  private async resume(open: number | null): Promise<void> {
-    this.resuming = true;
-    const failed: string[] = [];
-    for (const l of this.listeners) await l.resume().catch((err: Error) => failed.push(`${l.name}: ${err.message}`));
-    this.resuming = false;
-    if (failed.length > 0) {
-      for (const l of this.listeners) l.pause(); // all or none: try again at the next check
-      this.log.warn({ module: 'descriptors', failed }, 'listeners could not start again; retrying');
-      return;
+  private takeReserve(): void {
+    try {
+      while (this.reserve.length < RESERVE) this.reserve.push(fs.openSync('/dev/null', 'r'));
+    } catch {
+      // taken back at the next check
     }
-    this.paused = false;
-    if (Date.now() - this.lastLogAt >= GUARD_LOG_INTERVAL_MS || this.unlogged === 0) this.log.info({ module: 'descriptors', open, limit: this.limit }, 'file descriptors free again: listening');
   }
 
   close(): void {
     clearInterval(this.timer);
-    for (const l of this.listeners) l.close();
+    for (const fd of this.reserve) fs.closeSync(fd);
+    this.reserve = [];
   }
 }
 

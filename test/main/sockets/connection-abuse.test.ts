@@ -85,7 +85,7 @@ describe('connections that never finish a request', () => {
       expect(conns.slice(0, 20).every((c) => c.closedAfterMs === null), name).toBe(true);
     }
     const m = await scrapeMetrics(svc.urls.metrics!);
-    for (const listener of ['ingest', 'rest', 'broadcast']) expect(m.value('ods_tcp_connections_refused_total', { listener })).toBe(10);
+    for (const listener of ['ingest', 'rest', 'broadcast']) expect(m.value('ods_tcp_connections_refused_total', { listener, reason: 'address' })).toBe(10);
     const lines = svc.out.filter((l) => l.includes('too many from one address'));
     expect(lines.map((l) => (JSON.parse(l) as { listener: string }).listener).sort()).toEqual(['broadcast', 'ingest', 'rest']);
     expect(JSON.parse(lines[0]) as Record<string, unknown>).toMatchObject({ address: '127.0.0.1', max: 20 });
@@ -97,6 +97,6 @@ describe('connections that never finish a request', () => {
     raw.push(...conns);
     expect((await fetch(`${proxied.urls.rest}/status`)).status).toBe(200);
     expect(conns.every((c) => c.connected && c.closedAfterMs === null)).toBe(true);
-    expect((await scrapeMetrics(proxied.urls.metrics!)).value('ods_tcp_connections_refused_total', { listener: 'broadcast' })).toBe(0);
+    expect((await scrapeMetrics(proxied.urls.metrics!)).value('ods_tcp_connections_refused_total', { listener: 'broadcast', reason: 'address' })).toBe(0);
   }, 60_000);
 });
