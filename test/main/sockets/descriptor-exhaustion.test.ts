@@ -81,6 +81,6 @@ describe(`the service under ulimit -n ${NOFILE}`, () => {
     expect(m.value('ods_descriptor_exhaustions_total')).toBeGreaterThanOrEqual(1);
     expect(m.value('ods_descriptors_exhausted')).toBe(0);
     expect(exhaustedLines()).toBeLessThanOrEqual(2);
-    expect(svc.out.some((l) => l.includes('file descriptors free again'))).toBe(true);
+    await expect.poll(() => svc!.out.some((l) => l.includes('file descriptors free again'))).toBe(true);
   }, 60_000);
 });
