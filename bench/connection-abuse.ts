@@ -10,9 +10,8 @@
 // the Socket.IO CONNECT. While they are open it times a real observer's logon, a real overlay's
 // logon and GET /status. Prints one JSON line per port and kind, a table, and writes
 // bench/results/connection-abuse.json.
-import WebSocket from 'ws';
 import { closeAll, frontend, observer } from '../test/helpers/clients.js';
-import { destroyAll, openRaw, type RawConnection, type RawKind } from '../test/helpers/raw-connections.js';
+import { destroyAll, openRaw, silentWebSockets, type RawConnection, type RawKind } from '../test/helpers/raw-connections.js';
 import { spawnService } from '../test/helpers/service-process.js';
 import { opt } from './lib/args.js';
 import { jsonLine, machine, percentile, table, writeResults } from './lib/report.js';
@@ -20,19 +19,6 @@ import { jsonLine, machine, percentile, table, writeResults } from './lib/report
 const PER_PORT = Number(opt('per-port', '1000'));
 const SILENT_WS = Number(opt('silent-ws', '100'));
 const WAIT_MS = 60_000;
-
-/** WebSockets that finish the Engine.IO handshake (the server's open packet) and then send nothing. */
-async function silentWebSockets(port: number, n: number): Promise<{ closedAfterMs: (number | null)[] }> {
-  const closedAfterMs: (number | null)[] = Array.from({ length: n }, () => null);
-  await Promise.all(Array.from({ length: n }, (_, i) => new Promise<void>((resolve) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${port}/socket.io/?EIO=4&transport=websocket`, { perMessageDeflate: false });
-    let at = 0;
-    ws.on('message', (data) => { if (data.toString().startsWith('0')) { at = Date.now(); resolve(); } });
-    ws.on('error', () => resolve());
-    ws.on('close', () => { if (at) closedAfterMs[i] = Date.now() - at; resolve(); });
-  })));
-  return { closedAfterMs };
-}
 
 const svc = await spawnService({ AUTH_KEY: 'k', LOG_LEVEL: 'warn', MAX_CONNECTIONS_PER_ADDRESS: '0', MAX_SOCKETS_PER_ADDRESS: '0' }, { inheritEnv: true });
 const ports = { ingest: svc.ports.ingest, rest: svc.ports.rest, broadcast: svc.ports.broadcast };
@@ -76,5 +62,6 @@ console.log(`during the flood: observer logon ${observerLogonMs} ms, overlay log
 console.log(`results: ${writeResults('connection-abuse', { machine: machine(), perPort: PER_PORT, silentWs: SILENT_WS, rows, legit })}`);
 closeAll();
 for (const r of raw) destroyAll(r.conns);
+for (const w of Object.values(ws)) w.close();
 await svc.stop('SIGKILL');
 process.exit(0);

@@ -1,13 +1,13 @@
 // Connection abuse on every port of the built service, as its own process (docs/reliability.md,
 // "Connection abuse"): raw TCP connections that never finish a request (idle, half-sent, dripping a
-// byte every 2 s) are all closed by the service within the documented deadline, while a real
-// observer, a real overlay and GET /status work meanwhile; an address past
-// MAX_CONNECTIONS_PER_ADDRESS gets its new connections closed at once (logged once, counted), and
-// behind a proxy (TRUST_PROXY=true) the cap is off.
+// byte every 2 s) and WebSockets that never send the Socket.IO CONNECT are all closed by the
+// service within the documented deadline, while a real observer, a real overlay and GET /status
+// work meanwhile; an address past MAX_CONNECTIONS_PER_ADDRESS gets its new connections closed at
+// once (logged once, counted), and behind a proxy (TRUST_PROXY=true) the cap is off.
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeAll, frontend, observer } from '../../helpers/clients.js';
 import { scrapeMetrics } from '../../helpers/metrics.js';
-import { destroyAll, openRaw, type RawConnection } from '../../helpers/raw-connections.js';
+import { destroyAll, openRaw, silentWebSockets, type RawConnection } from '../../helpers/raw-connections.js';
 import { spawnService, type ServiceProcess } from '../../helpers/service-process.js';
 
 const children: ServiceProcess[] = [];
@@ -42,6 +42,9 @@ describe('connections that never finish a request', () => {
     }
     raw.push(...flood);
     expect(flood.filter((c) => c.connected)).toHaveLength(450);
+    // And on both Socket.IO ports, WebSockets that finish the Engine.IO handshake and never send CONNECT.
+    const silent = [await silentWebSockets(ports.ingest, 20), await silentWebSockets(ports.broadcast, 20)];
+    expect(silent.flatMap((s) => s.closedAfterMs).filter((v) => v === null)).toHaveLength(40);
 
     // Meanwhile: a real observer (the client's options) logs on and sends, a real overlay gets it, REST answers.
     const obs = await observer(svc.urls.ingest, { obsName: 'o', key: 'k', groupCode: 'ABUSE1' });
@@ -61,6 +64,8 @@ describe('connections that never finish a request', () => {
       expect(Math.max(...times), name).toBeLessThanOrEqual(DEADLINE_MS[name as keyof typeof DEADLINE_MS]);
       expect(Math.min(...times), name).toBeGreaterThanOrEqual(7000); // closed by the deadline, not refused
     }
+    await expect.poll(() => silent.flatMap((s) => s.closedAfterMs).filter((v) => v === null).length, { timeout: 10_000 }).toBe(0);
+    expect(Math.max(...silent.flatMap((s) => s.closedAfterMs as number[]))).toBeLessThanOrEqual(DEADLINE_MS.broadcast);
     // The real clients were not touched.
     expect(obs.socket.connected).toBe(true);
     expect(fe.socket.connected).toBe(true);
