@@ -55,5 +55,5 @@ export function openDescriptors(): number | null {
 export function describeLimit(l: DescriptorLimit): string {
   if (l.soft === null) return 'file descriptors: limit unknown on this platform';
   const how = l.raised === 'prlimit' ? ' (raised to the hard limit with prlimit)' : l.raised === 'no' ? ` (hard limit ${l.hard}; could not raise it: raise it with ulimit -n before starting)` : '';
-  return `file descriptors: limit ${l.soft}${how}`;
+  return `file descriptors: limit ${l.soft === Infinity ? 'unlimited' : l.soft}${how}`;
 }
