@@ -8,10 +8,10 @@ const ROOT = import.meta.dirname;
 // without them, those files are left out with a message, so that `npm test` works on a machine
 // that has only Node; in CI (CI set) nothing is left out: a missing package fails the run.
 const runs = (cmd: string, args: string[]) => spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
-const NEEDS_REDIS = ['ports-redis', 'directory-redis', 'frames-redis', 'cluster', 'cluster-takeover', 'cluster-nginx'].map((f) => `test/${f}.test.ts`);
+const NEEDS_REDIS = ['ports-redis', 'directory-redis', 'frames-redis', 'cluster', 'cluster-takeover', 'cluster-nginx'].map((f) => `test/main/${f.startsWith('cluster') ? 'cluster' : 'adapters'}/${f}.test.ts`);
 const leftOut = process.env.CI ? [] : [
   ...(runs('redis-server', ['--version']) ? [] : NEEDS_REDIS),
-  ...(runs('/usr/sbin/nginx', ['-v']) ? [] : ['test/cluster-nginx.test.ts']),
+  ...(runs('/usr/sbin/nginx', ['-v']) ? [] : ['test/main/cluster/cluster-nginx.test.ts']),
 ];
 if (leftOut.length > 0) {
   console.warn(`scale-out tests SKIPPED (${[...new Set(leftOut)].join(', ')}): redis-server or nginx not found. Install Debian's packages (apt-get update && apt-get install -y redis-server nginx-light); .ci/run does this when it runs as root.`);

@@ -4,9 +4,16 @@
 //
 // Nothing per frame or per message goes through here: frames travel on the FrameBus, payloads
 // are forwarded by direct calls. These events happen a few times a second at most.
-import type { OutboundOutcome } from './backend/http.js';
+//
+// The events' own vocabulary (RecoveryMode, OutboundOutcome) is declared here, below the emitters
+// (shards/pool.ts, backend/http.ts) that use it too: this bus imports nothing above it.
 import type { ShardStats } from '../protocol/shard-messages.js';
-import type { RecoveryMode } from './shards/pool.js';
+
+/** What a restarted shard can be given: snapshots and the retained batches, snapshots only, nothing (shards/pool.ts). */
+export type RecoveryMode = 'full' | 'snapshots' | 'none';
+
+/** Outcome of one outbound call (backend/http.ts): its status class, or why there was no answer. */
+export type OutboundOutcome = '2xx' | '3xx' | '4xx' | '5xx' | 'timeout' | 'network' | 'too-large';
 
 export interface MainEvents {
   /** A shard's stats, once a second per shard. From matches/shard-output.ts; to matches/shard-totals.ts, metrics.ts. */

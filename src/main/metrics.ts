@@ -7,10 +7,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import client from 'prom-client';
-import type { OutboundOutcome } from './backend/http.js';
 import type { BroadcastServer } from './broadcast/server.js';
 import type { Config } from './config.js';
-import type { MainEventBus } from './events.js';
+import type { MainEventBus, OutboundOutcome } from './events.js';
 import type { IngestServer } from './ingest/server.js';
 import { METRICS_REQUEST_TIMEOUT_MS } from './limits.js';
 import type { Logger } from './log.js';

@@ -148,9 +148,18 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const events = new EventBus<MainEvents>();
   const request = createOutbound((label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }));
 
+  // The matches this process runs, and the texts of their frames that stayed in the shards: asked of
+  // the pool built below (a shard answers in its output, which `output` handles) by the frame
+  // recipients (broadcast, REST, and with Redis the frame bus's keyframe answers).
+  const routes = new LocalRoutes();
+  const texts = new FrameTexts({
+    toShard: (groupCode, cmd) => pool.send(pool.shardOf(groupCode), cmd),
+    runsHere: (groupCode) => routes.get(groupCode) !== undefined,
+  });
+
   // Ports: the embedded default keeps everything in memory; STATE_DIR makes snapshots and sessions
   // durable; REDIS_URL shares them all between nodes (cluster/redis-ports.ts).
-  const redis = config.REDIS_URL ? await openRedisPorts(config, log) : null;
+  const redis = config.REDIS_URL ? await openRedisPorts(config, log, texts) : null;
   const stateFiles = config.STATE_DIR ? new StateFiles(config.STATE_DIR, log) : null;
   const shared: SharedPorts = redis ? redis.shared : {
     previews: new MemoryPreviewStore({ ttlMs: config.PREVIEW_TTL_MS, maxEntries: config.PREVIEW_MAX, maxBytes: config.PREVIEW_MAX_BYTES }),
@@ -164,16 +173,15 @@ export async function startService(config: Config, options: ServiceOptions = {})
     control: new MemoryControlBus(),
   };
   const { previews, teamInfo, sessions, directory, snapshots, frames, control } = shared;
+  // Every port in order of creation (Redis: the connection first), closed in reverse by closeAll.
+  const opened: ReadonlyArray<{ close(): void }> = redis ? redis.opened : [previews, teamInfo, sessions, directory, snapshots, frames, control];
 
   // The key chain. KEYS_FILE is read now: a missing or invalid file stops the start (ConfigError).
   const keysFile = config.KEYS_FILE ? new KeysFile(config.KEYS_FILE, log) : undefined;
   const keys = createKeyValidator({ config, log, authKey: authKey.key, keysFile, request });
 
   // The matches: what the shards send back goes to `output` and `recovery`, which the pool is given.
-  const routes = new LocalRoutes();
   const sync = new MatchSync({ config, log, directory, events, request });
-  // Frame texts are asked of the pool built below (a shard answers in its output, which `output` handles).
-  const texts = new FrameTexts(frames, (groupCode, cmd) => pool.send(pool.shardOf(groupCode), cmd));
   const output = new ShardOutput({ log, frames, directory, routes, snapshots, teamInfo, sync, events, texts });
   const recovery = new ShardRecovery({ log, routes, snapshots, frames, events });
   const totals = new ShardTotals(events);
@@ -198,14 +206,14 @@ export async function startService(config: Config, options: ServiceOptions = {})
     config, log, keys, directory, lifecycle, forwarding, sessions, control, testHooks: options.testHooks ?? false,
     ...(cluster ? { sharedStoreUp: () => cluster.redisUp } : {}),
   });
-  const broadcast = new BroadcastServer({ config, log, tls: tls.files, frames });
+  const broadcast = new BroadcastServer({ config, log, tls: tls.files, frames, texts });
   const listeners = new Listeners({ config, log, apps: { ingest: ingestApp, rest: restApp }, broadcast: broadcast.http });
   const adminTokens = createAdminTokens(config.ADMIN_TOKEN);
   const dashboard = adminTokens.enabled
     ? new Dashboard({ directory, routes, published: output.counters, shardTotals: totals, frames, ingest, broadcast, maxOpen: config.DASHBOARD_MAX_OPEN, watchSummaries: (on) => pool.watchSummaries(on, SUMMARY_WAIT_MS), ...(redis ? { ownerOf: (code: string) => redis.ownership.ownerOf(code) } : {}) })
     : null;
   registerRestRoutes(restApp, {
-    config, log, keys, previews, teamInfo, directory, frames,
+    config, log, keys, previews, teamInfo, directory, frames, texts,
     ...(cluster ? { cluster: { nodeId: cluster.nodeId, redisUp: () => cluster.redisUp } } : {}),
     ...(config.USE_BACKEND ? { backend: { packages: createSupportPackages(config, log, request), request } } : {}),
     ...(dashboard ? { admin: { tokens: adminTokens, dashboard, lifecycle } } : {}),
@@ -223,11 +231,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
     await Promise.allSettled([ingest.close(), broadcast.close(), pool.terminate(), metrics?.close()]);
     dashboard?.close();
     keysFile?.close();
-    sessions.close();
-    control.close();
-    previews.close();
-    teamInfo.close();
-    cluster?.close(); // the Redis adapters, then the connection
+    cluster?.close();
+    for (let i = opened.length - 1; i >= 0; i--) opened[i].close();
     for (const app of [ingestApp, restApp]) (app as unknown as { close?: () => void }).close?.();
   };
 

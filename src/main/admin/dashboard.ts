@@ -15,8 +15,8 @@ import type { PublishCounters } from '../matches/shard-output.js';
 import type { ShardTotals } from '../matches/shard-totals.js';
 import type { FrameBus } from '../ports/frame-bus.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
+import type { ResponseStream } from '../response-stream.js';
 import { DASHBOARD_HISTORY_POINTS, DASHBOARD_SAMPLE_MS, SUMMARY_LEASE_MS } from '../limits.js';
-import type { ResponseStream } from '../rest/http.js';
 
 export interface DashboardDeps {
   directory: MatchDirectory;

@@ -40,7 +40,7 @@ export interface IngestDeps {
   control: ControlBus;
   /** Scale-out: whether the shared store (Redis) is reachable; logons need it. Unset: always (one process). */
   sharedStoreUp?: () => boolean;
-  /** Test-only events (see test/socket-isolation.test.ts); never enabled from the environment. */
+  /** Test-only events (see test/main/sockets/socket-isolation.test.ts); never enabled from the environment. */
   testHooks: boolean;
 }
 

@@ -183,7 +183,7 @@ export class MatchLifecycle {
     const record = directory.release(groupCode, local.epoch);
     snapshots.delete(groupCode, local.epoch).catch((err: Error) => this.log.error({ groupCode, error: err.message }, 'snapshot not deleted'));
     this.deps.sync.forget(groupCode);
-    frames.close(groupCode);
+    frames.end(groupCode);
     this.deps.events.emit('matchStopped', { groupCode });
     this.log.info({ groupCode, reason }, 'match removed');
     const matchId = record?.matchId ?? '';

@@ -11,7 +11,7 @@
 //
 // Delivery is in publish order, to every subscriber; the in-process adapter delivers synchronously,
 // before publish returns. Adapters: adapters/memory/control-bus.ts. Contract:
-// test/contracts/control-bus.contract.ts.
+// test/main/ports/control-bus.contract.ts.
 
 export type ControlMessage =
   | { t: 'force_end'; groupCode: string }

@@ -12,6 +12,7 @@
 // - onData chunks are neutered after the callback: they are copied.
 import { MAX_URL_LENGTH } from '../limits.js';
 import type { Logger } from '../log.js';
+import type { ResponseStream } from '../response-stream.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from '../uws.js';
 
 const STATUS_TEXT: Record<number, string> = {
@@ -34,22 +35,6 @@ const statusLine = (status: number): string => STATUS_TEXT[status] ?? `${status}
 // requests whose headers exceed UWS_HTTP_MAX_HEADERS_SIZE (raised to 64 KiB in uws-env.ts) with a
 // bare 431, so everything between the two gets the router's answer with the CORS header.
 const urlTooLong = (req: HttpRequest): boolean => req.getUrl().length + (req.getQuery()?.length ?? 0) > MAX_URL_LENGTH;
-
-/**
- * A long-lived streamed response (server-sent events): the headers at once, chunks later. uWS keeps
- * whatever a write could not send yet; `write` says when that happened (the stream is congested
- * until uWS reports it writable again), so the caller can skip updates instead of piling them up.
- */
-export interface ResponseStream {
-  /** False when the client is gone or the chunk had to be buffered (congested until onDrain). */
-  write(chunk: string): boolean;
-  readonly closed: boolean;
-  readonly congested: boolean;
-  onDrain(cb: () => void): void;
-  /** The client went away, or end() was called. */
-  onClose(cb: () => void): void;
-  end(): void;
-}
 
 export class Reply {
   private aborted = false;

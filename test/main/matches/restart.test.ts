@@ -1,0 +1,157 @@
+// Restart without losing matches (STATE_DIR): real socket.io clients keep their connection
+// objects across a graceful shutdown and a new service on the same ports. The observer never
+// sends its logon again (docs/client-contract.md 1.5): its automatic reconnection resumes the persisted
+// session. Replay half of the recorded match, restart, replay the rest: the final frame equals an
+// uninterrupted run's (recorded clock).
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { io, type Socket } from 'socket.io-client';
+import { afterAll, describe, expect, it } from 'vitest';
+import { connectObserver, logon } from '../../helpers/clients.js';
+import { playReplay, recordedMatch, replayLogon, replayObserver, sendRecords } from '../../helpers/recorded.js';
+import { startTestService, tempDir, type TestService } from '../../helpers/service.js';
+
+const replay = recordedMatch();
+
+const KEY = 'restart-key-0123456789';
+const CODE = 'RSTRT1';
+const REF = 'RSTREF';
+const HALF = Math.floor(replay.records.length / 2);
+
+const sockets: Socket[] = [];
+const services: TestService[] = [];
+afterAll(async () => {
+  for (const s of sockets) s.close();
+  for (const s of services) await s.close();
+});
+
+/** An overlay frontend like the real one: reconnects on its own and logs on again at every connect. */
+function overlay(url: string, code: string): { socket: Socket; frames: string[] } {
+  const socket = io(url, { forceNew: true, reconnection: true, reconnectionDelay: 100, reconnectionDelayMax: 300 });
+  sockets.push(socket);
+  const frames: string[] = [];
+  socket.on('connect', () => socket.emit('logon', JSON.stringify({ groupCode: code })));
+  socket.on('match_data', (f: string) => frames.push(f));
+  return { socket, frames };
+}
+
+/**
+ * Fixed free ports for the first service: uWS binds an ephemeral port (0) without SO_REUSEADDR, and
+ * its closed connections (TIME_WAIT) then block binding that port again for a minute; a service
+ * started on a fixed port, as in production, can be restarted on it at once.
+ */
+async function freePorts(n: number): Promise<number[]> {
+  const servers = await Promise.all(Array.from({ length: n }, () => new Promise<net.Server>((resolve) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => resolve(s));
+  })));
+  const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  return ports;
+}
+
+const last = (frames: string[]) => JSON.parse(frames[frames.length - 1]) as Record<string, unknown>;
+const withCode = (frame: Record<string, unknown>, code: string) => ({ ...frame, groupCode: code });
+
+describe('restart with STATE_DIR', () => {
+  it('resumes the match, its secret and the observer session; the final state equals an uninterrupted run', async () => {
+    const stateDir = path.join(tempDir(), 'state');
+    const [ingestPort, restPort, broadcastPort] = await freePorts(3);
+    const env = {
+      AUTH_KEY: KEY, TRUST_REPLAY_TIMESTAMPS: 'true', STATE_DIR: stateDir, SNAPSHOT_INTERVAL_MS: '200',
+      INGEST_PORT: String(ingestPort), REST_PORT: String(restPort), BROADCAST_PORT: String(broadcastPort),
+    };
+    const first = await startTestService(env);
+    services.push(first);
+
+    // The uninterrupted run, for comparison.
+    const refOverlay = overlay(first.broadcast, REF);
+    const ref = await playReplay(replay, { url: first.ingest, key: KEY, pace: 'instant', groupCode: REF });
+    sockets.push(ref.socket);
+    await expect.poll(() => refOverlay.frames.length > 0 && last(refOverlay.frames).roundPhase === 'game_end', { timeout: 20_000 }).toBe(true);
+    const expected = last(refOverlay.frames);
+    await expect.poll(() => first.admin.has(REF)).toBe(false);
+    // The shard reports its counter once a second: wait for the reference run's messages in it.
+    const applied = () => first.metric('ods_messages_applied_total');
+    await expect.poll(applied, { timeout: 15_000 }).toBe(replay.records.length);
+    const appliedBefore = replay.records.length;
+
+    // Half of the match, with an overlay watching.
+    const watch = overlay(first.broadcast, CODE);
+    const observer = connectObserver(first.ingest);
+    sockets.push(observer);
+    const acks: string[] = [];
+    observer.on('obs_logon_ack', (a: string) => acks.push(a));
+    const { ack } = await logon(observer, 'obs_logon', replayLogon(replay, { key: KEY, groupCode: CODE }));
+    expect(ack.value).toBe(true);
+    const secret = ack.reason;
+    await sendRecords(observer, replay, { pace: 'instant', groupCode: CODE, to: HALF });
+    // Every record of the first half applied (the shard's counter), and its frame out.
+    await expect.poll(async () => (await applied()) - appliedBefore, { timeout: 15_000 }).toBe(HALF);
+    await expect.poll(async () => (await first.frameNo(CODE)) === watch.frames.length && watch.frames.length > 0, { timeout: 15_000 }).toBe(true);
+    const beforeRestart = watch.frames[watch.frames.length - 1];
+    const pid = (observer as unknown as { _pid: string })._pid;
+    expect(pid).toBeTruthy();
+
+    // Graceful shutdown: persisted, not completed.
+    const disconnected = new Promise<string>((resolve) => observer.once('disconnect', resolve));
+    await first.shutdown();
+    expect(await disconnected).toBe('transport close'); // so the client reconnects on its own
+
+    // Owner-only files; no secret and no session id in clear.
+    expect(fs.statSync(stateDir).mode & 0o777).toBe(0o700);
+    const files = fs.readdirSync(stateDir);
+    expect(files).toContain('sessions.json');
+    expect(files.filter((f) => f.startsWith('match-'))).toHaveLength(1);
+    for (const f of files) {
+      expect(fs.statSync(path.join(stateDir, f)).mode & 0o777).toBe(0o600);
+      const text = fs.readFileSync(path.join(stateDir, f), 'utf8');
+      expect(text).not.toContain(secret);
+      expect(text).not.toContain(pid);
+      expect(text).not.toContain(KEY);
+    }
+
+    // A new service on the same ports and the same STATE_DIR.
+    const second = await startTestService(env);
+    expect({ ...second.ports, metrics: 0 }).toEqual({ ...first.ports, metrics: 0 });
+    services.push(second);
+    expect(await second.admin.has(CODE)).toBe(true);
+
+    // A new overlay gets the restored state at logon: the frame it had before the restart.
+    const late = overlay(second.broadcast, CODE);
+    await expect.poll(() => late.frames.length, { timeout: 15_000 }).toBeGreaterThan(0);
+    expect(late.frames[0]).toBe(beforeRestart);
+
+    // The observer reconnects by itself with its pid and resumes its session, without a logon.
+    await expect.poll(() => observer.connected, { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => second.logs.some((l) => l.includes('session resumed') && l.includes(CODE)), { timeout: 15_000 }).toBe(true);
+    await sendRecords(observer, replay, { pace: 'instant', groupCode: CODE, from: HALF });
+    await expect.poll(() => late.frames.length > 0 && last(late.frames).roundPhase === 'game_end', { timeout: 20_000 }).toBe(true);
+    expect(acks).toHaveLength(1);
+
+    // The same final state as the uninterrupted run, at both overlays (the first reconnected by itself).
+    expect(withCode(last(late.frames), REF)).toEqual(expected);
+    await expect.poll(() => last(watch.frames).roundPhase, { timeout: 15_000 }).toBe('game_end');
+    expect(withCode(last(watch.frames), REF)).toEqual(expected);
+  }, 120_000);
+
+  it('a restored match keeps its group secret: the right one reconnects, a wrong one is refused', async () => {
+    const stateDir = path.join(tempDir(), 'state');
+    const env = { AUTH_KEY: KEY, STATE_DIR: stateDir };
+    const first = await startTestService(env);
+    services.push(first);
+    const a = await replayObserver(first.ingest, replay, { key: KEY, groupCode: 'RSTRT2' });
+    sockets.push(a.socket);
+    await first.shutdown();
+    a.socket.close();
+    const second = await startTestService(env);
+    services.push(second);
+    const wrong = await replayObserver(second.ingest, replay, { key: KEY, groupCode: 'RSTRT2', groupSecret: 'WRONGSECRET00000' });
+    sockets.push(wrong.socket);
+    expect(wrong.ack).toMatchObject({ value: false });
+    const right = await replayObserver(second.ingest, replay, { key: KEY, groupCode: 'RSTRT2', groupSecret: a.ack.reason });
+    sockets.push(right.socket);
+    expect(right.ack).toMatchObject({ value: true, reason: 'reconnected' });
+  }, 30_000);
+});

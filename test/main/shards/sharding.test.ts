@@ -1,0 +1,66 @@
+// Sharding must not change results: the same replays through 1 and 3 shard threads give
+// byte-identical final frames with the recorded clock, and identical frames without the time
+// fields with the live clock.
+import { afterEach, describe, expect, it } from 'vitest';
+import { shardIndexOf } from '../../../src/main/shards/pool.js';
+import { closeAll, frontend } from '../../helpers/clients.js';
+import { playReplay, recordedMatch } from '../../helpers/recorded.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
+
+const replay = recordedMatch();
+
+const CODES = ['SHRDA1', 'SHRDB2', 'SHRDC3', 'SHRDD4'];
+const TIME_FIELDS = new Set(['agentSelectStartTime', 'roundTimeoutTime', 'spikeDetonationTime', 'serverTime']);
+
+let svc: TestService | undefined;
+afterEach(async () => {
+  closeAll();
+  await svc?.close();
+  svc = undefined;
+});
+
+/** Replays the match under every code at once and returns each code's final frame text. */
+async function finalFrames(shards: number, trustTimestamps: boolean, serializer = 'wire'): Promise<Map<string, string>> {
+  svc = await startTestService({ AUTH_KEY: 'k', SHARD_WORKERS: String(shards), TRUST_REPLAY_TIMESTAMPS: String(trustTimestamps), FRAME_SERIALIZER: serializer });
+  const shardsUsed = new Set(CODES.map((c) => shardIndexOf(c, shards))); // FNV-1a of the group code, modulo SHARD_WORKERS
+  if (shards > 1) expect(shardsUsed.size).toBeGreaterThan(1);
+  const frontends = await Promise.all(CODES.map((code) => frontend(svc!.broadcast, code)));
+  const results = await Promise.all(CODES.map((code) => playReplay(replay, { url: svc!.ingest, key: 'k', pace: 'instant', groupCode: code })));
+  const out = new Map<string, string>();
+  await Promise.all(frontends.map(async (fe, i) => {
+    await fe.waitFor((f) => f.roundPhase === 'game_end', 30_000);
+    out.set(CODES[i], fe.raw[fe.raw.length - 1]);
+  }));
+  for (const r of results) r.socket.close();
+  return out;
+}
+
+function withoutTimes(json: string): unknown {
+  return JSON.parse(json, (key, value: unknown) => (TIME_FIELDS.has(key) ? undefined : value));
+}
+
+describe('sharding', () => {
+  it('recorded clock: 1 and 3 shards give byte-identical final frames', async () => {
+    const one = await finalFrames(1, true);
+    await svc!.close();
+    const three = await finalFrames(3, true);
+    for (const code of CODES) {
+      expect(three.get(code)).toBe(one.get(code));
+      expect(JSON.parse(one.get(code)!)).toMatchObject({ groupCode: code, roundPhase: 'game_end' });
+    }
+  }, 120_000);
+
+  it('the fast-json-stringify serializer (FRAME_SERIALIZER=json) gives the same frames as the one-pass wire serializer', async () => {
+    const wire = await finalFrames(3, true, 'wire');
+    await svc!.close();
+    const json = await finalFrames(3, true, 'json');
+    for (const code of CODES) expect(JSON.parse(json.get(code)!)).toEqual(JSON.parse(wire.get(code)!));
+  }, 120_000);
+
+  it('live clock: identical after removing the time fields', async () => {
+    const one = await finalFrames(1, false);
+    await svc!.close();
+    const three = await finalFrames(3, false);
+    for (const code of CODES) expect(withoutTimes(three.get(code)!)).toEqual(withoutTimes(one.get(code)!));
+  }, 120_000);
+});

@@ -1,0 +1,98 @@
+// Two socket.io servers on uWS in one process cross-talk through the patched adapter, and a
+// socket.io server on node:http next to one on uWS breaks (docs/stack-notes.md). These tests run two whole
+// services (one TLS, one plain) in this process and prove that:
+// - an ingestion client never receives broadcast traffic, and a broadcast client never receives
+//   ingestion traffic, over websocket and over polling;
+// - per-socket emits of the ingestion server (connection state recovery on) reach their client
+//   over websocket, which the stock patched adapter loses.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { io as connect, type Socket } from 'socket.io-client';
+import { observer as observerClient } from '../../helpers/clients.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
+
+const opened: Socket[] = [];
+function client(url: string, transports: ('polling' | 'websocket')[]): Socket {
+  const socket = connect(url, { transports, reconnection: false, forceNew: true, rejectUnauthorized: false });
+  opened.push(socket);
+  return socket;
+}
+const connected = (s: Socket) => new Promise<void>((resolve, reject) => {
+  if (s.connected) return resolve();
+  s.once('connect', () => resolve());
+  s.once('connect_error', reject);
+});
+const nextEvent = <T = unknown>(s: Socket, event: string, ms = 15_000) => new Promise<T>((resolve, reject) => {
+  const timer = setTimeout(() => reject(new Error(`no ${event} within ${ms} ms`)), ms);
+  s.once(event, (payload: T) => { clearTimeout(timer); resolve(payload); });
+});
+function recordAll(s: Socket): string[] {
+  const seen: string[] = [];
+  s.onAny((event: string) => seen.push(event));
+  return seen;
+}
+
+let plain: TestService;
+let secure: TestService;
+
+beforeAll(async () => {
+  plain = await startTestService({ INSECURE: 'true', AUTH_KEY: 'isolation-key' });
+  secure = await startTestService({ INSECURE: 'false', AUTH_KEY: 'isolation-key' });
+});
+afterAll(async () => {
+  for (const s of opened) s.close();
+  await plain?.close();
+  await secure?.close();
+});
+
+describe.each([
+  ['websocket', ['websocket'] as ('polling' | 'websocket')[]],
+  ['polling', ['polling'] as ('polling' | 'websocket')[]],
+  ['polling then upgrade', ['polling', 'websocket'] as ('polling' | 'websocket')[]],
+])('listener isolation over %s', (_name, transports) => {
+  it.each([['plain', () => plain], ['TLS', () => secure]] as const)('%s service: ingestion and broadcast traffic never cross', async (_kind, get) => {
+    const svc = get();
+    const other = svc === plain ? secure : plain;
+    const code = `ISO${transports.join('').length}${svc === plain ? 'P' : 'T'}`;
+
+    const frontend = client(svc.broadcast, transports);
+    const observer = client(svc.ingest, transports);
+    const otherFrontend = client(other.broadcast, transports);
+    await Promise.all([connected(frontend), connected(observer), connected(otherFrontend)]);
+    const frontendSeen = recordAll(frontend);
+    const observerSeen = recordAll(observer);
+    const otherSeen = recordAll(otherFrontend);
+
+    // The frontend of both services logs on to the same room name.
+    const success = nextEvent<string>(frontend, 'logon_success');
+    const otherSuccess = nextEvent<string>(otherFrontend, 'logon_success');
+    frontend.emit('logon', JSON.stringify({ groupCode: code }));
+    otherFrontend.emit('logon', JSON.stringify({ groupCode: code }));
+    expect(JSON.parse(await success)).toEqual({ groupCode: code, msg: `Logon succeeded for group code ${code}` });
+    await otherSuccess;
+    if (transports.includes('websocket') && transports.length > 1) {
+      await expect.poll(() => [frontend, observer, otherFrontend].every((s) => s.io.engine.transport.name === 'websocket')).toBe(true); // the upgrade is done
+    }
+
+    // Ingestion per-socket emit (recovery on: goes through the adapter) reaches its own client.
+    const echo1 = nextEvent<string>(observer, 'test_echo');
+    observer.emit('test_echo', JSON.stringify({ n: 1 }));
+    expect(await echo1).toBe(JSON.stringify({ n: 1 }));
+
+    // A frame of this service's match (another observer starts it) reaches the frontend of this service only.
+    const delivered = nextEvent<string>(frontend, 'match_data');
+    const starter = await observerClient(svc.ingest, { key: 'isolation-key', groupCode: code }, { transports, reconnection: false });
+    opened.push(starter.socket);
+    expect(starter.ack.value).toBe(true);
+    expect(JSON.parse(await delivered)).toMatchObject({ groupCode: code, roundPhase: 'LOBBY' });
+
+    // Ingestion traffic again, after the publish.
+    const echo2 = nextEvent<string>(observer, 'test_echo');
+    observer.emit('test_echo', JSON.stringify({ n: 2 }));
+    expect(await echo2).toBe(JSON.stringify({ n: 2 }));
+
+    await new Promise((r) => setTimeout(r, 200)); // proves that nothing crosses over
+    expect(observerSeen).toEqual(['test_echo', 'test_echo']);
+    expect(frontendSeen).toEqual(['logon_success', 'match_data']);
+    expect(otherSeen).toEqual(['logon_success']);
+  });
+});
