@@ -53,7 +53,7 @@ if (!fs.existsSync(CHROMIUM)) {
 const svc: ServiceProcess = await startServiceProcess({
   ADMIN_TOKEN: `bench:${TOKEN}`,
   // The load generator is one address sending far more than one observer would.
-  INGEST_RATE_PER_SOCKET: '1000000', INGEST_BURST_PER_SOCKET: '1000000', MAX_SOCKETS_PER_ADDRESS: '0',
+  INGEST_RATE_PER_SOCKET: '1000000', INGEST_BURST_PER_SOCKET: '1000000', MAX_SOCKETS_PER_ADDRESS: '0', MAX_CONNECTIONS_PER_ADDRESS: '0',
   MAX_LIVE_MATCHES: String(N * 2), MAX_MATCHES_PER_KEY: String(N * 2),
 });
 const ingest = `http://127.0.0.1:${svc.ports.ingest}`;

@@ -54,7 +54,9 @@ import type { TeamInfoStore } from './ports/team-info-store.js';
 import { registerRestRoutes } from './rest/index.js';
 import { ShardPool } from './shards/pool.js';
 import { setupTls, type TlsSetup } from './tls.js';
-import { closeListen, createApp, listen, type TemplatedApp, type us_listen_socket } from './uws.js';
+import { describeLimit } from './fd-limit.js';
+import { Listeners } from './sockets/listeners.js';
+import { createApp } from './uws.js';
 import { SERVICE_VERSION } from './version.js';
 
 export interface ServiceOptions {
@@ -104,6 +106,8 @@ export interface Service {
   readonly metrics: Metrics | null;
   /** REDIS_URL: this node's part of the cluster (ownership, takeover, inboxes); null in one process. */
   readonly cluster: Cluster | null;
+  /** Connection caps, deadlines and the descriptor watch of the three listeners (sockets/listeners.ts). */
+  readonly listeners: Listeners;
   /** Immediate stop (tests): listeners and sockets closed, shards stopped; nothing persisted or completed. */
   close(): Promise<void>;
   /**
@@ -205,6 +209,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     ...(cluster ? { sharedStoreUp: () => cluster.redisUp } : {}),
   });
   const broadcast = new BroadcastServer({ config, log, tls: tls.files, frames, texts });
+  const listeners = new Listeners({ config, log, apps: { ingest: ingestApp, rest: restApp }, broadcast: broadcast.http });
   const adminTokens = createAdminTokens(config.ADMIN_TOKEN);
   // Rehearsals: recordings played into group codes (rehearsal/); their routes need ADMIN_TOKEN.
   const rehearsals = new Rehearsals({ config, log, lifecycle, forwarding, control, events });
@@ -224,19 +229,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
     } : {}),
   });
   const metrics = config.METRICS_ENABLED
-    ? new Metrics({ config, log, events, directory, published: output.counters, shardTotals: totals, recovery, ingest, broadcast, cluster })
+    ? new Metrics({ config, log, events, directory, published: output.counters, shardTotals: totals, recovery, ingest, broadcast, cluster, listeners })
     : null;
 
-  const tokens: us_listen_socket[] = [];
-  const bind = async (app: TemplatedApp, port: number) => {
-    const bound = await listen(app, config.HOST, port);
-    tokens.push(bound.token);
-    return bound.port;
-  };
-  const stopListening = () => {
-    for (const token of tokens) closeListen(token);
-    tokens.length = 0;
-  };
+  const stopListening = () => listeners.close();
   /** Everything stops, listeners first, then in reverse order of assembly. */
   const closeAll = async () => {
     stopListening();
@@ -255,8 +251,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
   let ports: Service['ports'];
   try {
     ports = {
-      ingest: await bind(ingestApp, config.INGEST_PORT),
-      rest: await bind(restApp, config.REST_PORT),
+      ingest: await listeners.listenUws('ingest', config.INGEST_PORT),
+      rest: await listeners.listenUws('rest', config.REST_PORT),
       broadcast: await broadcast.listen(config.HOST, config.BROADCAST_PORT),
       metrics: metrics ? await metrics.listen() : null,
     };
@@ -269,7 +265,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
 
   let closed = false;
   const service: Service = {
-    config, log, tls, authKey, ports, shared, events, keys, matches, ingest, broadcast, dashboard, metrics, cluster,
+    config, log, tls, authKey, ports, shared, events, keys, matches, ingest, broadcast, dashboard, metrics, cluster, listeners,
     async close() {
       if (closed) return;
       closed = true;
@@ -318,6 +314,7 @@ export function banner(service: Service): string {
     `  broadcast (overlay frontend)  ${scheme}://${host}:${ports.broadcast}`,
   ];
   if (ports.metrics !== null) lines.push(`  metrics (Prometheus)          http://${config.METRICS_HOST}:${ports.metrics}/metrics`);
+  lines.push(`  ${describeLimit(service.listeners.limit)}`);
   if (config.STATE_DIR) lines.push(`  live matches and sessions are kept in ${config.STATE_DIR} (STATE_DIR) and resumed after a restart`);
   if (service.cluster) lines.push(`  node ${service.cluster.nodeId} of a cluster on Redis (REDIS_URL): matches, sessions, previews and team info are shared`);
   if (!config.REQUIRE_AUTH_KEY) lines.push('  access key: any key is accepted (REQUIRE_AUTH_KEY=false)');
