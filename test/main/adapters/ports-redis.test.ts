@@ -158,6 +158,7 @@ describe('Redis stores across nodes', () => {
       await sb.flush(now);
       expect(await sb.putAuxiliary(aux('b-5'))).toBe(false); // a-4 still holds it
       expect(sa.detach('a-4', 'sock-a-4', now)).toBe(true);
+      await sa.flush(now); // A's detach is written on A's connection: B's next write must come after it
       expect(await sb.putAuxiliary(aux('b-5'))).toBe(true);
       const ended = await sb.end({ auxiliariesOf: 'M' });
       expect(ended.map((s) => s.id).sort()).toEqual(['a-4', 'b-5']);
