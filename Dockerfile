@@ -17,6 +17,8 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The recorded match rehearsals can play (src/playback/recorded-match.ts resolves it beside dist/).
+COPY data/replays ./data/replays
 RUN mkdir -p /app/.data /app/replays && chown -R node:node /app/.data /app/replays
 USER node
 EXPOSE 5100 5101 5200

@@ -6,7 +6,7 @@
 // Measured (CPU = process.cpuUsage, user + system):
 //   publish   A.publish(frame): the Redis message built and handed to ioredis (socket write included)
 //   receive   B's handling of one frames-channel message: decode, rebuild the frame from the delta,
-//             the FramePacket, delivery (ioredis's parsing of the reply not included: see `e2e`)
+//             the Frame record, delivery (ioredis's parsing of the reply not included: see `e2e`)
 //   receive, hot   the same handler over the same messages in a loop (caches warm, no I/O between)
 //   e2e       the whole process per frame, paced one frame at a time: both nodes, both Redis
 //             clients' I/O and the event loop (everything but redis-server)
@@ -18,8 +18,9 @@ import { jsonLine, machine, percentile, table, writeResults } from './lib/report
 import { startRedisServer } from '../test/helpers/redis-server.js';
 
 import { RedisConnection } from '#built/main/adapters/redis/connection.js';
-import { RedisFrameBus, inflateDelta, inflateDeltaZlib } from '#built/main/adapters/redis/frame-bus.js';
-import { FramePacket } from '#built/main/frame-packet.js';
+import { inflateDelta, inflateDeltaZlib } from '#built/codec/inflate-delta.js';
+import { RedisFrameBus } from '#built/main/adapters/redis/frame-bus.js';
+import type { Frame } from '#built/main/ports/frame-bus.js';
 import { recordedFrames } from '#built/tools/recorded-frames.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 4); // round 0 warms the JIT and is not counted
@@ -30,7 +31,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 // The recorded match's frames, as a shard makes them.
 const frames = recordedFrames();
 const N = frames.length;
-const packet = (code: string, n: number) => new FramePacket(code, n, frames[n - 1].wireText, frames[n - 1].deltaText, 1);
+const packet = (code: string, n: number): Frame => ({ groupCode: code, frameNo: n, epoch: 1, wireText: frames[n - 1].wireText, deltaText: frames[n - 1].deltaText });
 
 const redis = await startRedisServer();
 const open = (nodeId: string) => RedisConnection.open({ url: redis.url, prefix: 'bench:', nodeId, timeoutMs: 2000, probeIntervalMs: 5000, log });
@@ -106,8 +107,8 @@ for (let round = 0; round < ROUNDS; round++) {
   const b1 = cpu();
   await new Promise<void>((resolve) => { if (burstDelivered === N) resolve(); else burstWake = resolve; });
   const b2 = cpu();
-  A.close(code);
-  A.close(burst);
+  A.end(code);
+  A.end(burst);
   if (round === 0) { lastByteCount = A.stats.bytesPublished; continue; }
   rounds.push({
     publishUs: publishMicros / (N - 1), receiveUs: receiveMicros / (N - 1), e2eUs: e2eMicros / (N - 1),
@@ -137,14 +138,14 @@ const iso: number[] = [];
   const k1 = Buffer.alloc(11 + bases[0].length);
   k1[0] = 0x4b; k1.writeUIntBE(1, 1, 6); k1.writeUInt32BE(1, 7); bases[0].copy(k1, 11);
   for (let r = 0; r < 10; r++) {
-    C.close('ISO'); // forget the base: the keyframe is taken again
+    C.end('ISO'); // forget the base: the keyframe is taken again
     C.receive('ISO', k1);
     const t0 = cpu();
     for (const m of paced) C.receive('ISO', m);
     iso.push((cpu() - t0) / paced.length);
   }
   if (C.stats.framesReceived !== 10 * (paced.length + 1)) throw new Error(`isolated receive: ${C.stats.framesReceived} frames`);
-  C.dispose();
+  C.close();
 }
 
 const sortedDelta = rounds.flatMap((r) => r.deltaBytes).sort((a, b) => a - b);
@@ -189,8 +190,8 @@ console.log(table([
 console.log(`\nbytes through Redis per frame: avg ${result.redisBytesPerFrameAvg}, p99 ${result.redisBytesPerFrameP99}, max ${result.redisBytesPerFrameMax} (a frame alone: ${result.frameBytesAvg})`);
 console.log(`results: ${writeResults('cluster-frames', result)}`);
 
-A.dispose();
-B.dispose();
+A.close();
+B.close();
 connA.close();
 connB.close();
 await redis.stop();

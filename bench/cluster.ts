@@ -66,7 +66,7 @@ const log = (s: string) => process.stderr.write(s);
 
 // The service's settings in every run (bench/lib/service.ts's, for nodes started by startCluster).
 const BENCH_ENV: Record<string, string> = {
-  AUTH_KEY: KEY, LOG_LEVEL: 'warn', MAX_LIVE_MATCHES: '100000', MAX_MATCHES_PER_KEY: '100000', MAX_SOCKETS_PER_ADDRESS: '0',
+  AUTH_KEY: KEY, LOG_LEVEL: 'warn', MAX_LIVE_MATCHES: '100000', MAX_MATCHES_PER_KEY: '100000', MAX_SOCKETS_PER_ADDRESS: '0', MAX_CONNECTIONS_PER_ADDRESS: '0',
   SHARD_WORKERS: process.env.SHARD_WORKERS ?? '',
 };
 // Production's Redis settings (startCluster's defaults are the tests' short ones).

@@ -20,6 +20,7 @@ import { startServiceProcess, type ServiceProcess } from './lib/service.js';
 
 import { recordedMatch } from '#built/tools/recorded-match.js';
 import { opt } from './lib/args.js';
+import { sseEvents } from '../test/helpers/sse.js';
 
 const N = Number(opt('matches', '300'));
 const RATE = Number(opt('rate', '2'));
@@ -52,7 +53,7 @@ if (!fs.existsSync(CHROMIUM)) {
 const svc: ServiceProcess = await startServiceProcess({
   ADMIN_TOKEN: `bench:${TOKEN}`,
   // The load generator is one address sending far more than one observer would.
-  INGEST_RATE_PER_SOCKET: '1000000', INGEST_BURST_PER_SOCKET: '1000000', MAX_SOCKETS_PER_ADDRESS: '0',
+  INGEST_RATE_PER_SOCKET: '1000000', INGEST_BURST_PER_SOCKET: '1000000', MAX_SOCKETS_PER_ADDRESS: '0', MAX_CONNECTIONS_PER_ADDRESS: '0',
   MAX_LIVE_MATCHES: String(N * 2), MAX_MATCHES_PER_KEY: String(N * 2),
 });
 const ingest = `http://127.0.0.1:${svc.ports.ingest}`;
@@ -161,23 +162,10 @@ const controller = new AbortController();
 const events: Array<{ type: string; bytes: number; changed: number; at: number }> = [];
 void (async () => {
   const res = await fetch(`${rest}/dashboard/events`, { headers: { Authorization: `Bearer ${TOKEN}` }, signal: controller.signal });
-  const reader = res.body!.getReader();
-  let buffer = '';
   try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      buffer += Buffer.from(value).toString('utf8');
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const type = /^event: (.*)$/m.exec(block)?.[1];
-        const data = /^data: (.*)$/m.exec(block)?.[1];
-        if (!type || !data) continue;
-        const parsed = JSON.parse(data) as { changed?: unknown[]; matches?: unknown[] };
-        events.push({ type, bytes: Buffer.byteLength(block) + 2, changed: (parsed.changed ?? parsed.matches ?? []).length, at: Date.now() });
-      }
+    for await (const { event: type, data, bytes } of sseEvents(res.body!)) {
+      const parsed = JSON.parse(data) as { changed?: unknown[]; matches?: unknown[] };
+      events.push({ type, bytes, changed: (parsed.changed ?? parsed.matches ?? []).length, at: Date.now() });
     }
   } catch { /* aborted */ }
 })();

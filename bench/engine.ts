@@ -7,19 +7,21 @@ import { jsonLine, machine, table, writeResults } from './lib/report.js';
 
 import { Match } from '#built/workers/match/match.js';
 import { serializeMatch } from '#built/workers/match/serialize.js';
-import { deflateDelta } from '#built/workers/layout-delta.js';
+import { deflateDelta } from '#built/codec/layout-delta.js';
 import { wireMessage } from '#built/protocol/wire.js';
 import { wireSerializeFrame, wireSerializeMatch, type FrameLayout } from '#built/workers/wire-serializer.js';
-import { layoutDelta } from '#built/workers/layout-delta.js';
+import { layoutDelta } from '#built/codec/layout-delta.js';
 import { recordedMatch } from '#built/tools/recorded-match.js';
 
 const replay = recordedMatch();
 const raws = replay.records.map((r) => JSON.stringify(r));
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
+/** SUPPORTER=1: a supporter organisation's match (the economy record is kept for supporters only). */
+const SUPPORTER = process.env.SUPPORTER === '1';
 
 function newMatch() {
   const h = replay.header;
-  return Match.create({ groupCode: h.groupCode, leftTeam: h.leftTeam as never, rightTeam: h.rightTeam as never, organizationId: '', isSupporter: false }, Number(replay.records[0].timestamp), { sponsorLogoUrl: 'x' });
+  return Match.create({ groupCode: h.groupCode, leftTeam: h.leftTeam as never, rightTeam: h.rightTeam as never, organizationId: '', isSupporter: SUPPORTER }, Number(replay.records[0].timestamp), { sponsorLogoUrl: 'x' });
 }
 
 const cpu = () => { const c = process.cpuUsage(); return c.user + c.system; };

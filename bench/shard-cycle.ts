@@ -11,6 +11,8 @@ const tree = path.resolve(opt('tree', path.resolve(import.meta.dirname, '..')));
 const load = (p: string) => import(pathToFileURL(path.join(tree, 'dist', p)).href);
 const { Shard } = await load('workers/shard/shard.js');
 const { runCycle } = await load('workers/shard/cycle.js');
+// The batch loop is the thread's entry's (thread.ts); a tree built before that has Shard.handle.
+const { runBatch } = await load('workers/shard/thread.js');
 
 const replay = recordedMatch();
 const firstGame = replay.records.findIndex((r) => r.type === 'match_start');
@@ -21,17 +23,20 @@ const settings = {
 };
 let outputs = 0;
 const shard = new Shard(settings, () => { outputs++; });
+const run = (cmds: unknown[]) => (runBatch ? runBatch(shard, cmds) : shard.handle(cmds));
+const tick = setInterval(() => runCycle(shard), settings.intervalMs); // as the thread's entry does
 const h = replay.header as unknown as Record<string, unknown>;
 const now = Date.now();
 for (let i = 0; i < M; i++) {
   const code = 'C' + i.toString(36).toUpperCase().padStart(5, '0');
-  shard.handle([{ t: 'create', groupCode: code, logon: { ...h, groupCode: code }, now }]);
+  run([{ t: 'create', groupCode: code, logon: { ...h, groupCode: code }, now }]);
   const packed = lobby.map((r) => code + '\x1f' + now + '\x1f' + JSON.stringify({ ...r, groupCode: code })).join('\x1e');
-  shard.handle([{ t: 'obs', count: lobby.length, packed }]);
+  run([{ t: 'obs', count: lobby.length, packed }]);
 }
 // Let the frames go out and the first snapshots be taken, then time idle cycles.
 await new Promise((r) => setTimeout(r, 1500));
-shard.exit(); // its own timers off: the cycles below are the only ones
+clearInterval(tick);
+shard.exit(); // its timers off: the cycles below are the only ones
 const N = Number(opt("cycles", "5000"));
 for (let k = 0; k < 200; k++) runCycle(shard);
 const t0 = process.hrtime.bigint();

@@ -53,6 +53,8 @@ export interface Team {
   roundsWon: number;
   spentThisRound: number;
   roundRecord: RoundRecordEntry[];
+  /** The economy record: one entry per round, round 1 first, a new one when the next round's buy phase begins (`shopping`). Kept for supporter organisations only: empty for other matches. */
+  moneyRecord: MoneyRecordEntry[];
   removeTricode: boolean;
   players: Player[];
   playerCount: number;
@@ -81,6 +83,10 @@ export interface Tools {
   playercamsInfo: PlayercamsInfo;
   nameOverrides: NameOverrides;
   roundWinBox: RoundWinBox;
+  /** false when the observer logged on with toolsData.agentSelectHotkeyEnabled true (the operator shows agent select with a hotkey), else true: agent select then starts by itself with a roster message. */
+  agentSelectAutostart: boolean;
+  /** The overlay shows agent select while true. false at creation; a roster message sets it when agentSelectAutostart is true; each toggle_agent_select message flips it. */
+  agentSelectActive: boolean;
   [member: string]: unknown;
 }
 
@@ -88,6 +94,14 @@ export interface RoundRecordEntry {
   type: "upcoming" | "kills" | "detonated" | "defused" | "timeout" | "lost";
   wasAttack: boolean;
   round: number;
+}
+
+export interface MoneyRecordEntry {
+  round: number;
+  /** The team's credits when the round's buy phase began (round income included): the sum over its players of their money just before their first purchase of that buy phase, or at its end for a player who bought nothing. */
+  start: number;
+  /** What the team spent in that buy phase, net of sell-backs. Both are updated while the buy phase lasts and frozen after it. */
+  spent: number;
 }
 
 export interface Player {

@@ -34,7 +34,7 @@ export async function startServiceProcess(env: Record<string, string>, entry?: s
     DATA_DIR: tempDir('ods-bench-'), AUTH_KEY: 'bench-key', LOG_LEVEL: 'warn',
     // One key and one address drive every match and socket here: lift the per-key and
     // per-address caps, which protect a public service from one client.
-    MAX_LIVE_MATCHES: '100000', MAX_MATCHES_PER_KEY: '100000', MAX_SOCKETS_PER_ADDRESS: '0',
+    MAX_LIVE_MATCHES: '100000', MAX_MATCHES_PER_KEY: '100000', MAX_SOCKETS_PER_ADDRESS: '0', MAX_CONNECTIONS_PER_ADDRESS: '0',
     // The machine's default shard count unless the benchmark sets SHARD_WORKERS (the tests' default is 1).
     SHARD_WORKERS: process.env.SHARD_WORKERS ?? '',
     ...env,

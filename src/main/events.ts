@@ -4,9 +4,16 @@
 //
 // Nothing per frame or per message goes through here: frames travel on the FrameBus, payloads
 // are forwarded by direct calls. These events happen a few times a second at most.
-import type { OutboundOutcome } from './backend/http.js';
+//
+// The events' own vocabulary (RecoveryMode, OutboundOutcome) is declared here, below the emitters
+// (shards/pool.ts, backend/http.ts) that use it too: this bus imports nothing above it.
 import type { ShardStats } from '../protocol/shard-messages.js';
-import type { RecoveryMode } from './shards/pool.js';
+
+/** What a restarted shard can be given: snapshots and the retained batches, snapshots only, nothing (shards/pool.ts). */
+export type RecoveryMode = 'full' | 'snapshots' | 'none';
+
+/** Outcome of one outbound call (backend/http.ts): its status class, or why there was no answer. */
+export type OutboundOutcome = '2xx' | '3xx' | '4xx' | '5xx' | 'timeout' | 'network' | 'too-large';
 
 export interface MainEvents {
   /** A shard's stats, once a second per shard. From matches/shard-output.ts; to matches/shard-totals.ts, metrics.ts. */
@@ -31,7 +38,8 @@ export interface MainEvents {
   /**
    * This process runs a match now (created, resumed, restored, adopted from another node) or no
    * longer does (removed, or evicted: another node owns it). From matches/lifecycle.ts; to
-   * cluster/owner-inbox-routing.ts (scale-out: the match's inbox is listened to while it runs here).
+   * cluster/owner-inbox-routing.ts (scale-out: the match's inbox is listened to while it runs here) and
+   * rehearsal/rehearsals.ts (a rehearsal ends with its match).
    */
   matchRunning: { groupCode: string; epoch: number };
   matchStopped: { groupCode: string };

@@ -7,10 +7,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import client from 'prom-client';
-import type { OutboundOutcome } from './backend/http.js';
 import type { BroadcastServer } from './broadcast/server.js';
 import type { Config } from './config.js';
-import type { MainEventBus } from './events.js';
+import type { MainEventBus, OutboundOutcome } from './events.js';
 import type { IngestServer } from './ingest/server.js';
 import { METRICS_REQUEST_TIMEOUT_MS } from './limits.js';
 import type { Logger } from './log.js';
@@ -19,6 +18,7 @@ import type { PublishCounters } from './matches/shard-output.js';
 import type { ShardTotals } from './matches/shard-totals.js';
 import type { Cluster } from './cluster/cluster.js';
 import type { MatchDirectory } from './ports/match-directory.js';
+import type { Listeners } from './sockets/listeners.js';
 import { registerStandbyMetrics } from './matches/standby-metrics.js';
 import type { StandbyRelay } from './matches/standby-relay.js';
 
@@ -34,6 +34,8 @@ export interface MetricsDeps {
   broadcast: BroadcastServer;
   /** REDIS_URL: the cluster's state and counters (ods_redis_*, ods_cluster_*). */
   cluster?: Cluster | null;
+  /** TCP connections per listener, refusals, descriptors (sockets/listeners.ts). */
+  listeners?: Listeners;
   /** The standby observers and the links' health (matches/standby-metrics.ts). */
   standby?: { relay: StandbyRelay; silentMatches?: () => number };
 }
@@ -111,6 +113,7 @@ export class Metrics {
       name: 'ods_connections_refused_total', help: 'Handshakes refused at MAX_SOCKETS_PER_ADDRESS, by listener', labelNames: ['listener'], registers: [r],
       collect() { this.reset(); this.inc({ listener: 'ingest' }, ingest.addresses.refused); this.inc({ listener: 'broadcast' }, broadcast.addresses.refused); },
     });
+    if (deps.listeners) registerConnectionMetrics(r, deps.listeners);
     const cluster = deps.cluster;
     if (cluster) {
       new client.Gauge({ name: 'ods_redis_up', help: 'Whether Redis is reachable (both connections up and the pub/sub probe answered): 1 or 0', registers: [r], collect() { this.set(cluster.redisUp ? 1 : 0); } });
@@ -198,4 +201,20 @@ export class Metrics {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   }
+}
+
+/** Raw TCP connections and descriptors (docs/reliability.md, "Connection abuse"). */
+function registerConnectionMetrics(r: client.Registry, listeners: Listeners): void {
+  const guards = Object.values(listeners.guards);
+  const watch = listeners.descriptors;
+  new client.Gauge({ name: 'ods_tcp_connections', help: 'Open TCP connections by listener (WebSockets, HTTP, and connections that have not sent a request yet)', labelNames: ['listener'], registers: [r], collect() { this.reset(); for (const g of guards) this.set({ listener: g.listener }, g.open); } });
+  new client.Counter({
+    name: 'ods_tcp_connections_refused_total', help: 'TCP connections closed at once, by listener and reason: address (MAX_CONNECTIONS_PER_ADDRESS), descriptors (the process was out of file descriptors)', labelNames: ['listener', 'reason'], registers: [r],
+    collect() { this.reset(); for (const g of guards) for (const [reason, n] of Object.entries(g.refused)) this.inc({ listener: g.listener, reason }, n); },
+  });
+  new client.Counter({ name: 'ods_head_timeouts_total', help: 'Broadcast connections closed because no complete request head arrived within REQUEST_HEAD_TIMEOUT_MS (the uWS ports close theirs without telling)', registers: [r], collect() { this.reset(); this.inc(listeners.headTimeouts.closed); } });
+  new client.Counter({ name: 'ods_accept_errors_total', help: 'accept() errors node reported on the broadcast listener (EMFILE/ENFILE), by listener', labelNames: ['listener'], registers: [r], collect() { this.reset(); for (const [l, n] of Object.entries(watch.acceptErrors)) this.inc({ listener: l }, n); } });
+  new client.Counter({ name: 'ods_descriptor_exhaustions_total', help: 'Times the process ran out of file descriptors (new connections were closed at once until enough were free)', registers: [r], collect() { this.reset(); this.inc(watch.exhaustions); } });
+  new client.Gauge({ name: 'ods_descriptors_exhausted', help: '1 while the process is out of file descriptors (new connections are closed at once)', registers: [r], collect() { this.set(watch.paused ? 1 : 0); } });
+  // Open descriptors and the limit: ods_process_open_fds and ods_process_max_fds (prom-client's default metrics).
 }

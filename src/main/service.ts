@@ -36,6 +36,8 @@ import { IngestServer } from './ingest/server.js';
 import { SHUTDOWN_CLOSE_MARGIN_MS, SHUTDOWN_MIN_DRAIN_MS, SUMMARY_WAIT_MS } from './limits.js';
 import { createLogger, type Logger } from './log.js';
 import { MatchForwarding } from './matches/forwarding.js';
+import { RehearsalControl } from './rehearsal/remote.js';
+import { Rehearsals } from './rehearsal/rehearsals.js';
 import { MatchLifecycle } from './matches/lifecycle.js';
 import { createStandby } from './matches/standby.js';
 import { standbyStoreFor } from './matches/standby-store-for.js';
@@ -55,7 +57,9 @@ import type { TeamInfoStore } from './ports/team-info-store.js';
 import { registerRestRoutes } from './rest/index.js';
 import { ShardPool } from './shards/pool.js';
 import { setupTls, type TlsSetup } from './tls.js';
-import { closeListen, createApp, listen, type TemplatedApp, type us_listen_socket } from './uws.js';
+import { describeLimit } from './fd-limit.js';
+import { Listeners } from './sockets/listeners.js';
+import { createApp } from './uws.js';
 import { SERVICE_VERSION } from './version.js';
 
 export interface ServiceOptions {
@@ -105,6 +109,8 @@ export interface Service {
   readonly metrics: Metrics | null;
   /** REDIS_URL: this node's part of the cluster (ownership, takeover, inboxes); null in one process. */
   readonly cluster: Cluster | null;
+  /** Connection caps, deadlines and the descriptor watch of the three listeners (sockets/listeners.ts). */
+  readonly listeners: Listeners;
   /** Immediate stop (tests): listeners and sockets closed, shards stopped; nothing persisted or completed. */
   close(): Promise<void>;
   /**
@@ -147,9 +153,18 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const events = new EventBus<MainEvents>();
   const request = createOutbound((label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }));
 
+  // The matches this process runs, and the texts of their frames that stayed in the shards: asked of
+  // the pool built below (a shard answers in its output, which `output` handles) by the frame
+  // recipients (broadcast, REST, and with Redis the frame bus's keyframe answers).
+  const routes = new LocalRoutes();
+  const texts = new FrameTexts({
+    toShard: (groupCode, cmd) => pool.send(pool.shardOf(groupCode), cmd),
+    runsHere: (groupCode) => routes.get(groupCode) !== undefined,
+  });
+
   // Ports: the embedded default keeps everything in memory; STATE_DIR makes snapshots and sessions
   // durable; REDIS_URL shares them all between nodes (cluster/redis-ports.ts).
-  const redis = config.REDIS_URL ? await openRedisPorts(config, log) : null;
+  const redis = config.REDIS_URL ? await openRedisPorts(config, log, texts) : null;
   const stateFiles = config.STATE_DIR ? new StateFiles(config.STATE_DIR, log) : null;
   const shared: SharedPorts = redis ? redis.shared : {
     previews: new MemoryPreviewStore({ ttlMs: config.PREVIEW_TTL_MS, maxEntries: config.PREVIEW_MAX, maxBytes: config.PREVIEW_MAX_BYTES }),
@@ -163,16 +178,15 @@ export async function startService(config: Config, options: ServiceOptions = {})
     control: new MemoryControlBus(),
   };
   const { previews, teamInfo, sessions, directory, snapshots, frames, control } = shared;
+  // Every port in order of creation (Redis: the connection first), closed in reverse by closeAll.
+  const opened: ReadonlyArray<{ close(): void }> = redis ? redis.opened : [previews, teamInfo, sessions, directory, snapshots, frames, control];
 
   // The key chain. KEYS_FILE is read now: a missing or invalid file stops the start (ConfigError).
   const keysFile = config.KEYS_FILE ? new KeysFile(config.KEYS_FILE, log) : undefined;
   const keys = createKeyValidator({ config, log, authKey: authKey.key, keysFile, request });
 
   // The matches: what the shards send back goes to `output` and `recovery`, which the pool is given.
-  const routes = new LocalRoutes();
   const sync = new MatchSync({ config, log, directory, events, request });
-  // Frame texts are asked of the pool built below (a shard answers in its output, which `output` handles).
-  const texts = new FrameTexts(frames, (groupCode, cmd) => pool.send(pool.shardOf(groupCode), cmd));
   const output = new ShardOutput({ log, frames, directory, routes, snapshots, teamInfo, sync, events, texts });
   const recovery = new ShardRecovery({ log, routes, snapshots, frames, events });
   const totals = new ShardTotals(events);
@@ -199,54 +213,54 @@ export async function startService(config: Config, options: ServiceOptions = {})
     config, log, keys, directory, lifecycle, forwarding, sessions, control, standby, testHooks: options.testHooks ?? false,
     ...(cluster ? { sharedStoreUp: () => cluster.redisUp } : {}),
   });
-  const broadcast = new BroadcastServer({ config, log, tls: tls.files, frames });
+  const broadcast = new BroadcastServer({ config, log, tls: tls.files, frames, texts });
+  const listeners = new Listeners({ config, log, apps: { ingest: ingestApp, rest: restApp }, broadcast: broadcast.http });
   const links = new LinkHealth({ config, ingest, broadcast, routes, clock: forwarding.clock, relay: standby.relay, frames });
   const adminTokens = createAdminTokens(config.ADMIN_TOKEN);
+  // Rehearsals: recordings played into group codes (rehearsal/); their routes need ADMIN_TOKEN.
+  const rehearsals = new Rehearsals({ config, log, lifecycle, forwarding, control, events });
+  const rehearsalControl = new RehearsalControl({ rehearsals, control, directory, clustered: cluster !== null, log });
   const dashboard = adminTokens.enabled
     ? new Dashboard({ directory, routes, published: output.counters, shardTotals: totals, frames, ingest, broadcast, maxOpen: config.DASHBOARD_MAX_OPEN, links, watchSummaries: (on) => pool.watchSummaries(on, SUMMARY_WAIT_MS), ...(redis ? { ownerOf: (code: string) => redis.ownership.ownerOf(code) } : {}) })
     : null;
   registerRestRoutes(restApp, {
-    config, log, keys, previews, teamInfo, directory, frames,
+    config, log, keys, previews, teamInfo, directory, frames, texts,
     ...(cluster ? { cluster: { nodeId: cluster.nodeId, redisUp: () => cluster.redisUp } } : {}),
     ...(config.USE_BACKEND ? { backend: { packages: createSupportPackages(config, log, request), request } } : {}),
-    ...(dashboard ? { admin: { tokens: adminTokens, dashboard, lifecycle, standby, control, ownedHere: (code: string) => routes.get(code) !== undefined } } : {}),
+    ...(dashboard ? {
+      admin: {
+        tokens: adminTokens, dashboard, lifecycle,
+        rehearsal: { rehearsals, control: rehearsalControl, previews, maxUploadBytes: config.REHEARSAL_MAX_UPLOAD_BYTES, maxPayloadBytes: config.MAX_PAYLOAD_BYTES },
+        standby: { standby, directory, control, ownedHere: (code: string) => routes.get(code) !== undefined },
+      },
+    } : {}),
   });
   const metrics = config.METRICS_ENABLED
-    ? new Metrics({ config, log, events, directory, published: output.counters, shardTotals: totals, recovery, ingest, broadcast, cluster, standby: { relay: standby.relay, silentMatches: () => links.silentCount(directory.all()) } })
+    ? new Metrics({ config, log, events, directory, published: output.counters, shardTotals: totals, recovery, ingest, broadcast, cluster, listeners, standby: { relay: standby.relay, silentMatches: () => links.silentCount(directory.all()) } })
     : null;
 
-  const tokens: us_listen_socket[] = [];
-  const bind = async (app: TemplatedApp, port: number) => {
-    const bound = await listen(app, config.HOST, port);
-    tokens.push(bound.token);
-    return bound.port;
-  };
-  const stopListening = () => {
-    for (const token of tokens) closeListen(token);
-    tokens.length = 0;
-  };
+  const stopListening = () => listeners.close();
   /** Everything stops, listeners first, then in reverse order of assembly. */
   const closeAll = async () => {
     stopListening();
+    rehearsals.close();
+    rehearsalControl.close();
     lifecycle.close();
     standby.close();
     sync.close();
     await Promise.allSettled([ingest.close(), broadcast.close(), pool.terminate(), metrics?.close()]);
     dashboard?.close();
     keysFile?.close();
-    sessions.close();
-    control.close();
-    previews.close();
-    teamInfo.close();
-    cluster?.close(); // the Redis adapters, then the connection
+    cluster?.close();
+    for (let i = opened.length - 1; i >= 0; i--) opened[i].close();
     for (const app of [ingestApp, restApp]) (app as unknown as { close?: () => void }).close?.();
   };
 
   let ports: Service['ports'];
   try {
     ports = {
-      ingest: await bind(ingestApp, config.INGEST_PORT),
-      rest: await bind(restApp, config.REST_PORT),
+      ingest: await listeners.listenUws('ingest', config.INGEST_PORT),
+      rest: await listeners.listenUws('rest', config.REST_PORT),
       broadcast: await broadcast.listen(config.HOST, config.BROADCAST_PORT),
       metrics: metrics ? await metrics.listen() : null,
     };
@@ -259,7 +273,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
 
   let closed = false;
   const service: Service = {
-    config, log, tls, authKey, ports, shared, events, keys, matches, ingest, broadcast, dashboard, metrics, cluster,
+    config, log, tls, authKey, ports, shared, events, keys, matches, ingest, broadcast, dashboard, metrics, cluster, listeners,
     async close() {
       if (closed) return;
       closed = true;
@@ -283,6 +297,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       //    them as soon as this node hands them over.
       const live = [...routes.all()].length;
       cluster?.stopInboxes();
+      await rehearsals.endAll(Math.max(0, (deadline - Date.now()) / 4));
       await lifecycle.shutdown(deadline);
       await sessions.flush(Date.now());
       if (cluster) slog.info({ matches: await cluster.handOver() }, 'matches handed over to the other nodes');
@@ -307,6 +322,7 @@ export function banner(service: Service): string {
     `  broadcast (overlay frontend)  ${scheme}://${host}:${ports.broadcast}`,
   ];
   if (ports.metrics !== null) lines.push(`  metrics (Prometheus)          http://${config.METRICS_HOST}:${ports.metrics}/metrics`);
+  lines.push(`  ${describeLimit(service.listeners.limit)}`);
   if (config.STATE_DIR) lines.push(`  live matches and sessions are kept in ${config.STATE_DIR} (STATE_DIR) and resumed after a restart`);
   if (service.cluster) lines.push(`  node ${service.cluster.nodeId} of a cluster on Redis (REDIS_URL): matches, sessions, previews and team info are shared`);
   if (!config.REQUIRE_AUTH_KEY) lines.push('  access key: any key is accepted (REQUIRE_AUTH_KEY=false)');

@@ -6,3 +6,8 @@ export function wireMessage(frameJson: string): string {
 }
 
 export const WIRE_PREFIX_LENGTH = 2;
+
+/** The frame's JSON from its WebSocket message text (the inverse of wireMessage). */
+export function matchDataJson(wire: string): string {
+  return (JSON.parse(wire.slice(WIRE_PREFIX_LENGTH)) as [string, string])[1];
+}

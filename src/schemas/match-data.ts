@@ -1,14 +1,17 @@
 // JSON Schema of the broadcast `match_data` tree (docs/match-rules.md 16.2), derived from the engine's
 // state types (src/workers/match/types.ts) in the tree's key order.
 //
-// Used twice:
+// Used three times:
 //  - by fast-json-stringify (src/workers/match/serialize.ts) to build the frame serializer. It drops
 //    members the schema does not know and coerces mismatching types silently, so every member the
-//    engine writes must be listed here with its real type; test/engine-serialize.test.ts round-trips
+//    engine writes must be listed here with its real type; test/workers/match/engine-serialize.test.ts round-trips
 //    every state of the recorded match against JSON.stringify to catch drift.
 //  - by ajv (src/workers/match/tools.ts) to check client-supplied `toolsData` members at match
 //    creation, so that nothing the serializer would coerce can ever reach the state.
 //  - published as the `match_data` contract for overlay developers (publishedMatchDataSchema below).
+//
+// To add a member: add it here, run `npm run contract`, and add it to the engine's types
+// (src/workers/match/types.ts) at the same position; test/workers/match/types.test.ts fails until both agree.
 //
 // Objects are open (`additionalProperties: true`) exactly where the rules pass data through as
 // received: every `tools` member (the client's object replaces the default as a whole), the
@@ -41,6 +44,20 @@ export const roundRecordEntrySchema: Schema = closed({
   type: { type: 'string', enum: ['upcoming', 'kills', 'detonated', 'defused', 'timeout', 'lost'] },
   wasAttack: bool,
   round: num,
+});
+
+/** One round of a team's economy record (docs/match-rules.md 8.1). */
+export const moneyRecordEntrySchema: Schema = closed({
+  round: num,
+  start: {
+    type: 'number',
+    description: "The team's credits when the round's buy phase began (round income included): the sum over its players of "
+      + 'their money just before their first purchase of that buy phase, or at its end for a player who bought nothing.',
+  },
+  spent: {
+    type: 'number',
+    description: 'What the team spent in that buy phase, net of sell-backs. Both are updated while the buy phase lasts and frozen after it.',
+  },
 });
 
 const abilityValue = { type: ['number', 'boolean'] } as const;
@@ -111,6 +128,12 @@ export const teamSchema: Schema = closed({
   roundsWon: num,
   spentThisRound: num,
   roundRecord: { type: 'array', items: roundRecordEntrySchema },
+  moneyRecord: {
+    type: 'array',
+    items: moneyRecordEntrySchema,
+    description: 'The economy record: one entry per round, round 1 first, a new one when the next round\'s buy phase begins '
+      + '(`shopping`). Kept for supporter organisations only: empty for other matches.',
+  },
   removeTricode: bool,
   players: { type: 'array', items: playerSchema },
   playerCount: num,
@@ -182,7 +205,22 @@ export const toolsMemberSchemas = {
 
 export type ToolsMemberName = keyof typeof toolsMemberSchemas;
 
-export const toolsSchema: Schema = open(toolsMemberSchemas, Object.keys(toolsMemberSchemas));
+/** `tools` members the service writes itself: never taken from `toolsData` (docs/match-rules.md 2.2 step 7, 4.17). */
+export const toolsServiceSchemas = {
+  agentSelectAutostart: {
+    type: 'boolean',
+    description: 'false when the observer logged on with toolsData.agentSelectHotkeyEnabled true (the operator shows agent select with a hotkey), '
+      + 'else true: agent select then starts by itself with a roster message.',
+  },
+  agentSelectActive: {
+    type: 'boolean',
+    description: 'The overlay shows agent select while true. false at creation; a roster message sets it when agentSelectAutostart '
+      + 'is true; each toggle_agent_select message flips it.',
+  },
+} satisfies Record<string, Schema>;
+
+const toolsProperties = { ...toolsMemberSchemas, ...toolsServiceSchemas };
+export const toolsSchema: Schema = open(toolsProperties, Object.keys(toolsProperties));
 
 export const toastInfoSchema: Schema = open(
   {

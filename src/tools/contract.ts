@@ -2,22 +2,21 @@
 // (src/schemas/match-data.ts): contract/match_data.schema.json and contract/match-data.d.ts.
 //
 //   npm run contract            writes both files
-//   npm run contract -- --check exits 1 when a committed file differs (test/match-data-contract.test.ts checks it too)
+//   npm run contract -- --check exits 1 when a committed file differs (test/tools/match-data-contract.test.ts checks it too)
 //
 // The TypeScript generator covers exactly the JSON Schema subset that schema uses: object
 // (properties, required, additionalProperties true/false/schema), array (items, minItems =
 // maxItems as a tuple), type unions, enum and description.
-import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
-  matchDataSchema, playerSchema, publishedMatchDataSchema, roundRecordEntrySchema, teamSchema, toastInfoSchema,
+  matchDataSchema, moneyRecordEntrySchema, playerSchema, publishedMatchDataSchema, roundRecordEntrySchema, teamSchema, toastInfoSchema,
   toolsMemberSchemas, toolsSchema,
 } from '../schemas/match-data.js';
+import { isMainModule, REPO_ROOT, writeGeneratedFiles } from './generated-files.js';
 
 type Schema = Record<string, unknown>;
 
-export const CONTRACT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../contract');
+export const CONTRACT_DIR = path.join(REPO_ROOT, 'contract');
 export const SCHEMA_FILE = 'match_data.schema.json';
 export const TYPES_FILE = 'match-data.d.ts';
 
@@ -29,6 +28,7 @@ function namedSchemas(): Map<Schema, string> {
     [matchDataSchema, 'MatchData'],
     [teamSchema, 'Team'],
     [roundRecordEntrySchema, 'RoundRecordEntry'],
+    [moneyRecordEntrySchema, 'MoneyRecordEntry'],
     [playerSchema, 'Player'],
     [toastInfoSchema, 'ToastInfo'],
     [toolsSchema, 'Tools'],
@@ -108,21 +108,7 @@ export function generateContract(): Record<string, string> {
   };
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const check = process.argv.includes('--check');
-  let stale = false;
-  for (const [file, text] of Object.entries(generateContract())) {
-    const target = path.join(CONTRACT_DIR, file);
-    const current = fs.existsSync(target) ? fs.readFileSync(target, 'utf8') : null;
-    if (current === text) continue;
-    if (check) {
-      stale = true;
-      console.error(`${path.relative(process.cwd(), target)} is not current: run npm run contract`);
-    } else {
-      fs.mkdirSync(CONTRACT_DIR, { recursive: true });
-      fs.writeFileSync(target, text);
-      console.log(`wrote ${path.relative(process.cwd(), target)}`);
-    }
-  }
-  process.exit(stale ? 1 : 0);
+if (isMainModule(import.meta.url)) {
+  const files = Object.entries(generateContract()).map(([file, text]) => [path.join(CONTRACT_DIR, file), text]);
+  writeGeneratedFiles(Object.fromEntries(files), 'npm run contract');
 }

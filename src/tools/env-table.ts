@@ -1,5 +1,5 @@
 // Prints the README's configuration table from the settings table in src/main/config.ts:
-// `npm run docs:env`. test/readme-config.test.ts checks that the README lists every setting.
+// `npm run docs:env`. test/repo/readme-config.test.ts checks that the README lists every setting.
 import { SETTINGS } from '../main/config.js';
 
 const shown: Partial<Record<string, string>> = {

@@ -1,13 +1,3 @@
-// The recorded 19-round match the project ships (data/README.md): the one place that knows where it
-// lives. Tests, benchmarks and `npm run replay` load it through here. The path is resolved from this
-// module's own folder, which sits two levels below the project root both as src/tools (tsx, vitest)
-// and as dist/tools (the built service).
-import { fileURLToPath } from 'node:url';
-import { readReplay, type Replay } from './replay-file.js';
-
-export const RECORDED_MATCH_PATH = fileURLToPath(new URL('../../data/replays/icebox-19-rounds.replay', import.meta.url));
-
-/** A fresh parse of the recorded match (callers may mutate what they get). */
-export function recordedMatch(): Replay {
-  return readReplay(RECORDED_MATCH_PATH);
-}
+// The recorded match's location lives with the playback engine (src/playback/recorded-match.ts), which
+// the service's rehearsals use too; this re-export keeps the tools', tests' and benchmarks' imports.
+export * from '../playback/recorded-match.js';

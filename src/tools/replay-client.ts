@@ -1,7 +1,9 @@
 // Plays a replay into a running service as the real observer client would: socket.io-client,
-// obs_logon with the header's fields, then every record as an obs_data JSON string.
+// obs_logon with the header's fields, then every record as an obs_data JSON string, paced by the
+// playback engine the service's rehearsals use too (src/playback/playback.ts).
 import { io, type Socket } from 'socket.io-client';
-import type { Replay } from './replay-file.js';
+import { Playback } from '../playback/playback.js';
+import type { Replay } from '../playback/replay-file.js';
 
 export interface ReplayOptions {
   url: string;
@@ -52,30 +54,33 @@ export function logon(socket: Socket, replay: Replay, options: Pick<ReplayOption
   });
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Sends records [from, to) of the replay as obs_data; resolves once they are handed to the socket. */
-export async function sendRecords(socket: Socket, replay: Replay, options: Pick<ReplayOptions, 'pace' | 'groupCode' | 'from' | 'to' | 'onProgress'>): Promise<number> {
+/**
+ * Sends records [from, to) of the replay as obs_data through the playback engine (src/playback);
+ * resolves once they are handed to the socket.
+ */
+export function sendRecords(socket: Socket, replay: Replay, options: Pick<ReplayOptions, 'pace' | 'groupCode' | 'from' | 'to' | 'onProgress'>): Promise<number> {
   const from = options.from ?? 0;
   const to = Math.min(options.to ?? replay.records.length, replay.records.length);
-  const start = Date.now();
-  const firstTs = Number(replay.records[from]?.timestamp ?? 0);
+  const records = replay.records.slice(from, to);
   let sent = 0;
-  for (let i = from; i < to; i++) {
-    const record = options.groupCode && 'groupCode' in replay.records[i] ? { ...replay.records[i], groupCode: options.groupCode } : replay.records[i];
-    if (options.pace === 'instant') {
-      // Yield now and then so the socket can flush instead of buffering the whole file.
-      if (i % 200 === 0) await sleep(0);
-    } else {
-      const due = start + (Number(record.timestamp ?? firstTs) - firstTs) / options.pace;
-      const wait = due - Date.now();
-      if (wait > 0) await sleep(wait);
-    }
-    socket.emit('obs_data', JSON.stringify(record));
-    sent++;
-    options.onProgress?.(sent, to - from);
-  }
-  return sent;
+  return new Promise((resolve) => {
+    const playback = new Playback({
+      times: records.map((r) => Number(r.timestamp)),
+      pace: options.pace,
+      transport: {
+        deliver(a, b) {
+          for (let i = a; i < b; i++) {
+            const record = options.groupCode && 'groupCode' in records[i] ? { ...records[i], groupCode: options.groupCode } : records[i];
+            socket.emit('obs_data', JSON.stringify(record));
+            sent++;
+            options.onProgress?.(sent, records.length);
+          }
+        },
+      },
+      onEnd: () => resolve(sent),
+    });
+    playback.start();
+  });
 }
 
 export async function playReplay(replay: Replay, options: ReplayOptions): Promise<ReplayResult> {

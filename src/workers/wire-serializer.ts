@@ -6,14 +6,15 @@
 // schema as the JSON serializer (src/schemas/match-data.ts) and writes the escaped form directly:
 // member names are escaped at compile time, plain string values only need their quotes escaped.
 // Semantics follow JSON.stringify (undefined members omitted, non-finite numbers as null; open
-// objects are passed through JSON.stringify as received). test/wire-serializer.test.ts checks it
+// objects are passed through JSON.stringify as received). test/workers/wire-serializer.test.ts checks it
 // over every state of the recorded match.
 //
 // Most of a frame does not change from one frame to the next: a player's card, the round records,
-// the tools. Those subtrees are cached: their escaped text is kept, keyed by the subtree's root
+// the economy records, the tools. Those subtrees are cached: their escaped text is kept, keyed by the subtree's root
 // object, until the engine marks the subtree changed (src/workers/match/dirty.ts). wireSerializeFrame
 // also says which parts of the frame are which subtree's text, for the delta encoder
-// (src/workers/layout-delta.ts).
+// (src/codec/layout-delta.ts).
+import type { FrameLayout } from '../codec/layout-delta.js';
 import { matchDataSchema, playerSchema, teamSchema, toolsSchema } from '../schemas/match-data.js';
 import { subtreeTexts } from './match/dirty.js';
 import type { Match } from './match/match.js';
@@ -178,6 +179,7 @@ const frameSchema: Schema = { ...(matchDataSchema as Schema), properties: { ...s
 const serializeFrame = compileEscaped(frameSchema, [
   playerSchema as Schema,
   teamProperties.roundRecord,
+  teamProperties.moneyRecord,
   toolsSchema as Schema,
 ]) as (state: unknown, serverTime?: number) => string;
 
@@ -189,19 +191,8 @@ export function wireSerializeMatch(m: Match, serverTime: number): string {
   return flat(PREFIX + serializeFrame(m.snapshot(), serverTime) + SUFFIX);
 }
 
-/**
- * Where a frame's text comes from, for the delta against the next frame (src/workers/layout-delta.ts):
- * the frame is the concatenation of `texts`; a segment's key is the cached subtree's root object
- * whose text it is, or null for the text between cached subtrees (the top level and team scalars,
- * which are serialized every frame). Offsets and lengths are in UTF-8 bytes of the frame.
- */
-export interface FrameLayout {
-  keys: (object | null)[];
-  texts: string[];
-  offsets: number[];
-  bytes: number[];
-  total: number;
-}
+/** Where a frame's text comes from, for the delta against the next frame (src/codec/layout-delta.ts). */
+export type { FrameLayout };
 
 export function emptyLayout(): FrameLayout {
   return { keys: [], texts: [], offsets: [], bytes: [], total: 0 };

@@ -1,5 +1,6 @@
 // Shared helpers of the engine tests (test/engine-*.test.ts).
 
+import type { TeamRow } from '../../src/schemas/messages.js';
 import { recordedMatch } from '../../src/tools/recorded-match.js';
 import { Match, type MatchLogon } from '../../src/workers/match/match.js';
 import { DEFAULT_SPONSOR_LOGO_URL } from '../../src/workers/match/tools.js';
@@ -118,20 +119,9 @@ export function rosterAll(s: Script, agents0 = AGENTS_0, agents1 = AGENTS_1): vo
   }
 }
 
-export interface Row {
-  playerId: string;
+/** A `scoreboard` row as the tests send it (numeric startTeam; name and tagline as older clients add them). */
+export interface Row extends TeamRow {
   startTeam: number;
-  agentInternal: string;
-  isAlive: boolean;
-  initialArmor: number;
-  scoreboardWeaponInternal: string;
-  currUltPoints: number;
-  maxUltPoints: number;
-  hasSpike: boolean;
-  money: number;
-  kills: number;
-  deaths: number;
-  assists: number;
   name?: string;
   tagline?: string;
 }

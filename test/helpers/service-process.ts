@@ -60,6 +60,8 @@ export interface SpawnOptions {
   timeoutMs?: number;
   /** Another build's entry (A/B benchmarks: the same script against a `before` tree); default ENTRY. */
   entry?: string;
+  /** Start it under `ulimit -n <nofile>` (soft and hard descriptor limit), through /bin/sh. */
+  nofile?: number;
 }
 
 const spawned = new Set<ChildProcess>();
@@ -67,7 +69,12 @@ process.once('exit', () => { for (const p of spawned) if (p.exitCode === null) p
 
 /** Starts the entry with testEnv() plus `env`; resolves once its banner names every port. */
 export async function spawnService(env: Record<string, string> = {}, options: SpawnOptions = {}): Promise<ServiceProcess> {
-  const proc = spawn(process.execPath, [...(options.execArgv ?? []), options.entry ?? ENTRY], {
+  const args = [...(options.execArgv ?? []), options.entry ?? ENTRY];
+  // `exec` keeps the pid: signals and /proc/<pid> reach node itself.
+  const [command, argv] = options.nofile === undefined
+    ? [process.execPath, args]
+    : ['/bin/sh', ['-c', `ulimit -n ${Math.floor(options.nofile)} && exec "$0" "$@"`, process.execPath, ...args]];
+  const proc = spawn(command, argv, {
     // Its own working directory: the entry reads a .env file from there when present.
     cwd: tempDir('ods-cwd-'),
     env: { ...(options.inheritEnv ? process.env : { PATH: process.env.PATH }), ...testEnv(), ...env },

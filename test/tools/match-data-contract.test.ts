@@ -101,6 +101,28 @@ describe('the published contract', () => {
     expect([...phases].sort()).toEqual(['combat', 'end', 'game_end', 'game_start', 'shopping'].concat(phases.has('LOBBY') ? ['LOBBY'] : []).sort());
   });
 
+  it('a supporter match with the agent-select hotkey: every frame valid, with its economy record and agent-select flags', () => {
+    const validate = compile(COMMITTED_SCHEMA);
+    const h = replay.header;
+    const toolsData = { ...(h.toolsData as object | undefined), agentSelectHotkeyEnabled: true };
+    const m = Match.create({ groupCode: h.groupCode, leftTeam: h.leftTeam as never, rightTeam: h.rightTeam as never, toolsData, organizationId: 'org', isSupporter: true }, Number(replay.records[0].timestamp), { sponsorLogoUrl: 'x' });
+    const active = new Set<boolean>();
+    let frame: Obj = {};
+    replay.records.forEach((rec, i) => {
+      const ts = Number(rec.timestamp);
+      expect(m.apply(rec, ts).ok).toBe(true);
+      if (i === 30) expect(m.apply({ ...rec, type: 'toggle_agent_select', data: true }, ts).ok).toBe(true);
+      frame = JSON.parse(serializeMatch(m, ts)) as Obj;
+      if (!validate(frame)) throw new Error(`record ${i}: ${JSON.stringify(validate.errors?.slice(0, 3))}`);
+      active.add((frame.tools as Obj).agentSelectActive as boolean);
+    });
+    expect([...active].sort()).toEqual([false, true]);
+    expect((frame.tools as Obj).agentSelectAutostart).toBe(false);
+    const records = (frame.teams as Obj[]).map((t) => t.moneyRecord as Obj[]);
+    expect(records.map((r) => r.length)).toEqual([19, 19]);
+    expect(records[0][0]).toEqual({ round: 1, start: 4000, spent: 3750 });
+  });
+
   it('the schema refuses a frame without serverTime or with a wrong type (it is not vacuous)', () => {
     const validate = compile(COMMITTED_SCHEMA);
     const h = replay.header;
@@ -111,6 +133,15 @@ describe('the published contract', () => {
     expect(validate({ ...frame, serverTime: '1723602005093' })).toBe(false);
     expect(validate({ ...frame, teams: [(frame.teams as unknown[])[0]] })).toBe(false);
     expect(validate({ ...frame, unknownMember: 1 })).toBe(false);
+    const teams = frame.teams as Obj[];
+    const withRecord = (entry: unknown) => ({ ...frame, teams: [{ ...teams[0], moneyRecord: [entry] }, teams[1]] });
+    expect(validate(withRecord({ round: 1, start: 4000, spent: 0 }))).toBe(true);
+    expect(validate(withRecord({ round: 1, start: 4000 }))).toBe(false);
+    expect(validate(withRecord({ round: 1, start: '4000', spent: 0 }))).toBe(false);
+    expect(validate({ ...frame, teams: [{ ...teams[0], moneyRecord: undefined }, teams[1]] })).toBe(false);
+    const tools = frame.tools as Obj;
+    expect(validate({ ...frame, tools: { ...tools, agentSelectActive: undefined } })).toBe(false);
+    expect(validate({ ...frame, tools: { ...tools, agentSelectAutostart: 'true' } })).toBe(false);
   });
 });
 

@@ -2,7 +2,7 @@
 // takeover (here zlib's raw inflater, as ws and browsers use) gets back exactly the frames.
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { deflateDelta } from '../../src/workers/layout-delta.js';
+import { deflateDelta } from '../../src/codec/layout-delta.js';
 import { Match } from '../../src/workers/match/match.js';
 import { serializeMatch } from '../../src/workers/match/serialize.js';
 import { recordedMatch } from '../../src/tools/recorded-match.js';

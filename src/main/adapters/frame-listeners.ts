@@ -1,14 +1,13 @@
 // A process's frame listeners by group code, as both FrameBus adapters keep them: delivery is a
 // direct call per listener (the per-frame path), and the lists are replaced, never mutated, so a
 // delivery in progress is not disturbed by a subscription or an unsubscription.
-import type { FramePacket } from '../frame-packet.js';
-import type { FrameListener } from '../ports/frame-bus.js';
+import type { Frame, FrameListener } from '../ports/frame-bus.js';
 
 export class FrameListeners {
   private readonly byCode = new Map<string, readonly FrameListener[]>();
 
   /** `frame` to every listener of its code; a listener that throws is reported to `onError` (the others still get it). */
-  deliver(frame: FramePacket, onError?: (err: unknown) => void): void {
+  deliver(frame: Frame, onError?: (err: unknown) => void): void {
     const listeners = this.byCode.get(frame.groupCode);
     if (!listeners) return;
     if (!onError) {

@@ -6,8 +6,8 @@
 //
 // Kept as a TypeScript string so that the compiled service (dist/, the Docker image) carries it.
 // The script avoids template literals so that it can live inside this String.raw template.
-
-import { LINKS_CSS, LINKS_SCRIPT } from './dashboard-links-page.js';
+import { REHEARSAL_PANEL_HTML } from './rehearsal-panel.js'; // the "Rehearse" panel, below the table
+import { LINKS_CSS, LINKS_SCRIPT } from './dashboard-links-page.js'; // the links column and the standby actions
 
 export const DASHBOARD_HTML = String.raw`<!doctype html>
 <html lang="en">
@@ -118,6 +118,7 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
     <tbody id="rows"></tbody>
   </table>
   <div id="empty">No live matches.</div>
+${REHEARSAL_PANEL_HTML}
 </main>
 ${LINKS_SCRIPT}
 <script>
@@ -202,6 +203,7 @@ ${LINKS_SCRIPT}
     setText(c.map, d.map);
     setText(c.observers, String(d.observers)); setText(c.auxiliaries, String(d.auxiliaries)); setText(c.overlays, String(d.overlays));
     setText(c.shard, String(d.shard)); if (window.odsLinks) window.odsLinks.cell(c.link, d, r.tr, serverNow() - Date.now());
+    setClass(c.code, d.rehearsal ? 'code rehearsal' : 'code');
     if (prev && (prev.teams[0].score !== d.teams[0].score || prev.teams[1].score !== d.teams[1].score)) {
       r.changedAt = Date.now();
       r.tr.classList.add('changed');

@@ -11,12 +11,13 @@
 import type { BroadcastServer } from '../broadcast/server.js';
 import type { IngestServer } from '../ingest/server.js';
 import type { LocalRoutes } from '../matches/local-routes.js';
+import { isRehearsal } from '../rehearsal-marker.js';
 import type { PublishCounters } from '../matches/shard-output.js';
 import type { ShardTotals } from '../matches/shard-totals.js';
 import type { FrameBus } from '../ports/frame-bus.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
+import type { ResponseStream } from '../response-stream.js';
 import { DASHBOARD_HISTORY_POINTS, DASHBOARD_SAMPLE_MS, SUMMARY_LEASE_MS } from '../limits.js';
-import type { ResponseStream } from '../rest/http.js';
 import type { LinkHealth, LinkHealthRow } from './link-health.js';
 
 export interface DashboardDeps {
@@ -58,6 +59,8 @@ export interface MatchRow {
   frameNo: number;
   /** REDIS_URL only: the node that runs it ('' while no node does: its owner is gone and nobody adopted it yet). */
   node?: string;
+  /** A rehearsal (README, "Rehearsals"): a recording played into the group code, not a live game. */
+  rehearsal?: true;
   /** The health of its links (admin/link-health.ts); rows flagged `links.silent` come first. */
   links?: LinkHealthRow;
 }
@@ -178,6 +181,7 @@ export class Dashboard {
         overlays: broadcast.frontendCount(m.groupCode),
         frameNo: frames.latest(m.groupCode)?.frameNo ?? 0,
         ...(this.deps.ownerOf ? { node: this.deps.ownerOf(m.groupCode) ?? '' } : {}),
+        ...(isRehearsal(m) ? { rehearsal: true as const } : {}),
         ...(links ? { links: links.row(m, sum, byCode?.get(m.groupCode), now) } : {}),
       });
     }

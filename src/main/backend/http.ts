@@ -2,6 +2,7 @@
 // response size, and never follows redirects (a redirect would carry our token headers elsewhere).
 // The composition root makes one `Outbound` (createOutbound) that reports every call (the metrics'
 // `outboundCall` event) and hands it to every module that calls out.
+import type { OutboundOutcome } from '../events.js'; // the outboundCall event's vocabulary, declared below this module
 import { MAX_OUTBOUND_RESPONSE_BYTES as MAX_RESPONSE_BYTES } from '../limits.js';
 
 /** A request that produced no HTTP answer: the peer was unreachable, too slow, or sent too much. */
@@ -22,8 +23,7 @@ export interface RequestInit {
   label?: string;
 }
 
-/** Outcome of one outbound call: its status class, or why there was no answer. */
-export type OutboundOutcome = '2xx' | '3xx' | '4xx' | '5xx' | 'timeout' | 'network' | 'too-large';
+export type { OutboundOutcome };
 /** Told of every call when it ended: its label ('other' when unlabelled), duration and outcome. */
 export type OutboundReport = (label: string, seconds: number, outcome: OutboundOutcome) => void;
 

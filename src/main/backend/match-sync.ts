@@ -7,6 +7,7 @@ import type { BackendEffect } from '../../protocol/shard-messages.js';
 import type { Config } from '../config.js';
 import type { MainEventBus } from '../events.js';
 import type { Logger } from '../log.js';
+import { isRehearsal } from '../rehearsal-marker.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import { pathSegment, type JsonResponse, type Outbound } from './http.js';
 
@@ -37,6 +38,9 @@ export class MatchSync {
   run(effect: BackendEffect): void {
     const c = this.deps.config;
     if (!c.USE_BACKEND) return;
+    // A rehearsal is never registered, completed, sent to the statistics backend or given player
+    // cameras (README, "Rehearsals"): no outbound call at all for it.
+    if (isRehearsal(this.deps.directory.get(effect.groupCode))) return;
     switch (effect.kind) {
       case 'register':
       case 'update':

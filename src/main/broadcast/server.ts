@@ -10,7 +10,9 @@
 // snapshot and the frontend logs on again after a reconnect.
 //
 // Frames come from the FrameBus: the listener subscribes to a group code while a frontend watches
-// it, and a frontend that logs on mid-match gets the match's latest frame from the bus.
+// it, and a frontend that logs on mid-match gets the match's latest frame from the bus. Each frame
+// becomes one FramePacket (frame-packet.ts) shared by every frontend of its group; the texts of
+// frames that came without them are asked of the FrameTextSource (matches/frame-texts.ts).
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -21,14 +23,15 @@ import {
   BROADCAST_CLOSE_GRACE_MS, DEFLATE_THRESHOLD_BYTES, DRAINED_DIVISOR, idleSweepMs, MAX_FRONTEND_EVENTS, MAX_GROUP_CODE_LENGTH,
   MAX_POLLING_PACKETS, STALE_CHECK_MS,
 } from '../limits.js';
+import { transportOf, writeBufferLength, type EngineTransport } from '../internals/engineio.js';
 import type { Logger } from '../log.js';
 import { AddressLimiter } from '../sockets/address-limit.js';
 import { LocalAdapter } from '../sockets/adapters.js';
 import { baseIoOptions, parsePayload } from '../sockets/io-server.js';
 import { answerUnknownPath, refuseUnknownUpgrades } from '../sockets/unknown-paths.js';
 import type { TlsFiles } from '../uws.js';
-import type { FramePacket } from '../frame-packet.js';
-import type { FrameBus } from '../ports/frame-bus.js';
+import type { Frame, FrameBus, FrameTextSource } from '../ports/frame-bus.js';
+import { FramePacket } from './frame-packet.js';
 import { BroadcastWebSocketServer, type BroadcastWebSocket, type DeflateMode } from './websocket.js';
 
 export interface BroadcastDeps {
@@ -36,6 +39,8 @@ export interface BroadcastDeps {
   log: Logger;
   tls: TlsFiles | null;
   frames: FrameBus;
+  /** Where frames published without their text get it. */
+  texts: FrameTextSource;
 }
 
 interface Frontend {
@@ -54,7 +59,12 @@ interface Frontend {
   awaiting?: FramePacket;
 }
 
-interface Group { frontends: Set<Frontend>; unsubscribe: () => void }
+interface Group {
+  frontends: Set<Frontend>;
+  unsubscribe: () => void;
+  /** The packet of the group's latest frame: its messages are shared by the frontends that log on later. */
+  latest?: FramePacket;
+}
 
 export interface BroadcastCounters {
   deliveries: number;
@@ -147,13 +157,13 @@ export class BroadcastServer {
       this.log.info({ socket: socket.id }, 'frontend closed: too many events');
       socket.disconnect(true);
     });
-    const useWebSocket = (transport: { name: string; socket?: unknown }) => {
+    const useWebSocket = (transport: EngineTransport) => {
       if (transport.name !== 'websocket') return;
       frontend.ws = transport.socket as BroadcastWebSocket;
       frontend.mode = frontend.ws.deflateMode;
       frontend.lastFrameNo = -1;
     };
-    useWebSocket(socket.conn.transport as unknown as { name: string; socket?: unknown });
+    useWebSocket(transportOf(socket.conn));
     socket.conn.on('upgrade', useWebSocket);
 
     socket.on('logon', (payload: unknown) => {
@@ -169,13 +179,13 @@ export class BroadcastServer {
       this.waiting.delete(frontend);
       let group = this.groups.get(groupCode);
       if (!group) {
-        const frontends = new Set<Frontend>();
-        group = { frontends, unsubscribe: this.deps.frames.subscribe(groupCode, (packet) => this.publish(frontends, packet)) };
-        this.groups.set(groupCode, group);
+        const g: Group = { frontends: new Set<Frontend>(), unsubscribe: () => undefined };
+        g.unsubscribe = this.deps.frames.subscribe(groupCode, (frame) => this.publish(g, frame));
+        this.groups.set(groupCode, (group = g));
       }
       group.frontends.add(frontend);
       socket.emit('logon_success', JSON.stringify({ groupCode, msg: `Logon succeeded for group code ${groupCode}` }));
-      const latest = this.deps.frames.latest(groupCode);
+      const latest = this.packetOf(group, this.deps.frames.latest(groupCode));
       if (latest) this.deliver(frontend, latest);
     });
     socket.on('disconnect', () => {
@@ -192,15 +202,26 @@ export class BroadcastServer {
   }
 
   /** One frame to every frontend of its group (the FrameBus subscription); the compressed bytes are shared. */
-  private publish(frontends: Set<Frontend>, packet: FramePacket): void {
-    for (const frontend of frontends) this.deliver(frontend, packet);
+  private publish(group: Group, frame: Frame): void {
+    const packet = new FramePacket(frame, this.deps.texts);
+    group.latest = packet;
+    for (const frontend of group.frontends) this.deliver(frontend, packet);
+    packet.published();
+  }
+
+  /** The packet of `frame` (the bus's latest frame of the group): the one its publish made, or a new one. */
+  private packetOf(group: Group | undefined, frame: Frame | undefined): FramePacket | undefined {
+    if (!group) return undefined;
+    if (!frame) return (group.latest = undefined); // the match is gone: its last packet goes
+    if (group.latest?.frame !== frame) group.latest = new FramePacket(frame, this.deps.texts);
+    return group.latest;
   }
 
   private deliver(f: Frontend, packet: FramePacket): void {
     const c = this.counters;
     f.awaiting = undefined;
     if (!f.ws) {
-      const backlog = (f.socket.conn as unknown as { writeBuffer: unknown[] }).writeBuffer.length;
+      const backlog = writeBufferLength(f.socket.conn);
       if (backlog >= MAX_POLLING_PACKETS) return this.skip(f, packet);
       if (!packet.hasText) return this.await(f, packet);
       const text = packet.text();
@@ -257,11 +278,11 @@ export class BroadcastServer {
     for (const f of this.stale) {
       const drained = f.ws
         ? f.ws.bufferedAmount <= this.deps.config.FRONTEND_MAX_BUFFERED_BYTES / DRAINED_DIVISOR
-        : (f.socket.conn as unknown as { writeBuffer: unknown[] }).writeBuffer.length === 0;
+        : writeBufferLength(f.socket.conn) === 0;
       if (!drained) continue;
       this.stale.delete(f);
       // The match's latest frame; the last one skipped when the match is gone meanwhile (its final frame).
-      const latest = (f.groupCode !== null ? this.deps.frames.latest(f.groupCode) : undefined) ?? f.skippedFrame;
+      const latest = (f.groupCode !== null ? this.packetOf(this.groups.get(f.groupCode), this.deps.frames.latest(f.groupCode)) : undefined) ?? f.skippedFrame;
       f.skippedFrame = undefined;
       if (latest && latest.frameNo !== f.lastFrameNo) this.deliver(f, latest);
     }

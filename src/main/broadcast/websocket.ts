@@ -5,8 +5,7 @@
 // - sendMessage() writes a whole message built once per frame (ws-frame.ts), e.g. one whose payload
 //   is already permessage-deflate data (RSV1 set): the same bytes go to every frontend of a match.
 import { WebSocket, WebSocketServer, type ServerOptions } from 'ws';
-
-type Sender = { sendFrame(list: Buffer[], cb?: (err?: Error) => void): void };
+import { sendWholeFrame } from '../internals/ws.js';
 
 export type DeflateMode = 'delta' | 'keyframe' | 'plain';
 
@@ -36,7 +35,7 @@ export class BroadcastWebSocket extends WebSocket {
    */
   sendMessage(message: Buffer): void {
     if (this.readyState !== WebSocket.OPEN) return;
-    (this as unknown as { _sender: Sender })._sender.sendFrame([message]);
+    sendWholeFrame(this, message);
   }
 }
 

@@ -100,16 +100,11 @@ export class Cluster {
     return this.deps.redis.ownership.relinquishAll();
   }
 
-  /** Stops the runtime and every Redis adapter, then the connection. */
+  /** Stops the runtime (takeover, inbox listeners); the ports are the composition root's to close. */
   close(): void {
     this.takeover.close();
     for (const u of this.unsubscribe) u();
     for (const stop of this.listening.values()) stop();
     this.listening.clear();
-    const { redis } = this.deps;
-    redis.ownership.close();
-    redis.inbox.close();
-    redis.shared.frames.dispose();
-    redis.conn.close();
   }
 }

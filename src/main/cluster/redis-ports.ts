@@ -1,12 +1,15 @@
 // Scale-out: the ports on Redis (REDIS_URL set). Opens the connection (the start fails with a
 // clear message when Redis does not answer within REDIS_TIMEOUT_MS) and builds every port's Redis
 // adapter on it, plus what only a shared deployment has: match ownership and the owners' inboxes.
+// `opened` lists them all in order of creation, the connection first (service.ts closes them in
+// reverse).
 import crypto from 'node:crypto';
 import os from 'node:os';
 import { RedisConnection } from '../adapters/redis/connection.js';
 import { RedisControlBus } from '../adapters/redis/control-bus.js';
 import { RedisFrameBus } from '../adapters/redis/frame-bus.js';
 import { RedisMatchDirectory } from '../adapters/redis/match-directory.js';
+import { RedisMatchOwnership } from '../adapters/redis/match-ownership.js';
 import { RedisOwnerInbox } from '../adapters/redis/owner-inbox.js';
 import { RedisPreviewStore } from '../adapters/redis/preview-store.js';
 import { RedisSessionStore } from '../adapters/redis/session-store.js';
@@ -14,6 +17,7 @@ import { RedisSnapshotStore } from '../adapters/redis/snapshot-store.js';
 import { RedisTeamInfoStore } from '../adapters/redis/team-info-store.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import type { FrameTextSource } from '../ports/frame-bus.js';
 
 /** NODE_ID, or host name, process id and a random suffix (a restarted process is a new node). */
 export function nodeIdFrom(config: Config): string {
@@ -22,7 +26,8 @@ export function nodeIdFrom(config: Config): string {
   return `${host}-${process.pid}-${crypto.randomBytes(3).toString('hex')}`;
 }
 
-export async function openRedisPorts(config: Config, log: Logger) {
+/** `texts`: where frames published here without their text get it (the frame bus's keyframe answers). */
+export async function openRedisPorts(config: Config, log: Logger, texts: FrameTextSource) {
   const conn = await RedisConnection.open({
     url: config.REDIS_URL,
     prefix: config.REDIS_KEY_PREFIX,
@@ -31,28 +36,33 @@ export async function openRedisPorts(config: Config, log: Logger) {
     probeIntervalMs: config.REDIS_PROBE_INTERVAL_MS,
     log,
   });
+  // Every port, in order of creation: the composition root closes them in reverse (the connection last).
+  const opened: Array<{ close(): void }> = [conn];
+  const made = <T extends { close(): void }>(port: T): T => { opened.push(port); return port; };
   try {
-    const directory = await RedisMatchDirectory.open(conn, { leaseTtlMs: config.REDIS_LEASE_TTL_MS, log });
-    const snapshots = new RedisSnapshotStore(conn, { log });
-    const frames = new RedisFrameBus(conn, { log });
-    const inbox = new RedisOwnerInbox(conn, { log });
+    const directory = made(await RedisMatchDirectory.open(conn, { leaseTtlMs: config.REDIS_LEASE_TTL_MS, log }));
+    const ownership = made(new RedisMatchOwnership(conn, directory, { leaseTtlMs: config.REDIS_LEASE_TTL_MS, log }));
+    const snapshots = made(new RedisSnapshotStore(conn, { log }));
+    const frames = made(new RedisFrameBus(conn, { log, texts }));
+    const inbox = made(new RedisOwnerInbox(conn, { log }));
     return {
       conn,
-      ownership: directory,
+      ownership,
       inbox,
       frameStats: frames.stats,
+      opened,
       shared: {
-        previews: new RedisPreviewStore(conn, { ttlMs: config.PREVIEW_TTL_MS, maxEntries: config.PREVIEW_MAX, maxBytes: config.PREVIEW_MAX_BYTES }),
-        teamInfo: new RedisTeamInfoStore(conn, { ttlMs: config.TEAM_INFO_TTL_MS }),
-        sessions: new RedisSessionStore(conn, { windowMs: config.RECOVERY_WINDOW_MS, log }),
+        previews: made(new RedisPreviewStore(conn, { ttlMs: config.PREVIEW_TTL_MS, maxEntries: config.PREVIEW_MAX, maxBytes: config.PREVIEW_MAX_BYTES })),
+        teamInfo: made(new RedisTeamInfoStore(conn, { ttlMs: config.TEAM_INFO_TTL_MS })),
+        sessions: made(new RedisSessionStore(conn, { windowMs: config.RECOVERY_WINDOW_MS, log })),
         directory,
         snapshots,
         frames,
-        control: new RedisControlBus(conn, { log }),
+        control: made(new RedisControlBus(conn, { log })),
       },
     };
   } catch (err) {
-    conn.close();
+    for (const port of opened.reverse()) port.close();
     throw err;
   }
 }

@@ -6,6 +6,7 @@ import semver from 'semver';
 import type { KeyValidator } from '../backend/key-validation.js';
 import { clientAddress } from '../client-address.js';
 import type { Config } from '../config.js';
+import { sessionPid } from '../internals/socketio.js';
 import type { Logger } from '../log.js';
 import { keyIdOf, secretMatches } from '../matches/credentials.js';
 import type { MatchLifecycle } from '../matches/lifecycle.js';
@@ -171,7 +172,7 @@ export class Logons {
 
   /** The session id: the pid socket.io issued to the socket (its id without recovery). */
   private sessionId(state: SocketState): string {
-    return (state.socket as unknown as { pid?: string }).pid ?? state.socket.id;
+    return sessionPid(state.socket) ?? state.socket.id;
   }
 
   private versionProblem(version: unknown): string | null {

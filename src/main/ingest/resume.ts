@@ -3,6 +3,7 @@
 // clients never re-send their logon). An old socket of the session still open is closed, and what
 // it had waiting in its backlog moves to the new one. While a remote SessionStore looks the session
 // up, the socket's events wait (in order) and are handled once it answered.
+import { sessionPid } from '../internals/socketio.js';
 import type { Logger } from '../log.js';
 import { whenReady } from '../ports/awaitable.js';
 import type { SessionStore, TakenOver } from '../ports/session-store.js';
@@ -30,7 +31,7 @@ export class SessionResume {
   /** At connection, before any event of the socket is handled. */
   atConnection(state: SocketState, now: number): void {
     const { socket } = state;
-    const pid = (socket as unknown as { pid?: string }).pid ?? '';
+    const pid = sessionPid(socket) ?? '';
     const presented = socket.recovered ? pid : (socket.handshake.auth as { pid?: unknown } | undefined)?.pid;
     const pending = this.deps.sessions.takeOver(presented, pid, socket.id, now);
     if (pending instanceof Promise) state.held = [];

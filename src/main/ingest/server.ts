@@ -46,7 +46,7 @@ export interface IngestDeps {
   sharedStoreUp?: () => boolean;
   /** The standby observers: who may log on as one, and the owner's relay that learns which seats have sockets here. */
   standby?: { admission: StandbyAdmission; relay: StandbyRelay };
-  /** Test-only events (see test/socket-isolation.test.ts); never enabled from the environment. */
+  /** Test-only events (see test/main/sockets/socket-isolation.test.ts); never enabled from the environment. */
   testHooks: boolean;
 }
 

@@ -19,6 +19,7 @@ import type { ShardPool } from '../shards/pool.js';
 import { generateSecret, secretDigest } from './credentials.js';
 import type { LocalRoutes } from './local-routes.js';
 import { restoreCommand } from './recovery.js';
+import { isRehearsal, REHEARSAL_KEY_PREFIX } from '../rehearsal-marker.js';
 
 export interface LifecycleDeps {
   config: Config;
@@ -61,11 +62,30 @@ export class MatchLifecycle {
    * and the limits allow it (MAX_LIVE_MATCHES, MAX_MATCHES_PER_KEY), checked and claimed in one step.
    */
   async open(packet: ObsLogonPacket, validity: { organizationId?: string; isSupporter?: boolean }, keyId: string): Promise<Opening> {
-    const c = this.deps.config;
-    const secret = generateSecret(c.GROUP_SECRET_LENGTH);
     // Set by the backend or a KEYS_FILE entry; the local AUTH_KEY has no organisation.
     const organizationId = validity.organizationId ?? '';
     const isSupporter = validity.isSupporter === true;
+    const opening = await this.claimAndCreate(packet, organizationId, isSupporter, keyId);
+    if (opening.kind !== 'live' || !isRehearsal(opening.match)) return opening;
+    // A real observer's logon ends a rehearsal of its code at once (README, "Rehearsals"): the
+    // rehearsal takes the one removal path (on whichever node runs it), then the live match starts clean.
+    this.log.info({ groupCode: packet.groupCode }, 'observer logon ends the rehearsal of its group code');
+    await this.forceEnd(packet.groupCode);
+    return this.claimAndCreate(packet, organizationId, isSupporter, keyId);
+  }
+
+  /**
+   * A rehearsal (src/main/rehearsal): a match like a logon's, under a key id that marks it
+   * (`rehearsal:<admin token id>`), counted against MAX_LIVE_MATCHES and MAX_MATCHES_PER_KEY; its
+   * secret is never given to anyone, so no observer can reconnect to it.
+   */
+  openRehearsal(packet: ObsLogonPacket, tokenId: string): Promise<Opening> {
+    return this.claimAndCreate(packet, '', false, `${REHEARSAL_KEY_PREFIX}${tokenId}`);
+  }
+
+  private async claimAndCreate(packet: ObsLogonPacket, organizationId: string, isSupporter: boolean, keyId: string): Promise<Opening> {
+    const c = this.deps.config;
+    const secret = generateSecret(c.GROUP_SECRET_LENGTH);
     const claim = await this.deps.directory.claim({
       groupCode: packet.groupCode, secretDigest: secretDigest(secret), organizationId, isSupporter, keyId,
       createdAt: Date.now(), teams: { leftTeam: packet.leftTeam, rightTeam: packet.rightTeam },
@@ -98,7 +118,7 @@ export class MatchLifecycle {
       },
     });
     this.setTeams(record);
-    this.log.info({ groupCode: packet.groupCode, shard, organizationId, isSupporter }, 'match created');
+    this.log.info({ groupCode: packet.groupCode, shard, organizationId, isSupporter, rehearsal: isRehearsal(record) || undefined }, 'match created');
     return { kind: 'created', secret };
   }
 
@@ -114,6 +134,7 @@ export class MatchLifecycle {
       const shard = this.run(claim.record);
       this.setTeams(claim.record);
       this.deps.pool.send(shard, restoreCommand(this.deps.frames, snap.groupCode, snap.text, ''));
+      this.endOrphanedRehearsal(claim.record, shard);
       n++;
     }
     if (n > 0) this.log.info({ matches: n, groupCodes: snapshots.map((s) => s.groupCode) }, 'matches restored from STATE_DIR');
@@ -129,6 +150,14 @@ export class MatchLifecycle {
     const shard = this.run(record);
     this.deps.pool.send(shard, restoreCommand(this.deps.frames, record.groupCode, snapshot.text, ''));
     this.log.info({ groupCode: record.groupCode, epoch: record.epoch, snapshotEpoch: snapshot.epoch, savedAt: snapshot.savedAt }, 'match adopted from its snapshot');
+    this.endOrphanedRehearsal(record, shard);
+  }
+
+  /** A rehearsal rebuilt from its snapshot (restart, adoption) has lost its playback: it ends (a last frame, then the removal path). */
+  private endOrphanedRehearsal(record: MatchRecord, shard: number): void {
+    if (!isRehearsal(record)) return;
+    this.log.info({ groupCode: record.groupCode }, 'rehearsal rebuilt without its playback: ended');
+    this.deps.pool.send(shard, { t: 'remove', groupCode: record.groupCode });
   }
 
   /**
@@ -183,7 +212,7 @@ export class MatchLifecycle {
     const record = directory.release(groupCode, local.epoch);
     snapshots.delete(groupCode, local.epoch).catch((err: Error) => this.log.error({ groupCode, error: err.message }, 'snapshot not deleted'));
     this.deps.sync.forget(groupCode);
-    frames.close(groupCode);
+    frames.end(groupCode);
     this.deps.events.emit('matchStopped', { groupCode });
     this.log.info({ groupCode, reason }, 'match removed');
     const matchId = record?.matchId ?? '';

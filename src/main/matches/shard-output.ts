@@ -5,9 +5,8 @@
 import type { ShardEvent, ShardOut } from '../../protocol/shard-messages.js';
 import type { MatchSync } from '../backend/match-sync.js';
 import type { MainEventBus } from '../events.js';
-import { FramePacket } from '../frame-packet.js';
 import type { Logger } from '../log.js';
-import type { FrameBus } from '../ports/frame-bus.js';
+import type { Frame, FrameBus } from '../ports/frame-bus.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import type { SnapshotStore } from '../ports/snapshot-store.js';
 import type { TeamInfoStore } from '../ports/team-info-store.js';
@@ -36,8 +35,12 @@ export interface PublishCounters {
 export class ShardOutput {
   readonly counters: PublishCounters = { framesPublished: 0, bytesPublished: 0 };
   private readonly log: Logger;
-  /** Per shard, the frames of its previous output: their deltas are dropped at its next output (FramePacket.dropDelta). */
-  private readonly published: FramePacket[][] = [];
+  /**
+   * Per shard, the frames of its previous output: their deltas are dropped at its next output (an
+   * idle match's latest frame would otherwise hold a delta as large as the frame: the lobby's first
+   * frames, ~10 KB per match; docs/benchmarks.md, Memory).
+   */
+  private readonly published: Frame[][] = [];
 
   constructor(private readonly deps: ShardOutputDeps) {
     this.log = deps.log.child({ module: 'matches' });
@@ -50,20 +53,20 @@ export class ShardOutput {
     // Not right after publish: a listener may still send them later in this turn. Every shard
     // reports at least once a second (stats), so a delta outlives its frame's publish by ≤ 1 s.
     const previous = this.published[shard];
-    if (previous) for (const packet of previous) packet.dropDelta();
-    const published: FramePacket[] = [];
+    if (previous) for (const frame of previous) frame.deltaText = null;
+    const published: Frame[] = [];
     let bytes = 0;
     for (let i = 0; i < codes.length; i++) {
       const code = codes[i];
-      const packet = new FramePacket(code, frameNos[i], wires[i], deltas[i], routes.get(code)?.epoch ?? 0, texts);
-      frames.publish(packet);
-      if (deltas[i] !== null) published.push(packet);
+      const frame: Frame = { groupCode: code, frameNo: frameNos[i], epoch: routes.get(code)?.epoch ?? 0, wireText: wires[i], deltaText: deltas[i] };
+      frames.publish(frame);
+      if (deltas[i] !== null) published.push(frame);
       bytes += sizes[i];
     }
     this.published[shard] = published;
     this.counters.bytesPublished += bytes;
     this.counters.framesPublished += codes.length;
-    if (out.texts) texts.onTexts(out.texts);
+    if (out.texts) texts.onTexts(out.texts, frames);
     if (out.summaries) {
       for (const summary of out.summaries) {
         const match = routes.get(summary.groupCode);

@@ -13,7 +13,7 @@
 // Reads are synchronous: they serve the per-message path (auxiliary routing) and logon checks from
 // the process's view of the directory, which a shared adapter keeps current from the store's change
 // notifications. Updates apply to that view at once and propagate in order.
-// Adapters: adapters/memory/match-directory.ts. Contract: test/contracts/match-directory.contract.ts.
+// Adapters: adapters/memory/match-directory.ts, adapters/redis/match-directory.ts. Contract: test/main/ports/match-directory.contract.ts.
 
 export interface MatchTeams { leftTeam: unknown; rightTeam: unknown }
 
@@ -77,4 +77,6 @@ export interface MatchDirectory {
   groupsForMatchId(matchId: string): ReadonlySet<string> | undefined;
   /** Whether a live match with this game match id has this player on its roster. */
   hasPlayer(matchId: string, playerId: string): boolean;
+  /** Stops the adapter's own subscriptions, if any (the view is no longer kept current). */
+  close(): void;
 }

@@ -14,7 +14,8 @@
 // old epoch: a new epoch), and reports it (`onReasserted`) so the node fences with the new epoch.
 // A renewal that finds another node's lease reports the match lost (`onLost`): the node stops
 // running it at once (no final frame, no completion: the new owner carries on).
-// Adapter: adapters/redis/match-directory.ts (the same object as its MatchDirectory).
+// Adapter: adapters/redis/match-ownership.ts (it watches the claims of the Redis MatchDirectory of
+// the same node). Contract: test/main/ports/match-ownership.contract.ts.
 import type { MatchRecord } from './match-directory.js';
 
 export interface MatchOwnership {
@@ -36,4 +37,6 @@ export interface MatchOwnership {
   onLost(listener: (groupCode: string, epoch: number) => void): () => void;
   /** This node re-asserted a match after Redis lost it: the record with its new epoch. */
   onReasserted(listener: (record: MatchRecord) => void): () => void;
+  /** Stops renewing the leases (they run out after the TTL; a graceful hand-over deletes them first). */
+  close(): void;
 }

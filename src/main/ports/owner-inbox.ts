@@ -8,7 +8,7 @@
 // 0 means nobody runs the match right now (its owner died: the sender holds the data until a node
 // adopts it, cluster/remote-forwarding.ts); it rejects when Redis is unreachable.
 // Only the shared adapter exists: in one process every match is local.
-// Adapter: adapters/redis/owner-inbox.ts.
+// Adapter: adapters/redis/owner-inbox.ts. Contract: test/main/ports/owner-inbox.contract.ts.
 
 export type InboxMessage =
   /** `seat`: 'standby' for the standby observer's data (ports/standby-store.ts); absent: the group secret's seat. */
@@ -21,5 +21,6 @@ export interface OwnerInbox {
   send(groupCode: string, message: InboxMessage): Promise<number>;
   /** This node runs `groupCode`: its inbox to `listener` until the returned function is called. */
   listen(groupCode: string, listener: (message: InboxMessage) => void): () => void;
+  /** Stops listening to every code (shutdown). */
   close(): void;
 }

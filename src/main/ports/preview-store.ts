@@ -5,7 +5,7 @@
 // put, create and get are Awaitable (ports/awaitable.ts): the memory adapter answers in the same
 // turn (PUT /createPreview then answers inside uWS's data callback, no promise turns), a shared
 // adapter (Redis: SET code json PX ttl; `create` is SET NX) over the network.
-// Adapters: adapters/memory/preview-store.ts. Contract: test/contracts/preview-store.contract.ts.
+// Adapters: adapters/memory/preview-store.ts. Contract: test/main/ports/preview-store.contract.ts.
 import type { Awaitable } from './awaitable.js';
 
 export type PreviewPut = 'stored' | 'full';

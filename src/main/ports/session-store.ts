@@ -10,7 +10,7 @@
 // holds the socket's events until it has. Ending sessions is a control operation (Promise); the
 // sockets of ended sessions are closed by whichever process holds them (ControlBus).
 // Adapters: adapters/memory/session-store.ts, adapters/state-dir/session-store.ts (STATE_DIR).
-// Contract: test/contracts/session-store.contract.ts.
+// Contract: test/main/ports/session-store.contract.ts.
 import type { Awaitable } from './awaitable.js';
 
 export type Role = 'observer' | 'auxiliary';

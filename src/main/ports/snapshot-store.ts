@@ -11,7 +11,7 @@
 // restart rebuilds its matches in the same turn (the retained batches follow at once): it answers
 // from what this process put or loaded. Adapters: adapters/memory/snapshot-store.ts,
 // adapters/state-dir/snapshot-store.ts (STATE_DIR: one file per match). Contract:
-// test/contracts/snapshot-store.contract.ts.
+// test/main/ports/snapshot-store.contract.ts.
 import type { MatchRecord } from './match-directory.js';
 
 /** The directory record as a snapshot keeps it (the roster is reported again by the restored shard). */
@@ -43,4 +43,6 @@ export interface SnapshotStore {
   delete(groupCode: string, epoch: number): Promise<void>;
   /** Resolves once every write so far is stored. */
   flush(): Promise<void>;
+  /** Stops the adapter's own timers and subscriptions, if any (shutdown: after `flush`). */
+  close(): void;
 }

@@ -4,7 +4,7 @@
 //
 // Asynchronous: a shared adapter answers over the network. The final update is one atomic
 // read-modify-write (Redis: a script), so it never loses a concurrent creation's entry half-way.
-// Adapters: adapters/memory/team-info-store.ts. Contract: test/contracts/team-info-store.contract.ts.
+// Adapters: adapters/memory/team-info-store.ts. Contract: test/main/ports/team-info-store.contract.ts.
 
 export interface TeamInfo {
   leftTeam: unknown;

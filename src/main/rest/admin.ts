@@ -7,8 +7,9 @@
 //   GET  /admin/matches                      { serverTime, matches, totals, history } (Bearer)
 //   POST /admin/matches/:groupCode/end       force-end (Bearer)
 //   POST /admin/matches/:groupCode/secret    new group secret, returned once (Bearer)
-//   POST /admin/matches/:groupCode/standby   arms a standby observer window (Bearer; docs/reliability.md)
-//   POST /admin/matches/:groupCode/failover  swaps the primary and the standby observer now (Bearer)
+//   /admin/rehearsals…                       rehearsals (Bearer; rest/rehearsals.ts)
+//   POST /admin/matches/:groupCode/standby   a standby observer: arm, swap (Bearer; rest/standby.ts)
+//   POST /admin/matches/:groupCode/failover
 //
 // The state-changing routes take Bearer only: a browser sends cached Basic credentials with
 // cross-site form posts, but a cross-site page cannot set an Authorization header it does not know.
@@ -19,10 +20,10 @@ import { clientAddress } from '../client-address.js';
 import { DASHBOARD_RECONNECT_MS, MAX_GROUP_CODE_LENGTH } from '../limits.js';
 import type { Logger } from '../log.js';
 import type { MatchLifecycle } from '../matches/lifecycle.js';
-import type { Standby } from '../matches/standby.js';
-import type { ControlBus } from '../ports/control-bus.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import type { Reply, Request, RouteOptions, Router } from './http.js';
+import { registerRehearsals, type RehearsalRouteDeps } from './rehearsals.js';
+import { registerStandby, type StandbyRouteDeps } from './standby.js';
 
 export interface AdminRouteDeps {
   tokens: AdminTokens;
@@ -31,10 +32,9 @@ export interface AdminRouteDeps {
   lifecycle: MatchLifecycle;
   trustProxy: boolean;
   log: Logger;
-  standby?: Standby;
-  /** Whether this process runs the match (a swap of another node's match goes on the ControlBus). */
-  ownedHere?: (groupCode: string) => boolean;
-  control?: ControlBus;
+  rehearsal: RehearsalRouteDeps;
+  /** The standby observer's routes (rest/standby.ts). */
+  standby?: StandbyRouteDeps;
 }
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
@@ -127,36 +127,7 @@ export function registerAdmin(router: Router, deps: AdminRouteDeps): void {
     log.info({ tokenId, action: 'rotate_secret', groupCode, closedSessions, client: client(req) }, 'admin action: group secret rotated');
     reply.send(200, 'application/json; charset=utf-8', JSON.stringify({ groupCode, groupSecret: secret, closedSessions }), NO_STORE);
   }, ADMIN_REQUEST);
-  router.post('/admin/matches/:groupCode/standby', async (req, reply) => {
-    const tokenId = authorize(req, reply, false);
-    if (tokenId === null) return;
-    const groupCode = decodeParam(req.params[0]);
-    const armed = groupCode === null || !deps.standby ? undefined : await deps.standby.admission.arm(groupCode);
-    if (groupCode === null || armed === undefined) {
-      log.info({ tokenId, action: 'arm_standby', groupCode, client: client(req), result: 'not_found' }, 'admin action: standby window for an unknown match');
-      return reply.error(404, 'Match not found');
-    }
-    log.info({ tokenId, action: 'arm_standby', groupCode, armedUntil: armed.armedUntil, client: client(req) }, 'admin action: standby window armed');
-    reply.send(200, 'application/json; charset=utf-8', JSON.stringify({ groupCode, armedUntil: armed.armedUntil }), NO_STORE);
-  }, ADMIN_REQUEST);
 
-  router.post('/admin/matches/:groupCode/failover', async (req, reply) => {
-    const tokenId = authorize(req, reply, false);
-    if (tokenId === null) return;
-    const groupCode = decodeParam(req.params[0]);
-    if (groupCode === null || !deps.directory.get(groupCode)) {
-      log.info({ tokenId, action: 'failover', groupCode, client: client(req), result: 'not_found' }, 'admin action: failover of an unknown match');
-      return reply.error(404, 'Match not found');
-    }
-    // The swap happens where the match runs (its relay); another node's owner is asked on the ControlBus.
-    const done = deps.standby?.relay.swap(groupCode) ?? null;
-    if (!done && deps.ownedHere?.(groupCode) === false) {
-      await deps.control?.publish({ t: 'observer_swap', groupCode });
-      log.info({ tokenId, action: 'failover', groupCode, client: client(req), result: 'requested' }, 'admin action: observer swap asked of the match\'s node');
-      return reply.send(202, 'application/json; charset=utf-8', JSON.stringify({ groupCode, requested: true }), NO_STORE);
-    }
-    if (!done) return reply.error(409, 'The match has no standby observer');
-    log.info({ tokenId, action: 'failover', groupCode, primary: done.to, applied: done.applied, client: client(req) }, 'admin action: observers swapped');
-    reply.send(200, 'application/json; charset=utf-8', JSON.stringify({ groupCode, primary: done.to, applied: done.applied }), NO_STORE);
-  }, ADMIN_REQUEST);
+  registerRehearsals(router, deps.rehearsal, { authorize: (req, reply) => authorize(req, reply, false), decodeParam, client, options: ADMIN_REQUEST, log });
+  if (deps.standby) registerStandby(router, deps.standby, { authorize: (req, reply) => authorize(req, reply, false), decodeParam, client, options: ADMIN_REQUEST, log });
 }

@@ -12,6 +12,7 @@
 // - onData chunks are neutered after the callback: they are copied.
 import { MAX_URL_LENGTH } from '../limits.js';
 import type { Logger } from '../log.js';
+import type { ResponseStream } from '../response-stream.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from '../uws.js';
 
 const STATUS_TEXT: Record<number, string> = {
@@ -34,22 +35,6 @@ const statusLine = (status: number): string => STATUS_TEXT[status] ?? `${status}
 // requests whose headers exceed UWS_HTTP_MAX_HEADERS_SIZE (raised to 64 KiB in uws-env.ts) with a
 // bare 431, so everything between the two gets the router's answer with the CORS header.
 const urlTooLong = (req: HttpRequest): boolean => req.getUrl().length + (req.getQuery()?.length ?? 0) > MAX_URL_LENGTH;
-
-/**
- * A long-lived streamed response (server-sent events): the headers at once, chunks later. uWS keeps
- * whatever a write could not send yet; `write` says when that happened (the stream is congested
- * until uWS reports it writable again), so the caller can skip updates instead of piling them up.
- */
-export interface ResponseStream {
-  /** False when the client is gone or the chunk had to be buffered (congested until onDrain). */
-  write(chunk: string): boolean;
-  readonly closed: boolean;
-  readonly congested: boolean;
-  onDrain(cb: () => void): void;
-  /** The client went away, or end() was called. */
-  onClose(cb: () => void): void;
-  end(): void;
-}
 
 export class Reply {
   private aborted = false;
@@ -192,6 +177,8 @@ export type Handler = (req: Request, reply: Reply) => void | Promise<void>;
 export interface RouteOptions {
   /** Read the whole body (at most maxBodyBytes) before calling the handler. */
   body?: boolean;
+  /** This route's body limit instead of MAX_BODY_BYTES (a rehearsal's replay upload). */
+  maxBodyBytes?: number;
   /** Request headers the handler reads (lower-case names): uWS lets them be read only during the handler call. */
   headers?: readonly string[];
   /** Copy the TCP peer's address into `remoteAddress`. */
@@ -261,12 +248,12 @@ export function createRouter(app: TemplatedApp, log: Logger, maxBodyBytes: numbe
     }
   }
 
-  const tooLarge = (reply: Reply) => reply.error(413, `Request body larger than ${maxBodyBytes} bytes`, {}, true);
+  const tooLarge = (reply: Reply, maxBodyBytes: number) => reply.error(413, `Request body larger than ${maxBodyBytes} bytes`, {}, true);
 
-  function readBody(res: HttpResponse, reply: Reply, declaredLength: string, onBody: (body: Buffer) => void): void {
+  function readBody(res: HttpResponse, reply: Reply, declaredLength: string, maxBodyBytes: number, onBody: (body: Buffer) => void): void {
     if (declaredLength !== '' && Number(declaredLength) > maxBodyBytes) {
       // Answer before reading anything, and close: the rest of the body is not wanted.
-      tooLarge(reply);
+      tooLarge(reply, maxBodyBytes);
       return;
     }
     // Most bodies come in one chunk: copied once, no list (Buffer.from(view) copies; the chunk is
@@ -280,7 +267,7 @@ export function createRouter(app: TemplatedApp, log: Logger, maxBodyBytes: numbe
       if (total > maxBodyBytes) {
         overflow = true;
         chunks = undefined;
-        tooLarge(reply);
+        tooLarge(reply, maxBodyBytes);
         return;
       }
       if (isLast && chunks === undefined) return onBody(Buffer.from(new Uint8Array(chunk)));
@@ -305,7 +292,7 @@ export function createRouter(app: TemplatedApp, log: Logger, maxBodyBytes: numbe
         run(handler, request, reply);
         return;
       }
-      readBody(res, reply, req.getHeader('content-length'), (body) => {
+      readBody(res, reply, req.getHeader('content-length'), options.maxBodyBytes ?? maxBodyBytes, (body) => {
         request.body = body;
         run(handler, request, reply);
       });

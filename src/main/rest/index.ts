@@ -9,19 +9,19 @@ import type { SupportPackages } from '../backend/store.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { MatchLifecycle } from '../matches/lifecycle.js';
-import type { FrameBus } from '../ports/frame-bus.js';
+import type { FrameBus, FrameTextSource } from '../ports/frame-bus.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import type { PreviewStore } from '../ports/preview-store.js';
 import type { TeamInfoStore } from '../ports/team-info-store.js';
 import type { TemplatedApp } from '../uws.js';
 import { registerAdmin } from './admin.js';
-import type { ControlBus } from '../ports/control-bus.js';
-import type { Standby } from '../matches/standby.js';
+import type { StandbyRouteDeps } from './standby.js';
 import { createRouter } from './http.js';
 import { registerMatchData } from './match-data.js';
 import { registerOAuth } from './oauth.js';
 import { registerOrg } from './org.js';
 import { registerPreviews } from './previews.js';
+import type { RehearsalRouteDeps } from './rehearsals.js';
 import { registerStatus, type ClusterStatus } from './status.js';
 import { registerSupport } from './support.js';
 import { registerTeamInfo } from './team-info.js';
@@ -35,19 +35,21 @@ export interface RestDeps {
   teamInfo: TeamInfoStore;
   directory: MatchDirectory;
   frames: FrameBus;
+  /** Where frames published without their text get it (GET /match). */
+  texts: FrameTextSource;
   /** USE_BACKEND: support packages and the OAuth exchange. */
   backend?: { packages: SupportPackages; request: Outbound };
   /** REDIS_URL: this node's id and Redis's reachability for /status. */
   cluster?: ClusterStatus;
   /** ADMIN_TOKEN: the operator routes. */
-  admin?: { tokens: AdminTokens; dashboard: Dashboard; lifecycle: MatchLifecycle; standby?: Standby; ownedHere?: (groupCode: string) => boolean; control?: ControlBus };
+  admin?: { tokens: AdminTokens; dashboard: Dashboard; lifecycle: MatchLifecycle; rehearsal: RehearsalRouteDeps; standby?: StandbyRouteDeps };
 }
 
 export function registerRestRoutes(app: TemplatedApp, deps: RestDeps): void {
   const { config } = deps;
   const router = createRouter(app, deps.log.child({ module: 'rest' }), config.MAX_BODY_BYTES);
   registerStatus(router, () => deps.directory.count(), deps.cluster);
-  registerMatchData(router, deps.frames, deps.cluster ? deps.directory : undefined);
+  registerMatchData(router, deps.frames, deps.texts, deps.cluster ? deps.directory : undefined);
   if (deps.admin) {
     registerAdmin(router, { ...deps.admin, directory: deps.directory, trustProxy: config.TRUST_PROXY, log: deps.log });
   }

@@ -1,10 +1,10 @@
 // For overlay developers and tools that cannot hold a socket:
 //   GET /match/:groupCode          the current match_data of a live match: the very text a frontend
-//                                  receives (FramePacket.text()), 404 when there is none
+//                                  receives (the frame's JSON string), 404 when there is none
 //   GET /schema/match_data.json    the JSON Schema the frame serializer is built from
 // No key: a group code is an identifier only (docs/interface.md 5), as on the broadcast port.
-import type { FramePacket } from '../frame-packet.js';
-import type { FrameBus } from '../ports/frame-bus.js';
+import { matchDataJson } from '../../protocol/wire.js';
+import type { Frame, FrameBus, FrameTextSource } from '../ports/frame-bus.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import { publishedMatchDataSchema } from '../../schemas/match-data.js';
 import type { Router } from './http.js';
@@ -21,35 +21,35 @@ const TEXT_WAIT_MS = 2000;
  * it has it at hand; any other node follows the match for a moment (the FrameBus asks its owner for
  * a keyframe), so that every node answers the same.
  */
-function latestFrame(frames: FrameBus, directory: MatchDirectory | undefined, groupCode: string): FramePacket | undefined | Promise<FramePacket | undefined> {
+function latestFrame(frames: FrameBus, directory: MatchDirectory | undefined, groupCode: string): Frame | undefined | Promise<Frame | undefined> {
   const frame = frames.latest(groupCode);
   if (frame || !directory?.get(groupCode)) return frame;
   return new Promise((resolve) => {
-    const done = (f: FramePacket | undefined) => { clearTimeout(timer); unsubscribe(); resolve(f); };
+    const done = (f: Frame | undefined) => { clearTimeout(timer); unsubscribe(); resolve(f); };
     const unsubscribe = frames.subscribe(groupCode, (f) => done(f));
     const timer = setTimeout(() => done(frames.latest(groupCode)), REMOTE_FRAME_WAIT_MS);
   });
 }
 
 /** The frame once its text is here: a local frame's text may be in its shard; a newer frame may come meanwhile. */
-async function withText(frames: FrameBus, first: FramePacket | undefined): Promise<FramePacket | undefined> {
+async function withText(frames: FrameBus, texts: FrameTextSource, first: Frame | undefined): Promise<Frame | undefined> {
   const deadline = Date.now() + TEXT_WAIT_MS;
   let frame = first;
-  while (frame && !frame.hasText) {
+  while (frame && frame.wireText === null) {
     const left = deadline - Date.now();
     if (left <= 0) return undefined;
     const waiting = frame;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, left);
-      waiting.whenText(() => { clearTimeout(timer); resolve(); });
+      texts.whenText(waiting, () => { clearTimeout(timer); resolve(); });
     });
-    if (!waiting.hasText) frame = frames.latest(waiting.groupCode);
+    if (waiting.wireText === null) frame = frames.latest(waiting.groupCode);
   }
   return frame;
 }
 
 /** `shared`: the directory of a scale-out deployment (REDIS_URL); in one process every live match's frame is at hand. */
-export function registerMatchData(router: Router, frames: FrameBus, shared?: MatchDirectory): void {
+export function registerMatchData(router: Router, frames: FrameBus, texts: FrameTextSource, shared?: MatchDirectory): void {
   router.get('/match/:groupCode', async (req, reply) => {
     let groupCode: string;
     try {
@@ -57,9 +57,10 @@ export function registerMatchData(router: Router, frames: FrameBus, shared?: Mat
     } catch {
       return reply.error(400, 'Invalid group code');
     }
-    const frame = await withText(frames, await latestFrame(frames, shared, groupCode));
-    if (!frame) return reply.error(404, 'Match not found');
-    reply.send(200, 'application/json; charset=utf-8', frame.text(), { 'Cache-Control': 'no-store' });
+    const frame = await withText(frames, texts, await latestFrame(frames, shared, groupCode));
+    if (!frame || frame.wireText === null) return reply.error(404, 'Match not found');
+    texts.used(frame, true);
+    reply.send(200, 'application/json; charset=utf-8', matchDataJson(frame.wireText), { 'Cache-Control': 'no-store' });
   });
 
   router.get('/schema/match_data.json', (_req, reply) => {

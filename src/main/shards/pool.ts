@@ -20,6 +20,7 @@ import {
 } from '../../protocol/limits.js';
 import { FIELD_SEP, RECORD_SEP, type AuxBatchCmd, type ObsBatchCmd, type ShardCmd, type ShardOut } from '../../protocol/shard-messages.js';
 import type { ShardSettings } from '../../protocol/shard-settings.js';
+import type { RecoveryMode } from '../events.js'; // the shardRestarted event's vocabulary, declared below this module
 import type { Logger } from '../log.js';
 
 /** FNV-1a: cheap, stable across processes and restarts. */
@@ -34,8 +35,7 @@ export function shardIndexOf(groupCode: string, shards: number): number {
 
 const WORKER_URL = new URL('../../workers/shard/thread.js', import.meta.url);
 
-/** What a restarted shard can be given: snapshots and the retained batches, snapshots only, nothing. */
-export type RecoveryMode = 'full' | 'snapshots' | 'none';
+export type { RecoveryMode };
 
 /** A batch kept for replay after a crash: its mark, its commands, its payload count. */
 interface Retained { mark: number; cmds: ShardCmd[]; size: number }

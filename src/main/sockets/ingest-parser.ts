@@ -19,6 +19,7 @@
 // no catch-all (`onAny`) listener called for every event.
 import { Decoder, Encoder, PacketType, protocol, type Packet } from 'socket.io-parser';
 import { MAX_JSON_DEPTH } from '../../protocol/json-depth.js';
+import { reconstructing } from '../internals/socketio-parser.js';
 
 /** The event name any event the listener does not handle is given (counted `unknown_event`). */
 export const OTHER_EVENT = 'ods:other';
@@ -98,7 +99,7 @@ function decoderFor(events: ReadonlySet<string>): typeof Decoder {
     }
 
     override add(obj: unknown): void {
-      if (typeof obj === 'string' && !(this as unknown as { reconstructor: unknown }).reconstructor) {
+      if (typeof obj === 'string' && !reconstructing(this)) {
         const packet = decodeHot(obj);
         if (packet) return void this.emitReserved('decoded', packet);
       }

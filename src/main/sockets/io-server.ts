@@ -28,8 +28,11 @@ export function baseIoOptions(config: Config, allowRequest?: IoServerOptions['al
     cors: { origin: '*' },
     pingInterval: config.PING_INTERVAL_MS,
     pingTimeout: config.PING_TIMEOUT_MS,
-    // A connection that never joins the namespace is closed after the idle timeout.
-    connectTimeout: config.IDLE_SOCKET_TIMEOUT_MS,
+    // A connection that never joins the namespace (clients send CONNECT right after the handshake)
+    // is closed after REQUEST_HEAD_TIMEOUT_MS, or the idle timeout when shorter; so is an upgrade
+    // from polling to WebSocket that does not complete (docs/reliability.md, "Connection abuse").
+    connectTimeout: Math.min(config.IDLE_SOCKET_TIMEOUT_MS, config.REQUEST_HEAD_TIMEOUT_MS),
+    upgradeTimeout: config.REQUEST_HEAD_TIMEOUT_MS,
     maxHttpBufferSize: config.MAX_MESSAGE_BYTES,
     ...(allowRequest ? { allowRequest: allowRequest as never } : {}),
     httpCompression: config.COMPRESSION ? { threshold: DEFLATE_THRESHOLD_BYTES } : false as const,

@@ -3,6 +3,7 @@
 
 import type { AbilitiesData, ScoreboardRow, TeamRow } from '../../schemas/messages.js';
 import { AGENT } from './names.js';
+import { updateMoneyRecord } from './economy.js';
 import { auxRowUpdate } from './scoreboard.js';
 import { detectPlantFromMoney } from './spike.js';
 import { playerById, playerInMatch, teamByStartTeam } from './teams.js';
@@ -42,7 +43,9 @@ export function applyAuxScoreboard(state: MatchState, row: ScoreboardRow, ts: nu
   if (!team) return;
   detectPlantFromMoney(state, team, row.playerId, row.money, ts);
   const player = playerById(team, row.playerId);
-  if (player) auxRowUpdate(player, row);
+  if (!player) return;
+  auxRowUpdate(player, row);
+  updateMoneyRecord(state, team);
 }
 
 /**
@@ -55,6 +58,7 @@ export function applyAuxScoreboardTeam(state: MatchState, team: TeamState, rows:
     const player = playerById(team, row.playerId);
     if (player) auxRowUpdate(player, row);
   }
+  updateMoneyRecord(state, team);
 }
 
 export function applyAuxHealth(state: MatchState, playerId: string, health: number): void {

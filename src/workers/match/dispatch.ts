@@ -28,6 +28,7 @@ import {
   applyCypherCam,
   auxSessionRefusal,
 } from './aux.js';
+import { toggleAgentSelect } from './agent-select.js';
 import { applyKillfeed } from './killfeed.js';
 import { applyMatchStart } from './match-start.js';
 import { mapDisplay } from './names.js';
@@ -172,6 +173,9 @@ function dispatch(core: EngineCore, env: Envelope, type: string, now: number): A
       break;
     case 'switch_kda_credits':
       state.showAliveKDA = !state.showAliveKDA;
+      break;
+    case 'toggle_agent_select':
+      toggleAgentSelect(state);
       break;
     case 'toast':
       toggleToast(core, data as ToastData, now);

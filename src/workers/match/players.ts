@@ -6,6 +6,7 @@ import { remapPlayercams } from './playercams.js';
 import { playerById, teamByStartTeam } from './teams.js';
 import type { CountMap, EngineCore, PlayerState, TeamState } from './types.js';
 import { touch } from './dirty.js';
+import { rosterAgentSelect } from './agent-select.js';
 
 export const MAX_PLAYERS_PER_TEAM = 5;
 
@@ -71,6 +72,7 @@ export function applyRoster(core: EngineCore, data: RosterData, ts: number): voi
   const team = teamByStartTeam(state, data.startTeam);
   if (!team) return;
   if (state.agentSelectStartTime === undefined) state.agentSelectStartTime = ts;
+  rosterAgentSelect(state);
 
   const tagline = data.tagline ?? '';
   if (data.playerId === '' || data.name === '' || tagline === '') return;

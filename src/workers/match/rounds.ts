@@ -5,6 +5,7 @@ import type { RoundInfoData, ScoreData } from '../../schemas/messages.js';
 import { playercamFetchEffect } from './playercams.js';
 import { teamByIngameId } from './teams.js';
 import { raise, stopTimeoutTimers } from './timeouts.js';
+import { startMoneyRecord } from './economy.js';
 import { toastOff } from './toast.js';
 import type { EngineCore, MatchState, RoundRecordType, TeamState } from './types.js';
 import { touch } from './dirty.js';
@@ -104,6 +105,8 @@ function shopping(core: EngineCore, now: number): void {
   }
   // 7
   if (state.isRegistered && round !== 1) core.effects.push({ kind: 'update', matchId: state.matchId });
+  // 8.1: the economy record's entry of this round
+  startMoneyRecord(state);
 }
 
 function combat(core: EngineCore, now: number): void {

@@ -7,6 +7,7 @@ import { detectPlantFromMoney } from './spike.js';
 import { playerById, teamByStartTeam } from './teams.js';
 import type { MatchState, PlayerState, TeamState } from './types.js';
 import { touch } from './dirty.js';
+import { updateMoneyRecord } from './economy.js';
 
 /** kills / deaths, or null where the quotient is not finite (0 deaths). */
 export function ratio(numerator: number, divisor: number): number | null {
@@ -103,4 +104,5 @@ export function applyScoreboard(state: MatchState, row: ScoreboardRow, ts: numbe
   sharedRowUpdate(player, row); // touches player
   player.scoreboardAvailable = true;
   team.spentThisRound = sumMoneySpent(team);
+  updateMoneyRecord(state, team);
 }

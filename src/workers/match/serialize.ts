@@ -1,6 +1,6 @@
 // The match_data serializer: fast-json-stringify built once from the broadcast schema.
 // Same output as JSON.stringify({ ...match.snapshot(), serverTime }) up to key order inside open
-// objects (guarded by test/engine-serialize.test.ts, which round-trips every state of the recorded
+// objects (guarded by test/workers/match/engine-serialize.test.ts, which round-trips every state of the recorded
 // match).
 
 import { build } from 'fast-json-stringify';

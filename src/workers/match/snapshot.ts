@@ -1,6 +1,7 @@
 // The engine core as JSON text and back, for crash recovery and STATE_DIR (docs/reliability.md).
 // Without the player-camera secret, which the caller keeps apart (never on disk), and without
-// pending effects (the shard drains them after every call).
+// pending effects (the shard drains them after every call). The economy record and the agent-select
+// flags are state like any other; a snapshot written before they existed gets their initial values.
 
 import type { CountMap, EngineCore, MatchState, PlayercamData } from './types.js';
 
@@ -34,6 +35,7 @@ export function coreFromSnapshot(text: string, playercamSecret: string): EngineC
   const inf = (n: number | null | undefined) => (typeof n === 'number' ? n : Infinity);
   // Per-name counters are null-prototype objects (any received name is a plain key).
   for (const team of snap.state.teams) {
+    if (!Array.isArray(team.moneyRecord)) team.moneyRecord = [];
     for (const p of team.players) {
       p.killsByWeaponsAndAbilities = nullProto(p.killsByWeaponsAndAbilities);
       p.killsOnEnemyPlayer = nullProto(p.killsOnEnemyPlayer);
@@ -41,6 +43,9 @@ export function coreFromSnapshot(text: string, playercamSecret: string): EngineC
       p.assistsFromTeammate = nullProto(p.assistsFromTeammate);
     }
   }
+  const tools = snap.state.tools;
+  if (typeof tools.agentSelectAutostart !== 'boolean') tools.agentSelectAutostart = true;
+  if (typeof tools.agentSelectActive !== 'boolean') tools.agentSelectActive = false;
   return {
     state: snap.state,
     logonTeams: snap.logonTeams,

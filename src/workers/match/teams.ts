@@ -20,6 +20,7 @@ export function createTeam(auth: AuthTeam, ingameTeamId: 0 | 1, removeTricode: b
     roundsWon: 0,
     spentThisRound: 0,
     roundRecord,
+    moneyRecord: [],
     removeTricode,
     players: [],
     playerCount: 0,

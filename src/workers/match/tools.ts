@@ -1,5 +1,6 @@
 // Tools at match creation (docs/match-rules.md 2.2): service defaults, shallow merge of the client's
-// `toolsData`, timeout counters, watermark alias, supporter rules and the round-win-box spelling.
+// `toolsData`, timeout counters, watermark alias, supporter rules, the round-win-box spelling and the
+// agent-select flags (2.2 step 7).
 
 import { ajv } from '../../schemas/messages.js';
 import { toolsMemberSchemas, type ToolsMemberName } from '../../schemas/match-data.js';
@@ -21,8 +22,15 @@ export function defaultTools(): Tools {
     playercamsInfo: { enable: false, removeTricodes: false, identifier: '' },
     nameOverrides: { overrides: '[]' },
     roundWinBox: { type: 'disabled', sponsors: [] },
+    agentSelectAutostart: true,
+    agentSelectActive: false,
   };
 }
+
+/** Input flag of newer observer clients: the operator shows agent select with a hotkey (step 7). */
+const AGENT_SELECT_HOTKEY = 'agentSelectHotkeyEnabled';
+/** Tools members the service owns: a `toolsData` member of the same name is ignored (step 7). */
+const SERVICE_OWNED = new Set(['agentSelectAutostart', 'agentSelectActive']);
 
 /** ajv validators of the known members, from the broadcast schema (compiled once). */
 const memberValidators = new Map(
@@ -59,6 +67,8 @@ export interface BuiltTools {
  *    coercing client data.
  *  - `__proto__` keys are skipped.
  *  - `playercamsInfo.secret` and `.endTime` are moved out of the tree (never broadcast).
+ *  - `agentSelectHotkeyEnabled` is read, not copied; `agentSelectAutostart` / `agentSelectActive`
+ *    sent by the client are ignored with a `warn` (the service owns them).
  */
 export function buildTools(
   toolsData: unknown,
@@ -74,8 +84,12 @@ export function buildTools(
   const received: unknown = toolsData === undefined ? undefined : JSON.parse(JSON.stringify(toolsData));
   if (isObject(received)) {
     for (const key of Object.keys(received)) {
-      if (key === '__proto__') continue;
+      if (key === '__proto__' || key === AGENT_SELECT_HOTKEY) continue;
       const value = received[key];
+      if (SERVICE_OWNED.has(key)) {
+        effects.push({ kind: 'warn', code: 'tools_member_ignored', detail: `toolsData.${key}: set by the service, not by the client` });
+        continue;
+      }
       if (!Object.prototype.hasOwnProperty.call(defaults, key)) {
         defaults[key] = value; // unknown members are copied as they are (null included)
         continue;
@@ -139,6 +153,14 @@ export function buildTools(
     sponsor.roundCeremony = list;
     sponsor.roundCeremonie = list;
   }
+
+  // Step 7: agent select on a hotkey (absent or not a boolean = false: agent select starts by itself)
+  const hotkey = isObject(received) ? received[AGENT_SELECT_HOTKEY] : undefined;
+  if (hotkey !== undefined && typeof hotkey !== 'boolean') {
+    effects.push({ kind: 'warn', code: 'tools_member_ignored', detail: `toolsData.${AGENT_SELECT_HOTKEY}: must be a boolean` });
+  }
+  tools.agentSelectAutostart = hotkey !== true;
+  tools.agentSelectActive = false;
 
   return { tools, playercamSecret, playercamEndTime };
 }

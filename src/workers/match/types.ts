@@ -1,5 +1,7 @@
 // State types of the match engine. The broadcast part (`MatchState`) has exactly the shape and key
 // order of the `match_data` tree (docs/match-rules.md 16.2); src/schemas/match-data.ts is its JSON Schema.
+// test/workers/match/types.test.ts checks `MatchData` against the published contract/match-data.d.ts
+// (generated from that schema) member by member; its top comment says how to add a member.
 // Internal data (timers, secrets, effects) lives in `EngineCore`, never inside `MatchState`.
 
 export type RoundRecordType = 'upcoming' | 'kills' | 'detonated' | 'defused' | 'timeout' | 'lost';
@@ -76,6 +78,16 @@ export interface PlayerState {
   iconNameSuffix: IconNameSuffix;
 }
 
+/**
+ * One round of a team's economy record (docs/match-rules.md 8.1): the team's credits when the round's
+ * buy phase began (income included) and what the team spent in that buy phase, net of sell-backs.
+ */
+export interface MoneyRecordEntry {
+  round: number;
+  start: number;
+  spent: number;
+}
+
 export interface TeamState {
   teamName: string;
   teamTricode: string;
@@ -86,6 +98,8 @@ export interface TeamState {
   roundsWon: number;
   spentThisRound: number;
   roundRecord: RoundRecordEntry[];
+  /** round 1 first; kept for supporter organisations only, [] otherwise (docs/match-rules.md 8.1) */
+  moneyRecord: MoneyRecordEntry[];
   removeTricode: boolean;
   players: PlayerState[];
   playerCount: number;
@@ -119,17 +133,43 @@ export interface ToastInfo {
 
 /** Client-supplied objects are passed through as received, so every tools member is open. */
 export interface SeriesInfo {
+  enable?: boolean;
   needed?: number | null;
   wonLeft?: number | null;
   wonRight?: number | null;
-  mapInfo: unknown[];
+  seedingLeft?: string;
+  seedingRight?: string;
+  mapInfo: MapInfoEntry[];
+  [extra: string]: unknown;
+}
+
+export interface MapInfoEntry {
+  type: string;
+  map?: string;
+  logo?: string;
+  left?: MapInfoSide;
+  right?: MapInfoSide;
+  [extra: string]: unknown;
+}
+
+export interface MapInfoSide {
+  score?: number | null;
+  logo?: string;
   [extra: string]: unknown;
 }
 
 export interface Tools {
   seriesInfo: SeriesInfo;
   seedingInfo: { left?: string; right?: string; [extra: string]: unknown };
-  tournamentInfo: { name?: string; logoUrl?: string; backdropUrl?: string; [extra: string]: unknown };
+  tournamentInfo: {
+    name?: string;
+    logoUrl?: string;
+    backdropUrl?: string;
+    enabled?: boolean;
+    timeoutDuration?: number;
+    showMappool?: boolean;
+    [extra: string]: unknown;
+  };
   /** seconds */
   timeoutDuration: number;
   timeoutCounter: { max: number; left: number; right: number; [extra: string]: unknown };
@@ -148,6 +188,10 @@ export interface Tools {
   /** `overrides`: JSON text of [fullName, displayName] pairs (the form the overlay reads). */
   nameOverrides: { overrides: string; [extra: string]: unknown };
   roundWinBox: { type: string; sponsors: RoundWinSponsor[]; [extra: string]: unknown };
+  /** Service-owned (never taken from `toolsData`): not `toolsData.agentSelectHotkeyEnabled` (docs/match-rules.md 2.2, 4.17). */
+  agentSelectAutostart: boolean;
+  /** Service-owned: the overlay shows agent select while true (roster with autostart, `toggle_agent_select`). */
+  agentSelectActive: boolean;
   [extra: string]: unknown;
 }
 

@@ -4,13 +4,13 @@
 // replay recording, then Match.apply/applyAux, which also runs the timers due by the message's time.
 import { jsonDepthExceeds } from '../../protocol/json-depth.js';
 import { auxSessionRefusal } from '../match/match.js';
-import type { Shard } from './shard.js';
+import type { ShardContext } from './context.js';
 import type { Slot } from './slot.js';
 
 type Envelope = Record<string, unknown>;
 
 /** An observer payload (obs_data) of the session of `groupCode`. */
-export function applyObs(shard: Shard, groupCode: string, raw: string, receivedAt: number): void {
+export function applyObs(shard: ShardContext, groupCode: string, raw: string, receivedAt: number): void {
   const slot = shard.slots.get(groupCode);
   const env = parse(shard, raw, groupCode, slot);
   if (!env) return;
@@ -27,7 +27,7 @@ export function applyObs(shard: Shard, groupCode: string, raw: string, receivedA
  * A live match the main thread sent auxiliary data of `matchId` to, if it still has that match id
  * (the main thread learns match ids from this shard, a batch later).
  */
-export function auxTarget(shard: Shard, groupCode: string, matchId: string): Slot | undefined {
+export function auxTarget(shard: ShardContext, groupCode: string, matchId: string): Slot | undefined {
   const slot = shard.slots.get(groupCode);
   return slot !== undefined && slot.matchId === matchId ? slot : undefined;
 }
@@ -36,7 +36,7 @@ export function auxTarget(shard: Shard, groupCode: string, matchId: string): Slo
  * An auxiliary payload (aux_data) of a session with `matchId` and `playerId`, for the matches of
  * `groupCodes` (those with that match id on this shard, resolved by the main thread).
  */
-export function applyAux(shard: Shard, groupCodes: string[], matchId: string, playerId: string, raw: string, receivedAt: number): void {
+export function applyAux(shard: ShardContext, groupCodes: string[], matchId: string, playerId: string, raw: string, receivedAt: number): void {
   let first: Slot | undefined;
   for (const code of groupCodes) if ((first = auxTarget(shard, code, matchId))) break;
   const firstCode = first?.groupCode ?? '';
@@ -55,7 +55,7 @@ export function applyAux(shard: Shard, groupCodes: string[], matchId: string, pl
 }
 
 /** The envelope of a raw payload, or null (dropped: too_deep, invalid_json, invalid_envelope). */
-function parse(shard: Shard, raw: string, groupCode: string, slot: Slot | undefined): Envelope | null {
+function parse(shard: ShardContext, raw: string, groupCode: string, slot: Slot | undefined): Envelope | null {
   if (jsonDepthExceeds(raw)) {
     shard.drops.drop(groupCode, slot, 'too_deep', '?');
     return null;
@@ -71,7 +71,7 @@ function parse(shard: Shard, raw: string, groupCode: string, slot: Slot | undefi
 }
 
 /** `auxPlayerId`: the auxiliary session's player (aux_data), undefined for the observer's obs_data. */
-function applyTo(shard: Shard, slot: Slot, env: Envelope, type: string, receivedAt: number, auxPlayerId?: string): void {
+function applyTo(shard: ShardContext, slot: Slot, env: Envelope, type: string, receivedAt: number, auxPlayerId?: string): void {
   if (slot.match.ended) return shard.drops.drop(slot.groupCode, slot, 'match_ended', type);
   const ts = shard.clock.messageTime(receivedAt, env);
   slot.lastEventAt = receivedAt;

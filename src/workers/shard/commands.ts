@@ -2,9 +2,9 @@
 // of payloads unpacked and applied, the rest routed to the match or the shard they concern.
 import { FIELD_SEP, RECORD_SEP, type ObsBatchCmd, type ShardCmd } from '../../protocol/shard-messages.js';
 import { applyAux, applyObs, auxTarget } from './apply.js';
-import type { Shard } from './shard.js';
+import type { ShardContext } from './context.js';
 
-export function runCommand(shard: Shard, cmd: ShardCmd, now: number): void {
+export function runCommand(shard: ShardContext, cmd: ShardCmd, now: number): void {
   switch (cmd.t) {
     case 'create': return shard.create(cmd.groupCode, cmd.logon, cmd.now);
     case 'obs': return unpackObs(shard, cmd);
@@ -67,7 +67,7 @@ export function runCommand(shard: Shard, cmd: ShardCmd, now: number): void {
 }
 
 /** The packed observer records (`groupCode FIELD_SEP receiveTime FIELD_SEP raw`, RECORD_SEP between), in order. */
-function unpackObs(shard: Shard, cmd: ObsBatchCmd): void {
+function unpackObs(shard: ShardContext, cmd: ObsBatchCmd): void {
   const packed = cmd.packed;
   let start = 0;
   for (let k = 0; k < cmd.count; k++) {

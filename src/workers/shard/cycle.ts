@@ -2,10 +2,10 @@
 // (deadlines.ts: an engine timer, live clock only, since with the recorded clock only messages move
 // time; an inactivity check), the frames that are due, then the periodic outputs (snapshot round,
 // stats, dashboard summaries), in one output. Nothing here visits a match that has nothing due.
-import type { Shard } from './shard.js';
+import type { ShardContext } from './context.js';
 import type { Slot } from './slot.js';
 
-export function runCycle(shard: Shard): void {
+export function runCycle(shard: ShardContext): void {
   const started = performance.now();
   const now = Date.now();
   const tickTime = shard.clock.tickTime(now);
@@ -35,11 +35,11 @@ export function runCycle(shard: Shard): void {
  * docs/match-rules.md 14.1: no frame for INACTIVITY_TIMEOUT_MS (a running timeout's frames keep a match
  * alive). A match with a change pending is not inactive: its frame is about to go out.
  */
-function inactive(shard: Shard, slot: Slot, now: number): boolean {
+function inactive(shard: ShardContext, slot: Slot, now: number): boolean {
   return now - slot.lastActivityAt > shard.settings.inactivityMs && !shard.frames.isPending(slot);
 }
 
 /** An active match is checked again once its last frame is INACTIVITY_TIMEOUT_MS old (pending: at the next cycle). */
-function nextInactivityCheck(shard: Shard, slot: Slot, now: number): number {
+function nextInactivityCheck(shard: ShardContext, slot: Slot, now: number): number {
   return Math.max(now + 1, slot.lastActivityAt + shard.settings.inactivityMs + 1);
 }

@@ -1,11 +1,11 @@
 // How a frame is made: the WebSocket message text of the match's state (FRAME_SERIALIZER picks the
-// serializer; both give the same bytes, test/sharding.test.ts), with serverTime, and the
+// serializer; both give the same bytes, test/main/shards/sharding.test.ts), with serverTime, and the
 // permessage-deflate delta against the match's previous frame (COMPRESSION), encoded from the two
-// frames' layouts (src/workers/layout-delta.ts): the shard keeps the previous frame's layout (its
+// frames' layouts (src/codec/layout-delta.ts): the shard keeps the previous frame's layout (its
 // segments' texts, shared with the serializer's cache), not its bytes.
 import { wireMessage } from '../../protocol/wire.js';
 import type { ShardSettings } from '../../protocol/shard-settings.js';
-import { layoutDelta } from '../layout-delta.js';
+import { layoutDelta } from '../../codec/layout-delta.js';
 import { serializeMatch } from '../match/serialize.js';
 import { wholeLayout, wireSerializeFrame, type FrameLayout } from '../wire-serializer.js';
 import type { Slot } from './slot.js';

@@ -2,7 +2,8 @@
 // serialization of a match happen here; the main thread only routes raw payloads in and publishes
 // the frames that come out. This class holds the matches and their lifetime (create, restore,
 // frames, end, removal); the other jobs have a file each in this folder:
-//   thread.ts     the worker entry (wiring only)
+//   thread.ts     the worker entry: the batch loop and the periodic tick, wiring a Shard to the rules
+//   context.ts    what the rules work on (ShardContext, implemented here): the rules never import this class
 //   commands.ts   batch unpacking and routing of the main thread's commands
 //   apply.ts      messages into the engine (parse, routing checks, aux trust, recording)
 //   effects.ts    engine effects → backend calls and events
@@ -10,13 +11,12 @@
 //   cycle.ts      the periodic tick (due deadlines, snapshots, stats, summaries); deadlines.ts: the timer heap
 //   snapshots.ts, stats.ts, summaries.ts, drops.ts, outbox.ts (what goes to the main thread), slot.ts
 import { WIRE_HOLD_FRAMES } from '../../protocol/limits.js';
-import type { CreateMatchCmd, RestoreMatchCmd, ShardCmd, ShardOut } from '../../protocol/shard-messages.js';
+import type { CreateMatchCmd, RestoreMatchCmd, ShardOut } from '../../protocol/shard-messages.js';
 import type { ShardSettings } from '../../protocol/shard-settings.js';
 import { createClock, type MatchClock } from '../clock.js';
 import { Match } from '../match/match.js';
 import { ReplayRecorder, replayHeader } from '../replay-recorder.js';
-import { runCommand } from './commands.js';
-import { runCycle } from './cycle.js';
+import type { RemovalReason, ShardContext } from './context.js';
 import { Deadlines } from './deadlines.js';
 import { DropLog } from './drops.js';
 import { forwardEffects } from './effects.js';
@@ -28,9 +28,7 @@ import { parseSnapshot, SnapshotRounds } from './snapshots.js';
 import { StatsCounter } from './stats.js';
 import { Summaries } from './summaries.js';
 
-export type RemovalReason = 'ended' | 'inactive' | 'admin' | 'shutdown';
-
-export class Shard {
+export class Shard implements ShardContext {
   readonly slots = new Map<string, Slot>();
   readonly clock: MatchClock;
   readonly out: Outbox;
@@ -43,7 +41,6 @@ export class Shard {
   /** The `exit` command was run: the thread closes its port. */
   exited = false;
   private readonly encoder: FrameEncoder;
-  private readonly tickTimer: NodeJS.Timeout;
   private readonly sendFrameNow = (slot: Slot, now: number): void => this.sendFrame(slot, now);
 
   constructor(readonly settings: ShardSettings, post: (out: ShardOut) => void) {
@@ -57,22 +54,6 @@ export class Shard {
     });
     this.snapshots = new SnapshotRounds(settings.snapshotIntervalMs);
     this.deadlines = new Deadlines(this.clock.ticks, settings.inactivityMs);
-    this.tickTimer = setInterval(() => runCycle(this), settings.intervalMs);
-  }
-
-  /** One batch from the main thread: its commands in order, then the frames due, in one output. */
-  handle(cmds: ShardCmd[]): void {
-    const now = Date.now();
-    for (const cmd of cmds) {
-      try {
-        runCommand(this, cmd, now);
-      } catch (err) {
-        // The engine never throws by contract; this is the last guard so one match cannot stop the shard.
-        this.out.log('error', 'shard command failed', { cmd: cmd.t, error: (err as Error).message });
-      }
-    }
-    this.sendDueFrames(Date.now());
-    this.out.flush();
   }
 
   create(groupCode: string, logon: CreateMatchCmd['logon'], now: number): void {
@@ -248,11 +229,10 @@ export class Shard {
     if (!on) for (const slot of this.slots.values()) this.touched(slot);
   }
 
-  /** The thread's end: no more timers, replay files closed. */
+  /** The thread's end: no more timers (the periodic tick is the thread's: it stops it on `exited`), replay files closed. */
   exit(): void {
     this.exited = true;
     this.stats.stop();
-    clearInterval(this.tickTimer);
     this.frames.stop();
     for (const slot of this.slots.values()) slot.recorder?.close();
   }

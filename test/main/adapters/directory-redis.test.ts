@@ -1,31 +1,40 @@
-// The Redis MatchDirectory/MatchOwnership (adapters/redis/match-directory.ts) against a real
-// redis-server: the MatchDirectory contract, then two nodes sharing one directory (views, races,
-// admission across nodes, lease expiry and adoption, a lost lease, Redis restarted empty).
+// The Redis MatchDirectory and MatchOwnership (adapters/redis/match-directory.ts, match-ownership.ts)
+// against a real redis-server: both contracts, then two nodes sharing one directory (views, races,
+// admission across nodes, messages lost, Redis restarted empty or down for a while).
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RedisConnection } from '../../../src/main/adapters/redis/connection.js';
 import { RedisMatchDirectory } from '../../../src/main/adapters/redis/match-directory.js';
+import { RedisMatchOwnership } from '../../../src/main/adapters/redis/match-ownership.js';
 import type { NewMatch } from '../../../src/main/ports/match-directory.js';
 import { describeMatchDirectoryContract } from '../ports/match-directory.contract.js';
+import { describeMatchOwnershipContract } from '../ports/match-ownership.contract.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
 
 const log = pino({ level: 'silent' });
 let server: RedisServer;
-const opened: Array<{ dir: RedisMatchDirectory; conn: RedisConnection }> = [];
+interface Node { dir: RedisMatchDirectory; own: RedisMatchOwnership; conn: RedisConnection }
+const opened: Node[] = [];
 
 beforeAll(async () => { server = await startRedisServer(); });
 afterAll(async () => {
-  for (const { dir, conn } of opened.splice(0)) { dir.close(); conn.close(); }
+  for (const { dir, own, conn } of opened.splice(0)) { own.close(); dir.close(); conn.close(); }
   await server?.stop();
 });
 
-async function node(prefix: string, nodeId: string, options: { leaseTtlMs?: number; renewIntervalMs?: number } = {}) {
+async function node(prefix: string, nodeId: string, options: { leaseTtlMs?: number; renewIntervalMs?: number } = {}): Promise<Node> {
   const conn = await RedisConnection.open({ url: server.url, prefix, nodeId, timeoutMs: 2000, probeIntervalMs: 200, log });
-  const dir = await RedisMatchDirectory.open(conn, { leaseTtlMs: options.leaseTtlMs ?? 2000, renewIntervalMs: options.renewIntervalMs, log });
-  opened.push({ dir, conn });
-  return { dir, conn };
+  const leaseTtlMs = options.leaseTtlMs ?? 2000;
+  const dir = await RedisMatchDirectory.open(conn, { leaseTtlMs, log });
+  const own = new RedisMatchOwnership(conn, dir, { leaseTtlMs, renewIntervalMs: options.renewIntervalMs, log });
+  const n = { dir, own, conn };
+  opened.push(n);
+  return n;
 }
+
+/** The node "dies": no more renewals, no more messages (the connection stays for the test's end). */
+const stop = (n: Node) => { n.own.close(); n.dir.close(); };
 
 const match = (groupCode: string, keyId = 'key:a'): NewMatch => ({
   groupCode, secretDigest: 'ab'.repeat(32), organizationId: 'org', isSupporter: false, keyId, createdAt: 1700000000000,
@@ -38,18 +47,41 @@ describeMatchDirectoryContract('redis', {
   settle: () => current!.caughtUp(),
 });
 
+// Nodes as the ownership contract sees them (a node's directory and ownership).
+// They stop after each test (no renewals left running while later tests restart Redis).
+const contractNodes: Node[] = [];
+afterEach(() => { for (const n of contractNodes.splice(0)) stop(n); });
+const asPort = (n: Node) => { contractNodes.push(n); return { directory: n.dir, ownership: n.own, node: n }; };
+type PortNode = ReturnType<typeof asPort>;
+let ownershipPrefix = '';
+describeMatchOwnershipContract('redis', {
+  pair: async (options = {}) => {
+    ownershipPrefix = `o${randomUUID().slice(0, 8)}:`;
+    const a = await node(ownershipPrefix, 'A', options.pausedA ? { renewIntervalMs: 3_600_000 } : {});
+    return [asPort(a), asPort(await node(ownershipPrefix, 'B'))];
+  },
+  join: async () => asPort(await node(ownershipPrefix, `C${randomUUID().slice(0, 4)}`)),
+  stop: (n) => stop((n as PortNode).node),
+  renew: (n) => (n as PortNode).node.own.renew(),
+  settle: (n) => (n as PortNode).node.dir.caughtUp(),
+  lapseMs: 20_000,
+});
+
 describe('RedisMatchDirectory: two nodes', () => {
   let prefix: string;
   let a: RedisMatchDirectory;
   let b: RedisMatchDirectory;
+  let ownA: RedisMatchOwnership;
+  let ownB: RedisMatchOwnership;
+  let nodes: Node[] = [];
   const raw = (...args: string[]) => server.command(...args);
 
-  afterEach(() => { a?.close(); b?.close(); });
+  afterEach(() => { for (const n of nodes.splice(0)) stop(n); });
 
-  async function pair(optionsA: { renewIntervalMs?: number } = {}) {
+  async function pair() {
     prefix = `x${randomUUID().slice(0, 8)}:`;
-    a = (await node(prefix, 'A', optionsA)).dir;
-    b = (await node(prefix, 'B')).dir;
+    nodes = [await node(prefix, 'A'), await node(prefix, 'B')];
+    [{ dir: a, own: ownA }, { dir: b, own: ownB }] = nodes;
   }
 
   it('a claim on A appears in B\'s view, with its match id, roster, digest and owner', async () => {
@@ -67,11 +99,12 @@ describe('RedisMatchDirectory: two nodes', () => {
     expect(b.countForKey('key:a')).toBe(1);
     expect(b.get('V1')).toMatchObject({ groupCode: 'V1', epoch: claim.record.epoch, secretDigest: 'cd'.repeat(32), matchId: 'game-1', organizationId: 'org', createdAt: 1700000000000, teams: match('V1').teams });
     expect([...(b.groupsForMatchId('game-1') ?? [])]).toEqual(['V1']);
-    expect(b.ownerOf('V1')).toBe('A');
-    expect(a.owns('V1')).toBe(true);
-    expect(b.owns('V1')).toBe(false);
+    expect(ownB.ownerOf('V1')).toBe('A');
+    expect(ownA.owns('V1')).toBe(true);
+    expect(ownB.owns('V1')).toBe(false);
     // A third node starting now loads the same view.
-    const c = (await node(prefix, 'C')).dir;
+    const third = await node(prefix, 'C');
+    const c = third.dir;
     expect(c.get('V1')).toMatchObject({ matchId: 'game-1', secretDigest: 'cd'.repeat(32), epoch: claim.record.epoch });
     expect(c.hasPlayer('game-1', 'p1')).toBe(true);
     // The stored record is the JSON the brief names (owner, epoch, playerIds as an array).
@@ -83,8 +116,8 @@ describe('RedisMatchDirectory: two nodes', () => {
     await expect.poll(() => b.get('V1')).toBeUndefined();
     await expect.poll(() => c.count()).toBe(0);
     expect(b.groupsForMatchId('game-1')).toBeUndefined();
-    expect(a.owns('V1')).toBe(false);
-    c.close();
+    expect(ownA.owns('V1')).toBe(false);
+    stop(third);
   });
 
   it('a quick series of local writes is never undone in the writer\'s view by its own echoes', async () => {
@@ -118,7 +151,7 @@ describe('RedisMatchDirectory: two nodes', () => {
     expect(a.count()).toBe(1);
     expect(b.count()).toBe(1);
     expect(a.countForKey('key:a')).toBe(1);
-    expect(Number(a.owns('RACE')) + Number(b.owns('RACE'))).toBe(1);
+    expect(Number(ownA.owns('RACE')) + Number(ownB.owns('RACE'))).toBe(1);
   });
 
   it('admission caps hold across both nodes', async () => {
@@ -143,78 +176,10 @@ describe('RedisMatchDirectory: two nodes', () => {
     expect(b.countForKey('key:a')).toBe(1);
   });
 
-  it('a node that stops renewing: its match becomes an orphan, adopted once with a higher epoch; its stale release changes nothing', async () => {
-    await pair();
-    const claim = await a.claim(match('D1'));
-    if (!claim.ok) throw new Error('refused');
-    a.setRoster('D1', ['p9']);
-    await a.caughtUp();
-    expect(await b.orphans()).toEqual([]);
-    a.close(); // A "dies": no more renewals
-    await expect.poll(() => b.orphans(), { timeout: 20_000 }).toEqual(['D1']);
-    const [first, second] = await Promise.all([b.adopt('D1', claim.record.epoch), b.adopt('D1', claim.record.epoch)]);
-    const adopted = first ?? second;
-    expect(Number(first !== undefined) + Number(second !== undefined)).toBe(1);
-    expect(adopted?.epoch).toBeGreaterThan(claim.record.epoch);
-    expect(adopted?.playerIds).toEqual(new Set(['p9']));
-    expect(await b.adopt('D1', claim.record.epoch)).toBeUndefined();
-    expect(b.owns('D1')).toBe(true);
-    expect(b.ownerOf('D1')).toBe('B');
-    expect(await b.orphans()).toEqual([]);
-    // A's stale writes and release (its view still has the old epoch) change nothing in Redis.
-    a.setMatchId('D1', 'stale');
-    expect(a.get('D1')?.epoch).toBe(claim.record.epoch);
-    expect(a.release('D1', claim.record.epoch)).toBeDefined();
-    await b.caughtUp();
-    expect(b.get('D1')?.matchId).toBe('');
-    expect(JSON.parse((await raw('GET', `${prefix}match:D1`)).split('\r\n')[1])).toMatchObject({ matchId: '', epoch: adopted!.epoch, owner: 'B' });
-    expect(b.get('D1')?.epoch).toBe(adopted!.epoch);
-    expect(await raw('EXISTS', `${prefix}match:D1`)).toBe(':1\r\n');
-    expect(await raw('SISMEMBER', `${prefix}matches`, 'D1')).toBe(':1\r\n');
-    expect(await raw('GET', `${prefix}perkey:key:a`)).toBe('$1\r\n1\r\n');
-    // B keeps renewing it: still no orphan after more than a TTL.
-    await new Promise((r) => setTimeout(r, 2500));
-    expect(await b.orphans()).toEqual([]);
-    expect((await raw('GET', `${prefix}lease:D1`))).toContain(`B ${adopted!.epoch}`);
-  });
-
-  it('adopt takes an epoch above `after` and refuses a live lease or a missing record', async () => {
-    await pair();
-    const claim = await a.claim(match('F1'));
-    if (!claim.ok) throw new Error('refused');
-    expect(await b.adopt('F1', 0)).toBeUndefined(); // A's lease is live
-    expect(await b.adopt('nope', 0)).toBeUndefined();
-    await raw('DEL', `${prefix}lease:F1`);
-    const adopted = await b.adopt('F1', claim.record.epoch + 500);
-    expect(adopted?.epoch).toBeGreaterThan(claim.record.epoch + 500);
-  });
-
-  it('a lease taken over while A still runs: A\'s next renewal reports it lost', async () => {
-    await pair({ renewIntervalMs: 3_600_000 }); // A is "paused": it renews only when told
-    const lost: Array<[string, number]> = [];
-    a.onLost((code, epoch) => lost.push([code, epoch]));
-    const claim = await a.claim(match('L1'));
-    if (!claim.ok) throw new Error('refused');
-    const other = await a.claim(match('L2'));
-    if (!other.ok) throw new Error('refused');
-    await expect.poll(() => b.orphans(), { timeout: 20_000 }).toEqual(expect.arrayContaining(['L1', 'L2']));
-    const adopted = await b.adopt('L1', claim.record.epoch);
-    expect(adopted).toBeDefined();
-    await a.renew();
-    expect(lost).toEqual([['L1', claim.record.epoch]]);
-    expect(a.owns('L1')).toBe(false);
-    // L2 was not adopted: A re-takes its lease with the same epoch.
-    expect(a.owns('L2')).toBe(true);
-    expect(await raw('GET', `${prefix}lease:L2`)).toContain(`A ${other.record.epoch}`);
-    await a.caughtUp();
-    expect(a.ownerOf('L1')).toBe('B');
-    expect(a.get('L1')?.epoch).toBe(adopted!.epoch);
-  });
-
   it('Redis restarted empty: A re-asserts its matches with higher epochs and B sees them again', async () => {
     await pair();
     const reasserted: number[] = [];
-    a.onReasserted((r) => reasserted.push(r.epoch));
+    ownA.onReasserted((r) => reasserted.push(r.epoch));
     const claim = await a.claim(match('R1'));
     if (!claim.ok) throw new Error('refused');
     a.setMatchId('R1', 'game-r');
@@ -223,7 +188,7 @@ describe('RedisMatchDirectory: two nodes', () => {
     await server.restart();
     await expect.poll(() => reasserted.length, { timeout: 20_000 }).toBe(1);
     expect(reasserted[0]).toBeGreaterThan(claim.record.epoch);
-    expect(a.owns('R1')).toBe(true);
+    expect(ownA.owns('R1')).toBe(true);
     await expect.poll(() => b.get('R1')?.epoch, { timeout: 20_000 }).toBe(reasserted[0]);
     expect(b.hasPlayer('game-r', 'pr')).toBe(true);
     expect(b.count()).toBe(1);
@@ -257,19 +222,19 @@ describe('RedisMatchDirectory: two nodes', () => {
   it('Redis down for a while: renewals fail and the node keeps its matches; written again when it is back (empty)', async () => {
     await pair();
     const reasserted: string[] = [];
-    a.onReasserted((r) => reasserted.push(r.groupCode));
+    ownA.onReasserted((r) => reasserted.push(r.groupCode));
     const lost: string[] = [];
-    a.onLost((code) => lost.push(code));
+    ownA.onLost((code) => lost.push(code));
     const claim = await a.claim(match('T1'));
     if (!claim.ok) throw new Error('refused');
     await server.stop();
     a.setRoster('T1', ['down-1']); // the write fails: kept in the view
     expect(a.hasPlayer('', 'down-1')).toBe(false);
-    await a.renew(); // fails: logged, nothing lost
-    expect(a.owns('T1')).toBe(true);
+    await ownA.renew(); // fails: logged, nothing lost
+    expect(ownA.owns('T1')).toBe(true);
     expect(a.get('T1')?.playerIds).toEqual(new Set(['down-1']));
     await new Promise((r) => setTimeout(r, 2500)); // longer than the lease TTL
-    expect(a.owns('T1')).toBe(true);
+    expect(ownA.owns('T1')).toBe(true);
     await server.start();
     await expect.poll(() => reasserted, { timeout: 20_000 }).toEqual(['T1']);
     expect(lost).toEqual([]);

@@ -6,9 +6,10 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisConnection } from '../../../src/main/adapters/redis/connection.js';
-import { FRAME_KIND, RedisFrameBus, inflateDelta, inflateDeltaZlib } from '../../../src/main/adapters/redis/frame-bus.js';
-import { RedisOwnerInbox, decodeInboxMessage, encodeInboxMessage } from '../../../src/main/adapters/redis/owner-inbox.js';
-import { FramePacket } from '../../../src/main/frame-packet.js';
+import { inflateDelta, inflateDeltaZlib } from '../../../src/codec/inflate-delta.js';
+import { FRAME_KIND, RedisFrameBus } from '../../../src/main/adapters/redis/frame-bus.js';
+import { RedisOwnerInbox } from '../../../src/main/adapters/redis/owner-inbox.js';
+import type { Frame } from '../../../src/main/ports/frame-bus.js';
 import type { InboxMessage } from '../../../src/main/ports/owner-inbox.js';
 import { recordedFrames, type RecordedFrame } from '../../../src/tools/recorded-frames.js';
 import { describeFrameBusContract } from '../ports/frame-bus.contract.js';
@@ -45,8 +46,8 @@ async function shardSubscribers(channel: string): Promise<number> {
 
 let frames: RecordedFrame[];
 /** Frame `frameNo` (1-based) of the recording as its owner publishes it. */
-const packet = (code: string, frameNo: number, epoch: number, keyframe = false) =>
-  new FramePacket(code, frameNo, frames[frameNo - 1].wireText, keyframe ? null : frames[frameNo - 1].deltaText, epoch);
+const packet = (code: string, frameNo: number, epoch: number, keyframe = false): Frame =>
+  ({ groupCode: code, frameNo, epoch, wireText: frames[frameNo - 1].wireText, deltaText: keyframe ? null : frames[frameNo - 1].deltaText });
 
 beforeAll(async () => {
   redis = await startRedisServer();
@@ -54,7 +55,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const bus of buses) bus.dispose();
+  for (const bus of buses) bus.close();
   for (const conn of conns) conn.close();
   await redis?.stop();
 });
@@ -96,7 +97,7 @@ describe('RedisFrameBus across nodes', () => {
   let A: RedisFrameBus, B: RedisFrameBus, C: RedisFrameBus;
   let connA: RedisConnection;
   let connB: RedisConnection;
-  const got: FramePacket[] = [];
+  const got: Frame[] = [];
   let offB: () => void = () => undefined;
   const MID = 300;
 
@@ -108,7 +109,7 @@ describe('RedisFrameBus across nodes', () => {
 
   it('a node joining mid-stream gets one keyframe, then every frame rebuilt byte for byte with the same delta bytes', async () => {
     A.open(code, 5);
-    const local: FramePacket[] = [];
+    const local: Frame[] = [];
     const offLocal = A.subscribe(code, (f) => local.push(f)); // the owner's own frontends: direct calls
     for (let n = 1; n <= MID; n++) A.publish(packet(code, n, 5));
     expect(local.length).toBe(MID);
@@ -155,7 +156,7 @@ describe('RedisFrameBus across nodes', () => {
     await expect.poll(() => B.stats.droppedStale).toBe(before.stale + 2);
     expect(got.length).toBe(before.got);
     expect(B.latest(code)?.epoch).toBe(5);
-    C.close(code); // its 'X' is of epoch 3: B keeps the match
+    C.end(code); // its 'X' is of epoch 3: B keeps the match
     await expect.poll(async () => { await connB.cmd.ping(); return B.stats.droppedStale; }).toBe(before.stale + 3);
     expect(B.latest(code)?.frameNo).toBe(frames.length);
   });
@@ -173,11 +174,11 @@ describe('RedisFrameBus across nodes', () => {
     A.publish(packet(code, 1, 5, true)); // the old owner, not told yet
     await expect.poll(() => B.stats.droppedStale).toBe(stale + 1);
     expect(got.length).toBe(from + 20);
-    A.close(code);
+    A.end(code);
   });
 
   it('the end of the match (X) drops the latest frame; the watcher stays subscribed', async () => {
-    C.close(code);
+    C.end(code);
     await expect.poll(() => B.latest(code)).toBeUndefined();
     expect(await shardSubscribers(`${prefix}f:${code}`)).toBe(1);
   });
@@ -187,8 +188,8 @@ describe('RedisFrameBus across nodes', () => {
     const { bus: E } = await frameBus(prefix, 'E');
     A.open(code2, 1);
     A.publish(packet(code2, 1, 1));
-    const b1: FramePacket[] = [];
-    const b2: FramePacket[] = [];
+    const b1: Frame[] = [];
+    const b2: Frame[] = [];
     const offB1 = B.subscribe(code2, (f) => b1.push(f));
     const offB2 = B.subscribe(code2, (f) => b2.push(f));
     await expect.poll(() => b1.length).toBe(1);
@@ -202,7 +203,7 @@ describe('RedisFrameBus across nodes', () => {
     offB2();
     await expect.poll(() => shardSubscribers(`${prefix}f:${code2}`)).toBe(0);
     // A watcher on another node still gets the next frames; B none.
-    const e: FramePacket[] = [];
+    const e: Frame[] = [];
     E.subscribe(code2, (f) => e.push(f));
     await expect.poll(() => e.length).toBe(1);
     A.publish(packet(code2, 3, 1));
@@ -221,7 +222,7 @@ describe('RedisFrameBus across nodes', () => {
     F.receive = (c, m) => { if (!(m[0] === FRAME_KIND.delta && m.readUInt32BE(7) === 2)) receive(c, m); };
     A.open(code3, 2);
     A.publish(packet(code3, 1, 2));
-    const f: FramePacket[] = [];
+    const f: Frame[] = [];
     F.subscribe(code3, (p) => f.push(p));
     await expect.poll(() => f.length).toBe(1);
     A.publish(packet(code3, 2, 2));
@@ -233,27 +234,13 @@ describe('RedisFrameBus across nodes', () => {
     await expect.poll(() => f.map((p) => p.frameNo)).toEqual([1, 3, 4]);
     expect(f.map((p) => p.wireText)).toEqual([frames[0].wireText, frames[2].wireText, frames[3].wireText]);
     expect(f[2].deltaText).toBe(frames[3].deltaText);
-    A.close(code3);
+    A.end(code3);
   });
 });
 
-describe('RedisOwnerInbox', () => {
+describe('RedisOwnerInbox beside the frame bus (its encoding and contract: inbox-redis.test.ts)', () => {
   const prefix = 'i:';
-  const messages: InboxMessage[] = [
-    { t: 'obs', raw: '{"type":"heartbeat","data":1}' },
-    { t: 'aux', matchId: 'm:1', playerId: 'p1', raw: '{"type":"ability_info","data":{"x":"é ✓ 12:3"}}' },
-    { t: 'aux_disconnected', matchId: 'm:1', playerId: '7:pl' },
-    { t: 'aux', matchId: '', playerId: '', raw: '' },
-    { t: 'obs', raw: '' },
-  ];
-
-  it('encodes each message compactly and back', () => {
-    for (const m of messages) expect(decodeInboxMessage(Buffer.from(encodeInboxMessage(m)))).toEqual(m);
-    expect(encodeInboxMessage({ t: 'obs', raw: 'x' })).toBe('Iox');
-    for (const bad of ['R', 'Ia5:ab', 'Iaxx:', 'Id1:a1:bz', 'Iq']) expect(decodeInboxMessage(Buffer.from(bad))).toBeNull();
-  });
-
-  it('messages from another node reach the owner in order; the frame bus and the inbox ignore each other on the shared channel', async () => {
+  it('messages from another node reach the owner in order; the frame bus\'s keyframe requests have a channel of their own', async () => {
     const connA = await connect(prefix, 'A');
     const connB = await connect(prefix, 'B');
     const inboxA = new RedisOwnerInbox(connA, { log });
@@ -264,7 +251,7 @@ describe('RedisOwnerInbox', () => {
     const code = 'INBOX1';
     const received: InboxMessage[] = [];
     const off = inboxA.listen(code, (m) => received.push(m));
-    busA.open(code, 1); // the owner listens on the same channel for keyframe requests
+    busA.open(code, 1); // the owner listens for keyframe requests (the match's keyframe channel)
     busA.publish(packet(code, 1, 1));
     await connA.cmd.ping();
     const sent: InboxMessage[] = [];
@@ -282,25 +269,29 @@ describe('RedisOwnerInbox', () => {
     await expect.poll(() => busB.stats.keyframesReceived).toBe(1);
     expect(busA.stats.keyframesAnswered).toBe(1); // 500 inbox messages were no keyframe requests
     expect(inboxA.stats.malformed).toBe(0);
-    expect(await shardSubscribers(`${prefix}o:${code}`)).toBe(1); // one subscription, two handlers
+    expect(await shardSubscribers(`${prefix}o:${code}`)).toBe(1);
+    expect(await shardSubscribers(`${prefix}k:${code}`)).toBe(1);
 
     // No listener: nothing delivered, no error.
     off();
-    expect(await inboxB.send(code, { t: 'obs', raw: 'while nobody listens' })).toBe(1); // busA still listens for keyframe requests
+    await expect.poll(() => shardSubscribers(`${prefix}o:${code}`)).toBe(0); // busA listens on the keyframe channel only
+    expect(await inboxB.send(code, { t: 'obs', raw: 'while nobody listens' })).toBe(0);
     expect(await inboxB.send('NOBODY', { t: 'obs', raw: 'x' })).toBe(0); // nobody runs it: the sender holds its data (cluster/remote-forwarding.ts)
     // Both through Redis and read by A before A listens again.
     await connB.cmd.ping();
     await connA.sub.ping();
     const later: InboxMessage[] = [];
-    inboxA.listen(code, (m) => later.push(m)); // busA's subscription kept the channel: nothing to wait for
+    inboxA.listen(code, (m) => later.push(m));
+    await expect.poll(() => shardSubscribers(`${prefix}o:${code}`)).toBe(1);
     expect(await inboxB.send(code, { t: 'obs', raw: 'marker' })).toBe(1);
     await expect.poll(() => later.length).toBe(1);
     expect(later).toEqual([{ t: 'obs', raw: 'marker' }]);
     expect(received.length).toBe(500);
-    busA.close(code);
+    busA.end(code);
     inboxA.close();
     inboxB.close();
     await expect.poll(() => shardSubscribers(`${prefix}o:${code}`)).toBe(0);
+    await expect.poll(() => shardSubscribers(`${prefix}k:${code}`)).toBe(0);
   });
 });
 
@@ -314,9 +305,9 @@ describe('Redis unreachable, then back', () => {
     const inbox = new RedisOwnerInbox(connB, { log });
     A.open(code, 1);
     A.publish(packet(code, 1, 1));
-    const local: FramePacket[] = [];
+    const local: Frame[] = [];
     A.subscribe(code, (f) => local.push(f));
-    const got: FramePacket[] = [];
+    const got: Frame[] = [];
     B.subscribe(code, (f) => got.push(f));
     await expect.poll(() => got.length).toBe(1);
 

@@ -158,6 +158,7 @@ describe('Redis stores across nodes', () => {
       await sb.flush(now);
       expect(await sb.putAuxiliary(aux('b-5'))).toBe(false); // a-4 still holds it
       expect(sa.detach('a-4', 'sock-a-4', now)).toBe(true);
+      await sa.flush(now); // A's detach is written on A's connection: B's next write must come after it
       expect(await sb.putAuxiliary(aux('b-5'))).toBe(true);
       const ended = await sb.end({ auxiliariesOf: 'M' });
       expect(ended.map((s) => s.id).sort()).toEqual(['a-4', 'b-5']);
@@ -211,8 +212,8 @@ describe('Redis stores across nodes', () => {
     const busB = await RedisControlBus.open(b, { log });
     const gotA: string[] = [];
     const gotB: string[] = [];
-    busA.subscribe((m) => gotA.push(m.groupCode));
-    busB.subscribe((m) => gotB.push(m.groupCode));
+    busA.subscribe((m) => gotA.push('groupCode' in m ? m.groupCode : ''));
+    busB.subscribe((m) => gotB.push('groupCode' in m ? m.groupCode : ''));
     const sends: Promise<void>[] = [];
     for (let i = 0; i < 30; i++) {
       sends.push(busA.publish({ t: 'force_end', groupCode: `A${i}` }), busB.publish({ t: 'force_end', groupCode: `B${i}` }));

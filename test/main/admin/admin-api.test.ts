@@ -11,6 +11,7 @@ import { startBackend, type FakeBackend } from '../../helpers/backends.js';
 import { closeAll, connected, frontend, serverDisconnect } from '../../helpers/clients.js';
 import { recordedMatch, replayMatchId, replayObserver, sendRecords } from '../../helpers/recorded.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
+import { sseEvents } from '../../helpers/sse.js';
 
 const replay = recordedMatch();
 const MATCH_ID = replayMatchId(replay);
@@ -235,22 +236,11 @@ describe('admin routes with ADMIN_TOKEN', () => {
     const res = await fetch(`${svc.rest}/dashboard/events`, { headers: basic('ops', OPS_TOKEN), signal: controller.signal });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    const reader = res.body!.getReader();
     const events: Array<{ event: string; at: number; data: Record<string, unknown> }> = [];
-    let buffer = '';
     const started = Date.now();
-    while (events.length < 4 && Date.now() - started < 15_000) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffer += Buffer.from(value).toString('utf8');
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const event = /^event: (.*)$/m.exec(block)?.[1];
-        const data = /^data: (.*)$/m.exec(block)?.[1];
-        if (event && data) events.push({ event, at: Date.now(), data: JSON.parse(data) as Record<string, unknown> });
-      }
+    for await (const { event, data } of sseEvents(res.body!)) {
+      events.push({ event, at: Date.now(), data: JSON.parse(data) as Record<string, unknown> });
+      if (events.length === 4 || Date.now() - started >= 15_000) break;
     }
     controller.abort();
     expect(events.map((e) => e.event)).toEqual(['full', 'diff', 'diff', 'diff']);

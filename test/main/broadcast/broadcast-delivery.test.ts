@@ -14,6 +14,13 @@ async function deliveries(): Promise<{ deltas: number; keyframes: number; plain:
   return { deltas: sent('delta'), keyframes: sent('keyframe'), plain: sent('plain'), skipped: m.value('ods_frames_skipped_total') };
 }
 
+/** Whether `sub` is `all` with some items left out (same order). */
+function isSubsequence(sub: string[], all: string[]): boolean {
+  let i = 0;
+  for (const item of all) if (i < sub.length && sub[i] === item) i++;
+  return i === sub.length;
+}
+
 const svc = serviceForFile({ AUTH_KEY: 'k', TRUST_REPLAY_TIMESTAMPS: 'true' });
 
 /** A frontend of this service keeping the frames as received (text). */
@@ -45,7 +52,12 @@ describe('broadcast delivery', () => {
     for (const f of [ws, upgraded, noDeflate]) for (const frame of f.frames) expect(() => JSON.parse(frame)).not.toThrow();
     // The websocket frontends saw the same sequence (nobody was slow here).
     expect(upgraded.frames.slice(-ws.frames.length)).toEqual(ws.frames);
-    expect(noDeflate.frames).toEqual(ws.frames);
+    // A frontend that needs each frame's text gets the same frames in the same order, but a frame
+    // that came from the shard without its text before the text hold reached the shard is superseded
+    // when the next one is made first (docs/architecture.md, "What crosses between the threads"): a
+    // loaded machine may skip a few of those at the start of the hold, never later, never reorder.
+    expect(isSubsequence(noDeflate.frames, ws.frames), 'no-deflate frames in the websocket order').toBe(true);
+    expect(ws.frames.length - noDeflate.frames.length).toBeLessThanOrEqual(3);
 
     const c = await deliveries();
     expect(c.deltas - before.deltas).toBeGreaterThan(ws.frames.length); // two deflate frontends, mostly deltas

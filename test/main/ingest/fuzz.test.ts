@@ -21,7 +21,7 @@ const svc = serviceForFile({ AUTH_KEY: KEY, TRUST_REPLAY_TIMESTAMPS: 'true', SHA
 
 type Rec = Record<string, unknown>;
 const records = replay.records as Rec[];
-const TYPES = [...new Set(records.map((r) => String(r.type))), 'aux_health', 'aux_abilities', 'aux_scoreboard_team', 'toast', 'left_timeout', 'tech_pause', 'swap_left_right', '__proto__', 'constructor', 'toString', ''];
+const TYPES = [...new Set(records.map((r) => String(r.type))), 'aux_health', 'aux_abilities', 'aux_scoreboard_team', 'toast', 'left_timeout', 'tech_pause', 'swap_left_right', 'toggle_agent_select', '__proto__', 'constructor', 'toString', ''];
 const NASTY_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', 'data', 'type', 'groupCode'];
 
 const nasty = fc.oneof(

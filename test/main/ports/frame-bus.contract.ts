@@ -1,16 +1,15 @@
 // The FrameBus contract (src/main/ports/frame-bus.ts): every adapter must pass it. A remote
 // adapter delivers later: `settle` waits until what was published so far is delivered.
 import { describe, expect, it } from 'vitest';
-import { FramePacket } from '../../../src/main/frame-packet.js';
-import type { FrameBus } from '../../../src/main/ports/frame-bus.js';
+import type { Frame, FrameBus } from '../../../src/main/ports/frame-bus.js';
 
 export interface FrameBusHarness {
   make(): FrameBus | Promise<FrameBus>;
   settle(): Promise<void>;
 }
 
-const frame = (groupCode: string, frameNo: number, epoch = 1) => new FramePacket(groupCode, frameNo, `42["match_data","{\\"n\\":${frameNo}}"]`, frameNo > 1 ? 'delta' : null, epoch);
-const seen = (frames: FramePacket[]) => frames.map((f) => `${f.groupCode}#${f.frameNo}`);
+const frame = (groupCode: string, frameNo: number, epoch = 1): Frame => ({ groupCode, frameNo, epoch, wireText: `42["match_data","{\\"n\\":${frameNo}}"]`, deltaText: frameNo > 1 ? 'delta' : null });
+const seen = (frames: Frame[]) => frames.map((f) => `${f.groupCode}#${f.frameNo}`);
 
 export function describeFrameBusContract(name: string, harness: FrameBusHarness): void {
   describe(`FrameBus contract: ${name}`, () => {
@@ -18,9 +17,9 @@ export function describeFrameBusContract(name: string, harness: FrameBusHarness)
       const bus = await harness.make();
       bus.open('A', 1);
       bus.open('B', 1);
-      const a1: FramePacket[] = [];
-      const a2: FramePacket[] = [];
-      const b: FramePacket[] = [];
+      const a1: Frame[] = [];
+      const a2: Frame[] = [];
+      const b: Frame[] = [];
       bus.subscribe('A', (f) => a1.push(f));
       bus.subscribe('A', (f) => a2.push(f));
       bus.subscribe('B', (f) => b.push(f));
@@ -37,7 +36,7 @@ export function describeFrameBusContract(name: string, harness: FrameBusHarness)
     it('unsubscribing stops the delivery (twice is harmless)', async () => {
       const bus = await harness.make();
       bus.open('U', 1);
-      const got: FramePacket[] = [];
+      const got: Frame[] = [];
       const off = bus.subscribe('U', (f) => got.push(f));
       bus.publish(frame('U', 1));
       await harness.settle();
@@ -56,7 +55,7 @@ export function describeFrameBusContract(name: string, harness: FrameBusHarness)
       bus.publish(frame('L', 2));
       await harness.settle();
       expect(bus.latest('L')?.frameNo).toBe(2);
-      bus.close('L');
+      bus.end('L');
       await harness.settle();
       expect(bus.latest('L')).toBeUndefined();
       bus.publish(frame('L', 3));
@@ -67,7 +66,7 @@ export function describeFrameBusContract(name: string, harness: FrameBusHarness)
     it('is fenced: frames of a lower epoch than the channel\'s are dropped', async () => {
       const bus = await harness.make();
       bus.open('F', 2);
-      const got: FramePacket[] = [];
+      const got: Frame[] = [];
       bus.subscribe('F', (f) => got.push(f));
       bus.publish(frame('F', 7, 1));
       bus.publish(frame('F', 1, 2));
@@ -77,6 +76,21 @@ export function describeFrameBusContract(name: string, harness: FrameBusHarness)
       await harness.settle();
       expect(got.map((f) => `${f.frameNo}@${f.epoch}`)).toEqual(['1@2', '1@3']);
       expect(bus.latest('F')?.epoch).toBe(3);
+    });
+
+    it('close() ends every channel and subscription (twice is harmless)', async () => {
+      const bus = await harness.make();
+      bus.open('C', 1);
+      const got: Frame[] = [];
+      bus.subscribe('C', (f) => got.push(f));
+      bus.publish(frame('C', 1));
+      await harness.settle();
+      bus.close();
+      bus.close();
+      expect(bus.latest('C')).toBeUndefined();
+      bus.publish(frame('C', 2));
+      await harness.settle();
+      expect(seen(got)).toEqual(['C#1']);
     });
   });
 }

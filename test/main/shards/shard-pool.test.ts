@@ -7,7 +7,7 @@
 // end to end through the service (FAULT_INJECTION): test/main/matches/shard-crash.test.ts.
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { inflateDelta } from '../../../src/main/adapters/redis/frame-bus.js';
+import { inflateDelta } from '../../../src/codec/inflate-delta.js';
 import { loadConfig } from '../../../src/main/config.js';
 import { createLogger } from '../../../src/main/log.js';
 import { ShardPool, shardIndexOf, type RecoveryMode } from '../../../src/main/shards/pool.js';

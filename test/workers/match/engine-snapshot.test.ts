@@ -45,6 +45,53 @@ describe('match snapshots', () => {
     expect(Object.getPrototypeOf(p.killsOnEnemyPlayer)).toBe(null);
   });
 
+  it('keeps the economy record and the agent-select flags, restored in every phase of a supporter match with the hotkey', () => {
+    const replay = loadReplay();
+    const h = replay.header;
+    const toolsData = { ...(h.toolsData as object | undefined), agentSelectHotkeyEnabled: true };
+    const create = () => Match.create({ groupCode: h.groupCode, leftTeam: h.leftTeam, rightTeam: h.rightTeam, toolsData, organizationId: 'org', isSupporter: true }, h.logStartTime, SETTINGS);
+    const plain = create();
+    let restored = create();
+    let restores = 0;
+    let inShopping = 0;
+    for (let i = 0; i < replay.records.length; i++) {
+      const rec = replay.records[i];
+      expect(restored.apply(rec, rec.timestamp)).toEqual(plain.apply(rec, rec.timestamp));
+      if (i === 20 || i === 2000) { // the operator's hotkey: on at agent select, off mid-match
+        const toggle = { ...rec, type: 'toggle_agent_select', data: true };
+        expect(restored.apply(toggle, rec.timestamp)).toEqual(plain.apply(toggle, rec.timestamp));
+      }
+      // every 61st message: in all phases, many of them in the middle of a buy phase
+      if (i % 61 === 0) {
+        if (restored.snapshot().roundPhase === 'shopping') inShopping++;
+        restored = Match.fromSnapshot(restored.toSnapshot());
+        restores++;
+        const [a, b] = [restored.snapshot(), plain.snapshot()];
+        expect(a.teams.map((t) => t.moneyRecord)).toEqual(b.teams.map((t) => t.moneyRecord));
+        expect([a.tools.agentSelectAutostart, a.tools.agentSelectActive]).toEqual([b.tools.agentSelectAutostart, b.tools.agentSelectActive]);
+      }
+    }
+    expect(restores).toBeGreaterThan(40);
+    expect(inShopping).toBeGreaterThan(5);
+    expect(serializeMatch(restored, 1)).toBe(serializeMatch(plain, 1));
+    const final = restored.snapshot();
+    expect(final.teams.map((t) => t.moneyRecord.length)).toEqual([19, 19]);
+    expect(final.tools.agentSelectActive).toBe(false);
+  });
+
+  it('restores a snapshot written before the economy record and the agent-select flags existed with their initial values', () => {
+    const s = new Script(logon({ isSupporter: true }), T0);
+    s.phase(1, 'shopping');
+    const old = JSON.parse(s.match.toSnapshot()) as { state: { teams: Record<string, unknown>[]; tools: Record<string, unknown> } };
+    for (const team of old.state.teams) delete team.moneyRecord;
+    delete old.state.tools.agentSelectAutostart;
+    delete old.state.tools.agentSelectActive;
+    const restored = Match.fromSnapshot(JSON.stringify(old));
+    expect(restored.snapshot().teams.map((t) => t.moneyRecord)).toEqual([[], []]);
+    expect([restored.snapshot().tools.agentSelectAutostart, restored.snapshot().tools.agentSelectActive]).toEqual([true, false]);
+    expect(JSON.parse(serializeMatch(restored, 1)).teams[0].moneyRecord).toEqual([]);
+  });
+
   it('holds no player-camera secret; the caller passes it back', () => {
     const toolsData = { playercamsInfo: { enable: true, identifier: 'cams-1', secret: 'CAM-SECRET-123' } };
     const m = Match.create(logon({ toolsData }), T0, SETTINGS);

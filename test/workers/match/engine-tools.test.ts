@@ -61,6 +61,7 @@ describe('tools at creation', () => {
     expect(Object.keys(tools)).toEqual([
       'seriesInfo', 'seedingInfo', 'tournamentInfo', 'timeoutDuration', 'timeoutCounter', 'timeoutCancellationGracePeriod',
       'sponsorInfo', 'watermarkInfo', 'playercamsInfo', 'nameOverrides', 'roundWinBox',
+      'agentSelectAutostart', 'agentSelectActive',
     ]);
   });
 
@@ -78,6 +79,8 @@ describe('tools at creation', () => {
       playercamsInfo: { enable: false, removeTricodes: false, identifier: '' },
       nameOverrides: { overrides: '[]' },
       roundWinBox: { type: 'disabled', sponsors: [] },
+      agentSelectAutostart: true,
+      agentSelectActive: false,
     });
   });
 

@@ -1,12 +1,12 @@
 // Dirty marks and layout deltas over the recorded match: after every applied message the cached
 // serialization equals a from-scratch one (a rule that forgets to touch() a subtree fails here),
-// and the deltas encoded from frame layouts (src/workers/layout-delta.ts) inflate exactly to the
+// and the deltas encoded from frame layouts (src/codec/layout-delta.ts) inflate exactly to the
 // frames for a receiver with context takeover.
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { recordedMatch } from '../../../src/tools/recorded-match.js';
-import { deflateDelta } from '../../../src/workers/layout-delta.js';
-import { layoutDelta } from '../../../src/workers/layout-delta.js';
+import { deflateDelta } from '../../../src/codec/layout-delta.js';
+import { layoutDelta } from '../../../src/codec/layout-delta.js';
 import { Match } from '../../../src/workers/match/match.js';
 import { wireSerializeFrame, type FrameLayout } from '../../../src/workers/wire-serializer.js';
 import { checkSerialization } from '../../helpers/serializer-check.js';

@@ -1,10 +1,9 @@
 // FrameBus in memory (ports/frame-bus.ts): publishing is a direct call into the subscribers of the
 // frame's code (two map lookups per frame), and the latest frame of each open channel is kept.
-import type { FramePacket } from '../../frame-packet.js';
-import type { FrameBus, FrameListener } from '../../ports/frame-bus.js';
+import type { Frame, FrameBus, FrameListener } from '../../ports/frame-bus.js';
 import { FrameListeners } from '../frame-listeners.js';
 
-interface Channel { epoch: number; latest: FramePacket | undefined }
+interface Channel { epoch: number; latest: Frame | undefined }
 
 export class MemoryFrameBus implements FrameBus {
   private readonly channels = new Map<string, Channel>();
@@ -16,7 +15,7 @@ export class MemoryFrameBus implements FrameBus {
     else if (epoch > channel.epoch) channel.epoch = epoch;
   }
 
-  publish(frame: FramePacket): void {
+  publish(frame: Frame): void {
     const channel = this.channels.get(frame.groupCode);
     if (channel) {
       if (frame.epoch < channel.epoch) return; // a stale owner's frame
@@ -29,16 +28,21 @@ export class MemoryFrameBus implements FrameBus {
     return this.listeners.add(groupCode, listener);
   }
 
-  latest(groupCode: string): FramePacket | undefined {
+  latest(groupCode: string): Frame | undefined {
     return this.channels.get(groupCode)?.latest;
   }
 
-  close(groupCode: string): void {
+  end(groupCode: string): void {
     this.channels.delete(groupCode);
   }
 
   /** One process owns every match: never called with a live owner elsewhere (ports/frame-bus.ts). */
   disown(groupCode: string): void {
     this.channels.delete(groupCode);
+  }
+
+  close(): void {
+    this.channels.clear();
+    this.listeners.clear();
   }
 }

@@ -51,4 +51,7 @@ export class MemoryMatchDirectory extends DirectoryView implements MatchDirector
     entry.secretDigest = digest;
     return true;
   }
+
+  /** Nothing to stop: the directory is this object. */
+  close(): void {}
 }

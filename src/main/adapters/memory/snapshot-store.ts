@@ -39,4 +39,6 @@ export class MemorySnapshotStore implements SnapshotStore {
   }
 
   async flush(): Promise<void> {}
+
+  close(): void {}
 }

@@ -1,7 +1,8 @@
 // The one place that talks to Redis's client library (ioredis; why ioredis: docs/architecture.md,
 // "Scale-out on Redis"). A node holds two connections: `cmd` for commands, scripts and publishing,
-// `sub` in subscriber mode. Every Redis adapter (adapters/redis/*) uses this object and its key
-// layout (keys.ts), never ioredis directly.
+// `sub` in subscriber mode. Every Redis adapter (adapters/redis/*) uses this object, its key
+// layout (keys.ts) and the Lua scripts of lua-scripts.ts (defined here, on `cmd`), never ioredis
+// directly: `cmd` is typed by this module (RedisClient), with only the commands the adapters use.
 //
 // Redis trouble must not stop a node (docs/reliability.md): commands fail fast while Redis is
 // unreachable (no offline queue, REDIS_TIMEOUT_MS per command) and the adapters decide what that
@@ -13,6 +14,7 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from '../../log.js';
 import { redisKeys, type RedisKeys } from './keys.js';
+import { LUA_SCRIPTS, type ScriptCommands } from './lua-scripts.js';
 
 export interface RedisConnectionOptions {
   url: string;
@@ -24,6 +26,11 @@ export interface RedisConnectionOptions {
 }
 
 export type MessageHandler = (message: Buffer) => void;
+
+/** The command connection as the adapters see it: the plain commands they use and every Lua script. */
+export type RedisClient = Pick<Redis, 'status' | 'ping' | 'get' | 'mget' | 'exists' | 'pttl' | 'hget' | 'hmget' | 'smembers' | 'scan' | 'pipeline' | 'spublish'> & ScriptCommands;
+/** The subscriber connection, for its state only (subscriptions go through `subscribe`). */
+export type RedisSubscriber = Pick<Redis, 'status' | 'ping'>;
 
 /** Probes that may go unanswered before the subscriber is reconnected. */
 const PROBE_MISSES = 3;
@@ -41,8 +48,10 @@ export function describeTarget(url: string): string {
 }
 
 export class RedisConnection {
-  readonly cmd: Redis;
-  readonly sub: Redis;
+  readonly cmd: RedisClient;
+  readonly sub: RedisSubscriber;
+  private readonly client: Redis;
+  private readonly subscriber: Redis;
   readonly keys: RedisKeys;
   readonly nodeId: string;
   private readonly log: Logger;
@@ -69,32 +78,40 @@ export class RedisConnection {
       protocol: 2,
     };
     // Commands fail at once while Redis is unreachable, and after REDIS_TIMEOUT_MS when it stalls.
-    this.cmd = new Redis(connectionTarget(options.url), { ...common, enableOfflineQueue: false, commandTimeout: options.timeoutMs, maxRetriesPerRequest: 1 });
+    this.client = new Redis(connectionTarget(options.url), { ...common, enableOfflineQueue: false, commandTimeout: options.timeoutMs, maxRetriesPerRequest: 1 });
     // The subscriber keeps its subscriptions queued while disconnected. After a reconnection it
     // subscribes again to every channel itself (`resubscribe`), rather than through ioredis's
     // autoResubscribe, whose calls have no rejection handler: a connection closed during one would
     // be an unhandled rejection (the process's end).
-    this.sub = new Redis(connectionTarget(options.url), { ...common, enableOfflineQueue: true, maxRetriesPerRequest: null, autoResubscribe: false });
-    this.sub.on('ready', () => this.resubscribe());
-    for (const client of [this.cmd, this.sub]) {
+    this.subscriber = new Redis(connectionTarget(options.url), { ...common, enableOfflineQueue: true, maxRetriesPerRequest: null, autoResubscribe: false });
+    this.subscriber.on('ready', () => this.resubscribe());
+    for (const [name, definition] of Object.entries(LUA_SCRIPTS)) this.client.defineCommand(name, definition);
+    this.cmd = this.client as unknown as RedisClient;
+    this.sub = this.subscriber;
+    for (const client of [this.client, this.subscriber]) {
       client.on('error', (err: Error) => this.onError(err));
       for (const ev of ['ready', 'close', 'end', 'reconnecting']) client.on(ev, () => this.recompute());
     }
-    this.sub.on('messageBuffer', (channel: Buffer, message: Buffer) => this.dispatch(channel, message));
-    this.sub.on('smessageBuffer', (channel: Buffer, message: Buffer) => this.dispatch(channel, message));
+    this.subscriber.on('messageBuffer', (channel: Buffer, message: Buffer) => this.dispatch(channel, message));
+    this.subscriber.on('smessageBuffer', (channel: Buffer, message: Buffer) => this.dispatch(channel, message));
   }
 
   /** Connects both clients; throws (naming REDIS_URL's target, never its credentials) when Redis does not answer in time. */
   static async open(options: RedisConnectionOptions): Promise<RedisConnection> {
     const conn = new RedisConnection(options);
     try {
-      await Promise.all([conn.cmd.connect(), conn.sub.connect()]);
-      await conn.cmd.ping();
+      await Promise.all([conn.client.connect(), conn.subscriber.connect()]);
+      await conn.client.ping();
     } catch (err) {
       conn.close();
       throw new Error(`REDIS_URL: cannot reach Redis at ${describeTarget(options.url)} (${(err as Error).message})`);
     }
     await conn.subscribe(conn.keys.probeChannel(conn.nodeId), () => { conn.probeSeen = conn.probeSent; conn.recompute(); });
+    // One sharded subscription for the connection's life: SUNSUBSCRIBE answers the count of sharded
+    // channels left, and ioredis 6 leaves subscriber mode when it is 0 although plain ones remain, so
+    // a node whose last match ended dropped every control and directory message ("Command queue state
+    // error") until the probe reconnected it. With this one, that count never reaches 0.
+    await conn.subscribe(`${conn.keys.probeChannel(conn.nodeId)}:sharded`, () => undefined, true);
     conn.upValue = true;
     conn.probeTimer = setInterval(() => conn.probe(), options.probeIntervalMs);
     conn.probeTimer.unref();
@@ -137,14 +154,14 @@ export class RedisConnection {
       current.handlers.delete(handler);
       if (current.handlers.size > 0 || this.closed) return;
       this.handlers.delete(channel);
-      (sharded ? this.sub.sunsubscribe(channel) : this.sub.unsubscribe(channel)).catch(() => undefined);
+      (sharded ? this.subscriber.sunsubscribe(channel) : this.subscriber.unsubscribe(channel)).catch(() => undefined);
     };
     return Object.assign(confirmed.then(() => undefined), { unsubscribe });
   }
 
   /** Publishes; false when Redis is unreachable (nothing is queued: callers decide). */
   publish(channel: string, message: string | Buffer, sharded = false): Promise<boolean> {
-    const sent = sharded ? this.cmd.spublish(channel, message) : this.cmd.publish(channel, message);
+    const sent = sharded ? this.client.spublish(channel, message) : this.client.publish(channel, message);
     return sent.then(() => true, () => false);
   }
 
@@ -153,12 +170,12 @@ export class RedisConnection {
     this.closed = true;
     if (this.probeTimer) clearInterval(this.probeTimer);
     this.statusListeners.clear();
-    this.cmd.disconnect();
-    this.sub.disconnect();
+    this.client.disconnect();
+    this.subscriber.disconnect();
   }
 
   private subscribeOne(channel: string, sharded: boolean): Promise<unknown> {
-    return (sharded ? this.sub.ssubscribe(channel) : this.sub.subscribe(channel)).catch((err: Error) => {
+    return (sharded ? this.subscriber.ssubscribe(channel) : this.subscriber.subscribe(channel)).catch((err: Error) => {
       if (!this.closed) this.log.warn({ channel, error: err.message }, 'redis subscribe failed (retried on reconnect)');
     });
   }
@@ -182,12 +199,12 @@ export class RedisConnection {
   }
 
   private probe(): void {
-    if (this.cmd.status !== 'ready') return this.recompute();
-    if (this.probeSent - this.probeSeen >= PROBE_MISSES && this.sub.status === 'ready') {
+    if (this.client.status !== 'ready') return this.recompute();
+    if (this.probeSent - this.probeSeen >= PROBE_MISSES && this.subscriber.status === 'ready') {
       // Connected, subscribed, and still nothing comes back: reconnect the subscriber (it re-subscribes).
       this.log.warn({ missed: this.probeSent - this.probeSeen }, 'redis pub/sub probe not delivered; reconnecting the subscriber');
       this.probeSeen = this.probeSent;
-      this.sub.disconnect(true);
+      this.subscriber.disconnect(true);
     }
     this.probeSent++;
     void this.publish(this.keys.probeChannel(this.nodeId), String(this.probeSent));
@@ -196,10 +213,10 @@ export class RedisConnection {
 
   private recompute(): void {
     if (this.closed) return;
-    const up = this.cmd.status === 'ready' && this.sub.status === 'ready' && this.probeSent - this.probeSeen < PROBE_MISSES;
+    const up = this.client.status === 'ready' && this.subscriber.status === 'ready' && this.probeSent - this.probeSeen < PROBE_MISSES;
     if (up === this.upValue) return;
     this.upValue = up;
-    this.log[up ? 'info' : 'warn']({ cmd: this.cmd.status, sub: this.sub.status }, up ? 'redis reachable again' : 'redis unreachable');
+    this.log[up ? 'info' : 'warn']({ cmd: this.client.status, sub: this.subscriber.status }, up ? 'redis reachable again' : 'redis unreachable');
     for (const listener of this.statusListeners) listener(up);
   }
 

@@ -43,7 +43,9 @@ export function redisKeys(prefix: string) {
     controlChannel: `${prefix}control`,
     /** A match's frames from its owner to the nodes watching it (sharded). */
     framesChannel: (groupCode: string) => `${prefix}f:${groupCode}`,
-    /** To a match's owner: keyframe requests and ingestion data that reached another node (sharded). */
+    /** To a match's owner: a watching node's keyframe requests (sharded; adapters/redis/frame-messages.ts). */
+    keyframeChannel: (groupCode: string) => `${prefix}k:${groupCode}`,
+    /** To a match's owner: ingestion data that reached another node (sharded). */
     ownerChannel: (groupCode: string) => `${prefix}o:${groupCode}`,
     /** A node's own probe channel (connection.ts). */
     probeChannel: (nodeId: string) => `${prefix}probe:${nodeId}`,
@@ -51,14 +53,3 @@ export function redisKeys(prefix: string) {
 }
 
 export type RedisKeys = ReturnType<typeof redisKeys>;
-
-/**
- * The first byte of a message on a match's owner channel: the frame bus's keyframe requests
- * (frame-bus.ts) and the owner inbox's data (owner-inbox.ts) share the channel, each ignores the other's.
- */
-export const OWNER_MESSAGE = {
-  /** 'R': a watching node asks the owner for its latest frame as a keyframe. */
-  keyframeRequest: 0x52,
-  /** 'I': an OwnerInbox message. */
-  inbox: 0x49,
-} as const;

@@ -1,9 +1,7 @@
 // OwnerInbox on Redis (ports/owner-inbox.ts): SPUBLISH on the match's owner channel, which the
-// owner SSUBSCRIBEs to while it has a listener for the code. The channel is shared with the frame
-// bus's keyframe requests (frame-bus.ts): every inbox message starts with 'I' (OWNER_MESSAGE.inbox)
-// and anything else is ignored here, as the frame bus ignores 'I'.
+// owner SSUBSCRIBEs to while it has a listener for the code.
 //
-// Encoding (a string; Redis carries it as UTF-8), after 'I':
+// Encoding (a string; Redis carries it as UTF-8):
 //   'o' <raw>                                                      { t: 'obs', raw }
 //   's' <raw>                                                      { t: 'obs', raw, seat: 'standby' } (the standby observer)
 //   'a' <len>:<matchId><len>:<playerId><raw>                       { t: 'aux', matchId, playerId, raw }
@@ -13,7 +11,6 @@
 import type { Logger } from '../../log.js';
 import type { InboxMessage, OwnerInbox } from '../../ports/owner-inbox.js';
 import type { RedisConnection } from './connection.js';
-import { OWNER_MESSAGE } from './keys.js';
 
 type InboxListener = (message: InboxMessage) => void;
 
@@ -28,20 +25,20 @@ export interface RedisOwnerInboxStats {
 
 export function encodeInboxMessage(message: InboxMessage): string {
   switch (message.t) {
-    case 'obs': return (message.seat === 'standby' ? 'Is' : 'Io') + message.raw;
-    case 'aux': return `Ia${message.matchId.length}:${message.matchId}${message.playerId.length}:${message.playerId}${message.raw}`;
-    case 'aux_disconnected': return `Id${message.matchId.length}:${message.matchId}${message.playerId.length}:${message.playerId}`;
+    case 'obs': return (message.seat === 'standby' ? 's' : 'o') + message.raw;
+    case 'aux': return `a${message.matchId.length}:${message.matchId}${message.playerId.length}:${message.playerId}${message.raw}`;
+    case 'aux_disconnected': return `d${message.matchId.length}:${message.matchId}${message.playerId.length}:${message.playerId}`;
   }
 }
 
-/** The message of an owner-channel payload, or null when it is not an inbox message or malformed. */
+/** The message of an owner-channel payload, or null when it is malformed. */
 export function decodeInboxMessage(payload: Buffer): InboxMessage | null {
-  if (payload.length < 2 || payload[0] !== OWNER_MESSAGE.inbox) return null;
+  if (payload.length < 1) return null;
   const text = payload.toString('utf8');
-  const kind = text.charCodeAt(1);
-  if (kind === 0x6f /* o */) return { t: 'obs', raw: text.slice(2) };
-  if (kind === 0x73 /* s */) return { t: 'obs', raw: text.slice(2), seat: 'standby' };
-  let at = 2;
+  const kind = text.charCodeAt(0);
+  if (kind === 0x6f /* o */) return { t: 'obs', raw: text.slice(1) };
+  if (kind === 0x73 /* s */) return { t: 'obs', raw: text.slice(1), seat: 'standby' };
+  let at = 1;
   const field = (): string | null => {
     const colon = text.indexOf(':', at);
     if (colon < 0 || colon - at > 10) return null;
@@ -111,7 +108,6 @@ export class RedisOwnerInbox implements OwnerInbox {
   }
 
   private onMessage(groupCode: string, payload: Buffer): void {
-    if (payload[0] !== OWNER_MESSAGE.inbox) return; // the frame bus's keyframe requests
     const entry = this.listeners.get(groupCode);
     if (!entry) return;
     const message = decodeInboxMessage(payload);

@@ -9,7 +9,7 @@
 // a local map of what this node put or loaded (`load` for one match a node adopts, `loadAll` at
 // start), kept whatever Redis answers, so a shard that dies during a Redis outage still restarts
 // from its latest snapshot. `put` returns false when the local map or Redis holds a higher epoch.
-import type { Result } from 'ioredis';
+// The scripts: lua/snapshots.ts (lua-scripts.ts).
 import type { Logger } from '../../log.js';
 import type { MatchSnapshot, SnapshotStore } from '../../ports/snapshot-store.js';
 import { MemorySnapshotStore } from '../memory/snapshot-store.js';
@@ -17,29 +17,6 @@ import type { RedisConnection } from './connection.js';
 
 export interface RedisSnapshotStoreOptions {
   log: Logger;
-}
-
-/** KEYS: snapshot(code). ARGV: epoch, data. 0 (nothing changes) when a higher epoch is stored. */
-const PUT = `
-local current = redis.call('HGET', KEYS[1], 'epoch')
-if current and tonumber(current) > tonumber(ARGV[1]) then return 0 end
-redis.call('HSET', KEYS[1], 'epoch', ARGV[1], 'data', ARGV[2])
-return 1
-`;
-
-/** KEYS: snapshot(code). ARGV: epoch. 0 (nothing deleted) when a higher epoch is stored. */
-const DELETE = `
-local current = redis.call('HGET', KEYS[1], 'epoch')
-if current and tonumber(current) > tonumber(ARGV[1]) then return 0 end
-redis.call('DEL', KEYS[1])
-return 1
-`;
-
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    odsSnapshotPut(key: string, epoch: number, data: string): Result<number, Context>;
-    odsSnapshotDelete(key: string, epoch: number): Result<number, Context>;
-  }
 }
 
 /** A SCAN pattern matching exactly the keys that start with `literal`. */
@@ -53,8 +30,6 @@ export class RedisSnapshotStore implements SnapshotStore {
 
   constructor(private readonly conn: RedisConnection, options: RedisSnapshotStoreOptions) {
     this.log = options.log.child({ module: 'snapshots' });
-    conn.cmd.defineCommand('odsSnapshotPut', { numberOfKeys: 1, lua: PUT });
-    conn.cmd.defineCommand('odsSnapshotDelete', { numberOfKeys: 1, lua: DELETE });
   }
 
   put(snapshot: MatchSnapshot): Promise<boolean> {

@@ -1,8 +1,8 @@
 // StandbyStore on Redis (ports/standby-store.ts): one hash per match, `standby:<code>`, with
-// `armedUntil`, `digest` (sha-256 of the standby secret, never the secret) and `primary`. No Lua:
-// of two logons in an open window, the one whose HDEL of `armedUntil` removed it is admitted
-// (HDEL answers 1 to exactly one caller). The hash expires a day after its last change, so a
-// match released without a `delete` (a lost node) leaves nothing behind for long.
+// `armedUntil`, `digest` (sha-256 of the standby secret, never the secret) and `primary`. The
+// admission is one script (lua/standby.ts): of two logons in an open window exactly one is admitted.
+// The hash expires a day after its last change, so a match released without a `delete` (a lost
+// node) leaves nothing behind for long.
 import type { Seat, StandbyRecord, StandbyStore } from '../../ports/standby-store.js';
 import type { RedisConnection } from './connection.js';
 
@@ -16,30 +16,25 @@ export class RedisStandbyStore implements StandbyStore {
   }
 
   async arm(groupCode: string, until: number): Promise<void> {
-    await this.conn.cmd.multi().hset(this.key(groupCode), 'armedUntil', String(until)).expire(this.key(groupCode), TTL_S).exec();
+    await this.conn.cmd.odsStandbySet(this.key(groupCode), 'armedUntil', String(until), TTL_S);
   }
 
   async admit(groupCode: string, secretDigest: string, now: number): Promise<boolean> {
-    const key = this.key(groupCode);
-    const until = Number(await this.conn.cmd.hget(key, 'armedUntil'));
-    if (!(until > now)) return false;
-    if ((await this.conn.cmd.hdel(key, 'armedUntil')) !== 1) return false;
-    await this.conn.cmd.multi().hset(key, 'digest', secretDigest).expire(key, TTL_S).exec();
-    return true;
+    return (await this.conn.cmd.odsStandbyAdmit(this.key(groupCode), secretDigest, now, TTL_S)) === 1;
   }
 
   async get(groupCode: string): Promise<StandbyRecord | undefined> {
-    const h = await this.conn.cmd.hgetall(this.key(groupCode));
-    if (!h || Object.keys(h).length === 0) return undefined;
-    return { armedUntil: Number(h.armedUntil) || 0, secretDigest: h.digest ?? '', primary: h.primary === 'standby' ? 'standby' : 'group' };
+    const [armedUntil, digest, primary] = await this.conn.cmd.hmget(this.key(groupCode), 'armedUntil', 'digest', 'primary');
+    if (armedUntil === null && digest === null && primary === null) return undefined;
+    return { armedUntil: Number(armedUntil) || 0, secretDigest: digest ?? '', primary: primary === 'standby' ? 'standby' : 'group' };
   }
 
   async setPrimary(groupCode: string, seat: Seat): Promise<void> {
-    await this.conn.cmd.multi().hset(this.key(groupCode), 'primary', seat).expire(this.key(groupCode), TTL_S).exec();
+    await this.conn.cmd.odsStandbySet(this.key(groupCode), 'primary', seat, TTL_S);
   }
 
   async delete(groupCode: string): Promise<void> {
-    await this.conn.cmd.del(this.key(groupCode));
+    await this.conn.cmd.odsStandbyDelete(this.key(groupCode));
   }
 
   close(): void {}

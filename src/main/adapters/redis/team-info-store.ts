@@ -6,7 +6,7 @@
 // turn an empty array into an object and round numbers): it keeps the `teams` text as it is.
 // size() counts a sorted set of codes by expiry time (teamInfoIndex), pruned by every write:
 // cheaper than a SCAN of the whole keyspace, and exact.
-import type { Result } from 'ioredis';
+// The scripts: lua/team-info.ts (lua-scripts.ts).
 import type { TeamInfo, TeamInfoFinal, TeamInfoStore } from '../../ports/team-info-store.js';
 import type { RedisConnection } from './connection.js';
 
@@ -14,49 +14,8 @@ export interface RedisTeamInfoStoreOptions {
   ttlMs: number;
 }
 
-/** `now` on Redis's clock; index entries of expired codes dropped (an entry expiring at `now` is live, as its key). */
-const PRUNE = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. now)
-`;
-
-/** KEYS: teamInfo(code), teamInfoIndex. ARGV: code, ttlMs, teams JSON, final JSON ('' for none), only-if-present ('1'/'0'). */
-const WRITE = `${PRUNE}
-local teams = ARGV[3]
-if ARGV[5] == '1' then
-  local current = redis.call('HGET', KEYS[1], 'teams')
-  if current then teams = current elseif teams == '' then return 0 end
-end
-local expiry = now + tonumber(ARGV[2])
-redis.call('DEL', KEYS[1])
-if ARGV[4] == '' then
-  redis.call('HSET', KEYS[1], 'teams', teams)
-else
-  redis.call('HSET', KEYS[1], 'teams', teams, 'final', ARGV[4])
-end
-redis.call('PEXPIREAT', KEYS[1], expiry)
-redis.call('ZADD', KEYS[2], expiry, ARGV[1])
-return 1
-`;
-
-/** KEYS: teamInfoIndex, teamInfoIndex. The live count. */
-const SIZE = `${PRUNE}
-return redis.call('ZCARD', KEYS[2])
-`;
-
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    odsTeamWrite(key: string, index: string, code: string, ttlMs: number, teams: string, final: string, update: '0' | '1'): Result<number, Context>;
-    odsTeamSize(index: string, index2: string): Result<number, Context>;
-  }
-}
-
 export class RedisTeamInfoStore implements TeamInfoStore {
-  constructor(private readonly conn: RedisConnection, private readonly options: RedisTeamInfoStoreOptions) {
-    conn.cmd.defineCommand('odsTeamWrite', { numberOfKeys: 2, lua: WRITE });
-    conn.cmd.defineCommand('odsTeamSize', { numberOfKeys: 2, lua: SIZE });
-  }
+  constructor(private readonly conn: RedisConnection, private readonly options: RedisTeamInfoStoreOptions) {}
 
   async set(groupCode: string, teams: { leftTeam: unknown; rightTeam: unknown }): Promise<void> {
     const k = this.conn.keys;

@@ -1,6 +1,9 @@
 // The fixed Huffman codes of deflate (RFC 1951 3.2.6), shared by the frame delta's encoder (the
-// shard: workers/deflate-delta.ts) and its decoder (a node rebuilding frames from another node's
-// deltas: main/adapters/redis/frame-bus.ts). The delta format is what crosses from the shards.
+// shard: deflate-delta.ts) and its decoder (a node rebuilding frames from another node's deltas:
+// inflate-delta.ts). The delta format is what crosses from the shards.
+//
+// src/codec is a floor of its own: it depends on node built-ins only, and both the shard threads
+// (the encoders) and the main thread (the decoder) use it.
 
 /** `code`'s low `len` bits in reverse order (deflate packs Huffman codes LSB first). */
 export function reverseBits(code: number, len: number): number {

@@ -13,9 +13,12 @@
 //
 // This module holds the encoder's parts (fixed codes, bit writer, runs, the byte comparison and the
 // resync search); layout-delta.ts assembles them into deltas: from two frames' layouts (the shard),
-// or of two whole frames (deflateDelta: tools, tests, benchmarks).
+// or of two whole frames (deflateDelta: tools, tests, benchmarks). inflate-delta.ts decodes them.
+//
+// src/codec is a floor of its own: it depends on node built-ins only, and both the shard threads
+// (the encoders) and the main thread (the decoder) use it.
 
-import { fixedLiteralCode, reverseBits } from '../protocol/fixed-huffman.js';
+import { fixedLiteralCode, reverseBits } from './fixed-huffman.js';
 
 export const WINDOW = 32_768;
 export const MIN_MATCH = 4; // a 3-byte match costs about as much as 3 literals with fixed codes

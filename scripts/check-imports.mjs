@@ -1,0 +1,275 @@
+#!/usr/bin/env node
+// The house's import rules, checked (issue 16: no circles, ports that depend on nothing above them):
+// every relative import of `src/**/*.ts` (type-only imports and re-exports too: a circle of types is
+// still a circle a reader has to walk), read with TypeScript's own scanner (ts.preProcessFile; the
+// typescript devDependency, nothing new), against the rules written below. Run by the test suite
+// (test/repo/imports.test.ts) and by hand:
+//
+//   npm run check:imports            a listing of what breaks a rule; exit 1 when something does
+//   node scripts/check-imports.mjs [--root DIR] [--json]   (--root: another tree holding src/)
+//
+// The rules:
+// 1. No import circle (a strongly connected set of modules; one path through it is shown).
+// 2. FLOORS: which top folders of src/ each may import. protocol/ (what crosses the thread boundary)
+//    and codec/ (byte formats: node built-ins only) are floors that both main/ and workers/ may
+//    import; they import nothing above them. playback/ (the playback engine and the replay format:
+//    node built-ins only) is a floor of main/ (rehearsals) and tools/ (the replay tool). main/ (main
+//    thread) and workers/ (shard threads) never import each other. tools/ (command-line tools)
+//    stand on everything.
+// 3. CONFINED: a module under main/ports/ imports only main/ports/ and protocol/ (a port is an
+//    interface; its adapters and users are above it, never below).
+// 4. STACKS: within a scope, layers from the lowest up; a module imports its own layer and the ones
+//    below, never one above. Each module of a scope must have a layer (a new folder is placed here).
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+
+/** Top folders of src/, each with the floors it may import (its own included). */
+export const FLOORS = {
+  protocol: ['protocol'],
+  codec: ['codec'],
+  schemas: ['schemas'],
+  playback: ['playback'],
+  main: ['main', 'protocol', 'codec', 'schemas', 'playback'],
+  workers: ['workers', 'protocol', 'codec', 'schemas'],
+  tools: ['tools', 'main', 'workers', 'protocol', 'codec', 'schemas', 'playback'],
+};
+
+/** Folders whose modules import only the listed ones. */
+export const CONFINED = {
+  'main/ports/': ['main/ports/', 'protocol/'],
+};
+
+// Module patterns, relative to src/ without `.ts`: 'dir/' is everything under dir, 'dir/*' the files
+// directly in dir, anything else one module. The most specific pattern places a module.
+/** Layer stacks, each listed from its lowest layer up. */
+export const STACKS = [
+  {
+    scope: 'main/',
+    layers: [
+      // Interfaces of what a second process would share (CONFINED above).
+      ['ports', ['main/ports/']],
+      // One job each, used everywhere: configuration, log, limits, the event bus and its vocabulary,
+      // hashing, TLS, the uWS typings, the doors to library internals (main/internals/), the frame packet.
+      ['base', ['main/*', 'main/internals/']],
+      // One library or one resource each: socket.io servers, port adapters, the shard threads.
+      ['infrastructure', ['main/sockets/', 'main/adapters/', 'main/shards/']],
+      // Outbound HTTP: keys, match registration and stats, OAuth, the store.
+      ['backend', ['main/backend/']],
+      // The matches' lifetime and the shards' outputs.
+      ['matches', ['main/matches/']],
+      // The two socket listeners: observers in, overlays out.
+      ['listeners', ['main/ingest/', 'main/broadcast/']],
+      // Scale-out on Redis; the operator dashboard; rehearsals (a recording played into a match).
+      ['operations', ['main/cluster/', 'main/admin/', 'main/rehearsal/']],
+      ['rest', ['main/rest/']],
+      ['metrics', ['main/metrics']],
+      // The composition root and the process's entry.
+      ['root', ['main/service', 'main/index']],
+    ],
+  },
+  {
+    scope: 'workers/',
+    layers: [
+      // The engine: one file per rule.
+      ['engine', ['workers/match/']],
+      // Frames from match state: serializers, the delta codec, the clock, the replay recorder.
+      ['frames', ['workers/*']],
+      ['shard', ['workers/shard/']],
+    ],
+  },
+  {
+    scope: 'workers/shard/',
+    layers: [
+      // The shard's parts, and ShardContext (context.ts): what the rules work on.
+      ['parts', ['workers/shard/*']],
+      // The rules take a ShardContext; they never import the Shard.
+      ['rules', ['workers/shard/apply', 'workers/shard/commands', 'workers/shard/cycle']],
+      // The Shard: state and lifetime, implementing ShardContext.
+      ['state', ['workers/shard/shard']],
+      // The thread's entry: the batch loop and the tick.
+      ['entry', ['workers/shard/thread']],
+    ],
+  },
+];
+
+/** `src/**\/*.ts` of `root`, as module ids (relative to src/, no extension). */
+function modulesOf(src) {
+  const ids = [];
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.ts') && !e.name.endsWith('.d.ts')) ids.push(toId(path.relative(src, p)));
+    }
+  };
+  walk(src);
+  return ids.sort();
+}
+
+const toId = (rel) => rel.split(path.sep).join('/').replace(/\.(ts|js)$/, '');
+const show = (id) => (id.startsWith('../') ? id : id + '.ts');
+
+/** The relative imports of each module: [from, to] with `to` a module id (or a path outside src/). */
+function importsOf(src, ids) {
+  const edges = [];
+  for (const from of ids) {
+    const text = fs.readFileSync(path.join(src, from + '.ts'), 'utf8');
+    const seen = new Set();
+    for (const { fileName } of ts.preProcessFile(text, true, true).importedFiles) {
+      if (!fileName.startsWith('.')) continue; // packages and node built-ins
+      const to = toId(path.posix.normalize(path.posix.join(path.posix.dirname(from), fileName)));
+      if (!seen.has(to)) edges.push([from, to]);
+      seen.add(to);
+    }
+  }
+  return edges;
+}
+
+/** The layer of `id` in `stack` by its most specific pattern: [index, name], or null. */
+function layerOf(stack, id) {
+  let best = null;
+  let bestRank = -1;
+  stack.layers.forEach(([name, patterns], index) => {
+    for (const p of patterns) {
+      let rank = -1;
+      if (p.endsWith('/*')) {
+        const dir = p.slice(0, -1);
+        if (id.startsWith(dir) && !id.slice(dir.length).includes('/')) rank = 2 * dir.length + 1;
+      } else if (p.endsWith('/')) {
+        if (id.startsWith(p)) rank = 2 * p.length;
+      } else if (id === p) {
+        rank = Number.MAX_SAFE_INTEGER;
+      }
+      if (rank > bestRank) { bestRank = rank; best = [index, name]; }
+    }
+  });
+  return best;
+}
+
+/** Strongly connected sets of more than one module (or a module importing itself), each as one circle's path. */
+function circles(ids, edges) {
+  const next = new Map(ids.map((id) => [id, []]));
+  for (const [from, to] of edges) if (next.has(to)) next.get(from).push(to);
+  // Tarjan's algorithm, iterative (no recursion limit on deep chains).
+  let counter = 0;
+  const index = new Map();
+  const low = new Map();
+  const stack = [];
+  const onStack = new Set();
+  const sets = [];
+  for (const root of ids) {
+    if (index.has(root)) continue;
+    const work = [[root, 0]];
+    index.set(root, counter); low.set(root, counter); counter++;
+    stack.push(root); onStack.add(root);
+    while (work.length > 0) {
+      const top = work[work.length - 1];
+      const [v, i] = top;
+      const succ = next.get(v);
+      if (i < succ.length) {
+        top[1]++;
+        const w = succ[i];
+        if (!index.has(w)) {
+          index.set(w, counter); low.set(w, counter); counter++;
+          stack.push(w); onStack.add(w);
+          work.push([w, 0]);
+        } else if (onStack.has(w)) {
+          low.set(v, Math.min(low.get(v), index.get(w)));
+        }
+        continue;
+      }
+      work.pop();
+      if (work.length > 0) { const u = work[work.length - 1][0]; low.set(u, Math.min(low.get(u), low.get(v))); }
+      if (low.get(v) === index.get(v)) {
+        const set = [];
+        let w;
+        do { w = stack.pop(); onStack.delete(w); set.push(w); } while (w !== v);
+        if (set.length > 1 || next.get(v).includes(v)) sets.push(set.sort());
+      }
+    }
+  }
+  // One circle through each set: the shortest path from its first module back to it.
+  return sets.map((set) => {
+    const inSet = new Set(set);
+    const start = set[0];
+    const prev = new Map();
+    const queue = [start];
+    while (queue.length > 0) {
+      const v = queue.shift();
+      for (const w of next.get(v)) {
+        if (!inSet.has(w)) continue;
+        if (w === start) {
+          const p = [];
+          for (let x = v; x !== undefined; x = x === start ? undefined : prev.get(x)) p.unshift(x);
+          return { set, path: [...p, start] };
+        }
+        if (!prev.has(w)) { prev.set(w, v); queue.push(w); }
+      }
+    }
+    return { set, path: [start, start] };
+  });
+}
+
+/** Every rule broken in the tree `root` (which holds src/). */
+export function check(root) {
+  const src = path.join(root, 'src');
+  const ids = modulesOf(src);
+  const edges = importsOf(src, ids);
+  const violations = [];
+  const add = (rule, from, to, message) => violations.push({ rule, from, to, message });
+
+  for (const { set, path: p } of circles(ids, edges)) {
+    add('circle', p[0], p[1], `circle: ${p.map(show).join(' → ')}${set.length > p.length - 1 ? ` (${set.length} modules in the same knot: ${set.map(show).join(', ')})` : ''}`);
+  }
+  for (const id of ids) {
+    const floor = id.split('/')[0];
+    if (!id.includes('/') || !(floor in FLOORS)) add('unplaced', id, '', `unplaced: ${show(id)} is in no floor of FLOORS (scripts/check-imports.mjs): place its folder there`);
+    for (const stack of STACKS) {
+      if (id.startsWith(stack.scope) && !layerOf(stack, id)) add('unplaced', id, '', `unplaced: ${show(id)} has no layer in the ${stack.scope} stack (scripts/check-imports.mjs): place it there`);
+    }
+  }
+  for (const [from, to] of edges) {
+    const fromFloor = from.split('/')[0];
+    const toFloor = to.split('/')[0];
+    const allowed = FLOORS[fromFloor];
+    if (to.startsWith('../')) { add('floor', from, to, `floor: ${show(from)} imports ${to}, outside src/`); continue; }
+    if (allowed && !allowed.includes(toFloor)) {
+      add('floor', from, to, `floor: ${show(from)} imports ${show(to)} (${fromFloor}/ may import only ${allowed.map((f) => f + '/').join(', ')})`);
+      continue;
+    }
+    const confined = Object.entries(CONFINED).find(([dir]) => from.startsWith(dir));
+    if (confined && !confined[1].some((dir) => to.startsWith(dir))) {
+      add('confined', from, to, `port: ${show(from)} imports ${show(to)} (a module under ${confined[0]} may import only ${confined[1].join(', ')})`);
+      continue;
+    }
+    for (const stack of STACKS) {
+      if (!from.startsWith(stack.scope) || !to.startsWith(stack.scope)) continue;
+      const a = layerOf(stack, from);
+      const b = layerOf(stack, to);
+      if (a && b && b[0] > a[0]) {
+        add('layer', from, to, `layer: ${show(from)} [${stack.scope.slice(0, -1)}: ${a[1]}] imports ${show(to)} [${stack.scope.slice(0, -1)}: ${b[1]}]: an arrow up`);
+      }
+    }
+  }
+  return { modules: ids.length, imports: edges.length, violations };
+}
+
+const HERE = fileURLToPath(import.meta.url);
+const isMain = process.argv[1] !== undefined && path.resolve(process.argv[1]) === HERE;
+if (isMain) {
+  const args = process.argv.slice(2);
+  const at = args.indexOf('--root');
+  const root = at >= 0 ? path.resolve(args[at + 1]) : path.resolve(path.dirname(HERE), '..');
+  const result = check(root);
+  if (args.includes('--json')) {
+    process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+  } else {
+    const { modules, imports, violations } = result;
+    process.stdout.write(`check-imports: ${modules} modules, ${imports} imports under ${path.join(root, 'src')}\n`);
+    for (const v of violations) process.stdout.write(`  ${v.message}\n`);
+    process.stdout.write(violations.length === 0 ? 'no circle, no arrow up: ok\n' : `${violations.length} broken rule(s) (the rules: scripts/check-imports.mjs)\n`);
+  }
+  process.exitCode = result.violations.length === 0 ? 0 : 1;
+}

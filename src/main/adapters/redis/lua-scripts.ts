@@ -1,0 +1,75 @@
+// Every Lua script of the service, in one registry: its name, its number of keys, its text
+// (lua/<concern>.ts) and the signature the adapters call it with. connection.ts defines them all on
+// the command connection (ioredis's defineCommand: EVALSHA, re-loaded by itself after NOSCRIPT, as
+// after a restarted Redis), so an adapter only calls `conn.cmd.<name>(keys…, args…)`.
+import * as directory from './lua/directory.js';
+import * as previews from './lua/previews.js';
+import * as sessions from './lua/sessions.js';
+import * as snapshots from './lua/snapshots.js';
+import * as standby from './lua/standby.js';
+import * as teamInfo from './lua/team-info.js';
+
+type Arg = string | number;
+type Flag = '0' | '1';
+
+/** What the scripts answer, by name (the keys first, then the arguments: see each script's comment). */
+export interface ScriptCommands {
+  // MatchDirectory and MatchOwnership (match-directory.ts, match-ownership.ts).
+  odsDirClaim(...args: Arg[]): Promise<[string, string?]>;
+  odsDirRelease(...args: Arg[]): Promise<number>;
+  odsDirUpdate(...args: Arg[]): Promise<number>;
+  odsDirRenew(...args: Arg[]): Promise<number[]>;
+  odsDirAdopt(...args: Arg[]): Promise<string | null>;
+  odsDirOrphans(...args: Arg[]): Promise<string[]>;
+  odsDirLoad(...args: Arg[]): Promise<string[]>;
+  odsDirRelinquish(lease: string, holder: string): Promise<number>;
+  // SessionStore.
+  odsSessionPut(key: string, index: string, holder: string, id: string, json: string, ttl: number, claim: Flag): Promise<number>;
+  odsSessionTakeOver(oldKey: string, newKey: string, index: string, holder: string, oldId: string, read: string,
+    newId: string, json: string, ttl: number, aux: Flag, tombstone: string): Promise<number>;
+  odsSessionUpdate(key: string, index: string, holder: string, id: string, expected: string, json: string, ttl: number,
+    renew: Flag, release: Flag, aux: Flag): Promise<number>;
+  /** The number of keys is its first argument. */
+  odsSessionEnd(...args: Arg[]): Promise<string[]>;
+  // PreviewStore.
+  odsPreviewStore(key: string, index: string, sizes: string, total: string, code: string, json: string, size: number,
+    ttlMs: number, maxEntries: number, maxBytes: number, onlyIfAbsent: Flag): Promise<string>;
+  odsPreviewSize(unused: string, index: string, sizes: string, total: string): Promise<number>;
+  // SnapshotStore.
+  odsSnapshotPut(key: string, epoch: number, data: string): Promise<number>;
+  odsSnapshotDelete(key: string, epoch: number): Promise<number>;
+  // TeamInfoStore.
+  odsTeamWrite(key: string, index: string, code: string, ttlMs: number, teams: string, final: string, update: Flag): Promise<number>;
+  odsTeamSize(index: string, index2: string): Promise<number>;
+  // StandbyStore (standby-store.ts).
+  odsStandbySet(key: string, field: 'armedUntil' | 'primary', value: string, ttlS: number): Promise<number>;
+  odsStandbyAdmit(key: string, digest: string, now: number, ttlS: number): Promise<number>;
+  odsStandbyDelete(key: string): Promise<number>;
+}
+
+/** `numberOfKeys` absent: the caller gives it first (a variable number of keys). */
+export interface ScriptDefinition { numberOfKeys?: number; lua: string }
+
+export const LUA_SCRIPTS: Record<keyof ScriptCommands, ScriptDefinition> = {
+  odsDirClaim: { numberOfKeys: 5, lua: directory.CLAIM },
+  odsDirRelease: { numberOfKeys: 4, lua: directory.RELEASE },
+  odsDirUpdate: { numberOfKeys: 1, lua: directory.UPDATE },
+  odsDirRenew: { numberOfKeys: 0, lua: directory.RENEW },
+  odsDirAdopt: { numberOfKeys: 4, lua: directory.ADOPT },
+  odsDirOrphans: { numberOfKeys: 1, lua: directory.ORPHANS },
+  odsDirLoad: { numberOfKeys: 1, lua: directory.LOAD },
+  odsDirRelinquish: { numberOfKeys: 1, lua: directory.RELINQUISH },
+  odsSessionPut: { numberOfKeys: 3, lua: sessions.PUT },
+  odsSessionTakeOver: { numberOfKeys: 4, lua: sessions.TAKE_OVER },
+  odsSessionUpdate: { numberOfKeys: 3, lua: sessions.UPDATE },
+  odsSessionEnd: { lua: sessions.END },
+  odsPreviewStore: { numberOfKeys: 4, lua: previews.STORE },
+  odsPreviewSize: { numberOfKeys: 4, lua: previews.SIZE },
+  odsSnapshotPut: { numberOfKeys: 1, lua: snapshots.PUT },
+  odsSnapshotDelete: { numberOfKeys: 1, lua: snapshots.DELETE },
+  odsTeamWrite: { numberOfKeys: 2, lua: teamInfo.WRITE },
+  odsTeamSize: { numberOfKeys: 2, lua: teamInfo.SIZE },
+  odsStandbySet: { numberOfKeys: 1, lua: standby.SET },
+  odsStandbyAdmit: { numberOfKeys: 1, lua: standby.ADMIT },
+  odsStandbyDelete: { numberOfKeys: 1, lua: standby.DELETE },
+};

@@ -1,0 +1,164 @@
+// The doors to library internals (src/main/internals/, src/main/uws.ts): each was written for one
+// version of its library, the one package-lock.json pins. An upgrade fails here first, naming the
+// module to re-read, and the behavioural checks below show on real servers, sockets and decoders
+// that every internal the doors reach is still there and still means the same.
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { Server, type Socket } from 'socket.io';
+import { io as connect, type Socket as ClientSocket } from 'socket.io-client';
+import { Decoder, type Packet } from 'socket.io-parser';
+import * as wsLibrary from 'ws';
+import { WebSocket } from 'ws';
+import { afterEach, describe, expect, it } from 'vitest';
+import * as engineio from '../../../src/main/internals/engineio.js';
+import * as socketio from '../../../src/main/internals/socketio.js';
+import * as socketioParser from '../../../src/main/internals/socketio-parser.js';
+import * as ws from '../../../src/main/internals/ws.js';
+import * as uws from '../../../src/main/uws.js';
+
+/** ws's Sender class (exported at run time, not in @types/ws). */
+const { Sender } = wsLibrary as unknown as { Sender: { prototype: object; new (...args: never[]): object } };
+
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+const readJson = (file: string) => JSON.parse(fs.readFileSync(path.join(ROOT, file), 'utf8')) as Record<string, unknown>;
+
+const DOORS: Array<[string, { package: string; version: string }]> = [
+  ['src/main/internals/socketio.ts', socketio.WRITTEN_FOR],
+  ['src/main/internals/engineio.ts', engineio.WRITTEN_FOR],
+  ['src/main/internals/ws.ts', ws.WRITTEN_FOR],
+  ['src/main/internals/socketio-parser.ts', socketioParser.WRITTEN_FOR],
+  ['src/main/uws.ts', uws.WRITTEN_FOR],
+];
+
+describe('each door was written for the version package-lock.json pins and node_modules holds', () => {
+  const lock = readJson('package-lock.json') as { packages: Record<string, { version?: string }> };
+  it.each(DOORS)('%s', (module, written) => {
+    const locked = lock.packages[`node_modules/${written.package}`]?.version;
+    const installed = readJson(`node_modules/${written.package}/package.json`).version;
+    const why = (what: string, v: unknown) => `${written.package} ${what} is ${String(v)}, but ${module} was written for ${written.version}: re-read ${module} against ${written.package} ${String(v)} (its header says what it reaches into), then update its WRITTEN_FOR`;
+    expect(locked, why('in package-lock.json', locked)).toBe(written.version);
+    expect(installed, why('in node_modules', installed)).toBe(written.version);
+  });
+
+  it('no other module of src/ reaches into these internals', () => {
+    const INTERNALS = /\b_sender\b|\bwriteBuffer\b|\breconstructor\b|\{ pid\?: string \}|conn\.transport as/;
+    const offenders: string[] = [];
+    const walk = (dir: string) => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        const p = path.join(dir, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (p.endsWith('.ts') && !p.includes(`${path.sep}internals${path.sep}`) && INTERNALS.test(fs.readFileSync(p, 'utf8').replace(/^\s*(\/\/|\*).*$/gm, ''))) offenders.push(path.relative(ROOT, p));
+      }
+    };
+    walk(path.join(ROOT, 'src'));
+    expect(offenders, 'library internals are reached through src/main/internals/ only').toEqual([]);
+  });
+});
+
+describe('the internals are there', () => {
+  const servers: Server[] = [];
+  const clients: ClientSocket[] = [];
+  afterEach(async () => {
+    for (const c of clients.splice(0)) c.disconnect();
+    for (const s of servers.splice(0)) await new Promise((r) => s.close(() => r(undefined)));
+  });
+
+  /** A socket.io server on an ephemeral port (recovery on or off), and its sockets as they connect. */
+  async function server(recovery: boolean): Promise<{ url: string; sockets: Socket[]; io: Server }> {
+    const httpServer = http.createServer();
+    const io = new Server(httpServer, recovery ? { connectionStateRecovery: { maxDisconnectionDuration: 60_000 } } : {});
+    servers.push(io);
+    const sockets: Socket[] = [];
+    io.on('connection', (s) => sockets.push(s));
+    await new Promise<void>((r) => httpServer.listen(0, '127.0.0.1', r));
+    return { url: `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`, sockets, io };
+  }
+  function client(url: string, transports: string[]): ClientSocket {
+    const c = connect(url, { transports, reconnectionDelay: 50, reconnectionDelayMax: 200 });
+    clients.push(c);
+    return c;
+  }
+
+  it("socket.io's pid: the session id a reconnecting client presents (recovery on), none without recovery", async () => {
+    const on = await server(true);
+    const c = client(on.url, ['websocket']);
+    await expect.poll(() => on.sockets.length).toBe(1);
+    const pid = socketio.sessionPid(on.sockets[0]);
+    expect(typeof pid).toBe('string');
+    expect(pid!.length).toBeGreaterThan(0);
+    expect(pid).not.toBe(on.sockets[0].id);
+    // The client presents its pid and the offset of the last packet it got (a recovered session
+    // needs one), after a transport drop.
+    const hello = new Promise((r) => c.once('hello', r));
+    on.io.emit('hello', 1);
+    await hello;
+    c.io.engine.close();
+    await expect.poll(() => on.sockets.length).toBe(2);
+    expect(on.sockets[1].recovered).toBe(true);
+    expect(socketio.sessionPid(on.sockets[1])).toBe(pid);
+
+    const off = await server(false);
+    client(off.url, ['websocket']);
+    await expect.poll(() => off.sockets.length).toBe(1);
+    expect(socketio.sessionPid(off.sockets[0])).toBeUndefined();
+  });
+
+  it("engine.io's transport (ws's WebSocket under 'websocket') and write buffer (an array); ws's Sender writes a whole frame", async () => {
+    const { url, sockets } = await server(false);
+    const overWs = client(url, ['websocket']);
+    const polling = client(url, ['polling']);
+    await expect.poll(() => sockets.length).toBe(2);
+    const [wsSide, pollingSide] = sockets[0].conn.transport.name === 'websocket' ? sockets : [sockets[1], sockets[0]];
+
+    const t = engineio.transportOf(wsSide.conn);
+    expect(t.name).toBe('websocket');
+    expect(t.socket).toBeInstanceOf(WebSocket);
+    expect(Array.isArray((wsSide.conn as unknown as { writeBuffer: unknown }).writeBuffer)).toBe(true);
+    expect(engineio.writeBufferLength(wsSide.conn)).toBe(0);
+    const p = engineio.transportOf(pollingSide.conn);
+    expect(p.name).toBe('polling');
+    expect(p.socket).toBeUndefined();
+    // A polling connection's packets wait in the write buffer until the client polls.
+    expect(engineio.writeBufferLength(pollingSide.conn)).toBeGreaterThanOrEqual(0);
+    for (let i = 0; i < 5; i++) pollingSide.emit('x', i);
+    expect(engineio.writeBufferLength(pollingSide.conn)).toBeGreaterThan(0);
+
+    // ws: the Sender, its sendFrame, and a whole message (FIN, text, unmasked) written through it
+    // arriving as a socket.io event.
+    const socket = t.socket as WebSocket;
+    expect((socket as unknown as { _sender: unknown })._sender).toBeInstanceOf(Sender);
+    expect(typeof (Sender.prototype as unknown as { sendFrame: unknown }).sendFrame).toBe('function');
+    const payload = Buffer.from('42["raw","written whole"]');
+    const got = new Promise((r) => overWs.once('raw', r));
+    ws.sendWholeFrame(socket, Buffer.concat([Buffer.from([0x81, payload.length]), payload]));
+    expect(await got).toBe('written whole');
+    void polling;
+  });
+
+  it("socket-io-parser's reconstructor: set while a binary packet's attachments are awaited", () => {
+    const decoder = new Decoder();
+    const decoded: Packet[] = [];
+    decoder.on('decoded', (packet: Packet) => decoded.push(packet));
+    expect(socketioParser.reconstructing(decoder)).toBe(false);
+    decoder.add('51-["bin",{"_placeholder":true,"num":0}]');
+    expect(socketioParser.reconstructing(decoder)).toBe(true);
+    expect(() => decoder.add('2["obs_data","x"]')).toThrow(); // a text packet now is socket-io-parser's to refuse
+    decoder.add(Buffer.from([1, 2, 3]));
+    expect(socketioParser.reconstructing(decoder)).toBe(false);
+    expect(decoded).toHaveLength(1);
+  });
+
+  it("uWebSockets.js: the compressor constants exist at run time, an exclusive listen refuses a second listener", async () => {
+    expect(typeof uws.DISABLED).toBe('number');
+    expect(typeof uws.SHARED_COMPRESSOR).toBe('number');
+    const first = await uws.listen(uws.createApp(null), '127.0.0.1', 0);
+    try {
+      expect(first.port).toBeGreaterThan(0);
+      await expect(uws.listen(uws.createApp(null), '127.0.0.1', first.port)).rejects.toThrow(/cannot listen/);
+    } finally {
+      uws.closeListen(first.token);
+    }
+  });
+});

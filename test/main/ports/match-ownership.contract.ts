@@ -1,0 +1,126 @@
+// The MatchOwnership contract (src/main/ports/match-ownership.ts): every adapter must pass it.
+// Ownership only exists between nodes: the harness gives two (or three) nodes sharing one store,
+// each with its MatchDirectory (where claims are made) and its MatchOwnership.
+import { describe, expect, it } from 'vitest';
+import type { MatchDirectory, NewMatch } from '../../../src/main/ports/match-directory.js';
+import type { MatchOwnership } from '../../../src/main/ports/match-ownership.js';
+
+export interface OwnershipNode {
+  directory: MatchDirectory;
+  ownership: MatchOwnership;
+}
+
+export interface MatchOwnershipHarness {
+  /** Two nodes sharing one store. `pausedA`: node A renews its leases only when `renew` says so. */
+  pair(options?: { pausedA?: boolean }): Promise<[OwnershipNode, OwnershipNode]>;
+  /** A further node on the pair's store (its view loaded from the store). */
+  join(): Promise<OwnershipNode>;
+  /** The node stops for good (it "dies"): its leases are no longer renewed and run out. */
+  stop(node: OwnershipNode): void;
+  /** One renewal of the node's leases, now. */
+  renew(node: OwnershipNode): Promise<void>;
+  /** Until the node's directory view shows every change made so far. */
+  settle(node: OwnershipNode): Promise<void>;
+  /** A generous bound for an unrenewed lease to run out (a loaded machine). */
+  lapseMs: number;
+}
+
+const match = (groupCode: string, keyId = 'key:a'): NewMatch => ({
+  groupCode, secretDigest: 'ab'.repeat(32), organizationId: 'org', isSupporter: false, keyId, createdAt: 1700000000000,
+  teams: { leftTeam: { name: 'L', players: [] }, rightTeam: { name: 'R', tags: {} } },
+});
+
+export function describeMatchOwnershipContract(name: string, harness: MatchOwnershipHarness): void {
+  describe(`MatchOwnership contract: ${name}`, () => {
+    it('the claiming node owns the match, the other sees who does; a release ends it', async () => {
+      const [a, b] = await harness.pair();
+      const claim = await a.directory.claim(match('V1'));
+      if (!claim.ok) throw new Error('refused');
+      expect(a.ownership.owns('V1')).toBe(true);
+      expect(b.ownership.owns('V1')).toBe(false);
+      await harness.settle(b);
+      expect(b.ownership.ownerOf('V1')).toBe(a.ownership.nodeId);
+      expect(a.ownership.ownerOf('V1')).toBe(a.ownership.nodeId);
+      expect(await b.ownership.orphans()).toEqual([]);
+      a.directory.release('V1', claim.record.epoch);
+      expect(a.ownership.owns('V1')).toBe(false);
+      await harness.settle(b);
+      expect(b.ownership.ownerOf('V1')).toBeUndefined();
+    });
+
+    it('of concurrent claims of one code on both nodes, exactly one node owns it', async () => {
+      const [a, b] = await harness.pair();
+      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).directory.claim(match('RACE'))));
+      expect(results.filter((r) => r.ok)).toHaveLength(1);
+      expect(Number(a.ownership.owns('RACE')) + Number(b.ownership.owns('RACE'))).toBe(1);
+    });
+
+    it('a node that stops renewing: its match becomes an orphan, adopted once with a higher epoch; its stale release changes nothing', async () => {
+      const [a, b] = await harness.pair();
+      const claim = await a.directory.claim(match('D1'));
+      if (!claim.ok) throw new Error('refused');
+      a.directory.setRoster('D1', ['p9']);
+      await harness.settle(a);
+      expect(await b.ownership.orphans()).toEqual([]);
+      harness.stop(a);
+      await expect.poll(() => b.ownership.orphans(), { timeout: harness.lapseMs }).toEqual(['D1']);
+      const [first, second] = await Promise.all([b.ownership.adopt('D1', claim.record.epoch), b.ownership.adopt('D1', claim.record.epoch)]);
+      const adopted = first ?? second;
+      expect(Number(first !== undefined) + Number(second !== undefined)).toBe(1);
+      expect(adopted?.epoch).toBeGreaterThan(claim.record.epoch);
+      expect(adopted?.playerIds).toEqual(new Set(['p9']));
+      expect(await b.ownership.adopt('D1', claim.record.epoch)).toBeUndefined();
+      expect(b.ownership.owns('D1')).toBe(true);
+      expect(b.ownership.ownerOf('D1')).toBe(b.ownership.nodeId);
+      expect(await b.ownership.orphans()).toEqual([]);
+      await harness.renew(b); // the adopter renews the lease it took
+      expect(b.ownership.owns('D1')).toBe(true);
+      // A's stale writes and release (its view still has the old epoch) change nothing in the store.
+      a.directory.setMatchId('D1', 'stale');
+      expect(a.directory.release('D1', claim.record.epoch)).toBeDefined();
+      await harness.settle(b);
+      expect(b.directory.get('D1')).toMatchObject({ matchId: '', epoch: adopted!.epoch });
+      const c = await harness.join();
+      expect(c.directory.get('D1')).toMatchObject({ matchId: '', epoch: adopted!.epoch });
+      expect(c.ownership.ownerOf('D1')).toBe(b.ownership.nodeId);
+      expect(c.directory.count()).toBe(1);
+      expect(c.directory.countForKey('key:a')).toBe(1);
+      harness.stop(c);
+    });
+
+    it('adopt takes an epoch above `after` and refuses a live lease or a missing record', async () => {
+      const [a, b] = await harness.pair();
+      const claim = await a.directory.claim(match('F1'));
+      if (!claim.ok) throw new Error('refused');
+      expect(await b.ownership.adopt('F1', 0)).toBeUndefined(); // A's lease is live
+      expect(await b.ownership.adopt('nope', 0)).toBeUndefined();
+      harness.stop(a);
+      await expect.poll(() => b.ownership.orphans(), { timeout: harness.lapseMs }).toEqual(['F1']);
+      const adopted = await b.ownership.adopt('F1', claim.record.epoch + 500);
+      expect(adopted?.epoch).toBeGreaterThan(claim.record.epoch + 500);
+    });
+
+    it('a lease taken over while A still runs: A\'s next renewal reports it lost; the others A keeps', async () => {
+      const [a, b] = await harness.pair({ pausedA: true });
+      const lost: Array<[string, number]> = [];
+      a.ownership.onLost((code, epoch) => lost.push([code, epoch]));
+      const claim = await a.directory.claim(match('L1'));
+      if (!claim.ok) throw new Error('refused');
+      const other = await a.directory.claim(match('L2'));
+      if (!other.ok) throw new Error('refused');
+      await expect.poll(() => b.ownership.orphans(), { timeout: harness.lapseMs }).toEqual(expect.arrayContaining(['L1', 'L2']));
+      const adopted = await b.ownership.adopt('L1', claim.record.epoch);
+      expect(adopted).toBeDefined();
+      await harness.renew(a);
+      expect(lost).toEqual([['L1', claim.record.epoch]]);
+      expect(a.ownership.owns('L1')).toBe(false);
+      // L2 was not adopted: A takes its lease again, with the same epoch.
+      expect(a.ownership.owns('L2')).toBe(true);
+      expect(await b.ownership.adopt('L2', 0)).toBeUndefined();
+      await harness.settle(a);
+      expect(a.ownership.ownerOf('L1')).toBe(b.ownership.nodeId);
+      expect(a.directory.get('L1')?.epoch).toBe(adopted!.epoch);
+      expect(a.directory.get('L2')?.epoch).toBe(other.record.epoch);
+    });
+  });
+}

@@ -1,0 +1,93 @@
+// The import graph of src/ (scripts/check-imports.mjs, `npm run check:imports`): no circle, no
+// arrow up a layer, ports that import nothing above them, main/ and workers/ apart. Run here on the
+// tree itself, and on small trees it must reject: a check that cannot fail is no check.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const SCRIPT = path.join(ROOT, 'scripts/check-imports.mjs');
+
+interface Violation { rule: string; from: string; to: string; message: string }
+interface Result { modules: number; imports: number; violations: Violation[] }
+
+
+function run(root: string, json = true): { status: number | null; stdout: string; result: Result | null } {
+  const r = spawnSync(process.execPath, [SCRIPT, '--root', root, ...(json ? ['--json'] : [])], { encoding: 'utf8' });
+  expect(r.stderr).toBe('');
+  return { status: r.status, stdout: r.stdout, result: json ? (JSON.parse(r.stdout) as Result) : null };
+}
+
+const same = (a: Pick<Violation, 'rule' | 'from' | 'to'>, b: Pick<Violation, 'rule' | 'from' | 'to'>) => a.rule === b.rule && a.from === b.from && a.to === b.to;
+
+const trees: string[] = [];
+/** A tree holding src/ with these files (path under src/ → content). */
+function tree(files: Record<string, string>): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'check-imports-'));
+  trees.push(root);
+  for (const [file, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, 'src', file)), { recursive: true });
+    fs.writeFileSync(path.join(root, 'src', file), text);
+  }
+  return root;
+}
+afterAll(() => { for (const t of trees) fs.rmSync(t, { recursive: true, force: true }); });
+
+describe('the import graph of src/', () => {
+  it('breaks no rule', () => {
+    const { result } = run(ROOT);
+    expect(result!.modules).toBeGreaterThan(100);
+    expect(result!.violations.map((v) => v.message), 'npm run check:imports lists them').toEqual([]);
+  });
+
+  it('rejects a tree with a circle, a port importing above it, the threads importing each other and arrows up', () => {
+    const root = tree({
+      'protocol/messages.ts': "import { limit } from '../main/config.js';\nexport const m = limit;\n",
+      'main/config.ts': "import { w } from '../workers/engine/rule.js';\nexport const limit = w;\n",
+      'main/ports/store.ts': "import type { limit } from '../config.js';\nexport type Store = typeof limit;\n",
+      'main/sockets/server.ts': "import { route } from '../rest/routes.js';\nexport const server = route;\n",
+      'main/rest/routes.ts': "import { server } from '../sockets/server.js';\nexport const route = () => server;\n",
+      'main/service.ts': "import './rest/routes.js';\n",
+      'main/newfolder/thing.ts': 'export {};\n',
+      'workers/engine/rule.ts': "export { limit } from '../../main/config.js';\nexport const w = 1;\n",
+      'workers/shard/a.ts': "import type { B } from './b.js';\nexport type A = B[];\n",
+      'workers/shard/b.ts': "import type { A } from './a.js';\nexport interface B { a: A }\n",
+    });
+    const { status, result } = run(root);
+    expect(status).toBe(1);
+    const got = result!.violations;
+    const has = (rule: string, from: string, to: string) => expect(got.some((v) => same(v, { rule, from, to })), `${rule} ${from} → ${to} in ${JSON.stringify(got, null, 1)}`).toBe(true);
+    has('floor', 'protocol/messages', 'main/config');
+    has('floor', 'main/config', 'workers/engine/rule');
+    has('floor', 'workers/engine/rule', 'main/config');
+    has('confined', 'main/ports/store', 'main/config');
+    has('layer', 'main/sockets/server', 'main/rest/routes');
+    has('unplaced', 'main/newfolder/thing', '');
+    const circles = got.filter((v) => v.rule === 'circle').map((v) => v.message);
+    expect(circles.some((m) => m.includes('workers/shard/a.ts') && m.includes('workers/shard/b.ts'))).toBe(true); // type-only imports count
+    expect(circles.some((m) => m.includes('main/sockets/server.ts') && m.includes('main/rest/routes.ts'))).toBe(true);
+    expect(circles.some((m) => m.includes('protocol/messages.ts'))).toBe(false); // a chain that does not come back is no circle
+    // The listing a person reads names each one.
+    const { stdout } = run(root, false);
+    expect(stdout).toContain('circle: ');
+    expect(stdout).toContain('port: main/ports/store.ts imports main/config.ts');
+    expect(stdout).toMatch(/layer: main\/sockets\/server\.ts \[main: infrastructure\] imports main\/rest\/routes\.ts \[main: rest\]: an arrow up/);
+  });
+
+  it('passes a small tree that keeps the rules', () => {
+    const root = tree({
+      'protocol/messages.ts': 'export const m = 1;\n',
+      'codec/frame.ts': "import zlib from 'node:zlib';\nexport const z = zlib;\n",
+      'main/ports/store.ts': "import type { m } from '../../protocol/messages.js';\nexport type Store = typeof m;\n",
+      'main/config.ts': "import { z } from '../codec/frame.js';\nexport const c = z;\n",
+      'main/rest/routes.ts': "import type { Store } from '../ports/store.js';\nimport { c } from '../config.js';\nexport const r = (s: Store) => [s, c];\n",
+      'main/service.ts': "import { r } from './rest/routes.js';\nexport const s = r;\n",
+      'workers/shard/a.ts': "import { z } from '../../codec/frame.js';\nimport { m } from '../../protocol/messages.js';\nexport const a = [z, m];\n",
+    });
+    const { status, result } = run(root);
+    expect(result!.violations).toEqual([]);
+    expect(status).toBe(0);
+  });
+});
