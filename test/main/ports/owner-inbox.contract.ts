@@ -19,6 +19,8 @@ export const INBOX_MESSAGES: InboxMessage[] = [
   { t: 'aux', matchId: '', playerId: '', raw: '' },
   { t: 'obs', raw: '' },
   { t: 'obs', raw: 'R' },
+  { t: 'obs', raw: '{"type":"killfeed","data":{}}', seat: 'standby' },
+  { t: 'obs', raw: 's', seat: 'standby' },
 ];
 
 export function describeOwnerInboxContract(name: string, harness: OwnerInboxHarness): void {
