@@ -2,9 +2,10 @@
 // code, the recorded match or an uploaded replay file, speed, starting round, loop, team names,
 // tricodes, logo URLs, tool settings as JSON, or a preview code to copy them from) and a list of the
 // running rehearsals with pause, resume, seek to a round and stop. It calls the admin API with the
-// Bearer token the operator types into it: the state-changing routes take Bearer only (rest/admin.ts),
-// and the page cannot read the Basic credentials the browser sent; the token is kept in the field
-// only, never stored. Inserted into the page (dashboard-page.ts) as one piece; like the page, no
+// Bearer token the operator types once into the toolbar's token field (#admin-token,
+// dashboard-links-page.ts, which the row actions use too): the state-changing routes take Bearer only
+// (rest/admin.ts), and the page cannot read the Basic credentials the browser sent; the token is kept
+// in that field only, never stored. Inserted into the page (dashboard-page.ts) as one piece; like the page, no
 // template literals in the script, all text through textContent. Its table has no thead: the page's
 // sorting handler takes every "thead th" for a column of the matches table.
 
@@ -28,7 +29,6 @@ export const REHEARSAL_PANEL_HTML = String.raw`
 <section class="panel" id="rehearse">
   <h2>Rehearse</h2>
   <form id="rh-form" autocomplete="off">
-    <label>Admin token<input id="rh-token" type="password" required></label>
     <label>Group code<input id="rh-code" required maxlength="64"></label>
     <label>Recording<select id="rh-recording"><option value="recorded">the recorded 19-round match</option><option value="upload">an uploaded replay file</option></select></label>
     <label>Replay file<input id="rh-file" type="file" accept=".replay,.txt,.json"></label>
@@ -55,10 +55,11 @@ export const REHEARSAL_PANEL_HTML = String.raw`
 (function () {
   'use strict';
   var $ = function (id) { return document.getElementById(id); };
+  var token = function () { var t = $('admin-token'); return t ? t.value : ''; };
   var base = location.pathname.replace(/dashboard\/?$/, '') + 'admin/rehearsals';
   function say(text, ok) { var m = $('rh-msg'); m.textContent = text; m.className = ok ? 'good' : 'bad'; }
   function call(method, path, body) {
-    var init = { method: method, headers: { Authorization: 'Bearer ' + $('rh-token').value } };
+    var init = { method: method, headers: { Authorization: 'Bearer ' + token() } };
     if (body !== undefined) { init.headers['Content-Type'] = 'application/json'; init.body = JSON.stringify(body); }
     return fetch(base + path, init).then(function (res) {
       return res.json().catch(function () { return {}; }).then(function (data) {
@@ -86,6 +87,7 @@ export const REHEARSAL_PANEL_HTML = String.raw`
   }
   $('rh-form').addEventListener('submit', function (e) {
     e.preventDefault();
+    if (!token()) { say('Type the admin token (top of the page) first.', false); return; }
     var p;
     try { p = build(); } catch (err) { say('Tool settings: ' + err.message, false); return; }
     p.then(function (body) { return call('POST', '', body); })
@@ -123,7 +125,7 @@ export const REHEARSAL_PANEL_HTML = String.raw`
   }
   var busy = false;
   function refresh() {
-    if (busy || !$('rh-token').value) return;
+    if (busy || !token()) return;
     busy = true;
     call('GET', '').then(function (data) { render(data.rehearsals); }, function () { /* shown on the next action */ })
       .then(function () { busy = false; });

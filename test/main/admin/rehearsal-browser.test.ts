@@ -59,7 +59,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the dashboard\'s Rehearse panel in headless chr
   it('starts, lists, pauses, seeks and stops a rehearsal of the recorded match', async () => {
     const code = 'BRRH01';
     const fe = await frontend(svc.broadcast, code);
-    await page.fill('#rh-token', TOKEN);
+    await page.fill('#admin-token', TOKEN);
     await page.fill('#rh-code', code);
     await page.selectOption('#rh-speed', '10');
     await page.fill('#rh-round', '2');
