@@ -22,6 +22,7 @@ import type { Logger } from '../log.js';
 import type { MatchLifecycle } from '../matches/lifecycle.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import type { Reply, Request, RouteOptions, Router } from './http.js';
+import { NO_STORE } from './admin-context.js';
 import { registerRehearsals, type RehearsalRouteDeps } from './rehearsals.js';
 import { registerStandby, type StandbyRouteDeps } from './standby.js';
 
@@ -37,7 +38,6 @@ export interface AdminRouteDeps {
   standby?: StandbyRouteDeps;
 }
 
-const NO_STORE = { 'Cache-Control': 'no-store' };
 
 function decodeParam(raw: string): string | null {
   try {

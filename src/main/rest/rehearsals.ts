@@ -10,13 +10,13 @@
 //
 // The start's body may carry an uploaded replay file's text: its limit is twice
 // REHEARSAL_MAX_UPLOAD_BYTES (the text is JSON-escaped inside the body) plus room for the rest.
-import type { Logger } from '../log.js';
 import type { PreviewStore } from '../ports/preview-store.js';
 import type { RehearsalControl } from '../rehearsal/remote.js';
 import { parseSpec, RequestError } from '../rehearsal/request.js';
 import type { Rehearsals } from '../rehearsal/rehearsals.js';
 import type { RehearsalAction } from '../ports/control-bus.js';
-import type { Reply, Request, RouteOptions, Router } from './http.js';
+import { sendJson as json, type AdminRouteContext } from './admin-context.js';
+import type { Router } from './http.js';
 
 export interface RehearsalRouteDeps {
   rehearsals: Rehearsals;
@@ -26,19 +26,9 @@ export interface RehearsalRouteDeps {
   maxPayloadBytes: number;
 }
 
-export interface RehearsalRouteContext {
-  /** The token id, or null after answering 401. */
-  authorize(req: Request, reply: Reply): string | null;
-  decodeParam(raw: string): string | null;
-  client(req: Request): string;
-  options: RouteOptions;
-  log: Logger;
-}
 
-const NO_STORE = { 'Cache-Control': 'no-store' };
-const json = (reply: Reply, status: number, body: unknown) => reply.send(status, 'application/json; charset=utf-8', JSON.stringify(body), NO_STORE);
 
-export function registerRehearsals(router: Router, deps: RehearsalRouteDeps, ctx: RehearsalRouteContext): void {
+export function registerRehearsals(router: Router, deps: RehearsalRouteDeps, ctx: AdminRouteContext): void {
   const { log } = ctx;
 
   router.post('/admin/rehearsals', async (req, reply) => {

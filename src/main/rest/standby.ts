@@ -5,11 +5,11 @@
 //   POST /admin/matches/:groupCode/failover  swaps the primary and the standby observer now:
 //                                            { groupCode, primary, applied }; on a node that does not
 //                                            run the match, asked of its owner: 202 { groupCode, requested }
-import type { Logger } from '../log.js';
 import type { Standby } from '../matches/standby.js';
 import type { ControlBus } from '../ports/control-bus.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
-import type { Reply, Request, RouteOptions, Router } from './http.js';
+import { sendJson as json, type AdminRouteContext } from './admin-context.js';
+import type { Router } from './http.js';
 
 export interface StandbyRouteDeps {
   standby: Standby;
@@ -19,18 +19,9 @@ export interface StandbyRouteDeps {
   ownedHere(groupCode: string): boolean;
 }
 
-export interface StandbyRouteContext {
-  authorize(req: Request, reply: Reply): string | null;
-  decodeParam(raw: string): string | null;
-  client(req: Request): string;
-  options: RouteOptions;
-  log: Logger;
-}
 
-const NO_STORE = { 'Cache-Control': 'no-store' };
-const json = (reply: Reply, status: number, body: unknown) => reply.send(status, 'application/json; charset=utf-8', JSON.stringify(body), NO_STORE);
 
-export function registerStandby(router: Router, deps: StandbyRouteDeps, ctx: StandbyRouteContext): void {
+export function registerStandby(router: Router, deps: StandbyRouteDeps, ctx: AdminRouteContext): void {
   const { log, client } = ctx;
 
   router.post('/admin/matches/:groupCode/standby', async (req, reply) => {
