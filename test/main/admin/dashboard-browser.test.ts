@@ -7,10 +7,10 @@
 // Skipped (with a message) only when /usr/bin/chromium does not exist: `.ci/run` installs it from
 // Debian's packages, so in CI it runs. A chromium that exists but fails to start fails the test.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BrowserContext, Page } from 'playwright-core';
+import { chromiumOrWarn, openBrowser, type Browser } from '../../helpers/browser.js';
+import type { Page } from 'playwright-core';
 import type { Socket } from 'socket.io-client';
 import { closeAll, frontend } from '../../helpers/clients.js';
 import { recordedMatch, replayObserver, sendRecords } from '../../helpers/recorded.js';
@@ -23,11 +23,7 @@ declare const document: { querySelector(selector: string): PageElement | null; q
 declare const performance: { now(): number; getEntriesByType(type: string): Array<{ responseEnd: number }> };
 declare const window: Record<string, unknown>;
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = fs.existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM) {
-  console.warn(`dashboard browser test SKIPPED: ${CHROMIUM} not found. Install Debian's chromium (apt-get update && apt-get install -y chromium); .ci/run does this when it runs as root.`);
-}
+const HAVE_CHROMIUM = chromiumOrWarn('dashboard browser test');
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const ARTIFACT = path.join(ROOT, 'test-artifacts', 'dashboard.png');
 const DOCS_SCREENSHOT = path.join(ROOT, 'docs', 'dashboard.png');
@@ -49,10 +45,9 @@ const tricode = (name: string) => name.replace(/[^A-Za-z0-9]/g, '').slice(0, 3).
 
 describe.skipIf(!HAVE_CHROMIUM)('dashboard in headless chromium', () => {
   let svc: TestService;
-  let context: BrowserContext;
+  let browser: Browser | undefined;
   let page: Page;
   const observers: Socket[] = [];
-  let userDataDir: string;
 
   beforeAll(async () => {
     svc = await startTestService({ AUTH_KEY, ADMIN_TOKEN: `ops:${TOKEN}`, SHARD_WORKERS: '2' });
@@ -69,21 +64,12 @@ describe.skipIf(!HAVE_CHROMIUM)('dashboard in headless chromium', () => {
       await sendRecords(obs, replay, { pace: 'instant', groupCode: m.code, to: m.to });
     }));
 
-    const { chromium } = await import('playwright-core');
-    userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ods-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-      viewport: { width: 1440, height: 900 },
-      httpCredentials: { username: 'ops', password: TOKEN },
-    });
-    page = context.pages()[0] ?? (await context.newPage());
+    browser = await openBrowser({ viewport: { width: 1440, height: 900 }, credentials: { username: 'ops', password: TOKEN } });
+    page = browser.page;
   }, 60_000);
 
   afterAll(async () => {
-    await context?.close();
-    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
+    await browser?.close();
     for (const o of observers) o.close();
     closeAll();
     await svc?.close();

@@ -3,11 +3,9 @@
 // highlighted and sorted first, ods_matches_observer_silent) within OBSERVER_SILENT_MS + 2 s, and
 // unflagged when it sends again; the link fields (role, address, rate, round trip, overlays, frames
 // per second) are shown; the row's "Arm standby" action opens a standby window.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BrowserContext, Page } from 'playwright-core';
+import { chromiumOrWarn, openBrowser, type Browser } from '../../helpers/browser.js';
+import type { Page } from 'playwright-core';
 import type { Socket } from 'socket.io-client';
 import { closeAll, frontend } from '../../helpers/clients.js';
 import { recordedMatch, replayObserver, sendRecords } from '../../helpers/recorded.js';
@@ -16,9 +14,7 @@ import { startTestService, type TestService } from '../../helpers/service.js';
 interface PageElement { hidden: boolean; textContent: string | null; dataset: Record<string, string | undefined>; querySelector(selector: string): PageElement | null }
 declare const document: { querySelector(selector: string): PageElement | null; querySelectorAll(selector: string): ArrayLike<PageElement> };
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = fs.existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM) console.warn(`link health browser test SKIPPED: ${CHROMIUM} not found (apt-get install -y chromium).`);
+const HAVE_CHROMIUM = chromiumOrWarn('link health browser test');
 
 const replay = recordedMatch();
 const TOKEN = 'link-health-browser-token-4e9a';
@@ -30,9 +26,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.skipIf(!HAVE_CHROMIUM)('link health in headless chromium', () => {
   let svc: TestService;
-  let context: BrowserContext;
+  let browser: Browser | undefined;
   let page: Page;
-  let userDataDir: string;
   const observers: Record<string, Socket> = {};
   let streaming = true;
   let streamer: Promise<void> | null = null;
@@ -53,21 +48,14 @@ describe.skipIf(!HAVE_CHROMIUM)('link health in headless chromium', () => {
         await sleep(250);
       }
     })();
-    const { chromium } = await import('playwright-core');
-    userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ods-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM, headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-      viewport: { width: 1600, height: 900 }, httpCredentials: { username: 'ops', password: TOKEN },
-    });
-    page = context.pages()[0] ?? (await context.newPage());
+    browser = await openBrowser({ viewport: { width: 1600, height: 900 }, credentials: { username: 'ops', password: TOKEN } });
+    page = browser.page;
   }, 60_000);
 
   afterAll(async () => {
     streaming = false;
     await streamer;
-    await context?.close();
-    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
+    await browser?.close();
     closeAll();
     await svc?.close();
   });

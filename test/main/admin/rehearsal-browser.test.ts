@@ -3,20 +3,16 @@
 // (group code, speed, starting round, team names), starts a rehearsal of the recorded match, sees it
 // listed and marked in the matches table, pauses it, seeks to round 10 (an overlay shows round 10),
 // stops it; an upload of a malformed replay file shows the service's error and starts nothing.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BrowserContext, Page } from 'playwright-core';
+import { chromiumOrWarn, openBrowser, type Browser } from '../../helpers/browser.js';
+import type { Page } from 'playwright-core';
 import { closeAll, frontend } from '../../helpers/clients.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 
 interface PageElement { textContent: string | null; className: string; dataset: Record<string, string | undefined> }
 declare const document: { querySelector(selector: string): PageElement | null };
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = fs.existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM) console.warn(`rehearsal browser test SKIPPED: ${CHROMIUM} not found (apt-get install -y chromium).`);
+const HAVE_CHROMIUM = chromiumOrWarn('rehearsal browser test');
 
 const TOKEN = 'rehearsal-browser-token-3e9a';
 
@@ -24,28 +20,18 @@ type Frame = { teams: Array<{ teamName: string; roundsWon: number }>; roundNumbe
 
 describe.skipIf(!HAVE_CHROMIUM)('the dashboard\'s Rehearse panel in headless chromium', () => {
   let svc: TestService;
-  let context: BrowserContext;
+  let browser: Browser | undefined;
   let page: Page;
-  let userDataDir: string;
 
   beforeAll(async () => {
     svc = await startTestService({ ADMIN_TOKEN: `ops:${TOKEN}` });
-    const { chromium } = await import('playwright-core');
-    userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ods-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-      viewport: { width: 1440, height: 1200 },
-      httpCredentials: { username: 'ops', password: TOKEN },
-    });
-    page = context.pages()[0] ?? (await context.newPage());
+    browser = await openBrowser({ viewport: { width: 1440, height: 1200 }, credentials: { username: 'ops', password: TOKEN } });
+    page = browser.page;
     expect((await page.goto(`${svc.rest}/dashboard`))?.status()).toBe(200);
   }, 60_000);
 
   afterAll(async () => {
-    await context?.close();
-    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
+    await browser?.close();
     closeAll();
     await svc?.close();
   });
