@@ -4,6 +4,7 @@
 // admin API, the files in DATA_DIR / STATE_DIR. Not the service object: tests talk to the service
 // through its public surfaces only. For the entry as its own process: ./service-process.ts.
 import { afterAll, beforeAll } from 'vitest';
+import net from 'node:net';
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/main/config.js';
 import { createLogger } from '../../src/main/log.js';
@@ -14,6 +15,21 @@ import { scrapeMetrics, type Metrics } from './metrics.js';
 import { testEnv, tempDir, type ServicePorts } from './service-process.js';
 
 export { tempDir };
+
+/**
+ * Fixed free ports, for a service that is restarted on the same ports: uWS binds an ephemeral port
+ * (0) without SO_REUSEADDR, and its closed connections (TIME_WAIT) then block binding that port again
+ * for a minute; a service started on a fixed port, as in production, can be restarted on it at once.
+ */
+export async function freePorts(n: number): Promise<number[]> {
+  const servers = await Promise.all(Array.from({ length: n }, () => new Promise<net.Server>((resolve) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => resolve(s));
+  })));
+  const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  return ports;
+}
 
 export interface TestService {
   ingest: string;

@@ -3,13 +3,12 @@
 // by itself as the standby (its data held, not applied), its secret still admits it, nothing of it is
 // on disk in the clear; the primary then goes silent and the standby takes over to a clean final frame.
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import type { Socket } from 'socket.io-client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectObserver, frontend, logon, observer } from '../../helpers/clients.js';
 import { playReplay, recordedMatch, replayLogon } from '../../helpers/recorded.js';
-import { startTestService, tempDir, type TestService } from '../../helpers/service.js';
+import { freePorts, startTestService, tempDir, type TestService } from '../../helpers/service.js';
 import { standbyCopy, streamPair } from '../../helpers/standby.js';
 
 const replay = recordedMatch();
@@ -23,17 +22,6 @@ afterAll(async () => {
   for (const s of sockets) s.close();
   for (const s of services) await s.close();
 });
-
-/** Free fixed ports (a restarted uWS service binds them again at once; see restart.test.ts). */
-async function freePorts(n: number): Promise<number[]> {
-  const servers = await Promise.all(Array.from({ length: n }, () => new Promise<net.Server>((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => resolve(s));
-  })));
-  const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  return ports;
-}
 
 const timeless = (raw: string) => {
   const f = JSON.parse(raw) as Record<string, unknown>;

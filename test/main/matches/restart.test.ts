@@ -4,13 +4,12 @@
 // session. Replay half of the recorded match, restart, replay the rest: the final frame equals an
 // uninterrupted run's (recorded clock).
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectObserver, logon } from '../../helpers/clients.js';
 import { playReplay, recordedMatch, replayLogon, replayObserver, sendRecords } from '../../helpers/recorded.js';
-import { startTestService, tempDir, type TestService } from '../../helpers/service.js';
+import { freePorts, startTestService, tempDir, type TestService } from '../../helpers/service.js';
 
 const replay = recordedMatch();
 
@@ -34,21 +33,6 @@ function overlay(url: string, code: string): { socket: Socket; frames: string[] 
   socket.on('connect', () => socket.emit('logon', JSON.stringify({ groupCode: code })));
   socket.on('match_data', (f: string) => frames.push(f));
   return { socket, frames };
-}
-
-/**
- * Fixed free ports for the first service: uWS binds an ephemeral port (0) without SO_REUSEADDR, and
- * its closed connections (TIME_WAIT) then block binding that port again for a minute; a service
- * started on a fixed port, as in production, can be restarted on it at once.
- */
-async function freePorts(n: number): Promise<number[]> {
-  const servers = await Promise.all(Array.from({ length: n }, () => new Promise<net.Server>((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => resolve(s));
-  })));
-  const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  return ports;
 }
 
 const last = (frames: string[]) => JSON.parse(frames[frames.length - 1]) as Record<string, unknown>;
