@@ -210,7 +210,7 @@ async function runStep(M: number): Promise<StepResult> {
     await sleep(Math.max(WARMUP, M * 20));
     // Measure.
     const bytesStart = matches.map((m) => m.frontends.map((f) => f.bytesSinceOpen()));
-    await svc.stats(); // resets the event-loop histogram
+    const hostStart = await svc.stats(); // resets the event-loop histogram
     const genLoop = monitorEventLoopDelay({ resolution: 10 });
     genLoop.enable();
     const cpu0 = svc.cpuSeconds();
@@ -255,6 +255,8 @@ async function runStep(M: number): Promise<StepResult> {
       // µs per observer message, by thread and user/kernel (lib/threads.ts)
       ...Object.fromEntries(Object.entries(parts).map(([k, v]) => [`${k}PerMsg`, sent ? (v * 1e6) / sent : NaN])),
       pin: PIN || 'none', counters: COUNTERS,
+      // the shards' periodic cycles (snapshot rounds included), wall time, per observer message
+      cycleMicrosPerMsg: sent ? ((host.cycleSeconds - hostStart.cycleSeconds) * 1e6) / sent : NaN,
       rssMB: svc.rssBytes() / 2 ** 20,
       loopP50: host.loop.p50, loopP99: host.loop.p99, loopMax: host.loop.max,
       generatorLoopP99: genLoop.percentile(99) / 1e6,
@@ -275,7 +277,7 @@ for (const M of STEPS) {
   if (RAMP && !held(r)) break;
 }
 const cols = IDLE ? ['M', 'settleMs', 'rssBefore', 'rssAfter', 'rssMin', 'rssMax', 'kbPerMatch', 'idleCpuPct'] : ['M', 'obsPerSec', 'framesPerSec', 'duePerSec', 'delivery', 'p50', 'p95', 'p99', 'max', 'wireBytesPerFrame', 'cpuPct', 'cpuMicrosPerFrame', 'rssMB', 'loopP99'];
-const partCols = ['M', 'cpuMicrosPerMessage', 'mainUserPerMsg', 'mainKernelPerMsg', 'shardUserPerMsg', 'shardKernelPerMsg', 'helpersUserPerMsg', 'helpersKernelPerMsg'];
+const partCols = ['M', 'cpuMicrosPerMessage', 'mainUserPerMsg', 'mainKernelPerMsg', 'shardUserPerMsg', 'shardKernelPerMsg', 'helpersUserPerMsg', 'helpersKernelPerMsg', 'cycleMicrosPerMsg'];
 process.stdout.write('\n' + table(results, cols) + '\n');
 if (!IDLE) process.stdout.write('\n' + table(results, partCols) + '\n');
 const out: Record<string, unknown> = { bench: 'broadcast', name: NAME, machine: machine(), options: { F, RATE, PATTERN, DURATION, WARMUP, SHARDS, COMPRESSION, SAMPLE, RAMP, IDLE, PIN, COUNTERS, entry: process.env.BENCH_ENTRY ?? 'dist' }, results };

@@ -14,6 +14,9 @@ export interface HostStats {
   applied: number;
   broadcast: { deliveries: number; deltas: number; keyframes: number; plain: number; polling: number; skipped: number };
   framesPublished: number;
+  /** The shards' periodic cycles (timers, due frames, snapshot rounds, stats): seconds in all, and how many. */
+  cycleSeconds: number;
+  cycles: number;
 }
 
 export interface ServiceProcess {
@@ -66,6 +69,8 @@ export async function startServiceProcess(env: Record<string, string>, entry?: s
           skipped: m.value('ods_frames_skipped_total'),
         },
         framesPublished: m.value('ods_frames_published_total'),
+        cycleSeconds: m.value('ods_shard_cycle_duration_seconds_sum'),
+        cycles: m.value('ods_shard_cycle_duration_seconds_count'),
       };
     },
     async stop() {
