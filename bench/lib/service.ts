@@ -44,7 +44,8 @@ export async function startServiceProcess(env: Record<string, string>, entry?: s
   }, {
     inheritEnv: true,
     // BENCH_PROFILE=<dir>: CPU profiles of the service's threads (node --cpu-prof), for the docs.
-    execArgv: process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [],
+    // BENCH_NODE_ARGS: more node flags (e.g. --perf-basic-prof, for `perf record` of the service: docs/benchmarks.md).
+    execArgv: [...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []), ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [])],
     ...(entry ? { entry } : {}),
   });
   if (svc.urls.metrics === null) throw new Error('the benchmarks read /metrics: METRICS_ENABLED must stay on');
