@@ -5,6 +5,7 @@
 //                              [--warmup 5] [--shards N] [--compression on|off] [--sample 50]
 //                              [--pattern uniform|recorded] [--ramp [--steps 50,100,...]]
 //                              [--idle [--idle-window 10]] [--name NAME]
+//                              [--pin 0:1] [--counters on|off]
 //
 // Patterns: `uniform` sends the recording's messages in order (its mix of types) at a fixed
 // interval of 1000/rate ms; `recorded` keeps the recording's gaps and bursts, scaled so the
@@ -19,11 +20,18 @@
 // --idle measures memory: M matches in agent select, each with its observer connected (RSS 3 s after
 // the last logon); then, once no frame was published for 2 s, the server's CPU (all threads, % of
 // one core) over --idle-window seconds with nothing sent (the fixed per-match cost). BENCH_ENTRY=<path to dist/main/index.js> runs another tree's build (A/B).
+// --pin S:G pins the service (every thread) to core S and this generator to core G (taskset): the
+// service's CPU share of its core at a fixed load, without the two competing for cores. Frontends
+// other than the latency sample only count their frames (lib/frame-counter.ts: deflate negotiated,
+// nothing inflated) unless --counters off. The CPU is also split by thread and user/kernel
+// (lib/threads.ts): µs per observer message on the main thread, the shard threads, V8/libuv helpers.
 import fs from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import { lineChart } from './lib/chart.js';
 import { EioClient, loggedOnObserver } from './lib/eio-client.js';
+import { FrameCounter } from './lib/frame-counter.js';
+import { breakdown, pin, threadCpu } from './lib/threads.js';
 import { consumeProbes, PROBE_BASE, withProbe } from './lib/probes.js';
 import { jsonLine, machine, percentile, RESULTS_DIR, table, writeResults } from './lib/report.js';
 import { startServiceProcess, type ServiceProcess } from './lib/service.js';
@@ -44,6 +52,8 @@ const IDLE = flag('idle');
 const IDLE_WINDOW = Number(opt('idle-window', '10')) * 1000;
 const STEPS = opt('steps', RAMP ? '50,100,150,200,250,300,400,500,700,1000,1300,1600,2000' : opt('matches', IDLE ? '1000' : '50')).split(',').map(Number);
 const PATTERN = opt('pattern', 'uniform') === 'recorded' ? 'recorded' : 'uniform';
+const PIN = opt('pin', '');
+const COUNTERS = opt('counters', 'on') !== 'off';
 const NAME = opt('name', IDLE ? 'memory' : RAMP ? `ramp-${RATE}` : `broadcast-${RATE}`);
 
 // ---------------------------------------------------------------- the recorded messages
@@ -57,7 +67,7 @@ const recordedRate = game.length / (gameSpanMs / 1000);
 interface MatchLoad {
   code: string;
   observer: EioClient;
-  frontends: EioClient[];
+  frontends: (EioClient | FrameCounter)[];
   next: number; // index into game
   origin: number; // wall time that game[0] maps to in this loop
   loopStart: number; // recorded time of game[next] loop start
@@ -86,6 +96,11 @@ interface StepResult { [k: string]: unknown }
 
 async function runStep(M: number): Promise<StepResult> {
   const svc = await startServiceProcess({ ...(SHARDS ? { SHARD_WORKERS: SHARDS } : {}), COMPRESSION: String(COMPRESSION), LOG_LEVEL: 'error' });
+  if (PIN) {
+    const [svcCore, genCore] = PIN.split(':');
+    pin(svc.child.pid!, svcCore);
+    pin(process.pid, genCore);
+  }
   const ingest = `http://127.0.0.1:${svc.ports.ingest}`;
   const broadcast = `http://127.0.0.1:${svc.ports.broadcast}`;
   // The banner comes before the shard threads have loaded and compiled their modules (~15 MB
@@ -143,6 +158,10 @@ async function runStep(M: number): Promise<StepResult> {
       for (let f = 0; f < F; f++) {
         const sample = f === 0 && sampled < SAMPLE;
         if (sample) sampled++;
+        if (!sample && COUNTERS) {
+          m.frontends.push(new FrameCounter({ url: broadcast, groupCode: m.code, onFrame: (bytes) => { if (measuring) { framesReceived++; framesBytes += bytes; } } }));
+          continue;
+        }
         const c = new EioClient({
           url: broadcast,
           onOpen: () => c.emit('logon', JSON.stringify({ groupCode: m.code })),
@@ -191,10 +210,11 @@ async function runStep(M: number): Promise<StepResult> {
     await sleep(Math.max(WARMUP, M * 20));
     // Measure.
     const bytesStart = matches.map((m) => m.frontends.map((f) => f.bytesSinceOpen()));
-    await svc.stats(); // resets the event-loop histogram
+    const hostStart = await svc.stats(); // resets the event-loop histogram
     const genLoop = monitorEventLoopDelay({ resolution: 10 });
     genLoop.enable();
     const cpu0 = svc.cpuSeconds();
+    const threads0 = threadCpu(svc.child.pid!);
     const t0 = Date.now();
     measuring = true;
     let lastReport = t0;
@@ -208,6 +228,7 @@ async function runStep(M: number): Promise<StepResult> {
     measuring = false;
     const t1 = Date.now();
     const cpu1 = svc.cpuSeconds();
+    const parts = breakdown(svc.child.pid!, threads0, threadCpu(svc.child.pid!), Number(SHARDS || 1));
     const host = await svc.stats();
     clearInterval(feed);
     const seconds = (t1 - t0) / 1000;
@@ -230,6 +251,12 @@ async function runStep(M: number): Promise<StepResult> {
       textBytesPerFrame: framesReceived ? framesBytes / framesReceived : 0,
       cpuPct: (cpuSeconds / seconds) * 100,
       cpuMicrosPerFrame: framesReceived ? (cpuSeconds * 1e6) / framesReceived : NaN,
+      cpuMicrosPerMessage: sent ? (cpuSeconds * 1e6) / sent : NaN,
+      // µs per observer message, by thread and user/kernel (lib/threads.ts)
+      ...Object.fromEntries(Object.entries(parts).map(([k, v]) => [`${k}PerMsg`, sent ? (v * 1e6) / sent : NaN])),
+      pin: PIN || 'none', counters: COUNTERS,
+      // the shards' periodic cycles (snapshot rounds included), wall time, per observer message
+      cycleMicrosPerMsg: sent ? ((host.cycleSeconds - hostStart.cycleSeconds) * 1e6) / sent : NaN,
       rssMB: svc.rssBytes() / 2 ** 20,
       loopP50: host.loop.p50, loopP99: host.loop.p99, loopMax: host.loop.max,
       generatorLoopP99: genLoop.percentile(99) / 1e6,
@@ -250,8 +277,10 @@ for (const M of STEPS) {
   if (RAMP && !held(r)) break;
 }
 const cols = IDLE ? ['M', 'settleMs', 'rssBefore', 'rssAfter', 'rssMin', 'rssMax', 'kbPerMatch', 'idleCpuPct'] : ['M', 'obsPerSec', 'framesPerSec', 'duePerSec', 'delivery', 'p50', 'p95', 'p99', 'max', 'wireBytesPerFrame', 'cpuPct', 'cpuMicrosPerFrame', 'rssMB', 'loopP99'];
+const partCols = ['M', 'cpuMicrosPerMessage', 'mainUserPerMsg', 'mainKernelPerMsg', 'shardUserPerMsg', 'shardKernelPerMsg', 'helpersUserPerMsg', 'helpersKernelPerMsg', 'cycleMicrosPerMsg'];
 process.stdout.write('\n' + table(results, cols) + '\n');
-const out: Record<string, unknown> = { bench: 'broadcast', name: NAME, machine: machine(), options: { F, RATE, PATTERN, DURATION, WARMUP, SHARDS, COMPRESSION, SAMPLE, RAMP, IDLE }, results };
+if (!IDLE) process.stdout.write('\n' + table(results, partCols) + '\n');
+const out: Record<string, unknown> = { bench: 'broadcast', name: NAME, machine: machine(), options: { F, RATE, PATTERN, DURATION, WARMUP, SHARDS, COMPRESSION, SAMPLE, RAMP, IDLE, PIN, COUNTERS, entry: process.env.BENCH_ENTRY ?? 'dist' }, results };
 if (RAMP) {
   const ok = results.filter(held);
   out.largestHeld = ok.length ? ok[ok.length - 1].M : 0;

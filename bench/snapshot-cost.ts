@@ -1,8 +1,9 @@
 // Micro-benchmark (one process, no lock needed): what one crash-recovery snapshot costs in the shard,
 // at several points of the recorded match: snapshotText (the engine core as JSON) against the frame
-// (the one-pass wire serializer), and their sizes. `npx tsx bench/snapshot-cost.ts`
+// (the one-pass wire serializer), the snapshot whose state is cut out of the frame's text (issue 20),
+// and their sizes. `npx tsx bench/snapshot-cost.ts`
 import { Match } from '#built/workers/match/match.js';
-import { wireSerializeMatch } from '#built/workers/wire-serializer.js';
+import { stateJsonOfWire, wireSerializeMatch } from '#built/workers/wire-serializer.js';
 import { recordedMatch } from '#built/tools/recorded-match.js';
 
 const replay = recordedMatch();
@@ -28,6 +29,11 @@ for (let i = 0; i < replay.records.length; i++) {
     let wire = '';
     for (let k = 0; k < N; k++) wire = wireSerializeMatch(m, 1 + k);
     const wireUs = Number(process.hrtime.bigint() - t0) / 1e3 / N;
-    console.log(JSON.stringify({ at: points[next - 1], toSnapshotUs: +snapUs.toFixed(1), stateStringifyUs: +stateUs.toFixed(1), wireUs: +wireUs.toFixed(1), snapshotBytes: snap.length, wireBytes: wire.length }));
+    // Issue 20: the state's text cut out of the frame's (the latest frame is there anyway).
+    t0 = process.hrtime.bigint();
+    let fromFrame = '';
+    for (let k = 0; k < N; k++) fromFrame = m.toSnapshot(stateJsonOfWire(wire));
+    const fromFrameUs = Number(process.hrtime.bigint() - t0) / 1e3 / N;
+    console.log(JSON.stringify({ at: points[next - 1], toSnapshotUs: +snapUs.toFixed(1), fromFrameUs: +fromFrameUs.toFixed(1), fromFrameBytes: fromFrame.length, stateStringifyUs: +stateUs.toFixed(1), wireUs: +wireUs.toFixed(1), snapshotBytes: snap.length, wireBytes: wire.length }));
   }
 }

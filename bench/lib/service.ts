@@ -14,6 +14,9 @@ export interface HostStats {
   applied: number;
   broadcast: { deliveries: number; deltas: number; keyframes: number; plain: number; polling: number; skipped: number };
   framesPublished: number;
+  /** The shards' periodic cycles (timers, due frames, snapshot rounds, stats): seconds in all, and how many. */
+  cycleSeconds: number;
+  cycles: number;
 }
 
 export interface ServiceProcess {
@@ -41,7 +44,8 @@ export async function startServiceProcess(env: Record<string, string>, entry?: s
   }, {
     inheritEnv: true,
     // BENCH_PROFILE=<dir>: CPU profiles of the service's threads (node --cpu-prof), for the docs.
-    execArgv: process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [],
+    // BENCH_NODE_ARGS: more node flags (e.g. --perf-basic-prof, for `perf record` of the service: docs/benchmarks.md).
+    execArgv: [...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []), ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [])],
     ...(entry ? { entry } : {}),
   });
   if (svc.urls.metrics === null) throw new Error('the benchmarks read /metrics: METRICS_ENABLED must stay on');
@@ -66,6 +70,8 @@ export async function startServiceProcess(env: Record<string, string>, entry?: s
           skipped: m.value('ods_frames_skipped_total'),
         },
         framesPublished: m.value('ods_frames_published_total'),
+        cycleSeconds: m.value('ods_shard_cycle_duration_seconds_sum'),
+        cycles: m.value('ods_shard_cycle_duration_seconds_count'),
       };
     },
     async stop() {

@@ -55,7 +55,7 @@ import type { SessionStore } from './ports/session-store.js';
 import type { SnapshotStore } from './ports/snapshot-store.js';
 import type { TeamInfoStore } from './ports/team-info-store.js';
 import { registerRestRoutes } from './rest/index.js';
-import { ShardPool } from './shards/pool.js';
+import { loadInlineShard, ShardPool } from './shards/pool.js';
 import { setupTls, type TlsSetup } from './tls.js';
 import { describeLimit } from './fd-limit.js';
 import { Listeners } from './sockets/listeners.js';
@@ -125,7 +125,7 @@ export interface Service {
 /** The shard pool's settings, from the configuration. */
 function shardPoolOptions(c: Config, log: Logger) {
   return {
-    count: c.SHARD_WORKERS,
+    count: Math.max(1, c.SHARD_WORKERS), // 0: one shard, on the main thread (`inline`)
     batchMs: c.SHARD_BATCH_MS,
     log,
     settings: {
@@ -192,7 +192,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const totals = new ShardTotals(events);
   // Scale-out: data for matches another node runs goes to their inboxes (held while nobody runs them).
   const remote = redis ? new RemoteForwarding({ inbox: redis.inbox, log, events, maxAgeMs: config.RECOVERY_WINDOW_MS }) : undefined;
-  const pool = new ShardPool({ ...shardPoolOptions(config, log), onOutput: output.handle, onCrash: recovery.onCrash });
+  const inline = config.SHARD_WORKERS === 0 ? await loadInlineShard() : undefined;
+  const pool = new ShardPool({ ...shardPoolOptions(config, log), onOutput: output.handle, onCrash: recovery.onCrash, ...(inline ? { inline } : {}) });
   const lifecycle = new MatchLifecycle({ config, log, pool, routes, directory, snapshots, frames, teamInfo, sessions, control, events, sync });
   // A standby observer per match (matches/standby.ts): its store is shared like the other ports.
   const standby = createStandby({ config, log, store: standbyStoreFor(stateFiles, redis), directory, control, pool, routes });

@@ -191,6 +191,21 @@ export function wireSerializeMatch(m: Match, serverTime: number): string {
   return flat(PREFIX + serializeFrame(m.snapshot(), serverTime) + SUFFIX);
 }
 
+const SERVER_TIME_MEMBER = ',"serverTime":';
+
+/**
+ * The JSON text of the state a frame's message text shows (the frame without serverTime, its last
+ * member): the message's string argument unescaped by JSON.parse, serverTime cut off. The same
+ * values as JSON.stringify(m.snapshot()) gives, members in the schema's order.
+ */
+export function stateJsonOfWire(wire: string): string {
+  if (!wire.startsWith(PREFIX) || !wire.endsWith(SUFFIX)) throw new Error('not a match_data message');
+  const json = JSON.parse(wire.slice(PREFIX.length - 1, wire.length - SUFFIX.length + 1)) as string;
+  const cut = json.lastIndexOf(SERVER_TIME_MEMBER);
+  if (cut < 0 || !/^-?[0-9.e+-]+}$/.test(json.slice(cut + SERVER_TIME_MEMBER.length))) throw new Error('a match_data frame without serverTime last');
+  return json.slice(0, cut) + '}';
+}
+
 /** Where a frame's text comes from, for the delta against the next frame (src/codec/layout-delta.ts). */
 export type { FrameLayout };
 

@@ -7,6 +7,7 @@
 // matches' latest snapshots (restore commands from matches/recovery.ts), then the retained batches again: those
 // the old thread had already acknowledged (ShardOut.ack) muted, the others as new. A thread that
 // dies again within CRASH_WINDOW_MS gets the snapshots only, a third time nothing (docs/reliability.md).
+import { EventEmitter } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import {
   CRASH_WINDOW_MS,
@@ -35,6 +36,47 @@ export function shardIndexOf(groupCode: string, shards: number): number {
 
 const WORKER_URL = new URL('../../workers/shard/thread.js', import.meta.url);
 
+/** The shard thread module's startInlineShard (workers/shard/thread.ts), for SHARD_WORKERS=0. */
+export type InlineShardStart = (settings: ShardSettings, onOutput: (out: ShardOut) => void) => { post(cmds: ShardCmd[]): void; stop(): void };
+
+/**
+ * SHARD_WORKERS=0: the shard module loaded on the main thread, by the URL a Worker would be started
+ * on (main/ imports nothing of workers/; this is the same reference the Worker takes).
+ */
+export async function loadInlineShard(): Promise<InlineShardStart> {
+  return ((await import(WORKER_URL.href)) as { startInlineShard: InlineShardStart }).startInlineShard;
+}
+
+/** What the pool uses of a shard's Worker. */
+type Listener = (...args: any[]) => void; // eslint-disable-line @typescript-eslint/no-explicit-any -- node's listener type
+interface ShardThread {
+  postMessage(cmds: ShardCmd[]): void;
+  on(event: string, listener: Listener): unknown;
+  once(event: string, listener: Listener): unknown;
+  off(event: string, listener: Listener): unknown;
+  terminate(): Promise<number>;
+}
+
+/**
+ * The one shard on the main thread, behind a Worker's face: commands run when posted, outputs
+ * arrive as `message` events. No thread, so no hand-offs, and no crash isolation (docs/benchmarks.md).
+ */
+class InlineShard extends EventEmitter {
+  private readonly shard: ReturnType<InlineShardStart>;
+  constructor(start: InlineShardStart, settings: ShardSettings) {
+    super();
+    this.shard = start(settings, (out) => this.emit('message', out));
+  }
+  postMessage(cmds: ShardCmd[]): void {
+    this.shard.post(cmds);
+  }
+  terminate(): Promise<number> {
+    this.shard.stop();
+    queueMicrotask(() => this.emit('exit', 0));
+    return Promise.resolve(0);
+  }
+}
+
 export type { RecoveryMode };
 
 /** A batch kept for replay after a crash: its mark, its commands, its payload count. */
@@ -52,10 +94,12 @@ export interface ShardPoolOptions {
   onOutput(shard: number, out: ShardOut): void;
   /** A shard thread died: the restore commands for its matches (none with mode 'none'). */
   onCrash(shard: number, mode: RecoveryMode): ShardCmd[];
+  /** SHARD_WORKERS=0 (loadInlineShard): one shard on the main thread; `count` is then 1. */
+  inline?: InlineShardStart;
 }
 
 export class ShardPool {
-  private readonly workers: Worker[] = [];
+  private readonly workers: ShardThread[] = [];
   private readonly pending: ShardCmd[][] = [];
   private flushScheduled = false;
   private stopping = false;
@@ -91,8 +135,9 @@ export class ShardPool {
     return this.workers.length;
   }
 
-  private spawn(index: number): Worker {
-    const worker = new Worker(WORKER_URL, { workerData: { ...this.options.settings, shard: index } satisfies ShardSettings });
+  private spawn(index: number): ShardThread {
+    const settings: ShardSettings = { ...this.options.settings, shard: index };
+    const worker: ShardThread = this.options.inline ? new InlineShard(this.options.inline, settings) : new Worker(WORKER_URL, { workerData: settings });
     worker.on('message', (out: ShardOut) => {
       if (this.workers[index] !== worker) return; // a late message of a replaced thread
       this.lastHeard[index] = Date.now();

@@ -209,9 +209,10 @@ export class Match {
   /**
    * Everything the match owns as JSON text, for crash recovery and STATE_DIR (fromSnapshot).
    * Without the player-camera secret: the caller keeps it apart (never on disk). Pending effects
-   * are not included (the shard drains them after every call).
+   * are not included (the shard drains them after every call). `stateJson`: snapshot()'s JSON text
+   * when the caller has it (the shard: from the latest frame's text), else it is made here.
    */
-  toSnapshot(): string {
-    return coreToSnapshot(this.#core);
+  toSnapshot(stateJson?: string): string {
+    return coreToSnapshot(this.#core, stateJson);
   }
 }

@@ -7,19 +7,25 @@ import type { CountMap, EngineCore, MatchState, PlayercamData } from './types.js
 
 const SNAPSHOT_VERSION = 1;
 
-export function coreToSnapshot(core: EngineCore): string {
+/**
+ * `stateJson`: the state's JSON text when the caller has it already (the shard takes it from the
+ * match's latest frame, which is the state plus serverTime: docs/benchmarks.md, issue 20), else it
+ * is JSON.stringify'd here. Same format either way (members may come in another order).
+ */
+export function coreToSnapshot(core: EngineCore, stateJson?: string): string {
   const t = core.timers;
   const fin = (n: number) => (n === Infinity ? null : n);
-  return JSON.stringify({
-    v: SNAPSHOT_VERSION,
-    state: core.state,
-    logonTeams: core.logonTeams,
-    timers: [fin(t.tickAt), fin(t.timeoutEndAt), fin(t.toastOffAt)],
-    playercam: { endTime: core.playercam.endTime, rawOverrides: core.playercam.rawOverrides, rawEnabled: core.playercam.rawEnabled },
-    eventNumber: core.eventNumber,
-    lastChangeAt: core.lastChangeAt,
-    ended: core.ended,
-  });
+  const playercam = { endTime: core.playercam.endTime, rawOverrides: core.playercam.rawOverrides, rawEnabled: core.playercam.rawEnabled };
+  // Written as JSON.stringify writes the object {v, state, logonTeams, timers, playercam, eventNumber, lastChangeAt, ended}.
+  return '{"v":' + SNAPSHOT_VERSION + ',"state":' + (stateJson ?? JSON.stringify(core.state)) +
+    ',"logonTeams":' + json(core.logonTeams) + ',"timers":' + JSON.stringify([fin(t.tickAt), fin(t.timeoutEndAt), fin(t.toastOffAt)]) +
+    ',"playercam":' + JSON.stringify(playercam) + ',"eventNumber":' + json(core.eventNumber) +
+    ',"lastChangeAt":' + json(core.lastChangeAt) + ',"ended":' + json(core.ended) + '}';
+}
+
+/** A member's value as JSON.stringify writes it inside an object (an undefined one as null: still a valid snapshot). */
+function json(v: unknown): string {
+  return JSON.stringify(v) ?? 'null';
 }
 
 /** The core from coreToSnapshot()'s text; `playercamSecret` as kept by the caller ('' = none). Throws on a malformed snapshot. */

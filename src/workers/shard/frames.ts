@@ -7,7 +7,7 @@ import { wireMessage } from '../../protocol/wire.js';
 import type { ShardSettings } from '../../protocol/shard-settings.js';
 import { layoutDelta } from '../../codec/layout-delta.js';
 import { serializeMatch } from '../match/serialize.js';
-import { wholeLayout, wireSerializeFrame, type FrameLayout } from '../wire-serializer.js';
+import { stateJsonOfWire, wholeLayout, wireSerializeFrame, wireSerializeMatch, type FrameLayout } from '../wire-serializer.js';
 import type { Slot } from './slot.js';
 
 export class FrameEncoder {
@@ -45,7 +45,18 @@ export class FrameEncoder {
     const layout = last !== null && last.wire === wire ? last.layout : wholeLayout(wire);
     const delta = slot.prevLayout ? layoutDelta(slot.prevLayout, layout) : null;
     slot.prevLayout = layout;
+    slot.layoutEvent = slot.match.eventNumber;
     return delta === null ? null : Buffer.from(delta.buffer, delta.byteOffset, delta.byteLength).toString('latin1');
+  }
+
+  /**
+   * The match's state as JSON text for its snapshot, taken from a frame (the state plus serverTime):
+   * its latest frame's when that shows the current state, else one serialized now (cached subtrees,
+   * a fraction of JSON.stringify's cost); undefined with FRAME_SERIALIZER=json (the snapshot stringifies it).
+   */
+  stateJson(slot: Slot): string | undefined {
+    if (slot.prevLayout !== null && slot.layoutEvent === slot.match.eventNumber) return stateJsonOfWire(slot.prevLayout.texts.join(''));
+    return this.onePass ? stateJsonOfWire(wireSerializeMatch(slot.match, 0)) : undefined;
   }
 
   /** The text of the slot's last frame, from its layout kept here as the next delta's base (null without one). */

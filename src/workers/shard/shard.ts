@@ -42,6 +42,8 @@ export class Shard implements ShardContext {
   exited = false;
   private readonly encoder: FrameEncoder;
   private readonly sendFrameNow = (slot: Slot, now: number): void => this.sendFrame(slot, now);
+  /** A snapshot's state text, from the match's frame (frames.ts): no JSON.stringify of the state per round. */
+  private readonly stateJson = (slot: Slot): string | undefined => this.encoder.stateJson(slot);
 
   constructor(readonly settings: ShardSettings, post: (out: ShardOut) => void) {
     this.clock = createClock(settings.trustReplayTimestamps);
@@ -197,7 +199,7 @@ export class Shard implements ShardContext {
   takeSnapshots(force: boolean): void {
     const snapshots = this.snapshots.take(this.slots.values(), this.out.mark, force, (slot, err) => {
       this.out.log('error', 'snapshot failed', { groupCode: slot.groupCode, error: err.message });
-    });
+    }, this.stateJson);
     if (snapshots) this.out.snapshots(snapshots);
   }
 

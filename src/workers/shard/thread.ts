@@ -1,4 +1,5 @@
-// The shard thread's entry (the pool's WORKER_URL): a Shard wired to the thread's port, and the two
+// The shard thread's entry (the pool's WORKER_URL): a Shard wired to the thread's port (or, with
+// SHARD_WORKERS=0, called on the main thread: startInlineShard), and the two
 // loops that drive it, the batch loop (each batch of the main thread's commands) and the periodic
 // tick (cycle.ts, every BROADCAST_INTERVAL_MS). The Shard holds the state, the rules (commands.ts,
 // cycle.ts) take it as their context (context.ts); neither imports the other, this file wires them.
@@ -26,6 +27,31 @@ export function runBatch(shard: ShardContext, cmds: ShardCmd[]): void {
   }
   shard.sendDueFrames(Date.now());
   shard.out.flush();
+}
+
+/**
+ * One shard on the main thread (SHARD_WORKERS=0; the pool loads this module by its URL, as it starts
+ * a Worker on it): the same Shard, batch loop and tick, called directly instead of through a port.
+ * `post` runs a batch at once; the outputs are handed to `onOutput` in a microtask (as a thread's
+ * arrive later), their events copied (effects hold live subtrees of the match's state).
+ */
+export function startInlineShard(settings: ShardSettings, onOutput: (out: ShardOut) => void): { post(cmds: ShardCmd[]): void; stop(): void } {
+  const shard = new Shard(settings, (out: ShardOut) => {
+    if (out.events.length > 0) out.events = structuredClone(out.events);
+    queueMicrotask(() => onOutput(out));
+  });
+  const tick = setInterval(() => runCycle(shard), settings.intervalMs);
+  return {
+    post(cmds) {
+      if (shard.exited) return;
+      runBatch(shard, cmds);
+      if (shard.exited) clearInterval(tick);
+    },
+    stop() {
+      clearInterval(tick);
+      if (!shard.exited) shard.exit();
+    },
+  };
 }
 
 if (parentPort) {

@@ -9,7 +9,7 @@ import { RedisConnection } from '../../../src/main/adapters/redis/connection.js'
 import { RedisControlBus } from '../../../src/main/adapters/redis/control-bus.js';
 import { RedisPreviewStore } from '../../../src/main/adapters/redis/preview-store.js';
 import { RedisSessionStore } from '../../../src/main/adapters/redis/session-store.js';
-import { RedisSnapshotStore } from '../../../src/main/adapters/redis/snapshot-store.js';
+import { decodeSnapshot, RedisSnapshotStore } from '../../../src/main/adapters/redis/snapshot-store.js';
 import { RedisTeamInfoStore } from '../../../src/main/adapters/redis/team-info-store.js';
 import type { ControlMessage } from '../../../src/main/ports/control-bus.js';
 import type { MatchSnapshot } from '../../../src/main/ports/snapshot-store.js';
@@ -239,6 +239,25 @@ describe('Redis stores across nodes', () => {
     expect(await na.load('S')).toEqual(snap('S', 4, 'b-4'));
     expect(na.latest('S')?.text).toBe('b-4');
     expect((await na.loadAll()).map((s) => s.text)).toEqual(['b-4']);
+  });
+});
+
+describe('Redis snapshots stored deflated (issue 20)', () => {
+  it('are a fraction of their JSON in Redis, read back the same; plain JSON written by an earlier version still loads', async () => {
+    const [a] = await twoNodes();
+    const store = new RedisSnapshotStore(a, { log });
+    const big = snap('Z', 1, JSON.stringify({ state: { teams: Array.from({ length: 10 }, (_, i) => ({ name: `player ${i}`, kills: i, money: 800 + i })) } }));
+    expect(await store.put(big)).toBe(true);
+    const stored = await a.cmd.hgetBuffer(a.keys.snapshot('Z'), 'data');
+    expect(stored!.length).toBeLessThan(JSON.stringify(big).length / 2);
+    expect(decodeSnapshot(stored!)).toBe(JSON.stringify(big));
+    expect(await new RedisSnapshotStore(a, { log }).load('Z')).toEqual(big);
+    // An earlier version's value: the snapshot's JSON as it is.
+    const old = snap('OLD', 2, 'old-text');
+    await a.cmd.odsSnapshotPut(a.keys.snapshot('OLD'), 2, JSON.stringify(old));
+    const fresh = new RedisSnapshotStore(a, { log });
+    expect(await fresh.load('OLD')).toEqual(old);
+    expect((await fresh.loadAll()).map((s) => s.groupCode).sort()).toEqual(expect.arrayContaining(['OLD', 'Z']));
   });
 });
 

@@ -1,5 +1,6 @@
 // Scale-out: the loss of a node (`kill -9`) mid-match, and Redis restarted mid-match
 // (docs/architecture.md, "Scale-out on Redis"; README, "Running several nodes").
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeAll, connectObserver, connected, frontend, logon } from '../../helpers/clients.js';
 import { CLUSTER_KEY, logLines, startCluster, type Cluster } from '../../helpers/cluster.js';
@@ -7,6 +8,7 @@ import { FailoverProxy } from '../../helpers/failover-proxy.js';
 import { scrapeMetrics } from '../../helpers/metrics.js';
 import { playReplay, recordedMatch, replayLogon, sendRecords } from '../../helpers/recorded.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
+import { decodeSnapshot } from '../../../src/main/adapters/redis/snapshot-store.js';
 
 const replay = recordedMatch();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -35,11 +37,16 @@ function killAfter(from: number): number {
   throw new Error('no killfeed record');
 }
 
-/** The lastChangeAt in the match's snapshot in Redis (-1 when there is none). */
+/** The lastChangeAt in the match's snapshot in Redis (-1 when there is none; stored deflated since issue 20). */
 async function snapshotChangeAt(cluster: Cluster, groupCode: string): Promise<number> {
-  const reply = await cluster.redis.command('HGET', `ods:snap:${groupCode}`, 'data');
-  const m = /lastChangeAt\\*":(\d+)/.exec(reply);
-  return m ? Number(m[1]) : -1;
+  const redis = new Redis(cluster.redis.socketPath, { maxRetriesPerRequest: 1 });
+  try {
+    const data = await redis.hgetBuffer(`ods:snap:${groupCode}`, 'data');
+    const m = data ? /lastChangeAt\\*":(\d+)/.exec(decodeSnapshot(data)) : null;
+    return m ? Number(m[1]) : -1;
+  } finally {
+    redis.disconnect();
+  }
 }
 
 describe('the loss of the node that runs a match (kill -9)', () => {

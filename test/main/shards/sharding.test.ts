@@ -50,6 +50,13 @@ describe('sharding', () => {
     }
   }, 120_000);
 
+  it('recorded clock: the shard on the main thread (SHARD_WORKERS=0) gives byte-identical final frames', async () => {
+    const thread = await finalFrames(1, true);
+    await svc!.close();
+    const inline = await finalFrames(0, true);
+    for (const code of CODES) expect(inline.get(code)).toBe(thread.get(code));
+  }, 120_000);
+
   it('the fast-json-stringify serializer (FRAME_SERIALIZER=json) gives the same frames as the one-pass wire serializer', async () => {
     const wire = await finalFrames(3, true, 'wire');
     await svc!.close();

@@ -10,6 +10,12 @@
 // start), kept whatever Redis answers, so a shard that dies during a Redis outage still restarts
 // from its latest snapshot. `put` returns false when the local map or Redis holds a higher epoch.
 // The scripts: lua/snapshots.ts (lua-scripts.ts).
+//
+// `data` is stored deflated (zlib level 1, behind a one-byte marker): a snapshot is most of what a
+// node writes to Redis (~17 kB per changed match per second, against ~250 B per frame on the frame
+// bus), and JSON compresses to a fifth of that (docs/benchmarks.md, issue 20). Data written as
+// plain JSON by an earlier version is read as before.
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { Logger } from '../../log.js';
 import type { MatchSnapshot, SnapshotStore } from '../../ports/snapshot-store.js';
 import { MemorySnapshotStore } from '../memory/snapshot-store.js';
@@ -34,7 +40,7 @@ export class RedisSnapshotStore implements SnapshotStore {
 
   put(snapshot: MatchSnapshot): Promise<boolean> {
     if (!this.local.keep(snapshot)) return Promise.resolve(false);
-    const data = JSON.stringify(snapshot);
+    const data = encodeSnapshot(snapshot);
     return this.track(this.conn.cmd.odsSnapshotPut(this.conn.keys.snapshot(snapshot.groupCode), snapshot.epoch, data).then((r) => r === 1));
   }
 
@@ -44,7 +50,7 @@ export class RedisSnapshotStore implements SnapshotStore {
 
   /** One match's snapshot from Redis (a node adopting another node's match), kept in the local map too. */
   async load(groupCode: string): Promise<MatchSnapshot | undefined> {
-    const data = await this.conn.cmd.hget(this.conn.keys.snapshot(groupCode), 'data');
+    const data = await this.conn.cmd.hgetBuffer(this.conn.keys.snapshot(groupCode), 'data');
     const snapshot = data === null ? undefined : this.parse(groupCode, data);
     if (snapshot) this.local.keep(snapshot);
     return snapshot;
@@ -59,10 +65,10 @@ export class RedisSnapshotStore implements SnapshotStore {
       cursor = next;
       if (keys.length === 0) continue;
       const pipeline = this.conn.cmd.pipeline();
-      for (const key of keys) pipeline.hget(key, 'data');
+      for (const key of keys) pipeline.hgetBuffer(key, 'data');
       const replies = (await pipeline.exec()) ?? [];
       replies.forEach(([err, data], i) => {
-        if (err || typeof data !== 'string') return; // deleted since the SCAN saw it
+        if (err || !Buffer.isBuffer(data)) return; // deleted since the SCAN saw it
         const snapshot = this.parse(keys[i], data);
         if (!snapshot) return;
         this.local.keep(snapshot);
@@ -91,12 +97,29 @@ export class RedisSnapshotStore implements SnapshotStore {
     return write;
   }
 
-  private parse(where: string, data: string): MatchSnapshot | undefined {
+  private parse(where: string, data: Buffer): MatchSnapshot | undefined {
     try {
-      const s = JSON.parse(data) as MatchSnapshot;
+      const s = JSON.parse(decodeSnapshot(data)) as MatchSnapshot;
       if (typeof s?.groupCode === 'string' && typeof s.epoch === 'number' && typeof s.text === 'string' && s.match) return s;
     } catch { /* logged below */ }
     this.log.error({ redisKey: where }, 'unreadable snapshot in Redis skipped');
     return undefined;
   }
+}
+
+/** The first byte of deflated data (a JSON object's text starts with `{`). */
+const DEFLATED = 0x01;
+
+/** A snapshot as stored in Redis: its JSON, deflated, behind the marker byte. */
+export function encodeSnapshot(snapshot: MatchSnapshot): Buffer {
+  const deflated = deflateRawSync(JSON.stringify(snapshot), { level: 1 });
+  const out = Buffer.allocUnsafe(deflated.length + 1);
+  out[0] = DEFLATED;
+  deflated.copy(out, 1);
+  return out;
+}
+
+/** The JSON text of stored data: deflated behind the marker, or plain JSON (written before issue 20). */
+export function decodeSnapshot(data: Buffer): string {
+  return data[0] === DEFLATED ? inflateRawSync(data.subarray(1)).toString('utf8') : data.toString('utf8');
 }

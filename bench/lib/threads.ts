@@ -1,0 +1,50 @@
+// Where a process's CPU goes, per thread and user/kernel, from /proc/<pid>/task/*/stat: the
+// breakdown of docs/benchmarks.md (issue 20). Node names none of its threads, so they are told apart
+// by role: the main thread is the one whose id is the pid; the shard threads are the `shards`
+// busiest of the rest (each runs an event loop the whole time); what remains is V8's platform
+// threads (concurrent GC, compilation) and libuv's pool. Also pins a process to a core (taskset).
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+
+/** CPU seconds of one thread: user and kernel. */
+export interface ThreadCpu { user: number; kernel: number }
+
+/** Every thread's CPU so far, by thread id. */
+export function threadCpu(pid: number): Map<number, ThreadCpu> {
+  const out = new Map<number, ThreadCpu>();
+  let tids: string[] = [];
+  try { tids = fs.readdirSync(`/proc/${pid}/task`); } catch { return out; }
+  for (const tid of tids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(tid), { user: Number(f[11]) / 100, kernel: Number(f[12]) / 100 }); // CLK_TCK 100
+    } catch { /* the thread ended */ }
+  }
+  return out;
+}
+
+export interface CpuBreakdown { [part: string]: number }
+
+/** CPU seconds spent between two readings, by role and user/kernel (see the top of this file). */
+export function breakdown(pid: number, before: Map<number, ThreadCpu>, after: Map<number, ThreadCpu>, shards: number): CpuBreakdown {
+  const delta = [...after].map(([tid, a]) => {
+    const b = before.get(tid) ?? { user: 0, kernel: 0 };
+    return { tid, user: a.user - b.user, kernel: a.kernel - b.kernel };
+  });
+  const main = delta.find((d) => d.tid === pid) ?? { tid: pid, user: 0, kernel: 0 };
+  const rest = delta.filter((d) => d.tid !== pid).sort((x, y) => (y.user + y.kernel) - (x.user + x.kernel));
+  const shardThreads = rest.slice(0, shards);
+  const helpers = rest.slice(shards);
+  const sum = (list: { user: number; kernel: number }[], k: 'user' | 'kernel') => list.reduce((a, d) => a + d[k], 0);
+  return {
+    mainUser: main.user, mainKernel: main.kernel,
+    shardUser: sum(shardThreads, 'user'), shardKernel: sum(shardThreads, 'kernel'),
+    helpersUser: sum(helpers, 'user'), helpersKernel: sum(helpers, 'kernel'),
+  };
+}
+
+/** Pins every thread of `pid` (and the threads they start later) to `cpus` (taskset list, e.g. "0"). */
+export function pin(pid: number, cpus: string): void {
+  execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
+}

@@ -1,0 +1,98 @@
+// Micro-benchmark (one process, no thread, no network): a shard's whole work at game pace, with a
+// virtual clock. M matches each get one recorded game message every 1000/rate ms (staggered), each
+// message its own batch (as at 3 msg/s, where a 2 ms batch window seldom holds two), so every
+// message makes a frame on the leading edge; the shard's cycle runs every 100 ms of virtual time
+// (timers, snapshot rounds every SNAPSHOT_INTERVAL_MS, stats). Prints the shard's CPU per message,
+// all of it (batches, frames, deltas, cycles, snapshot rounds), and that of the cycles alone.
+// `--trees A,B` alternates the builds of several trees in this process (A/B in the same sitting).
+//
+//   npx tsx bench/shard-game-pace.ts [--matches 50] [--rate 3] [--seconds 20] [--rounds 5] [--trees /tmp/before,.]
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { recordedMatch } from '#built/tools/recorded-match.js';
+import { opt } from './lib/args.js';
+
+const TREES = opt('trees', '.').split(',').map((t) => path.resolve(t));
+const M = Number(opt('matches', '50'));
+const RATE = Number(opt('rate', '3'));
+const SECONDS = Number(opt('seconds', '20'));
+const ROUNDS = Number(opt('rounds', '5'));
+
+const replay = recordedMatch();
+const h = replay.header as unknown as Record<string, unknown>;
+const firstGame = replay.records.findIndex((r) => r.type === 'match_start');
+const lobby = replay.records.slice(0, firstGame);
+const game = replay.records.slice(firstGame + 1).filter((r) => !(r.type === 'round_info' && (r.data as { roundPhase?: string }).roundPhase === 'game_end'));
+
+// The virtual clock: Date.now() is what the shard reads for its time.
+let vnow = Date.now();
+Date.now = () => vnow;
+
+interface Tree { tree: string; run(cmds: unknown[]): void; cycle(): void; next: number[]; outputs: number }
+async function load(tree: string): Promise<Tree> {
+  const imp = (p: string) => import(pathToFileURL(path.join(tree, 'dist', p)).href);
+  const { Shard } = await imp('workers/shard/shard.js');
+  const { runCycle } = await imp('workers/shard/cycle.js');
+  const { runBatch } = await imp('workers/shard/thread.js');
+  const t: Tree = { tree, run: () => undefined, cycle: () => undefined, next: [], outputs: 0 };
+  const shard = new Shard({
+    shard: 0, intervalMs: 100, inactivityMs: 3_600_000, trustReplayTimestamps: false, sponsorLogoUrl: '', recordReplays: false,
+    replayDir: '', serviceVersion: 'bench', compression: true, frameSerializer: 'wire', snapshotIntervalMs: 1000,
+  }, () => { t.outputs++; });
+  shard.frames.stop(); // no real timers: every frame here is a leading edge, the cycle sends the rest
+  t.run = (cmds) => runBatch(shard, cmds);
+  t.cycle = () => runCycle(shard);
+  for (let i = 0; i < M; i++) {
+    const code = 'G' + i.toString(36).toUpperCase().padStart(5, '0');
+    t.run([{ t: 'create', groupCode: code, logon: { ...h, groupCode: code }, now: vnow }]);
+    t.run([{ t: 'obs', count: lobby.length, packed: lobby.map((r) => code + '\x1f' + vnow + '\x1f' + JSON.stringify({ ...r, groupCode: code })).join('\x1e') }]);
+    t.next.push(0);
+  }
+  return t;
+}
+
+const trees = await Promise.all(TREES.map(load));
+const stepMs = 1000 / (M * RATE); // one message every stepMs, matches in turn
+let mark = 0;
+/** One virtual run of SECONDS: CPU µs per message, and of the cycles alone. */
+function runFor(t: Tree): { perMsg: number; cyclesPerMsg: number } {
+  let cycleCpu = 0;
+  let messages = 0;
+  let nextCycle = vnow + 100;
+  const end = vnow + SECONDS * 1000;
+  const c0 = process.cpuUsage();
+  for (let k = 0; vnow < end; k++) {
+    vnow += stepMs;
+    while (vnow >= nextCycle) {
+      const c = process.cpuUsage();
+      t.cycle();
+      const d = process.cpuUsage(c);
+      cycleCpu += d.user + d.system;
+      nextCycle += 100;
+    }
+    const i = k % M;
+    const code = 'G' + i.toString(36).toUpperCase().padStart(5, '0');
+    const rec = game[t.next[i]];
+    t.next[i] = (t.next[i] + 1) % game.length;
+    const raw = JSON.stringify({ obsName: 'Bench', groupCode: code, type: rec.type, data: rec.data });
+    t.run([{ t: 'obs', count: 1, packed: code + '\x1f' + Math.floor(vnow) + '\x1f' + raw }, { t: 'mark', mark: ++mark }]);
+    messages++;
+  }
+  const c = process.cpuUsage(c0);
+  return { perMsg: (c.user + c.system) / messages, cyclesPerMsg: cycleCpu / messages };
+}
+
+const results = trees.map(() => [] as { perMsg: number; cyclesPerMsg: number }[]);
+for (let r = 0; r <= ROUNDS; r++) {
+  trees.forEach((t, k) => {
+    const res = runFor(t);
+    if (r > 0) results[k].push(res); // round 0 warms the JIT
+  });
+}
+const med = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1];
+trees.forEach((t, k) => {
+  const per = results[k].map((x) => x.perMsg);
+  const cyc = results[k].map((x) => x.cyclesPerMsg);
+  console.log(JSON.stringify({ bench: 'shard-game-pace', tree: t.tree, M, rate: RATE, seconds: SECONDS, usPerMsg: +med(per).toFixed(1), usPerMsgMin: +Math.min(...per).toFixed(1), cyclesUsPerMsg: +med(cyc).toFixed(1), rounds: per.map((x) => +x.toFixed(1)) }));
+});
+process.exit(0);

@@ -1,0 +1,48 @@
+// Snapshots whose state text comes from the match's frame (issue 20: no JSON.stringify of every
+// changed match every second): the frame's text is the state plus serverTime, so the state cut out
+// of it must be the same values as JSON.stringify(state) after every message of the recorded match,
+// and a match restored from such a snapshot must go on exactly like the original.
+import { describe, expect, it } from 'vitest';
+import { Match } from '../../../src/workers/match/match.js';
+import { serializeMatch } from '../../../src/workers/match/serialize.js';
+import { stateJsonOfWire, wireSerializeMatch } from '../../../src/workers/wire-serializer.js';
+import { loadReplay, logon, SETTINGS, T0 } from '../../helpers/engine.js';
+
+describe('snapshots from the frame text', () => {
+  it('the state cut out of the frame equals JSON.stringify(state) after every message, and restores to the same frames', () => {
+    const replay = loadReplay();
+    const h = replay.header;
+    const create = () => Match.create({ groupCode: h.groupCode, leftTeam: h.leftTeam, rightTeam: h.rightTeam, toolsData: h.toolsData, organizationId: '', isSupporter: false }, h.logStartTime, SETTINGS);
+    const plain = create();
+    let restored = create();
+    let restores = 0;
+    for (let i = 0; i < replay.records.length; i++) {
+      const rec = replay.records[i];
+      expect(restored.apply(rec, rec.timestamp)).toEqual(plain.apply(rec, rec.timestamp));
+      restored.takeEffects();
+      plain.takeEffects();
+      const stateJson = stateJsonOfWire(wireSerializeMatch(plain, 1_700_000_000_000 + i));
+      expect(JSON.parse(stateJson)).toEqual(JSON.parse(JSON.stringify(plain.snapshot())));
+      // The whole snapshot: the same values as the one that stringifies the state itself.
+      expect(JSON.parse(plain.toSnapshot(stateJson))).toEqual(JSON.parse(plain.toSnapshot()));
+      if (i % 89 === 0) {
+        restored = Match.fromSnapshot(restored.toSnapshot(stateJsonOfWire(wireSerializeMatch(restored, i))));
+        restores++;
+      }
+      if (i % 331 === 0) expect(serializeMatch(restored, 1)).toBe(serializeMatch(plain, 1));
+    }
+    expect(restores).toBeGreaterThan(25);
+    expect(serializeMatch(restored, 1)).toBe(serializeMatch(plain, 1));
+    expect(restored.eventNumber).toBe(plain.eventNumber);
+  });
+
+  it('holds no player-camera secret, and refuses a text that is not a match_data frame', () => {
+    const toolsData = { playercamsInfo: { enable: true, identifier: 'cams-1', secret: 'CAM-SECRET-123' } };
+    const m = Match.create(logon({ toolsData }), T0, SETTINGS);
+    const text = m.toSnapshot(stateJsonOfWire(wireSerializeMatch(m, T0)));
+    expect(text).not.toContain('CAM-SECRET-123');
+    expect(Match.fromSnapshot(text, 'CAM-SECRET-123').playercamSecret).toBe('CAM-SECRET-123');
+    expect(() => stateJsonOfWire('42["other","{}"]')).toThrow();
+    expect(() => stateJsonOfWire('42["match_data","{\\"a\\":1}"]')).toThrow();
+  });
+});
