@@ -5,6 +5,7 @@
 // through its public surfaces only. For the entry as its own process: ./service-process.ts.
 import { afterAll, beforeAll } from 'vitest';
 import net from 'node:net';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/main/config.js';
 import { createLogger } from '../../src/main/log.js';
@@ -29,6 +30,20 @@ export async function freePorts(n: number): Promise<number[]> {
   const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
   await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
   return ports;
+}
+
+/**
+ * A service to be restarted with its state: a new STATE_DIR, fixed free ports (freePorts), the
+ * recorded clock (replays give the same frames at any speed) and snapshots every 200 ms.
+ */
+export async function restartableEnv(authKey: string): Promise<{ env: Record<string, string>; stateDir: string }> {
+  const stateDir = path.join(tempDir(), 'state');
+  const [ingestPort, restPort, broadcastPort] = await freePorts(3);
+  const env = {
+    AUTH_KEY: authKey, TRUST_REPLAY_TIMESTAMPS: 'true', STATE_DIR: stateDir, SNAPSHOT_INTERVAL_MS: '200',
+    INGEST_PORT: String(ingestPort), REST_PORT: String(restPort), BROADCAST_PORT: String(broadcastPort),
+  };
+  return { env, stateDir };
 }
 
 export interface TestService {

@@ -8,7 +8,7 @@ import type { Socket } from 'socket.io-client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectObserver, frontend, logon, observer } from '../../helpers/clients.js';
 import { playReplay, recordedMatch, replayLogon } from '../../helpers/recorded.js';
-import { freePorts, startTestService, tempDir, type TestService } from '../../helpers/service.js';
+import { restartableEnv, startTestService, type TestService } from '../../helpers/service.js';
 import { standbyCopy, streamPair } from '../../helpers/standby.js';
 
 const replay = recordedMatch();
@@ -32,12 +32,7 @@ const timeless = (raw: string) => {
 
 describe('a standby observer with STATE_DIR', () => {
   it('survives a restart as the standby, and takes over afterwards', async () => {
-    const stateDir = path.join(tempDir(), 'state');
-    const [ingestPort, restPort, broadcastPort] = await freePorts(3);
-    const env = {
-      AUTH_KEY: KEY, TRUST_REPLAY_TIMESTAMPS: 'true', STATE_DIR: stateDir, SNAPSHOT_INTERVAL_MS: '200',
-      INGEST_PORT: String(ingestPort), REST_PORT: String(restPort), BROADCAST_PORT: String(broadcastPort),
-    };
+    const { env, stateDir } = await restartableEnv(KEY);
     const first = await startTestService(env);
     services.push(first);
     // The reference: a clean single-observer run of the whole recording.

@@ -9,7 +9,7 @@ import { io, type Socket } from 'socket.io-client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectObserver, logon } from '../../helpers/clients.js';
 import { playReplay, recordedMatch, replayLogon, replayObserver, sendRecords } from '../../helpers/recorded.js';
-import { freePorts, startTestService, tempDir, type TestService } from '../../helpers/service.js';
+import { restartableEnv, startTestService, tempDir, type TestService } from '../../helpers/service.js';
 
 const replay = recordedMatch();
 
@@ -40,12 +40,7 @@ const withCode = (frame: Record<string, unknown>, code: string) => ({ ...frame, 
 
 describe('restart with STATE_DIR', () => {
   it('resumes the match, its secret and the observer session; the final state equals an uninterrupted run', async () => {
-    const stateDir = path.join(tempDir(), 'state');
-    const [ingestPort, restPort, broadcastPort] = await freePorts(3);
-    const env = {
-      AUTH_KEY: KEY, TRUST_REPLAY_TIMESTAMPS: 'true', STATE_DIR: stateDir, SNAPSHOT_INTERVAL_MS: '200',
-      INGEST_PORT: String(ingestPort), REST_PORT: String(restPort), BROADCAST_PORT: String(broadcastPort),
-    };
+    const { env, stateDir } = await restartableEnv(KEY);
     const first = await startTestService(env);
     services.push(first);
 
