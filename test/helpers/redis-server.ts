@@ -23,7 +23,7 @@ export interface RedisServer {
   pid(): number;
   /** Stops the server (SIGKILL: what a crash looks like to the clients). */
   stop(): Promise<void>;
-  /** Starts a new, empty server on the same socket (after stop()). */
+  /** Starts a new, empty server on the same socket (after stop()); nothing when one is running. */
   start(): Promise<void>;
   /** stop() then start(). */
   restart(): Promise<void>;
@@ -40,6 +40,7 @@ export async function startRedisServer(): Promise<RedisServer> {
   let proc: ChildProcess | null = null;
 
   const start = async () => {
+    if (proc && proc.exitCode === null) return; // running already: a second one on the same socket would orphan it
     try { fs.unlinkSync(socketPath); } catch { /* not there */ }
     const p = spawn(REDIS_SERVER, [
       '--port', '0', '--unixsocket', socketPath, '--unixsocketperm', '700',
