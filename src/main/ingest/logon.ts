@@ -12,7 +12,7 @@ import { keyIdOf, secretMatches } from '../matches/credentials.js';
 import type { MatchLifecycle } from '../matches/lifecycle.js';
 import { whenReady } from '../ports/awaitable.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
-import { STANDBY_SEAT, type NewSession, type SessionStore } from '../ports/session-store.js';
+import type { NewSession, SessionStore } from '../ports/session-store.js';
 import type { StandbyAdmission } from '../matches/standby-admission.js';
 import { valueDepthExceeds } from '../../protocol/json-depth.js';
 import { isAuxLogon, isObsLogon } from '../../schemas/logon.js';
@@ -118,7 +118,8 @@ export class Logons {
     }
     const session: NewSession = {
       id: this.sessionId(state), role: 'observer', groupCode: packet.groupCode,
-      obsName: typeof packet.obsName === 'string' ? packet.obsName : '', matchId: '', playerId: standby ? STANDBY_SEAT : '', socketId: socket.id,
+      obsName: typeof packet.obsName === 'string' ? packet.obsName : '', matchId: '', playerId: '', socketId: socket.id,
+      ...(standby ? { seat: 'standby' as const } : {}),
     };
     this.deps.sessions.put(session);
     this.deps.seatOpened?.(packet.groupCode, standby ? 'standby' : 'group', reason === 'reconnected');

@@ -11,10 +11,11 @@ import type { LinkStats } from './link-stats.js';
  * The session a socket is bound to, as the socket knows it: a copy of the stored record's fixed
  * fields (the store re-keys, detaches and ends sessions; the socket's copy never changes).
  */
-export type BoundSession = Pick<SessionRecord, 'id' | 'role' | 'groupCode' | 'obsName' | 'matchId' | 'playerId'>;
+export type BoundSession = Pick<SessionRecord, 'id' | 'role' | 'groupCode' | 'obsName' | 'matchId' | 'playerId' | 'seat'>;
 
 export const boundSession = (s: SessionRecord): BoundSession => ({
   id: s.id, role: s.role, groupCode: s.groupCode, obsName: s.obsName, matchId: s.matchId, playerId: s.playerId,
+  ...(s.seat === 'standby' ? { seat: s.seat } : {}),
 });
 
 export interface SocketState {

@@ -25,6 +25,12 @@ export interface SessionRecord {
   /** Auxiliary: the game's match id and the roster player it logged on as ('' for observers). */
   readonly matchId: string;
   readonly playerId: string;
+  /**
+   * Observer: the credential it logged on with, when it is the standby's secret (ports/standby-store.ts);
+   * absent for the group secret's seat. Kept by every adapter, so a resume, a restart and another
+   * node keep the session in its seat.
+   */
+  readonly seat?: 'standby';
   /** The socket holding it; null once that socket went away. */
   readonly socketId: string | null;
   /** When its socket went away (null while held): resumable until this + RECOVERY_WINDOW_MS. */
@@ -86,12 +92,6 @@ export interface SessionStore {
   close(): void;
 }
 
-/**
- * An observer session's seat (ports/standby-store.ts) rides in its `playerId`, which observer
- * sessions do not otherwise use: '' for the group secret's seat, STANDBY_SEAT for the standby's.
- * Every adapter already keeps that field, so the seat survives a resume, a restart and another node.
- */
-export const STANDBY_SEAT = '#standby';
-
-export const seatOf = (s: { role: Role; playerId: string }): 'group' | 'standby' =>
-  (s.role === 'observer' && s.playerId === STANDBY_SEAT ? 'standby' : 'group');
+/** An observer session's seat: the standby's when it logged on with the standby secret, else the group's. */
+export const seatOf = (s: Pick<SessionRecord, 'role' | 'seat'>): 'group' | 'standby' =>
+  (s.role === 'observer' && s.seat === 'standby' ? 'standby' : 'group');

@@ -6,7 +6,7 @@
 //
 // A seat is the credential an observer session logged on with: 'group' (the group secret, or the
 // logon that created the match) or 'standby' (the standby secret). The session carries its seat
-// (ports/session-store.ts `seatOf`), so a resumed session keeps it; the roles swap at a failover
+// (`SessionRecord.seat`, ports/session-store.ts), so a resumed session keeps it; the roles swap at a failover
 // by changing `primary`, not the sessions.
 // Adapters: adapters/memory/standby-store.ts, adapters/state-dir/standby-store.ts, adapters/redis/standby-store.ts.
 import type { Awaitable } from './awaitable.js';

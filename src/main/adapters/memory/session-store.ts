@@ -13,6 +13,8 @@ export interface PersistedSession {
   obsName: string;
   matchId: string;
   playerId: string;
+  /** The standby's seat (ports/session-store.ts); absent for the group's. */
+  seat?: 'standby';
   /** When its socket went away (the shutdown time for sockets open at shutdown). */
   disconnectedAt: number;
 }
@@ -125,7 +127,7 @@ export class MemorySessionStore implements SessionStore {
     const out: PersistedSession[] = [];
     const one = (pidHash: string, s: Entry) => out.push({
       pidHash, role: s.role, groupCode: s.groupCode, obsName: s.obsName, matchId: s.matchId, playerId: s.playerId,
-      disconnectedAt: s.disconnectedAt ?? now,
+      ...(s.seat === 'standby' ? { seat: s.seat } : {}), disconnectedAt: s.disconnectedAt ?? now,
     });
     for (const s of this.byId.values()) one(sha256Hex(s.id), s);
     for (const [digest, s] of this.restored) one(digest, s);
@@ -140,7 +142,7 @@ export class MemorySessionStore implements SessionStore {
       if (now - p.disconnectedAt > this.windowMs) continue;
       this.restored.set(p.pidHash, {
         id: '', role: p.role, groupCode: p.groupCode, obsName: p.obsName, matchId: p.matchId, playerId: p.playerId,
-        socketId: null, disconnectedAt: p.disconnectedAt,
+        ...(p.seat === 'standby' ? { seat: p.seat } : {}), socketId: null, disconnectedAt: p.disconnectedAt,
       });
       n++;
     }

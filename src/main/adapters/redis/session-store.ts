@@ -48,7 +48,7 @@ interface Local { record: Entry; raw: string }
 /** Every node writes a session's text with this function (fixed field order: scripts compare texts). */
 const encode = (s: SessionRecord): string => JSON.stringify({
   id: s.id, role: s.role, groupCode: s.groupCode, obsName: s.obsName, matchId: s.matchId, playerId: s.playerId,
-  socketId: s.socketId, disconnectedAt: s.disconnectedAt,
+  ...(s.seat === 'standby' ? { seat: s.seat } : {}), socketId: s.socketId, disconnectedAt: s.disconnectedAt,
 });
 
 function decode(raw: string): Entry | undefined {
