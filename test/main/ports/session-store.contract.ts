@@ -32,6 +32,17 @@ export function describeSessionStoreContract(name: string, harness: SessionStore
       expect(store.size()).toBe(1);
     });
 
+    it('an observer session keeps its seat through a detach and takeovers; the group\'s seat has none', async () => {
+      const store = await make();
+      store.put({ ...observer('pid-s', 'G1', 'sock-a'), seat: 'standby' });
+      store.put(observer('pid-g', 'G1', 'sock-g'));
+      expect(store.detach('pid-s', 'sock-a', T0)).toBe(true);
+      const taken = await store.takeOver('pid-s', 'pid-s2', 'sock-b', T0 + 1);
+      expect(taken?.session.seat).toBe('standby');
+      expect((await store.takeOver('pid-s2', 'pid-s3', 'sock-c', T0 + 2))?.session.seat).toBe('standby');
+      expect((await store.takeOver('pid-g', 'pid-g2', 'sock-h', T0 + 2))?.session.seat).toBeUndefined();
+    });
+
     it('ids that cannot be a session id find nothing', async () => {
       const store = await make();
       store.put(observer('pid-1', 'G1'));
