@@ -27,6 +27,7 @@ import { transportOf, writeBufferLength, type EngineTransport } from '../interna
 import type { Logger } from '../log.js';
 import { AddressLimiter } from '../sockets/address-limit.js';
 import { LocalAdapter } from '../sockets/adapters.js';
+import { httpServerOptions, inactivityTimeoutMs } from '../sockets/http-deadlines.js';
 import { baseIoOptions, parsePayload } from '../sockets/io-server.js';
 import { answerUnknownPath, refuseUnknownUpgrades } from '../sockets/unknown-paths.js';
 import type { TlsFiles } from '../uws.js';
@@ -100,9 +101,11 @@ export class BroadcastServer {
     const c = deps.config;
     // Paths outside Socket.IO's answer 404 { error } at once, like the other ports (unknown-paths.ts):
     // the request listener is given here, before engine.io attaches and takes it over.
+    const deadlines = httpServerOptions(c); // node's own deadlines, on purpose (sockets/http-deadlines.ts)
     this.http = deps.tls
-      ? https.createServer({ cert: fs.readFileSync(deps.tls.certFile), key: fs.readFileSync(deps.tls.keyFile) }, answerUnknownPath)
-      : http.createServer(answerUnknownPath);
+      ? https.createServer({ ...deadlines, cert: fs.readFileSync(deps.tls.certFile), key: fs.readFileSync(deps.tls.keyFile) }, answerUnknownPath)
+      : http.createServer(deadlines, answerUnknownPath);
+    this.http.setTimeout(inactivityTimeoutMs(c));
     this.io = new Server(this.http, {
       ...baseIoOptions(c, (req, cb) => this.addresses.allowRequest(req, cb)),
       destroyUpgrade: false, // refuseUnknownUpgrades answers them instead

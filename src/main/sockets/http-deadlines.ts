@@ -17,25 +17,34 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 /** Idle time allowed between two requests of a keep-alive connection: a polling client sends its next request at once (node's default, set here on purpose). */
 export const KEEP_ALIVE_TIMEOUT_MS = 5000;
 
-/** The deadlines that apply to a connection that has not finished its request head, TLS handshake included. */
-export function applyHttpDeadlines(server: http.Server | https.Server, config: Pick<Config, 'REQUEST_HEAD_TIMEOUT_MS' | 'PING_INTERVAL_MS' | 'PING_TIMEOUT_MS'>): void {
+/**
+ * node's own deadlines for the broadcast server, as the public options of http(s).createServer
+ * (node's defaults in docs/reliability.md, "Connection abuse"):
+ * - the request head must be complete within REQUEST_HEAD_TIMEOUT_MS from the connection's first
+ *   moment (or the request's first byte on a keep-alive connection), however slowly it arrives: a
+ *   byte every few seconds does not extend it (answered 408 and closed);
+ * - a whole request, body included, within REQUEST_TIMEOUT_MS; keep-alive idle KEEP_ALIVE_TIMEOUT_MS;
+ * - checked every DEADLINE_CHECK_MS (node's default, 30 s, would add up to 30 s to each deadline);
+ * - https: the TLS handshake has the head's deadline (node's default is 120 s).
+ */
+export function httpServerOptions(config: Pick<Config, 'REQUEST_HEAD_TIMEOUT_MS'>) {
   const head = config.REQUEST_HEAD_TIMEOUT_MS;
-  // The request head must be complete within this from the connection's first moment (or the
-  // request's first byte on a keep-alive connection), however slowly it arrives: a byte every few
-  // seconds does not extend it. Answered 408 and closed.
-  server.headersTimeout = head;
-  server.requestTimeout = Math.max(head, REQUEST_TIMEOUT_MS);
-  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-  // Socket inactivity during a request (no byte either way): a long-polling GET is answered at the
-  // latest by the next ping (PING_INTERVAL_MS), so twice the heartbeat is never a live client.
-  // Upgraded WebSockets leave node:http's timeouts; Engine.IO's heartbeat covers them.
-  server.timeout = 2 * (config.PING_INTERVAL_MS + config.PING_TIMEOUT_MS);
-  // Read by node when the server starts listening.
-  (server as { connectionsCheckingInterval?: number }).connectionsCheckingInterval = DEADLINE_CHECK_MS;
-  // https: the TLS handshake has the same deadline (node's default is 120 s). The option has no
-  // public setter after construction; the server reads this symbol for each new connection.
-  const handshake = Object.getOwnPropertySymbols(server).find((s) => s.description === 'handshake-timeout');
-  if (handshake) (server as unknown as Record<symbol, number>)[handshake] = head;
+  return {
+    headersTimeout: head,
+    requestTimeout: Math.max(head, REQUEST_TIMEOUT_MS),
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    connectionsCheckingInterval: DEADLINE_CHECK_MS,
+    handshakeTimeout: head,
+  };
+}
+
+/**
+ * Socket inactivity during a request (no byte either way): a long-polling GET is answered at the
+ * latest by the next ping (PING_INTERVAL_MS), so twice the heartbeat is never a live client.
+ * Upgraded WebSockets leave node:http's timeouts; Engine.IO's heartbeat covers them.
+ */
+export function inactivityTimeoutMs(config: Pick<Config, 'PING_INTERVAL_MS' | 'PING_TIMEOUT_MS'>): number {
+  return 2 * (config.PING_INTERVAL_MS + config.PING_TIMEOUT_MS);
 }
 
 /** Connections closed because their request head was not complete in time (metrics). */

@@ -11,7 +11,7 @@ import type { TemplatedApp } from '../uws.js';
 import { closeListen, listen, type us_listen_socket } from '../uws.js';
 import { ConnectionGuard, type Listener, type SheddingState } from './connection-guard.js';
 import { DescriptorWatch } from './descriptor-watch.js';
-import { applyHttpDeadlines, enforceHeadDeadline, type HeadDeadlineCounter } from './http-deadlines.js';
+import { enforceHeadDeadline, type HeadDeadlineCounter } from './http-deadlines.js';
 
 export interface ListenerDeps {
   config: Config;
@@ -39,9 +39,9 @@ export class Listeners {
     this.guards.ingest.attachUws(apps.ingest);
     this.guards.rest.attachUws(apps.rest);
     this.guards.broadcast.attachNet(broadcast);
-    const server = broadcast as Parameters<typeof applyHttpDeadlines>[0];
-    applyHttpDeadlines(server, config);
-    this.headTimeouts = enforceHeadDeadline(server, config.REQUEST_HEAD_TIMEOUT_MS);
+    // node's own deadlines are the broadcast server's creation options (broadcast/server.ts); this
+    // one counts from the connection's first moment.
+    this.headTimeouts = enforceHeadDeadline(broadcast as Parameters<typeof enforceHeadDeadline>[0], config.REQUEST_HEAD_TIMEOUT_MS);
     this.descriptors = new DescriptorWatch(log, this.limit.soft === Infinity ? null : this.limit.soft, state);
     this.descriptors.watchNet('broadcast', broadcast);
   }
