@@ -139,7 +139,7 @@ export const SETTINGS = {
   SPONSOR_LOGO_URL: s(str, 'https://auto.valospectra.com/assets/misc/logo.webp', 'logo appended to the sponsors of non-supporters'),
   RECORD_REPLAYS: s(bool, false, 'record every match to REPLAY_DIR'),
   REPLAY_DIR: s(str, './replays', 'where replay files go'),
-  SHARD_WORKERS: s(int(0, 64), defaultShards, `match shard worker threads (default: cores − 1, 1–4; here ${defaultShards}); 0: one shard on the main thread (no thread hand-offs, no crash isolation)`),
+  SHARD_WORKERS: s(int(0, 64), defaultShards, `match shard worker threads (default: cores − 1, 1–4; here ${defaultShards}); 0: one shard on the main thread (no thread hand-offs; an exception in it restarts it from its snapshots as a thread's would)`),
   SHARD_BATCH_MS: s(int(0, 20), 2, 'how long ingested payloads wait to travel to their shard in one message (0: next event-loop turn)'),
   FRAME_SERIALIZER: s(oneOf('wire', 'json'), 'wire', 'how frames are serialized: wire (one pass to the WebSocket message, unchanged players reused) or json (fast-json-stringify, then escaped)'),
   BROADCAST_INTERVAL_MS: s(int(10, 10_000), 100, 'the broadcast cycle: at most one frame per match per interval'),

@@ -45,15 +45,20 @@ export class Shard implements ShardContext {
   /** A snapshot's state text, from the match's frame (frames.ts): no JSON.stringify of the state per round. */
   private readonly stateJson = (slot: Slot): string | undefined => this.encoder.stateJson(slot);
 
-  constructor(readonly settings: ShardSettings, post: (out: ShardOut) => void) {
+  /**
+   * `guarded` runs the shard's own timer callbacks: on a thread, directly (an exception ends the
+   * thread, and the pool restarts it); on the main thread (SHARD_WORKERS=0), inside the inline
+   * shard's guard, which turns an exception into the same restart (thread.ts startInlineShard).
+   */
+  constructor(readonly settings: ShardSettings, post: (out: ShardOut) => void, guarded: (work: () => void) => void = (work) => work()) {
     this.clock = createClock(settings.trustReplayTimestamps);
     this.out = new Outbox(post);
     this.drops = new DropLog(this.out);
     this.encoder = new FrameEncoder(settings);
-    this.frames = new FrameScheduler(settings.intervalMs, () => {
+    this.frames = new FrameScheduler(settings.intervalMs, () => guarded(() => {
       this.sendDueFrames(Date.now());
       this.out.flush();
-    });
+    }));
     this.snapshots = new SnapshotRounds(settings.snapshotIntervalMs);
     this.deadlines = new Deadlines(this.clock.ticks, settings.inactivityMs);
   }
