@@ -140,7 +140,7 @@ export const SETTINGS = {
   RECORD_REPLAYS: s(bool, false, 'record every match to REPLAY_DIR'),
   REPLAY_DIR: s(str, './replays', 'where replay files go'),
   SHARD_WORKERS: s(int(0, 64), defaultShards, `match shard worker threads (default: cores − 1, 1–4; here ${defaultShards}); 0: one shard on the main thread (no thread hand-offs; an exception in it restarts it from its snapshots as a thread's would)`),
-  SHARD_BATCH_MS: s(int(0, 20), 2, 'how long ingested payloads wait to travel to their shard in one message (0: next event-loop turn)'),
+  SHARD_BATCH_MS: s(int(0, 20), 2, 'how long ingested payloads wait to travel to their shard thread in one message (0: next event-loop turn). Unset with SHARD_WORKERS=0: 0 (no hand-off to amortize)'),
   FRAME_SERIALIZER: s(oneOf('wire', 'json'), 'wire', 'how frames are serialized: wire (one pass to the WebSocket message, unchanged players reused) or json (fast-json-stringify, then escaped)'),
   BROADCAST_INTERVAL_MS: s(int(10, 10_000), 100, 'the broadcast cycle: at most one frame per match per interval'),
   TRUST_REPLAY_TIMESTAMPS: s(bool, false, 'replays and tests only: the recorded timestamp of each message drives the match clock'),
@@ -198,6 +198,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (Boolean(c.SERVER_CERT) !== Boolean(c.SERVER_KEY)) {
     throw new ConfigError(`${c.SERVER_CERT ? 'SERVER_KEY' : 'SERVER_CERT'}: must be set together with ${c.SERVER_CERT ? 'SERVER_CERT' : 'SERVER_KEY'}`);
   }
+  // The batch window amortizes a thread hand-off; a shard on the main thread has none, and the
+  // window's timer would be one more wake-up per message at game pace (docs/benchmarks.md, issue 20).
+  if (c.SHARD_WORKERS === 0 && !env.SHARD_BATCH_MS) c.SHARD_BATCH_MS = 0;
   if (c.REDIS_URL && c.STATE_DIR) throw new ConfigError('STATE_DIR: not with REDIS_URL (with Redis, snapshots and sessions are kept in Redis)');
   if (c.USE_BACKEND && !c.BACKEND_URL) throw new ConfigError('BACKEND_URL: required when USE_BACKEND=true');
   return c;
