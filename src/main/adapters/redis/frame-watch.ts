@@ -3,6 +3,8 @@
 // once subscribed, the owner is asked for a keyframe (KEYFRAME_REQUEST on the code's keyframe
 // channel, frame-messages.ts), and every following frame is rebuilt from its delta and the frame
 // before it (codec/inflate-delta.ts): this node's frontends get the same delta bytes as the owner's.
+// A rebuilt frame keeps its bytes and makes its text only when a recipient reads it (ReceivedFrame,
+// frame-received.ts): frontends that take the delta never need it.
 // A gap, a delta without its base (joined mid-stream, a new owner) or a delta that does not decode
 // is dropped and a keyframe asked for (at most once per REQUEST_INTERVAL_MS); frames of a lower
 // epoch than the code's are dropped (a stale owner); a higher epoch (a new owner after a takeover)
@@ -12,7 +14,8 @@ import type { Logger } from '../../log.js';
 import type { Frame } from '../../ports/frame-bus.js';
 import type { FrameListeners } from '../frame-listeners.js';
 import type { RedisConnection } from './connection.js';
-import { FRAME_HEADER_BYTES, FRAME_KIND, KEYFRAME_REQUEST, wireString, type RedisFrameBusStats } from './frame-messages.js';
+import { FRAME_HEADER_BYTES, FRAME_KIND, KEYFRAME_REQUEST, type RedisFrameBusStats } from './frame-messages.js';
+import { ReceivedFrame } from './frame-received.js';
 
 /** A watching node asks for a keyframe of a match at most this often (gaps, missing bases). */
 export const REQUEST_INTERVAL_MS = 200;
@@ -105,8 +108,8 @@ export class FrameWatches {
       if (!watch.base) this.request(groupCode, watch, false);
       return;
     }
-    let frame: Frame;
     let wire: Buffer;
+    let deltaText: string | null = null;
     if (kind === FRAME_KIND.delta) {
       if (epoch !== watch.epoch || watch.base === null) {
         stats.noBase++;
@@ -132,14 +135,13 @@ export class FrameWatches {
         this.request(groupCode, watch, false);
         return;
       }
-      frame = { groupCode, frameNo, epoch, wireText: wireString(wire), deltaText: delta.toString('latin1') };
+      deltaText = delta.toString('latin1');
     } else if (kind === FRAME_KIND.keyframe) {
       if (epoch === watch.epoch && watch.base !== null && frameNo <= watch.frameNo) {
         if (frameNo < watch.frameNo) stats.droppedStale++;
         return; // an answer to another node's request: this node has it already
       }
       wire = Buffer.from(message.subarray(FRAME_HEADER_BYTES)); // a copy: the message's buffer may be a larger read
-      frame = { groupCode, frameNo, epoch, wireText: wireString(wire), deltaText: null };
       stats.keyframesReceived++;
       watch.lastRequestAt = -Infinity; // answered: the next gap asks at once
     } else if (kind === FRAME_KIND.closed) {
@@ -150,6 +152,7 @@ export class FrameWatches {
     } else {
       return;
     }
+    const frame = new ReceivedFrame(groupCode, frameNo, epoch, wire, deltaText);
     watch.epoch = epoch;
     watch.frameNo = frameNo;
     watch.base = wire;
