@@ -4,7 +4,8 @@
 // channel, frame-messages.ts), and every following frame is rebuilt from its delta and the frame
 // before it (codec/inflate-delta.ts): this node's frontends get the same delta bytes as the owner's.
 // A rebuilt frame keeps its bytes and makes its text only when a recipient reads it (ReceivedFrame,
-// frame-received.ts): frontends that take the delta never need it.
+// frame-received.ts): frontends that take the delta never need it. The bytes are rebuilt into the
+// buffer of the frame two back (two buffers per watched code, reused), not a new one per frame.
 // A gap, a delta without its base (joined mid-stream, a new owner) or a delta that does not decode
 // is dropped and a keyframe asked for (at most once per REQUEST_INTERVAL_MS); frames of a lower
 // epoch than the code's are dropped (a stale owner); a higher epoch (a new owner after a takeover)
@@ -27,7 +28,9 @@ interface Watch {
   frameNo: number;
   /** The last frame's wire bytes: what the next delta applies to. */
   base: Buffer | null;
-  latest: Frame | undefined;
+  latest: ReceivedFrame | undefined;
+  /** The frame before `latest` in the same run of deltas: its buffer is where the next frame is rebuilt. */
+  previous: ReceivedFrame | null;
   lastRequestAt: number;
 }
 
@@ -62,11 +65,12 @@ export class FrameWatches {
     if (watch) {
       watch.latest = undefined;
       watch.base = null;
+      watch.previous = null;
     }
   }
 
   start(groupCode: string): void {
-    const watch: Watch = { sub: null, epoch: -1, frameNo: 0, base: null, latest: undefined, lastRequestAt: -Infinity };
+    const watch: Watch = { sub: null, epoch: -1, frameNo: 0, base: null, latest: undefined, previous: null, lastRequestAt: -Infinity };
     this.watches.set(groupCode, watch);
     const { conn, onMessage } = this.deps;
     const sub = conn.subscribe(conn.keys.framesChannel(groupCode), (message) => onMessage(groupCode, message), true);
@@ -109,7 +113,9 @@ export class FrameWatches {
       return;
     }
     let wire: Buffer;
+    let backing: Buffer;
     let deltaText: string | null = null;
+    let previous: ReceivedFrame | null = null;
     if (kind === FRAME_KIND.delta) {
       if (epoch !== watch.epoch || watch.base === null) {
         stats.noBase++;
@@ -126,8 +132,12 @@ export class FrameWatches {
         return;
       }
       const delta = message.subarray(FRAME_HEADER_BYTES);
+      // The frame two back is no recipient's latest any more: its buffer takes the new frame.
+      let into = watch.previous?.release() ?? null;
+      watch.previous = null;
+      if (into === null || into.length < watch.base.length) into = Buffer.allocUnsafe(roomFor(watch.base.length));
       try {
-        wire = inflateDelta(watch.base, delta);
+        wire = inflateDelta(watch.base, delta, into);
       } catch (err) {
         stats.badDeltas++;
         this.deps.log.warn({ groupCode, frameNo, error: (err as Error).message }, 'frame delta does not decode; asking for a keyframe');
@@ -135,27 +145,32 @@ export class FrameWatches {
         this.request(groupCode, watch, false);
         return;
       }
+      backing = wire.buffer === into.buffer && wire.byteOffset === into.byteOffset ? into : wire;
       deltaText = delta.toString('latin1');
+      previous = watch.latest ?? null;
     } else if (kind === FRAME_KIND.keyframe) {
       if (epoch === watch.epoch && watch.base !== null && frameNo <= watch.frameNo) {
         if (frameNo < watch.frameNo) stats.droppedStale++;
         return; // an answer to another node's request: this node has it already
       }
       wire = Buffer.from(message.subarray(FRAME_HEADER_BYTES)); // a copy: the message's buffer may be a larger read
+      backing = wire;
       stats.keyframesReceived++;
       watch.lastRequestAt = -Infinity; // answered: the next gap asks at once
     } else if (kind === FRAME_KIND.closed) {
       watch.epoch = epoch;
       watch.base = null;
       watch.latest = undefined;
+      watch.previous = null;
       return;
     } else {
       return;
     }
-    const frame = new ReceivedFrame(groupCode, frameNo, epoch, wire, deltaText);
+    const frame = new ReceivedFrame(groupCode, frameNo, epoch, wire, backing, deltaText);
     watch.epoch = epoch;
     watch.frameNo = frameNo;
     watch.base = wire;
+    watch.previous = previous; // after a keyframe, none: the frames before it keep their bytes
     watch.latest = frame;
     stats.framesReceived++;
     this.deps.listeners.deliver(frame, (err) => this.deps.log.error({ groupCode, error: (err as Error).message }, 'frame listener failed'));
@@ -168,4 +183,9 @@ export class FrameWatches {
     this.deps.stats.keyframesRequested++;
     this.deps.publish(this.deps.conn.keys.keyframeChannel(groupCode), KEYFRAME_REQUEST);
   }
+}
+
+/** A rebuild buffer for frames about `size` bytes long: room to grow before a larger one is needed. */
+function roomFor(size: number): number {
+  return (size + (size >> 3) + 4095) & ~4095;
 }
