@@ -36,12 +36,16 @@ class Unsupported extends Error {}
 /**
  * The message a permessage-deflate receiver whose last inflated message was `base` gets from
  * `delta` (one or more non-final deflate blocks, the 00 00 ff ff tail stripped). Throws when the
- * delta is malformed.
+ * delta is malformed (then `into` was not written to).
+ *
+ * `into`: where to write the message when it fits (the result is then its first bytes; it must not
+ * share memory with `base`), so that a receiver can reuse a spare buffer rather than allocate one
+ * per frame; otherwise, and on zlib's path, a new Buffer.
  */
-export function inflateDelta(base: Buffer, delta: Buffer): Buffer {
+export function inflateDelta(base: Buffer, delta: Buffer, into?: Buffer): Buffer {
   const dict = base.length > WINDOW ? base.subarray(base.length - WINDOW) : base;
   try {
-    return inflateFixed(dict, delta);
+    return inflateFixed(dict, delta, into);
   } catch (err) {
     if (!(err instanceof Unsupported)) throw err;
     return inflateDeltaZlib(dict, delta);
@@ -63,7 +67,7 @@ const OP_STORED = 3; // a, len: bytes input[a..a+len)
 let ops = new Int32Array(3 * 256);
 let literals = new Uint8Array(4096);
 
-function inflateFixed(dict: Buffer, input: Buffer): Buffer {
+function inflateFixed(dict: Buffer, input: Buffer, into: Buffer | undefined): Buffer {
   const dictLen = dict.length;
   const inLen = input.length;
   let nOps = 0; // ints used in ops
@@ -164,7 +168,7 @@ function inflateFixed(dict: Buffer, input: Buffer): Buffer {
   }
   if (padded > count) throw new Error('frame delta: truncated');
 
-  const out = Buffer.allocUnsafe(op);
+  const out = into !== undefined && into.length >= op ? into.subarray(0, op) : Buffer.allocUnsafe(op);
   let at = 0;
   for (let k = 0; k < nOps; k += 3) {
     const kind = ops[k];

@@ -45,6 +45,7 @@ export class FrameTexts implements FrameTextSource {
   whenText(frame: Frame, cb: () => void): void {
     if (frame.wireText !== null) return cb();
     const code = frame.groupCode;
+    if (!this.deps.runsHere(code)) return cb(); // no shard here has it (another node's frame, its bytes reused: frame-received.ts): moot
     const m = this.match(code);
     if (m.pending === frame) {
       m.waiters.push(cb);

@@ -30,6 +30,8 @@ export interface Frame {
   /**
    * The WebSocket message text, 42["match_data","<escaped JSON>"]; null while it is only in the
    * shard that made the frame: the FrameTextSource sets it once asked (FrameTextSource.whenText).
+   * A frame a watching node rebuilt makes it when read, and has none once two newer frames reused
+   * its bytes (adapters/redis/frame-received.ts).
    */
   wireText: string | null;
   /**

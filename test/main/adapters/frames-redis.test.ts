@@ -6,8 +6,10 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisConnection } from '../../../src/main/adapters/redis/connection.js';
+import { deflateDelta } from '../../../src/codec/layout-delta.js';
 import { inflateDelta, inflateDeltaZlib } from '../../../src/codec/inflate-delta.js';
 import { FRAME_KIND, RedisFrameBus } from '../../../src/main/adapters/redis/frame-bus.js';
+import type { ReceivedFrame } from '../../../src/main/adapters/redis/frame-received.js';
 import { RedisOwnerInbox } from '../../../src/main/adapters/redis/owner-inbox.js';
 import type { Frame } from '../../../src/main/ports/frame-bus.js';
 import type { InboxMessage } from '../../../src/main/ports/owner-inbox.js';
@@ -43,6 +45,13 @@ async function shardSubscribers(channel: string): Promise<number> {
   return Number(m[1]);
 }
 
+
+/**
+ * A frame as a recipient reads it when it is delivered. A watching node's frame makes its text when
+ * read, and its bytes are reused once two newer frames arrived (frame-received.ts): a recipient
+ * that keeps a frame keeps what it read.
+ */
+const asDelivered = (f: Frame): Frame => ({ groupCode: f.groupCode, frameNo: f.frameNo, epoch: f.epoch, wireText: f.wireText, deltaText: f.deltaText });
 
 let frames: RecordedFrame[];
 /** Frame `frameNo` (1-based) of the recording as its owner publishes it. */
@@ -118,7 +127,7 @@ describe('RedisFrameBus across nodes', () => {
     // connection); otherwise B's subscription could see the last of them, deltas without a base.
     await connA.cmd.ping();
 
-    offB = B.subscribe(code, (f) => got.push(f));
+    offB = B.subscribe(code, (f) => got.push(asDelivered(f)));
     await expect.poll(() => got.length).toBe(1);
     expect([got[0].frameNo, got[0].epoch, got[0].deltaText]).toEqual([MID, 5, null]);
     expect(got[0].wireText).toBe(frames[MID - 1].wireText);
@@ -223,7 +232,7 @@ describe('RedisFrameBus across nodes', () => {
     A.open(code3, 2);
     A.publish(packet(code3, 1, 2));
     const f: Frame[] = [];
-    F.subscribe(code3, (p) => f.push(p));
+    F.subscribe(code3, (p) => f.push(asDelivered(p)));
     await expect.poll(() => f.length).toBe(1);
     A.publish(packet(code3, 2, 2));
     A.publish(packet(code3, 3, 2));
@@ -235,6 +244,51 @@ describe('RedisFrameBus across nodes', () => {
     expect(f.map((p) => p.wireText)).toEqual([frames[0].wireText, frames[2].wireText, frames[3].wireText]);
     expect(f[2].deltaText).toBe(frames[3].deltaText);
     A.end(code3);
+  });
+});
+
+describe('a watching node\'s frames: text on demand, buffers reused', () => {
+  it('a frame\'s text is made only when a recipient reads it, byte for byte the owner\'s (UTF-8 included), and a frame two back gives its bytes to the next', async () => {
+    const { bus: A, conn: connA } = await frameBus('lazy:', 'A');
+    const { bus: B } = await frameBus('lazy:', 'B');
+    const code = 'LAZY1';
+    // Frames with non-ASCII text (a player's name), growing past the rebuild buffer's room, with real deltas.
+    const texts = Array.from({ length: 40 }, (_, i) => `42["match_data","{\\"n\\":${i},\\"name\\":\\"Zoë 日本 ${'é'.repeat(i * 300)}\\"}"]`);
+    const frame = (n: number, keyframe = false): Frame => ({
+      groupCode: code, frameNo: n, epoch: 1, wireText: texts[n - 1],
+      deltaText: keyframe ? null : Buffer.from(deflateDelta(Buffer.from(texts[n - 2]), Buffer.from(texts[n - 1]))!).toString('latin1'),
+    });
+    A.open(code, 1);
+    A.publish(frame(1, true));
+    await connA.cmd.ping();
+    const got: ReceivedFrame[] = [];
+    const deltas: (string | null)[] = [];
+    B.subscribe(code, (f) => { got.push(f as ReceivedFrame); deltas.push(f.deltaText); }); // a delta-only recipient: never reads the text
+    await expect.poll(() => got.length).toBe(1);
+    for (let n = 2; n <= texts.length; n++) A.publish(frame(n));
+    await expect.poll(() => got.length).toBe(texts.length);
+    expect(B.stats).toMatchObject({ badDeltas: 0, gaps: 0, noBase: 0 });
+    expect(got.map((f) => f.frameNo)).toEqual(texts.map((_, i) => i + 1));
+    expect(deltas.slice(1)).toEqual(texts.slice(1).map((_, i) => frame(i + 2).deltaText));
+    expect(got.filter((f) => f.textMade).length).toBe(0); // nobody read a text: none was made
+    // The latest and the one before keep their bytes: their texts, made now, are the owner's.
+    const last = got[got.length - 1];
+    expect(B.latest(code)).toBe(last);
+    expect(last.wireText).toBe(texts[texts.length - 1]);
+    expect(got[got.length - 2].wireText).toBe(texts[texts.length - 2]);
+    // Older ones gave their buffers to newer frames: a text not read by then is gone (a Frame may be
+    // without its text; FrameTextSource.whenText answers at once that it is moot).
+    expect(got[got.length - 3].wire).toBeNull();
+    expect(got[got.length - 3].wireText).toBeNull();
+    // A text read while the frame was current stays.
+    const reader = await frameBus('lazy:', 'C');
+    const read: string[] = [];
+    reader.bus.subscribe(code, (f) => { read.push(f.wireText!); });
+    await expect.poll(() => read.length).toBe(1); // its keyframe (the latest)
+    for (let n = 1; n <= 5; n++) A.publish({ ...frame(texts.length - 5 + n, true), frameNo: texts.length + n });
+    await expect.poll(() => read.length).toBe(6);
+    expect(read).toEqual([texts[texts.length - 1], ...texts.slice(texts.length - 5)]);
+    A.end(code);
   });
 });
 
@@ -308,7 +362,7 @@ describe('Redis unreachable, then back', () => {
     const local: Frame[] = [];
     A.subscribe(code, (f) => local.push(f));
     const got: Frame[] = [];
-    B.subscribe(code, (f) => got.push(f));
+    B.subscribe(code, (f) => got.push(asDelivered(f)));
     await expect.poll(() => got.length).toBe(1);
 
     await redis.stop();

@@ -35,18 +35,28 @@ describe('three nodes on one Redis', () => {
     const onA = await frontend(a.urls.broadcast, code);
     const onB = await frontend(b.urls.broadcast, code);
     const onC = await frontend(c.urls.broadcast, code);
+    // Frontends that need every frame's text on a watching node (frames there make it on demand:
+    // adapters/redis/frame-received.ts): no permessage-deflate, long-polling.
+    const plainOnB = await frontend(b.urls.broadcast, code, ['websocket'], { perMessageDeflate: false });
+    const pollingOnC = await frontend(c.urls.broadcast, code, ['polling']);
     const run = await playReplay(replay, { url: a.urls.ingest, key: CLUSTER_KEY, groupCode: code, pace: 'instant' });
     try {
-      for (const fe of [onA, onB, onC]) await fe.waitFor((f) => f.roundPhase === 'game_end', 60_000);
+      // One that logs on mid-match on a watching node: its first frame is a keyframe of the latest.
+      await expect.poll(() => onA.raw.length, { timeout: 60_000 }).toBeGreaterThan(20);
+      const joinerOnC = await frontend(c.urls.broadcast, code);
+      const all = [onA, onB, onC, plainOnB, pollingOnC, joinerOnC];
+      for (const fe of all) await fe.waitFor((f) => f.roundPhase === 'game_end', 60_000);
       const finalA = onA.raw[onA.raw.length - 1];
-      await expect.poll(() => onB.raw[onB.raw.length - 1]).toBe(finalA);
-      await expect.poll(() => onC.raw[onC.raw.length - 1]).toBe(finalA);
+      for (const fe of all.slice(1)) await expect.poll(() => fe.raw[fe.raw.length - 1]).toBe(finalA);
       // Every frame a remote overlay got is one the owner's overlay got (rebuilt byte for byte from the deltas).
       const seenOnA = new Set(onA.raw);
-      for (const fe of [onB, onC]) {
+      for (const fe of all.slice(1)) {
         expect(fe.raw.length).toBeGreaterThan(10);
         expect(fe.raw.filter((f) => !seenOnA.has(f))).toEqual([]);
       }
+      // The plain frontend got the text of every frame its node's deflate frontend got (as deltas).
+      expect(plainOnB.raw).toEqual(onB.raw);
+      expect(joinerOnC.raw.length).toBeLessThan(onC.raw.length);
       // The frames crossed Redis as deltas, not whole frames.
       const m = await scrapeMetrics(b.urls.metrics!);
       expect(m.value('ods_cluster_frames_total', { kind: 'framesReceived' })).toBeGreaterThan(10);

@@ -3,6 +3,9 @@
 // once subscribed, the owner is asked for a keyframe (KEYFRAME_REQUEST on the code's keyframe
 // channel, frame-messages.ts), and every following frame is rebuilt from its delta and the frame
 // before it (codec/inflate-delta.ts): this node's frontends get the same delta bytes as the owner's.
+// A rebuilt frame keeps its bytes and makes its text only when a recipient reads it (ReceivedFrame,
+// frame-received.ts): frontends that take the delta never need it. The bytes are rebuilt into the
+// buffer of the frame two back (two buffers per watched code, reused), not a new one per frame.
 // A gap, a delta without its base (joined mid-stream, a new owner) or a delta that does not decode
 // is dropped and a keyframe asked for (at most once per REQUEST_INTERVAL_MS); frames of a lower
 // epoch than the code's are dropped (a stale owner); a higher epoch (a new owner after a takeover)
@@ -12,7 +15,8 @@ import type { Logger } from '../../log.js';
 import type { Frame } from '../../ports/frame-bus.js';
 import type { FrameListeners } from '../frame-listeners.js';
 import type { RedisConnection } from './connection.js';
-import { FRAME_HEADER_BYTES, FRAME_KIND, KEYFRAME_REQUEST, wireString, type RedisFrameBusStats } from './frame-messages.js';
+import { FRAME_HEADER_BYTES, FRAME_KIND, KEYFRAME_REQUEST, type RedisFrameBusStats } from './frame-messages.js';
+import { ReceivedFrame } from './frame-received.js';
 
 /** A watching node asks for a keyframe of a match at most this often (gaps, missing bases). */
 export const REQUEST_INTERVAL_MS = 200;
@@ -24,7 +28,9 @@ interface Watch {
   frameNo: number;
   /** The last frame's wire bytes: what the next delta applies to. */
   base: Buffer | null;
-  latest: Frame | undefined;
+  latest: ReceivedFrame | undefined;
+  /** The frame before `latest` in the same run of deltas: its buffer is where the next frame is rebuilt. */
+  previous: ReceivedFrame | null;
   lastRequestAt: number;
 }
 
@@ -59,11 +65,12 @@ export class FrameWatches {
     if (watch) {
       watch.latest = undefined;
       watch.base = null;
+      watch.previous = null;
     }
   }
 
   start(groupCode: string): void {
-    const watch: Watch = { sub: null, epoch: -1, frameNo: 0, base: null, latest: undefined, lastRequestAt: -Infinity };
+    const watch: Watch = { sub: null, epoch: -1, frameNo: 0, base: null, latest: undefined, previous: null, lastRequestAt: -Infinity };
     this.watches.set(groupCode, watch);
     const { conn, onMessage } = this.deps;
     const sub = conn.subscribe(conn.keys.framesChannel(groupCode), (message) => onMessage(groupCode, message), true);
@@ -105,8 +112,10 @@ export class FrameWatches {
       if (!watch.base) this.request(groupCode, watch, false);
       return;
     }
-    let frame: Frame;
     let wire: Buffer;
+    let backing: Buffer;
+    let deltaText: string | null = null;
+    let previous: ReceivedFrame | null = null;
     if (kind === FRAME_KIND.delta) {
       if (epoch !== watch.epoch || watch.base === null) {
         stats.noBase++;
@@ -123,8 +132,12 @@ export class FrameWatches {
         return;
       }
       const delta = message.subarray(FRAME_HEADER_BYTES);
+      // The frame two back is no recipient's latest any more: its buffer takes the new frame.
+      let into = watch.previous?.release() ?? null;
+      watch.previous = null;
+      if (into === null || into.length < watch.base.length) into = Buffer.allocUnsafe(roomFor(watch.base.length));
       try {
-        wire = inflateDelta(watch.base, delta);
+        wire = inflateDelta(watch.base, delta, into);
       } catch (err) {
         stats.badDeltas++;
         this.deps.log.warn({ groupCode, frameNo, error: (err as Error).message }, 'frame delta does not decode; asking for a keyframe');
@@ -132,27 +145,32 @@ export class FrameWatches {
         this.request(groupCode, watch, false);
         return;
       }
-      frame = { groupCode, frameNo, epoch, wireText: wireString(wire), deltaText: delta.toString('latin1') };
+      backing = wire.buffer === into.buffer && wire.byteOffset === into.byteOffset ? into : wire;
+      deltaText = delta.toString('latin1');
+      previous = watch.latest ?? null;
     } else if (kind === FRAME_KIND.keyframe) {
       if (epoch === watch.epoch && watch.base !== null && frameNo <= watch.frameNo) {
         if (frameNo < watch.frameNo) stats.droppedStale++;
         return; // an answer to another node's request: this node has it already
       }
       wire = Buffer.from(message.subarray(FRAME_HEADER_BYTES)); // a copy: the message's buffer may be a larger read
-      frame = { groupCode, frameNo, epoch, wireText: wireString(wire), deltaText: null };
+      backing = wire;
       stats.keyframesReceived++;
       watch.lastRequestAt = -Infinity; // answered: the next gap asks at once
     } else if (kind === FRAME_KIND.closed) {
       watch.epoch = epoch;
       watch.base = null;
       watch.latest = undefined;
+      watch.previous = null;
       return;
     } else {
       return;
     }
+    const frame = new ReceivedFrame(groupCode, frameNo, epoch, wire, backing, deltaText);
     watch.epoch = epoch;
     watch.frameNo = frameNo;
     watch.base = wire;
+    watch.previous = previous; // after a keyframe, none: the frames before it keep their bytes
     watch.latest = frame;
     stats.framesReceived++;
     this.deps.listeners.deliver(frame, (err) => this.deps.log.error({ groupCode, error: (err as Error).message }, 'frame listener failed'));
@@ -165,4 +183,9 @@ export class FrameWatches {
     this.deps.stats.keyframesRequested++;
     this.deps.publish(this.deps.conn.keys.keyframeChannel(groupCode), KEYFRAME_REQUEST);
   }
+}
+
+/** A rebuild buffer for frames about `size` bytes long: room to grow before a larger one is needed. */
+function roomFor(size: number): number {
+  return (size + (size >> 3) + 4095) & ~4095;
 }
