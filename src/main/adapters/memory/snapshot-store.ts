@@ -2,9 +2,10 @@
 // the restart of a shard thread. Fencing: a lower epoch never replaces or deletes a higher one.
 //
 // A snapshot not replaced for PACK_AFTER_MS (its match stopped changing: agent select, a pause, a
-// match whose observer is gone) is kept packed (../snapshot-codec.ts: ~14 kB of text → ~2.5–3.5 kB),
-// and inflated again by `latest` / `loadAll`, which only a shard restart, a takeover or a start
-// call. Not at once: a match that changes is snapshotted every SNAPSHOT_INTERVAL_MS (1 s by
+// match whose observer is gone) is kept packed (../snapshot-codec.ts: ~14 kB of text → ~2.5–3.5 kB,
+// kept as a latin1 string: on the V8 heap, which compacts, rather than a small malloc'd buffer each,
+// which pinned the malloc heap's freed temporaries of the packing), and inflated again by `latest` /
+// `loadAll`, which only a shard restart, a takeover or a start call. Not at once: a match that changes is snapshotted every SNAPSHOT_INTERVAL_MS (1 s by
 // default), and deflating every snapshot would cost ~35 µs of the main thread each time
 // (docs/perf/memory.md); one that stopped is packed once.
 import type { MatchSnapshot, SnapshotStore } from '../../ports/snapshot-store.js';
@@ -16,8 +17,8 @@ export const PACK_AFTER_MS = 3000;
 interface Kept {
   /** The snapshot as put, its text plain; null once packed. */
   plain: MatchSnapshot | null;
-  /** The snapshot without its text, and the text packed; null while plain. */
-  packed: { rest: Omit<MatchSnapshot, 'text'>; text: Buffer } | null;
+  /** The snapshot without its text, and the text packed (its bytes as latin1); null while plain. */
+  packed: { rest: Omit<MatchSnapshot, 'text'>; text: string } | null;
   readonly epoch: number;
 }
 
@@ -94,7 +95,7 @@ export class MemorySnapshotStore implements SnapshotStore {
       const kept = this.byCode.get(code);
       if (!kept?.plain) continue;
       const { text, ...rest } = kept.plain;
-      kept.packed = { rest, text: packText(text) };
+      kept.packed = { rest, text: packText(text).toString('latin1') };
       kept.plain = null;
     }
     this.close();
@@ -102,5 +103,5 @@ export class MemorySnapshotStore implements SnapshotStore {
 }
 
 function snapshotOf(kept: Kept): MatchSnapshot {
-  return kept.plain ?? { ...kept.packed!.rest, text: unpackText(kept.packed!.text) };
+  return kept.plain ?? { ...kept.packed!.rest, text: unpackText(Buffer.from(kept.packed!.text, 'latin1')) };
 }
