@@ -139,8 +139,8 @@ export const SETTINGS = {
   SPONSOR_LOGO_URL: s(str, 'https://auto.valospectra.com/assets/misc/logo.webp', 'logo appended to the sponsors of non-supporters'),
   RECORD_REPLAYS: s(bool, false, 'record every match to REPLAY_DIR'),
   REPLAY_DIR: s(str, './replays', 'where replay files go'),
-  SHARD_WORKERS: s(int(0, 64), defaultShards, `match shard worker threads (default: cores − 1, 1–4; here ${defaultShards}); 0: one shard on the main thread (no thread hand-offs, no crash isolation)`),
-  SHARD_BATCH_MS: s(int(0, 20), 2, 'how long ingested payloads wait to travel to their shard in one message (0: next event-loop turn)'),
+  SHARD_WORKERS: s(int(0, 64), defaultShards, `match shard worker threads (default: cores − 1, 1–4; here ${defaultShards}); 0: one shard on the main thread (no thread hand-offs; an exception in it restarts it from its snapshots as a thread's would)`),
+  SHARD_BATCH_MS: s(int(0, 20), 2, 'how long ingested payloads wait to travel to their shard thread in one message (0: next event-loop turn). Unset with SHARD_WORKERS=0: 0 (no hand-off to amortize)'),
   SHARD_YOUNG_GENERATION_MB: s(int(0, 1024), 0, "each shard thread's V8 young generation in MB (the Worker's resourceLimits.maxYoungGenerationSizeMb; its new space is two thirds of it); 0: V8's default (48 on the 64-bit hosts measured). A cap bounds the new space a burst grows, committed until V8's memory reducer runs, but costs CPU at game pace (12: ~+15 % per frame; docs/perf/memory.md)"),
   FRAME_SERIALIZER: s(oneOf('wire', 'json'), 'wire', 'how frames are serialized: wire (one pass to the WebSocket message, unchanged players reused) or json (fast-json-stringify, then escaped)'),
   BROADCAST_INTERVAL_MS: s(int(10, 10_000), 100, 'the broadcast cycle: at most one frame per match per interval'),
@@ -199,6 +199,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (Boolean(c.SERVER_CERT) !== Boolean(c.SERVER_KEY)) {
     throw new ConfigError(`${c.SERVER_CERT ? 'SERVER_KEY' : 'SERVER_CERT'}: must be set together with ${c.SERVER_CERT ? 'SERVER_CERT' : 'SERVER_KEY'}`);
   }
+  // The batch window amortizes a thread hand-off; a shard on the main thread has none, and the
+  // window's timer would be one more wake-up per message at game pace (docs/benchmarks.md, issue 20).
+  if (c.SHARD_WORKERS === 0 && !env.SHARD_BATCH_MS) c.SHARD_BATCH_MS = 0;
   if (c.REDIS_URL && c.STATE_DIR) throw new ConfigError('STATE_DIR: not with REDIS_URL (with Redis, snapshots and sessions are kept in Redis)');
   if (c.USE_BACKEND && !c.BACKEND_URL) throw new ConfigError('BACKEND_URL: required when USE_BACKEND=true');
   return c;

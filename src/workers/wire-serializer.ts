@@ -206,6 +206,15 @@ export function stateJsonOfWire(wire: string): string {
   return json.slice(0, cut) + '}';
 }
 
+/**
+ * The string literal of a frame's message text, `42["match_data",<literal>]`: a JSON string whose
+ * value is the frame's JSON (a version 2 snapshot's state, src/workers/match/snapshot.ts).
+ */
+export function frameLiteralOfWire(wire: string): string {
+  if (!wire.startsWith(PREFIX) || !wire.endsWith(SUFFIX)) throw new Error('not a match_data message');
+  return wire.slice(PREFIX.length - 1, wire.length - SUFFIX.length + 1);
+}
+
 /** Where a frame's text comes from, for the delta against the next frame (src/codec/layout-delta.ts). */
 export type { FrameLayout };
 
@@ -222,6 +231,15 @@ export function wholeLayout(wire: string): FrameLayout {
 
 /** The match_data WebSocket message text of the match's current state, with its layout. */
 export function wireSerializeFrame(m: Match, serverTime: number): { wire: string; layout: FrameLayout } {
+  const layout = wireSerializeLayout(m, serverTime);
+  return { wire: layout.texts.join(''), layout };
+}
+
+/**
+ * The frame's layout alone: its text is the segments' texts joined, which the shard does only when
+ * the text itself must go out (most frames travel as their delta: no 16.7 kB copy per frame).
+ */
+export function wireSerializeLayout(m: Match, serverTime: number): FrameLayout {
   const layout = emptyLayout();
   collecting = layout;
   let rest: string;
@@ -237,7 +255,7 @@ export function wireSerializeFrame(m: Match, serverTime: number): { wire: string
   layout.bytes[0] += PREFIX.length;
   for (let k = 1; k < layout.offsets.length; k++) layout.offsets[k] += PREFIX.length;
   layout.total += PREFIX.length;
-  return { wire: layout.texts.join(''), layout };
+  return layout;
 }
 
 /**

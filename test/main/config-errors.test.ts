@@ -80,6 +80,16 @@ describe('invalid settings', () => {
   });
 });
 
+describe('a default that depends on another setting', () => {
+  it('SHARD_BATCH_MS is 2 with shard threads, 0 with the shard on the main thread (SHARD_WORKERS=0); a value given is kept', () => {
+    expect(loadConfig({ SHARD_WORKERS: '1' }).SHARD_BATCH_MS).toBe(2);
+    expect(loadConfig({ SHARD_WORKERS: '0' }).SHARD_BATCH_MS).toBe(0);
+    expect(loadConfig({ SHARD_WORKERS: '0', SHARD_BATCH_MS: '' }).SHARD_BATCH_MS).toBe(0);
+    expect(loadConfig({ SHARD_WORKERS: '0', SHARD_BATCH_MS: '5' }).SHARD_BATCH_MS).toBe(5);
+    expect(loadConfig({ SHARD_WORKERS: '2', SHARD_BATCH_MS: '0' }).SHARD_BATCH_MS).toBe(0);
+  });
+});
+
 describe('the entry with a bad environment (node dist/main/index.js)', () => {
   it.each([
     ['INGEST_PORT', { INGEST_PORT: 'eighty' }, 'configuration error: INGEST_PORT: expected an integer from 0 to 65535, got "eighty"'],

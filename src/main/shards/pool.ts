@@ -37,7 +37,7 @@ export function shardIndexOf(groupCode: string, shards: number): number {
 const WORKER_URL = new URL('../../workers/shard/thread.js', import.meta.url);
 
 /** The shard thread module's startInlineShard (workers/shard/thread.ts), for SHARD_WORKERS=0. */
-export type InlineShardStart = (settings: ShardSettings, onOutput: (out: ShardOut) => void) => { post(cmds: ShardCmd[]): void; stop(): void };
+export type InlineShardStart = (settings: ShardSettings, onOutput: (out: ShardOut) => void, onFault: (err: Error) => void) => { post(cmds: ShardCmd[]): void; stop(): void };
 
 /**
  * SHARD_WORKERS=0: the shard module loaded on the main thread, by the URL a Worker would be started
@@ -59,13 +59,17 @@ interface ShardThread {
 
 /**
  * The one shard on the main thread, behind a Worker's face: commands run when posted, outputs
- * arrive as `message` events. No thread, so no hand-offs, and no crash isolation (docs/benchmarks.md).
+ * arrive as `message` events. No thread, so no hand-offs (docs/benchmarks.md). An exception in the
+ * shard is what a thread's death is: `error`, then `exit` with code 1, and the pool restarts it.
  */
 class InlineShard extends EventEmitter {
   private readonly shard: ReturnType<InlineShardStart>;
   constructor(start: InlineShardStart, settings: ShardSettings) {
     super();
-    this.shard = start(settings, (out) => this.emit('message', out));
+    this.shard = start(settings, (out) => this.emit('message', out), (err) => {
+      this.emit('error', err);
+      queueMicrotask(() => this.emit('exit', 1)); // after the outputs it made before failing
+    });
   }
   postMessage(cmds: ShardCmd[]): void {
     this.shard.post(cmds);

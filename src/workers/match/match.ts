@@ -14,7 +14,7 @@ import { createCore } from './create.js';
 import { acceptEnvelope } from './dispatch.js';
 import { applyMmrResults } from './match-start.js';
 import { acceptPlayercams } from './playercams.js';
-import { coreFromSnapshot, coreToSnapshot } from './snapshot.js';
+import { coreFromSnapshot, coreToSnapshot, type SnapshotState } from './snapshot.js';
 import { advanceTimers, nextTimerAt } from './timers.js';
 import { raise } from './timeouts.js';
 import { DEFAULT_SPONSOR_LOGO_URL } from './tools.js';
@@ -209,10 +209,11 @@ export class Match {
   /**
    * Everything the match owns as JSON text, for crash recovery and STATE_DIR (fromSnapshot).
    * Without the player-camera secret: the caller keeps it apart (never on disk). Pending effects
-   * are not included (the shard drains them after every call). `stateJson`: snapshot()'s JSON text
-   * when the caller has it (the shard: from the latest frame's text), else it is made here.
+   * are not included (the shard drains them after every call). `state`: snapshot()'s JSON text, or
+   * a frame's string literal (snapshot.ts), when the caller has it (the shard: from the latest
+   * frame), else it is made here.
    */
-  toSnapshot(stateJson?: string): string {
-    return coreToSnapshot(this.#core, stateJson);
+  toSnapshot(state?: string | SnapshotState): string {
+    return coreToSnapshot(this.#core, typeof state === 'string' ? { json: state } : state);
   }
 }

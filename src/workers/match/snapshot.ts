@@ -7,18 +7,30 @@ import type { CountMap, EngineCore, MatchState, PlayercamData } from './types.js
 import { NO_COUNTS } from './players.js';
 
 const SNAPSHOT_VERSION = 1;
+/**
+ * The same snapshot with the state as the frame that shows it (docs/benchmarks.md, issue 20):
+ * `"frame"` is a JSON string whose value is the frame's JSON text (the state plus serverTime), i.e.
+ * the string argument of the frame's match_data message as it is: the shard copies it from the
+ * frame without unescaping 16 kB per match every second; the reader parses it once more.
+ */
+const FRAME_SNAPSHOT_VERSION = 2;
 
 /**
- * `stateJson`: the state's JSON text when the caller has it already (the shard takes it from the
- * match's latest frame, which is the state plus serverTime: docs/benchmarks.md, issue 20), else it
- * is JSON.stringify'd here. Same format either way (members may come in another order).
+ * The state's text when the caller has it already: its JSON (version 1), or the string literal of
+ * a frame of it (version 2: `42["match_data",<literal>]`, serverTime ignored); without it the state
+ * is JSON.stringify'd here (version 1).
  */
-export function coreToSnapshot(core: EngineCore, stateJson?: string): string {
+export type SnapshotState = { json: string } | { frameLiteral: string };
+
+export function coreToSnapshot(core: EngineCore, from?: SnapshotState): string {
   const t = core.timers;
   const fin = (n: number) => (n === Infinity ? null : n);
   const playercam = { endTime: core.playercam.endTime, rawOverrides: core.playercam.rawOverrides, rawEnabled: core.playercam.rawEnabled };
-  // Written as JSON.stringify writes the object {v, state, logonTeams, timers, playercam, eventNumber, lastChangeAt, ended}.
-  return '{"v":' + SNAPSHOT_VERSION + ',"state":' + (stateJson ?? JSON.stringify(core.state)) +
+  const head = from !== undefined && 'frameLiteral' in from
+    ? '{"v":' + FRAME_SNAPSHOT_VERSION + ',"frame":' + from.frameLiteral
+    : '{"v":' + SNAPSHOT_VERSION + ',"state":' + (from?.json ?? JSON.stringify(core.state));
+  // Written as JSON.stringify writes the object {v, state | frame, logonTeams, timers, playercam, eventNumber, lastChangeAt, ended}.
+  return head +
     ',"logonTeams":' + json(core.logonTeams) + ',"timers":' + JSON.stringify([fin(t.tickAt), fin(t.timeoutEndAt), fin(t.toastOffAt)]) +
     ',"playercam":' + JSON.stringify(playercam) + ',"eventNumber":' + json(core.eventNumber) +
     ',"lastChangeAt":' + json(core.lastChangeAt) + ',"ended":' + json(core.ended) + '}';
@@ -36,7 +48,9 @@ export function coreFromSnapshot(text: string, playercamSecret: string): EngineC
     playercam: { endTime: unknown; rawOverrides: PlayercamData['rawOverrides']; rawEnabled: PlayercamData['rawEnabled'] };
     eventNumber: number; lastChangeAt: number; ended: boolean;
   };
-  if (snap?.v !== SNAPSHOT_VERSION || typeof snap.state?.groupCode !== 'string' || !Array.isArray(snap.state.teams)) {
+  if (snap?.v === FRAME_SNAPSHOT_VERSION) snap.state = stateOfFrame((snap as { frame?: unknown }).frame);
+  else if (snap?.v !== SNAPSHOT_VERSION) throw new Error('not a match snapshot of this version');
+  if (typeof snap.state?.groupCode !== 'string' || !Array.isArray(snap.state.teams)) {
     throw new Error('not a match snapshot of this version');
   }
   const inf = (n: number | null | undefined) => (typeof n === 'number' ? n : Infinity);
@@ -63,6 +77,14 @@ export function coreFromSnapshot(text: string, playercamSecret: string): EngineC
     lastChangeAt: snap.lastChangeAt,
     ended: snap.ended,
   };
+}
+
+/** The state a version 2 snapshot's frame text shows: the frame's JSON without serverTime. */
+function stateOfFrame(frame: unknown): MatchState {
+  if (typeof frame !== 'string') throw new Error('not a match snapshot of this version');
+  const state = JSON.parse(frame) as MatchState & { serverTime?: number };
+  delete state.serverTime;
+  return state;
 }
 
 /** A counter map as the engine keeps it: NO_COUNTS when empty, else a null-prototype copy. */

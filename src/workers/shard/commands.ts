@@ -4,6 +4,16 @@ import { FIELD_SEP, RECORD_SEP, type ObsBatchCmd, type ShardCmd } from '../../pr
 import { applyAux, applyObs, auxTarget } from './apply.js';
 import type { ShardContext } from './context.js';
 
+/**
+ * `test_crash` (FAULT_INJECTION, tests only): the shard fails as a bug would, past the batch loop's
+ * per-command guard (thread.ts runBatch rethrows it): a thread ends, an inline shard is replaced.
+ */
+export class InjectedFault extends Error {
+  constructor() {
+    super('injected shard fault (FAULT_INJECTION)');
+  }
+}
+
 export function runCommand(shard: ShardContext, cmd: ShardCmd, now: number): void {
   switch (cmd.t) {
     case 'create': return shard.create(cmd.groupCode, cmd.logon, cmd.now);
@@ -59,7 +69,7 @@ export function runCommand(shard: ShardContext, cmd: ShardCmd, now: number): voi
     case 'drain': return shard.drain(cmd.endMatches, now);
     case 'summaries': return shard.watchSummaries(cmd.on, now);
     case 'test_crash': {
-      if (shard.settings.faultInjection) setImmediate(() => { throw new Error('injected shard fault (FAULT_INJECTION)'); });
+      if (shard.settings.faultInjection) throw new InjectedFault();
       return;
     }
     case 'exit': return shard.exit();

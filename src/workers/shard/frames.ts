@@ -7,42 +7,57 @@ import { wireMessage } from '../../protocol/wire.js';
 import type { ShardSettings } from '../../protocol/shard-settings.js';
 import { layoutDelta } from '../../codec/layout-delta.js';
 import { serializeMatch } from '../match/serialize.js';
-import { stateJsonOfWire, wholeLayout, wireSerializeFrame, wireSerializeMatch, type FrameLayout } from '../wire-serializer.js';
+import type { SnapshotState } from '../match/snapshot.js';
+import { frameLiteralOfWire, wholeLayout, wireSerializeLayout, wireSerializeMatch, type FrameLayout } from '../wire-serializer.js';
 import type { Slot } from './slot.js';
+
+/**
+ * A frame made by FrameEncoder.make(): with the one-pass serializer its layout, whose texts joined
+ * are the frame's text (joined by FrameEncoder.text() only when the text must go out); with
+ * FRAME_SERIALIZER=json its text. `length`: the text's length in UTF-16 units.
+ */
+export interface MadeFrame {
+  layout: FrameLayout | null;
+  text: string | null;
+  length: number;
+}
 
 export class FrameEncoder {
   private readonly onePass: boolean;
-  /** The layout of the frame wire() returned last, until delta() takes it. */
-  private last: { wire: string; layout: FrameLayout } | null = null;
 
   constructor(private readonly settings: ShardSettings) {
     this.onePass = settings.frameSerializer === 'wire';
   }
 
-  /** The frame's message text, 42["match_data","<JSON>"]. Throws when serialization fails. */
-  wire(slot: Slot, now: number): string {
+  /** The frame of the match's state, 42["match_data","<JSON>"]. Throws when serialization fails. */
+  make(slot: Slot, now: number): MadeFrame {
     // serverTime: the wall clock; with the recorded clock, the match clock (the time of the last
     // change), so that frames stay byte-identical whatever the shard count and replay speed.
     const serverTime = this.settings.trustReplayTimestamps ? slot.match.lastChangeAt : now;
     if (!this.onePass) {
-      this.last = null;
-      return wireMessage(serializeMatch(slot.match, serverTime));
+      const text = wireMessage(serializeMatch(slot.match, serverTime));
+      return { layout: null, text, length: text.length };
     }
-    this.last = wireSerializeFrame(slot.match, serverTime);
-    return this.last.wire;
+    const layout = wireSerializeLayout(slot.match, serverTime);
+    let length = 0;
+    for (const t of layout.texts) length += t.length;
+    return { layout, text: null, length };
+  }
+
+  /** The frame's message text (joined from its layout on first use). */
+  text(frame: MadeFrame): string {
+    return (frame.text ??= frame.layout!.texts.join(''));
   }
 
   /**
-   * The delta from the slot's previous frame to this one (`wire`, which wire() just returned), as a
-   * latin1 string (strings cross threads cheaper than bytes); null without COMPRESSION or a
-   * previous frame. Keeps this frame's layout as the next base.
+   * The delta from the slot's previous frame to `frame`, as a latin1 string (strings cross threads
+   * cheaper than bytes); null without COMPRESSION or a previous frame. Keeps this frame's layout as
+   * the next base.
    */
-  delta(slot: Slot, wire: string): string | null {
-    const last = this.last;
-    this.last = null;
+  delta(slot: Slot, frame: MadeFrame): string | null {
     if (!this.settings.compression) return null;
     // One delta per frame, for every frontend whose deflate window ends with the previous frame.
-    const layout = last !== null && last.wire === wire ? last.layout : wholeLayout(wire);
+    const layout = frame.layout ?? wholeLayout(frame.text!);
     const delta = slot.prevLayout ? layoutDelta(slot.prevLayout, layout) : null;
     slot.prevLayout = layout;
     slot.layoutEvent = slot.match.eventNumber;
@@ -50,13 +65,14 @@ export class FrameEncoder {
   }
 
   /**
-   * The match's state as JSON text for its snapshot, taken from a frame (the state plus serverTime):
-   * its latest frame's when that shows the current state, else one serialized now (cached subtrees,
-   * a fraction of JSON.stringify's cost); undefined with FRAME_SERIALIZER=json (the snapshot stringifies it).
+   * The match's state for its snapshot, as the string literal of a frame (a version 2 snapshot,
+   * src/workers/match/snapshot.ts: copied, not unescaped): its latest frame's when that shows the
+   * current state, else one serialized now (cached subtrees, a fraction of JSON.stringify's cost);
+   * undefined with FRAME_SERIALIZER=json (the snapshot stringifies the state).
    */
-  stateJson(slot: Slot): string | undefined {
-    if (slot.prevLayout !== null && slot.layoutEvent === slot.match.eventNumber) return stateJsonOfWire(slot.prevLayout.texts.join(''));
-    return this.onePass ? stateJsonOfWire(wireSerializeMatch(slot.match, 0)) : undefined;
+  snapshotState(slot: Slot): SnapshotState | undefined {
+    if (slot.prevLayout !== null && slot.layoutEvent === slot.match.eventNumber) return { frameLiteral: frameLiteralOfWire(slot.prevLayout.texts.join('')) };
+    return this.onePass ? { frameLiteral: frameLiteralOfWire(wireSerializeMatch(slot.match, 0)) } : undefined;
   }
 
   /** The text of the slot's last frame, from its layout kept here as the next delta's base (null without one). */

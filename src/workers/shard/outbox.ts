@@ -23,13 +23,13 @@ export class Outbox {
     this.event({ t: 'log', level, msg, fields });
   }
 
-  /** A frame; `withText` false: its text stays here (the main thread asks for it when it needs it). */
-  frame(groupCode: string, frameNo: number, wire: string, delta: string | null, withText: boolean): void {
+  /** A frame of `size` characters; `wire` null: its text stays here (the main thread asks for it when it needs it). */
+  frame(groupCode: string, frameNo: number, wire: string | null, size: number, delta: string | null): void {
     const out = this.out;
     out.codes.push(groupCode);
     out.frameNos.push(frameNo);
-    out.wires.push(withText ? wire : null);
-    out.sizes.push(wire.length);
+    out.wires.push(wire);
+    out.sizes.push(size);
     out.deltas.push(delta);
   }
 

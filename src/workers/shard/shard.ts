@@ -15,12 +15,13 @@ import type { CreateMatchCmd, RestoreMatchCmd, ShardOut } from '../../protocol/s
 import type { ShardSettings } from '../../protocol/shard-settings.js';
 import { createClock, type MatchClock } from '../clock.js';
 import { Match } from '../match/match.js';
+import type { SnapshotState } from '../match/snapshot.js';
 import { ReplayRecorder, replayHeader } from '../replay-recorder.js';
 import type { RemovalReason, ShardContext } from './context.js';
 import { Deadlines } from './deadlines.js';
 import { DropLog } from './drops.js';
 import { forwardEffects } from './effects.js';
-import { FrameEncoder } from './frames.js';
+import { FrameEncoder, type MadeFrame } from './frames.js';
 import { Outbox } from './outbox.js';
 import { FrameScheduler } from './scheduler.js';
 import { newSlot, type Slot } from './slot.js';
@@ -42,18 +43,23 @@ export class Shard implements ShardContext {
   exited = false;
   private readonly encoder: FrameEncoder;
   private readonly sendFrameNow = (slot: Slot, now: number): void => this.sendFrame(slot, now);
-  /** A snapshot's state text, from the match's frame (frames.ts): no JSON.stringify of the state per round. */
-  private readonly stateJson = (slot: Slot): string | undefined => this.encoder.stateJson(slot);
+  /** A snapshot's state, from the match's frame (frames.ts): no JSON.stringify of the state per round. */
+  private readonly snapshotState = (slot: Slot): SnapshotState | undefined => this.encoder.snapshotState(slot);
 
-  constructor(readonly settings: ShardSettings, post: (out: ShardOut) => void) {
+  /**
+   * `guarded` runs the shard's own timer callbacks: on a thread, directly (an exception ends the
+   * thread, and the pool restarts it); on the main thread (SHARD_WORKERS=0), inside the inline
+   * shard's guard, which turns an exception into the same restart (thread.ts startInlineShard).
+   */
+  constructor(readonly settings: ShardSettings, post: (out: ShardOut) => void, guarded: (work: () => void) => void = (work) => work()) {
     this.clock = createClock(settings.trustReplayTimestamps);
     this.out = new Outbox(post);
     this.drops = new DropLog(this.out);
     this.encoder = new FrameEncoder(settings);
-    this.frames = new FrameScheduler(settings.intervalMs, () => {
+    this.frames = new FrameScheduler(settings.intervalMs, () => guarded(() => {
       this.sendDueFrames(Date.now());
       this.out.flush();
-    });
+    }));
     this.snapshots = new SnapshotRounds(settings.snapshotIntervalMs);
     this.deadlines = new Deadlines(this.clock.ticks, settings.inactivityMs);
   }
@@ -127,21 +133,21 @@ export class Shard implements ShardContext {
   sendFrame(slot: Slot, now: number, force = false): void {
     this.frames.forget(slot);
     if (!force && slot.match.eventNumber <= slot.lastSentEvent) return;
-    let wire: string;
+    let frame: MadeFrame;
     try {
-      wire = this.encoder.wire(slot, now);
+      frame = this.encoder.make(slot, now);
     } catch (err) {
       this.out.log('error', 'serialization failed', { groupCode: slot.groupCode, error: (err as Error).message });
       slot.lastSentEvent = slot.match.eventNumber;
       return;
     }
     this.stats.framesSerialized++;
-    const delta = this.encoder.delta(slot, wire);
+    const delta = this.encoder.delta(slot, frame);
     slot.frameNo++;
     // The text goes along only when the main thread cannot do without it: no delta (a first frame,
     // no COMPRESSION: nothing kept here either), or it asked for texts (`wire`).
     slot.textSent = delta === null || slot.frameNo <= slot.textsUntil;
-    this.out.frame(slot.groupCode, slot.frameNo, wire, delta, slot.textSent);
+    this.out.frame(slot.groupCode, slot.frameNo, slot.textSent ? this.encoder.text(frame) : null, frame.length, delta);
     slot.lastSentEvent = slot.match.eventNumber;
     slot.lastSentAt = now;
     slot.lastActivityAt = now;
@@ -199,7 +205,7 @@ export class Shard implements ShardContext {
   takeSnapshots(force: boolean): void {
     const snapshots = this.snapshots.take(this.slots.values(), this.out.mark, force, (slot, err) => {
       this.out.log('error', 'snapshot failed', { groupCode: slot.groupCode, error: err.message });
-    }, this.stateJson);
+    }, this.snapshotState);
     if (snapshots) this.out.snapshots(snapshots);
   }
 

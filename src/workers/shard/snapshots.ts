@@ -4,6 +4,7 @@
 // with the batch mark they cover, and a match rebuilt from its text.
 import type { ShardSnapshots } from '../../protocol/shard-messages.js';
 import { Match } from '../match/match.js';
+import type { SnapshotState } from '../match/snapshot.js';
 import type { Slot } from './slot.js';
 
 /** The shard's bookkeeping a restored match keeps. */
@@ -14,9 +15,9 @@ export interface SlotMeta {
 }
 
 /** {"slot":<SlotMeta: numbers only>,"match":<the engine's snapshot>} */
-export function snapshotText(slot: Slot, stateJson?: string): string {
+export function snapshotText(slot: Slot, state?: SnapshotState): string {
   const meta: SlotMeta = { lastActivityAt: slot.lastActivityAt, lastEventAt: slot.lastEventAt, recordStart: slot.recordStart };
-  return '{"slot":' + JSON.stringify(meta) + ',"match":' + slot.match.toSnapshot(stateJson) + '}';
+  return '{"slot":' + JSON.stringify(meta) + ',"match":' + slot.match.toSnapshot(state) + '}';
 }
 
 /** A match and its bookkeeping from snapshotText()'s text. Throws on anything else. */
@@ -46,14 +47,14 @@ export class SnapshotRounds {
    * last batch mark processed: the main thread can forget the batches up to it. Undefined when
    * nothing changed and the mark is the one last reported.
    */
-  take(slots: Iterable<Slot>, mark: number, force: boolean, onError: (slot: Slot, err: Error) => void, stateJson?: (slot: Slot) => string | undefined): ShardSnapshots | undefined {
+  take(slots: Iterable<Slot>, mark: number, force: boolean, onError: (slot: Slot, err: Error) => void, snapshotState?: (slot: Slot) => SnapshotState | undefined): ShardSnapshots | undefined {
     const codes: string[] = [];
     const texts: string[] = [];
     const camSecrets: string[] = [];
     for (const slot of slots) {
       if (!force && slot.snapshotEvent === slot.match.eventNumber) continue;
       try {
-        texts.push(snapshotText(slot, stateJson?.(slot)));
+        texts.push(snapshotText(slot, snapshotState?.(slot)));
       } catch (err) {
         onError(slot, err as Error);
         continue;

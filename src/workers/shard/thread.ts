@@ -6,7 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ShardCmd, ShardOut } from '../../protocol/shard-messages.js';
 import type { ShardSettings } from '../../protocol/shard-settings.js';
-import { runCommand } from './commands.js';
+import { InjectedFault, runCommand } from './commands.js';
 import type { ShardContext } from './context.js';
 import { runCycle } from './cycle.js';
 import { Shard } from './shard.js';
@@ -21,6 +21,7 @@ export function runBatch(shard: ShardContext, cmds: ShardCmd[]): void {
     try {
       runCommand(shard, cmd, now);
     } catch (err) {
+      if (err instanceof InjectedFault) throw err;
       // The engine never throws by contract; this is the last guard so one match cannot stop the shard.
       shard.out.log('error', 'shard command failed', { cmd: cmd.t, error: (err as Error).message });
     }
@@ -29,22 +30,47 @@ export function runBatch(shard: ShardContext, cmds: ShardCmd[]): void {
   shard.out.flush();
 }
 
+/** What the pool drives of a shard on the main thread (pool.ts InlineShard). */
+export interface InlineShardHandle {
+  post(cmds: ShardCmd[]): void;
+  stop(): void;
+}
+
 /**
  * One shard on the main thread (SHARD_WORKERS=0; the pool loads this module by its URL, as it starts
  * a Worker on it): the same Shard, batch loop and tick, called directly instead of through a port.
  * `post` runs a batch at once; the outputs are handed to `onOutput` in a microtask (as a thread's
  * arrive later), their events copied (effects hold live subtrees of the match's state).
+ *
+ * Crash isolation as a thread has it, for what a shard can throw: every entry into the shard (a
+ * batch, the tick, the frame timer) runs in a guard; an exception stops this shard for good (no more
+ * timers, nothing more runs, its matches' state is dropped) and `onFault` tells the pool, which
+ * restarts it from the snapshots as it restarts a dead thread (pool.ts recover).
  */
-export function startInlineShard(settings: ShardSettings, onOutput: (out: ShardOut) => void): { post(cmds: ShardCmd[]): void; stop(): void } {
+export function startInlineShard(settings: ShardSettings, onOutput: (out: ShardOut) => void, onFault: (err: Error) => void): InlineShardHandle {
+  let failed = false;
+  const guarded = (work: () => void): void => {
+    if (failed) return;
+    try {
+      work();
+    } catch (err) {
+      failed = true;
+      clearInterval(tick);
+      try {
+        shard.exit(); // its timers stop, its replay files close
+      } catch { /* the shard is dropped either way */ }
+      onFault(err instanceof Error ? err : new Error(String(err)));
+    }
+  };
   const shard = new Shard(settings, (out: ShardOut) => {
     if (out.events.length > 0) out.events = structuredClone(out.events);
     queueMicrotask(() => onOutput(out));
-  });
-  const tick = setInterval(() => runCycle(shard), settings.intervalMs);
+  }, guarded);
+  const tick = setInterval(() => guarded(() => runCycle(shard)), settings.intervalMs);
   return {
     post(cmds) {
       if (shard.exited) return;
-      runBatch(shard, cmds);
+      guarded(() => runBatch(shard, cmds));
       if (shard.exited) clearInterval(tick);
     },
     stop() {

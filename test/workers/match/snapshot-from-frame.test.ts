@@ -1,11 +1,12 @@
 // Snapshots whose state text comes from the match's frame (issue 20: no JSON.stringify of every
 // changed match every second): the frame's text is the state plus serverTime, so the state cut out
 // of it must be the same values as JSON.stringify(state) after every message of the recorded match,
-// and a match restored from such a snapshot must go on exactly like the original.
+// and a match restored from such a snapshot must go on exactly like the original; the same for a
+// snapshot that holds the frame's string literal as it is (version 2, what the shard writes).
 import { describe, expect, it } from 'vitest';
 import { Match } from '../../../src/workers/match/match.js';
 import { serializeMatch } from '../../../src/workers/match/serialize.js';
-import { stateJsonOfWire, wireSerializeMatch } from '../../../src/workers/wire-serializer.js';
+import { frameLiteralOfWire, stateJsonOfWire, wireSerializeMatch } from '../../../src/workers/wire-serializer.js';
 import { loadReplay, logon, SETTINGS, T0 } from '../../helpers/engine.js';
 
 describe('snapshots from the frame text', () => {
@@ -36,12 +37,37 @@ describe('snapshots from the frame text', () => {
     expect(restored.eventNumber).toBe(plain.eventNumber);
   });
 
+  it('a snapshot holding the frame\'s string literal (version 2) restores to the same match after every message', () => {
+    const replay = loadReplay();
+    const h = replay.header;
+    const create = () => Match.create({ groupCode: h.groupCode, leftTeam: h.leftTeam, rightTeam: h.rightTeam, toolsData: h.toolsData, organizationId: '', isSupporter: false }, h.logStartTime, SETTINGS);
+    const plain = create();
+    let restored = create();
+    for (let i = 0; i < replay.records.length; i++) {
+      const rec = replay.records[i];
+      expect(restored.apply(rec, rec.timestamp)).toEqual(plain.apply(rec, rec.timestamp));
+      restored.takeEffects();
+      plain.takeEffects();
+      const text = plain.toSnapshot({ frameLiteral: frameLiteralOfWire(wireSerializeMatch(plain, 1_700_000_000_000 + i)) });
+      expect(text.startsWith('{"v":2,"frame":"{\\"matchId')).toBe(true);
+      // Restored, it is the match a version 1 snapshot gives: the same state (no serverTime), timers, counters.
+      expect(JSON.parse(Match.fromSnapshot(text).toSnapshot())).toEqual(JSON.parse(plain.toSnapshot()));
+      if (i % 97 === 0) restored = Match.fromSnapshot(restored.toSnapshot({ frameLiteral: frameLiteralOfWire(wireSerializeMatch(restored, i)) }));
+    }
+    expect(serializeMatch(restored, 1)).toBe(serializeMatch(plain, 1));
+    expect(restored.eventNumber).toBe(plain.eventNumber);
+    expect(() => Match.fromSnapshot('{"v":2,"frame":{}}')).toThrow();
+    expect(() => Match.fromSnapshot('{"v":3,"state":{}}')).toThrow();
+    expect(() => frameLiteralOfWire('42["other","{}"]')).toThrow();
+  });
+
   it('holds no player-camera secret, and refuses a text that is not a match_data frame', () => {
     const toolsData = { playercamsInfo: { enable: true, identifier: 'cams-1', secret: 'CAM-SECRET-123' } };
     const m = Match.create(logon({ toolsData }), T0, SETTINGS);
-    const text = m.toSnapshot(stateJsonOfWire(wireSerializeMatch(m, T0)));
-    expect(text).not.toContain('CAM-SECRET-123');
-    expect(Match.fromSnapshot(text, 'CAM-SECRET-123').playercamSecret).toBe('CAM-SECRET-123');
+    for (const text of [m.toSnapshot(stateJsonOfWire(wireSerializeMatch(m, T0))), m.toSnapshot({ frameLiteral: frameLiteralOfWire(wireSerializeMatch(m, T0)) })]) {
+      expect(text).not.toContain('CAM-SECRET-123');
+      expect(Match.fromSnapshot(text, 'CAM-SECRET-123').playercamSecret).toBe('CAM-SECRET-123');
+    }
     expect(() => stateJsonOfWire('42["other","{}"]')).toThrow();
     expect(() => stateJsonOfWire('42["match_data","{\\"a\\":1}"]')).toThrow();
   });
