@@ -4,7 +4,7 @@
 //   npm run bench:broadcast -- [--matches 50] [--frontends 2] [--rate 20] [--duration 20]
 //                              [--warmup 5] [--shards N] [--compression on|off] [--sample 50]
 //                              [--pattern uniform|recorded] [--ramp [--steps 50,100,...]]
-//                              [--idle [--idle-window 10]] [--name NAME]
+//                              [--idle [--idle-window 10] [--idle-until 45]] [--name NAME]
 //                              [--pin 0:1] [--counters on|off]
 //
 // Patterns: `uniform` sends the recording's messages in order (its mix of types) at a fixed
@@ -17,9 +17,11 @@
 // (after the handshake, permessage-deflate negotiated as a browser does), server CPU (all threads,
 // /proc) per delivered frame, RSS, and the main thread's event-loop delay.
 // --ramp raises M until delivery < 0.95 or p99 > 250 ms and reports the largest M that held.
-// --idle measures memory: M matches in agent select, each with its observer connected (RSS 3 s after
-// the last logon); then, once no frame was published for 2 s, the server's CPU (all threads, % of
-// one core) over --idle-window seconds with nothing sent (the fixed per-match cost). BENCH_ENTRY=<path to dist/main/index.js> runs another tree's build (A/B).
+// --idle measures memory: M matches in agent select, each with its observer connected (RSS 1–6 s
+// after every lobby message was applied: kbPerMatch); then the server's CPU (all threads, % of
+// one core) over --idle-window seconds with nothing sent (the fixed per-match cost); then RSS once
+// the matches idled --idle-until seconds (kbPerMatchIdle: V8 gives the new space the lobby burst
+// grew and the burst's garbage back ~20 s after it, docs/perf/memory.md). BENCH_ENTRY=<path to dist/main/index.js> runs another tree's build (A/B).
 // --pin S:G pins the service (every thread) to core S and this generator to core G (taskset): the
 // service's CPU share of its core at a fixed load, without the two competing for cores. Frontends
 // other than the latency sample only count their frames (lib/frame-counter.ts: deflate negotiated,
@@ -50,6 +52,7 @@ const SAMPLE = Number(opt('sample', '50'));
 const RAMP = flag('ramp');
 const IDLE = flag('idle');
 const IDLE_WINDOW = Number(opt('idle-window', '10')) * 1000;
+const IDLE_UNTIL = Number(opt('idle-until', '45')) * 1000;
 const STEPS = opt('steps', RAMP ? '50,100,150,200,250,300,400,500,700,1000,1300,1600,2000' : opt('matches', IDLE ? '1000' : '50')).split(',').map(Number);
 const PATTERN = opt('pattern', 'uniform') === 'recorded' ? 'recorded' : 'uniform';
 const PIN = opt('pin', '');
@@ -150,7 +153,18 @@ async function runStep(M: number): Promise<StepResult> {
       const t0 = Date.now();
       await sleep(IDLE_WINDOW);
       const idleCpuPct = ((svc.cpuSeconds() - cpu0) / ((Date.now() - t0) / 1000)) * 100;
-      const result = { M, settleMs, rssBefore, rssAfter: rss, rssMin: Math.min(...samples), rssMax: Math.max(...samples), kbPerMatch: (rss - rssBefore) / 1024 / M, idleCpuPct };
+      // Idle for longer: the median of the samples of the last 5 s before --idle-until.
+      const late: number[] = [];
+      while (Date.now() - settleStart - settleMs < IDLE_UNTIL) {
+        late.push(svc.rssBytes());
+        if (late.length > 10) late.shift();
+        await sleep(500);
+      }
+      const rssIdle = percentile([...late].sort((a, b) => a - b), 50);
+      const result = {
+        M, settleMs, rssBefore, rssAfter: rss, rssMin: Math.min(...samples), rssMax: Math.max(...samples), kbPerMatch: (rss - rssBefore) / 1024 / M, idleCpuPct,
+        rssIdle, kbPerMatchIdle: (rssIdle - rssBefore) / 1024 / M,
+      };
       process.stderr.write('\n');
       return result;
     }
@@ -276,7 +290,7 @@ for (const M of STEPS) {
   jsonLine({ bench: 'broadcast', ...r });
   if (RAMP && !held(r)) break;
 }
-const cols = IDLE ? ['M', 'settleMs', 'rssBefore', 'rssAfter', 'rssMin', 'rssMax', 'kbPerMatch', 'idleCpuPct'] : ['M', 'obsPerSec', 'framesPerSec', 'duePerSec', 'delivery', 'p50', 'p95', 'p99', 'max', 'wireBytesPerFrame', 'cpuPct', 'cpuMicrosPerFrame', 'rssMB', 'loopP99'];
+const cols = IDLE ? ['M', 'settleMs', 'rssBefore', 'rssAfter', 'rssMin', 'rssMax', 'kbPerMatch', 'idleCpuPct', 'rssIdle', 'kbPerMatchIdle'] : ['M', 'obsPerSec', 'framesPerSec', 'duePerSec', 'delivery', 'p50', 'p95', 'p99', 'max', 'wireBytesPerFrame', 'cpuPct', 'cpuMicrosPerFrame', 'rssMB', 'loopP99'];
 const partCols = ['M', 'cpuMicrosPerMessage', 'mainUserPerMsg', 'mainKernelPerMsg', 'shardUserPerMsg', 'shardKernelPerMsg', 'helpersUserPerMsg', 'helpersKernelPerMsg', 'cycleMicrosPerMsg'];
 process.stdout.write('\n' + table(results, cols) + '\n');
 if (!IDLE) process.stdout.write('\n' + table(results, partCols) + '\n');

@@ -127,6 +127,7 @@ function shardPoolOptions(c: Config, log: Logger) {
   return {
     count: Math.max(1, c.SHARD_WORKERS), // 0: one shard, on the main thread (`inline`)
     batchMs: c.SHARD_BATCH_MS,
+    youngGenerationMb: c.SHARD_YOUNG_GENERATION_MB,
     log,
     settings: {
       intervalMs: c.BROADCAST_INTERVAL_MS,

@@ -94,6 +94,8 @@ export interface ShardPoolOptions {
   /** Commands wait up to this long to travel in one postMessage (0: the next event-loop turn). */
   batchMs: number;
   settings: Omit<ShardSettings, 'shard'>;
+  /** SHARD_YOUNG_GENERATION_MB: each thread's young generation (0: V8's default). */
+  youngGenerationMb?: number;
   log: Logger;
   onOutput(shard: number, out: ShardOut): void;
   /** A shard thread died: the restore commands for its matches (none with mode 'none'). */
@@ -141,7 +143,8 @@ export class ShardPool {
 
   private spawn(index: number): ShardThread {
     const settings: ShardSettings = { ...this.options.settings, shard: index };
-    const worker: ShardThread = this.options.inline ? new InlineShard(this.options.inline, settings) : new Worker(WORKER_URL, { workerData: settings });
+    const young = this.options.youngGenerationMb ? { resourceLimits: { maxYoungGenerationSizeMb: this.options.youngGenerationMb } } : {};
+    const worker: ShardThread = this.options.inline ? new InlineShard(this.options.inline, settings) : new Worker(WORKER_URL, { workerData: settings, ...young });
     worker.on('message', (out: ShardOut) => {
       if (this.workers[index] !== worker) return; // a late message of a replaced thread
       this.lastHeard[index] = Date.now();

@@ -6,14 +6,11 @@ import { cloveCreditCheck, ratio } from './scoreboard.js';
 import { playerByName } from './teams.js';
 import type { MatchState, PlayerState, TeamState } from './types.js';
 import { touch } from './dirty.js';
+import { counted } from './players.js';
 
 /** The fallbacks only repair players without a scoreboard row this round (observer or auxiliary). */
 function fallbackApplies(player: PlayerState): boolean {
   return !player.scoreboardAvailable && !player.auxiliaryAvailable.scoreboard;
-}
-
-function increment(map: Record<string, number>, key: string): void {
-  map[key] = (map[key] ?? 0) + 1;
 }
 
 function firstWithAgent(team: TeamState, codename: string): PlayerState | undefined {
@@ -23,7 +20,7 @@ function firstWithAgent(team: TeamState, codename: string): PlayerState | undefi
 
 function creditAttacker(team: TeamState, attacker: PlayerState, data: KillfeedData): void {
   touch(attacker);
-  increment(attacker.killsByWeaponsAndAbilities, data.weaponKillfeedInternal);
+  attacker.killsByWeaponsAndAbilities = counted(attacker.killsByWeaponsAndAbilities, data.weaponKillfeedInternal);
   attacker.killedPlayerNames.push(data.victim);
   if (data.headshotKill === true) {
     attacker.headshotKills += 1;
@@ -31,9 +28,9 @@ function creditAttacker(team: TeamState, attacker: PlayerState, data: KillfeedDa
   }
   if (data.isTeamkill === true) {
     attacker.teamKills += 1;
-    increment(attacker.killsOnTeammatePlayer, data.victim);
+    attacker.killsOnTeammatePlayer = counted(attacker.killsOnTeammatePlayer, data.victim);
   } else if (data.isTeamkill === false) {
-    increment(attacker.killsOnEnemyPlayer, data.victim);
+    attacker.killsOnEnemyPlayer = counted(attacker.killsOnEnemyPlayer, data.victim);
   }
 
   // Fallback kill

@@ -10,8 +10,18 @@ import { rosterAgentSelect } from './agent-select.js';
 
 export const MAX_PLAYERS_PER_TEAM = 5;
 
-function countMap(): CountMap {
-  return Object.create(null) as CountMap;
+/**
+ * The empty per-name counters every player starts with: one frozen object for all of them (an empty
+ * null-prototype object is ~150 B in dictionary mode, and a match has 40 of them, most of which stay
+ * empty for long or for good); the first count gives the player a map of its own (`counted`).
+ */
+export const NO_COUNTS: CountMap = Object.freeze(Object.create(null) as CountMap);
+
+/** `map` with `key` counted once more: `map` itself, or a new map when it is NO_COUNTS. */
+export function counted(map: CountMap, key: string): CountMap {
+  const out = map === NO_COUNTS ? (Object.create(null) as CountMap) : map;
+  out[key] = (out[key] ?? 0) + 1;
+  return out;
 }
 
 export function createPlayer(data: RosterData, name: string, tagline: string): PlayerState {
@@ -50,10 +60,10 @@ export function createPlayer(data: RosterData, name: string, tagline: string): P
     teamKills: 0,
     headshotKills: 0,
     headshotRatio: 0,
-    killsByWeaponsAndAbilities: countMap(),
-    killsOnEnemyPlayer: countMap(),
-    killsOnTeammatePlayer: countMap(),
-    assistsFromTeammate: countMap(),
+    killsByWeaponsAndAbilities: NO_COUNTS,
+    killsOnEnemyPlayer: NO_COUNTS,
+    killsOnTeammatePlayer: NO_COUNTS,
+    assistsFromTeammate: NO_COUNTS,
     scoreboardAvailable: false,
     auxiliaryAvailable: { health: false, abilities: false, scoreboard: false },
     iconNameSuffix: '',

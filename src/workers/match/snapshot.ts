@@ -4,6 +4,7 @@
 // flags are state like any other; a snapshot written before they existed gets their initial values.
 
 import type { CountMap, EngineCore, MatchState, PlayercamData } from './types.js';
+import { NO_COUNTS } from './players.js';
 
 const SNAPSHOT_VERSION = 1;
 /**
@@ -53,7 +54,7 @@ export function coreFromSnapshot(text: string, playercamSecret: string): EngineC
     throw new Error('not a match snapshot of this version');
   }
   const inf = (n: number | null | undefined) => (typeof n === 'number' ? n : Infinity);
-  // Per-name counters are null-prototype objects (any received name is a plain key).
+  // Per-name counters are null-prototype objects (any received name is a plain key), NO_COUNTS when empty.
   for (const team of snap.state.teams) {
     if (!Array.isArray(team.moneyRecord)) team.moneyRecord = [];
     for (const p of team.players) {
@@ -86,7 +87,9 @@ function stateOfFrame(frame: unknown): MatchState {
   return state;
 }
 
+/** A counter map as the engine keeps it: NO_COUNTS when empty, else a null-prototype copy. */
 function nullProto(source: CountMap | undefined): CountMap {
+  if (!source || Object.keys(source).length === 0) return NO_COUNTS;
   const out = Object.create(null) as CountMap;
   if (source) for (const k of Object.keys(source)) out[k] = source[k];
   return out;

@@ -1,11 +1,14 @@
 // The memory adapters beyond their ports' contracts (test/main/ports/, run by
 // test/main/adapters/ports-memory.test.ts): expired previews and team info leave memory without any read, by
-// the preview store's head timer and the team-info cleanup (TEAM_INFO_CLEANUP_MS). What
+// the preview store's head timer and the team-info cleanup (TEAM_INFO_CLEANUP_MS); snapshots that
+// stopped changing are kept packed and read back intact. What
 // test/main/rest/rest-lifecycle.test.ts checked through the service's internals before; the clock is
 // vitest's fake one here.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryPreviewStore } from '../../../src/main/adapters/memory/preview-store.js';
 import { MemoryTeamInfoStore } from '../../../src/main/adapters/memory/team-info-store.js';
+import { MemorySnapshotStore } from '../../../src/main/adapters/memory/snapshot-store.js';
+import type { MatchSnapshot } from '../../../src/main/ports/snapshot-store.js';
 
 const TTL = 1000;
 const closers: Array<{ close(): void }> = [];
@@ -42,5 +45,37 @@ describe('memory stores free expired entries without reads', () => {
     expect(store.held).toBe(2);
     vi.advanceTimersByTime(200);
     expect(store.held).toBe(0);
+  });
+});
+
+describe('memory snapshot store packs the snapshots of matches that stopped changing', () => {
+  const snap = (groupCode: string, epoch: number, text: string): MatchSnapshot => ({
+    groupCode, epoch, text, savedAt: 1000 + epoch,
+    match: { groupCode, secretDigest: 'cd'.repeat(32), matchId: 'game', organizationId: 'org', isSupporter: true, keyId: 'org:org', createdAt: 5, teams: { leftTeam: { name: 'L' }, rightTeam: { name: 'R' } } },
+  });
+  // A snapshot-like text with non-ASCII names (UTF-8 through deflate and back).
+  const text = (n: number) => JSON.stringify({ v: 1, state: { players: Array.from({ length: 10 }, (_, i) => ({ name: `Spieler ${i} — ☃ ${n}`, kills: i * n })) } });
+
+  it('reads a packed snapshot back as it was put; puts, fencing and deletes work on packed ones', async () => {
+    vi.useRealTimers();
+    const store = new MemorySnapshotStore({ packAfterMs: 30 });
+    closers.push(store);
+    const a = snap('PACK01', 2, text(1));
+    store.keep(a);
+    store.keep(snap('PACK02', 1, text(2)));
+    expect(store.latest('PACK01')).toBe(a); // plain: the object as put
+    await expect.poll(() => store.latest('PACK01') !== a, { timeout: 10_000 }).toBe(true); // packed: rebuilt on read
+    expect(store.latest('PACK01')).toEqual(a);
+    expect((await store.loadAll()).map((s) => s.text).sort()).toEqual([text(1), text(2)]);
+    expect(store.keep(snap('PACK01', 1, 'stale'))).toBe(false); // fenced by the packed one's epoch
+    expect(store.drop('PACK01', 1)).toBe(false);
+    expect(store.latest('PACK01')?.text).toBe(text(1));
+    const b = snap('PACK01', 2, text(3));
+    expect(store.keep(b)).toBe(true); // a put after packing is plain again
+    expect(store.latest('PACK01')).toBe(b);
+    expect(store.drop('PACK02', 1)).toBe(true);
+    expect(store.latest('PACK02')).toBeUndefined();
+    await expect.poll(() => store.latest('PACK01') !== b, { timeout: 10_000 }).toBe(true);
+    expect(store.latest('PACK01')).toEqual(b);
   });
 });

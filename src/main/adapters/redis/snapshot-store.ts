@@ -11,14 +11,14 @@
 // from its latest snapshot. `put` returns false when the local map or Redis holds a higher epoch.
 // The scripts: lua/snapshots.ts (lua-scripts.ts).
 //
-// `data` is stored deflated (zlib level 1, behind a one-byte marker): a snapshot is most of what a
-// node writes to Redis (~17 kB per changed match per second, against ~250 B per frame on the frame
-// bus), and JSON compresses to a fifth of that (docs/benchmarks.md, issue 20). Data written as
-// plain JSON by an earlier version is read as before.
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+// `data` is stored deflated (../snapshot-codec.ts: zlib level 1, behind a one-byte marker): a
+// snapshot is most of what a node writes to Redis (~17 kB per changed match per second, against
+// ~250 B per frame on the frame bus), and JSON compresses to a fifth of that (docs/benchmarks.md,
+// issue 20). Data written as plain JSON by an earlier version is read as before.
 import type { Logger } from '../../log.js';
 import type { MatchSnapshot, SnapshotStore } from '../../ports/snapshot-store.js';
 import { MemorySnapshotStore } from '../memory/snapshot-store.js';
+import { packText, unpackText } from '../snapshot-codec.js';
 import type { RedisConnection } from './connection.js';
 
 export interface RedisSnapshotStoreOptions {
@@ -87,8 +87,10 @@ export class RedisSnapshotStore implements SnapshotStore {
     await Promise.allSettled([...this.writes]);
   }
 
-  /** No timers or subscriptions of its own; the connection is the composition root's. */
-  close(): void {}
+  /** The local map's timer stops; the connection is the composition root's. */
+  close(): void {
+    this.local.close();
+  }
 
   private track<T>(write: Promise<T>): Promise<T> {
     this.writes.add(write);
@@ -107,19 +109,10 @@ export class RedisSnapshotStore implements SnapshotStore {
   }
 }
 
-/** The first byte of deflated data (a JSON object's text starts with `{`). */
-const DEFLATED = 0x01;
-
-/** A snapshot as stored in Redis: its JSON, deflated, behind the marker byte. */
+/** A snapshot as stored in Redis: its JSON, packed (deflated behind the marker byte). */
 export function encodeSnapshot(snapshot: MatchSnapshot): Buffer {
-  const deflated = deflateRawSync(JSON.stringify(snapshot), { level: 1 });
-  const out = Buffer.allocUnsafe(deflated.length + 1);
-  out[0] = DEFLATED;
-  deflated.copy(out, 1);
-  return out;
+  return packText(JSON.stringify(snapshot));
 }
 
-/** The JSON text of stored data: deflated behind the marker, or plain JSON (written before issue 20). */
-export function decodeSnapshot(data: Buffer): string {
-  return data[0] === DEFLATED ? inflateRawSync(data.subarray(1)).toString('utf8') : data.toString('utf8');
-}
+/** The JSON text of stored data: packed, or plain JSON (written before issue 20). */
+export const decodeSnapshot = unpackText;

@@ -52,6 +52,8 @@ export class StateDirSnapshotStore implements SnapshotStore {
     return this.files.flush();
   }
 
-  /** No timers of its own (the files are written by StateFiles). */
-  close(): void {}
+  /** The memory map's timer stops (the files are written by StateFiles). */
+  close(): void {
+    this.memory.close();
+  }
 }
