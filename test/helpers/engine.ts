@@ -39,6 +39,12 @@ export function loadReplay(): Replay {
 }
 
 export const SETTINGS = { sponsorLogoUrl: DEFAULT_SPONSOR_LOGO_URL };
+
+/** A new Match of the recorded match, as its logon created it at the recording's start (a fresh one each call). */
+export function recordedMatchAtStart(): Match {
+  const h = loadReplay().header;
+  return Match.create({ groupCode: h.groupCode, leftTeam: h.leftTeam, rightTeam: h.rightTeam, toolsData: h.toolsData, organizationId: '', isSupporter: false }, h.logStartTime, SETTINGS);
+}
 export const GROUP = 'K7QX2M';
 export const T0 = 1_795_309_700_000;
 

@@ -3,15 +3,13 @@
 import { describe, expect, it } from 'vitest';
 import { Match } from '../../../src/workers/match/match.js';
 import { serializeMatch } from '../../../src/workers/match/serialize.js';
-import { loadReplay, logon, Script, SETTINGS, T0 } from '../../helpers/engine.js';
+import { loadReplay, logon, recordedMatchAtStart, Script, SETTINGS, T0 } from '../../helpers/engine.js';
 
 describe('match snapshots', () => {
   it('restoring every 97 messages of the recorded match gives the same frames as an uninterrupted run', () => {
     const replay = loadReplay();
-    const h = replay.header;
-    const create = () => Match.create({ groupCode: h.groupCode, leftTeam: h.leftTeam, rightTeam: h.rightTeam, toolsData: h.toolsData, organizationId: '', isSupporter: false }, h.logStartTime, SETTINGS);
-    const plain = create();
-    let restored = create();
+    const plain = recordedMatchAtStart();
+    let restored = recordedMatchAtStart();
     plain.takeEffects();
     restored.takeEffects();
     for (let i = 0; i < replay.records.length; i++) {

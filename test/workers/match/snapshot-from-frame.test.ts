@@ -7,15 +7,13 @@ import { describe, expect, it } from 'vitest';
 import { Match } from '../../../src/workers/match/match.js';
 import { serializeMatch } from '../../../src/workers/match/serialize.js';
 import { frameLiteralOfWire, stateJsonOfWire, wireSerializeMatch } from '../../../src/workers/wire-serializer.js';
-import { loadReplay, logon, SETTINGS, T0 } from '../../helpers/engine.js';
+import { loadReplay, logon, recordedMatchAtStart, SETTINGS, T0 } from '../../helpers/engine.js';
 
 describe('snapshots from the frame text', () => {
   it('the state cut out of the frame equals JSON.stringify(state) after every message, and restores to the same frames', () => {
     const replay = loadReplay();
-    const h = replay.header;
-    const create = () => Match.create({ groupCode: h.groupCode, leftTeam: h.leftTeam, rightTeam: h.rightTeam, toolsData: h.toolsData, organizationId: '', isSupporter: false }, h.logStartTime, SETTINGS);
-    const plain = create();
-    let restored = create();
+    const plain = recordedMatchAtStart();
+    let restored = recordedMatchAtStart();
     let restores = 0;
     for (let i = 0; i < replay.records.length; i++) {
       const rec = replay.records[i];
@@ -39,10 +37,8 @@ describe('snapshots from the frame text', () => {
 
   it('a snapshot holding the frame\'s string literal (version 2) restores to the same match after every message', () => {
     const replay = loadReplay();
-    const h = replay.header;
-    const create = () => Match.create({ groupCode: h.groupCode, leftTeam: h.leftTeam, rightTeam: h.rightTeam, toolsData: h.toolsData, organizationId: '', isSupporter: false }, h.logStartTime, SETTINGS);
-    const plain = create();
-    let restored = create();
+    const plain = recordedMatchAtStart();
+    let restored = recordedMatchAtStart();
     for (let i = 0; i < replay.records.length; i++) {
       const rec = replay.records[i];
       expect(restored.apply(rec, rec.timestamp)).toEqual(plain.apply(rec, rec.timestamp));
