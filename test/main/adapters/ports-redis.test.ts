@@ -10,6 +10,8 @@ import { RedisControlBus } from '../../../src/main/adapters/redis/control-bus.js
 import { RedisPreviewStore } from '../../../src/main/adapters/redis/preview-store.js';
 import { RedisSessionStore } from '../../../src/main/adapters/redis/session-store.js';
 import { decodeSnapshot, RedisSnapshotStore } from '../../../src/main/adapters/redis/snapshot-store.js';
+import { BASE_EVERY } from '../../../src/main/adapters/redis/snapshot-format.js';
+import { packText } from '../../../src/main/adapters/snapshot-codec.js';
 import { RedisTeamInfoStore } from '../../../src/main/adapters/redis/team-info-store.js';
 import type { ControlMessage } from '../../../src/main/ports/control-bus.js';
 import type { MatchSnapshot } from '../../../src/main/ports/snapshot-store.js';
@@ -242,22 +244,65 @@ describe('Redis stores across nodes', () => {
   });
 });
 
-describe('Redis snapshots stored deflated (issue 20)', () => {
-  it('are a fraction of their JSON in Redis, read back the same; plain JSON written by an earlier version still loads', async () => {
+describe('Redis snapshots stored deflated, as deltas against a base (issue 20)', () => {
+  it('are a fraction of their JSON in Redis, read back the same; data of earlier versions (deflated whole, plain JSON) still loads', async () => {
     const [a] = await twoNodes();
     const store = new RedisSnapshotStore(a, { log });
     const big = snap('Z', 1, JSON.stringify({ state: { teams: Array.from({ length: 10 }, (_, i) => ({ name: `player ${i}`, kills: i, money: 800 + i })) } }));
     expect(await store.put(big)).toBe(true);
-    const stored = await a.cmd.hgetBuffer(a.keys.snapshot('Z'), 'data');
-    expect(stored!.length).toBeLessThan(JSON.stringify(big).length / 2);
-    expect(decodeSnapshot(stored!)).toBe(JSON.stringify(big));
+    const [data, base] = await a.cmd.hmgetBuffer(a.keys.snapshot('Z'), 'data', 'base');
+    expect(data!.length + base!.length).toBeLessThan(JSON.stringify(big).length / 2);
+    expect(decodeSnapshot(data!, base)).toBe(JSON.stringify(big));
     expect(await new RedisSnapshotStore(a, { log }).load('Z')).toEqual(big);
-    // An earlier version's value: the snapshot's JSON as it is.
+    // Earlier versions' values: the snapshot's JSON as it is, and deflated whole (no base).
     const old = snap('OLD', 2, 'old-text');
     await a.cmd.odsSnapshotPut(a.keys.snapshot('OLD'), 2, JSON.stringify(old));
+    const whole = snap('WHOLE', 2, 'deflated whole');
+    await a.cmd.odsSnapshotPut(a.keys.snapshot('WHOLE'), 2, packText(JSON.stringify(whole)));
     const fresh = new RedisSnapshotStore(a, { log });
     expect(await fresh.load('OLD')).toEqual(old);
-    expect((await fresh.loadAll()).map((s) => s.groupCode).sort()).toEqual(expect.arrayContaining(['OLD', 'Z']));
+    expect(await fresh.load('WHOLE')).toEqual(whole);
+    expect((await fresh.loadAll()).map((s) => s.groupCode).sort()).toEqual(expect.arrayContaining(['OLD', 'WHOLE', 'Z']));
+  });
+
+  it('a match\'s puts after the first are deltas (a base every BASE_EVERY puts, and under each new owner); every one reads back, from this node and from another', async () => {
+    const [a, b] = await twoNodes();
+    const store = new RedisSnapshotStore(a, { log });
+    const textAt = (k: number) => JSON.stringify({ round: k, teams: Array.from({ length: 10 }, (_, i) => ({ name: `player ${i}`, kills: i + k, money: 800 + i * k })) });
+    const sizes: number[] = [];
+    let bases = 0;
+    for (let k = 0; k < 2 * BASE_EVERY + 3; k++) {
+      const s = snap('D', 1, textAt(k));
+      expect(await store.put(s)).toBe(true);
+      const [data, base] = await a.cmd.hmgetBuffer(a.keys.snapshot('D'), 'data', 'base');
+      if (data!.length === 1) bases++; // "the snapshot is the base"
+      else sizes.push(data!.length);
+      expect(await new RedisSnapshotStore(b, { log }).load('D')).toEqual(s);
+      expect(decodeSnapshot(data!, base)).toBe(JSON.stringify(s));
+    }
+    expect(bases).toBe(3); // puts 0, BASE_EVERY and 2 × BASE_EVERY
+    expect(Math.max(...sizes)).toBeLessThan(packText(JSON.stringify(snap('D', 1, textAt(0)))).length);
+    // A new owner (B, epoch 2) writes a base first; the old owner's puts are refused.
+    const nb = new RedisSnapshotStore(b, { log });
+    const adopted = snap('D', 2, textAt(100));
+    expect(await nb.put(adopted)).toBe(true);
+    expect((await a.cmd.hgetBuffer(a.keys.snapshot('D'), 'data'))!.length).toBe(1);
+    expect(await store.put(snap('D', 1, textAt(101)))).toBe(false);
+    const next = snap('D', 2, textAt(102));
+    expect(await nb.put(next)).toBe(true);
+    expect(await new RedisSnapshotStore(a, { log }).load('D')).toEqual(next);
+  });
+
+  it('a delta whose base is not the one stored is unreadable: skipped and logged, never another snapshot', async () => {
+    const [a] = await twoNodes();
+    const store = new RedisSnapshotStore(a, { log });
+    expect(await store.put(snap('X', 1, 'first'))).toBe(true);
+    expect(await store.put(snap('X', 1, 'second'))).toBe(true); // a delta
+    const [, base] = await a.cmd.hmgetBuffer(a.keys.snapshot('X'), 'data', 'base');
+    const otherBase = Buffer.from(base!);
+    otherBase.writeUInt32BE(otherBase.readUInt32BE(1) + 1, 1);
+    await a.cmd.odsSnapshotPut(a.keys.snapshot('X'), 1, (await a.cmd.hgetBuffer(a.keys.snapshot('X'), 'data'))!, otherBase);
+    expect(await new RedisSnapshotStore(a, { log }).load('X')).toBeUndefined();
   });
 });
 

@@ -37,12 +37,12 @@ function killAfter(from: number): number {
   throw new Error('no killfeed record');
 }
 
-/** The lastChangeAt in the match's snapshot in Redis (-1 when there is none; stored deflated since issue 20). */
+/** The lastChangeAt in the match's snapshot in Redis (-1 when there is none; stored deflated, most as a delta against a base, since issue 20). */
 async function snapshotChangeAt(cluster: Cluster, groupCode: string): Promise<number> {
   const redis = new Redis(cluster.redis.socketPath, { maxRetriesPerRequest: 1 });
   try {
-    const data = await redis.hgetBuffer(`ods:snap:${groupCode}`, 'data');
-    const m = data ? /lastChangeAt\\*":(\d+)/.exec(decodeSnapshot(data)) : null;
+    const [data, base] = await redis.hmgetBuffer(`ods:snap:${groupCode}`, 'data', 'base');
+    const m = data ? /lastChangeAt\\*":(\d+)/.exec(decodeSnapshot(data, base)) : null;
     return m ? Number(m[1]) : -1;
   } finally {
     redis.disconnect();

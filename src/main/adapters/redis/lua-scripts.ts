@@ -36,7 +36,7 @@ export interface ScriptCommands {
     ttlMs: number, maxEntries: number, maxBytes: number, onlyIfAbsent: Flag): Promise<string>;
   odsPreviewSize(unused: string, index: string, sizes: string, total: string): Promise<number>;
   // SnapshotStore.
-  odsSnapshotPut(key: string, epoch: number, data: string | Buffer): Promise<number>;
+  odsSnapshotPut(key: string, epoch: number, data: string | Buffer, base?: Buffer): Promise<number>;
   odsSnapshotDelete(key: string, epoch: number): Promise<number>;
   // TeamInfoStore.
   odsTeamWrite(key: string, index: string, code: string, ttlMs: number, teams: string, final: string, update: Flag): Promise<number>;

@@ -11,19 +11,23 @@
 // from its latest snapshot. `put` returns false when the local map or Redis holds a higher epoch.
 // The scripts: lua/snapshots.ts (lua-scripts.ts).
 //
-// `data` is stored deflated (../snapshot-codec.ts: zlib level 1, behind a one-byte marker): a
-// snapshot is most of what a node writes to Redis (~17 kB per changed match per second, against
-// ~250 B per frame on the frame bus), and JSON compresses to a fifth of that (docs/benchmarks.md,
-// issue 20). Data written as plain JSON by an earlier version is read as before.
+// A snapshot is most of what a node writes to Redis (~17 kB per changed match per second, against
+// ~250 B per frame on the frame bus), so it is stored deflated, and most puts as a delta against a
+// base written every BASE_EVERY puts in the same hash (snapshot-format.ts; docs/benchmarks.md,
+// issue 20): a delta is sent only once its base's write was confirmed, and a new owner's first put
+// writes a base. Data written by earlier versions (deflated whole, or plain JSON) reads as before.
 import type { Logger } from '../../log.js';
 import type { MatchSnapshot, SnapshotStore } from '../../ports/snapshot-store.js';
 import { MemorySnapshotStore } from '../memory/snapshot-store.js';
-import { packText, unpackText } from '../snapshot-codec.js';
+import { BASE_EVERY, DATA_IS_BASE, decodeStored, encodeBase, encodeDelta } from './snapshot-format.js';
 import type { RedisConnection } from './connection.js';
 
 export interface RedisSnapshotStoreOptions {
   log: Logger;
 }
+
+/** The base a match's puts are deltas against: the owner epoch it was written under, its id and JSON. */
+interface Base { epoch: number; id: number; json: Buffer; puts: number; confirmed: boolean }
 
 /** A SCAN pattern matching exactly the keys that start with `literal`. */
 const globPrefix = (literal: string) => literal.replace(/[*?[\]\\]/g, (c) => `\\${c}`) + '*';
@@ -33,6 +37,8 @@ export class RedisSnapshotStore implements SnapshotStore {
   private readonly local = new MemorySnapshotStore();
   private readonly writes = new Set<Promise<unknown>>();
   private readonly log: Logger;
+  private readonly bases = new Map<string, Base>();
+  private nextBaseId = 1;
 
   constructor(private readonly conn: RedisConnection, options: RedisSnapshotStoreOptions) {
     this.log = options.log.child({ module: 'snapshots' });
@@ -40,8 +46,22 @@ export class RedisSnapshotStore implements SnapshotStore {
 
   put(snapshot: MatchSnapshot): Promise<boolean> {
     if (!this.local.keep(snapshot)) return Promise.resolve(false);
-    const data = encodeSnapshot(snapshot);
-    return this.track(this.conn.cmd.odsSnapshotPut(this.conn.keys.snapshot(snapshot.groupCode), snapshot.epoch, data).then((r) => r === 1));
+    const { groupCode, epoch } = snapshot;
+    const key = this.conn.keys.snapshot(groupCode);
+    const json = Buffer.from(JSON.stringify(snapshot));
+    const base = this.bases.get(groupCode);
+    if (base && base.epoch === epoch && base.confirmed && base.puts < BASE_EVERY) {
+      base.puts++;
+      return this.track(this.conn.cmd.odsSnapshotPut(key, epoch, encodeDelta(base.id, json, base.json)).then((r) => r === 1));
+    }
+    // A base round: the snapshot is the new base; deltas follow once Redis confirmed it.
+    const fresh: Base = { epoch, id: this.nextBaseId, json, puts: 1, confirmed: false };
+    this.nextBaseId = (this.nextBaseId % 0xffffffff) + 1;
+    this.bases.set(groupCode, fresh);
+    return this.track(this.conn.cmd.odsSnapshotPut(key, epoch, DATA_IS_BASE, encodeBase(fresh.id, json)).then((r) => {
+      if (r === 1 && this.bases.get(groupCode) === fresh) fresh.confirmed = true;
+      return r === 1;
+    }));
   }
 
   latest(groupCode: string): MatchSnapshot | undefined {
@@ -50,8 +70,8 @@ export class RedisSnapshotStore implements SnapshotStore {
 
   /** One match's snapshot from Redis (a node adopting another node's match), kept in the local map too. */
   async load(groupCode: string): Promise<MatchSnapshot | undefined> {
-    const data = await this.conn.cmd.hgetBuffer(this.conn.keys.snapshot(groupCode), 'data');
-    const snapshot = data === null ? undefined : this.parse(groupCode, data);
+    const [data, base] = await this.conn.cmd.hmgetBuffer(this.conn.keys.snapshot(groupCode), 'data', 'base');
+    const snapshot = data === null ? undefined : this.parse(groupCode, data, base);
     if (snapshot) this.local.keep(snapshot);
     return snapshot;
   }
@@ -65,11 +85,12 @@ export class RedisSnapshotStore implements SnapshotStore {
       cursor = next;
       if (keys.length === 0) continue;
       const pipeline = this.conn.cmd.pipeline();
-      for (const key of keys) pipeline.hgetBuffer(key, 'data');
+      for (const key of keys) pipeline.hmgetBuffer(key, 'data', 'base');
       const replies = (await pipeline.exec()) ?? [];
-      replies.forEach(([err, data], i) => {
+      replies.forEach(([err, fields], i) => {
+        const [data, base] = (fields ?? []) as (Buffer | null)[];
         if (err || !Buffer.isBuffer(data)) return; // deleted since the SCAN saw it
-        const snapshot = this.parse(keys[i], data);
+        const snapshot = this.parse(keys[i], data, base ?? null);
         if (!snapshot) return;
         this.local.keep(snapshot);
         out.push(snapshot);
@@ -80,6 +101,7 @@ export class RedisSnapshotStore implements SnapshotStore {
 
   async delete(groupCode: string, epoch: number): Promise<void> {
     if (!this.local.drop(groupCode, epoch)) return; // this node put a higher epoch
+    this.bases.delete(groupCode);
     await this.track(this.conn.cmd.odsSnapshotDelete(this.conn.keys.snapshot(groupCode), epoch));
   }
 
@@ -99,9 +121,9 @@ export class RedisSnapshotStore implements SnapshotStore {
     return write;
   }
 
-  private parse(where: string, data: Buffer): MatchSnapshot | undefined {
+  private parse(where: string, data: Buffer, base: Buffer | null): MatchSnapshot | undefined {
     try {
-      const s = JSON.parse(decodeSnapshot(data)) as MatchSnapshot;
+      const s = JSON.parse(decodeStored(data, base)) as MatchSnapshot;
       if (typeof s?.groupCode === 'string' && typeof s.epoch === 'number' && typeof s.text === 'string' && s.match) return s;
     } catch { /* logged below */ }
     this.log.error({ redisKey: where }, 'unreadable snapshot in Redis skipped');
@@ -109,10 +131,5 @@ export class RedisSnapshotStore implements SnapshotStore {
   }
 }
 
-/** A snapshot as stored in Redis: its JSON, packed (deflated behind the marker byte). */
-export function encodeSnapshot(snapshot: MatchSnapshot): Buffer {
-  return packText(JSON.stringify(snapshot));
-}
-
-/** The JSON text of stored data: packed, or plain JSON (written before issue 20). */
-export const decodeSnapshot = unpackText;
+/** The JSON text of a snapshot hash's `data` and `base` (tests read what is stored). */
+export const decodeSnapshot = decodeStored;
