@@ -12,7 +12,6 @@
 // whole-match average 1.14/s). Every message moves the match's last-event time, so every row
 // changes every second: the dashboard's worst case.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { EioClient } from './lib/eio-client.js';
 import { jsonLine, machine, percentile, table, writeResults } from './lib/report.js';
@@ -21,6 +20,7 @@ import { startServiceProcess, type ServiceProcess } from './lib/service.js';
 import { recordedMatch } from '#built/tools/recorded-match.js';
 import { opt } from './lib/args.js';
 import { sseEvents } from '../test/helpers/sse.js';
+import { CHROMIUM, openBrowser } from '../test/helpers/browser.js';
 
 const N = Number(opt('matches', '300'));
 const RATE = Number(opt('rate', '2'));
@@ -33,7 +33,6 @@ interface PageElement { hidden: boolean; textContent: string | null; dataset: Re
 declare const document: { querySelector(selector: string): PageElement | null; querySelectorAll(selector: string): ArrayLike<PageElement>; body: PageElement };
 declare const performance: { now(): number; getEntriesByType(type: string): Array<{ responseEnd: number }> };
 
-const CHROMIUM = '/usr/bin/chromium';
 const TOKEN = 'bench-dashboard-token-0000';
 
 const replay = recordedMatch();
@@ -124,16 +123,12 @@ for (let i = 0; i < 5; i++) {
 }
 
 // ---------------------------------------------------------------- page loads
-const { chromium } = await import('playwright-core');
-const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ods-bench-chromium-'));
-const context = await chromium.launchPersistentContext(userDataDir, {
-  executablePath: CHROMIUM,
-  headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+const browser = await openBrowser({
   viewport: { width: 1440, height: 900 },
   // The credentials a browser has cached after its first prompt (HTTP Basic, the token as password).
-  extraHTTPHeaders: { Authorization: `Basic ${Buffer.from(`bench:${TOKEN}`).toString('base64')}` },
+  headers: { Authorization: `Basic ${Buffer.from(`bench:${TOKEN}`).toString('base64')}` },
 });
+const context = browser.context;
 const loads: Array<{ wall: number; inPage: number; html: number; firstUpdate: number; firstFrame: number; streamOpen: number; firstRenderMs: number }> = [];
 for (let i = 0; i < LOADS; i++) {
   const page = await context.newPage();
@@ -259,8 +254,7 @@ jsonLine({ bench: 'dashboard', ...result });
 console.error(`results: ${writeResults(`dashboard-${N}`, result)}`);
 
 clearInterval(interval);
-await context.close();
-fs.rmSync(userDataDir, { recursive: true, force: true });
+await browser.close();
 for (const o of observers) o.close();
 await svc.stop();
 process.exit(0);

@@ -22,8 +22,11 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-/** A headless browser with one page; `credentials` are sent as HTTP Basic (the dashboard page's login). */
-export async function openBrowser(options: { viewport: { width: number; height: number }; credentials?: { username: string; password: string } }): Promise<Browser> {
+/**
+ * A headless browser with one page; `credentials` are sent as HTTP Basic when the server asks (the
+ * dashboard page's login); `headers` go with every request (e.g. credentials a browser has cached).
+ */
+export async function openBrowser(options: { viewport: { width: number; height: number }; credentials?: { username: string; password: string }; headers?: Record<string, string> }): Promise<Browser> {
   const { chromium } = await import('playwright-core');
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ods-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
@@ -32,6 +35,7 @@ export async function openBrowser(options: { viewport: { width: number; height: 
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     viewport: options.viewport,
     ...(options.credentials ? { httpCredentials: options.credentials } : {}),
+    ...(options.headers ? { extraHTTPHeaders: options.headers } : {}),
   });
   const page = context.pages()[0] ?? (await context.newPage());
   return {

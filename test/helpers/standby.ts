@@ -5,6 +5,16 @@ import type { Socket } from 'socket.io-client';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * A frame's JSON without `fields` (the time fields: the wall clock of the serializing shard; the
+ * group code, when the reference ran under another), to compare final frames of two runs.
+ */
+export function frameWithout(raw: string, ...fields: string[]): Record<string, unknown> {
+  const f = JSON.parse(raw) as Record<string, unknown>;
+  for (const field of fields) delete f[field];
+  return f;
+}
+
 /** The standby's copy of a record: its own obsName, the envelope's members in another order. */
 export function standbyCopy(record: Record<string, unknown>): string {
   const { obsName: _ignored, ...rest } = record;

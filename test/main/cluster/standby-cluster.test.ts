@@ -9,7 +9,7 @@ import { closeAll, connectObserver, frontend, logon, observer } from '../../help
 import { CLUSTER_KEY, startCluster, type Cluster } from '../../helpers/cluster.js';
 import { scrapeMetrics } from '../../helpers/metrics.js';
 import { playReplay, recordedMatch, replayLogon } from '../../helpers/recorded.js';
-import { streamPair } from '../../helpers/standby.js';
+import { frameWithout, streamPair } from '../../helpers/standby.js';
 
 const replay = recordedMatch();
 const THRESHOLD_MS = 3000;
@@ -23,12 +23,7 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-const timeless = (raw: string) => {
-  const f = JSON.parse(raw) as Record<string, unknown>;
-  delete f.serverTime;
-  delete f.groupCode;
-  return f;
-};
+const timeless = (raw: string) => frameWithout(raw, 'serverTime', 'groupCode');
 
 describe('a standby observer on another node than the owner', () => {
   it('is admitted through the shared window, held on the owner, and takes over when the primary goes silent', async () => {

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { connectObserver, frontend, logon, observer } from '../../helpers/clients.js';
 import { playReplay, recordedMatch, replayLogon } from '../../helpers/recorded.js';
 import { restartableEnv, startTestService, type TestService } from '../../helpers/service.js';
-import { standbyCopy, streamPair } from '../../helpers/standby.js';
+import { frameWithout, standbyCopy, streamPair } from '../../helpers/standby.js';
 
 const replay = recordedMatch();
 const KEY = 'standby-restart-key-01';
@@ -23,12 +23,7 @@ afterAll(async () => {
   for (const s of services) await s.close();
 });
 
-const timeless = (raw: string) => {
-  const f = JSON.parse(raw) as Record<string, unknown>;
-  delete f.serverTime;
-  delete f.groupCode;
-  return f;
-};
+const timeless = (raw: string) => frameWithout(raw, 'serverTime', 'groupCode');
 
 describe('a standby observer with STATE_DIR', () => {
   it('survives a restart as the standby, and takes over afterwards', async () => {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeAll, connectObserver, frontend, logon, observer } from '../../helpers/clients.js';
 import { playReplay, recordedMatch, replayLogon } from '../../helpers/recorded.js';
 import { startTestService, tempDir, type TestService } from '../../helpers/service.js';
-import { standbyCopy, streamPair } from '../../helpers/standby.js';
+import { frameWithout, standbyCopy, streamPair } from '../../helpers/standby.js';
 
 const KEY_A1 = 'standby-org-a-key-one';
 const KEY_A2 = 'standby-org-a-key-two';
@@ -122,11 +122,7 @@ async function failoverRun(code: string, cut: number, stop: (primary: Socket) =>
 }
 
 /** The final frame without its time fields (the wall clock of the serializing shard). */
-const timeless = (raw: string) => {
-  const f = JSON.parse(raw) as Record<string, unknown>;
-  delete f.serverTime;
-  return f;
-};
+const timeless = (raw: string) => frameWithout(raw, 'serverTime');
 
 describe('failover to the standby', () => {
   it('(a) the primary goes silent with its connection held open: the standby takes over, the match ends as a clean run', async () => {
