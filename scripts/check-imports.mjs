@@ -57,8 +57,8 @@ export const STACKS = [
       ['infrastructure', ['main/sockets/', 'main/adapters/', 'main/shards/']],
       // Outbound HTTP: keys, match registration and stats, OAuth, the store.
       ['backend', ['main/backend/']],
-      // The matches' lifetime and the shards' outputs.
-      ['matches', ['main/matches/']],
+      // The matches' lifetime and routing; the standby observer beside them.
+      ['matches', ['main/matches/', 'main/standby/']],
       // The two socket listeners: observers in, overlays out.
       ['listeners', ['main/ingest/', 'main/broadcast/']],
       // Scale-out on Redis; the operator dashboard; rehearsals (a recording played into a match).

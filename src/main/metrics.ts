@@ -19,8 +19,8 @@ import type { ShardTotals } from './matches/shard-totals.js';
 import type { Cluster } from './cluster/cluster.js';
 import type { MatchDirectory } from './ports/match-directory.js';
 import type { Listeners } from './sockets/listeners.js';
-import { registerStandbyMetrics } from './matches/standby-metrics.js';
-import type { StandbyRelay } from './matches/standby-relay.js';
+import { registerStandbyMetrics } from './standby/metrics.js';
+import type { StandbyRelay } from './standby/relay.js';
 
 export interface MetricsDeps {
   config: Config;
@@ -36,7 +36,7 @@ export interface MetricsDeps {
   cluster?: Cluster | null;
   /** TCP connections per listener, refusals, descriptors (sockets/listeners.ts). */
   listeners?: Listeners;
-  /** The standby observers and the links' health (matches/standby-metrics.ts). */
+  /** The standby observers and the links' health (standby/metrics.ts). */
   standby?: { relay: StandbyRelay; silentMatches?: () => number };
 }
 

@@ -20,6 +20,8 @@ import { MemoryPreviewStore } from './adapters/memory/preview-store.js';
 import { MemorySessionStore } from './adapters/memory/session-store.js';
 import { MemorySnapshotStore } from './adapters/memory/snapshot-store.js';
 import { MemoryTeamInfoStore } from './adapters/memory/team-info-store.js';
+import { MemoryStandbyStore } from './adapters/memory/standby-store.js';
+import { StateDirStandbyStore } from './adapters/state-dir/standby-store.js';
 import { resolveAuthKey, type AuthKeySource } from './auth-key.js';
 import { createOutbound } from './backend/http.js';
 import { createKeyValidator, type KeyValidator } from './backend/key-validation.js';
@@ -39,8 +41,7 @@ import { MatchForwarding } from './matches/forwarding.js';
 import { RehearsalControl } from './rehearsal/remote.js';
 import { Rehearsals } from './rehearsal/rehearsals.js';
 import { MatchLifecycle } from './matches/lifecycle.js';
-import { createStandby } from './matches/standby.js';
-import { standbyStoreFor } from './matches/standby-store-for.js';
+import { createStandby } from './standby/standby.js';
 import { LocalRoutes } from './matches/local-routes.js';
 import { ShardRecovery } from './matches/recovery.js';
 import { FrameTexts } from './matches/frame-texts.js';
@@ -53,6 +54,7 @@ import type { MatchDirectory } from './ports/match-directory.js';
 import type { PreviewStore } from './ports/preview-store.js';
 import type { SessionStore } from './ports/session-store.js';
 import type { SnapshotStore } from './ports/snapshot-store.js';
+import type { StandbyStore } from './ports/standby-store.js';
 import type { TeamInfoStore } from './ports/team-info-store.js';
 import { registerRestRoutes } from './rest/index.js';
 import { loadInlineShard, ShardPool } from './shards/pool.js';
@@ -77,6 +79,7 @@ export interface SharedPorts {
   snapshots: SnapshotStore;
   frames: FrameBus;
   control: ControlBus;
+  standby: StandbyStore;
 }
 
 /** The components that run this process's matches. */
@@ -177,10 +180,11 @@ export async function startService(config: Config, options: ServiceOptions = {})
     snapshots: stateFiles ? new StateDirSnapshotStore(stateFiles) : new MemorySnapshotStore(),
     frames: new MemoryFrameBus(),
     control: new MemoryControlBus(),
+    standby: stateFiles ? new StateDirStandbyStore(stateFiles) : new MemoryStandbyStore(),
   };
-  const { previews, teamInfo, sessions, directory, snapshots, frames, control } = shared;
+  const { previews, teamInfo, sessions, directory, snapshots, frames, control, standby: standbyStore } = shared;
   // Every port in order of creation (Redis: the connection first), closed in reverse by closeAll.
-  const opened: ReadonlyArray<{ close(): void }> = redis ? redis.opened : [previews, teamInfo, sessions, directory, snapshots, frames, control];
+  const opened: ReadonlyArray<{ close(): void }> = redis ? redis.opened : [previews, teamInfo, sessions, directory, snapshots, frames, control, standbyStore];
 
   // The key chain. KEYS_FILE is read now: a missing or invalid file stops the start (ConfigError).
   const keysFile = config.KEYS_FILE ? new KeysFile(config.KEYS_FILE, log) : undefined;
@@ -196,8 +200,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const inline = config.SHARD_WORKERS === 0 ? await loadInlineShard() : undefined;
   const pool = new ShardPool({ ...shardPoolOptions(config, log), onOutput: output.handle, onCrash: recovery.onCrash, ...(inline ? { inline } : {}) });
   const lifecycle = new MatchLifecycle({ config, log, pool, routes, directory, snapshots, frames, teamInfo, sessions, control, events, sync });
-  // A standby observer per match (matches/standby.ts): its store is shared like the other ports.
-  const standby = createStandby({ config, log, store: standbyStoreFor(stateFiles, redis), directory, control, pool, routes });
+  // A standby observer per match (standby/standby.ts): its store is one of the ports above.
+  const standby = createStandby({ config, log, store: standbyStore, directory, control, pool, routes });
   const forwarding = new MatchForwarding({ pool, directory, routes, events, relay: standby.relay, ...(remote ? { remote } : {}) });
   const matches: MatchComponents = { pool, routes, lifecycle, forwarding, output, recovery, totals };
   const cluster = redis && remote

@@ -11,7 +11,7 @@ import type { Config } from '../config.js';
 import type { IngestServer } from '../ingest/server.js';
 import type { LocalRoutes } from '../matches/local-routes.js';
 import type { ObserverClock } from '../matches/observer-clock.js';
-import type { FailoverCause, StandbyRelay } from '../matches/standby-relay.js';
+import type { FailoverCause, StandbyRelay } from '../standby/relay.js';
 import type { FrameBus } from '../ports/frame-bus.js';
 import type { MatchRecord } from '../ports/match-directory.js';
 import { seatOf } from '../ports/session-store.js';

@@ -14,6 +14,7 @@ import { RedisOwnerInbox } from '../adapters/redis/owner-inbox.js';
 import { RedisPreviewStore } from '../adapters/redis/preview-store.js';
 import { RedisSessionStore } from '../adapters/redis/session-store.js';
 import { RedisSnapshotStore } from '../adapters/redis/snapshot-store.js';
+import { RedisStandbyStore } from '../adapters/redis/standby-store.js';
 import { RedisTeamInfoStore } from '../adapters/redis/team-info-store.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
@@ -59,6 +60,7 @@ export async function openRedisPorts(config: Config, log: Logger, texts: FrameTe
         snapshots,
         frames,
         control: made(new RedisControlBus(conn, { log })),
+        standby: made(new RedisStandbyStore(conn)),
       },
     };
   } catch (err) {

@@ -13,7 +13,7 @@ import type { MatchLifecycle } from '../matches/lifecycle.js';
 import { whenReady } from '../ports/awaitable.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import type { NewSession, SessionStore } from '../ports/session-store.js';
-import type { StandbyAdmission } from '../matches/standby-admission.js';
+import type { StandbyAdmission } from '../standby/admission.js';
 import { valueDepthExceeds } from '../../protocol/json-depth.js';
 import { isAuxLogon, isObsLogon } from '../../schemas/logon.js';
 import { parsePayload } from '../sockets/io-server.js';
@@ -31,7 +31,7 @@ export interface LogonDeps {
   counters: IngestCounters;
   /** Scale-out: whether Redis is reachable (a logon needs the shared directory and session table). */
   sharedStoreUp: () => boolean;
-  /** The standby observers (matches/standby-admission.ts); unset: a second observer needs the group secret. */
+  /** The standby observers (standby/admission.ts); unset: a second observer needs the group secret. */
   standby?: StandbyAdmission;
   /** A socket of this listener took an observer seat (the standby relay learns it is open). */
   seatOpened?: (groupCode: string, seat: 'group' | 'standby', reconnected: boolean) => void;
@@ -92,7 +92,7 @@ export class Logons {
       if (secretMatches(opening.match.secretDigest, packet.groupSecret)) {
         reason = 'reconnected';
       } else {
-        // The standby seat: its own secret, or an armed window (standby-admission.ts).
+        // The standby seat: its own secret, or an armed window (standby/admission.ts).
         let seat;
         try {
           seat = await this.deps.standby?.logon(opening.match, packet.groupSecret, keyIdOf(packet.key, validity.organizationId));

@@ -8,7 +8,7 @@ import type { InboxMessage } from '../ports/owner-inbox.js';
 import type { ShardPool } from '../shards/pool.js';
 import type { Seat } from '../ports/standby-store.js';
 import type { LocalRoutes } from './local-routes.js';
-import type { StandbyRelay } from './standby-relay.js';
+import type { StandbyRelay } from '../standby/relay.js';
 import { ObserverClock } from './observer-clock.js';
 
 /** Scale-out: where data for a match that another node runs goes (cluster/remote-forwarding.ts). */
@@ -23,7 +23,7 @@ export interface ForwardingDeps {
   events: MainEventBus;
   /** Set with REDIS_URL: matches this process does not run are someone else's. */
   remote?: RemoteMatches;
-  /** Matches with a standby observer: their observer payloads pass through it (standby-relay.ts). */
+  /** Matches with a standby observer: their observer payloads pass through it (standby/relay.ts). */
   relay?: StandbyRelay;
 }
 

@@ -12,7 +12,7 @@
 //                   status): the node that runs it acts and answers with
 //   rehearsal_answer  the request's id, an HTTP status and the answer's body (src/main/rehearsal).
 //   observer_swap   an operator swaps a match's primary and standby observer: its owner's relay does
-//                   (matches/standby-relay.ts).
+//                   (standby/relay.ts).
 //
 // Delivery is in publish order, to every subscriber; the in-process adapter delivers synchronously,
 // before publish returns. Adapters: adapters/memory/control-bus.ts. Contract:

@@ -5,7 +5,7 @@
 //   POST /admin/matches/:groupCode/failover  swaps the primary and the standby observer now:
 //                                            { groupCode, primary, applied }; on a node that does not
 //                                            run the match, asked of its owner: 202 { groupCode, requested }
-import type { Standby } from '../matches/standby.js';
+import type { Standby } from '../standby/standby.js';
 import type { ControlBus } from '../ports/control-bus.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import { sendJson as json, type AdminRouteContext } from './admin-context.js';

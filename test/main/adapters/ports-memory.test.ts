@@ -6,6 +6,7 @@ import { MemoryMatchDirectory } from '../../../src/main/adapters/memory/match-di
 import { MemoryPreviewStore } from '../../../src/main/adapters/memory/preview-store.js';
 import { MemorySessionStore } from '../../../src/main/adapters/memory/session-store.js';
 import { MemorySnapshotStore } from '../../../src/main/adapters/memory/snapshot-store.js';
+import { MemoryStandbyStore } from '../../../src/main/adapters/memory/standby-store.js';
 import { MemoryTeamInfoStore } from '../../../src/main/adapters/memory/team-info-store.js';
 import { describeControlBusContract } from '../ports/control-bus.contract.js';
 import { describeFrameBusContract } from '../ports/frame-bus.contract.js';
@@ -13,6 +14,7 @@ import { describeMatchDirectoryContract } from '../ports/match-directory.contrac
 import { describePreviewStoreContract } from '../ports/preview-store.contract.js';
 import { describeSessionStoreContract } from '../ports/session-store.contract.js';
 import { describeSnapshotStoreContract } from '../ports/snapshot-store.contract.js';
+import { describeStandbyStoreContract } from '../ports/standby-store.contract.js';
 import { describeTeamInfoStoreContract } from '../ports/team-info-store.contract.js';
 
 /** A clock the memory stores read (their `now` option); `advance` moves it. */
@@ -37,5 +39,6 @@ describeTeamInfoStoreContract('memory', {
 describeSessionStoreContract('memory', { make: (windowMs) => new MemorySessionStore(windowMs) });
 describeMatchDirectoryContract('memory', { make: () => new MemoryMatchDirectory(), settle: async () => undefined });
 describeSnapshotStoreContract('memory', { make: () => new MemorySnapshotStore() });
+describeStandbyStoreContract('memory', { make: () => new MemoryStandbyStore() });
 describeFrameBusContract('memory', { make: () => new MemoryFrameBus(), settle: async () => undefined });
 describeControlBusContract('memory', { make: () => new MemoryControlBus(), settle: async () => undefined });

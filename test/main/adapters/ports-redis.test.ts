@@ -1,5 +1,5 @@
 // The contracts of the ports the Redis store adapters back (previews, team info, control bus,
-// sessions, snapshots) against a real redis-server, and what the contracts cannot show: two nodes
+// sessions, snapshots, standby) against a real redis-server, and what the contracts cannot show: two nodes
 // (two connections, one key prefix) sharing one store, and Redis going away and coming back.
 // The directory and frame bus adapters have their own tests.
 import { randomUUID } from 'node:crypto';
@@ -12,6 +12,7 @@ import { RedisSessionStore } from '../../../src/main/adapters/redis/session-stor
 import { decodeSnapshot, RedisSnapshotStore } from '../../../src/main/adapters/redis/snapshot-store.js';
 import { BASE_EVERY } from '../../../src/main/adapters/redis/snapshot-format.js';
 import { packText } from '../../../src/main/adapters/snapshot-codec.js';
+import { RedisStandbyStore } from '../../../src/main/adapters/redis/standby-store.js';
 import { RedisTeamInfoStore } from '../../../src/main/adapters/redis/team-info-store.js';
 import type { ControlMessage } from '../../../src/main/ports/control-bus.js';
 import type { MatchSnapshot } from '../../../src/main/ports/snapshot-store.js';
@@ -19,6 +20,7 @@ import { describeControlBusContract } from '../ports/control-bus.contract.js';
 import { describePreviewStoreContract } from '../ports/preview-store.contract.js';
 import { describeSessionStoreContract } from '../ports/session-store.contract.js';
 import { describeSnapshotStoreContract } from '../ports/snapshot-store.contract.js';
+import { describeStandbyStoreContract } from '../ports/standby-store.contract.js';
 import { describeTeamInfoStoreContract } from '../ports/team-info-store.contract.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
 
@@ -72,6 +74,12 @@ let snapshotPrefix = '';
 describeSnapshotStoreContract('redis', {
   make: async () => new RedisSnapshotStore(await connect((snapshotPrefix = freshPrefix())), { log }),
   reopen: async () => new RedisSnapshotStore(await connect(snapshotPrefix, 'node-b'), { log }),
+});
+
+let standbyPrefix = '';
+describeStandbyStoreContract('redis', {
+  make: async () => new RedisStandbyStore(await connect((standbyPrefix = freshPrefix()))),
+  reopen: async () => new RedisStandbyStore(await connect(standbyPrefix, 'node-b')),
 });
 
 /** Two nodes: two connections on one prefix. */

@@ -1,4 +1,4 @@
-// The contracts of the ports STATE_DIR backs (snapshots, sessions) against its adapters, and what
+// The contracts of the ports STATE_DIR backs (snapshots, sessions, standby) against its adapters, and what
 // makes them durable: a second instance over the same directory finds what the first stored.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -8,8 +8,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { StateFiles } from '../../../src/main/adapters/state-dir/files.js';
 import { StateDirSessionStore } from '../../../src/main/adapters/state-dir/session-store.js';
 import { StateDirSnapshotStore } from '../../../src/main/adapters/state-dir/snapshot-store.js';
+import { StateDirStandbyStore } from '../../../src/main/adapters/state-dir/standby-store.js';
 import { describeSessionStoreContract } from '../ports/session-store.contract.js';
 import { describeSnapshotStoreContract } from '../ports/snapshot-store.contract.js';
+import { describeStandbyStoreContract } from '../ports/standby-store.contract.js';
 
 const log = pino({ level: 'silent' });
 const dirs: string[] = [];
@@ -28,6 +30,17 @@ describeSnapshotStoreContract('STATE_DIR', {
 
 describeSessionStoreContract('STATE_DIR', {
   make: (windowMs) => new StateDirSessionStore(new StateFiles(freshDir(), log), { windowMs, writeIntervalMs: 60_000, log }),
+});
+
+let standbyDir = '';
+let standbyFiles: StateFiles | null = null;
+describeStandbyStoreContract('STATE_DIR', {
+  make: () => new StateDirStandbyStore((standbyFiles = new StateFiles((standbyDir = freshDir()), log))),
+  // The restarted service: what was written, read back from the same directory.
+  reopen: async () => {
+    await standbyFiles!.flush();
+    return new StateDirStandbyStore(new StateFiles(standbyDir, log));
+  },
 });
 
 describe('StateDirSessionStore', () => {

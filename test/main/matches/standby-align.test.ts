@@ -1,7 +1,7 @@
-// Where the standby's held data takes over (src/main/matches/standby-align.ts): by content, never by
+// Where the standby's held data takes over (src/main/standby/align.ts): by content, never by
 // envelope bytes; the cut needs the last messages to agree; without a cut, no event twice.
 import { describe, expect, it } from 'vitest';
-import { afterCut, contentKey, parseEnvelope, type Held } from '../../../src/main/matches/standby-align.js';
+import { afterCut, contentKey, parseEnvelope, type Held } from '../../../src/main/standby/align.js';
 
 const msg = (type: string, data: unknown, obsName = 'A') => JSON.stringify({ obsName, groupCode: 'G', type, data, timestamp: 1 });
 const key = (raw: string) => { const e = parseEnvelope(raw, 'G')!; return contentKey(e.type, e.data); };

@@ -4,14 +4,14 @@
 // is checked (a JSON object of this group with a type) and held, not applied (a bounded recent
 // window). When the primary falls silent while the standby streams, or its socket closed and did
 // not come back, within FAILOVER_SILENCE_MS, the seats swap: the standby's held messages after
-// the cut (standby-align.ts) are applied in order, then its live data. Matches without a standby
+// the cut (align.ts) are applied in order, then its live data. Matches without a standby
 // never come here (matches/forwarding.ts).
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { whenReady } from '../ports/awaitable.js';
 import type { ControlBus } from '../ports/control-bus.js';
 import type { Seat, StandbyStore } from '../ports/standby-store.js';
-import { afterCut, contentKey, parseEnvelope, type Held } from './standby-align.js';
+import { afterCut, contentKey, parseEnvelope, type Held } from './align.js';
 
 /** Bounds of the two windows: about 100 s at an observer's peak of 20 msg/s, and never older than a minute. */
 const WINDOW_MESSAGES = 2000;

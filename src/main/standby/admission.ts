@@ -8,8 +8,8 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { MatchDirectory, MatchRecord } from '../ports/match-directory.js';
 import type { StandbyStore } from '../ports/standby-store.js';
-import { generateSecret, secretDigest, secretMatches } from './credentials.js';
-import type { StandbyRelay } from './standby-relay.js';
+import { generateSecret, secretDigest, secretMatches } from '../matches/credentials.js';
+import type { StandbyRelay } from './relay.js';
 
 export interface StandbyAdmissionDeps {
   config: Config;

@@ -2,7 +2,7 @@
 // many matches have a silent observer during a live round (for alerting: deploy/prometheus-alerts.yml).
 // Per-match values stay on the dashboard and in the admin API: labels here are bounded.
 import client from 'prom-client';
-import type { StandbyRelay } from './standby-relay.js';
+import type { StandbyRelay } from './relay.js';
 
 export function registerStandbyMetrics(registry: client.Registry, relay: StandbyRelay, silentMatches?: () => number): void {
   new client.Counter({

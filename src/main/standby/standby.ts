@@ -1,15 +1,15 @@
 // The standby observer's parts, assembled for the composition root (service.ts): the store of
-// each match's standby (memory, STATE_DIR or Redis, like the other ports), the owner's relay
-// (standby-relay.ts) and who may log on as a standby (standby-admission.ts).
+// each match's standby (a port: memory, STATE_DIR or Redis, built and closed with the others), the
+// owner's relay (relay.ts) and who may log on as a standby (admission.ts).
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { ControlBus } from '../ports/control-bus.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import type { StandbyStore } from '../ports/standby-store.js';
 import type { ShardPool } from '../shards/pool.js';
-import type { LocalRoutes } from './local-routes.js';
-import { StandbyAdmission } from './standby-admission.js';
-import { StandbyRelay } from './standby-relay.js';
+import type { LocalRoutes } from '../matches/local-routes.js';
+import { StandbyAdmission } from './admission.js';
+import { StandbyRelay } from './relay.js';
 
 export interface Standby {
   store: StandbyStore;
@@ -22,5 +22,5 @@ export function createStandby(deps: { config: Config; log: Logger; store: Standb
   const { config, log, store, directory, control, pool, routes } = deps;
   const relay = new StandbyRelay({ config, log, store, control, runsHere: (code) => routes.get(code) !== undefined, apply: (groupCode, raw, now) => pool.obs(groupCode, raw, now) });
   const admission = new StandbyAdmission({ config, log, store, directory, relay });
-  return { store, relay, admission, close: () => { relay.close(); store.close(); } };
+  return { store, relay, admission, close: () => relay.close() };
 }
