@@ -59,6 +59,9 @@ export const STACKS = [
       ['backend', ['main/backend/']],
       // The matches' lifetime and routing; the standby observer beside them.
       ['matches', ['main/matches/', 'main/standby/']],
+      // What the shards send back, to the matches: frames and events (output), crash recovery, totals.
+      // The pool itself (the rest of main/shards/) knows no match: it is infrastructure.
+      ['shard outputs', ['main/shards/output', 'main/shards/recovery', 'main/shards/totals']],
       // The two socket listeners: observers in, overlays out.
       ['listeners', ['main/ingest/', 'main/broadcast/']],
       // Scale-out on Redis; the operator dashboard; rehearsals (a recording played into a match).

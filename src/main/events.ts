@@ -9,23 +9,23 @@
 // (shards/pool.ts, backend/http.ts) that use it too: this bus imports nothing above it.
 import type { ShardStats } from '../protocol/shard-messages.js';
 
-/** What a restarted shard can be given: snapshots and the retained batches, snapshots only, nothing (shards/pool.ts). */
+/** What a restarted shard can be given: snapshots and the retained batches, snapshots only, nothing (shards/retained-log.ts). */
 export type RecoveryMode = 'full' | 'snapshots' | 'none';
 
 /** Outcome of one outbound call (backend/http.ts): its status class, or why there was no answer. */
 export type OutboundOutcome = '2xx' | '3xx' | '4xx' | '5xx' | 'timeout' | 'network' | 'too-large';
 
 export interface MainEvents {
-  /** A shard's stats, once a second per shard. From matches/shard-output.ts; to matches/shard-totals.ts, metrics.ts. */
+  /** A shard's stats, once a second per shard. From shards/output.ts; to shards/totals.ts, metrics.ts. */
   shardStats: { shard: number; stats: ShardStats };
   /**
    * A shard thread died and a new one took its place: its counters start again from zero, its
-   * matches were rebuilt or lost. From matches/recovery.ts; to matches/shard-totals.ts.
+   * matches were rebuilt or lost. From shards/recovery.ts; to shards/totals.ts.
    */
   shardRestarted: { shard: number; mode: RecoveryMode; restored: number; lost: number };
   /**
    * A match is gone from its shard: the shard removed it (ended, inactive, force-ended, shutdown),
-   * or it was lost with its shard. From matches/shard-output.ts, matches/recovery.ts; to
+   * or it was lost with its shard. From shards/output.ts, shards/recovery.ts; to
    * matches/lifecycle.ts, which removes it everywhere (one path).
    */
   matchGone: { groupCode: string; reason: string };

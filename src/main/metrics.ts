@@ -1,7 +1,7 @@
 // GET /metrics in the Prometheus text format (prom-client), on its own listener (METRICS_HOST,
 // 127.0.0.1 by default: not public by accident). Each service has its own registry. Most values
 // are read from the components' counters at scrape time; the shards' running totals are kept
-// across restarts by matches/shard-totals.ts (the dashboard reads the same), and the per-cycle
+// across restarts by shards/totals.ts (the dashboard reads the same), and the per-cycle
 // histograms and outbound calls come as events (events.ts).
 // Every metric is listed in the README ("Metrics"). Labels only take bounded values.
 import http from 'node:http';
@@ -13,9 +13,9 @@ import type { MainEventBus, OutboundOutcome } from './events.js';
 import type { IngestServer } from './ingest/server.js';
 import { METRICS_REQUEST_TIMEOUT_MS } from './limits.js';
 import type { Logger } from './log.js';
-import type { ShardRecovery } from './matches/recovery.js';
-import type { PublishCounters } from './matches/shard-output.js';
-import type { ShardTotals } from './matches/shard-totals.js';
+import type { ShardRecovery } from './shards/recovery.js';
+import type { PublishCounters } from './shards/output.js';
+import type { ShardTotals } from './shards/totals.js';
 import type { Cluster } from './cluster/cluster.js';
 import type { MatchDirectory } from './ports/match-directory.js';
 import type { Listeners } from './sockets/listeners.js';

@@ -1,7 +1,7 @@
 // The fixed tunables of the shard pool (main thread) and the shard threads, in one place. They are
 // design choices, not settings (crash recovery: docs/reliability.md, docs/architecture.md).
 
-// --- Shard pool (src/main/shards/pool.ts) ---
+// --- Shard pool (src/main/shards/: pool.ts, batches.ts, retained-log.ts, watchdog.ts) ---
 
 /** Commands queued in one batch window that get posted at once: a postMessage costs the same for one
  *  payload or fifty, and past this a flood would only make the batch (and its wait) longer. */

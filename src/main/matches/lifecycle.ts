@@ -18,7 +18,7 @@ import type { TeamInfoStore } from '../ports/team-info-store.js';
 import type { ShardPool } from '../shards/pool.js';
 import { generateSecret, secretDigest } from './credentials.js';
 import type { LocalRoutes } from './local-routes.js';
-import { restoreCommand } from './recovery.js';
+import { restoreCommand } from '../shards/restore-command.js';
 import { isRehearsal, REHEARSAL_KEY_PREFIX } from '../rehearsal-marker.js';
 
 export interface LifecycleDeps {

@@ -1,5 +1,5 @@
 // The matches this process owns, and how it runs them: group code → the shard thread that holds
-// the match (FNV-1a of the code, shards/pool.ts), the owner epoch of its claim (MatchDirectory), the
+// the match (FNV-1a of the code, shards/hash.ts), the owner epoch of its claim (MatchDirectory), the
 // player-camera secret of its latest snapshot (memory only: it never leaves the process) and the
 // shard's latest dashboard summary. Local by nature: another process neither needs nor sees these.
 import type { MatchSummary } from '../../protocol/shard-messages.js';

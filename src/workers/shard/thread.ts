@@ -30,7 +30,7 @@ export function runBatch(shard: ShardContext, cmds: ShardCmd[]): void {
   shard.out.flush();
 }
 
-/** What the pool drives of a shard on the main thread (pool.ts InlineShard). */
+/** What the pool drives of a shard on the main thread (main/shards/inline-shard.ts InlineShard). */
 export interface InlineShardHandle {
   post(cmds: ShardCmd[]): void;
   stop(): void;
@@ -45,7 +45,7 @@ export interface InlineShardHandle {
  * Crash isolation as a thread has it, for what a shard can throw: every entry into the shard (a
  * batch, the tick, the frame timer) runs in a guard; an exception stops this shard for good (no more
  * timers, nothing more runs, its matches' state is dropped) and `onFault` tells the pool, which
- * restarts it from the snapshots as it restarts a dead thread (pool.ts recover).
+ * restarts it from the snapshots as it restarts a dead thread (main/shards/pool.ts recover).
  */
 export function startInlineShard(settings: ShardSettings, onOutput: (out: ShardOut) => void, onFault: (err: Error) => void): InlineShardHandle {
   let failed = false;

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { io, type Socket } from 'socket.io-client';
-import { shardIndexOf } from '../../../src/main/shards/pool.js';
+import { shardIndexOf } from '../../../src/main/shards/hash.js';
 import type { DashboardSnapshot } from '../../helpers/admin.js';
 import { startBackend, type FakeBackend } from '../../helpers/backends.js';
 import { closeAll, connected, frontend, serverDisconnect } from '../../helpers/clients.js';

@@ -3,7 +3,7 @@
 // generation capped: SHARD_YOUNG_GENERATION_MB), and identical frames without the time fields
 // with the live clock.
 import { afterEach, describe, expect, it } from 'vitest';
-import { shardIndexOf } from '../../../src/main/shards/pool.js';
+import { shardIndexOf } from '../../../src/main/shards/hash.js';
 import { closeAll, frontend } from '../../helpers/clients.js';
 import { playReplay, recordedMatch } from '../../helpers/recorded.js';
 import { startTestService, type TestService } from '../../helpers/service.js';

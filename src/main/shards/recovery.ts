@@ -2,12 +2,13 @@
 // their latest snapshots, and (mode 'full') the pool applies the batches since then again, so
 // nothing is lost. Matches without a snapshot are rebuilt by their `create` in those batches
 // ('full') or lost: those go the removal path (events `matchGone`, reason 'lost').
-import type { RestoreMatchCmd, ShardCmd } from '../../protocol/shard-messages.js';
+import type { ShardCmd } from '../../protocol/shard-messages.js';
 import type { MainEventBus, RecoveryMode } from '../events.js';
 import type { Logger } from '../log.js';
 import type { FrameBus } from '../ports/frame-bus.js';
 import type { SnapshotStore } from '../ports/snapshot-store.js';
-import type { LocalRoutes } from './local-routes.js';
+import type { LocalRoutes } from '../matches/local-routes.js';
+import { restoreCommand } from './restore-command.js';
 
 export interface RecoveryDeps {
   log: Logger;
@@ -15,11 +16,6 @@ export interface RecoveryDeps {
   snapshots: SnapshotStore;
   frames: FrameBus;
   events: MainEventBus;
-}
-
-/** The command that rebuilds a match from its snapshot; its frame numbers go on after its latest frame (every frontend gets a keyframe next). */
-export function restoreCommand(frames: FrameBus, groupCode: string, snapshot: string, camSecret: string): RestoreMatchCmd {
-  return { t: 'restore', groupCode, snapshot, playercamSecret: camSecret, frameNoBase: (frames.latest(groupCode)?.frameNo ?? 0) + 1 };
 }
 
 export class ShardRecovery {

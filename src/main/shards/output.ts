@@ -10,8 +10,8 @@ import type { Frame, FrameBus } from '../ports/frame-bus.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import type { SnapshotStore } from '../ports/snapshot-store.js';
 import type { TeamInfoStore } from '../ports/team-info-store.js';
-import type { FrameTexts } from './frame-texts.js';
-import type { LocalRoutes } from './local-routes.js';
+import type { FrameTexts } from '../matches/frame-texts.js';
+import type { LocalRoutes } from '../matches/local-routes.js';
 
 export interface ShardOutputDeps {
   log: Logger;
