@@ -14,7 +14,7 @@
 import { fork } from 'node:child_process';
 import { WebSocket } from 'ws';
 import { recordedMatch } from '../src/tools/recorded-match.js';
-import { createApp, listen } from '../src/main/uws.js';
+import { createApp, listen } from '../src/main/internals/uws.js';
 import { opt } from './lib/args.js';
 import { jsonLine, machine, table, writeResults } from './lib/report.js';
 import { pin, threadCpu } from './lib/threads.js';

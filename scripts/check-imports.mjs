@@ -50,9 +50,12 @@ export const STACKS = [
     layers: [
       // Interfaces of what a second process would share (CONFINED above).
       ['ports', ['main/ports/']],
-      // One job each, used everywhere: configuration, log, limits, the event bus and its vocabulary,
-      // hashing, TLS, the uWS typings, the doors to library internals (main/internals/), the frame packet.
-      ['base', ['main/*', 'main/internals/']],
+      // One job each, used everywhere (main/base/): configuration, log, limits, the event bus and its
+      // vocabulary, hashing, TLS, the data directory, the descriptor limit, the access key, the
+      // logged client address; the doors to library internals and uWS (main/internals/). REST's
+      // ResponseStream is an interface (no imports) that the dashboard writes to: it lives with REST,
+      // and stands here so that admin/ does not import the REST layer above it.
+      ['base', ['main/base/', 'main/internals/', 'main/rest/response-stream']],
       // One library or one resource each: socket.io servers, port adapters, the shard threads.
       ['infrastructure', ['main/sockets/', 'main/adapters/', 'main/shards/']],
       // Outbound HTTP: keys, match registration and stats, OAuth, the store.
@@ -67,8 +70,10 @@ export const STACKS = [
       // Scale-out on Redis; the operator dashboard; rehearsals (a recording played into a match).
       ['operations', ['main/cluster/', 'main/admin/', 'main/rehearsal/']],
       ['rest', ['main/rest/']],
-      ['metrics', ['main/metrics']],
-      // The composition root and the process's entry.
+      // Prometheus metrics: reads every other floor's counters.
+      ['metrics', ['main/metrics/']],
+      // The composition root and the process's entry: the only modules at main/'s root (a new file
+      // there has no layer, and fails the check).
       ['root', ['main/service', 'main/index']],
     ],
   },

@@ -1,7 +1,7 @@
 // Entry point: read .env when present, validate the environment, start, print the banner,
 // and stop cleanly on SIGTERM/SIGINT.
 import fs from 'node:fs';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig } from './base/config.js';
 import { banner, startService } from './service.js';
 
 async function main(): Promise<void> {

@@ -1,6 +1,6 @@
 // The composition root: the whole service assembled in one place, in dependency order, from named
 // ports and components (docs/architecture.md). Nothing is wired anywhere else: every component gets
-// what it needs here, components talk through the ports and the event bus (events.ts), and start
+// what it needs here, components talk through the ports and the event bus (base/events.ts), and start
 // and stop happen here, in order.
 //
 //   config → logger → TLS, access key → event bus, outbound client → ports (memory adapters,
@@ -22,7 +22,7 @@ import { MemorySnapshotStore } from './adapters/memory/snapshot-store.js';
 import { MemoryTeamInfoStore } from './adapters/memory/team-info-store.js';
 import { MemoryStandbyStore } from './adapters/memory/standby-store.js';
 import { StateDirStandbyStore } from './adapters/state-dir/standby-store.js';
-import { resolveAuthKey, type AuthKeySource } from './auth-key.js';
+import { resolveAuthKey, type AuthKeySource } from './base/auth-key.js';
 import { createOutbound } from './backend/http.js';
 import { createKeyValidator, type KeyValidator } from './backend/key-validation.js';
 import { KeysFile } from './backend/keys-file.js';
@@ -32,11 +32,11 @@ import { BroadcastServer } from './broadcast/server.js';
 import { Cluster } from './cluster/cluster.js';
 import { openRedisPorts } from './cluster/redis-ports.js';
 import { RemoteForwarding } from './cluster/remote-forwarding.js';
-import type { Config } from './config.js';
-import { EventBus, type MainEvents } from './events.js';
+import type { Config } from './base/config.js';
+import { EventBus, type MainEvents } from './base/events.js';
 import { IngestServer } from './ingest/server.js';
-import { SHUTDOWN_CLOSE_MARGIN_MS, SHUTDOWN_MIN_DRAIN_MS, SUMMARY_WAIT_MS } from './limits.js';
-import { createLogger, type Logger } from './log.js';
+import { SHUTDOWN_CLOSE_MARGIN_MS, SHUTDOWN_MIN_DRAIN_MS, SUMMARY_WAIT_MS } from './base/limits.js';
+import { createLogger, type Logger } from './base/log.js';
 import { MatchForwarding } from './matches/forwarding.js';
 import { RehearsalControl } from './rehearsal/remote.js';
 import { Rehearsals } from './rehearsal/rehearsals.js';
@@ -47,7 +47,7 @@ import { ShardRecovery } from './shards/recovery.js';
 import { FrameTexts } from './matches/frame-texts.js';
 import { ShardOutput } from './shards/output.js';
 import { ShardTotals } from './shards/totals.js';
-import { Metrics } from './metrics.js';
+import { Metrics } from './metrics/metrics.js';
 import type { ControlBus } from './ports/control-bus.js';
 import type { FrameBus } from './ports/frame-bus.js';
 import type { MatchDirectory } from './ports/match-directory.js';
@@ -59,11 +59,11 @@ import type { TeamInfoStore } from './ports/team-info-store.js';
 import { registerRestRoutes } from './rest/index.js';
 import { ShardPool } from './shards/pool.js';
 import { loadInlineShard } from './shards/threads.js';
-import { setupTls, type TlsSetup } from './tls.js';
-import { describeLimit } from './fd-limit.js';
+import { setupTls, type TlsSetup } from './base/tls.js';
+import { describeLimit } from './base/fd-limit.js';
 import { Listeners } from './sockets/listeners.js';
-import { createApp } from './uws.js';
-import { SERVICE_VERSION } from './version.js';
+import { createApp } from './internals/uws.js';
+import { SERVICE_VERSION } from './base/version.js';
 
 export interface ServiceOptions {
   logger?: Logger;

@@ -1,6 +1,6 @@
-// Prints the README's configuration table from the settings table in src/main/config.ts:
+// Prints the README's configuration table from the settings table in src/main/base/config.ts:
 // `npm run docs:env`. test/repo/readme-config.test.ts checks that the README lists every setting.
-import { SETTINGS } from '../main/config.js';
+import { SETTINGS } from '../main/base/config.js';
 
 const shown: Partial<Record<string, string>> = {
   SHARD_WORKERS: 'cores − 1 (1–4)',

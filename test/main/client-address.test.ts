@@ -1,6 +1,6 @@
 // TRUST_PROXY: which address the logs show for a client behind a reverse proxy.
 import { describe, expect, it } from 'vitest';
-import { clientAddress } from '../../src/main/client-address.js';
+import { clientAddress } from '../../src/main/base/client-address.js';
 
 
 describe('clientAddress', () => {

@@ -1,11 +1,11 @@
-// Configuration errors (src/main/config.ts, README "Configuration"): an invalid value stops the
+// Configuration errors (src/main/base/config.ts, README "Configuration"): an invalid value stops the
 // start with one line naming the variable. Every setting that validates refuses each kind of bad
 // value with a one-line ConfigError that starts with its name; the real entry (node
 // dist/main/index.js) prints that line, `configuration error: …`, on stderr, prints no banner,
 // listens on nothing and exits with code 2. A start that fails later (a port in use) exits 1.
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, SETTINGS } from '../../src/main/config.js';
+import { ConfigError, loadConfig, SETTINGS } from '../../src/main/base/config.js';
 import { runEntry, testEnv } from '../helpers/service-process.js';
 
 type Name = keyof typeof SETTINGS;

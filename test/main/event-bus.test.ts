@@ -1,6 +1,6 @@
-// The main thread's typed event bus (src/main/events.ts): synchronous, in subscription order.
+// The main thread's typed event bus (src/main/base/events.ts): synchronous, in subscription order.
 import { describe, expect, it } from 'vitest';
-import { EventBus } from '../../src/main/events.js';
+import { EventBus } from '../../src/main/base/events.js';
 
 describe('EventBus', () => {
   it('calls the listeners of an event synchronously, in subscription order; unsubscribed ones no more', () => {

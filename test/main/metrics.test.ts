@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/main/config.js';
+import { loadConfig } from '../../src/main/base/config.js';
 import { frontend, observer } from '../helpers/clients.js';
 import { Metrics } from '../helpers/metrics.js';
 import { playReplay, recordedMatch } from '../helpers/recorded.js';

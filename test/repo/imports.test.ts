@@ -44,14 +44,15 @@ describe('the import graph of src/', () => {
 
   it('rejects a tree with a circle, a port importing above it, the threads importing each other and arrows up', () => {
     const root = tree({
-      'protocol/messages.ts': "import { limit } from '../main/config.js';\nexport const m = limit;\n",
-      'main/config.ts': "import { w } from '../workers/engine/rule.js';\nexport const limit = w;\n",
-      'main/ports/store.ts': "import type { limit } from '../config.js';\nexport type Store = typeof limit;\n",
+      'protocol/messages.ts': "import { limit } from '../main/base/config.js';\nexport const m = limit;\n",
+      'main/base/config.ts': "import { w } from '../../workers/engine/rule.js';\nexport const limit = w;\n",
+      'main/ports/store.ts': "import type { limit } from '../base/config.js';\nexport type Store = typeof limit;\n",
       'main/sockets/server.ts': "import { route } from '../rest/routes.js';\nexport const server = route;\n",
       'main/rest/routes.ts': "import { server } from '../sockets/server.js';\nexport const route = () => server;\n",
       'main/service.ts': "import './rest/routes.js';\n",
       'main/newfolder/thing.ts': 'export {};\n',
-      'workers/engine/rule.ts': "export { limit } from '../../main/config.js';\nexport const w = 1;\n",
+      'main/loose.ts': 'export {};\n',
+      'workers/engine/rule.ts': "export { limit } from '../../main/base/config.js';\nexport const w = 1;\n",
       'workers/shard/a.ts': "import type { B } from './b.js';\nexport type A = B[];\n",
       'workers/shard/b.ts': "import type { A } from './a.js';\nexport interface B { a: A }\n",
     });
@@ -59,12 +60,13 @@ describe('the import graph of src/', () => {
     expect(status).toBe(1);
     const got = result!.violations;
     const has = (rule: string, from: string, to: string) => expect(got.some((v) => same(v, { rule, from, to })), `${rule} ${from} → ${to} in ${JSON.stringify(got, null, 1)}`).toBe(true);
-    has('floor', 'protocol/messages', 'main/config');
-    has('floor', 'main/config', 'workers/engine/rule');
-    has('floor', 'workers/engine/rule', 'main/config');
-    has('confined', 'main/ports/store', 'main/config');
+    has('floor', 'protocol/messages', 'main/base/config');
+    has('floor', 'main/base/config', 'workers/engine/rule');
+    has('floor', 'workers/engine/rule', 'main/base/config');
+    has('confined', 'main/ports/store', 'main/base/config');
     has('layer', 'main/sockets/server', 'main/rest/routes');
     has('unplaced', 'main/newfolder/thing', '');
+    has('unplaced', 'main/loose', ''); // main/'s root holds only service.ts and index.ts
     const circles = got.filter((v) => v.rule === 'circle').map((v) => v.message);
     expect(circles.some((m) => m.includes('workers/shard/a.ts') && m.includes('workers/shard/b.ts'))).toBe(true); // type-only imports count
     expect(circles.some((m) => m.includes('main/sockets/server.ts') && m.includes('main/rest/routes.ts'))).toBe(true);
@@ -72,7 +74,7 @@ describe('the import graph of src/', () => {
     // The listing a person reads names each one.
     const { stdout } = run(root, false);
     expect(stdout).toContain('circle: ');
-    expect(stdout).toContain('port: main/ports/store.ts imports main/config.ts');
+    expect(stdout).toContain('port: main/ports/store.ts imports main/base/config.ts');
     expect(stdout).toMatch(/layer: main\/sockets\/server\.ts \[main: infrastructure\] imports main\/rest\/routes\.ts \[main: rest\]: an arrow up/);
   });
 
@@ -81,8 +83,8 @@ describe('the import graph of src/', () => {
       'protocol/messages.ts': 'export const m = 1;\n',
       'codec/frame.ts': "import zlib from 'node:zlib';\nexport const z = zlib;\n",
       'main/ports/store.ts': "import type { m } from '../../protocol/messages.js';\nexport type Store = typeof m;\n",
-      'main/config.ts': "import { z } from '../codec/frame.js';\nexport const c = z;\n",
-      'main/rest/routes.ts': "import type { Store } from '../ports/store.js';\nimport { c } from '../config.js';\nexport const r = (s: Store) => [s, c];\n",
+      'main/base/config.ts': "import { z } from '../../codec/frame.js';\nexport const c = z;\n",
+      'main/rest/routes.ts': "import type { Store } from '../ports/store.js';\nimport { c } from '../base/config.js';\nexport const r = (s: Store) => [s, c];\n",
       'main/service.ts': "import { r } from './rest/routes.js';\nexport const s = r;\n",
       'workers/shard/a.ts': "import { z } from '../../codec/frame.js';\nimport { m } from '../../protocol/messages.js';\nexport const a = [z, m];\n",
     });

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SETTINGS } from '../../src/main/config.js';
+import { SETTINGS } from '../../src/main/base/config.js';
 
 describe('README', () => {
   it('documents every environment variable the service reads', () => {

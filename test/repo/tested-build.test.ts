@@ -4,13 +4,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import * as config from '../../src/main/config.js';
+import * as config from '../../src/main/base/config.js';
 import { distStaleness } from '../helpers/dist-check.js';
 import { tempDir } from '../helpers/service-process.js';
 
 describe('the tested build', () => {
   it('an import of ../src/…js is the module in dist/', async () => {
-    const built = path.resolve(import.meta.dirname, '../../dist/main/config.js');
+    const built = path.resolve(import.meta.dirname, '../../dist/main/base/config.js');
     expect(fs.existsSync(built)).toBe(true);
     const fromDist: unknown = await import(/* @vite-ignore */ built);
     expect(fromDist).toBe(config);

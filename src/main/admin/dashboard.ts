@@ -11,13 +11,13 @@
 import type { BroadcastServer } from '../broadcast/server.js';
 import type { IngestServer } from '../ingest/server.js';
 import type { LocalRoutes } from '../matches/local-routes.js';
-import { isRehearsal } from '../rehearsal-marker.js';
+import { isRehearsal } from '../ports/rehearsal-marker.js';
 import type { PublishCounters } from '../shards/output.js';
 import type { ShardTotals } from '../shards/totals.js';
 import type { FrameBus } from '../ports/frame-bus.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
-import type { ResponseStream } from '../response-stream.js';
-import { DASHBOARD_HISTORY_POINTS, DASHBOARD_SAMPLE_MS, SUMMARY_LEASE_MS } from '../limits.js';
+import type { ResponseStream } from '../rest/response-stream.js';
+import { DASHBOARD_HISTORY_POINTS, DASHBOARD_SAMPLE_MS, SUMMARY_LEASE_MS } from '../base/limits.js';
 import type { LinkHealth, LinkHealthRow } from './link-health.js';
 
 export interface DashboardDeps {

@@ -7,7 +7,7 @@
 // end). Times are epoch ms (the page shows ages against serverTime), so a quiet row does not change
 // every second and the dashboard's diffs stay small.
 import type { BroadcastServer } from '../broadcast/server.js';
-import type { Config } from '../config.js';
+import type { Config } from '../base/config.js';
 import type { IngestServer } from '../ingest/server.js';
 import type { LocalRoutes } from '../matches/local-routes.js';
 import type { ObserverClock } from '../matches/observer-clock.js';

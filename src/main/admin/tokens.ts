@@ -1,13 +1,13 @@
 // ADMIN_TOKEN: the operator tokens of /admin/* and /dashboard. One or more `[id:]token` entries,
-// comma-separated (parsed and validated once, in config.ts; only their digests are kept here). A
+// comma-separated (parsed and validated once, in base/config.ts; only their digests are kept here). A
 // request presents a token as `Authorization: Bearer <token>`; the dashboard's read-only routes also
 // take HTTP Basic with the token as the password, so that a browser can open the page (it prompts
 // once and then sends it with the event stream).
 // Tokens are compared in constant time: the SHA-256 of the presented token against every
 // configured digest, without an early exit. Logs name the token by its id, never the token.
-import type { AdminTokenEntry } from '../config.js';
-import { digestEquals, sha256 } from '../hashing.js';
-import { MAX_ADMIN_TOKEN_LENGTH } from '../limits.js';
+import type { AdminTokenEntry } from '../base/config.js';
+import { digestEquals, sha256 } from '../base/hashing.js';
+import { MAX_ADMIN_TOKEN_LENGTH } from '../base/limits.js';
 
 interface AdminToken { id: string; digest: Buffer }
 

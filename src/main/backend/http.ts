@@ -2,8 +2,8 @@
 // response size, and never follows redirects (a redirect would carry our token headers elsewhere).
 // The composition root makes one `Outbound` (createOutbound) that reports every call (the metrics'
 // `outboundCall` event) and hands it to every module that calls out.
-import type { OutboundOutcome } from '../events.js'; // the outboundCall event's vocabulary, declared below this module
-import { MAX_OUTBOUND_RESPONSE_BYTES as MAX_RESPONSE_BYTES } from '../limits.js';
+import type { OutboundOutcome } from '../base/events.js'; // the outboundCall event's vocabulary, declared below this module
+import { MAX_OUTBOUND_RESPONSE_BYTES as MAX_RESPONSE_BYTES } from '../base/limits.js';
 
 /** A request that produced no HTTP answer: the peer was unreachable, too slow, or sent too much. */
 export class OutboundError extends Error {

@@ -1,9 +1,9 @@
 // The key validity chain (docs/interface.md 5.2, plus KEYS_FILE), used by the observer logon and PUT
 // /createPreview, and the organisation lookup behind GET /getOrgForKey. Keys never reach the log.
-import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
-import { digestEquals, sha256 } from '../hashing.js';
-import { MAX_KEY_LENGTH } from '../limits.js';
+import type { Config } from '../base/config.js';
+import type { Logger } from '../base/log.js';
+import { digestEquals, sha256 } from '../base/hashing.js';
+import { MAX_KEY_LENGTH } from '../base/limits.js';
 import { pathSegment, type Outbound } from './http.js';
 import type { FileKeyLookup } from './keys-file.js';
 import { checkSupporter } from './supporter.js';

@@ -15,10 +15,10 @@
 // is missing or invalid on reload keeps the previous keys (logged); at start it stops the start.
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError } from '../config.js';
-import { sha256Hex } from '../hashing.js';
-import { KEYS_FILE_DEBOUNCE_MS as DEBOUNCE_MS, KEYS_FILE_POLL_MS as POLL_MS } from '../limits.js';
-import type { Logger } from '../log.js';
+import { ConfigError } from '../base/config.js';
+import { sha256Hex } from '../base/hashing.js';
+import { KEYS_FILE_DEBOUNCE_MS as DEBOUNCE_MS, KEYS_FILE_POLL_MS as POLL_MS } from '../base/limits.js';
+import type { Logger } from '../base/log.js';
 
 export interface FileKey {
   organizationId: string;

@@ -2,12 +2,12 @@
 // statistics backend (supporter organisations) and the player-camera service. Effects come from
 // the shards; calls run here, off the shards, each with a timeout; a failure or non-200 is logged
 // and never stops the match. URLs that carry a secret are never logged. What the shard needs
-// back (registration done, player cameras, MMR) goes out as events (events.ts).
+// back (registration done, player cameras, MMR) goes out as events (base/events.ts).
 import type { BackendEffect } from '../../protocol/shard-messages.js';
-import type { Config } from '../config.js';
-import type { MainEventBus } from '../events.js';
-import type { Logger } from '../log.js';
-import { isRehearsal } from '../rehearsal-marker.js';
+import type { Config } from '../base/config.js';
+import type { MainEventBus } from '../base/events.js';
+import type { Logger } from '../base/log.js';
+import { isRehearsal } from '../ports/rehearsal-marker.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import { pathSegment, type JsonResponse, type Outbound } from './http.js';
 

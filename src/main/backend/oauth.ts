@@ -1,8 +1,8 @@
 // OAuth code exchange with the identity provider (Discord): POST the code to the token endpoint
 // (form-encoded), then read the user at the user-info endpoint. Secrets and tokens never reach
 // the log; failures map to the statuses of the callback route.
-import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
+import type { Config } from '../base/config.js';
+import type { Logger } from '../base/log.js';
 import type { Outbound, OutboundError } from './http.js';
 
 export interface OAuthUser {

@@ -2,8 +2,8 @@
 // from the first successful fetch; concurrent callers share one in-flight fetch; failures are
 // not cached.
 import { performance } from 'node:perf_hooks';
-import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
+import type { Config } from '../base/config.js';
+import type { Logger } from '../base/log.js';
 import type { Outbound } from './http.js';
 
 export type PackagesResult =

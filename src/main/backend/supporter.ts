@@ -1,7 +1,7 @@
 // Supporter check: GET {SUPPORTER_CHECK_URL}/{orgId} → { isSupporter }. Any failure means false.
 // It is a separate service: the backend token is not sent there.
-import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
+import type { Config } from '../base/config.js';
+import type { Logger } from '../base/log.js';
 import { pathSegment, type Outbound } from './http.js';
 
 export async function checkSupporter(

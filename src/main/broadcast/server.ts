@@ -18,19 +18,19 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Server, type Socket } from 'socket.io';
-import type { Config } from '../config.js';
+import type { Config } from '../base/config.js';
 import {
   BROADCAST_CLOSE_GRACE_MS, DEFLATE_THRESHOLD_BYTES, DRAINED_DIVISOR, idleSweepMs, MAX_FRONTEND_EVENTS, MAX_GROUP_CODE_LENGTH,
   MAX_POLLING_PACKETS, STALE_CHECK_MS,
-} from '../limits.js';
+} from '../base/limits.js';
 import { transportOf, writeBufferLength, type EngineTransport } from '../internals/engineio.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../base/log.js';
 import { AddressLimiter } from '../sockets/address-limit.js';
 import { LocalAdapter } from '../sockets/adapters.js';
 import { httpServerOptions, inactivityTimeoutMs } from '../sockets/http-deadlines.js';
 import { baseIoOptions, parsePayload } from '../sockets/io-server.js';
 import { answerUnknownPath, refuseUnknownUpgrades } from '../sockets/unknown-paths.js';
-import type { TlsFiles } from '../uws.js';
+import type { TlsFiles } from '../internals/uws.js';
 import type { Frame, FrameBus, FrameTextSource } from '../ports/frame-bus.js';
 import { FramePacket } from './frame-packet.js';
 import { BroadcastWebSocketServer, type BroadcastWebSocket, type DeflateMode } from './websocket.js';

@@ -2,8 +2,8 @@
 // this node runs is listened to (data that reached other nodes), matches whose node is gone are
 // taken over (takeover.ts), and Redis's reachability is reported (`redisUp`: /status,
 // metrics, and logons that need Redis are refused while it is unreachable).
-import type { MainEventBus } from '../events.js';
-import type { Logger } from '../log.js';
+import type { MainEventBus } from '../base/events.js';
+import type { Logger } from '../base/log.js';
 import type { MatchForwarding } from '../matches/forwarding.js';
 import type { MatchLifecycle } from '../matches/lifecycle.js';
 import type { LocalRoutes } from '../matches/local-routes.js';

@@ -16,8 +16,8 @@ import { RedisSessionStore } from '../adapters/redis/session-store.js';
 import { RedisSnapshotStore } from '../adapters/redis/snapshot-store.js';
 import { RedisStandbyStore } from '../adapters/redis/standby-store.js';
 import { RedisTeamInfoStore } from '../adapters/redis/team-info-store.js';
-import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
+import type { Config } from '../base/config.js';
+import type { Logger } from '../base/log.js';
 import type { FrameTextSource } from '../ports/frame-bus.js';
 
 /** NODE_ID, or host name, process id and a random suffix (a restarted process is a new node). */

@@ -8,8 +8,8 @@
 //
 // Bounded: at most MAX_HELD messages per match, none older than RECOVERY_WINDOW_MS; past that they
 // are dropped and counted (`stats.dropped`).
-import type { MainEventBus } from '../events.js';
-import type { Logger } from '../log.js';
+import type { MainEventBus } from '../base/events.js';
+import type { Logger } from '../base/log.js';
 import type { RemoteMatches } from '../matches/forwarding.js';
 import type { InboxMessage, OwnerInbox } from '../ports/owner-inbox.js';
 

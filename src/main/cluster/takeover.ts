@@ -11,8 +11,8 @@
 //   - A node that lost a lease to another stops running that match (lifecycle.evict); a node that
 //     re-asserted a match after Redis lost it fences with the new epoch (lifecycle.refence).
 import crypto from 'node:crypto';
-import type { MainEventBus } from '../events.js';
-import type { Logger } from '../log.js';
+import type { MainEventBus } from '../base/events.js';
+import type { Logger } from '../base/log.js';
 import type { MatchForwarding } from '../matches/forwarding.js';
 import type { MatchLifecycle } from '../matches/lifecycle.js';
 import type { LocalRoutes } from '../matches/local-routes.js';

@@ -4,7 +4,7 @@
 // else, or past the backlog's bounds, it is shed (dropped `rate_limited`, logged once per socket).
 // One timer forwards the backlogs as their tokens come. A resumed session takes its old socket's
 // backlog over; an ended session's backlog is not applied; at shutdown, what waits is applied.
-import { BACKLOG_DRAIN_MAX_MS, BACKLOG_DRAIN_MIN_MS } from '../limits.js';
+import { BACKLOG_DRAIN_MAX_MS, BACKLOG_DRAIN_MIN_MS } from '../base/limits.js';
 import type { BudgetLimits } from './budget.js';
 import type { IngestCounters, SocketReplies, SocketState } from './socket-state.js';
 import type { StallWatch } from './stall.js';

@@ -1,7 +1,7 @@
 // obs_data and aux_data: checked without parsing (a session of the right role, a string or plain
 // object, at most MAX_PAYLOAD_BYTES), then forwarded as raw JSON text to the match's shard
 // (matches/forwarding.ts). The shards parse and validate.
-import type { Config } from '../config.js';
+import type { Config } from '../base/config.js';
 import type { MatchForwarding } from '../matches/forwarding.js';
 import { valueDepthExceeds } from '../../protocol/json-depth.js';
 import { seatOf, type Role } from '../ports/session-store.js';

@@ -4,10 +4,10 @@
 // at most one live session per player; it needs no key (docs/reliability.md, auxiliary trust).
 import semver from 'semver';
 import type { KeyValidator } from '../backend/key-validation.js';
-import { clientAddress } from '../client-address.js';
-import type { Config } from '../config.js';
+import { clientAddress } from '../base/client-address.js';
+import type { Config } from '../base/config.js';
 import { sessionPid } from '../internals/socketio.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../base/log.js';
 import { keyIdOf, secretMatches } from '../matches/credentials.js';
 import type { MatchLifecycle } from '../matches/lifecycle.js';
 import { whenReady } from '../ports/awaitable.js';
@@ -17,7 +17,7 @@ import type { StandbyAdmission } from '../standby/admission.js';
 import { valueDepthExceeds } from '../../protocol/json-depth.js';
 import { isAuxLogon, isObsLogon } from '../../schemas/logon.js';
 import { parsePayload } from '../sockets/io-server.js';
-import { SERVICE_VERSION } from '../version.js';
+import { SERVICE_VERSION } from '../base/version.js';
 import type { IngestCounters, SocketReplies, SocketState } from './socket-state.js';
 
 export interface LogonDeps {

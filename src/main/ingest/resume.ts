@@ -4,7 +4,7 @@
 // it had waiting in its backlog moves to the new one. While a remote SessionStore looks the session
 // up, the socket's events wait (in order) and are handled once it answered.
 import { sessionPid } from '../internals/socketio.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../base/log.js';
 import { whenReady } from '../ports/awaitable.js';
 import type { SessionStore, TakenOver } from '../ports/session-store.js';
 import type { IngestBacklog } from './backlog.js';

@@ -8,9 +8,9 @@
 // idle sweeps, keepalives, closing the sockets of ended sessions (ControlBus), shutdown.
 import type { Server } from 'socket.io';
 import type { KeyValidator } from '../backend/key-validation.js';
-import type { Config } from '../config.js';
-import { idleSweepMs, INGEST_KEEPALIVE_MS, INGEST_SEND_BUFFER_BYTES } from '../limits.js';
-import type { Logger } from '../log.js';
+import type { Config } from '../base/config.js';
+import { idleSweepMs, INGEST_KEEPALIVE_MS, INGEST_SEND_BUFFER_BYTES } from '../base/limits.js';
+import type { Logger } from '../base/log.js';
 import type { MatchForwarding } from '../matches/forwarding.js';
 import type { MatchLifecycle } from '../matches/lifecycle.js';
 import type { ControlBus } from '../ports/control-bus.js';
@@ -22,7 +22,7 @@ import { AddressLimiter } from '../sockets/address-limit.js';
 import { IngestAdapter } from '../sockets/adapters.js';
 import { ingestParser, OTHER_EVENT } from '../sockets/ingest-parser.js';
 import { createIoServer } from '../sockets/io-server.js';
-import type { TemplatedApp } from '../uws.js';
+import type { TemplatedApp } from '../internals/uws.js';
 import { IngestBacklog } from './backlog.js';
 import { SocketBudget, type BudgetLimits } from './budget.js';
 import { DataForwarding } from './forwarding.js';
@@ -30,7 +30,7 @@ import { Logons } from './logon.js';
 import { SessionResume } from './resume.js';
 import { IngestCounters, SocketReplies, type BoundSession, type SocketState } from './socket-state.js';
 import { LinkEvents, LinkStats } from './link-stats.js';
-import { clientAddress } from '../client-address.js';
+import { clientAddress } from '../base/client-address.js';
 import { StallWatch } from './stall.js';
 
 export interface IngestDeps {

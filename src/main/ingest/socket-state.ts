@@ -2,7 +2,7 @@
 // answers or ignores one socket's events: acks and refusals, drops counted by reason and logged
 // once per socket and reason.
 import type { Socket } from 'socket.io';
-import type { Logger } from '../log.js';
+import type { Logger } from '../base/log.js';
 import type { SessionRecord } from '../ports/session-store.js';
 import type { SocketBudget } from './budget.js';
 import type { LinkStats } from './link-stats.js';

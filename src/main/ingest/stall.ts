@@ -2,7 +2,7 @@
 // than one interval was a stall. Messages that arrived while the thread was busy are read together
 // afterwards; for STALL_CREDIT_MS after a stall a socket's budget may also hold what its rate gave
 // over the stall, so a client within its rate is not shed because the service itself was slow.
-import { STALL_BEAT_MS, STALL_CREDIT_MS } from '../limits.js';
+import { STALL_BEAT_MS, STALL_CREDIT_MS } from '../base/limits.js';
 
 export class StallWatch {
   private stallMs = 0;

@@ -2,7 +2,7 @@
 // digest, compared in constant time) and the key id a match counts against for MAX_MATCHES_PER_KEY
 // (the organisation, or a digest prefix of the access key: never the key).
 import crypto from 'node:crypto';
-import { digestEquals, sha256, sha256Hex } from '../hashing.js';
+import { digestEquals, sha256, sha256Hex } from '../base/hashing.js';
 
 const SECRET_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 

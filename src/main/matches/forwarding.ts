@@ -2,7 +2,7 @@
 // to every shard holding a live match with the session's match id (with those matches' codes), and
 // what the backend answered for a match to the shard that holds it. Direct calls: nothing here goes
 // through an event or a promise.
-import type { MainEventBus } from '../events.js';
+import type { MainEventBus } from '../base/events.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import type { InboxMessage } from '../ports/owner-inbox.js';
 import type { ShardPool } from '../shards/pool.js';

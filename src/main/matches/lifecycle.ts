@@ -5,10 +5,10 @@
 // whichever process receives the request.
 import type { ObsLogonPacket } from '../../schemas/logon.js';
 import type { MatchSync } from '../backend/match-sync.js';
-import type { Config } from '../config.js';
-import type { MainEventBus } from '../events.js';
-import { FORCE_END_TIMEOUT_MS, SHARD_DRAIN_MIN_MS } from '../limits.js';
-import type { Logger } from '../log.js';
+import type { Config } from '../base/config.js';
+import type { MainEventBus } from '../base/events.js';
+import { FORCE_END_TIMEOUT_MS, SHARD_DRAIN_MIN_MS } from '../base/limits.js';
+import type { Logger } from '../base/log.js';
 import type { ControlBus, ControlMessage } from '../ports/control-bus.js';
 import type { FrameBus } from '../ports/frame-bus.js';
 import type { MatchDirectory, MatchRecord } from '../ports/match-directory.js';
@@ -19,7 +19,7 @@ import type { ShardPool } from '../shards/pool.js';
 import { generateSecret, secretDigest } from './credentials.js';
 import type { LocalRoutes } from './local-routes.js';
 import { restoreCommand } from '../shards/restore-command.js';
-import { isRehearsal, REHEARSAL_KEY_PREFIX } from '../rehearsal-marker.js';
+import { isRehearsal, REHEARSAL_KEY_PREFIX } from '../ports/rehearsal-marker.js';
 
 export interface LifecycleDeps {
   config: Config;

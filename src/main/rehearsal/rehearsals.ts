@@ -1,7 +1,7 @@
 // Rehearsals (README, "Rehearsals"): an operator plays a recording into a group code, so that the
 // overlays on it run through a whole match with the real teams and tool settings before match day.
 // A rehearsal is a match like a logon's (claimed in the directory, counted against the caps, run by
-// a shard, removed by the one removal path), marked by its key id (rehearsal-marker.ts), fed
+// a shard, removed by the one removal path), marked by its key id (ports/rehearsal-marker.ts), fed
 // by the playback engine (src/playback) instead of an observer: each record goes into the match's
 // path on this node exactly as an observer's obs_data would (forwarding.obs), so the overlays get
 // what a live match sends them. It runs on the node that claimed the code; another node's requests
@@ -11,9 +11,9 @@
 // path as two live matches in a row on one code: a clean start, a new epoch, every overlay re-keyed).
 import { Playback } from '../../playback/playback.js';
 import type { ObsLogonPacket } from '../../schemas/logon.js';
-import type { Config } from '../config.js';
-import type { MainEventBus } from '../events.js';
-import type { Logger } from '../log.js';
+import type { Config } from '../base/config.js';
+import type { MainEventBus } from '../base/events.js';
+import type { Logger } from '../base/log.js';
 import type { MatchForwarding } from '../matches/forwarding.js';
 import type { MatchLifecycle } from '../matches/lifecycle.js';
 import type { ControlBus, ControlMessage, RehearsalAction } from '../ports/control-bus.js';

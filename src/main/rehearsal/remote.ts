@@ -4,9 +4,9 @@
 // runs it acts and answers (`rehearsal_answer`, with the request's id); the asking node waits at most
 // FORCE_END_TIMEOUT_MS. In one process (no REDIS_URL) every rehearsal is local, nothing is published.
 import crypto from 'node:crypto';
-import { FORCE_END_TIMEOUT_MS } from '../limits.js';
-import type { Logger } from '../log.js';
-import { isRehearsal } from '../rehearsal-marker.js';
+import { FORCE_END_TIMEOUT_MS } from '../base/limits.js';
+import type { Logger } from '../base/log.js';
+import { isRehearsal } from '../ports/rehearsal-marker.js';
 import type { ControlBus, ControlMessage, RehearsalAction } from '../ports/control-bus.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import type { Answer, Rehearsals, RehearsalStatus } from './rehearsals.js';

@@ -4,7 +4,7 @@
 // Every problem is a clear message; nothing is claimed or started before the whole body is valid.
 import { valueDepthExceeds } from '../../protocol/json-depth.js';
 import type { PreviewStore } from '../ports/preview-store.js';
-import { MAX_GROUP_CODE_LENGTH } from '../limits.js';
+import { MAX_GROUP_CODE_LENGTH } from '../base/limits.js';
 import { parseRecording, recordedRecording, RecordingError, teamOf, withoutSecrets, type Recording, type Team } from './recording.js';
 
 export const SPEEDS = [1, 2, 5, 10] as const;

@@ -1,7 +1,7 @@
 // What every admin route group (rest/admin.ts, rehearsals.ts, standby.ts) is handed by rest/admin.ts:
 // the Bearer check, the group-code parameter's decoding, the client for the action log, the request
 // fields the routes read, and the one way they answer (JSON, never cached).
-import type { Logger } from '../log.js';
+import type { Logger } from '../base/log.js';
 import type { Reply, Request, RouteOptions } from './http.js';
 
 export interface AdminRouteContext {

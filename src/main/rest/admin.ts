@@ -16,9 +16,9 @@
 import type { Dashboard } from '../admin/dashboard.js';
 import type { AdminTokens } from '../admin/tokens.js';
 import { DASHBOARD_HTML } from '../admin/dashboard-page.js';
-import { clientAddress } from '../client-address.js';
-import { DASHBOARD_RECONNECT_MS, MAX_GROUP_CODE_LENGTH } from '../limits.js';
-import type { Logger } from '../log.js';
+import { clientAddress } from '../base/client-address.js';
+import { DASHBOARD_RECONNECT_MS, MAX_GROUP_CODE_LENGTH } from '../base/limits.js';
+import type { Logger } from '../base/log.js';
 import type { MatchLifecycle } from '../matches/lifecycle.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import type { Reply, Request, RouteOptions, Router } from './http.js';

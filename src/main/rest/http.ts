@@ -10,10 +10,10 @@
 //   response must never be touched again.
 // - Writes of one response happen inside res.cork (one syscall, and required outside the handler).
 // - onData chunks are neutered after the callback: they are copied.
-import { MAX_URL_LENGTH } from '../limits.js';
-import type { Logger } from '../log.js';
-import type { ResponseStream } from '../response-stream.js';
-import type { HttpRequest, HttpResponse, TemplatedApp } from '../uws.js';
+import { MAX_URL_LENGTH } from '../base/limits.js';
+import type { Logger } from '../base/log.js';
+import type { ResponseStream } from './response-stream.js';
+import type { HttpRequest, HttpResponse, TemplatedApp } from '../internals/uws.js';
 
 const STATUS_TEXT: Record<number, string> = {
   200: '200 OK',
@@ -32,7 +32,7 @@ const STATUS_TEXT: Record<number, string> = {
 const statusLine = (status: number): string => STATUS_TEXT[status] ?? `${status} Status`;
 
 // MAX_URL_LENGTH: longest path plus query a route takes (414 { error } above). uWS itself refuses
-// requests whose headers exceed UWS_HTTP_MAX_HEADERS_SIZE (raised to 64 KiB in uws-env.ts) with a
+// requests whose headers exceed UWS_HTTP_MAX_HEADERS_SIZE (raised to 64 KiB in internals/uws-env.ts) with a
 // bare 431, so everything between the two gets the router's answer with the CORS header.
 const urlTooLong = (req: HttpRequest): boolean => req.getUrl().length + (req.getQuery()?.length ?? 0) > MAX_URL_LENGTH;
 

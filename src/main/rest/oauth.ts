@@ -4,8 +4,8 @@
 // the provider is URL-encoded into the link and HTML-escaped into the page.
 import { exchangeOAuthCode, type OAuthUser } from '../backend/oauth.js';
 import type { Outbound } from '../backend/http.js';
-import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
+import type { Config } from '../base/config.js';
+import type { Logger } from '../base/log.js';
 import { queryParam, type Router } from './http.js';
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };

@@ -1,8 +1,8 @@
 // PUT /createPreview and GET /preview/:previewCode (docs/interface.md 4.2, 4.3, 3.1).
 import crypto from 'node:crypto';
 import type { KeyValidator } from '../backend/key-validation.js';
-import { PREVIEW_CODE_ATTEMPTS, PREVIEW_CODE_LENGTH as CODE_LENGTH } from '../limits.js';
-import type { Logger } from '../log.js';
+import { PREVIEW_CODE_ATTEMPTS, PREVIEW_CODE_LENGTH as CODE_LENGTH } from '../base/limits.js';
+import type { Logger } from '../base/log.js';
 import type { Awaitable } from '../ports/awaitable.js';
 import type { PreviewStore } from '../ports/preview-store.js';
 import type { Reply, Router } from './http.js';

@@ -4,8 +4,8 @@
 // directory, team info, the backend sync and the event bus.
 import type { ShardEvent, ShardOut } from '../../protocol/shard-messages.js';
 import type { MatchSync } from '../backend/match-sync.js';
-import type { MainEventBus } from '../events.js';
-import type { Logger } from '../log.js';
+import type { MainEventBus } from '../base/events.js';
+import type { Logger } from '../base/log.js';
 import type { Frame, FrameBus } from '../ports/frame-bus.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import type { SnapshotStore } from '../ports/snapshot-store.js';

@@ -5,8 +5,8 @@
 import { EXIT_GRACE_MS } from '../../protocol/limits.js';
 import type { ShardCmd, ShardOut } from '../../protocol/shard-messages.js';
 import type { ShardSettings } from '../../protocol/shard-settings.js';
-import type { RecoveryMode } from '../events.js'; // the shardRestarted event's vocabulary, declared below this module
-import type { Logger } from '../log.js';
+import type { RecoveryMode } from '../base/events.js'; // the shardRestarted event's vocabulary, declared below this module
+import type { Logger } from '../base/log.js';
 import { ShardBatches } from './batches.js';
 import { everyShardSends } from './drain-wait.js';
 import { shardIndexOf } from './hash.js';

@@ -3,8 +3,8 @@
 // nothing is lost. Matches without a snapshot are rebuilt by their `create` in those batches
 // ('full') or lost: those go the removal path (events `matchGone`, reason 'lost').
 import type { ShardCmd } from '../../protocol/shard-messages.js';
-import type { MainEventBus, RecoveryMode } from '../events.js';
-import type { Logger } from '../log.js';
+import type { MainEventBus, RecoveryMode } from '../base/events.js';
+import type { Logger } from '../base/log.js';
 import type { FrameBus } from '../ports/frame-bus.js';
 import type { SnapshotStore } from '../ports/snapshot-store.js';
 import type { LocalRoutes } from '../matches/local-routes.js';

@@ -6,8 +6,8 @@
 // nothing (docs/reliability.md).
 import { CRASH_WINDOW_MS, CRASHES_GIVE_UP, CRASHES_SNAPSHOTS_ONLY, MAX_RETAINED_PAYLOADS } from '../../protocol/limits.js';
 import type { ShardCmd, ShardOut } from '../../protocol/shard-messages.js';
-import type { RecoveryMode } from '../events.js'; // the shardRestarted event's vocabulary, declared below this module
-import type { Logger } from '../log.js';
+import type { RecoveryMode } from '../base/events.js'; // the shardRestarted event's vocabulary, declared below this module
+import type { Logger } from '../base/log.js';
 
 /** A batch kept for replay after a crash: its mark, its commands, its payload count. */
 interface Retained { mark: number; cmds: ShardCmd[]; size: number }

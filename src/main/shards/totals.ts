@@ -3,7 +3,7 @@
 // restarted shard starts again from zero, so each report adds what grew since the same thread's
 // last report, and a dead thread's totals stay counted.
 import type { ShardStats } from '../../protocol/shard-messages.js';
-import type { MainEventBus } from '../events.js';
+import type { MainEventBus } from '../base/events.js';
 
 export class ShardTotals {
   /** Messages applied by envelope type, across restarts. Keyed by the clients' type names: no prototype (a type named `constructor` is a name like any other). */

@@ -1,7 +1,7 @@
 // The stall watchdog: a shard thread that stopped answering (stats come every STATS_INTERVAL_MS)
 // is ended; its exit restarts it (the pool's crash recovery).
 import { STALL_CHECK_MS, STALL_MS } from '../../protocol/limits.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../base/log.js';
 
 export class StallWatchdog {
   /** Per shard: when it was last heard from. */

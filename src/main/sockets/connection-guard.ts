@@ -14,8 +14,8 @@
 // Behind a reverse proxy (TRUST_PROXY=true) every connection comes from the proxy: the cap is off
 // (the proxy must never be locked out); limit per client at the proxy (nginx `limit_conn`).
 import type net from 'node:net';
-import type { Logger } from '../log.js';
-import type { TemplatedApp } from '../uws.js';
+import type { Logger } from '../base/log.js';
+import type { TemplatedApp } from '../internals/uws.js';
 import { normalizeAddress } from './address-limit.js';
 
 /** At most one log line per listener this often about refused connections (the rest are counted). */

@@ -15,8 +15,8 @@
 // resumeFree() descriptors are free again the reserve is taken back and connections are accepted.
 import fs from 'node:fs';
 import type net from 'node:net';
-import { openDescriptors } from '../fd-limit.js';
-import type { Logger } from '../log.js';
+import { openDescriptors } from '../base/fd-limit.js';
+import type { Logger } from '../base/log.js';
 import { GUARD_LOG_INTERVAL_MS, type Listener, type SheddingState } from './connection-guard.js';
 
 /** The probe's interval: a busy uWS accept loop lasts at most this long before connections are shed. */

@@ -8,7 +8,7 @@
 import type http from 'node:http';
 import type https from 'node:https';
 import type net from 'node:net';
-import type { Config } from '../config.js';
+import type { Config } from '../base/config.js';
 
 /** How often node checks headersTimeout and requestTimeout (its default, 30 s, would add up to 30 s to each deadline). */
 export const DEADLINE_CHECK_MS = 1000;

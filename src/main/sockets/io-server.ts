@@ -2,9 +2,9 @@
 // default path and namespace, polling and websocket, CORS *, the default heartbeat, deflate above 1 KiB.
 import { Server, type ServerOptions } from 'socket.io';
 import type { Adapter } from 'socket.io-adapter';
-import type { Config } from '../config.js';
-import { DEFLATE_THRESHOLD_BYTES, UWS_IDLE_TIMEOUT_S } from '../limits.js';
-import { DISABLED, SHARED_COMPRESSOR, type TemplatedApp } from '../uws.js';
+import type { Config } from '../base/config.js';
+import { DEFLATE_THRESHOLD_BYTES, UWS_IDLE_TIMEOUT_S } from '../base/limits.js';
+import { DISABLED, SHARED_COMPRESSOR, type TemplatedApp } from '../internals/uws.js';
 import { answerUnknownPathsUws, SOCKET_IO_PATH } from './unknown-paths.js';
 
 export interface IoServerOptions {

@@ -4,11 +4,11 @@
 // have uWS's own fixed one), the per-address connection caps, and the descriptor watch that
 // sheds new connections while the process is out of descriptors.
 import type net from 'node:net';
-import type { Config } from '../config.js';
-import { raiseDescriptorLimit, type DescriptorLimit } from '../fd-limit.js';
-import type { Logger } from '../log.js';
-import type { TemplatedApp } from '../uws.js';
-import { closeListen, listen, type us_listen_socket } from '../uws.js';
+import type { Config } from '../base/config.js';
+import { raiseDescriptorLimit, type DescriptorLimit } from '../base/fd-limit.js';
+import type { Logger } from '../base/log.js';
+import type { TemplatedApp } from '../internals/uws.js';
+import { closeListen, listen, type us_listen_socket } from '../internals/uws.js';
 import { ConnectionGuard, type Listener, type SheddingState } from './connection-guard.js';
 import { DescriptorWatch } from './descriptor-watch.js';
 import { enforceHeadDeadline, type HeadDeadlineCounter } from './http-deadlines.js';

@@ -11,7 +11,7 @@
 // (uWS: UWS_HTTP_MAX_HEADERS_SIZE, 64 KiB; node:http: its 16 KiB default).
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { TemplatedApp } from '../uws.js';
+import type { TemplatedApp } from '../internals/uws.js';
 
 /** Socket.IO's path on both listeners (docs/client-contract.md 1.1); engine.io takes every URL that starts with it. */
 export const SOCKET_IO_PATH = '/socket.io/';

@@ -4,8 +4,8 @@
 // a standby secret of its own (generated like a group secret, kept only as its digest). The real
 // client remembers it and presents it again as `groupSecret`: that resumes the standby seat. Without
 // an armed window nothing changes: a logon without the match's secret is refused as before.
-import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
+import type { Config } from '../base/config.js';
+import type { Logger } from '../base/log.js';
 import type { MatchDirectory, MatchRecord } from '../ports/match-directory.js';
 import type { StandbyStore } from '../ports/standby-store.js';
 import { generateSecret, secretDigest, secretMatches } from '../matches/credentials.js';

@@ -6,8 +6,8 @@
 // not come back, within FAILOVER_SILENCE_MS, the seats swap: the standby's held messages after
 // the cut (align.ts) are applied in order, then its live data. Matches without a standby
 // never come here (matches/forwarding.ts).
-import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
+import type { Config } from '../base/config.js';
+import type { Logger } from '../base/log.js';
 import { whenReady } from '../ports/awaitable.js';
 import type { ControlBus } from '../ports/control-bus.js';
 import type { Seat, StandbyStore } from '../ports/standby-store.js';

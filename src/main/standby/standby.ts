@@ -1,8 +1,8 @@
 // The standby observer's parts, assembled for the composition root (service.ts): the store of
 // each match's standby (a port: memory, STATE_DIR or Redis, built and closed with the others), the
 // owner's relay (relay.ts) and who may log on as a standby (admission.ts).
-import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
+import type { Config } from '../base/config.js';
+import type { Logger } from '../base/log.js';
 import type { ControlBus } from '../ports/control-bus.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import type { StandbyStore } from '../ports/standby-store.js';

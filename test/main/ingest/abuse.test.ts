@@ -4,7 +4,7 @@
 // auxiliary clients can be switched off.
 import { io, type Socket } from 'socket.io-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/main/config.js';
+import { loadConfig } from '../../../src/main/base/config.js';
 import { auxClient, closeAll, connect, connected, frontend, observer as observerClient, serverDisconnect } from '../../helpers/clients.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 

@@ -5,7 +5,7 @@
 // auxiliary session may not do at all: test/main/ingest/aux-trust.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Socket } from 'socket.io-client';
-import { SERVICE_VERSION } from '../../../src/main/version.js';
+import { SERVICE_VERSION } from '../../../src/main/base/version.js';
 import { auxClient, auxLogon as auxLogonPacket, closeAll, frontend, observer as observerClient, refusedLogon } from '../../helpers/clients.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 

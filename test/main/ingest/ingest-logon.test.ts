@@ -4,7 +4,7 @@
 // frontend gets when it logs on mid-match, and that no secret reaches a frame or a log line.
 import { describe, expect, it } from 'vitest';
 import type { Socket } from 'socket.io-client';
-import { SERVICE_VERSION } from '../../../src/main/version.js';
+import { SERVICE_VERSION } from '../../../src/main/base/version.js';
 import { connect, connected, frontend, observer as observerClient, observerLogon, refusedLogon } from '../../helpers/clients.js';
 import { serviceForFile } from '../../helpers/service.js';
 

@@ -10,7 +10,7 @@
 // and one still waiting at shutdown is forwarded.
 import { io } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SETTINGS } from '../../../src/main/config.js';
+import { SETTINGS } from '../../../src/main/base/config.js';
 import { closeAll, connectObserver, frontend, logon } from '../../helpers/clients.js';
 import { OutageProxy } from '../../helpers/outage-proxy.js';
 import { playReplay, recordedMatch, replayLogon } from '../../helpers/recorded.js';

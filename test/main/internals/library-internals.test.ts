@@ -1,4 +1,4 @@
-// The doors to library internals (src/main/internals/, src/main/uws.ts): each was written for one
+// The doors to library internals (src/main/internals/, uws.ts among them): each was written for one
 // version of its library, the one package-lock.json pins. An upgrade fails here first, naming the
 // module to re-read, and the behavioural checks below show on real servers, sockets and decoders
 // that every internal the doors reach is still there and still means the same.
@@ -16,7 +16,7 @@ import * as engineio from '../../../src/main/internals/engineio.js';
 import * as socketio from '../../../src/main/internals/socketio.js';
 import * as socketioParser from '../../../src/main/internals/socketio-parser.js';
 import * as ws from '../../../src/main/internals/ws.js';
-import * as uws from '../../../src/main/uws.js';
+import * as uws from '../../../src/main/internals/uws.js';
 
 /** ws's Sender class (exported at run time, not in @types/ws). */
 const { Sender } = wsLibrary as unknown as { Sender: { prototype: object; new (...args: never[]): object } };
@@ -29,7 +29,7 @@ const DOORS: Array<[string, { package: string; version: string }]> = [
   ['src/main/internals/engineio.ts', engineio.WRITTEN_FOR],
   ['src/main/internals/ws.ts', ws.WRITTEN_FOR],
   ['src/main/internals/socketio-parser.ts', socketioParser.WRITTEN_FOR],
-  ['src/main/uws.ts', uws.WRITTEN_FOR],
+  ['src/main/internals/uws.ts', uws.WRITTEN_FOR],
 ];
 
 describe('each door was written for the version package-lock.json pins and node_modules holds', () => {

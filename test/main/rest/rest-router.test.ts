@@ -12,13 +12,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryPreviewStore } from '../../../src/main/adapters/memory/preview-store.js';
 import { MemoryTeamInfoStore } from '../../../src/main/adapters/memory/team-info-store.js';
 import type { KeyValidator, KeyValidity } from '../../../src/main/backend/key-validation.js';
-import { loadConfig } from '../../../src/main/config.js';
-import { MAX_URL_LENGTH } from '../../../src/main/limits.js';
-import { createLogger } from '../../../src/main/log.js';
+import { loadConfig } from '../../../src/main/base/config.js';
+import { MAX_URL_LENGTH } from '../../../src/main/base/limits.js';
+import { createLogger } from '../../../src/main/base/log.js';
 import { createRouter, queryParam } from '../../../src/main/rest/http.js';
 import { registerPreviews } from '../../../src/main/rest/previews.js';
 import { registerTeamInfo } from '../../../src/main/rest/team-info.js';
-import { closeListen, createApp, listen, type us_listen_socket } from '../../../src/main/uws.js';
+import { closeListen, createApp, listen, type us_listen_socket } from '../../../src/main/internals/uws.js';
 
 const MAX_BODY = 1000;
 const logs: string[] = [];

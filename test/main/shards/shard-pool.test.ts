@@ -8,8 +8,8 @@
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { inflateDelta } from '../../../src/codec/inflate-delta.js';
-import { loadConfig } from '../../../src/main/config.js';
-import { createLogger } from '../../../src/main/log.js';
+import { loadConfig } from '../../../src/main/base/config.js';
+import { createLogger } from '../../../src/main/base/log.js';
 import { shardIndexOf } from '../../../src/main/shards/hash.js';
 import { ShardPool, type RecoveryMode } from '../../../src/main/shards/pool.js';
 import { MAX_BATCH_COMMANDS } from '../../../src/protocol/limits.js';

@@ -1,7 +1,7 @@
 // SessionStore in memory (ports/session-store.ts): sessions by id; with STATE_DIR, also those read
 // back at start, by the digest of their id, until a client takes them over (state-dir/session-store.ts).
-import { sha256Hex } from '../../hashing.js';
-import { MAX_SESSION_ID_LENGTH } from '../../limits.js';
+import { sha256Hex } from '../../base/hashing.js';
+import { MAX_SESSION_ID_LENGTH } from '../../base/limits.js';
 import type { NewSession, SessionEnd, SessionRecord, SessionStore, TakenOver } from '../../ports/session-store.js';
 
 /** What STATE_DIR keeps of a session: its id as a digest only. */

@@ -12,7 +12,7 @@
 // publishes to this node's own channel every REDIS_PROBE_INTERVAL_MS and, when 3 in a row do not
 // come back, the subscriber is reconnected. `up` is what /status and the metrics report.
 import { Redis, type RedisOptions } from 'ioredis';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../base/log.js';
 import { redisKeys, type RedisKeys } from './keys.js';
 import { LUA_SCRIPTS, type ScriptCommands } from './lua-scripts.js';
 

@@ -11,7 +11,7 @@
 // transport. It rejects when Redis is unreachable (nothing was published). A listener that throws
 // is logged; unlike in memory, the exception does not reach the publisher (it runs elsewhere).
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../base/log.js';
 import type { ControlBus, ControlListener, ControlMessage } from '../../ports/control-bus.js';
 import type { RedisConnection } from './connection.js';
 

@@ -10,7 +10,7 @@
 // older message of the same record cannot undo them in the view (an overlay of pending fields, a
 // tombstone of a pending release).
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../base/log.js';
 import { DirectoryView, type DirectoryEntry } from '../directory-view.js';
 import type { RedisConnection } from './connection.js';
 import { toEntry, type Message, type Stored } from './directory-records.js';

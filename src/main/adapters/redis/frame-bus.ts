@@ -14,7 +14,7 @@
 // Redis is back (conn.onStatus) every watched code asks for a keyframe again and every owner sends
 // its latest frames as keyframes (whichever node is back last, its message finds the other
 // subscribed).
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../base/log.js';
 import type { Frame, FrameBus, FrameListener, FrameTextSource } from '../../ports/frame-bus.js';
 import { FrameListeners } from '../frame-listeners.js';
 import type { RedisConnection } from './connection.js';

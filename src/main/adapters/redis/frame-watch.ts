@@ -11,7 +11,7 @@
 // epoch than the code's are dropped (a stale owner); a higher epoch (a new owner after a takeover)
 // is taken from its first 'K'. 'X' drops the latest.
 import { inflateDelta } from '../../../codec/inflate-delta.js';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../base/log.js';
 import type { Frame } from '../../ports/frame-bus.js';
 import type { FrameListeners } from '../frame-listeners.js';
 import type { RedisConnection } from './connection.js';

@@ -11,7 +11,7 @@
 // runs each match (lease renewal, adoption, hand-over) is the ownership adapter's
 // (match-ownership.ts), which watches this node's claims here (ClaimWatcher).
 import type { DirectoryEntry } from '../directory-view.js';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../base/log.js';
 import type { Claim, ClaimOptions, MatchDirectory, MatchRecord, NewMatch } from '../../ports/match-directory.js';
 import type { RedisConnection } from './connection.js';
 import { storedJson, toEntry, toStored, type Stored } from './directory-records.js';

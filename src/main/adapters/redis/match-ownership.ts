@@ -7,7 +7,7 @@
 // script, which puts the new record in the directory's view. At a graceful shutdown the leases go
 // (relinquishAll), so other nodes adopt the matches at once. The scripts: lua/directory.ts.
 import type { DirectoryEntry } from '../directory-view.js';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../base/log.js';
 import type { MatchRecord } from '../../ports/match-directory.js';
 import type { MatchOwnership } from '../../ports/match-ownership.js';
 import type { RedisConnection } from './connection.js';

@@ -8,7 +8,7 @@
 //   'd' <len>:<matchId><len>:<playerId>                            { t: 'aux_disconnected', … }
 // where <len> is the decimal length of the string that follows (JS string length): no escaping,
 // one concatenation per message, and the raw text (most of the bytes) is never copied but once.
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../base/log.js';
 import type { InboxMessage, OwnerInbox } from '../../ports/owner-inbox.js';
 import type { RedisConnection } from './connection.js';
 

@@ -29,8 +29,8 @@
 //
 // Tombstones: a key taken over or ended keeps a marker text for `heldTtlMs` (see TAKEN_OVER).
 // The scripts: lua/sessions.ts (registered in lua-scripts.ts).
-import type { Logger } from '../../log.js';
-import { MAX_SESSION_ID_LENGTH } from '../../limits.js';
+import type { Logger } from '../../base/log.js';
+import { MAX_SESSION_ID_LENGTH } from '../../base/limits.js';
 import type { NewSession, SessionEnd, SessionRecord, SessionStore, TakenOver } from '../../ports/session-store.js';
 import type { RedisConnection } from './connection.js';
 

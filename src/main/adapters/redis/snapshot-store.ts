@@ -16,7 +16,7 @@
 // base written every BASE_EVERY puts in the same hash (snapshot-format.ts; docs/benchmarks.md,
 // issue 20): a delta is sent only once its base's write was confirmed, and a new owner's first put
 // writes a base. Data written by earlier versions (deflated whole, or plain JSON) reads as before.
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../base/log.js';
 import type { MatchSnapshot, SnapshotStore } from '../../ports/snapshot-store.js';
 import { MemorySnapshotStore } from '../memory/snapshot-store.js';
 import { BASE_EVERY, DATA_IS_BASE, decodeStored, encodeBase, encodeDelta } from './snapshot-format.js';

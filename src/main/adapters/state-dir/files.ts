@@ -6,8 +6,8 @@
 // the STATE_DIR adapters of SnapshotStore and SessionStore (snapshot-store.ts, session-store.ts).
 import fs from 'node:fs';
 import path from 'node:path';
-import { sha256Hex } from '../../hashing.js';
-import type { Logger } from '../../log.js';
+import { sha256Hex } from '../../base/hashing.js';
+import type { Logger } from '../../base/log.js';
 import type { PersistedSession } from '../memory/session-store.js';
 
 export const STATE_VERSION = 1;

@@ -1,7 +1,7 @@
 // SessionStore on STATE_DIR (ports/session-store.ts): the memory adapter, read back from
 // `sessions.json` at start (its sessions resumable by the digest of the id a client presents), and
 // written there every SNAPSHOT_INTERVAL_MS when it changed, and at shutdown.
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../base/log.js';
 import { MemorySessionStore } from '../memory/session-store.js';
 import type { StateFiles } from './files.js';
 

@@ -1,6 +1,7 @@
 // A long-lived streamed HTTP response, as the operator dashboard (admin/dashboard.ts) writes to it.
-// Declared on this floor, below both its maker (rest/http.ts: Reply.stream over uWS) and its user, so
-// that the dashboard does not import the REST layer above it (scripts/check-imports.mjs).
+// It lives with its maker (http.ts: Reply.stream over uWS), and the import check places it on the
+// base layer, below its user, so that the dashboard does not import the REST layer above it
+// (scripts/check-imports.mjs).
 
 /**
  * A long-lived streamed response (server-sent events): the headers at once, chunks later. uWS keeps

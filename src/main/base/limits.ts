@@ -2,7 +2,7 @@
 // may need to change are settings in config.ts instead (documented in the README); these follow
 // from the protocol, the clients or the design and are not meant to be tuned. (The shard pool's and
 // the shard threads' own constants live in src/protocol/.)
-export { MAX_GROUP_CODE_LENGTH } from '../schemas/logon.js';
+export { MAX_GROUP_CODE_LENGTH } from '../../schemas/logon.js';
 
 // --- Sockets (both Socket.IO listeners) ---
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { generate } from 'selfsigned';
 import { ConfigError, type Config } from './config.js';
 import { ensureDataDir, writePrivateFile } from './data-dir.js';
-import type { TlsFiles } from './uws.js';
+import type { TlsFiles } from '../internals/uws.js';
 
 export interface TlsSetup { files: TlsFiles | null; source: 'none' | 'configured' | 'generated' | 'reused' }
 

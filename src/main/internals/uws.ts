@@ -1,7 +1,7 @@
 // The one place that imports uWebSockets.js (the uws-pack repack). Its typings declare the
 // compressor constants as types only (TS2693) although they exist at run time, so the casts live here.
 // Written for uws-pack 20.0.8, the version package-lock.json pins: test/main/internals/library-internals.test.ts
-// fails naming this module when the installed version differs (the other library doors: internals/).
+// fails naming this module when the installed version differs (the other library doors sit beside it).
 import './uws-env.js'; // before uWebSockets.js loads: it reads its environment once, at load
 import * as uws from 'uWebSockets.js';
 import type { TemplatedApp, HttpResponse, HttpRequest, us_listen_socket, WebSocket, CompressOptions } from 'uWebSockets.js';

@@ -7,7 +7,7 @@
 //
 // The events' own vocabulary (RecoveryMode, OutboundOutcome) is declared here, below the emitters
 // (shards/pool.ts, backend/http.ts) that use it too: this bus imports nothing above it.
-import type { ShardStats } from '../protocol/shard-messages.js';
+import type { ShardStats } from '../../protocol/shard-messages.js';
 
 /** What a restarted shard can be given: snapshots and the retained batches, snapshots only, nothing (shards/retained-log.ts). */
 export type RecoveryMode = 'full' | 'snapshots' | 'none';
@@ -16,7 +16,7 @@ export type RecoveryMode = 'full' | 'snapshots' | 'none';
 export type OutboundOutcome = '2xx' | '3xx' | '4xx' | '5xx' | 'timeout' | 'network' | 'too-large';
 
 export interface MainEvents {
-  /** A shard's stats, once a second per shard. From shards/output.ts; to shards/totals.ts, metrics.ts. */
+  /** A shard's stats, once a second per shard. From shards/output.ts; to shards/totals.ts, metrics/metrics.ts. */
   shardStats: { shard: number; stats: ShardStats };
   /**
    * A shard thread died and a new one took its place: its counters start again from zero, its
@@ -45,7 +45,7 @@ export interface MainEvents {
   matchStopped: { groupCode: string };
   /** Scale-out: ingestion data for a match reached no node (its owner is gone). From cluster/remote-forwarding.ts; to cluster/takeover.ts. */
   matchOwnerMissing: { groupCode: string };
-  /** An outbound HTTP call ended. From backend/http.ts (OutboundHttp); to metrics.ts. */
+  /** An outbound HTTP call ended. From backend/http.ts (OutboundHttp); to metrics/metrics.ts. */
   outboundCall: { label: string; seconds: number; outcome: OutboundOutcome };
 }
 

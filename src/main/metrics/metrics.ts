@@ -2,25 +2,25 @@
 // 127.0.0.1 by default: not public by accident). Each service has its own registry. Most values
 // are read from the components' counters at scrape time; the shards' running totals are kept
 // across restarts by shards/totals.ts (the dashboard reads the same), and the per-cycle
-// histograms and outbound calls come as events (events.ts).
+// histograms and outbound calls come as events (base/events.ts).
 // Every metric is listed in the README ("Metrics"). Labels only take bounded values.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import client from 'prom-client';
-import type { BroadcastServer } from './broadcast/server.js';
-import type { Config } from './config.js';
-import type { MainEventBus, OutboundOutcome } from './events.js';
-import type { IngestServer } from './ingest/server.js';
-import { METRICS_REQUEST_TIMEOUT_MS } from './limits.js';
-import type { Logger } from './log.js';
-import type { ShardRecovery } from './shards/recovery.js';
-import type { PublishCounters } from './shards/output.js';
-import type { ShardTotals } from './shards/totals.js';
-import type { Cluster } from './cluster/cluster.js';
-import type { MatchDirectory } from './ports/match-directory.js';
-import type { Listeners } from './sockets/listeners.js';
-import { registerStandbyMetrics } from './standby/metrics.js';
-import type { StandbyRelay } from './standby/relay.js';
+import type { BroadcastServer } from '../broadcast/server.js';
+import type { Config } from '../base/config.js';
+import type { MainEventBus, OutboundOutcome } from '../base/events.js';
+import type { IngestServer } from '../ingest/server.js';
+import { METRICS_REQUEST_TIMEOUT_MS } from '../base/limits.js';
+import type { Logger } from '../base/log.js';
+import type { ShardRecovery } from '../shards/recovery.js';
+import type { PublishCounters } from '../shards/output.js';
+import type { ShardTotals } from '../shards/totals.js';
+import type { Cluster } from '../cluster/cluster.js';
+import type { MatchDirectory } from '../ports/match-directory.js';
+import type { Listeners } from '../sockets/listeners.js';
+import { registerStandbyMetrics } from '../standby/metrics.js';
+import type { StandbyRelay } from '../standby/relay.js';
 
 export interface MetricsDeps {
   config: Config;

@@ -2,7 +2,7 @@
 // `rehearsal:<admin token id>`. The key id already travels with every record in every adapter
 // (memory, STATE_DIR, Redis), and a real key id is `key:<digest>` or `org:<id>`, so the mark needs
 // no new field in the ports; rehearsals count against MAX_MATCHES_PER_KEY per admin token.
-import type { MatchRecord } from './ports/match-directory.js';
+import type { MatchRecord } from './match-directory.js';
 
 export const REHEARSAL_KEY_PREFIX = 'rehearsal:';
 
