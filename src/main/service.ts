@@ -5,7 +5,7 @@
 //
 //   config → logger → TLS, access key → event bus, outbound client → ports (memory adapters,
 //   STATE_DIR's, or Redis's) → key chain → matches (routes, backend sync, shard output and recovery,
-//   shard pool, lifecycle, forwarding; with Redis the cluster runtime) → listeners (ingestion,
+//   shard pool, lifecycle, routing; with Redis the cluster runtime) → listeners (ingestion,
 //   broadcast, REST with the dashboard) → metrics.
 import { Dashboard } from './admin/dashboard.js';
 import { LinkHealth } from './admin/link-health.js';
@@ -31,13 +31,13 @@ import { createSupportPackages } from './backend/store.js';
 import { BroadcastServer } from './broadcast/server.js';
 import { Cluster } from './cluster/cluster.js';
 import { openRedisPorts } from './cluster/redis-ports.js';
-import { RemoteForwarding } from './cluster/remote-forwarding.js';
+import { OwnerDelivery } from './cluster/owner-delivery.js';
 import type { Config } from './base/config.js';
 import { EventBus, type MainEvents } from './base/events.js';
 import { IngestServer } from './ingest/server.js';
 import { SHUTDOWN_CLOSE_MARGIN_MS, SHUTDOWN_MIN_DRAIN_MS, SUMMARY_WAIT_MS } from './base/limits.js';
 import { createLogger, type Logger } from './base/log.js';
-import { MatchForwarding } from './matches/forwarding.js';
+import { MatchRouting } from './matches/routing.js';
 import { RehearsalControl } from './rehearsal/remote.js';
 import { Rehearsals } from './rehearsal/rehearsals.js';
 import { MatchLifecycle } from './matches/lifecycle.js';
@@ -88,7 +88,7 @@ export interface MatchComponents {
   pool: ShardPool;
   routes: LocalRoutes;
   lifecycle: MatchLifecycle;
-  forwarding: MatchForwarding;
+  routing: MatchRouting;
   output: ShardOutput;
   recovery: ShardRecovery;
   totals: ShardTotals;
@@ -197,16 +197,16 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const recovery = new ShardRecovery({ log, routes, snapshots, frames, events });
   const totals = new ShardTotals(events);
   // Scale-out: data for matches another node runs goes to their inboxes (held while nobody runs them).
-  const remote = redis ? new RemoteForwarding({ inbox: redis.inbox, log, events, maxAgeMs: config.RECOVERY_WINDOW_MS }) : undefined;
+  const remote = redis ? new OwnerDelivery({ inbox: redis.inbox, log, events, maxAgeMs: config.RECOVERY_WINDOW_MS }) : undefined;
   const inline = config.SHARD_WORKERS === 0 ? await loadInlineShard() : undefined;
   const pool = new ShardPool({ ...shardPoolOptions(config, log), onOutput: output.handle, onCrash: recovery.onCrash, ...(inline ? { inline } : {}) });
   const lifecycle = new MatchLifecycle({ config, log, pool, routes, directory, snapshots, frames, teamInfo, sessions, control, events, sync });
   // A standby observer per match (standby/standby.ts): its store is one of the ports above.
   const standby = createStandby({ config, log, store: standbyStore, directory, control, pool, routes });
-  const forwarding = new MatchForwarding({ pool, directory, routes, events, relay: standby.relay, ...(remote ? { remote } : {}) });
-  const matches: MatchComponents = { pool, routes, lifecycle, forwarding, output, recovery, totals };
+  const routing = new MatchRouting({ pool, directory, routes, events, relay: standby.relay, ...(remote ? { remote } : {}) });
+  const matches: MatchComponents = { pool, routes, lifecycle, routing, output, recovery, totals };
   const cluster = redis && remote
-    ? new Cluster({ log, events, redis, lifecycle, forwarding, routes, remote, leaseTtlMs: config.REDIS_LEASE_TTL_MS })
+    ? new Cluster({ log, events, redis, lifecycle, routing, routes, remote, leaseTtlMs: config.REDIS_LEASE_TTL_MS })
     : null;
 
   // Durable snapshots (STATE_DIR): the matches of the previous run come back before anything listens.
@@ -217,15 +217,15 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const ingestApp = createApp(tls.files);
   const restApp = createApp(tls.files);
   const ingest = new IngestServer(ingestApp, {
-    config, log, keys, directory, lifecycle, forwarding, sessions, control, standby, testHooks: options.testHooks ?? false,
+    config, log, keys, directory, lifecycle, routing, sessions, control, standby, testHooks: options.testHooks ?? false,
     ...(cluster ? { sharedStoreUp: () => cluster.redisUp } : {}),
   });
   const broadcast = new BroadcastServer({ config, log, tls: tls.files, frames, texts });
   const listeners = new Listeners({ config, log, apps: { ingest: ingestApp, rest: restApp }, broadcast: broadcast.http });
-  const links = new LinkHealth({ config, ingest, broadcast, routes, clock: forwarding.clock, relay: standby.relay, frames });
+  const links = new LinkHealth({ config, ingest, broadcast, routes, clock: routing.clock, relay: standby.relay, frames });
   const adminTokens = createAdminTokens(config.ADMIN_TOKEN);
   // Rehearsals: recordings played into group codes (rehearsal/); their routes need ADMIN_TOKEN.
-  const rehearsals = new Rehearsals({ config, log, lifecycle, forwarding, control, events });
+  const rehearsals = new Rehearsals({ config, log, lifecycle, routing, control, events });
   const rehearsalControl = new RehearsalControl({ rehearsals, control, directory, clustered: cluster !== null, log });
   const dashboard = adminTokens.enabled
     ? new Dashboard({ directory, routes, published: output.counters, shardTotals: totals, frames, ingest, broadcast, maxOpen: config.DASHBOARD_MAX_OPEN, links, watchSummaries: (on) => pool.watchSummaries(on, SUMMARY_WAIT_MS), ...(redis ? { ownerOf: (code: string) => redis.ownership.ownerOf(code) } : {}) })

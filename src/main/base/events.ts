@@ -29,21 +29,21 @@ export interface MainEvents {
    * matches/lifecycle.ts, which removes it everywhere (one path).
    */
   matchGone: { groupCode: string; reason: string };
-  /** The backend answered a match's registration. From backend/match-sync.ts; to matches/forwarding.ts (the shard's `registered`). */
+  /** The backend answered a match's registration. From backend/match-sync.ts; to matches/routing.ts (the shard's `registered`). */
   matchRegistered: { groupCode: string; registered: boolean };
-  /** Player cameras fetched for a match. From backend/match-sync.ts; to matches/forwarding.ts (the shard's `playercams`). */
+  /** Player cameras fetched for a match. From backend/match-sync.ts; to matches/routing.ts (the shard's `playercams`). */
   playercams: { groupCode: string; result: unknown };
-  /** Players' MMR fetched for a match. From backend/match-sync.ts; to matches/forwarding.ts (the shard's `mmr`). */
+  /** Players' MMR fetched for a match. From backend/match-sync.ts; to matches/routing.ts (the shard's `mmr`). */
   mmr: { groupCode: string; result: unknown };
   /**
    * This process runs a match now (created, resumed, restored, adopted from another node) or no
    * longer does (removed, or evicted: another node owns it). From matches/lifecycle.ts; to
-   * cluster/owner-inbox-routing.ts (scale-out: the match's inbox is listened to while it runs here) and
+   * cluster/cluster.ts (scale-out: the match's inbox is listened to while it runs here) and
    * rehearsal/rehearsals.ts (a rehearsal ends with its match).
    */
   matchRunning: { groupCode: string; epoch: number };
   matchStopped: { groupCode: string };
-  /** Scale-out: ingestion data for a match reached no node (its owner is gone). From cluster/remote-forwarding.ts; to cluster/takeover.ts. */
+  /** Scale-out: ingestion data for a match reached no node (its owner is gone). From cluster/owner-delivery.ts; to cluster/takeover.ts. */
   matchOwnerMissing: { groupCode: string };
   /** An outbound HTTP call ended. From backend/http.ts (OutboundHttp); to metrics/metrics.ts. */
   outboundCall: { label: string; seconds: number; outcome: OutboundOutcome };

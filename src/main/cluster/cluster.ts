@@ -4,11 +4,11 @@
 // metrics, and logons that need Redis are refused while it is unreachable).
 import type { MainEventBus } from '../base/events.js';
 import type { Logger } from '../base/log.js';
-import type { MatchForwarding } from '../matches/forwarding.js';
+import type { MatchRouting } from '../matches/routing.js';
 import type { MatchLifecycle } from '../matches/lifecycle.js';
 import type { LocalRoutes } from '../matches/local-routes.js';
 import type { RedisPorts } from './redis-ports.js';
-import type { RemoteForwarding } from './remote-forwarding.js';
+import type { OwnerDelivery } from './owner-delivery.js';
 import { MatchTakeover } from './takeover.js';
 
 export interface ClusterDeps {
@@ -16,9 +16,9 @@ export interface ClusterDeps {
   events: MainEventBus;
   redis: RedisPorts;
   lifecycle: MatchLifecycle;
-  forwarding: MatchForwarding;
+  routing: MatchRouting;
   routes: LocalRoutes;
-  remote: RemoteForwarding;
+  remote: OwnerDelivery;
   leaseTtlMs: number;
 }
 
@@ -33,12 +33,12 @@ export class Cluster {
     this.nodeId = redis.conn.nodeId;
     this.takeover = new MatchTakeover({
       log: deps.log, ownership: redis.ownership, directory: redis.shared.directory, snapshots: redis.shared.snapshots,
-      lifecycle: deps.lifecycle, forwarding: deps.forwarding, routes: deps.routes, remote: deps.remote, events, leaseTtlMs: deps.leaseTtlMs,
+      lifecycle: deps.lifecycle, routing: deps.routing, routes: deps.routes, remote: deps.remote, events, leaseTtlMs: deps.leaseTtlMs,
     });
     this.unsubscribe.push(
       events.on('matchRunning', ({ groupCode }) => {
         if (this.listening.has(groupCode)) return;
-        this.listening.set(groupCode, redis.inbox.listen(groupCode, (message) => deps.forwarding.fromInbox(groupCode, message)));
+        this.listening.set(groupCode, redis.inbox.listen(groupCode, (message) => deps.routing.fromInbox(groupCode, message)));
       }),
       events.on('matchStopped', ({ groupCode }) => {
         this.listening.get(groupCode)?.();
@@ -54,8 +54,8 @@ export class Cluster {
     return n;
   }
 
-  /** Ingestion data forwarded to other nodes (cluster/remote-forwarding.ts). */
-  get forwardStats(): RemoteForwarding['stats'] {
+  /** Ingestion data forwarded to other nodes (cluster/owner-delivery.ts). */
+  get deliveryStats(): OwnerDelivery['stats'] {
     return this.deps.remote.stats;
   }
 
@@ -82,7 +82,7 @@ export class Cluster {
   /**
    * Graceful shutdown, before the shards drain: inboxes are no longer listened to (nor keyframe
    * requests answered), so what other nodes forward from now on is held there
-   * (remote-forwarding.ts) until a node adopts the match.
+   * (remote-routing.ts) until a node adopts the match.
    */
   stopInboxes(): void {
     for (const [groupCode, stop] of this.listening) {

@@ -6,20 +6,20 @@
 //     (a live record without a lease) and adopts them: overlays get frames again even when no
 //     observer comes back.
 //   - At once, and every ADOPT_RETRY_MS after, for a match whose ingestion data this node holds
-//     because nobody received it (cluster/remote-forwarding.ts): an observer that reconnected here
+//     because nobody received it (cluster/owner-delivery.ts): an observer that reconnected here
 //     after its match's node died gets its match here as soon as the lease lapses.
 //   - A node that lost a lease to another stops running that match (lifecycle.evict); a node that
 //     re-asserted a match after Redis lost it fences with the new epoch (lifecycle.refence).
 import crypto from 'node:crypto';
 import type { MainEventBus } from '../base/events.js';
 import type { Logger } from '../base/log.js';
-import type { MatchForwarding } from '../matches/forwarding.js';
+import type { MatchRouting } from '../matches/routing.js';
 import type { MatchLifecycle } from '../matches/lifecycle.js';
 import type { LocalRoutes } from '../matches/local-routes.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import type { MatchOwnership } from '../ports/match-ownership.js';
 import type { MatchSnapshot, SnapshotStore } from '../ports/snapshot-store.js';
-import type { RemoteForwarding } from './remote-forwarding.js';
+import type { OwnerDelivery } from './owner-delivery.js';
 
 const ADOPT_RETRY_MS = 250;
 
@@ -29,9 +29,9 @@ export interface TakeoverDeps {
   directory: MatchDirectory;
   snapshots: SnapshotStore & { load(groupCode: string): Promise<MatchSnapshot | undefined> };
   lifecycle: MatchLifecycle;
-  forwarding: MatchForwarding;
+  routing: MatchRouting;
   routes: LocalRoutes;
-  remote: RemoteForwarding;
+  remote: OwnerDelivery;
   events: MainEventBus;
   leaseTtlMs: number;
 }
@@ -80,7 +80,7 @@ export class MatchTakeover {
     this.timers.push(retry);
   }
 
-  /** Nobody received data for `groupCode` (remote-forwarding.ts): adopt it as soon as its lease lapses. */
+  /** Nobody received data for `groupCode` (remote-routing.ts): adopt it as soon as its lease lapses. */
   private ownerMissing(groupCode: string): void {
     if (!this.heldSince.has(groupCode)) this.heldSince.set(groupCode, this.deps.directory.get(groupCode)?.epoch ?? 0);
     void this.tryAdopt(groupCode);
@@ -150,7 +150,7 @@ export class MatchTakeover {
   /** The match runs again (here: `local`), so what was held for it goes there. */
   private delivered(groupCode: string, local: boolean): void {
     this.heldSince.delete(groupCode);
-    const { remote, forwarding } = this.deps;
-    remote.release(groupCode, local ? (message) => forwarding.fromInbox(groupCode, message) : undefined);
+    const { remote, routing } = this.deps;
+    remote.release(groupCode, local ? (message) => routing.fromInbox(groupCode, message) : undefined);
   }
 }

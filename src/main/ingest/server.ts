@@ -4,14 +4,14 @@
 //
 // This file wires a socket's events to the jobs, each in its own file: the budget and backlog
 // every event passes first (backlog.ts, budget.ts, stall.ts), session takeover at connection
-// (resume.ts), the two logons (logon.ts), forwarding (forwarding.ts); and keeps the listener's own:
+// (resume.ts), the two logons (logon.ts), the payload check (payload-check.ts); and keeps the listener's own:
 // idle sweeps, keepalives, closing the sockets of ended sessions (ControlBus), shutdown.
 import type { Server } from 'socket.io';
 import type { KeyValidator } from '../backend/key-validation.js';
 import type { Config } from '../base/config.js';
 import { idleSweepMs, INGEST_KEEPALIVE_MS, INGEST_SEND_BUFFER_BYTES } from '../base/limits.js';
 import type { Logger } from '../base/log.js';
-import type { MatchForwarding } from '../matches/forwarding.js';
+import type { MatchRouting } from '../matches/routing.js';
 import type { MatchLifecycle } from '../matches/lifecycle.js';
 import type { ControlBus } from '../ports/control-bus.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
@@ -25,7 +25,7 @@ import { createIoServer } from '../sockets/io-server.js';
 import type { TemplatedApp } from '../internals/uws.js';
 import { IngestBacklog } from './backlog.js';
 import { SocketBudget, type BudgetLimits } from './budget.js';
-import { DataForwarding } from './forwarding.js';
+import { PayloadCheck } from './payload-check.js';
 import { Logons } from './logon.js';
 import { SessionResume } from './resume.js';
 import { IngestCounters, SocketReplies, type BoundSession, type SocketState } from './socket-state.js';
@@ -39,7 +39,7 @@ export interface IngestDeps {
   keys: KeyValidator;
   directory: MatchDirectory;
   lifecycle: MatchLifecycle;
-  forwarding: MatchForwarding;
+  routing: MatchRouting;
   sessions: SessionStore;
   control: ControlBus;
   /** Scale-out: whether the shared store (Redis) is reachable; logons need it. Unset: always (one process). */
@@ -65,10 +65,10 @@ export class IngestServer {
   private readonly replies: SocketReplies;
   private readonly stall = new StallWatch();
   /** Every event's budget and the backlogs (backlog.ts). */
-  private readonly budgets: IngestBacklog;
+  private readonly backlog: IngestBacklog;
   private readonly resume: SessionResume;
   private readonly logons: Logons;
-  private readonly data: DataForwarding;
+  private readonly data: PayloadCheck;
   private readonly timer: NodeJS.Timeout;
   private readonly idleTimer: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
@@ -83,10 +83,10 @@ export class IngestServer {
       backlogBytes: c.INGEST_BACKLOG_BYTES_PER_SOCKET, largestMessage: c.MAX_MESSAGE_BYTES,
     };
     this.replies = new SocketReplies(this.log, this.counters);
-    this.budgets = new IngestBacklog({ limits: this.limits, stall: this.stall, counters: this.counters, replies: this.replies, handle: (state, event, args) => this.handle(state, event, args) });
+    this.backlog = new IngestBacklog({ limits: this.limits, stall: this.stall, counters: this.counters, replies: this.replies, handle: (state, event, args) => this.handle(state, event, args) });
     this.resume = new SessionResume({
-      log: this.log, sessions: deps.sessions, backlog: this.budgets, replies: this.replies, states: this.states,
-      maxHeld: Math.max(1, c.INGEST_BACKLOG_PER_SOCKET), receive: (state, event, args) => this.budgets.receive(state, event, args),
+      log: this.log, sessions: deps.sessions, backlog: this.backlog, replies: this.replies, states: this.states,
+      maxHeld: Math.max(1, c.INGEST_BACKLOG_PER_SOCKET), receive: (state, event, args) => this.backlog.receive(state, event, args),
       resumed: (session) => {
         if (session.role !== 'observer') return;
         this.linkEvents.resumed(session.groupCode, Date.now());
@@ -102,7 +102,7 @@ export class IngestServer {
         deps.standby?.relay.socketOpen(code, seat);
       },
     });
-    this.data = new DataForwarding(c, deps.forwarding, this.replies);
+    this.data = new PayloadCheck(c, deps.routing, this.replies);
     this.addresses = new AddressLimiter(c.MAX_SOCKETS_PER_ADDRESS);
     const parser = ingestParser(deps.testHooks ? [...KNOWN_EVENTS, 'test_echo'] : KNOWN_EVENTS);
     this.io = createIoServer(app, c, { adapter: IngestAdapter, parser, recovery: true, maxBackpressure: INGEST_SEND_BUFFER_BYTES, allowRequest: this.addresses.allowRequest });
@@ -140,7 +140,7 @@ export class IngestServer {
 
     // Every event goes through the per-socket budget first (now, after what waits, or shed).
     const receive = (event: string, args: unknown[]) => {
-      if (!this.resume.hold(state, event, args)) this.budgets.receive(state, event, args);
+      if (!this.resume.hold(state, event, args)) this.backlog.receive(state, event, args);
     };
     for (const event of KNOWN_EVENTS) socket.on(event, (...args: unknown[]) => receive(event, args));
     socket.on(OTHER_EVENT, (...args: unknown[]) => receive('other', args));
@@ -151,7 +151,7 @@ export class IngestServer {
       const detached = this.deps.sessions.detach(session.id, socket.id, Date.now());
       if (this.shuttingDown) return; // the service is going away, not the player
       if (detached && session.role === 'observer') this.deps.standby?.relay.socketClosed(session.groupCode, seatOf(session), Date.now());
-      if (detached && session.role === 'auxiliary' && session.playerId) this.deps.forwarding.auxDisconnected(session.matchId, session.playerId);
+      if (detached && session.role === 'auxiliary' && session.playerId) this.deps.routing.auxDisconnected(session.matchId, session.playerId);
     });
     if (this.deps.testHooks) socket.on('test_echo', (payload: unknown) => socket.emit('test_echo', payload));
   }
@@ -179,7 +179,7 @@ export class IngestServer {
   private closeEnded(sessionIds: readonly string[]): void {
     if (sessionIds.length === 0) return;
     const ended = new Set(sessionIds);
-    this.budgets.clearEnded(ended);
+    this.backlog.clearEnded(ended);
     for (const state of this.states.values()) {
       if (!state.session || !ended.has(state.session.id)) continue;
       state.session = null;
@@ -220,11 +220,11 @@ export class IngestServer {
 
   /** Events waiting in backlogs now (metrics). */
   backlogWaiting(): number {
-    return this.budgets.count();
+    return this.backlog.count();
   }
 
   /** Backlog figures (metrics, tests): events that waited, the most one socket had waiting at once. */
-  get backlog(): IngestCounters['backlog'] {
+  get backlogFigures(): IngestCounters['backlog'] {
     return this.counters.backlog;
   }
 
@@ -235,7 +235,7 @@ export class IngestServer {
     clearInterval(this.idleTimer);
     this.stall.close();
     this.unsubscribe();
-    this.budgets.close();
+    this.backlog.close();
     await this.io.close();
   }
 }

@@ -72,7 +72,7 @@ export class Metrics {
       collect() { set(this, ingest.eventsIn, 'event'); },
     });
     new client.Gauge({ name: 'ods_ingest_backlog_messages', help: 'Events received on the ingestion listener and waiting for their socket\'s budget (INGEST_BACKLOG_PER_SOCKET)', registers: [r], collect() { this.set(ingest.backlogWaiting()); } });
-    new client.Counter({ name: 'ods_messages_queued_total', help: 'Events that waited in their socket\'s backlog instead of being shed', registers: [r], collect() { this.reset(); this.inc(ingest.backlog.queued); } });
+    new client.Counter({ name: 'ods_messages_queued_total', help: 'Events that waited in their socket\'s backlog instead of being shed', registers: [r], collect() { this.reset(); this.inc(ingest.backlogFigures.queued); } });
     const applied = shardTotals.applied;
     new client.Counter({
       name: 'ods_messages_applied_total', help: 'Messages applied to a match by the shards, by envelope type', labelNames: ['type'], registers: [r],
@@ -124,7 +124,7 @@ export class Metrics {
       });
       new client.Counter({
         name: 'ods_cluster_forwarded_total', help: 'Ingestion messages for matches another node runs: sent to their owner, held while no node ran the match, redelivered, dropped', labelNames: ['outcome'], registers: [r],
-        collect() { const f = cluster.forwardStats; set(this, { sent: f.sent, held: f.held, redelivered: f.redelivered, dropped: f.dropped }, 'outcome'); },
+        collect() { const f = cluster.deliveryStats; set(this, { sent: f.sent, held: f.held, redelivered: f.redelivered, dropped: f.dropped }, 'outcome'); },
       });
       new client.Counter({
         name: 'ods_cluster_frames_total', help: 'Frames through Redis on this node: framesPublished, deltasPublished, keyframesPublished, keyframesAnswered, publishFailed (as owner); framesReceived, keyframesRequested, keyframesReceived, gaps, noBase, droppedStale, badDeltas (as watcher)', labelNames: ['kind'], registers: [r],

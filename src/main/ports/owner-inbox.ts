@@ -6,7 +6,7 @@
 // Order: the messages one node sends for one code arrive in the order sent (one connection, one
 // channel). `send` resolves with how many nodes received the message (Redis: SPUBLISH's answer):
 // 0 means nobody runs the match right now (its owner died: the sender holds the data until a node
-// adopts it, cluster/remote-forwarding.ts); it rejects when Redis is unreachable.
+// adopts it, cluster/owner-delivery.ts); it rejects when Redis is unreachable.
 // Only the shared adapter exists: in one process every match is local.
 // Adapter: adapters/redis/owner-inbox.ts. Contract: test/main/ports/owner-inbox.contract.ts.
 

@@ -3,7 +3,7 @@
 // A rehearsal is a match like a logon's (claimed in the directory, counted against the caps, run by
 // a shard, removed by the one removal path), marked by its key id (ports/rehearsal-marker.ts), fed
 // by the playback engine (src/playback) instead of an observer: each record goes into the match's
-// path on this node exactly as an observer's obs_data would (forwarding.obs), so the overlays get
+// path on this node exactly as an observer's obs_data would (routing.obs), so the overlays get
 // what a live match sends them. It runs on the node that claimed the code; another node's requests
 // reach it over the ControlBus (remote.ts). It ends by the match's removal, whatever the cause: its
 // recording's game_end, stop, force-end, a real observer's logon (lifecycle.open), inactivity,
@@ -14,7 +14,7 @@ import type { ObsLogonPacket } from '../../schemas/logon.js';
 import type { Config } from '../base/config.js';
 import type { MainEventBus } from '../base/events.js';
 import type { Logger } from '../base/log.js';
-import type { MatchForwarding } from '../matches/forwarding.js';
+import type { MatchRouting } from '../matches/routing.js';
 import type { MatchLifecycle } from '../matches/lifecycle.js';
 import type { ControlBus, ControlMessage, RehearsalAction } from '../ports/control-bus.js';
 import { envelope } from './recording.js';
@@ -24,7 +24,7 @@ export interface RehearsalDeps {
   config: Config;
   log: Logger;
   lifecycle: MatchLifecycle;
-  forwarding: Pick<MatchForwarding, 'obs'>;
+  routing: Pick<MatchRouting, 'obs'>;
   control: ControlBus;
   events: MainEventBus;
 }
@@ -111,7 +111,7 @@ export class Rehearsals {
         loopFrom: startIndex,
         transport: {
           deliver: (from, to) => {
-            for (let i = from; i < to; i++) this.deps.forwarding.obs(groupCode, raws[i]);
+            for (let i = from; i < to; i++) this.deps.routing.obs(groupCode, raws[i]);
           },
           reset: () => this.restart(r),
         },

@@ -5,7 +5,7 @@
 // window). When the primary falls silent while the standby streams, or its socket closed and did
 // not come back, within FAILOVER_SILENCE_MS, the seats swap: the standby's held messages after
 // the cut (align.ts) are applied in order, then its live data. Matches without a standby
-// never come here (matches/forwarding.ts).
+// never come here (matches/routing.ts).
 import type { Config } from '../base/config.js';
 import type { Logger } from '../base/log.js';
 import { whenReady } from '../ports/awaitable.js';

@@ -28,7 +28,7 @@ export interface ShardContext {
   readonly drops: DropLog;
   readonly stats: StatsCounter;
   /** When frames go out (scheduler.ts), the deadline heap (deadlines.ts), snapshot rounds, dashboard summaries. */
-  readonly frames: FrameScheduler;
+  readonly scheduler: FrameScheduler;
   readonly deadlines: Deadlines;
   readonly snapshots: SnapshotRounds;
   readonly summaries: Summaries;

@@ -36,7 +36,7 @@ export function runCycle(shard: ShardContext): void {
  * alive). A match with a change pending is not inactive: its frame is about to go out.
  */
 function inactive(shard: ShardContext, slot: Slot, now: number): boolean {
-  return now - slot.lastActivityAt > shard.settings.inactivityMs && !shard.frames.isPending(slot);
+  return now - slot.lastActivityAt > shard.settings.inactivityMs && !shard.scheduler.isPending(slot);
 }
 
 /** An active match is checked again once its last frame is INACTIVITY_TIMEOUT_MS old (pending: at the next cycle). */

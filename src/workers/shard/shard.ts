@@ -35,7 +35,7 @@ export class Shard implements ShardContext {
   readonly out: Outbox;
   readonly drops: DropLog;
   readonly stats = new StatsCounter();
-  readonly frames: FrameScheduler;
+  readonly scheduler: FrameScheduler;
   readonly snapshots: SnapshotRounds;
   readonly summaries = new Summaries();
   readonly deadlines: Deadlines;
@@ -56,7 +56,7 @@ export class Shard implements ShardContext {
     this.out = new Outbox(post);
     this.drops = new DropLog(this.out);
     this.encoder = new FrameEncoder(settings);
-    this.frames = new FrameScheduler(settings.intervalMs, () => guarded(() => {
+    this.scheduler = new FrameScheduler(settings.intervalMs, () => guarded(() => {
       this.sendDueFrames(Date.now());
       this.out.flush();
     }));
@@ -119,19 +119,19 @@ export class Shard implements ShardContext {
 
   /** The match may have changed: it gets a frame when one is due (scheduler.ts), its engine timer may have moved (deadlines.ts). */
   touched(slot: Slot): void {
-    this.frames.touched(slot);
+    this.scheduler.touched(slot);
     this.deadlines.timerMoved(slot, slot.match.nextTimerAt);
   }
 
   /** The frames that are due (none while muted: the lost thread sent them). */
   sendDueFrames(now: number): void {
     if (this.out.muted) return;
-    this.frames.sendDue(now, this.sendFrameNow);
+    this.scheduler.sendDue(now, this.sendFrameNow);
   }
 
   /** The match's frame, when it changed since its last one (`force`: anyway); a match that ended is then removed. */
   sendFrame(slot: Slot, now: number, force = false): void {
-    this.frames.forget(slot);
+    this.scheduler.forget(slot);
     if (!force && slot.match.eventNumber <= slot.lastSentEvent) return;
     let frame: MadeFrame;
     try {
@@ -181,7 +181,7 @@ export class Shard implements ShardContext {
     // The final frame stays on the main thread after the match is gone here (frontends that skipped it).
     if (!slot.textSent) this.sendLastText(slot);
     this.slots.delete(slot.groupCode);
-    this.frames.forget(slot);
+    this.scheduler.forget(slot);
     this.deadlines.remove(slot);
     if (slot.match.isRegistered) {
       this.out.event({ t: 'effect', effect: { kind: 'complete', groupCode: slot.groupCode, matchId: slot.matchId, body: slot.match.registerBody() } });
@@ -196,7 +196,7 @@ export class Shard implements ShardContext {
   /** The match's new owner is another node: forgotten here, with nothing sent (docs/architecture.md, "Scale-out on Redis"). */
   evict(slot: Slot): void {
     this.slots.delete(slot.groupCode);
-    this.frames.forget(slot);
+    this.scheduler.forget(slot);
     this.deadlines.remove(slot);
     slot.recorder?.close();
   }
@@ -217,7 +217,7 @@ export class Shard implements ShardContext {
   drain(endMatches: boolean, now: number): void {
     this.out.muted = false;
     if (endMatches) for (const slot of [...this.slots.values()]) this.endMatch(slot, now, 'shutdown');
-    else for (const slot of this.frames.allPending()) this.sendFrame(slot, now);
+    else for (const slot of this.scheduler.allPending()) this.sendFrame(slot, now);
     this.takeSnapshots(true);
     this.out.event({ t: 'drained' });
   }
@@ -241,7 +241,7 @@ export class Shard implements ShardContext {
   exit(): void {
     this.exited = true;
     this.stats.stop();
-    this.frames.stop();
+    this.scheduler.stop();
     for (const slot of this.slots.values()) slot.recorder?.close();
   }
 }

@@ -330,7 +330,7 @@ describe('RedisOwnerInbox beside the frame bus (its encoding and contract: inbox
     off();
     await expect.poll(() => shardSubscribers(`${prefix}o:${code}`)).toBe(0); // busA listens on the keyframe channel only
     expect(await inboxB.send(code, { t: 'obs', raw: 'while nobody listens' })).toBe(0);
-    expect(await inboxB.send('NOBODY', { t: 'obs', raw: 'x' })).toBe(0); // nobody runs it: the sender holds its data (cluster/remote-forwarding.ts)
+    expect(await inboxB.send('NOBODY', { t: 'obs', raw: 'x' })).toBe(0); // nobody runs it: the sender holds its data (cluster/owner-delivery.ts)
     // Both through Redis and read by A before A listens again.
     await connB.cmd.ping();
     await connA.sub.ping();

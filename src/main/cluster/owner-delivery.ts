@@ -10,7 +10,7 @@
 // are dropped and counted (`stats.dropped`).
 import type { MainEventBus } from '../base/events.js';
 import type { Logger } from '../base/log.js';
-import type { RemoteMatches } from '../matches/forwarding.js';
+import type { RemoteMatches } from '../matches/routing.js';
 import type { InboxMessage, OwnerInbox } from '../ports/owner-inbox.js';
 
 /** Messages held for one match whose owner is missing (a minute and a half at an observer's peak 20 msg/s). */
@@ -18,7 +18,7 @@ const MAX_HELD = 2000;
 
 interface Held { seq: number; message: InboxMessage; at: number }
 
-export interface RemoteForwardingDeps {
+export interface OwnerDeliveryDeps {
   inbox: OwnerInbox;
   log: Logger;
   /** `matchOwnerMissing`: nobody runs the match now (cluster/takeover.ts adopts it or learns who does). */
@@ -27,14 +27,14 @@ export interface RemoteForwardingDeps {
   maxAgeMs: number;
 }
 
-export class RemoteForwarding implements RemoteMatches {
+export class OwnerDelivery implements RemoteMatches {
   readonly stats = { sent: 0, held: 0, dropped: 0, redelivered: 0 };
   private seq = 0;
   /** Codes whose owner is missing: their messages in send order. */
   private readonly held = new Map<string, Held[]>();
   private readonly log: Logger;
 
-  constructor(private readonly deps: RemoteForwardingDeps) {
+  constructor(private readonly deps: OwnerDeliveryDeps) {
     this.log = deps.log.child({ module: 'cluster' });
   }
 

@@ -11,12 +11,12 @@ import type { LocalRoutes } from './local-routes.js';
 import type { StandbyRelay } from '../standby/relay.js';
 import { ObserverClock } from './observer-clock.js';
 
-/** Scale-out: where data for a match that another node runs goes (cluster/remote-forwarding.ts). */
+/** Scale-out: where data for a match that another node runs goes (cluster/owner-delivery.ts). */
 export interface RemoteMatches {
   send(groupCode: string, message: InboxMessage): boolean;
 }
 
-export interface ForwardingDeps {
+export interface RoutingDeps {
   pool: ShardPool;
   directory: MatchDirectory;
   routes: LocalRoutes;
@@ -27,11 +27,11 @@ export interface ForwardingDeps {
   relay?: StandbyRelay;
 }
 
-export class MatchForwarding {
+export class MatchRouting {
   /** When each match's primary observer last sent data here (link health). */
   readonly clock = new ObserverClock();
 
-  constructor(private readonly deps: ForwardingDeps) {
+  constructor(private readonly deps: RoutingDeps) {
     const { events } = deps;
     events.on('matchStopped', ({ groupCode }) => this.clock.forget(groupCode));
     events.on('matchRegistered', ({ groupCode, registered }) => this.toShard(groupCode, (shard) => deps.pool.send(shard, { t: 'registered', groupCode, registered })));
@@ -75,7 +75,7 @@ export class MatchForwarding {
 
   /**
    * Scale-out: a message from another node's ingestion for a match this process runs (its inbox,
-   * cluster/owner-inbox-routing.ts), applied as if it had arrived here.
+   * cluster/cluster.ts), applied as if it had arrived here.
    */
   fromInbox(groupCode: string, message: InboxMessage): void {
     const local = this.deps.routes.get(groupCode);

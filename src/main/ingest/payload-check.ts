@@ -1,8 +1,8 @@
 // obs_data and aux_data: checked without parsing (a session of the right role, a string or plain
 // object, at most MAX_PAYLOAD_BYTES), then forwarded as raw JSON text to the match's shard
-// (matches/forwarding.ts). The shards parse and validate.
+// (matches/routing.ts). The shards parse and validate.
 import type { Config } from '../base/config.js';
-import type { MatchForwarding } from '../matches/forwarding.js';
+import type { MatchRouting } from '../matches/routing.js';
 import { valueDepthExceeds } from '../../protocol/json-depth.js';
 import { seatOf, type Role } from '../ports/session-store.js';
 import { RawPayload } from '../sockets/ingest-parser.js';
@@ -22,8 +22,8 @@ function rawText(payload: unknown): string | null {
   return null;
 }
 
-export class DataForwarding {
-  constructor(private readonly config: Config, private readonly matches: MatchForwarding, private readonly replies: SocketReplies) {}
+export class PayloadCheck {
+  constructor(private readonly config: Config, private readonly matches: MatchRouting, private readonly replies: SocketReplies) {}
 
   observer(state: SocketState, payload: unknown): void {
     const raw = this.forwardable(state, payload, 'observer');
