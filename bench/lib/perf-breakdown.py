@@ -13,8 +13,8 @@ messages = float(sys.argv[2]) if len(sys.argv) > 2 else 0
 MAIN = [
     ('GC (on the thread)', ['Heap::', 'Scavenge', 'MarkCompact', 'GCTracer', 'ConcurrentMarking']),
     ('thread hand-off: postMessage to the shard (batch flush)', ['MessagePort::PostMessage', 'flushNow']),
-    ('frames from the shard: receive, publish, deliver to frontends', ['MessagePort::OnMessage', 'shard-output', 'broadcast/', 'frame-bus']),
-    ('ingestion: uWS, engine.io, socket.io, parser, forwarding', ['uWS', 'engine.io', 'socket.io', 'ingest/', 'ingest-parser']),
+    ('frames from the shard: receive, publish, deliver to frontends', ['MessagePort::OnMessage', 'shards/output', 'broadcast/', 'frame-bus']),
+    ('ingestion: uWS, engine.io, socket.io, parser, payload check, routing', ['uWS', 'engine.io', 'socket.io', 'ingest/', 'ingest-parser']),
     ('timers and ticks (other)', ['uv__run_timers', 'processTimers', 'processTicksAndRejections']),
     ('event loop: epoll, wake-ups, context switches', ['epoll', 'uv__io_poll', 'schedule', 'finish_task_switch', 'uv__async']),
 ]
