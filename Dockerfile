@@ -7,7 +7,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
-# uWebSockets.js ships a binary for every platform, architecture and Node ABI (133 MB): keep the
+# uWebSockets.js ships a binary for every platform, architecture and Node ABI (139 MB): keep the
 # one this stage's Node loads (the runtime stage has the same base image, so the same platform and
 # Node; a linux/arm64 build keeps the arm64 one), then check that it loads.
 COPY scripts/prune-uws.mjs ./scripts/

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Keeps only the uWebSockets.js binary the running Node loads, for the image's build stage
 // (Dockerfile). uws-pack ships one binary per platform, architecture and Node ABI (24 files, about
-// 133 MB); its loader (node_modules/uWebSockets.js/dist/uws.mjs) requires
+// 139 MB); its loader (node_modules/uWebSockets.js/dist/uws.mjs) requires
 // ./bin/uws_<process.platform>_<process.arch>_<process.versions.modules>.node and nothing else.
 // Run by the build stage's Node, which is the runtime stage's Node (same base image, same platform:
 // a linux/arm64 build runs an arm64 Node here and keeps the arm64 binary).
