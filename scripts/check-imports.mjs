@@ -69,6 +69,8 @@ export const STACKS = [
       ['listeners', ['main/ingest/', 'main/broadcast/']],
       // Scale-out on Redis; the operator dashboard; rehearsals (a recording played into a match).
       ['operations', ['main/cluster/', 'main/admin/', 'main/rehearsal/']],
+      // A live match as flat tables for graphics systems (GET /feeds: rest/feeds.ts).
+      ['feeds', ['main/feeds/']],
       ['rest', ['main/rest/']],
       // Prometheus metrics: reads every other floor's counters.
       ['metrics', ['main/metrics/']],

@@ -57,6 +57,12 @@ describe('secrets', () => {
     const stateMid = readAll(stateDir);
     // Only a registered match is completed with the backend: the registration answer is in before the end.
     await ws.waitFor((f) => f.isRegistered === true);
+    // The feeds for graphics systems, mid-match (a live match's; every feed and format).
+    const feedsMid = await Promise.all(['scoreboard', 'players'].flatMap((f) => ['.json', '.csv', '.xml'].map((x) => `/feeds/${CODE}/${f}${x}`)).map(async (p) => {
+      const res = await fetch(svc!.rest + p);
+      expect(res.status, p).toBe(200);
+      return res.text();
+    }));
     await sendRecords(run.socket, withSecrets, { pace: 'instant', groupCode: CODE, from: 1500 });
     await ws.waitFor((f) => f.roundPhase === 'game_end', 20_000);
     await polling.waitFor((f) => f.roundPhase === 'game_end', 20_000);
@@ -73,6 +79,7 @@ describe('secrets', () => {
       ['replay files', readAll(replayDir)],
       ['state files (mid-match and at the end)', [...stateMid, ...readAll(stateDir)]],
       ['REST answers', rest],
+      ['feeds (mid-match)', feedsMid],
       ['backend match bodies', be.requests.filter((r) => r.path.startsWith('/system/match/')).map((r) => r.body)],
     ];
     expect(ws.raw.length).toBeGreaterThan(2);

@@ -18,6 +18,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp } from '../internals/uws.j
 const STATUS_TEXT: Record<number, string> = {
   200: '200 OK',
   204: '204 No Content',
+  304: '304 Not Modified',
   400: '400 Bad Request',
   401: '401 Unauthorized',
   403: '403 Forbidden',
@@ -72,6 +73,19 @@ export class Reply {
       if (contentType) res.writeHeader('Content-Type', contentType);
       if (headers) for (const name in headers) res.writeHeader(name, headers[name]);
       res.end(body, close);
+    });
+  }
+
+  /** 304 Not Modified: the headers, no body (RFC 9110 15.4.5). */
+  notModified(headers: Record<string, string>): void {
+    if (this.finished) return;
+    this.done = true;
+    const res = this.res;
+    res.cork(() => {
+      res.writeStatus(statusLine(304));
+      res.writeHeader('Access-Control-Allow-Origin', '*');
+      for (const name in headers) res.writeHeader(name, headers[name]);
+      res.endWithoutBody();
     });
   }
 

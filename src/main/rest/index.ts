@@ -15,6 +15,7 @@ import type { PreviewStore } from '../ports/preview-store.js';
 import type { TeamInfoStore } from '../ports/team-info-store.js';
 import type { TemplatedApp } from '../internals/uws.js';
 import { registerAdmin } from './admin.js';
+import { feedFrames, registerFeeds } from './feeds.js';
 import type { StandbyRouteDeps } from './standby.js';
 import { createRouter } from './http.js';
 import { registerMatchData } from './match-data.js';
@@ -56,6 +57,7 @@ export function registerRestRoutes(app: TemplatedApp, deps: RestDeps): void {
   registerPreviews(router, { store: deps.previews, keys: deps.keys, log: deps.log });
   registerOrg(router, deps.keys);
   registerTeamInfo(router, deps.teamInfo);
+  registerFeeds(router, feedFrames(deps.frames, deps.texts, deps.cluster ? deps.directory : undefined), config.TRUST_REPLAY_TIMESTAMPS);
   if (deps.backend) {
     registerSupport(router, deps.backend.packages);
     registerOAuth(router, config, deps.log, deps.backend.request);

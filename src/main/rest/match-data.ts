@@ -21,7 +21,7 @@ const TEXT_WAIT_MS = 2000;
  * it has it at hand; any other node follows the match for a moment (the FrameBus asks its owner for
  * a keyframe), so that every node answers the same.
  */
-function latestFrame(frames: FrameBus, directory: MatchDirectory | undefined, groupCode: string): Frame | undefined | Promise<Frame | undefined> {
+export function latestFrame(frames: FrameBus, directory: MatchDirectory | undefined, groupCode: string): Frame | undefined | Promise<Frame | undefined> {
   const frame = frames.latest(groupCode);
   if (frame || !directory?.get(groupCode)) return frame;
   return new Promise((resolve) => {
@@ -32,7 +32,7 @@ function latestFrame(frames: FrameBus, directory: MatchDirectory | undefined, gr
 }
 
 /** The frame once its text is here: a local frame's text may be in its shard; a newer frame may come meanwhile. */
-async function withText(frames: FrameBus, texts: FrameTextSource, first: Frame | undefined): Promise<Frame | undefined> {
+export async function withText(frames: FrameBus, texts: FrameTextSource, first: Frame | undefined): Promise<Frame | undefined> {
   const deadline = Date.now() + TEXT_WAIT_MS;
   let frame = first;
   while (frame && frame.wireText === null) {

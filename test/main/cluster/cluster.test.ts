@@ -113,7 +113,7 @@ describe('three nodes on one Redis', () => {
 });
 
 describe('operators and clients on any node', () => {
-  it('GET /match/:code answers the same on every node; the admin API of any node lists every node\'s matches with their node, and a force-end from node C ends a match node A runs', async () => {
+  it('GET /match/:code and the feeds answer the same on every node; the admin API of any node lists every node\'s matches with their node, and a force-end from node C ends a match node A runs', async () => {
     const [a, b, c] = cluster.nodes;
     const code = 'ADMIN1';
     const onA = await frontend(a.urls.broadcast, code);
@@ -124,6 +124,9 @@ describe('operators and clients on any node', () => {
       const texts = () => Promise.all([a, b, c].map(async (n) => (await fetch(`${n.urls.rest}/match/${code}`)).text()));
       await expect.poll(async () => { const [ta, tb, tc] = await texts(); return ta === onA.raw[onA.raw.length - 1] && tb === ta && tc === ta; }, { timeout: 20_000 }).toBe(true);
       expect(JSON.parse((await texts())[1])).toMatchObject({ matchId: replayMatchId(replay) });
+      // The feeds too: the same table and ETag on every node (the ETag is a digest of the body).
+      const feeds = () => Promise.all([a, b, c].map(async (n) => { const r = await fetch(`${n.urls.rest}/feeds/${code}/players.csv`); return JSON.stringify([r.status, r.headers.get('etag'), await r.text()]); }));
+      await expect.poll(async () => { const [fa, fb, fc] = await feeds(); return fa.startsWith('[200,') && fb === fa && fc === fa; }, { timeout: 20_000 }).toBe(true);
       const rowOnB = await new AdminApi(b.urls.rest).match(code);
       expect(rowOnB).toMatchObject({ groupCode: code, node: 'node-a', shard: -1 });
       expect((await new AdminApi(a.urls.rest).match(code))).toMatchObject({ node: 'node-a', shard: 0 });

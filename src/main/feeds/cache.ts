@@ -1,0 +1,91 @@
+// The feeds' tables and texts, made once per frame: a graphics system polls each feed every second
+// or faster, and most polls find the frame they saw last (a 304 from a lookup and a string compare).
+//
+// Keyed by the Frame object (a WeakMap): a frame the FrameBus no longer holds takes its tables with
+// it, so nothing here outlives its match and nothing needs to be told a match ended. The ETag is a
+// digest of the body, so it is the same on every node of a scale-out deployment and never repeats
+// for another content (a restarted match's frame numbers start again; its bodies differ).
+import crypto from 'node:crypto';
+import { CONTENT_TYPES, render, type Format } from './formats.js';
+import { PLAYER_COLUMNS, clockSeconds, playerRows, scoreboardBase, withClock, type Clock, type FeedName, type MatchData, type Row } from './tables.js';
+
+export interface Rendered {
+  readonly body: string;
+  readonly etag: string;
+  readonly contentType: string;
+}
+
+interface FrameTables {
+  readonly scoreboard: { row: Row; clock: Clock };
+  readonly players: Row[];
+  readonly serverTime: number;
+  /** By feed, format (and, for the scoreboard, the clock's second). */
+  readonly texts: Map<string, Rendered>;
+}
+
+/** Texts kept per frame at most: the scoreboard's clock makes one per second while a frame lasts. */
+const TEXTS_PER_FRAME = 32;
+
+// crypto.hash (Node ≥ 20.12) is one call without a Hash object; older 20.x keep createHash.
+const digest = typeof crypto.hash === 'function'
+  ? (text: string): string => crypto.hash('sha1', text, 'base64url')
+  : (text: string): string => crypto.createHash('sha1').update(text, 'utf8').digest('base64url');
+
+export class FeedCache {
+  private readonly byFrame = new WeakMap<object, FrameTables>();
+
+  /**
+   * `now`: the time the scoreboard's clock is shown at, on the match's clock, given the frame's
+   * serverTime (the wall clock live; the frame's own time under TRUST_REPLAY_TIMESTAMPS).
+   */
+  constructor(private readonly now: (serverTime: number) => number) {}
+
+  /** Whether `frame`'s tables are made (a poll of it needs neither its text nor a parse). */
+  has(frame: object): boolean {
+    return this.byFrame.has(frame);
+  }
+
+  /** Makes `frame`'s tables from its match_data JSON text (once per frame). */
+  load(frame: object, matchDataJson: string): void {
+    if (this.byFrame.has(frame)) return;
+    const m = JSON.parse(matchDataJson) as MatchData;
+    this.byFrame.set(frame, {
+      scoreboard: scoreboardBase(m),
+      players: playerRows(m),
+      serverTime: typeof m.serverTime === 'number' ? m.serverTime : 0,
+      texts: new Map(),
+    });
+  }
+
+  /** The feed's text for a frame that was loaded (undefined otherwise). */
+  text(frame: object, feed: FeedName, format: Format): Rendered | undefined {
+    const t = this.byFrame.get(frame);
+    if (!t) return undefined;
+    let key: string = feed + '.' + format;
+    let seconds = 0;
+    if (feed === 'scoreboard') {
+      seconds = clockSeconds(t.scoreboard.clock, this.now(t.serverTime));
+      key += '.' + seconds;
+    }
+    const kept = t.texts.get(key);
+    if (kept) return kept;
+    const body = feed === 'scoreboard'
+      ? (() => { const row = withClock(t.scoreboard.row, t.scoreboard.clock, seconds); return render(format, [row], Object.keys(row), 'scoreboard'); })()
+      : render(format, t.players, PLAYER_COLUMNS, 'players');
+    const made: Rendered = { body, etag: `"${digest(body).slice(0, 22)}"`, contentType: CONTENT_TYPES[format] };
+    if (t.texts.size >= TEXTS_PER_FRAME) t.texts.clear();
+    t.texts.set(key, made);
+    return made;
+  }
+}
+
+/** Whether an If-None-Match header value names `etag` (a list, weak forms, or *). */
+export function matchesEtag(ifNoneMatch: string, etag: string): boolean {
+  if (ifNoneMatch === '') return false;
+  if (ifNoneMatch.trim() === '*') return true;
+  for (const part of ifNoneMatch.split(',')) {
+    const tag = part.trim();
+    if (tag === etag || (tag.startsWith('W/') && tag.slice(2) === etag)) return true;
+  }
+  return false;
+}

@@ -1,0 +1,76 @@
+// GET /feeds/:groupCode/<name>[.json|.csv|.xml][?format=json|csv|xml]: a live match as flat tables
+// for graphics systems (vMix, Singular, H2R, NodeCG; README "Feeds for graphics systems",
+// docs/feeds.md). No key, like /getTeamInfoForCode and /match: a group code is an identifier only,
+// and the tables are a whitelist of what every overlay already receives (feeds/tables.ts).
+//
+// Every answer carries an ETag (a digest of its body) and Cache-Control: no-cache; a poll whose
+// If-None-Match names the current one gets 304 without a body. The tables and texts are made once
+// per frame (feeds/cache.ts): a repeat poll of an unchanged match is a lookup and a compare.
+import { matchDataJson } from '../../protocol/wire.js';
+import { FeedCache, matchesEtag } from '../feeds/cache.js';
+import { isFormat, type Format } from '../feeds/formats.js';
+import { FEED_NAMES, type FeedName } from '../feeds/tables.js';
+import type { Frame, FrameBus, FrameTextSource } from '../ports/frame-bus.js';
+import type { MatchDirectory } from '../ports/match-directory.js';
+import type { Router } from './http.js';
+import { latestFrame, withText } from './match-data.js';
+
+/** How the feeds get a match's frame: the one door (the frame's text may live in its shard). */
+export interface FeedFrames {
+  /** The match's latest frame as this process holds it now (maybe without its text), or undefined. */
+  peek(groupCode: string): Frame | undefined;
+  /** The match's latest frame with its match_data JSON text, or undefined when there is no live match. */
+  read(groupCode: string): Promise<{ frame: Frame; json: string } | undefined>;
+}
+
+/** FeedFrames over the FrameBus and the FrameTextSource, as GET /match reads them (rest/match-data.ts). */
+export function feedFrames(frames: FrameBus, texts: FrameTextSource, shared?: MatchDirectory): FeedFrames {
+  return {
+    peek: (groupCode) => frames.latest(groupCode),
+    async read(groupCode) {
+      const frame = await withText(frames, texts, await latestFrame(frames, shared, groupCode));
+      if (!frame || frame.wireText === null) return undefined;
+      // Not continuous: a poll a second needs one frame's text now, not every frame's (a hold).
+      texts.used(frame, false);
+      return { frame, json: matchDataJson(frame.wireText) };
+    },
+  };
+}
+
+const NAME = /^([a-z]+)(?:\.([a-z]+))?$/;
+
+export function registerFeeds(router: Router, source: FeedFrames, trustReplayTimestamps: boolean): void {
+  // The scoreboard's clock: the wall clock; under TRUST_REPLAY_TIMESTAMPS the match's own clock,
+  // which is the frame's serverTime (it stands still between frames: replays and tests only).
+  const cache = new FeedCache(trustReplayTimestamps ? (serverTime) => serverTime : () => Date.now());
+
+  router.get('/feeds/:groupCode/:name', async (req, reply) => {
+    let groupCode: string;
+    try {
+      groupCode = decodeURIComponent(req.params[0]);
+    } catch {
+      return reply.error(400, 'Invalid group code');
+    }
+    const parsed = NAME.exec(req.params[1]);
+    const feed = parsed?.[1];
+    if (!parsed || !(FEED_NAMES as readonly string[]).includes(feed!)) return reply.error(404, 'Feed not found', { feeds: FEED_NAMES });
+    const byExtension = parsed[2];
+    const byQuery = req.query.get('format') ?? undefined;
+    if (byExtension !== undefined && byQuery !== undefined && byExtension !== byQuery) return reply.error(400, 'The extension and the format parameter differ');
+    const format = byExtension ?? byQuery ?? 'json';
+    if (!isFormat(format)) return reply.error(400, 'Unknown format: json, csv or xml');
+
+    let frame = source.peek(groupCode);
+    if (!frame || !cache.has(frame)) {
+      const read = await source.read(groupCode);
+      if (reply.finished) return;
+      if (!read) return reply.error(404, 'Match not found');
+      frame = read.frame;
+      cache.load(frame, read.json);
+    }
+    const text = cache.text(frame, feed as FeedName, format as Format)!;
+    const headers = { ETag: text.etag, 'Cache-Control': 'no-cache', 'Access-Control-Expose-Headers': 'ETag' };
+    if (matchesEtag(req.headers['if-none-match'], text.etag)) return reply.notModified(headers);
+    reply.send(200, text.contentType, text.body, headers);
+  }, { headers: ['if-none-match'] });
+}
