@@ -38,7 +38,7 @@ export interface MainEvents {
   /**
    * This process runs a match now (created, resumed, restored, adopted from another node) or no
    * longer does (removed, or evicted: another node owns it). From matches/lifecycle.ts; to
-   * cluster/owner-inbox-routing.ts (scale-out: the match's inbox is listened to while it runs here) and
+   * cluster/cluster.ts (scale-out: the match's inbox is listened to while it runs here) and
    * rehearsal/rehearsals.ts (a rehearsal ends with its match).
    */
   matchRunning: { groupCode: string; epoch: number };

@@ -75,7 +75,7 @@ export class MatchForwarding {
 
   /**
    * Scale-out: a message from another node's ingestion for a match this process runs (its inbox,
-   * cluster/owner-inbox-routing.ts), applied as if it had arrived here.
+   * cluster/cluster.ts), applied as if it had arrived here.
    */
   fromInbox(groupCode: string, message: InboxMessage): void {
     const local = this.deps.routes.get(groupCode);
