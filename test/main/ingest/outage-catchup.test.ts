@@ -15,6 +15,8 @@ import { closeAll, connectObserver, frontend, logon } from '../../helpers/client
 import { OutageProxy } from '../../helpers/outage-proxy.js';
 import { playReplay, recordedMatch, replayLogon } from '../../helpers/recorded.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
+import { webSocketOf } from '../../helpers/internals/socketio-client.js';
+import { tcpOf } from '../../helpers/internals/ws.js';
 
 const KEY = 'CATCHUP-KEY';
 const OUTAGE_MS = 30_000;
@@ -186,7 +188,7 @@ describe('a backlog still waiting when the transport drops', () => {
       expect(waitingAtDrop).toBeGreaterThan(50);
       // The network resets under the client; it reconnects by itself and sends more.
       const back = new Promise<void>((resolve) => s.io.once('reconnect', () => resolve()));
-      (s.io.engine.transport as unknown as { ws: { _socket: { destroy(): void } } }).ws._socket.destroy();
+      tcpOf(webSocketOf(s)!).destroy();
       await back;
       for (let m = 151; m <= 160; m++) s.emit('obs_data', money(m));
 
