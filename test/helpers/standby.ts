@@ -2,8 +2,8 @@
 // standby stream the same records into one group code, the standby `lagMs` behind with its own
 // obsName (another spectator account: the same events, another envelope). A plain module.
 import type { Socket } from 'socket.io-client';
+import { sleep } from './waits.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * A frame's JSON without `fields` (the time fields: the wall clock of the serializing shard; the

@@ -24,7 +24,7 @@ export function yieldToIo(): Promise<void> {
  * helpers that start servers (where expect.poll does not fit: a start-up has no expectation).
  * Rejects with `what` after `ms`; a check that throws rejects at once.
  */
-export async function until<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, ms = 20_000, everyMs = 20): Promise<T> {
+export async function pollUntil<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, ms = 20_000, everyMs = 20): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await check();

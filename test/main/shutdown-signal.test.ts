@@ -12,11 +12,11 @@ import { closeAll, connect, connected, frontend, nextEvent } from '../helpers/cl
 import { scrapeMetrics } from '../helpers/metrics.js';
 import { recordedMatch, recordIndex, replayObserver, sendRecords } from '../helpers/recorded.js';
 import { spawnService as spawnEntry, tempDir, type ServiceProcess } from '../helpers/service-process.js';
+import { sleep } from '../helpers/waits.js';
 
 const replay = recordedMatch();
 const MATCH_START = recordIndex(replay, 'match_start');
 const KEY = 'sigterm-key-0123456789';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 type Child = ServiceProcess;
 

@@ -21,6 +21,7 @@ import { describeSessionStoreContract } from '../ports/session-store.contract.js
 import { describeSnapshotStoreContract } from '../ports/snapshot-store.contract.js';
 import { describeTeamInfoStoreContract } from '../ports/team-info-store.contract.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
+import { sleep } from '../../helpers/waits.js';
 
 const log = pino({ level: 'silent' });
 const TIMEOUT_MS = 2000;
@@ -42,7 +43,6 @@ async function connect(prefix: string, nodeId = 'node-a'): Promise<RedisConnecti
   return conn;
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 // TTLs are Redis's own (real time): the harness lets real time pass. Time is stretched by SLOW
 // (the TTL and every step alike) so that a loaded machine's pauses stay well inside the contracts'

@@ -10,6 +10,7 @@ import type { Socket } from 'socket.io-client';
 import { closeAll, frontend } from '../../helpers/clients.js';
 import { recordedMatch, replayObserver, sendRecords } from '../../helpers/recorded.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
+import { sleep } from '../../helpers/waits.js';
 
 interface PageElement { hidden: boolean; textContent: string | null; dataset: Record<string, string | undefined>; querySelector(selector: string): PageElement | null }
 declare const document: { querySelector(selector: string): PageElement | null; querySelectorAll(selector: string): ArrayLike<PageElement> };
@@ -22,7 +23,6 @@ const AUTH_KEY = 'link-health-key';
 const SILENT_MS = 2000;
 /** Records up to the middle of round 4: a live round (combat or shopping), past match_start. */
 const LIVE_AT = 443;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.skipIf(!HAVE_CHROMIUM)('link health in headless chromium', () => {
   let svc: TestService;

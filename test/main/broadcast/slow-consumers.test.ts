@@ -9,9 +9,9 @@ import { playReplay, recordedMatch, sendRecords } from '../../helpers/recorded.j
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { sessionPid, webSocketOf } from '../../helpers/internals/socketio-client.js';
 import { tcpOf } from '../../helpers/internals/ws.js';
+import { sleep } from '../../helpers/waits.js';
 
 const replay = recordedMatch();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const services: TestService[] = [];
 const sockets: Socket[] = [];

@@ -9,9 +9,9 @@ import { scrapeMetrics } from '../../helpers/metrics.js';
 import { playReplay, recordedMatch, replayLogon, sendRecords } from '../../helpers/recorded.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { decodeSnapshot } from '../../../src/main/adapters/redis/snapshot-store.js';
+import { sleep } from '../../helpers/waits.js';
 
 const replay = recordedMatch();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let reference: TestService;
 /** The final frame of an uninterrupted run of the recording in one embedded service, by group code. */

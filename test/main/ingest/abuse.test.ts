@@ -7,8 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/main/config.js';
 import { auxClient, closeAll, connect, connected, frontend, observer as observerClient, serverDisconnect } from '../../helpers/clients.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
+import { sleep } from '../../helpers/waits.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let svc: TestService | undefined;
 const sockets: Socket[] = [];

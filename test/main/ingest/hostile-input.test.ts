@@ -10,12 +10,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeAll, connect, connected, connectObserver, frontend, logon, observer as observerClient, refusedLogon, serverDisconnect } from '../../helpers/clients.js';
 import { playReplay, recordedMatch, replayLogon } from '../../helpers/recorded.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
+import { sleep } from '../../helpers/waits.js';
 
 const replay = recordedMatch();
 
 const KEY = 'hostile-key';
 const MAX_MESSAGE = 100_000;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let svc: TestService;
 const sockets: Socket[] = [];

@@ -17,6 +17,7 @@ import { playReplay, recordedMatch, replayLogon } from '../../helpers/recorded.j
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { webSocketOf } from '../../helpers/internals/socketio-client.js';
 import { tcpOf } from '../../helpers/internals/ws.js';
+import { sleep } from '../../helpers/waits.js';
 
 const KEY = 'CATCHUP-KEY';
 const OUTAGE_MS = 30_000;
@@ -26,7 +27,6 @@ const BEFORE = 800;
 const OUTAGE_GAP_MS = 50;
 const FAST_GAP_MS = 7;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const replay = recordedMatch();
 const code = replay.header.groupCode;
 

@@ -11,6 +11,7 @@ import { closeAll, connectObserver, frontend, logon, observer } from '../../help
 import { playReplay, recordedMatch, replayLogon } from '../../helpers/recorded.js';
 import { startTestService, tempDir, type TestService } from '../../helpers/service.js';
 import { frameWithout, standbyCopy, streamPair } from '../../helpers/standby.js';
+import { sleep } from '../../helpers/waits.js';
 
 const KEY_A1 = 'standby-org-a-key-one';
 const KEY_A2 = 'standby-org-a-key-two';
@@ -19,7 +20,6 @@ const THRESHOLD_MS = 3000; // FAILOVER_SILENCE_MS's default
 const LAG_MS = 300;
 const GAP_MS = 4;
 const replay = recordedMatch();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let svc: TestService;
 let clean: TestService;

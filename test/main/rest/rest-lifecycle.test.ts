@@ -5,10 +5,10 @@
 // their port contracts (test/main/ports/, run by test/main/adapters/ports-memory.test.ts); memory freed without
 // reads: test/main/adapters/memory-stores.test.ts.
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeAll, observer } from '../../helpers/clients.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
+import { sleep } from '../../helpers/waits.js';
 
 const KEY = 'lifecycle-key-93b1';
 // Long enough that every check lands well inside its window on a loaded machine (a stall of this

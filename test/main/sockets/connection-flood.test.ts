@@ -7,9 +7,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { closeAll, observer } from '../../helpers/clients.js';
 import { scrapeMetrics } from '../../helpers/metrics.js';
 import { spawnService as spawnEntry, type ServiceProcess } from '../../helpers/service-process.js';
+import { sleep } from '../../helpers/waits.js';
 
 const N = 5000;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const children: ServiceProcess[] = [];
 afterAll(async () => {
