@@ -56,3 +56,15 @@ export function echoed(socket: Socket, ms = 15_000): Promise<void> {
     socket.emit('test_echo', token);
   });
 }
+
+/**
+ * A client's own pace: runs `step` while `more()` holds, `gapMs` apart. The one fixed wait a
+ * simulated client needs (the game, a streaming observer, a rate-bound sender goes on at its own
+ * rhythm whatever the service does): it waits for nothing in the service.
+ */
+export async function atPace(gapMs: number, more: () => boolean, step: () => unknown): Promise<void> {
+  while (more()) {
+    await step();
+    await sleep(gapMs); // the client's rhythm: no event to wait for
+  }
+}

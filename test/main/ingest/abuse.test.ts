@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/main/config.js';
 import { auxClient, closeAll, connect, connected, frontend, observer as observerClient, serverDisconnect } from '../../helpers/clients.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
-import { sleep } from '../../helpers/waits.js';
+import { atPace, sleep } from '../../helpers/waits.js';
 
 
 let svc: TestService | undefined;
@@ -56,13 +56,8 @@ describe('per-socket budget (200 msg/s, burst 100)', () => {
     const floodAt = Date.now();
     for (let i = 0; i < 5000; i++) flood.socket.emit('obs_data', scoreboardMoney('FLOOD1', i % 9000));
     // At most 200/s as sent: 5 ms after the previous send at the earliest (no catching up after a stall of this process).
-    let last = 0;
-    for (let i = 1; i <= 600; i++) {
-      const wait = last + 5 - Date.now();
-      if (wait > 0) await sleep(wait);
-      last = Date.now();
-      honest.socket.emit('obs_data', scoreboardMoney('HONST1', i));
-    }
+    let i = 1;
+    await atPace(5, () => i <= 600, () => { honest.socket.emit('obs_data', scoreboardMoney('HONST1', i++)); });
     await fe.waitFor((f) => moneyOf(f) === 600, 10_000);
     const m = await svc.metrics();
     const shedCount = m.value('ods_messages_dropped_total', { reason: 'rate_limited' });

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { frontend } from '../../helpers/clients.js';
 import { playReplay, recordedMatch, replayObserver, sendRecords } from '../../helpers/recorded.js';
 import { serviceForFile } from '../../helpers/service.js';
+import { yieldToIo } from '../../helpers/waits.js';
 
 const replay = recordedMatch();
 
@@ -97,7 +98,7 @@ describe('fuzzing the ingestion listener', () => {
     for (let i = 0; i < samples.length; i++) {
       const [name, value] = samples[i];
       fuzzer.emit(name, value);
-      if (i % 100 === 0) await new Promise((r) => setTimeout(r, 1));
+      if (i % 100 === 0) await yieldToIo();
     }
 
     const runs = await Promise.all(victimRuns);
