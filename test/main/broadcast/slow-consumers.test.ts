@@ -9,7 +9,6 @@ import { playReplay, recordedMatch, sendRecords } from '../../helpers/recorded.j
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { sessionPid, webSocketOf } from '../../helpers/internals/socketio-client.js';
 import { tcpOf } from '../../helpers/internals/ws.js';
-import { sleep } from '../../helpers/waits.js';
 
 const replay = recordedMatch();
 
@@ -55,11 +54,12 @@ describe('an overlay that stops reading', () => {
     tcpUnder(slow).pause();
     const pausedAt = slowFrames.length;
     let peak = 0;
+    let samples = 0;
     let sampling = false;
     const sampler = setInterval(() => {
       if (sampling) return;
       sampling = true;
-      void maxBuffered(svc).then((b) => { peak = Math.max(peak, b); }).finally(() => { sampling = false; });
+      void maxBuffered(svc).then((b) => { peak = Math.max(peak, b); samples++; }).finally(() => { sampling = false; });
     }, 20);
     const skipped = () => svc.metric('ods_frames_skipped_total');
     const skippedBefore = await skipped();
@@ -74,7 +74,9 @@ describe('an overlay that stops reading', () => {
     await sendRecords(run.socket, replay, { pace: 'instant', groupCode: code, from: next });
     const final = await fast.waitFor((f) => f.roundPhase === 'game_end', 30_000);
     await expect.poll(() => svc.admin.has(code)).toBe(false); // the match is gone already
-    await sleep(500);
+    // A few more samples of what the server holds for it, now that nothing more is sent.
+    const samplesAtEnd = samples;
+    await expect.poll(() => samples).toBeGreaterThanOrEqual(samplesAtEnd + 5);
     clearInterval(sampler);
     const framesWhilePaused = fast.frames.length;
     // The match changed a lot and the fast overlay kept receiving (frames coalesce per cycle, so fewer under load).
@@ -105,7 +107,10 @@ describe('dead connections', () => {
     /** Overlays of the match (GET /admin/matches) and observer sockets (/metrics). */
     const overlays = async () => (await svc.admin.match('DEAD01'))?.overlays;
     const observers = () => svc.metric('ods_sockets', { listener: 'ingest', kind: 'observer' });
-    await sleep(800); // heartbeats go on while both answer: proves that neither is closed
+    // Heartbeats go on while both answer: two pings each (socket.io-client's 'ping' event, 300 ms
+    // apart) and neither is closed.
+    const pings = (s: Socket) => new Promise<void>((resolve) => { let n = 0; const on = () => { if (++n === 2) { s.io.off('ping', on); resolve(); } }; s.io.on('ping', on); });
+    await Promise.all([pings(observer), pings(fe.socket)]);
     expect(await overlays()).toBe(1);
     expect(await observers()).toBe(1);
 

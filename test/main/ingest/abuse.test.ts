@@ -147,9 +147,15 @@ describe('idle sockets', () => {
     const stale = connect(svc.ingest);
     await connected(stale);
     const keepSending = setInterval(() => stale.emit('obs_data', roster('IDLE01', 9)), 50);
+    // The marker: idle sockets opened after all the others, on both listeners. Once the server has
+    // closed them, the others are past the idle timeout too, and were not closed.
+    const lateIngest = connect(svc.ingest);
+    const lateFrontend = connect(svc.broadcast);
+    await Promise.all([connected(lateIngest), connected(lateFrontend)]);
+    const lateGone = [serverDisconnect(lateIngest), serverDisconnect(lateFrontend)];
     try {
       expect(await Promise.all(gone)).toEqual(['io server disconnect', 'io server disconnect']);
-      await sleep(600); // proves the others are not closed: past the idle timeout since they connected
+      expect(await Promise.all(lateGone)).toEqual(['io server disconnect', 'io server disconnect']);
     } finally {
       clearInterval(keepSending);
     }
