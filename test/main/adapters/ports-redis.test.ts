@@ -44,7 +44,8 @@ async function connect(prefix: string, nodeId = 'node-a'): Promise<RedisConnecti
 }
 
 
-// TTLs are Redis's own (real time): the harness lets real time pass. Time is stretched by SLOW
+// TTLs are Redis's own (real time): the harness lets real time pass (fixed waits: Redis's clock
+// cannot be advanced, and a key that must still be there at half its TTL has no event). Time is stretched by SLOW
 // (the TTL and every step alike) so that a loaded machine's pauses stay well inside the contracts'
 // margins (a record checked at half its TTL must still be there).
 const SLOW = 3;

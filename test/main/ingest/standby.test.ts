@@ -169,6 +169,8 @@ describe('swapping by hand', () => {
       // The old primary (now the standby) runs ahead alone for longer than the threshold: held, and
       // the hold-down keeps the seats as they are.
       for (let i = CUT; i < CUT + 100; i++) p.emit('obs_data', JSON.stringify(records[i]));
+      // A fixed wait: what is shown is that the threshold passes without a failover, and a failover
+      // that does not happen has no event (the relay's sweeps are not observable).
       await sleep(THRESHOLD_MS + 500);
       expect((await svc.admin.match(code))?.links?.standby?.failovers).toBe(1);
       // The new primary goes on to the end: one continuous match, nothing counted twice.
