@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { ROOT, tempDir, type ServiceProcess } from './service-process.js';
+import { pollUntil } from './waits.js';
 
 export const NGINX = process.env.NGINX_BIN ?? '/usr/sbin/nginx';
 export const DEPLOY_CONF = path.join(ROOT, 'deploy/nginx.conf');
@@ -67,18 +68,15 @@ export async function startNginx(nodes: ServiceProcess[]): Promise<Nginx> {
   const urls = { ingest: `http://127.0.0.1:${ports.ingest}`, rest: `http://127.0.0.1:${ports.rest}`, broadcast: `http://127.0.0.1:${ports.broadcast}` };
   // Ready once /status answers through it (the REST upstream: a node behind it answered too).
   const deadline = Date.now() + 20_000;
-  for (;;) {
+  await pollUntil(async () => {
     if (proc.exitCode !== null || proc.signalCode !== null) {
       throw new Error(`nginx exited (${proc.exitCode ?? proc.signalCode}):\n${out.join('')}\n${readIf(path.join(dir, 'error.log'))}`);
     }
-    const ok = await fetch(`${urls.rest}/status`).then((r) => r.ok, () => false);
-    if (ok) break;
-    if (Date.now() > deadline) {
-      proc.kill('SIGKILL');
-      throw new Error(`nginx did not answer /status within 20 s:\n${out.join('')}\n${readIf(path.join(dir, 'error.log'))}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
+    return fetch(`${urls.rest}/status`).then((r) => r.ok, () => false);
+  }, 'nginx answering /status', Math.max(0, deadline - Date.now()), 50).catch((err: Error) => {
+    proc.kill('SIGKILL');
+    throw new Error(`${err.message}:\n${out.join('')}\n${readIf(path.join(dir, 'error.log'))}`);
+  });
   return { proc, dir, urls, exited };
 }
 

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { pollUntil } from './waits.js';
 
 export const REDIS_SERVER = process.env.REDIS_SERVER_BIN ?? 'redis-server';
 
@@ -52,13 +53,10 @@ export async function startRedisServer(): Promise<RedisServer> {
     p.stdout!.on('data', (c: Buffer) => { output += c.toString(); });
     p.stderr!.on('data', (c: Buffer) => { output += c.toString(); });
     proc = p;
-    const deadline = Date.now() + 20_000;
-    for (;;) {
+    await pollUntil(async () => {
       if (p.exitCode !== null) throw new Error(`redis-server exited (${p.exitCode}):\n${output}`);
-      if (fs.existsSync(socketPath) && (await ping(socketPath))) return;
-      if (Date.now() > deadline) throw new Error(`redis-server did not start within 20 s:\n${output}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+      return fs.existsSync(socketPath) && (await ping(socketPath));
+    }, 'redis-server answering PING', 20_000).catch((err: Error) => { throw new Error(`${err.message}:\n${output}`); });
   };
   const stop = async () => {
     const p = proc;

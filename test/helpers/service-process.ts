@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pollUntil } from './waits.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 /** BENCH_ENTRY: another tree's built entry (A/B benchmarks run one script against both builds). */
@@ -103,20 +104,18 @@ export async function spawnService(env: Record<string, string> = {}, options: Sp
     }
     return undefined;
   };
-  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
-  let ports: ServicePorts | undefined;
-  while (!ports) {
+  const ports: ServicePorts = await pollUntil(() => {
     const ingest = portOf('ingestion (observer client)');
     const rest = portOf('REST API');
     const broadcast = portOf('broadcast (overlay frontend)');
     const metrics = wantMetrics ? portOf('metrics (Prometheus)') : null;
-    if (ingest && rest && broadcast && metrics !== undefined) ports = { ingest, rest, broadcast, metrics };
-    else if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`the service exited (${proc.exitCode ?? proc.signalCode}) before it started:\n${out.join('\n')}`);
-    else if (Date.now() > deadline) {
-      proc.kill('SIGKILL');
-      throw new Error(`the service printed no banner within ${options.timeoutMs ?? 30_000} ms:\n${out.join('\n')}`);
-    } else await new Promise((r) => setTimeout(r, 20));
-  }
+    if (ingest && rest && broadcast && metrics !== undefined) return { ingest, rest, broadcast, metrics };
+    if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`the service exited (${proc.exitCode ?? proc.signalCode}) before it started:\n${out.join('\n')}`);
+    return undefined;
+  }, 'the service\'s banner', options.timeoutMs ?? 30_000).catch((err: Error) => {
+    proc.kill('SIGKILL');
+    throw new Error(`${err.message}:\n${out.join('\n')}`);
+  });
   const host = env.HOST ?? '127.0.0.1';
   const url = (port: number) => `http://${host}:${port}`;
   const pid = proc.pid!;

@@ -2,8 +2,8 @@
 // standby stream the same records into one group code, the standby `lagMs` behind with its own
 // obsName (another spectator account: the same events, another envelope). A plain module.
 import type { Socket } from 'socket.io-client';
+import { atPace } from './waits.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * A frame's JSON without `fields` (the time fields: the wall clock of the serializing shard; the
@@ -40,7 +40,8 @@ export async function streamPair(o: PairOptions): Promise<{ cutAt: number }> {
   let nextP = from;
   let nextS = from;
   let cutAt = 0;
-  while (nextS < o.records.length) {
+  // Each record at its due time (the game's pace), checked every millisecond.
+  await atPace(1, () => nextS < o.records.length, () => {
     const now = Date.now();
     while (nextP <= o.cut && start + (nextP - from) * o.gapMs <= now) o.primary.emit('obs_data', JSON.stringify(o.records[nextP++]));
     if (nextP > o.cut && !cutAt) {
@@ -48,7 +49,6 @@ export async function streamPair(o: PairOptions): Promise<{ cutAt: number }> {
       o.stop(o.primary);
     }
     while (nextS < o.records.length && start + (nextS - from) * o.gapMs + o.lagMs <= now) o.standby.emit('obs_data', standbyCopy(o.records[nextS++]));
-    await sleep(1);
-  }
+  });
   return { cutAt };
 }

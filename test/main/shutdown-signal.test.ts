@@ -16,7 +16,6 @@ import { spawnService as spawnEntry, tempDir, type ServiceProcess } from '../hel
 const replay = recordedMatch();
 const MATCH_START = recordIndex(replay, 'match_start');
 const KEY = 'sigterm-key-0123456789';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 type Child = ServiceProcess;
 
@@ -64,11 +63,13 @@ function backendHandler(completeAnswer: () => Answer) {
 async function sigterm(c: Child, matches: { observer: Socket; frames: string[]; sent: number }[], code: string): Promise<{ ms: number; exitCode: number | null; reasons: string[] }> {
   // Two quick changes: the second is still waiting for its 100 ms frame slot when the signal comes.
   const m = matches[0];
+  const sent = matches.reduce((n, x) => n + x.sent, 0);
   m.observer.emit('obs_data', JSON.stringify({ obsName: 'o', groupCode: code, type: 'map', data: 'Jam' }));
-  await sleep(5);
+  // The first has reached the service before the second is sent (two changes, not one packet).
+  await expect.poll(() => received(c), { interval: 5 }).toBe(sent + 1);
   m.observer.emit('obs_data', JSON.stringify({ obsName: 'o', groupCode: code, type: 'map', data: 'Foxtrot' }));
   // Both have reached the service (a signal must not overtake them; a fixed 30 ms did not ensure it).
-  await expect.poll(() => received(c), { interval: 5 }).toBe(matches.reduce((n, x) => n + x.sent, 0) + 2);
+  await expect.poll(() => received(c), { interval: 5 }).toBe(sent + 2);
   const reasons = matches.map((x) => new Promise<string>((resolve) => x.observer.once('disconnect', resolve)));
   const t0 = Date.now();
   c.proc.kill('SIGTERM');

@@ -2,7 +2,7 @@
 // is given: the recorded pace divided by the speed, instant chunks, pause and resume (no catch-up
 // burst), forward seeks (fast-forward), backward seeks and loops through the transport's reset, a
 // failed reset, stop, and the round index.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { Playback, roundStarts, type PlaybackTransport } from '../../src/playback/playback.js';
 
 interface Delivery { from: number; to: number; fast: boolean; at: number }
@@ -46,19 +46,25 @@ describe('the playback engine', () => {
   });
 
   it('pause holds, resume goes on from where it was without a catch-up burst; seek forward fast-forwards', async () => {
+    // The playback's clock is faked (its timers and Date.now): the pause is shown over 600 ms of that
+    // clock, not of the wall clock.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    onTestFinished(() => { vi.useRealTimers(); });
     const { transport, deliveries, delivered } = recorder();
     // One record every 100 ms at 1×.
     const p = new Playback({ times: Array.from({ length: 100 }, (_, i) => i * 100), pace: 1, transport });
     p.start();
-    await expect.poll(() => delivered.length).toBeGreaterThanOrEqual(3);
+    vi.advanceTimersByTime(250);
+    expect(delivered.length).toBeGreaterThanOrEqual(3);
     p.pause();
     const held = delivered.length;
-    await new Promise((r) => setTimeout(r, 600)); // holding: nothing may come meanwhile (6 records' worth)
+    vi.advanceTimersByTime(600); // holding: nothing may come meanwhile (6 records' worth)
     expect(delivered.length).toBe(held);
     expect(p.progress()).toMatchObject({ state: 'paused', position: held });
     p.resume();
     const resumedAt = Date.now();
-    await expect.poll(() => delivered.length).toBeGreaterThan(held);
+    vi.advanceTimersByTime(150);
+    expect(delivered.length).toBeGreaterThan(held);
     // The records missed while paused do not come at once: the recorded gaps go on from the resume.
     const next = deliveries.find((d) => d.from === held)!;
     expect(next.to - next.from).toBeLessThanOrEqual(2);

@@ -3,7 +3,7 @@
 //
 // Cost model: nothing here runs per frame. While a dashboard is open (or for SUMMARY_LEASE_MS after
 // a GET /admin/matches) the shards send a few-field summary of each match that changed, at most
-// every 500 ms (shard/summaries.ts), and none otherwise; the first snapshot waits for their answer
+// every 500 ms (workers/shard/summaries.ts), and none otherwise; the first snapshot waits for their answer
 // to being turned on, which carries every match changed since its last summary. This module samples the counters once a second (for the
 // frames/s chart) and, only while a dashboard is open, builds the rows once a second, diffs them
 // against the last rows sent, and writes one serialized update to every open dashboard. A dashboard

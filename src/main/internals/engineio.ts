@@ -2,7 +2,7 @@
 // engine.io 6.6.12, the version package-lock.json pins (socket.io's dependency):
 // test/main/internals/library-internals.test.ts fails naming this module when the installed version
 // differs, and checks on a real server that what is read here is still there. On an upgrade, re-read
-// engine.io's lib/socket.ts and lib/transports/websocket.ts, then update WRITTEN_FOR.
+// engine.io's lib/socket.ts and engine.io's lib/transports/websocket.ts, then update WRITTEN_FOR.
 //
 // The broadcast listener (broadcast/server.ts) writes match frames itself to frontends on WebSocket
 // (docs/architecture.md, "Compressing each frame once"), so it needs:

@@ -23,6 +23,7 @@ import { describeSnapshotStoreContract } from '../ports/snapshot-store.contract.
 import { describeStandbyStoreContract } from '../ports/standby-store.contract.js';
 import { describeTeamInfoStoreContract } from '../ports/team-info-store.contract.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
+import { sleep, yieldToIo } from '../../helpers/waits.js';
 
 const log = pino({ level: 'silent' });
 const TIMEOUT_MS = 2000;
@@ -44,9 +45,9 @@ async function connect(prefix: string, nodeId = 'node-a'): Promise<RedisConnecti
   return conn;
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-// TTLs are Redis's own (real time): the harness lets real time pass. Time is stretched by SLOW
+// TTLs are Redis's own (real time): the harness lets real time pass (fixed waits: Redis's clock
+// cannot be advanced, and a key that must still be there at half its TTL has no event). Time is stretched by SLOW
 // (the TTL and every step alike) so that a loaded machine's pauses stay well inside the contracts'
 // margins (a record checked at half its TTL must still be there).
 const SLOW = 3;
@@ -186,12 +187,22 @@ describe('Redis stores across nodes', () => {
     try {
       sa.put({ id: 'kept', role: 'observer', groupCode: 'G', obsName: 'o', matchId: '', playerId: '', socketId: 'sa-1' });
       sa.put({ id: 'also-held', role: 'observer', groupCode: 'G', obsName: 'o', matchId: '', playerId: '', socketId: 'sa-2' });
-      await sleep(3000); // past one expiry: only the renewals kept it
-      expect(await b.cmd.pttl(b.keys.session('kept'))).toBeGreaterThan(0);
+      // Renewals, seen as the key's remaining time going up again: three of them (one every third
+      // of the expiry) take it past its first expiry, and only they can have kept it.
+      const key = b.keys.session('kept');
+      let renewals = 0;
+      let lastTtl = await b.cmd.pttl(key);
+      await expect.poll(async () => {
+        const ttl = await b.cmd.pttl(key);
+        if (ttl > lastTtl) renewals++;
+        lastTtl = ttl;
+        return ttl > 0 ? renewals : -1;
+      }, { timeout: 15_000, interval: 50 }).toBeGreaterThanOrEqual(3);
+      expect(await b.cmd.pttl(key)).toBeGreaterThan(0);
       sa.close(); // node A stops renewing (as if it died)
-      await sleep(2300);
+      expect(await b.cmd.exists(key)).toBe(1); // not removed by the stop: it goes with its expiry
+      await expect.poll(() => b.cmd.exists(key, b.keys.session('also-held')), { timeout: 15_000, interval: 50 }).toBe(0);
       expect(await sb.takeOver('kept', 'kept-b', 'sb-1', Date.now())).toBeUndefined();
-      expect(await b.cmd.exists(b.keys.session('kept'), b.keys.session('also-held'))).toBe(0);
     } finally {
       sa.close();
       sb.close();
@@ -370,7 +381,11 @@ describe('Redis stores while Redis is down', () => {
       sessions.close();
       previews.close();
       teams.close();
-      await new Promise((r) => setTimeout(r, 50));
+      // The marker: a command after theirs on the same connections is answered after anything they
+      // had in flight; one more turn lets Node report a rejection nobody handled.
+      await conn.cmd.ping();
+      await conn.sub.ping();
+      await yieldToIo();
       expect(unhandled).toEqual([]);
     } finally {
       process.off('unhandledRejection', onUnhandled);

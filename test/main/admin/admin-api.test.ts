@@ -12,6 +12,7 @@ import { closeAll, connected, frontend, serverDisconnect } from '../../helpers/c
 import { recordedMatch, replayMatchId, replayObserver, sendRecords } from '../../helpers/recorded.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { sseEvents } from '../../helpers/sse.js';
+import { sessionPid } from '../../helpers/internals/socketio-client.js';
 
 const replay = recordedMatch();
 const MATCH_ID = replayMatchId(replay);
@@ -180,7 +181,7 @@ describe('admin routes with ADMIN_TOKEN', () => {
     const code = 'ADMSEC';
     const fe = await frontend(svc.broadcast, code);
     const first = await observe(svc, code, 200);
-    const oldPid = (first.socket as unknown as { _pid?: string })._pid;
+    const oldPid = sessionPid(first.socket);
     expect(oldPid).toBeTruthy();
     await fe.waitFor((f) => f.matchId === MATCH_ID);
     const gone = serverDisconnect(first.socket);

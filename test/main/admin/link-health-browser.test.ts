@@ -10,6 +10,7 @@ import type { Socket } from 'socket.io-client';
 import { closeAll, frontend } from '../../helpers/clients.js';
 import { recordedMatch, replayObserver, sendRecords } from '../../helpers/recorded.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
+import { atPace } from '../../helpers/waits.js';
 
 interface PageElement { hidden: boolean; textContent: string | null; dataset: Record<string, string | undefined>; querySelector(selector: string): PageElement | null }
 declare const document: { querySelector(selector: string): PageElement | null; querySelectorAll(selector: string): ArrayLike<PageElement> };
@@ -22,7 +23,6 @@ const AUTH_KEY = 'link-health-key';
 const SILENT_MS = 2000;
 /** Records up to the middle of round 4: a live round (combat or shopping), past match_start. */
 const LIVE_AT = 443;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.skipIf(!HAVE_CHROMIUM)('link health in headless chromium', () => {
   let svc: TestService;
@@ -42,12 +42,10 @@ describe.skipIf(!HAVE_CHROMIUM)('link health in headless chromium', () => {
     }
     await frontend(svc.broadcast, 'BUSY22');
     // BUSY22's observer keeps streaming (a record every 250 ms): never silent.
-    streamer = (async () => {
-      for (let i = LIVE_AT; streaming && i < replay.records.length - 50; i++) {
-        observers.BUSY22.emit('obs_data', JSON.stringify({ ...replay.records[i], groupCode: 'BUSY22' }));
-        await sleep(250);
-      }
-    })();
+    let i = LIVE_AT;
+    streamer = atPace(250, () => streaming && i < replay.records.length - 50, () => {
+      observers.BUSY22.emit('obs_data', JSON.stringify({ ...replay.records[i++], groupCode: 'BUSY22' }));
+    });
     browser = await openBrowser({ viewport: { width: 1600, height: 900 }, credentials: { username: 'ops', password: TOKEN } });
     page = browser.page;
   }, 60_000);

@@ -1,9 +1,10 @@
 // Frames reach every kind of frontend intact: WebSocket with permessage-deflate (shared delta
 // bytes after a keyframe), WebSocket without deflate, long-polling, and a late joiner.
 import { describe, expect, it } from 'vitest';
-import { frontend } from '../../helpers/clients.js';
+import { connect, connected, frontend, nextEvent } from '../../helpers/clients.js';
 import { playReplay, recordedMatch, sendRecords } from '../../helpers/recorded.js';
 import { serviceForFile } from '../../helpers/service.js';
+import { deflateForm, recordWire } from '../../helpers/ws-wire.js';
 
 const replay = recordedMatch();
 
@@ -71,12 +72,29 @@ describe('broadcast delivery', () => {
     const first = await frontendOf(code, { transports: ['websocket'] });
     const run = await playReplay({ ...replay, records: replay.records.slice(0, 1500) }, { url: svc.ingest, key: 'k', pace: 'instant', groupCode: code });
     await expect.poll(() => first.frames.length, { timeout: 10_000 }).toBeGreaterThan(0);
-    const late = await frontendOf(code, { transports: ['websocket'] });
-    await expect.poll(() => late.frames.length).toBeGreaterThan(0);
+    // The late frontend's wire is recorded from before its logon: every match frame it gets, as sent.
+    const late = connect(svc.broadcast, { transports: ['websocket'] });
+    await connected(late);
+    const wire = recordWire(late);
+    const lateFrames: string[] = [];
+    late.on('match_data', (data: string) => lateFrames.push(data));
+    const ok = nextEvent(late, 'logon_success');
+    late.emit('logon', JSON.stringify({ groupCode: code }));
+    await ok;
+    await expect.poll(() => lateFrames.length).toBeGreaterThan(0);
     await sendRecords(run.socket, replay, { pace: 'instant', groupCode: code, from: 1500 });
-    const done = (f: { frames: string[] }) => JSON.parse(f.frames[f.frames.length - 1]).roundPhase === 'game_end';
-    await expect.poll(() => done(first) && done(late), { timeout: 30_000 }).toBe(true);
-    expect(late.frames[late.frames.length - 1]).toBe(first.frames[first.frames.length - 1]);
+    const done = (frames: string[]) => JSON.parse(frames[frames.length - 1]).roundPhase === 'game_end';
+    await expect.poll(() => done(first.frames) && done(lateFrames), { timeout: 30_000 }).toBe(true);
+    // It decodes them: the frames it got are the first frontend's, ending with the same final frame.
+    expect(lateFrames[lateFrames.length - 1]).toBe(first.frames[first.frames.length - 1]);
+    expect(isSubsequence(lateFrames, first.frames)).toBe(true);
+    // On the wire: one compressed message per frame (the service compresses nothing else), the first
+    // a keyframe (it inflates on its own), every later one a delta (it needs the frames before it).
+    await expect.poll(() => wire.filter((m) => m.compressed).length).toBe(lateFrames.length);
+    const forms = wire.filter((m) => m.compressed).map(deflateForm);
+    expect(lateFrames.length).toBeGreaterThan(2);
+    expect(forms[0]).toBe('keyframe');
+    expect(forms.slice(1)).toEqual(forms.slice(1).map(() => 'delta'));
     run.socket.close();
   }, 60_000);
 });

@@ -7,15 +7,17 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { closeAll, connected, frontend, observer as observerClient } from '../../helpers/clients.js';
 import { playReplay, recordedMatch, sendRecords } from '../../helpers/recorded.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
+import { sessionPid, webSocketOf } from '../../helpers/internals/socketio-client.js';
+import { tcpOf } from '../../helpers/internals/ws.js';
 
 const replay = recordedMatch();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const services: TestService[] = [];
 const sockets: Socket[] = [];
 afterAll(async () => {
   for (const s of sockets) {
-    (s.io.engine?.transport as unknown as { ws?: { _socket?: { destroy(): void } } } | undefined)?.ws?._socket?.destroy();
+    const ws = webSocketOf(s);
+    if (ws) tcpOf(ws).destroy();
     s.close();
   }
   closeAll();
@@ -29,7 +31,7 @@ const heavy = {
   header: { ...replay.header, toolsData: { ...(replay.header.toolsData as object), sponsorInfo: { enabled: true, duration: 5000, sponsors: Array.from({ length: 1200 }, (_, i) => `https://cdn.example.org/sponsors/logo-${i}.png`) } } },
 };
 
-const tcpOf = (s: Socket) => (s.io.engine.transport as unknown as { ws: { _socket: { pause(): void; resume(): void } } }).ws._socket;
+const tcpUnder = (s: Socket) => tcpOf(webSocketOf(s)!);
 
 /** Server side: the most bytes queued in any overlay's WebSocket right now (/metrics). */
 const maxBuffered = (svc: TestService) => svc.metric('ods_frontend_buffered_bytes_max');
@@ -49,14 +51,15 @@ describe('an overlay that stops reading', () => {
     await expect.poll(() => slowFrames.length, { timeout: 15_000 }).toBeGreaterThan(0);
 
     // Stop reading for seconds while the match runs to its end.
-    tcpOf(slow).pause();
+    tcpUnder(slow).pause();
     const pausedAt = slowFrames.length;
     let peak = 0;
+    let samples = 0;
     let sampling = false;
     const sampler = setInterval(() => {
       if (sampling) return;
       sampling = true;
-      void maxBuffered(svc).then((b) => { peak = Math.max(peak, b); }).finally(() => { sampling = false; });
+      void maxBuffered(svc).then((b) => { peak = Math.max(peak, b); samples++; }).finally(() => { sampling = false; });
     }, 20);
     const skipped = () => svc.metric('ods_frames_skipped_total');
     const skippedBefore = await skipped();
@@ -71,7 +74,9 @@ describe('an overlay that stops reading', () => {
     await sendRecords(run.socket, replay, { pace: 'instant', groupCode: code, from: next });
     const final = await fast.waitFor((f) => f.roundPhase === 'game_end', 30_000);
     await expect.poll(() => svc.admin.has(code)).toBe(false); // the match is gone already
-    await sleep(500);
+    // A few more samples of what the server holds for it, now that nothing more is sent.
+    const samplesAtEnd = samples;
+    await expect.poll(() => samples).toBeGreaterThanOrEqual(samplesAtEnd + 5);
     clearInterval(sampler);
     const framesWhilePaused = fast.frames.length;
     // The match changed a lot and the fast overlay kept receiving (frames coalesce per cycle, so fewer under load).
@@ -82,7 +87,7 @@ describe('an overlay that stops reading', () => {
     expect(peak).toBeLessThan(256 * 1024 + 64 * 1024);
 
     // Reading again: it receives what was queued, then the latest state, and is never left stale.
-    tcpOf(slow).resume();
+    tcpUnder(slow).resume();
     await expect.poll(() => slowFrames.length > pausedAt && JSON.parse(slowFrames[slowFrames.length - 1]).roundPhase === 'game_end', { timeout: 10_000 }).toBe(true);
     expect(JSON.parse(slowFrames[slowFrames.length - 1])).toEqual(final);
     expect(slowFrames.length).toBeLessThan(fast.frames.length); // intermediate frames were skipped
@@ -102,19 +107,22 @@ describe('dead connections', () => {
     /** Overlays of the match (GET /admin/matches) and observer sockets (/metrics). */
     const overlays = async () => (await svc.admin.match('DEAD01'))?.overlays;
     const observers = () => svc.metric('ods_sockets', { listener: 'ingest', kind: 'observer' });
-    await sleep(800); // heartbeats go on while both answer: proves that neither is closed
+    // Heartbeats go on while both answer: two pings each (socket.io-client's 'ping' event, 300 ms
+    // apart) and neither is closed.
+    const pings = (s: Socket) => new Promise<void>((resolve) => { let n = 0; const on = () => { if (++n === 2) { s.io.off('ping', on); resolve(); } }; s.io.on('ping', on); });
+    await Promise.all([pings(observer), pings(fe.socket)]);
     expect(await overlays()).toBe(1);
     expect(await observers()).toBe(1);
 
     // Both stop answering (a frozen PC, a cable pulled): the server notices within interval + timeout.
     const stoppedAt = Date.now();
-    tcpOf(observer).pause();
-    tcpOf(fe.socket).pause();
+    tcpUnder(observer).pause();
+    tcpUnder(fe.socket).pause();
     await expect.poll(async () => (await overlays()) === 0 && (await observers()) === 0, { timeout: 15_000, interval: 25 }).toBe(true);
     expect(Date.now() - stoppedAt).toBeLessThan(300 + 1000 + 500);
     expect(await svc.admin.has('DEAD01')).toBe(true); // the match itself goes on
     // The observer's session stays resumable: a connection presenting its pid takes it over, no logon.
-    const pid = (observer as unknown as { _pid?: string })._pid;
+    const pid = sessionPid(observer);
     expect(pid).toBeTruthy();
     const watcher = await frontend(svc.broadcast, 'DEAD01');
     const resumed = io(svc.ingest, { forceNew: true, reconnection: false, auth: { pid, offset: 'bogus' } });

@@ -9,9 +9,9 @@ import { scrapeMetrics } from '../../helpers/metrics.js';
 import { playReplay, recordedMatch, replayLogon, sendRecords } from '../../helpers/recorded.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { decodeSnapshot } from '../../../src/main/adapters/redis/snapshot-store.js';
+import { atPace } from '../../helpers/waits.js';
 
 const replay = recordedMatch();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let reference: TestService;
 /** The final frame of an uninterrupted run of the recording in one embedded service, by group code. */
@@ -86,11 +86,10 @@ describe('the loss of the node that runs a match (kill -9)', () => {
       // while it reconnects (through the proxy, to node B).
       expect(await down).toBe('transport close');
       let sent = half;
-      while (sent < replay.records.length) {
+      await atPace(20, () => sent < replay.records.length, async () => {
         await sendRecords(s, replay, { pace: 'instant', groupCode: code, from: sent, to: Math.min(sent + 20, replay.records.length) });
         sent = Math.min(sent + 20, replay.records.length);
-        await sleep(20);
-      }
+      });
       await onB.waitFor((f) => f.roundPhase === 'game_end', 90_000);
       const firstAfter = onB.raw.length > framesBefore ? 'yes' : 'no';
       const adopted = logLines(b, 'match adopted from its snapshot');

@@ -8,10 +8,10 @@ import type { Socket } from 'socket.io-client';
 import { SERVICE_VERSION } from '../../../src/main/base/version.js';
 import { auxClient, auxLogon as auxLogonPacket, closeAll, frontend, observer as observerClient, refusedLogon } from '../../helpers/clients.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
+import { echoed } from '../../helpers/waits.js';
 
 const AUTH_KEY = 'AUX-TEST-KEY';
 const MATCH_ID = '0e7812f4-cb83-4e2c-8694-08d65ad27e58';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const ROSTER = [
   { name: 'Stella', tagline: 'A1', startTeam: '0', agentInternal: 'Rift', playerId: 'p-astra', position: 0, locked: true, rank: 0 },
@@ -225,7 +225,8 @@ describe('auxiliary sessions after match_start', () => {
     astra.on('obs_logon_ack', (a: string) => acks.push(a));
     astra.emit('aux_logon', auxLogon('p-sova'));
     astra.emit('obs_logon', JSON.stringify({ type: 'authenticate', clientVersion: '0.3.3', key: AUTH_KEY, groupCode: 'AUXG09', leftTeam: { name: 'a', tricode: 'a', url: '' }, rightTeam: { name: 'b', tricode: 'b', url: '' } }));
-    await sleep(400); // proves that no ack comes
+    // Both are dropped at once (check 0: no ack, nothing else done); the echo after them proves it ran.
+    await echoed(astra);
     expect(acks).toEqual([]);
     expect(astra.connected).toBe(true);
     expect(await svc.admin.has('AUXG09')).toBe(false);
@@ -261,9 +262,13 @@ describe('auxiliary sessions after match_start', () => {
     // The cypher client is still there: its flags are unchanged.
     expect(player(f, 'p-cypher')!.auxiliaryAvailable.scoreboard).toBe(true);
     await f2;
-    await sleep(200); // proves that no other frame comes
-    expect(fe1.frames.length).toBe(n1 + 1);
-    expect(fe2.frames.length).toBe(n2 + 1);
+    // The marker: the cypher client's next change reaches both matches (same player, same game),
+    // and its frames are the next ones: no other frame came after the disconnect's.
+    cypher.emit('aux_data', auxEnv('p-cypher', 'aux_health', 33));
+    const m1 = await fe1.waitFor((x) => player(x, 'p-cypher')?.health === 33);
+    const m2 = await fe2.waitFor((x) => player(x, 'p-cypher')?.health === 33);
+    expect(fe1.frames.indexOf(m1)).toBe(n1 + 1);
+    expect(fe2.frames.indexOf(m2)).toBe(n2 + 1);
   });
 
   it('after its disconnect, the player may log on again', async () => {

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { frontend } from '../../helpers/clients.js';
 import { playReplay, recordedMatch, replayObserver, sendRecords } from '../../helpers/recorded.js';
 import { serviceForFile } from '../../helpers/service.js';
+import { echoed, yieldToIo } from '../../helpers/waits.js';
 
 const replay = recordedMatch();
 
@@ -97,7 +98,7 @@ describe('fuzzing the ingestion listener', () => {
     for (let i = 0; i < samples.length; i++) {
       const [name, value] = samples[i];
       fuzzer.emit(name, value);
-      if (i % 100 === 0) await new Promise((r) => setTimeout(r, 1));
+      if (i % 100 === 0) await yieldToIo();
     }
 
     const runs = await Promise.all(victimRuns);
@@ -109,10 +110,15 @@ describe('fuzzing the ingestion listener', () => {
     const status = await fetch(`${svc.rest}/status`);
     expect(status.status).toBe(200);
     if (await svc.admin.has(FUZZ)) {
-      await new Promise((r) => setTimeout(r, 300)); // fuzzed frames settle, so that none counts below (shorter only weakens the check)
-      const seen = fuzzFe.frames.length;
-      for (const map of ['Jam', 'Foxtrot']) fuzzer.emit('obs_data', JSON.stringify({ obsName: 'x', groupCode: FUZZ, type: 'map', data: map, timestamp: Date.now() }));
-      await expect.poll(() => fuzzFe.frames.slice(seen).some((f) => f.map === 'Breeze'), { timeout: 10_000 }).toBe(true);
+      // Every fuzz message was handled once the echo is back: the changes sent after it come after
+      // theirs on the same path, so the match's last frame shows them. Two steps, so that the second
+      // is a change whatever map the fuzz left.
+      await echoed(fuzzer);
+      const last = () => fuzzFe.frames[fuzzFe.frames.length - 1];
+      fuzzer.emit('obs_data', JSON.stringify({ obsName: 'x', groupCode: FUZZ, type: 'map', data: 'Jam', timestamp: Date.now() }));
+      await expect.poll(() => last()?.map, { timeout: 10_000 }).toBe('Lotus');
+      fuzzer.emit('obs_data', JSON.stringify({ obsName: 'x', groupCode: FUZZ, type: 'map', data: 'Foxtrot', timestamp: Date.now() }));
+      await expect.poll(() => last()?.map, { timeout: 10_000 }).toBe('Breeze');
     }
     const droppedTotal = () => svc.metric('ods_messages_dropped_total'); // every reason, main thread and shards
     await expect.poll(droppedTotal, { timeout: 15_000 }).toBeGreaterThan(COUNT / 4);

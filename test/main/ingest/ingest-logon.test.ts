@@ -7,10 +7,10 @@ import type { Socket } from 'socket.io-client';
 import { SERVICE_VERSION } from '../../../src/main/base/version.js';
 import { connect, connected, frontend, observer as observerClient, observerLogon, refusedLogon } from '../../helpers/clients.js';
 import { serviceForFile } from '../../helpers/service.js';
+import { echoed } from '../../helpers/waits.js';
 
 const AUTH_KEY = 'LOGON-TEST-KEY-7f3a9c';
 const CAM_SECRET = 'CAMSECRET-logon-4411';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const LEFT = { name: 'Alpha', tricode: 'ALP', url: 'https://cdn.example.org/alpha.png', attackStart: true };
 const RIGHT = { name: 'Bravo', tricode: 'BRV', url: 'https://cdn.example.org/bravo.png', attackStart: false };
@@ -184,11 +184,12 @@ describe('obs_logon checks 4–6: new match, live match, reconnection', () => {
       toolsData: { tournamentInfo: { logoUrl: 'https://evil.example/cup.png', backdropUrl: '' }, timeoutCounter: { max: 5, left: 5, right: 5 } },
     })));
     expect(ack).toEqual({ type: 'authenticate', value: true, reason: 'reconnected' });
-    await sleep(500); // five broadcast cycles: proves that no frame comes
-    expect(fe.frames.length).toBe(before);
-    // The reconnected socket is an observer session of the group: its data is applied.
+    // The reconnected socket is an observer session of the group: its data is applied. Its frame is
+    // the marker: a frame the logon made would have been published before it (or merged into it:
+    // teams and tools are checked below), so the logon made no frame.
     s.emit('obs_data', env(code, 'map', 'Ascent'));
     const f = await fe.waitFor((x) => x.map === 'Ascent');
+    expect(fe.frames.indexOf(f)).toBe(before);
     expect((f.teams as { teamName: string; teamTricode: string }[]).map((t) => [t.teamName, t.teamTricode])).toEqual([['Alpha', 'ALP'], ['Bravo', 'BRV']]);
     const tools = f.tools as { tournamentInfo: { logoUrl: string }; timeoutCounter: { max: number } };
     expect(tools.tournamentInfo.logoUrl).toBe('https://cdn.example.org/cup.png');
@@ -204,17 +205,21 @@ describe('obs_logon checks 4–6: new match, live match, reconnection', () => {
     first.on('obs_logon_ack', (a: string) => acks.push(a));
     await expect.poll(async () => (await svc.frameNo(code)) === fe.frames.length).toBe(true); // fe holds every frame published
     const before = fe.frames.length;
+    const repeated = () => svc.metric('ods_messages_dropped_total', { reason: 'repeated_logon' });
+    const repeatedBefore = await repeated();
     first.emit('obs_logon', JSON.stringify(packet('LIVE03')));
     first.emit('obs_logon', JSON.stringify(packet(code, { groupSecret: secret })));
     first.emit('obs_logon', 'garbage');
-    await sleep(500); // proves that no ack and no frame come
+    // Check 0 drops at once (no ack, nothing sent to a shard): the echo after them proves it ran.
+    await echoed(first);
+    expect(await repeated() - repeatedBefore).toBe(3);
     expect(acks).toEqual([]);
     expect(first.connected).toBe(true);
     expect(await svc.admin.has('LIVE03')).toBe(false);
-    expect(fe.frames.length).toBe(before);
-    // Still the same session.
+    // Still the same session; its frame is the next one (the marker: no frame came before it).
     first.emit('obs_data', env(code, 'map', 'Triad'));
-    await fe.waitFor((x) => x.map === 'Haven');
+    const f = await fe.waitFor((x) => x.map === 'Haven');
+    expect(fe.frames.indexOf(f)).toBe(before);
   });
 
   it('a payload as a plain object works and is answered with a JSON string', async () => {
@@ -247,20 +252,20 @@ describe('obs_data routing', () => {
     // A marker for A's own match, sent after: once it shows, the foreign messages were handled.
     a.s.emit('obs_data', env('GRPA01', 'map', 'Canyon'));
     const fa = await feA.waitFor((f) => f.map === 'Fracture');
-    await sleep(300); // proves that nothing reaches B
+    // B's own observer still writes to B, and its frame is B's next one: anything of A's foreign
+    // messages would have reached B's shard before it (sent before A's marker, which has shown).
+    b.s.emit('obs_data', env('GRPB01', 'map', 'Pitt'));
+    const fb = await feB.waitFor((f) => f.map === 'Pearl');
+    expect(feB.frames.indexOf(fb)).toBe(bFramesBefore);
     for (const f of [...feA.frames, ...feB.frames]) {
       expect(f.map).not.toBe('Breeze');
       expect(f.roundNumber).toBe(0);
     }
     expect(fa.roundPhase).toBe('LOBBY');
-    expect(feB.frames.length).toBe(bFramesBefore);
     await expect.poll(() => svc.logs.some((l) => {
       const j = JSON.parse(l) as { reason?: string; groupCode?: string };
       return j.reason === 'group_mismatch' && j.groupCode === 'GRPA01';
     })).toBe(true);
-    // B's own observer still writes to B.
-    b.s.emit('obs_data', env('GRPB01', 'map', 'Pitt'));
-    await feB.waitFor((f) => f.map === 'Pearl');
   });
 
   it('obs_data before logon is ignored; many messages give one log line "unauthenticated"', async () => {
@@ -320,8 +325,13 @@ describe('frontend logon mid-match', () => {
     // It is the same state the room saw last.
     expect(events[1][1]).toBe(fe0.raw[fe0.raw.length - 1]);
     frontends.push({ raw: [events[1][1]] });
-    await sleep(300); // proves that nothing more comes
-    expect(events).toHaveLength(2); // sent to the joining socket only, once
+    // The snapshot was sent to the joining socket once: the match's next frame (the marker) is the
+    // next event it receives.
+    s.emit('obs_data', env(code, 'map', 'Ascent'));
+    await expect.poll(() => events.length).toBeGreaterThanOrEqual(3);
+    expect(events.map((e) => e[0])).toEqual(['logon_success', 'match_data', 'match_data']);
+    expect((JSON.parse(events[2][1]) as { map: string }).map).toBe('Ascent');
+    frontends.push({ raw: [events[2][1]] });
   });
 
   it('a frontend logging on before any match gets logon_success and no frame', async () => {
@@ -330,8 +340,12 @@ describe('frontend logon mid-match', () => {
     const events: string[] = [];
     fe.onAny((e: string) => events.push(e));
     fe.emit('logon', JSON.stringify({ groupCode: 'NOPE99' }));
-    await sleep(400); // proves that no frame comes
-    expect(events).toEqual(['logon_success']);
+    await expect.poll(() => events).toEqual(['logon_success']);
+    // The marker: the match starts now, and its first frame is the first the frontend receives.
+    const { s } = await observer(JSON.stringify(packet('NOPE99')));
+    await expect.poll(() => events.length).toBeGreaterThanOrEqual(2);
+    expect(events).toEqual(['logon_success', 'match_data']);
+    s.close();
   });
 });
 

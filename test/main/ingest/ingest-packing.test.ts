@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeAll, frontend, observer as observerClient } from '../../helpers/clients.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
+import { echoed } from '../../helpers/waits.js';
 
 let svc: TestService;
 beforeAll(async () => { svc = await startTestService({ AUTH_KEY: 'k' }); });
@@ -39,10 +40,14 @@ describe('packed forwarding', () => {
 
   it('a group code with a separator in it cannot address another match either', async () => {
     const fe = await frontend(svc.broadcast, 'VICTM2');
-    await observer('VICTM2');
+    const victim = await observer('VICTM2');
     const attacker = await observer('X\x1eVICTM2\x1f0\x1f');
     attacker.emit('obs_data', JSON.stringify({ obsName: 'O', groupCode: 'X\x1eVICTM2\x1f0\x1f', type: 'map', data: 'Ascent' }));
-    await new Promise((r) => setTimeout(r, 300)); // proves that no such frame comes
+    // The attacker's message was routed once its echo is back; a later, clean change to the victim
+    // then goes the same way to the victim's shard, after anything that reached it.
+    await echoed(attacker);
+    victim.emit('obs_data', JSON.stringify({ obsName: 'O', groupCode: 'VICTM2', type: 'game_mode', data: 'swift' }));
+    await fe.waitFor((f) => f.matchType === 'swift');
     expect(fe.frames.every((f) => f.map !== 'Ascent')).toBe(true);
   });
 });

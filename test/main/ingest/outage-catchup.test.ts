@@ -15,6 +15,9 @@ import { closeAll, connectObserver, frontend, logon } from '../../helpers/client
 import { OutageProxy } from '../../helpers/outage-proxy.js';
 import { playReplay, recordedMatch, replayLogon } from '../../helpers/recorded.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
+import { webSocketOf } from '../../helpers/internals/socketio-client.js';
+import { tcpOf } from '../../helpers/internals/ws.js';
+import { atPace } from '../../helpers/waits.js';
 
 const KEY = 'CATCHUP-KEY';
 const OUTAGE_MS = 30_000;
@@ -24,7 +27,6 @@ const BEFORE = 800;
 const OUTAGE_GAP_MS = 50;
 const FAST_GAP_MS = 7;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const replay = recordedMatch();
 const code = replay.header.groupCode;
 
@@ -85,10 +87,7 @@ describe('an observer back from a 30 s network outage', () => {
 
       let sent = 0;
       const sendOne = () => s.emit('obs_data', JSON.stringify(replay.records[sent++]));
-      while (sent < BEFORE) {
-        sendOne();
-        await sleep(FAST_GAP_MS);
-      }
+      await atPace(FAST_GAP_MS, () => sent < BEFORE, sendOne);
       // The network goes at a quiet moment: what a client wrote into a connection that dies is
       // lost in a real outage too (it is not in socket.io-client's buffer), and is not the subject.
       await expect.poll(() => received(svc, 'obs_data'), { timeout: 10_000 }).toBe(sent);
@@ -100,20 +99,14 @@ describe('an observer back from a 30 s network outage', () => {
       const cleanRun = cleanFinalFrame(); // meanwhile, the reference run in the other service
       const cutAt = Date.now();
       const firstBuffered = sent;
-      while (Date.now() - cutAt < OUTAGE_MS) {
-        sendOne();
-        await sleep(OUTAGE_GAP_MS);
-      }
+      await atPace(OUTAGE_GAP_MS, () => Date.now() - cutAt < OUTAGE_MS, sendOne); // the outage lasts OUTAGE_MS of the game
       const duringOutage = sent - firstBuffered;
       expect(duringOutage).toBeGreaterThanOrEqual(busiest(OUTAGE_MS)); // at least the recording's busiest 30 s
       expect(proxy.refused).toBeGreaterThan(0); // the client tried to reconnect and was refused
       expect(s.connected).toBe(false);
       proxy.restore();
       // Until the client is back by itself (its backoff is up to 5 s × 1.5), the game goes on.
-      while (reconnects === 0) {
-        sendOne();
-        await sleep(OUTAGE_GAP_MS);
-      }
+      await atPace(OUTAGE_GAP_MS, () => reconnects === 0, sendOne);
       const backlog = sent - firstBuffered;
       // How long the service takes to forward what waited (figures for docs/reliability.md), and the
       // most that waited at once (ods_ingest_backlog_messages, sampled).
@@ -130,10 +123,7 @@ describe('an observer back from a 30 s network outage', () => {
           if (caughtUpMs < 0 && m.value('ods_messages_queued_total') > 0 && waiting === 0) caughtUpMs = Date.now() - backAt;
         }).finally(() => { scraping = false; });
       }, 50);
-      while (sent < replay.records.length) {
-        sendOne();
-        await sleep(FAST_GAP_MS);
-      }
+      await atPace(FAST_GAP_MS, () => sent < replay.records.length, sendOne);
 
       await fe.waitFor((f) => f.roundPhase === 'game_end', 60_000);
       await expect.poll(() => svc.metric('ods_live_matches'), { timeout: 10_000 }).toBe(0);
@@ -186,7 +176,7 @@ describe('a backlog still waiting when the transport drops', () => {
       expect(waitingAtDrop).toBeGreaterThan(50);
       // The network resets under the client; it reconnects by itself and sends more.
       const back = new Promise<void>((resolve) => s.io.once('reconnect', () => resolve()));
-      (s.io.engine.transport as unknown as { ws: { _socket: { destroy(): void } } }).ws._socket.destroy();
+      tcpOf(webSocketOf(s)!).destroy();
       await back;
       for (let m = 151; m <= 160; m++) s.emit('obs_data', money(m));
 

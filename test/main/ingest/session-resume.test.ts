@@ -10,11 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { io, type Socket } from 'socket.io-client';
 import { auxClient, auxLogon, closeAll, connected, frontend, logon, observerLogon, serverDisconnect } from '../../helpers/clients.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
+import { lastOffset, sessionPid, setLastOffset, webSocketOf } from '../../helpers/internals/socketio-client.js';
+import { tcpOf } from '../../helpers/internals/ws.js';
 
 const AUTH_KEY = 'RESUME-TEST-KEY';
 const MATCH_ID = '6f1d3c2a-0000-4000-8000-5e55105e0001';
-type Internals = { _pid?: string; _lastOffset?: string; recovered: boolean };
-const internals = (s: Socket) => s as unknown as Internals;
 
 const opened: Socket[] = [];
 /** Like the real client (docs/client-contract.md 1.3), with shorter backoff. */
@@ -45,7 +45,7 @@ async function logonObserver(s: Socket, groupCode: string): Promise<{ acks: stri
     leftTeam: { name: 'Left', tricode: 'LFT', url: '', attackStart: true }, rightTeam: { name: 'Right', tricode: 'RGT', url: '', attackStart: false },
   }));
   expect(ack.value).toBe(true);
-  expect(internals(s)._pid).toBeTruthy(); // the server issued a pid (recovery on)
+  expect(sessionPid(s)).toBeTruthy(); // the server issued a pid (recovery on)
   return { acks };
 }
 
@@ -59,8 +59,7 @@ async function dropTransport(s: Socket, whileDown?: () => void, how: 'reset' | '
   const down = new Promise<string>((resolve) => s.once('disconnect', (reason: string) => resolve(reason)));
   if (how === 'reset') {
     await expect.poll(() => s.io.engine.transport.name).toBe('websocket');
-    const ws = (s.io.engine.transport as unknown as { ws: { _socket: { destroy(): void } } }).ws;
-    ws._socket.destroy();
+    tcpOf(webSocketOf(s)!).destroy();
     expect(await down).toBe('transport close');
   } else {
     s.io.engine.close();
@@ -80,13 +79,13 @@ describe('observer transport drop', () => {
     const fe = await frontend(svc.broadcast, code);
     const s = realClient(svc.ingest);
     const { acks } = await logonObserver(s, code);
-    const pid = internals(s)._pid;
+    const pid = sessionPid(s);
     s.emit('obs_data', obsEnv(code, 'map', 'Ascent'));
     await fe.waitFor((f) => f.map === 'Ascent');
 
     await dropTransport(s, () => s.emit('obs_data', obsEnv(code, 'map', 'Duality'))); // buffered by the client
-    expect(internals(s).recovered).toBe(true);
-    expect(internals(s)._pid).toBe(pid);
+    expect(s.recovered).toBe(true);
+    expect(sessionPid(s)).toBe(pid);
     await fe.waitFor((f) => f.map === 'Bind');
     s.emit('obs_data', obsEnv(code, 'map', 'Triad'));
     await fe.waitFor((f) => f.map === 'Haven');
@@ -101,12 +100,12 @@ describe('observer transport drop', () => {
     const fe = await frontend(svc.broadcast, code);
     const s = realClient(svc.ingest);
     const { acks } = await logonObserver(s, code);
-    const pid1 = internals(s)._pid;
+    const pid1 = sessionPid(s);
 
-    internals(s)._lastOffset = 'bogus-offset'; // as if the stored packet had expired
+    setLastOffset(s, 'bogus-offset'); // as if the stored packet had expired
     await dropTransport(s, () => s.emit('obs_data', obsEnv(code, 'map', 'Pitt')));
-    expect(internals(s).recovered).toBe(false);
-    const pid2 = internals(s)._pid;
+    expect(s.recovered).toBe(false);
+    const pid2 = sessionPid(s);
     expect(pid2).toBeTruthy();
     expect(pid2).not.toBe(pid1);
     await fe.waitFor((f) => f.map === 'Pearl');
@@ -114,10 +113,10 @@ describe('observer transport drop', () => {
     await fe.waitFor((f) => f.map === 'Lotus');
 
     // A second drop: the session must now be found under the new pid.
-    internals(s)._lastOffset = 'bogus-offset-2';
+    setLastOffset(s, 'bogus-offset-2');
     await dropTransport(s, undefined, 'close');
-    expect(internals(s).recovered).toBe(false);
-    expect(internals(s)._pid).not.toBe(pid2);
+    expect(s.recovered).toBe(false);
+    expect(sessionPid(s)).not.toBe(pid2);
     s.emit('obs_data', obsEnv(code, 'map', 'Juliett'));
     await fe.waitFor((f) => f.map === 'Sunset');
     expect(acks).toHaveLength(1);
@@ -132,14 +131,14 @@ describe('observer transport drop', () => {
     await logonObserver(old, code);
     old.emit('obs_data', obsEnv(code, 'map', 'Canyon'));
     await fe.waitFor((f) => f.map === 'Fracture');
-    const pid = internals(old)._pid!;
-    const offset = internals(old)._lastOffset;
+    const pid = sessionPid(old)!;
+    const offset = lastOffset(old);
 
     // The "new connection" of a client whose network stack reset: same pid/offset, old socket still open on the server.
     const oldClosed = serverDisconnect(old);
     const fresh = realClient(svc.ingest, { pid, offset });
     await connected(fresh);
-    expect(internals(fresh).recovered).toBe(false);
+    expect(fresh.recovered).toBe(false);
     expect(await oldClosed).toBe('io server disconnect');
     fresh.emit('obs_data', obsEnv(code, 'map', 'Foxtrot'));
     await fe.waitFor((f) => f.map === 'Breeze');
@@ -147,7 +146,7 @@ describe('observer transport drop', () => {
     // served to present the old pid once; socket.io-client would otherwise send it on every
     // reconnection, over its own pid.)
     (fresh as unknown as { auth: unknown }).auth = undefined;
-    internals(fresh)._lastOffset = 'bogus';
+    setLastOffset(fresh, 'bogus');
     await dropTransport(fresh);
     fresh.emit('obs_data', obsEnv(code, 'map', 'Bonsai'));
     await fe.waitFor((f) => f.map === 'Split');
@@ -159,7 +158,7 @@ describe('observer transport drop', () => {
     const fe = await frontend(svc.broadcast, code);
     const first = realClient(svc.ingest);
     await logonObserver(first, code);
-    const pid = internals(first)._pid!;
+    const pid = sessionPid(first)!;
     const firstClosed = serverDisconnect(first);
     const second = realClient(svc.ingest, { pid, offset: 'bogus' });
     await connected(second);
@@ -216,14 +215,14 @@ describe('auxiliary transport drop', () => {
     await fe.waitFor((f) => p(f)?.health === 70 && p(f)?.auxiliaryAvailable.health === true);
 
     await dropTransport(a);
-    expect(internals(a).recovered).toBe(true);
+    expect(a.recovered).toBe(true);
     await fe.waitFor((f) => p(f)?.health === 70 && p(f)?.auxiliaryAvailable.health === false);
     a.emit('aux_data', aux(71));
     await fe.waitFor((f) => p(f)?.health === 71 && p(f)?.auxiliaryAvailable.health === true);
 
-    internals(a)._lastOffset = 'bogus';
+    setLastOffset(a, 'bogus');
     await dropTransport(a);
-    expect(internals(a).recovered).toBe(false);
+    expect(a.recovered).toBe(false);
     a.emit('aux_data', aux(72));
     await fe.waitFor((f) => p(f)?.health === 72 && p(f)?.auxiliaryAvailable.health === true);
     expect(acks).toHaveLength(1);

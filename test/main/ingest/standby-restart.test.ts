@@ -10,6 +10,7 @@ import { connectObserver, frontend, logon, observer } from '../../helpers/client
 import { playReplay, recordedMatch, replayLogon } from '../../helpers/recorded.js';
 import { restartableEnv, startTestService, type TestService } from '../../helpers/service.js';
 import { frameWithout, standbyCopy, streamPair } from '../../helpers/standby.js';
+import { yieldToIo } from '../../helpers/waits.js';
 
 const replay = recordedMatch();
 const KEY = 'standby-restart-key-01';
@@ -67,7 +68,7 @@ describe('a standby observer with STATE_DIR', () => {
     const fe = await frontend(second.broadcast, CODE);
     for (let i = HALF; i < records.length; i++) {
       s.emit('obs_data', standbyCopy(records[i]));
-      if (i % 50 === 0) await new Promise((r) => setTimeout(r, 5));
+      if (i % 50 === 0) await yieldToIo();
     }
     await fe.waitFor((f) => f.roundPhase === 'game_end', 60_000);
     expect(timeless(fe.raw[fe.raw.length - 1])).toEqual(timeless(reference));

@@ -11,6 +11,7 @@ import { closeAll, connectObserver, frontend, logon, observer } from '../../help
 import { playReplay, recordedMatch, replayLogon } from '../../helpers/recorded.js';
 import { startTestService, tempDir, type TestService } from '../../helpers/service.js';
 import { frameWithout, standbyCopy, streamPair } from '../../helpers/standby.js';
+import { atPace, sleep, yieldToIo } from '../../helpers/waits.js';
 
 const KEY_A1 = 'standby-org-a-key-one';
 const KEY_A2 = 'standby-org-a-key-two';
@@ -19,7 +20,6 @@ const THRESHOLD_MS = 3000; // FAILOVER_SILENCE_MS's default
 const LAG_MS = 300;
 const GAP_MS = 4;
 const replay = recordedMatch();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let svc: TestService;
 let clean: TestService;
@@ -169,12 +169,14 @@ describe('swapping by hand', () => {
       // The old primary (now the standby) runs ahead alone for longer than the threshold: held, and
       // the hold-down keeps the seats as they are.
       for (let i = CUT; i < CUT + 100; i++) p.emit('obs_data', JSON.stringify(records[i]));
+      // A fixed wait: what is shown is that the threshold passes without a failover, and a failover
+      // that does not happen has no event (the relay's sweeps are not observable).
       await sleep(THRESHOLD_MS + 500);
       expect((await svc.admin.match(code))?.links?.standby?.failovers).toBe(1);
       // The new primary goes on to the end: one continuous match, nothing counted twice.
       for (let i = CUT; i < records.length; i++) {
         s.emit('obs_data', standbyCopy(records[i]));
-        if (i % 100 === 0) await sleep(1);
+        if (i % 100 === 0) await yieldToIo();
       }
       await fe.waitFor((f) => f.roundPhase === 'game_end', 60_000);
       expect(timeless(fe.raw[fe.raw.length - 1])).toEqual(timeless(reference));
@@ -207,7 +209,8 @@ describe('a returning old primary', () => {
       let nextS = 0;
       let phase: 'streaming' | 'out' | 'back' = 'streaming';
       try {
-        while (nextS < STOP_S || nextP < records.length) {
+        // Each record at its due time (the game's pace), checked every millisecond.
+        await atPace(1, () => nextS < STOP_S || nextP < records.length, () => {
           const now = Date.now();
           // The standby (300 ms behind) until it fails at STOP_S.
           while (nextS < STOP_S && due(nextS, LAG_MS) <= now) s.emit('obs_data', standbyCopy(records[nextS++]));
@@ -218,8 +221,7 @@ describe('a returning old primary', () => {
             phase = 'back'; // back after the failover: its backlog at once, then 600 ms behind
           }
           if (phase === 'back') while (nextP < records.length && due(nextP, 2 * LAG_MS) <= now) p.emit('obs_data', JSON.stringify(records[nextP++]));
-          await sleep(1);
-        }
+        });
         await fe.waitFor((f) => f.roundPhase === 'game_end', 60_000);
         await expect.poll(() => failovers, { timeout: 10_000 }).toBe(2);
       } finally {

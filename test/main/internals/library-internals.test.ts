@@ -4,6 +4,7 @@
 // that every internal the doors reach is still there and still means the same.
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Server, type Socket } from 'socket.io';
@@ -17,6 +18,8 @@ import * as socketio from '../../../src/main/internals/socketio.js';
 import * as socketioParser from '../../../src/main/internals/socketio-parser.js';
 import * as ws from '../../../src/main/internals/ws.js';
 import * as uws from '../../../src/main/internals/uws.js';
+import * as clientDoor from '../../helpers/internals/socketio-client.js';
+import * as wsDoor from '../../helpers/internals/ws.js';
 
 /** ws's Sender class (exported at run time, not in @types/ws). */
 const { Sender } = wsLibrary as unknown as { Sender: { prototype: object; new (...args: never[]): object } };
@@ -30,6 +33,9 @@ const DOORS: Array<[string, { package: string; version: string }]> = [
   ['src/main/internals/ws.ts', ws.WRITTEN_FOR],
   ['src/main/internals/socketio-parser.ts', socketioParser.WRITTEN_FOR],
   ['src/main/internals/uws.ts', uws.WRITTEN_FOR],
+  // The tests' own doors (test/helpers/internals/), pinned the same way.
+  ...clientDoor.WRITTEN_FOR.map((w): [string, { package: string; version: string }] => ['test/helpers/internals/socketio-client.ts', w]),
+  ['test/helpers/internals/ws.ts', wsDoor.WRITTEN_FOR],
 ];
 
 describe('each door was written for the version package-lock.json pins and node_modules holds', () => {
@@ -54,6 +60,20 @@ describe('each door was written for the version package-lock.json pins and node_
     };
     walk(path.join(ROOT, 'src'));
     expect(offenders, 'library internals are reached through src/main/internals/ only').toEqual([]);
+  });
+
+  it("no test reaches into socket.io-client's or ws's internals but through test/helpers/internals/", () => {
+    const INTERNALS = /\b_pid\b|\b_lastOffset\b|\b_socket\b|\.transport as unknown as \{ ws/;
+    const offenders: string[] = [];
+    const walk = (dir: string) => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        const p = path.join(dir, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (p.endsWith('.ts') && !p.includes(`helpers${path.sep}internals${path.sep}`) && p !== import.meta.filename && INTERNALS.test(fs.readFileSync(p, 'utf8').replace(/^\s*(\/\/|\*).*$/gm, ''))) offenders.push(path.relative(ROOT, p));
+      }
+    };
+    walk(path.join(ROOT, 'test'));
+    expect(offenders).toEqual([]);
   });
 });
 
@@ -135,6 +155,33 @@ describe('the internals are there', () => {
     ws.sendWholeFrame(socket, Buffer.concat([Buffer.from([0x81, payload.length]), payload]));
     expect(await got).toBe('written whole');
     void polling;
+  });
+
+  it("the tests' doors: socket.io-client's pid and last offset, engine.io-client's ws, ws's TCP socket", async () => {
+    const on = await server(true);
+    const c = client(on.url, ['websocket']);
+    await expect.poll(() => on.sockets.length).toBe(1);
+    await new Promise<void>((r) => (c.connected ? r() : c.once('connect', () => r())));
+    // The pid the client holds is the one the server issued.
+    expect(clientDoor.sessionPid(c)).toBe(socketio.sessionPid(on.sockets[0]));
+    const hello = new Promise((r) => c.once('hello', r));
+    on.io.emit('hello', 1);
+    await hello;
+    expect(typeof clientDoor.lastOffset(c)).toBe('string');
+    clientDoor.setLastOffset(c, 'bogus');
+    expect(clientDoor.lastOffset(c)).toBe('bogus');
+    // Under 'websocket': a ws WebSocket, and a net.Socket under it whose destruction drops the transport.
+    await expect.poll(() => c.io.engine.transport.name).toBe('websocket');
+    const socket = clientDoor.webSocketOf(c)!;
+    expect(socket).toBeInstanceOf(WebSocket);
+    const tcp = wsDoor.tcpOf(socket);
+    expect(tcp).toBeInstanceOf(net.Socket);
+    const down = new Promise((r) => c.once('disconnect', r));
+    tcp.destroy();
+    expect(await down).toBe('transport close');
+    const polling = client(on.url, ['polling']);
+    await new Promise<void>((r) => (polling.connected ? r() : polling.once('connect', () => r())));
+    expect(clientDoor.webSocketOf(polling)).toBeUndefined();
   });
 
   it("socket-io-parser's reconstructor: set while a binary packet's attachments are awaited", () => {

@@ -13,7 +13,6 @@ const REPLAY_MATCH_ID = replayMatchId(replay);
 const MATCH_START_INDEX = recordIndex(replay, 'match_start');
 
 const AUTH_KEY = 'LIFECYCLE-KEY';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const TEAMS = {
   leftTeam: { name: 'Left', tricode: 'LFT', url: '', attackStart: true },
   rightTeam: { name: 'Right', tricode: 'RGT', url: '', attackStart: false },
@@ -74,10 +73,11 @@ describe('game end', () => {
     expect(await auxGone).toBe('io server disconnect');
     await expect.poll(() => svc.metric('ods_live_matches')).toBe(0);
     expect((await status(svc.rest)).matchesRunning).toBe(0);
-    await sleep(300); // proves that no frame comes after it
-    // The game_end frame went out once, and it was the last one.
+    // The game_end frame went out once, and it was the last one so far (that no frame comes after
+    // it is shown below: the next frame this frontend receives is the new match's lobby).
     expect(fe.frames.filter((f) => f.roundPhase === 'game_end')).toHaveLength(1);
     expect(fe.frames.at(-1)!.roundPhase).toBe('game_end');
+    const gameEndAt = fe.frames.length - 1;
 
     const info = (await (await fetch(`${svc.rest}/getTeamInfoForCode?groupCode=${code}`)).json()) as Record<string, unknown>;
     expect(info.higherScore).toBe(1);
@@ -102,6 +102,9 @@ describe('game end', () => {
     expect(lobby.map).toBe('Loading');
     expect(lobby.matchId).toBe('');
     expect(lobby.teams.map((t) => [t.teamName, t.roundsWon, t.players.length])).toEqual([['Left', 0, 0], ['Right', 0, 0]]);
+    // The marker: the same group code runs on the same shard and reaches this frontend on the same
+    // path; nothing came between the old match's game_end and the new match's first frame.
+    expect(fe.frames.indexOf(lobby)).toBe(gameEndAt + 1);
     const fresh = (await (await fetch(`${svc.rest}/getTeamInfoForCode?groupCode=${code}`)).json()) as Record<string, unknown>;
     expect(fresh).toEqual({ leftTeam: TEAMS.leftTeam, rightTeam: TEAMS.rightTeam });
     expect((await status(svc.rest)).matchesRunning).toBe(1);
@@ -170,7 +173,8 @@ describe('inactivity', () => {
     const started = Date.now();
     s.emit('obs_data', obsEnv(code, 'left_timeout', true));
     await fe.waitFor((f) => (f.timeoutState as { leftTeam: boolean }).leftTeam === true);
-    await sleep(3800);
+    // The countdown's own frames, on the service's clock: 1 s remaining is 4 s after it started.
+    await fe.waitFor((f) => (f.timeoutState as { leftTeam: boolean; timeRemaining: number }).leftTeam === true && (f.timeoutState as { timeRemaining: number }).timeRemaining === 1);
     // Without the countdown it would be gone by now (2.5 s).
     expect(await svc.admin.has(code)).toBe(true);
     expect(removedAt).toBe(0);

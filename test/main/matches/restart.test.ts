@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { connectObserver, logon } from '../../helpers/clients.js';
 import { playReplay, recordedMatch, replayLogon, replayObserver, sendRecords } from '../../helpers/recorded.js';
 import { restartableEnv, startTestService, tempDir, type TestService } from '../../helpers/service.js';
+import { sessionPid } from '../../helpers/internals/socketio-client.js';
 
 const replay = recordedMatch();
 
@@ -70,7 +71,7 @@ describe('restart with STATE_DIR', () => {
     await expect.poll(async () => (await applied()) - appliedBefore, { timeout: 15_000 }).toBe(HALF);
     await expect.poll(async () => (await first.frameNo(CODE)) === watch.frames.length && watch.frames.length > 0, { timeout: 15_000 }).toBe(true);
     const beforeRestart = watch.frames[watch.frames.length - 1];
-    const pid = (observer as unknown as { _pid: string })._pid;
+    const pid = sessionPid(observer);
     expect(pid).toBeTruthy();
 
     // Graceful shutdown: persisted, not completed.

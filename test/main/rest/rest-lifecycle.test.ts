@@ -5,10 +5,10 @@
 // their port contracts (test/main/ports/, run by test/main/adapters/ports-memory.test.ts); memory freed without
 // reads: test/main/adapters/memory-stores.test.ts.
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeAll, observer } from '../../helpers/clients.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
+import { sleep } from '../../helpers/waits.js';
 
 const KEY = 'lifecycle-key-93b1';
 // Long enough that every check lands well inside its window on a loaded machine (a stall of this
@@ -17,8 +17,11 @@ const TTL = 3000;
 
 const team = (name: string) => ({ name, tricode: name.slice(0, 3), url: `https://img.example/${name}.png`, attackStart: false });
 
-/** Sleeps until `ms` after `since` (performance.now() time). */
-const until = (since: number, ms: number) => sleep(Math.max(0, since + ms - performance.now()));
+/** Polls `read` (every 100 ms: a read would extend a lifetime if reads did) until it answers 404; resolves with when it did. */
+async function expiredAt(read: () => Promise<{ status: number }>): Promise<number> {
+  await expect.poll(async () => (await read()).status, { timeout: 20_000, interval: 100 }).toBe(404);
+  return performance.now();
+}
 
 describe('preview lifetime', () => {
   let svc: TestService;
@@ -41,33 +44,30 @@ describe('preview lifetime', () => {
 
   it('expires TTL after creation; reads do not extend it; re-creation replaces it and restarts the timer', async () => {
     // Both previews run concurrently so the test takes one lifetime, not two.
+    // REPL01 first: once READ01 has expired, REPL01's first life is over too.
+    expect(await create('REPL01', 'old')).toEqual({ status: 200, body: { previewCode: 'REPL01' } });
     const t0 = performance.now();
     expect(await create('READ01', 'first')).toEqual({ status: 200, body: { previewCode: 'READ01' } });
-    expect(await create('REPL01', 'old')).toEqual({ status: 200, body: { previewCode: 'REPL01' } });
-    const created = performance.now();
 
-    await until(t0, 800);
-    expect((await read('READ01')).status).toBe(200);
-    await until(t0, 1600);
-    expect((await read('READ01')).status).toBe(200);
-
-    // Replace REPL01 at ~1600 ms: its old life would end at ~3000 ms, the new one at ~4600 ms.
+    // REPL01 is replaced at mid-life. A fixed wait: the point in its lifetime is what the test
+    // needs, and nothing in the service marks it.
+    await sleep(TTL / 2);
     const replacedAt = performance.now();
     expect(await create('REPL01', 'new')).toEqual({ status: 200, body: { previewCode: 'REPL01' } });
-    const replacedDone = performance.now(); // the new life started before this
 
-    await until(created, TTL + 250);
-    const checkStart = performance.now();
-    // Had the reads extended READ01 (last read at ~1600 ms), it would live until ~4600 ms.
-    expect((await read('READ01')).status).toBe(404);
+    // READ01, read every 100 ms from here on, expires TTL after its creation (reads do not extend
+    // it; had they, it would never expire here).
+    const readExpired = await expiredAt(() => read('READ01'));
+    expect(readExpired - t0).toBeGreaterThanOrEqual(TTL); // not early
+    // REPL01's old life is over now (created with READ01); its new one goes on.
     const replaced = await read('REPL01');
     const checkEnd = performance.now();
     expect(checkEnd - replacedAt).toBeLessThan(TTL); // the check ran inside the new lifetime
-    expect(checkStart - created).toBeGreaterThan(TTL); // and after the old one
     expect(replaced.status).toBe(200);
     expect((replaced.body.leftTeam as { name: string }).name).toBe('new');
 
-    await until(replacedDone, TTL + 250);
+    const replacedExpired = await expiredAt(() => read('REPL01'));
+    expect(replacedExpired - replacedAt).toBeGreaterThanOrEqual(TTL); // TTL after the replacement, not the creation
     expect(await read('REPL01')).toEqual({ status: 404, body: { error: 'Preview not found' } });
   });
 
@@ -116,15 +116,15 @@ describe('team info lifetime', () => {
     const rightTeam = team('R');
     const t0 = performance.now();
     const { socket, ack } = await observer(svc.ingest, { key: KEY, groupCode: 'PLAIN1', leftTeam, rightTeam });
-    const written = performance.now(); // written before the ack
     expect(ack.value).toBe(true);
     expect(await get('PLAIN1')).toEqual({ status: 200, body: { leftTeam, rightTeam } });
 
-    await until(t0, TEAM_TTL / 2);
-    expect(await get('PLAIN1')).toEqual({ status: 200, body: { leftTeam, rightTeam } }); // not early
-
-    await until(written, TEAM_TTL + 150);
+    // Read every 100 ms until it expires: not early (TTL after the logon began at the earliest),
+    // and expired on read.
+    const expired = await expiredAt(() => get('PLAIN1'));
+    expect(expired - t0).toBeGreaterThanOrEqual(TEAM_TTL);
     expect(await get('PLAIN1')).toEqual({ status: 404, body: { error: 'Group code not found' } });
+
     expect(await svc.admin.has('PLAIN1')).toBe(true); // the match outlives its team-info entry
     socket.close();
   });

@@ -35,6 +35,8 @@ const keys: KeyValidator = {
 
 let port = 0;
 let token: us_listen_socket;
+/** When '/later' answers: on the next turn of the loop (after its handler returned), unless a test holds it. */
+let whenLater: (answer: () => void) => void = (answer) => setImmediate(answer);
 beforeAll(async () => {
   const app = createApp(null);
   const router = createRouter(app, log, MAX_BODY);
@@ -43,7 +45,7 @@ beforeAll(async () => {
   router.post('/body', (req, reply) => reply.json(200, { length: req.body.length, text: req.body.toString('utf8').slice(0, 20) }), { body: true });
   router.get('/throws', () => { throw new Error('boom'); });
   router.get('/rejects', async () => { throw new Error('async boom'); });
-  router.get('/later', async (_req, reply) => { await new Promise((r) => setTimeout(r, 20)); reply.text(200, 'later'); });
+  router.get('/later', async (_req, reply) => { await new Promise<void>((answer) => whenLater(answer)); reply.text(200, 'later'); });
   registerPreviews(router, { store: previews, keys, log });
   registerTeamInfo(router, teamInfo);
   router.finish();
@@ -168,12 +170,21 @@ describe('the REST router', () => {
   });
 
   it('a client that leaves before a late answer does not break the server', async () => {
-    await new Promise<void>((resolve) => {
-      const req = http.request({ host: '127.0.0.1', port, method: 'GET', path: '/later', agent: false });
-      req.on('error', () => resolve());
-      req.end(() => setTimeout(() => { req.destroy(); resolve(); }, 1));
-    });
-    await new Promise((r) => setTimeout(r, 50)); // the late answer would have been written now
+    // The answer is held until the client has gone.
+    let answerLate: () => void = () => undefined;
+    const entered = new Promise<void>((resolve) => { whenLater = (answer) => { answerLate = answer; resolve(); }; });
+    const req = http.request({ host: '127.0.0.1', port, method: 'GET', path: '/later', agent: false });
+    const closed = new Promise<void>((resolve) => { req.on('error', () => resolve()); req.on('close', () => resolve()); });
+    req.end();
+    await entered;
+    req.destroy();
+    await closed;
+    whenLater = (answer) => setImmediate(answer);
+    // The marker that the server took the client's leaving in: a request on a new connection, sent
+    // after the close, answered.
+    expect((await request('GET', '/echo/a/b')).status).toBe(200);
+    answerLate(); // the late answer, to a client that left
+    // The same route answers the next request after it.
     expect((await request('GET', '/later')).body).toBe('later');
     expect(logs.filter((l) => l.includes('request handler failed'))).toHaveLength(2); // the two above only
   });

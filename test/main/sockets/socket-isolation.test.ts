@@ -90,9 +90,18 @@ describe.each([
     observer.emit('test_echo', JSON.stringify({ n: 2 }));
     expect(await echo2).toBe(JSON.stringify({ n: 2 }));
 
-    await new Promise((r) => setTimeout(r, 200)); // proves that nothing crosses over
+    // Markers, one per socket, each on the path something crossing over would have taken: the
+    // observer's second echo (sent after the frame was delivered), this match's next frame for the
+    // frontend, and for the other service's frontend the first frame of its own match.
+    const nextFrame = nextEvent<string>(frontend, 'match_data');
+    starter.socket.emit('obs_data', JSON.stringify({ obsName: 'o', groupCode: code, type: 'map', data: 'Ascent' }));
+    expect(JSON.parse(await nextFrame)).toMatchObject({ groupCode: code, map: 'Ascent' });
+    const otherFrame = nextEvent<string>(otherFrontend, 'match_data');
+    const otherStarter = await observerClient(other.ingest, { key: 'isolation-key', groupCode: code }, { transports, reconnection: false });
+    opened.push(otherStarter.socket);
+    expect(JSON.parse(await otherFrame)).toMatchObject({ groupCode: code, roundPhase: 'LOBBY' });
     expect(observerSeen).toEqual(['test_echo', 'test_echo']);
-    expect(frontendSeen).toEqual(['logon_success', 'match_data']);
-    expect(otherSeen).toEqual(['logon_success']);
+    expect(frontendSeen).toEqual(['logon_success', 'match_data', 'match_data']);
+    expect(otherSeen).toEqual(['logon_success', 'match_data']);
   });
 });
