@@ -2,7 +2,7 @@
 // citation (a test named in a port's header, a source file named in docs/architecture.md) finds it.
 // Moves and splits rename files; this fails on the first stale citation it leaves behind.
 //
-// Three forms are checked. A path from the repository's root (src/main/events.ts) must exist as
+// Three forms are checked. A path from the repository's root (src/main/base/events.ts) must exist as
 // written. A relative path (cluster/cluster.ts, ../helpers/clients.ts) must exist under the
 // citing file's folder or one of the folders above it; documents and files outside src/ cite source
 // files from src/main/, src/workers/ or src/, so those are tried too. A bare file name (pool.ts)
@@ -27,6 +27,7 @@ const GENERATED = /^bench\/results\//;
 const NOT_HERE = new Set([
   'sessions.json', 'standby.json', // written under STATE_DIR at run time (adapters/state-dir/)
   'config.json', // the overlay frontend's own configuration file (docs/client-contract.md)
+  'players.json', // a feed's URL name (GET /feeds/:code/players.json, docs/feeds.md), not a file
 ]);
 /** Names the old documents by their old names, the ones it checks that nothing else cites. */
 const OLD_NAMES = 'test/repo/standalone.test.ts';

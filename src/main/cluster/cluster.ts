@@ -82,7 +82,7 @@ export class Cluster {
   /**
    * Graceful shutdown, before the shards drain: inboxes are no longer listened to (nor keyframe
    * requests answered), so what other nodes forward from now on is held there
-   * (remote-routing.ts) until a node adopts the match.
+   * (owner-delivery.ts) until a node adopts the match.
    */
   stopInboxes(): void {
     for (const [groupCode, stop] of this.listening) {

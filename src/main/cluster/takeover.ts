@@ -80,7 +80,7 @@ export class MatchTakeover {
     this.timers.push(retry);
   }
 
-  /** Nobody received data for `groupCode` (remote-routing.ts): adopt it as soon as its lease lapses. */
+  /** Nobody received data for `groupCode` (owner-delivery.ts): adopt it as soon as its lease lapses. */
   private ownerMissing(groupCode: string): void {
     if (!this.heldSince.has(groupCode)) this.heldSince.set(groupCode, this.deps.directory.get(groupCode)?.epoch ?? 0);
     void this.tryAdopt(groupCode);
