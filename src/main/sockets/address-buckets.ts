@@ -1,7 +1,10 @@
 // A token bucket per address key (address-key.ts), for the uWS ports' MAX_CONNECTIONS_PER_ADDRESS
 // (connection-guard.ts). Each key may open `burst` connections at once and regains them at
 // `burst` per `windowMs`, continuously (a sliding window, not a fixed one that resets for everyone).
-// A refused attempt takes nothing, so retries never extend a lockout.
+// A refused attempt takes nothing, so retries never extend a lockout. A connection that proved to
+// be a client gives its token back (`giveBack`), from a second allowance of the same size and
+// refill, so that no number of requests can buy an address more than twice its share of silent
+// connections: at most 2 x burst per window from the bucket and 2 x burst from give-backs.
 //
 // Memory is bounded by `maxKeys`, and no number of keys can reset another key's count: a bucket
 // that has refilled is dropped first (it holds no information: a new bucket is full too); only if
@@ -12,7 +15,7 @@
 /** Share of `maxKeys` an eviction pass frees, so passes are rare (amortised) once the table is full. */
 const EVICT_TO = 0.9;
 
-interface Bucket { tokens: number; at: number }
+interface Bucket { tokens: number; credits: number; at: number }
 
 export class AddressBuckets {
   private readonly buckets = new Map<string, Bucket>();
@@ -33,7 +36,7 @@ export class AddressBuckets {
     if (b) this.refill(b, t);
     else {
       if (this.buckets.size >= this.maxKeys) this.evict(t);
-      b = { tokens: this.burst, at: t };
+      b = { tokens: this.burst, credits: this.burst, at: t };
       this.buckets.set(key, b);
     }
     if (b.tokens < 1) return false;
@@ -41,11 +44,13 @@ export class AddressBuckets {
     return true;
   }
 
-  /** Gives `key` a token back (a connection of it proved to be a client), up to the burst. */
+  /** Gives `key` a token back (a connection of it proved to be a client), up to the burst, while its allowance lasts. */
   giveBack(key: string): void {
     const b = this.buckets.get(key);
     if (!b) return;
     this.refill(b, this.now());
+    if (b.credits < 1 || b.tokens >= this.burst) return;
+    b.credits -= 1;
     b.tokens = Math.min(this.burst, b.tokens + 1);
   }
 
@@ -58,7 +63,11 @@ export class AddressBuckets {
   }
 
   private refill(b: Bucket, t: number): void {
-    if (t > b.at) b.tokens = Math.min(this.burst, b.tokens + (t - b.at) * this.perMs);
+    if (t > b.at) {
+      const gained = (t - b.at) * this.perMs;
+      b.tokens = Math.min(this.burst, b.tokens + gained);
+      b.credits = Math.min(this.burst, b.credits + gained);
+    }
     b.at = t;
   }
 
@@ -68,7 +77,7 @@ export class AddressBuckets {
     const partial: [string, number][] = [];
     for (const [key, b] of this.buckets) {
       this.refill(b, t);
-      if (b.tokens >= this.burst) this.buckets.delete(key);
+      if (b.tokens >= this.burst && b.credits >= this.burst) this.buckets.delete(key);
       else partial.push([key, b.tokens]);
     }
     if (this.buckets.size <= target) return;

@@ -12,10 +12,12 @@
 // address at close and no identity to match a later request to its connection (probed on uws-pack
 // 20.0.8), so there each address has a token bucket (address-buckets.ts): a burst of the cap, refilled
 // at the cap per UWS_WINDOW_MS, continuously; a refused connection takes no token (retries do not
-// extend a lockout); on the ingestion port a new Engine.IO session and its WebSocket upgrade each
-// give their address a token back (they are clients; bounded, since sessions are capped by
-// MAX_SOCKETS_PER_ADDRESS and closed after REQUEST_HEAD_TIMEOUT_MS unless they join). What an address can
-// hold silent there is at most twice the cap: the burst plus what refills in uWS's 12 s deadline.
+// extend a lockout). On the ingestion port a connection that proved to be a client gives its token
+// back: a polling request sent with `Connection: close` (one request per connection: what the Node
+// clients send, a new connection for each request, 5 per client to connect and upgrade: measured),
+// a WebSocket upgrade, a WebSocket-only handshake; give-backs have their own allowance of the same
+// size, so an address can hold at most about four times the cap of silent connections on a uWS port
+// (twice without requests), each closed by uWS's deadline.
 //
 // Behind a reverse proxy (TRUST_PROXY=true) every connection comes from the proxy: the cap is off
 // (the proxy must never be locked out); limit per client at the proxy (nginx `limit_conn`).
@@ -37,9 +39,10 @@ export type Listener = 'ingest' | 'rest' | 'broadcast';
 /** Set while the process is out of descriptors (descriptor-watch.ts): every new connection is closed at once. */
 export interface SheddingState { shedding: boolean }
 
-/** The part of an Engine.IO server the ingestion guard listens to (new sessions, upgrades). */
+/** The part of an Engine.IO server the ingestion guard listens to: new sessions, upgrades, polling requests answered. */
 export interface EngineEvents {
-  on(event: 'connection', fn: (conn: { remoteAddress?: string; once(event: 'upgrade', fn: () => void): void }) => void): unknown;
+  on(event: 'connection', fn: (conn: { remoteAddress?: string; transport?: { name?: string }; once(event: 'upgrade', fn: () => void): void }) => void): unknown;
+  on(event: 'headers', fn: (headers: unknown, req: { headers?: Record<string, string | undefined>; connection?: { remoteAddress?: string } }) => void): unknown;
 }
 
 export class ConnectionGuard {
@@ -119,13 +122,17 @@ export class ConnectionGuard {
     });
   }
 
-  /** Ingestion: a new Engine.IO session and its WebSocket upgrade each give their address its token back. */
+  /** Ingestion: connections that proved to be clients give their address its token back (header comment). */
   attachEngine(engine: EngineEvents): void {
     if (this.max === 0) return;
     engine.on('connection', (conn) => {
       const key = addressKey(conn.remoteAddress, this.v6PrefixLength);
-      this.buckets.giveBack(key);
+      if (conn.transport?.name === 'websocket') this.buckets.giveBack(key);
       conn.once('upgrade', () => this.buckets.giveBack(key));
+    });
+    engine.on('headers', (_headers, req) => {
+      if (req.headers?.connection?.toLowerCase() !== 'close') return;
+      this.buckets.giveBack(addressKey(req.connection?.remoteAddress, this.v6PrefixLength));
     });
   }
 
