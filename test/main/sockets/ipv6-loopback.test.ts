@@ -8,17 +8,40 @@ import { scrapeMetrics } from '../../helpers/metrics.js';
 import { destroyAll, openRaw, type RawConnection } from '../../helpers/raw-connections.js';
 import { spawnService, type ServiceProcess } from '../../helpers/service-process.js';
 
-let svc: ServiceProcess | undefined;
+const children: ServiceProcess[] = [];
 const raw: RawConnection[] = [];
 afterAll(async () => {
   closeAll();
   destroyAll(raw);
-  await svc?.stop('SIGKILL');
+  for (const c of children) await c.stop('SIGKILL');
 });
 
+async function start(): Promise<ServiceProcess> {
+  const svc = await spawnService({ HOST: '::', AUTH_KEY: 'k', LOG_LEVEL: 'warn', MAX_CONNECTIONS_PER_ADDRESS: '20', MAX_SOCKETS_PER_ADDRESS: '5' });
+  children.push(svc);
+  return svc;
+}
+
 describe('HOST=:: (dual stack)', () => {
-  it('serves IPv6 and IPv4 clients; ::1 is capped like one address, apart from 127.0.0.1, which counts as IPv4', async () => {
-    svc = await spawnService({ HOST: '::', AUTH_KEY: 'k', LOG_LEVEL: 'warn', MAX_CONNECTIONS_PER_ADDRESS: '20', MAX_SOCKETS_PER_ADDRESS: '5' });
+  it('serves Socket.IO clients over IPv6 and IPv4; the sessions of ::1 are capped apart from those of 127.0.0.1', async () => {
+    const svc = await start();
+    // Real clients over IPv6: an observer logs on through [::1]; Socket.IO sessions from ::1 are capped at 5.
+    const { ingest } = svc.ports;
+    const url = `http://[::1]:${ingest}`;
+    const obs = await observer(url, { key: 'k', groupCode: 'IPV6AA' });
+    expect(obs.ack.value).toBe(true);
+    const more = Array.from({ length: 5 }, () => connect(url));
+    const outcomes = await Promise.all(more.map((s) => connected(s).then(() => 'connected', (e: Error) => e.message)));
+    expect(outcomes.filter((o) => o === 'connected')).toHaveLength(4);
+    expect(outcomes.filter((o) => o !== 'connected')).toHaveLength(1);
+    // Over IPv4 (the same dual-stack listener) the IPv6 sessions do not count.
+    const v4obs = await observer(`http://127.0.0.1:${ingest}`, { key: 'k', groupCode: 'IPV4AA' });
+    expect(v4obs.ack.value).toBe(true);
+    expect((await scrapeMetrics(svc.urls.metrics!)).value('ods_connections_refused_total', { listener: 'ingest' })).toBe(1);
+  }, 60_000);
+
+  it('::1 is capped like one address on every port, apart from 127.0.0.1, which counts (and is logged) as IPv4', async () => {
+    const svc = await start();
     const ports = { ingest: svc.ports.ingest, rest: svc.ports.rest, broadcast: svc.ports.broadcast };
     // IPv4 first: 25 idle connections to each port, 5 closed at once; logged as 127.0.0.1.
     const v4: Record<string, RawConnection[]> = {};
@@ -27,7 +50,7 @@ describe('HOST=:: (dual stack)', () => {
       await expect.poll(() => conns.filter((c) => c.closedAfterMs !== null).length, { timeout: 5000 }).toBe(5);
       expect(conns.every((c) => c.closedAfterMs === null || c.closedAfterMs < 3000), name).toBe(true);
     }
-    const lines = () => svc!.out.filter((l) => l.includes('too many from one address')).map((l) => JSON.parse(l) as { listener: string; address: string });
+    const lines = () => svc.out.filter((l) => l.includes('too many from one address')).map((l) => JSON.parse(l) as { listener: string; address: string });
     await expect.poll(() => lines().length).toBe(3);
     expect(lines().map((l) => l.address)).toEqual(['127.0.0.1', '127.0.0.1', '127.0.0.1']);
 
@@ -41,19 +64,5 @@ describe('HOST=:: (dual stack)', () => {
     }
     const m = await scrapeMetrics(svc.urls.metrics!);
     for (const listener of Object.keys(ports)) expect(m.value('ods_tcp_connections_refused_total', { listener, reason: 'address' }), listener).toBe(15);
-    destroyAll(raw);
-
-    // Real clients over IPv6: an observer logs on through [::1]; Socket.IO sessions from ::1 are capped at 5.
-    const url = `http://[::1]:${ports.ingest}`;
-    const obs = await observer(url, { key: 'k', groupCode: 'IPV6AA' });
-    expect(obs.ack.value).toBe(true);
-    const more = Array.from({ length: 5 }, () => connect(url));
-    const outcomes = await Promise.all(more.map((s) => connected(s).then(() => 'connected', (e: Error) => e.message)));
-    expect(outcomes.filter((o) => o === 'connected')).toHaveLength(4);
-    expect(outcomes.filter((o) => o !== 'connected')).toHaveLength(1);
-    // Over IPv4 (the same dual-stack listener) the IPv6 sessions do not count.
-    const v4obs = await observer(`http://127.0.0.1:${ports.ingest}`, { key: 'k', groupCode: 'IPV4AA' });
-    expect(v4obs.ack.value).toBe(true);
-    expect((await scrapeMetrics(svc.urls.metrics!)).value('ods_connections_refused_total', { listener: 'ingest' })).toBe(1);
   }, 60_000);
 });
