@@ -24,8 +24,8 @@ const OUTAGE_MS = 30_000;
 const BEFORE = 301;
 const DURING = 441;
 const END = 584;
-/** The documented deadlines (broadcast 8 s head deadline, uWS 8–12 s) plus slack for a loaded machine. */
-const FLOOD_DEADLINE_MS = 16_000;
+/** The documented deadlines (broadcast 8 s head deadline, uWS 8–12 s) plus slack for a machine this test loads itself (measured: 17.3 s at a load average of 38 on 2 cores). */
+const FLOOD_DEADLINE_MS = 22_000;
 const FLOOD_FROM = '127.0.0.2';
 
 const replay = recordedMatch();
@@ -78,8 +78,10 @@ class Venue {
       this.observers[i] = s;
       return (await logon(s, 'obs_logon', replayLogon(replay, { key: KEY, groupCode: groupCode(i) }))).ack;
     }));
-    expect(acks.filter((a) => a.value)).toHaveLength(MATCHES);
-    this.send(0, BEFORE); // match_start is among them: the players' clients can join
+    expect(acks.filter((a) => !a.value)).toEqual([]);
+    this.send(0, BEFORE);
+    // match_start is among them: once each overlay shows its match id, the players' clients can join.
+    await Promise.all(this.overlays.map((o, i) => o.waitFor((f) => f.matchId === matchId(i), 60_000)));
   }
 
   async players(): Promise<void> {
@@ -88,7 +90,7 @@ class Venue {
       (this.aux[i] ??= []).push(s);
       return (await logon(s, 'aux_logon', auxLogon({ name: p.name, matchId: matchId(i), playerId: p.playerId }))).ack;
     }))));
-    expect(acks.flat().filter((a) => a.value)).toHaveLength(MATCHES * AUX_PER_MATCH);
+    expect(acks.flat().filter((a) => !a.value)).toEqual([]);
   }
 
   /** Each observer sends records [from, to) of its match. */
@@ -112,17 +114,18 @@ describe('a LAN venue of 400 clients behind one address, through a 30 s uplink c
     const venue = new Venue(venueUrl, svc.urls.broadcast);
     const reference = new Venue(clean.urls.ingest, clean.urls.broadcast);
 
-    // The flood: from another loopback address, on every port, more than the cap at once and more every 2 s.
+    // The flood: from another loopback address, on every port, more than the cap at once and more every 2 s,
+    // while the venue logs on and until it is back.
     const ports = [svc.ports.ingest, svc.ports.rest, svc.ports.broadcast];
     const wave = async (idle: number, partial: number) => {
       for (const port of ports) flood.push(...await openRaw(port, 'idle', idle, 2000, { localAddress: FLOOD_FROM }), ...await openRaw(port, 'partial', partial, 2000, { localAddress: FLOOD_FROM }));
     };
-    await wave(800, 400);
     let flooding = true;
     const waves = (async () => {
+      await wave(700, 400); // past the cap of 1,000 at once
       while (flooding) {
         await sleep(2000);
-        if (flooding) await wave(100, 100);
+        if (flooding) await wave(50, 50);
       }
     })();
 
