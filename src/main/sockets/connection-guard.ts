@@ -136,11 +136,6 @@ export class ConnectionGuard {
     });
   }
 
-  /** node:http: connections of `address` without a complete request now. */
-  pendingOf(address: string): number {
-    return this.pending.get(addressKey(address, this.v6PrefixLength)) ?? 0;
-  }
-
   private refuse(key: string): void {
     this.refused.address++;
     this.pendingLog++;
