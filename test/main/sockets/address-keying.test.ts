@@ -61,6 +61,19 @@ describe('the uWS ports\' token buckets', () => {
     expect(b.tokens('a')).toBe(12);
   });
 
+  it('give-backs have an allowance of their own: no number of requests buys more than the burst again per window', () => {
+    const t = 0;
+    const b = new AddressBuckets(10, 12_000, 100, () => t); // the clock stands still
+    let accepted = 0;
+    // An address that opens silent connections and sends a request on another one for each.
+    for (let i = 0; i < 1000; i++) {
+      if (b.take('a')) accepted++;
+      b.giveBack('a');
+    }
+    expect(accepted).toBe(20); // the burst, then the allowance: 10 + 10
+    expect(b.take('a')).toBe(false);
+  });
+
   it('200,000 distinct addresses do not reset or evict a locked-out address\'s count; memory stays bounded', () => {
     let t = 5_000_000;
     const buckets = new AddressBuckets(1000, UWS_WINDOW_MS, MAX_TRACKED_ADDRESSES, () => t);
