@@ -221,7 +221,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     ...(cluster ? { sharedStoreUp: () => cluster.redisUp } : {}),
   });
   const broadcast = new BroadcastServer({ config, log, tls: tls.files, frames, texts });
-  const listeners = new Listeners({ config, log, apps: { ingest: ingestApp, rest: restApp }, broadcast: broadcast.http });
+  const listeners = new Listeners({ config, log, apps: { ingest: ingestApp, rest: restApp }, broadcast: broadcast.http, ingestEngine: ingest.io.engine });
   const links = new LinkHealth({ config, ingest, broadcast, routes, clock: routing.clock, relay: standby.relay, frames });
   const adminTokens = createAdminTokens(config.ADMIN_TOKEN);
   // Rehearsals: recordings played into group codes (rehearsal/); their routes need ADMIN_TOKEN.

@@ -13,6 +13,8 @@ interface Pair { client: net.Socket; upstream: net.Socket }
 export class OutageProxy {
   /** Connections reset because they arrived during an outage. */
   refused = 0;
+  /** Connections the service closed without sending a byte (refused by a cap), outside an outage. */
+  closedUnanswered = 0;
   private server!: net.Server;
   private readonly pairs = new Set<Pair>();
   /** Service-side connections of cut pairs, kept open and silent. */
@@ -41,6 +43,11 @@ export class OutageProxy {
     this.pairs.add(pair);
     client.pipe(upstream);
     upstream.pipe(client);
+    let answered = false;
+    upstream.once('data', () => { answered = true; });
+    upstream.once('close', () => {
+      if (!answered && this.pairs.has(pair) && !client.destroyed) this.closedUnanswered++;
+    });
     const end = () => {
       this.pairs.delete(pair);
       client.destroy();

@@ -20,10 +20,13 @@ export interface RawConnection {
 
 const HEAD = 'GET /socket.io/?EIO=4&transport=polling HTTP/1.1\r\nHost: x\r\nUser-Agent: slow\r\n';
 
-/** Opens `n` connections of `kind` to 127.0.0.1:port; resolves once each connected or failed. */
-export async function openRaw(port: number, kind: RawKind, n: number, dripMs = 2000): Promise<RawConnection[]> {
+/** Where a flood comes from and goes to: another loopback source (127.0.0.2) or IPv6 (`::1`). */
+export interface RawTarget { host?: string; localAddress?: string }
+
+/** Opens `n` connections of `kind` to 127.0.0.1:port (or `target`); resolves once each connected or failed. */
+export async function openRaw(port: number, kind: RawKind, n: number, dripMs = 2000, target: RawTarget = {}): Promise<RawConnection[]> {
   const opened = await Promise.all(Array.from({ length: n }, () => new Promise<RawConnection>((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
+    const socket = net.connect({ port, host: target.host ?? '127.0.0.1', ...(target.localAddress ? { localAddress: target.localAddress } : {}) });
     const c: RawConnection = { kind, port, closedAfterMs: null, connected: false, socket };
     let drip: NodeJS.Timeout | undefined;
     socket.on('error', () => {});

@@ -63,6 +63,8 @@ export interface SpawnOptions {
   entry?: string;
   /** Start it under `ulimit -n <nofile>` (soft and hard descriptor limit), through /bin/sh. */
   nofile?: number;
+  /** A command that runs it, e.g. `['ip', 'netns', 'exec', name]` (it must exec node: the pid stays node's). */
+  wrap?: string[];
 }
 
 const spawned = new Set<ChildProcess>();
@@ -75,7 +77,8 @@ export async function spawnService(env: Record<string, string> = {}, options: Sp
   const [command, argv] = options.nofile === undefined
     ? [process.execPath, args]
     : ['/bin/sh', ['-c', `ulimit -n ${Math.floor(options.nofile)} && exec "$0" "$@"`, process.execPath, ...args]];
-  const proc = spawn(command, argv, {
+  const wrapped: [string, string[]] = options.wrap ? [options.wrap[0], [...options.wrap.slice(1), command, ...argv]] : [command, argv];
+  const proc = spawn(wrapped[0], wrapped[1], {
     // Its own working directory: the entry reads a .env file from there when present.
     cwd: tempDir('ods-cwd-'),
     env: { ...(options.inheritEnv ? process.env : { PATH: process.env.PATH }), ...testEnv(), ...env },

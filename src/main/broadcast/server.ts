@@ -119,7 +119,7 @@ export class BroadcastServer {
       this.connections.add(socket);
       socket.once('close', () => this.connections.delete(socket));
     });
-    this.addresses = new AddressLimiter(c.MAX_SOCKETS_PER_ADDRESS);
+    this.addresses = new AddressLimiter(c.MAX_SOCKETS_PER_ADDRESS, c.IPV6_PREFIX_LENGTH);
     this.addresses.attach(this.io);
     this.io.on('connection', (socket) => this.onConnection(socket));
     this.idleTimer = setInterval(() => this.closeIdle(Date.now()), idleSweepMs(c.IDLE_SOCKET_TIMEOUT_MS));

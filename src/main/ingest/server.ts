@@ -103,7 +103,7 @@ export class IngestServer {
       },
     });
     this.data = new PayloadCheck(c, deps.routing, this.replies);
-    this.addresses = new AddressLimiter(c.MAX_SOCKETS_PER_ADDRESS);
+    this.addresses = new AddressLimiter(c.MAX_SOCKETS_PER_ADDRESS, c.IPV6_PREFIX_LENGTH);
     const parser = ingestParser(deps.testHooks ? [...KNOWN_EVENTS, 'test_echo'] : KNOWN_EVENTS);
     this.io = createIoServer(app, c, { adapter: IngestAdapter, parser, recovery: true, maxBackpressure: INGEST_SEND_BUFFER_BYTES, allowRequest: this.addresses.allowRequest });
     this.addresses.attach(this.io);

@@ -212,6 +212,10 @@ function registerConnectionMetrics(r: client.Registry, listeners: Listeners): vo
     name: 'ods_tcp_connections_refused_total', help: 'TCP connections closed at once, by listener and reason: address (MAX_CONNECTIONS_PER_ADDRESS), descriptors (the process was out of file descriptors)', labelNames: ['listener', 'reason'], registers: [r],
     collect() { this.reset(); for (const g of guards) for (const [reason, n] of Object.entries(g.refused)) this.inc({ listener: g.listener, reason }, n); },
   });
+  new client.Counter({
+    name: 'ods_address_buckets_dropped_total', help: 'Addresses the uWS ports\' connection buckets dropped before they refilled, because 100,000 addresses were tracked (each dropped one regains at most its small deficit)', labelNames: ['listener'], registers: [r],
+    collect() { this.reset(); for (const g of guards) if (g.listener !== 'broadcast') this.inc({ listener: g.listener }, g.buckets.evictions.unrefilled); },
+  });
   new client.Counter({ name: 'ods_head_timeouts_total', help: 'Broadcast connections closed because no complete request head arrived within REQUEST_HEAD_TIMEOUT_MS (the uWS ports close theirs without telling)', registers: [r], collect() { this.reset(); this.inc(listeners.headTimeouts.closed); } });
   new client.Counter({ name: 'ods_accept_errors_total', help: 'accept() errors node reported on the broadcast listener (EMFILE/ENFILE), by listener', labelNames: ['listener'], registers: [r], collect() { this.reset(); for (const [l, n] of Object.entries(watch.acceptErrors)) this.inc({ listener: l }, n); } });
   new client.Counter({ name: 'ods_descriptor_exhaustions_total', help: 'Times the process ran out of file descriptors (new connections were closed at once until enough were free)', registers: [r], collect() { this.reset(); this.inc(watch.exhaustions); } });

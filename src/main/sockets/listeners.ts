@@ -9,7 +9,7 @@ import { raiseDescriptorLimit, type DescriptorLimit } from '../base/fd-limit.js'
 import type { Logger } from '../base/log.js';
 import type { TemplatedApp } from '../internals/uws.js';
 import { closeListen, listen, type us_listen_socket } from '../internals/uws.js';
-import { ConnectionGuard, type Listener, type SheddingState } from './connection-guard.js';
+import { ConnectionGuard, type EngineEvents, type Listener, type SheddingState } from './connection-guard.js';
 import { DescriptorWatch } from './descriptor-watch.js';
 import { enforceHeadDeadline, type HeadDeadlineCounter } from './http-deadlines.js';
 
@@ -19,6 +19,8 @@ export interface ListenerDeps {
   apps: { ingest: TemplatedApp; rest: TemplatedApp };
   /** The broadcast listener's node:http (or https) server. */
   broadcast: net.Server;
+  /** The ingestion Engine.IO server: its new sessions and upgrades give their address a token back (connection-guard.ts). */
+  ingestEngine?: EngineEvents;
 }
 
 export class Listeners {
@@ -35,8 +37,10 @@ export class Listeners {
     // Behind a reverse proxy every connection is the proxy's: no per-address cap (README, TRUST_PROXY).
     const max = config.TRUST_PROXY ? 0 : config.MAX_CONNECTIONS_PER_ADDRESS;
     const state: SheddingState = { shedding: false };
-    this.guards = { ingest: new ConnectionGuard('ingest', max, log, state), rest: new ConnectionGuard('rest', max, log, state), broadcast: new ConnectionGuard('broadcast', max, log, state) };
+    const guard = (name: Listener) => new ConnectionGuard(name, max, log, state, config.IPV6_PREFIX_LENGTH);
+    this.guards = { ingest: guard('ingest'), rest: guard('rest'), broadcast: guard('broadcast') };
     this.guards.ingest.attachUws(apps.ingest);
+    if (deps.ingestEngine) this.guards.ingest.attachEngine(deps.ingestEngine);
     this.guards.rest.attachUws(apps.rest);
     this.guards.broadcast.attachNet(broadcast);
     // node's own deadlines are the broadcast server's creation options (broadcast/server.ts); this

@@ -1,7 +1,7 @@
 // Connection floods against the built service as its own process: 5,000 sockets that connect
 // (Engine.IO handshake and Socket.IO CONNECT) and then send nothing. The service's memory stays
 // bounded, the sockets are closed after IDLE_SOCKET_TIMEOUT_MS, and a real observer still logs on
-// meanwhile. With the default MAX_SOCKETS_PER_ADDRESS (500) most of them are refused outright.
+// meanwhile. With the default MAX_SOCKETS_PER_ADDRESS (1,000) the rest are refused outright.
 import WebSocket from 'ws';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeAll, observer } from '../../helpers/clients.js';
@@ -76,15 +76,15 @@ describe(`${N} sockets that connect and never log on`, () => {
     svc.proc.kill('SIGKILL');
   }, 120_000);
 
-  it('with the default cap of 500 per address, the rest are refused at the handshake', async () => {
+  it('with the default cap of 1,000 per address, the rest are refused at the handshake', async () => {
     // The TCP connection cap (MAX_CONNECTIONS_PER_ADDRESS, test/main/sockets/connection-abuse.test.ts) would close most before their handshake.
     const svc = await spawnService({ MAX_CONNECTIONS_PER_ADDRESS: '0' });
     const before = svc.rssMb();
     const flood = await silentSockets(svc.ingest, 2000);
-    expect(flood.open()).toBe(500);
-    expect(flood.refused()).toBe(1500);
+    expect(flood.open()).toBe(1000);
+    expect(flood.refused()).toBe(1000);
     expect(svc.rssMb() - before).toBeLessThan(60);
-    expect((await scrapeMetrics(`http://127.0.0.1:${svc.metrics}`)).value('ods_connections_refused_total', { listener: 'ingest' })).toBe(1500);
+    expect((await scrapeMetrics(`http://127.0.0.1:${svc.metrics}`)).value('ods_connections_refused_total', { listener: 'ingest' })).toBe(1000);
     flood.close();
     svc.proc.kill('SIGKILL');
   }, 60_000);

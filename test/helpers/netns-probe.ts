@@ -1,0 +1,81 @@
+// Run inside the network namespace test/main/sockets/ipv6-netns.test.ts creates (a ULA /48 routed
+// to its loopback, non-local binds allowed): real TCP connections to the service from many IPv6
+// source addresses. Prints one JSON line with what it saw. A plain module, run with `node --import tsx`.
+import http from 'node:http';
+import net from 'node:net';
+
+interface Args { ingest: number; broadcast: number; metrics: number; prefix: string }
+const args = JSON.parse(process.argv[2]) as Args;
+const hex = (n: number) => n.toString(16);
+/** The i-th address of <prefix>::/64 (one /64). */
+const inOne64 = (i: number) => `${args.prefix}::1:${hex(i >>> 16)}:${hex(i & 0xffff)}`;
+/** An address in the j-th other /64 of <prefix>::/48. */
+const inOther64 = (j: number) => `${args.prefix}:0:${hex(j + 1)}::1`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A value of the service's /metrics (the sum of the samples of `name` whose labels include `listener`). */
+async function metric(name: string, listener: string): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${args.metrics}/metrics`)).text();
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) || !line.includes(`listener="${listener}"`)) continue;
+    if (name === 'ods_tcp_connections_refused_total' && !line.includes('reason="address"')) continue;
+    sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
+}
+
+/**
+ * Idle connections from each address, `batch` at a time (below the listen backlog: a flood past it
+ * leaves connections the client counts as open that the server never accepted). Resolves once the
+ * service's own counts (/metrics: refused, open) stand still for a second, with how many it holds.
+ */
+async function idleFrom(port: number, listener: string, addresses: string[], batch = 200): Promise<{ connected: number; held: number; ms: number }> {
+  const started = Date.now();
+  const openBefore = await metric('ods_tcp_connections', listener);
+  const sockets: net.Socket[] = [];
+  let connected = 0;
+  for (let i = 0; i < addresses.length; i += batch) {
+    await Promise.all(addresses.slice(i, i + batch).map((localAddress) => new Promise<void>((resolve) => {
+      const socket = net.connect({ port, host: `${args.prefix}::1`, localAddress });
+      sockets.push(socket);
+      socket.on('error', () => undefined);
+      socket.once('connect', () => { connected++; resolve(); });
+      socket.once('close', () => resolve());
+    })));
+  }
+  const ms = Date.now() - started;
+  let seen = '';
+  let held = 0;
+  for (let stable = 0, deadline = Date.now() + 10_000; stable < 5 && Date.now() < deadline; await sleep(200)) {
+    held = await metric('ods_tcp_connections', listener) - openBefore;
+    const now = `${held}/${await metric('ods_tcp_connections_refused_total', listener)}`;
+    stable = now === seen ? stable + 1 : 0;
+    seen = now;
+  }
+  for (const socket of sockets) socket.destroy();
+  await sleep(300);
+  return { connected, held, ms };
+}
+
+/** An Engine.IO polling handshake from `localAddress`: its HTTP status. */
+function handshake(localAddress: string): Promise<number> {
+  return new Promise((resolve) => {
+    const req = http.get({ host: `${args.prefix}::1`, port: args.ingest, path: '/socket.io/?EIO=4&transport=polling', localAddress, agent: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', () => resolve(0));
+  });
+}
+
+const one64 = Array.from({ length: 10_000 }, (_, i) => inOne64(i));
+const result = {
+  ingestOne64: await idleFrom(args.ingest, 'ingest', one64),
+  broadcastOne64: await idleFrom(args.broadcast, 'broadcast', one64),
+  ingestDistinct64: await idleFrom(args.ingest, 'ingest', Array.from({ length: 200 }, (_, j) => inOther64(j))),
+  handshakes: await Promise.all(Array.from({ length: 12 }, (_, i) => handshake(`${args.prefix}:0:ffff::${hex(i + 1)}`))),
+  metrics: await (await fetch(`http://127.0.0.1:${args.metrics}/metrics`)).text(),
+};
+process.stdout.write(`${JSON.stringify(result)}\n`);
+process.exit(0);
