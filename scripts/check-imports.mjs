@@ -57,8 +57,8 @@ export const STACKS = [
       ['infrastructure', ['main/sockets/', 'main/adapters/', 'main/shards/']],
       // Outbound HTTP: keys, match registration and stats, OAuth, the store.
       ['backend', ['main/backend/']],
-      // The matches' lifetime and the shards' outputs.
-      ['matches', ['main/matches/']],
+      // The matches' lifetime and the shards' outputs; the schedule's series keeper (fixtures/).
+      ['matches', ['main/matches/', 'main/fixtures/']],
       // The two socket listeners: observers in, overlays out.
       ['listeners', ['main/ingest/', 'main/broadcast/']],
       // Scale-out on Redis; the operator dashboard; rehearsals (a recording played into a match).

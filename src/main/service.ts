@@ -40,6 +40,7 @@ import { RehearsalControl } from './rehearsal/remote.js';
 import { Rehearsals } from './rehearsal/rehearsals.js';
 import { MatchLifecycle } from './matches/lifecycle.js';
 import { createStandby } from './matches/standby.js';
+import { openSchedule } from './fixtures/open.js';
 import { standbyStoreFor } from './matches/standby-store-for.js';
 import { LocalRoutes } from './matches/local-routes.js';
 import { ShardRecovery } from './matches/recovery.js';
@@ -198,6 +199,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const lifecycle = new MatchLifecycle({ config, log, pool, routes, directory, snapshots, frames, teamInfo, sessions, control, events, sync });
   // A standby observer per match (matches/standby.ts): its store is shared like the other ports.
   const standby = createStandby({ config, log, store: standbyStoreFor(stateFiles, redis), directory, control, pool, routes });
+  const schedule = await openSchedule({ config, log, events, pool, routes, directory, teamInfo, redis: redis?.conn ?? null }); // fixtures/, docs/fixtures.md
   const forwarding = new MatchForwarding({ pool, directory, routes, events, relay: standby.relay, ...(remote ? { remote } : {}) });
   const matches: MatchComponents = { pool, routes, lifecycle, forwarding, output, recovery, totals };
   const cluster = redis && remote
@@ -212,7 +214,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const ingestApp = createApp(tls.files);
   const restApp = createApp(tls.files);
   const ingest = new IngestServer(ingestApp, {
-    config, log, keys, directory, lifecycle, forwarding, sessions, control, standby, testHooks: options.testHooks ?? false,
+    config, log, keys, directory, lifecycle, forwarding, sessions, control, standby, schedule, testHooks: options.testHooks ?? false,
     ...(cluster ? { sharedStoreUp: () => cluster.redisUp } : {}),
   });
   const broadcast = new BroadcastServer({ config, log, tls: tls.files, frames, texts });
@@ -223,10 +225,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const rehearsals = new Rehearsals({ config, log, lifecycle, forwarding, control, events });
   const rehearsalControl = new RehearsalControl({ rehearsals, control, directory, clustered: cluster !== null, log });
   const dashboard = adminTokens.enabled
-    ? new Dashboard({ directory, routes, published: output.counters, shardTotals: totals, frames, ingest, broadcast, maxOpen: config.DASHBOARD_MAX_OPEN, links, watchSummaries: (on) => pool.watchSummaries(on, SUMMARY_WAIT_MS), ...(redis ? { ownerOf: (code: string) => redis.ownership.ownerOf(code) } : {}) })
+    ? new Dashboard({ directory, routes, published: output.counters, shardTotals: totals, frames, ingest, broadcast, maxOpen: config.DASHBOARD_MAX_OPEN, links, mismatchOf: (code: string) => schedule.flagsOf(code), watchSummaries: (on) => pool.watchSummaries(on, SUMMARY_WAIT_MS), ...(redis ? { ownerOf: (code: string) => redis.ownership.ownerOf(code) } : {}) })
     : null;
   registerRestRoutes(restApp, {
-    config, log, keys, previews, teamInfo, directory, frames, texts,
+    config, log, keys, previews, teamInfo, directory, frames, texts, scheduledTeams: (code: string) => schedule.teamInfoFor(code),
     ...(cluster ? { cluster: { nodeId: cluster.nodeId, redisUp: () => cluster.redisUp } } : {}),
     ...(config.USE_BACKEND ? { backend: { packages: createSupportPackages(config, log, request), request } } : {}),
     ...(dashboard ? {
@@ -234,11 +236,12 @@ export async function startService(config: Config, options: ServiceOptions = {})
         tokens: adminTokens, dashboard, lifecycle,
         rehearsal: { rehearsals, control: rehearsalControl, previews, maxUploadBytes: config.REHEARSAL_MAX_UPLOAD_BYTES, maxPayloadBytes: config.MAX_PAYLOAD_BYTES },
         standby: { standby, directory, control, ownedHere: (code: string) => routes.get(code) !== undefined },
+        fixtures: { keeper: schedule, directory },
       },
     } : {}),
   });
   const metrics = config.METRICS_ENABLED
-    ? new Metrics({ config, log, events, directory, published: output.counters, shardTotals: totals, recovery, ingest, broadcast, cluster, listeners, standby: { relay: standby.relay, silentMatches: () => links.silentCount(directory.all()) } })
+    ? new Metrics({ config, log, events, directory, published: output.counters, shardTotals: totals, recovery, ingest, broadcast, cluster, listeners, standby: { relay: standby.relay, silentMatches: () => links.silentCount(directory.all()) }, fixtureMismatches: () => schedule.mismatches() })
     : null;
 
   const stopListening = () => listeners.close();
@@ -248,6 +251,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     rehearsals.close();
     rehearsalControl.close();
     lifecycle.close();
+    schedule.close();
     standby.close();
     sync.close();
     await Promise.allSettled([ingest.close(), broadcast.close(), pool.terminate(), metrics?.close()]);
