@@ -7,7 +7,7 @@ import type { Fixture, FixtureAdd, FixtureStore } from '../../ports/fixture-stor
 import type { RedisConnection } from './connection.js';
 
 /** Attempts of one update before it gives up (another node writing the same fixture that often is a fault). */
-const UPDATE_ATTEMPTS = 8;
+const UPDATE_ATTEMPTS = 16;
 
 export class RedisFixtureStore implements FixtureStore {
   constructor(private readonly conn: RedisConnection) {}
