@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Replay } from './recorded.js';
+import { frontend } from './clients.js';
+import { replayObserver, sendRecords, type Replay } from './recorded.js';
 
 export const EXAMPLE_CSV_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../data/fixtures-example.csv');
 export const exampleCsv = (): string => fs.readFileSync(EXAMPLE_CSV_PATH, 'utf8');
@@ -59,4 +60,33 @@ export function swappedTeams(replay: Replay, matchId: string): Replay {
 /** The recording with its own match id (each map of a series is another game). */
 export function withMatchId(replay: Replay, matchId: string): Replay {
   return { ...replay, records: replay.records.map((r) => (r.type === 'match_start' ? { ...r, data: matchId } : r)) };
+}
+
+/** The frames' teams, tools and scores the fixture tests read. */
+export type SeriesFrame = {
+  teams: Array<{ teamName: string; teamTricode: string; teamUrl: string; roundsWon: number; players: unknown[] }>;
+  roundPhase: string;
+  tools: { seriesInfo: Record<string, unknown> };
+};
+
+/**
+ * One whole map of the recording on `code`: an overlay on `broadcast` and an observer on `ingest`
+ * (the client's options) that types `typed` (left attacking); it sends the roster first and the rest
+ * once the overlay shows `expected` on its sides. Resolves with the overlay and the observer, after game_end.
+ */
+export async function playWholeMap(urls: { ingest: string; broadcast: string }, key: string, code: string, map: Replay, typed: { left: string; right: string }, expected: [string, string]) {
+  const fe = await frontend(urls.broadcast, code);
+  const { socket: observer, ack } = await replayObserver(urls.ingest, map, {
+    key, groupCode: code,
+    leftTeam: { name: typed.left, tricode: 'XXX', url: 'https://typed.example.org/l.png', attackStart: true },
+    rightTeam: { name: typed.right, tricode: 'YYY', url: 'https://typed.example.org/r.png', attackStart: false },
+  });
+  if (!ack.value) throw new Error(`logon refused: ${ack.reason}`);
+  const lastRoster = map.records.map((r) => r.type).lastIndexOf('roster');
+  await sendRecords(observer, map, { pace: 'instant', groupCode: code, to: lastRoster + 1 });
+  const f = (x: Record<string, unknown>) => x as unknown as SeriesFrame;
+  const sided = await fe.waitFor((x) => f(x).teams.every((t) => t.players.length === 5) && f(x).teams.map((t) => t.teamName).join() === expected.join(), 30_000);
+  await sendRecords(observer, map, { pace: 'instant', groupCode: code, from: lastRoster + 1 });
+  await fe.waitFor((x) => f(x).roundPhase === 'game_end', 90_000);
+  return { fe, from: fe.frames.indexOf(sided), observer };
 }

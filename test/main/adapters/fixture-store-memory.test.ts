@@ -16,7 +16,7 @@ describeFixtureStoreContract('memory, kept in a file', {
     files.set(store, file);
     return store;
   },
-  reopen: (first) => new MemoryFixtureStore(files.get(first)!),
+  reopen: (first) => new MemoryFixtureStore(files.get(first as MemoryFixtureStore)!),
 });
 
 describe('the memory FixtureStore\'s file', () => {
