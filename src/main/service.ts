@@ -199,7 +199,6 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const lifecycle = new MatchLifecycle({ config, log, pool, routes, directory, snapshots, frames, teamInfo, sessions, control, events, sync });
   // A standby observer per match (matches/standby.ts): its store is shared like the other ports.
   const standby = createStandby({ config, log, store: standbyStoreFor(stateFiles, redis), directory, control, pool, routes });
-  const schedule = await openSchedule({ config, log, events, pool, routes, directory, teamInfo, redis: redis?.conn ?? null }); // fixtures/, docs/fixtures.md
   const forwarding = new MatchForwarding({ pool, directory, routes, events, relay: standby.relay, ...(remote ? { remote } : {}) });
   const matches: MatchComponents = { pool, routes, lifecycle, forwarding, output, recovery, totals };
   const cluster = redis && remote
@@ -209,6 +208,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
   // Durable snapshots (STATE_DIR): the matches of the previous run come back before anything listens.
   // With Redis they belong to whichever node adopts them (cluster/takeover.ts), not to a starting node.
   if (snapshots.durable && !cluster) await lifecycle.resume(await snapshots.loadAll());
+  // The schedule (fixtures/, docs/fixtures.md): after the resumed matches, which its live maps are checked against.
+  const schedule = await openSchedule({ config, log, events, pool, routes, directory, teamInfo, redis: redis?.conn ?? null });
 
   // Listeners: two uWS apps (ingestion, REST); broadcast runs on node:http (broadcast/server.ts).
   const ingestApp = createApp(tls.files);
