@@ -79,6 +79,8 @@ export interface FixtureStore {
    * Resolves with what is stored afterwards (undefined: no such fixture, or deleted).
    */
   update(groupCode: string, change: (current: Fixture) => Fixture | null | undefined): Promise<Fixture | undefined>;
+  /** A number that changes whenever any fixture is added, changed or deleted (a reader lists again only then). */
+  revision(): Promise<number>;
   /** Stops the adapter's own timers and files. */
   close(): void;
 }

@@ -58,6 +58,23 @@ export function describeFixtureStoreContract(name: string, harness: FixtureStore
       expect((await store.get('D1'))?.results.map((r) => r.map).sort()).toEqual(['M0', 'M1', 'M2', 'M3', 'M4', 'M5']);
     });
 
+    it('the revision moves with every write, and only then', async () => {
+      const store = await make();
+      const r0 = await store.revision();
+      await store.add([sampleFixture('R1')], 10);
+      const r1 = await store.revision();
+      expect(r1).not.toBe(r0);
+      await store.get('R1');
+      await store.list();
+      await store.update('R1', () => undefined);
+      expect(await store.revision()).toBe(r1);
+      await store.update('R1', (f) => ({ ...f, reopened: true }));
+      const r2 = await store.revision();
+      expect(r2).not.toBe(r1);
+      await store.update('R1', () => null);
+      expect(await store.revision()).not.toBe(r2);
+    });
+
     it('a caller never shares the stored objects', async () => {
       const store = await make();
       const f = sampleFixture('E1');

@@ -11,6 +11,7 @@ const FILE_VERSION = 1;
 
 export class MemoryFixtureStore implements FixtureStore {
   private readonly fixtures = new Map<string, Fixture>();
+  private changes = 0;
 
   /** `file`: where the fixtures are kept (null: memory only). An unreadable file stops the start. */
   constructor(private readonly file: string | null = null) {
@@ -54,7 +55,12 @@ export class MemoryFixtureStore implements FixtureStore {
     return next === null ? undefined : copy(next);
   }
 
+  async revision(): Promise<number> {
+    return this.changes;
+  }
+
   private save(): void {
+    this.changes++;
     if (this.file === null) return;
     const tmp = `${this.file}.${process.pid}.tmp`;
     fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });

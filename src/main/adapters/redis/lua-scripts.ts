@@ -47,8 +47,8 @@ export interface ScriptCommands {
   odsStandbyAdmit(key: string, digest: string, now: number, ttlS: number): Promise<number>;
   odsStandbyDelete(key: string): Promise<number>;
   // FixtureStore (fixture-store.ts).
-  odsFixtureAdd(key: string, max: number, ...pairs: string[]): Promise<string>;
-  odsFixtureSwap(key: string, code: string, read: string, next: string): Promise<number>;
+  odsFixtureAdd(key: string, revision: string, max: number, ...pairs: string[]): Promise<string>;
+  odsFixtureSwap(key: string, revision: string, code: string, read: string, next: string): Promise<number>;
   odsFixtureAll(key: string): Promise<string[]>;
 }
 
@@ -77,7 +77,7 @@ export const LUA_SCRIPTS: Record<keyof ScriptCommands, ScriptDefinition> = {
   odsStandbySet: { numberOfKeys: 1, lua: standby.SET },
   odsStandbyAdmit: { numberOfKeys: 1, lua: standby.ADMIT },
   odsStandbyDelete: { numberOfKeys: 1, lua: standby.DELETE },
-  odsFixtureAdd: { numberOfKeys: 1, lua: fixtures.ADD },
-  odsFixtureSwap: { numberOfKeys: 1, lua: fixtures.SWAP },
+  odsFixtureAdd: { numberOfKeys: 2, lua: fixtures.ADD },
+  odsFixtureSwap: { numberOfKeys: 2, lua: fixtures.SWAP },
   odsFixtureAll: { numberOfKeys: 1, lua: fixtures.ALL },
 };
