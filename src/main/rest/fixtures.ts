@@ -67,7 +67,7 @@ export function registerFixtures(router: Router, deps: FixtureRouteDeps, ctx: Fi
     let fixtures: Fixture[];
     try {
       checkSize(text);
-      const taken = (code: string) => deps.directory.get(code) !== undefined;
+      const taken = (code: string) => deps.directory.get(code) !== undefined || keeper.scheduled(code);
       if (csv) {
         const { inputs, rows } = parseCsvUpload(text);
         fixtures = buildFixtures(inputs, (i) => `row ${rows[i]}`, csvField, taken, Date.now());
