@@ -60,8 +60,8 @@ export const STACKS = [
       ['infrastructure', ['main/sockets/', 'main/adapters/', 'main/shards/']],
       // Outbound HTTP: keys, match registration and stats, OAuth, the store.
       ['backend', ['main/backend/']],
-      // The matches' lifetime and routing; the standby observer beside them.
-      ['matches', ['main/matches/', 'main/standby/']],
+      // The matches' lifetime and routing; the standby observer and the schedule's series keeper (fixtures/) beside them.
+      ['matches', ['main/matches/', 'main/standby/', 'main/fixtures/']],
       // What the shards send back, to the matches: frames and events (output), crash recovery, totals.
       // The pool itself (the rest of main/shards/) knows no match: it is infrastructure.
       ['shard outputs', ['main/shards/output', 'main/shards/recovery', 'main/shards/totals']],

@@ -42,6 +42,7 @@ import { RehearsalControl } from './rehearsal/remote.js';
 import { Rehearsals } from './rehearsal/rehearsals.js';
 import { MatchLifecycle } from './matches/lifecycle.js';
 import { createStandby } from './standby/standby.js';
+import { openSchedule } from './fixtures/open.js';
 import { LocalRoutes } from './matches/local-routes.js';
 import { ShardRecovery } from './shards/recovery.js';
 import { FrameTexts } from './matches/frame-texts.js';
@@ -212,12 +213,14 @@ export async function startService(config: Config, options: ServiceOptions = {})
   // Durable snapshots (STATE_DIR): the matches of the previous run come back before anything listens.
   // With Redis they belong to whichever node adopts them (cluster/takeover.ts), not to a starting node.
   if (snapshots.durable && !cluster) await lifecycle.resume(await snapshots.loadAll());
+  // The schedule (fixtures/, docs/fixtures.md): after the resumed matches, which its live maps are checked against.
+  const schedule = await openSchedule({ config, log, events, pool, routes, directory, teamInfo, redis: redis?.conn ?? null });
 
   // Listeners: two uWS apps (ingestion, REST); broadcast runs on node:http (broadcast/server.ts).
   const ingestApp = createApp(tls.files);
   const restApp = createApp(tls.files);
   const ingest = new IngestServer(ingestApp, {
-    config, log, keys, directory, lifecycle, routing, sessions, control, standby, testHooks: options.testHooks ?? false,
+    config, log, keys, directory, lifecycle, routing, sessions, control, standby, schedule, testHooks: options.testHooks ?? false,
     ...(cluster ? { sharedStoreUp: () => cluster.redisUp } : {}),
   });
   const broadcast = new BroadcastServer({ config, log, tls: tls.files, frames, texts });
@@ -228,10 +231,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const rehearsals = new Rehearsals({ config, log, lifecycle, routing, control, events });
   const rehearsalControl = new RehearsalControl({ rehearsals, control, directory, clustered: cluster !== null, log });
   const dashboard = adminTokens.enabled
-    ? new Dashboard({ directory, routes, published: output.counters, shardTotals: totals, frames, ingest, broadcast, maxOpen: config.DASHBOARD_MAX_OPEN, links, watchSummaries: (on) => pool.watchSummaries(on, SUMMARY_WAIT_MS), ...(redis ? { ownerOf: (code: string) => redis.ownership.ownerOf(code) } : {}) })
+    ? new Dashboard({ directory, routes, published: output.counters, shardTotals: totals, frames, ingest, broadcast, maxOpen: config.DASHBOARD_MAX_OPEN, links, mismatchOf: (code: string) => schedule.flagsOf(code), watchSummaries: (on) => pool.watchSummaries(on, SUMMARY_WAIT_MS), ...(redis ? { ownerOf: (code: string) => redis.ownership.ownerOf(code) } : {}) })
     : null;
   registerRestRoutes(restApp, {
-    config, log, keys, previews, teamInfo, directory, frames, texts,
+    config, log, keys, previews, teamInfo, directory, frames, texts, scheduledTeams: (code: string) => schedule.teamInfoFor(code),
     ...(cluster ? { cluster: { nodeId: cluster.nodeId, redisUp: () => cluster.redisUp } } : {}),
     ...(config.USE_BACKEND ? { backend: { packages: createSupportPackages(config, log, request), request } } : {}),
     ...(dashboard ? {
@@ -239,11 +242,12 @@ export async function startService(config: Config, options: ServiceOptions = {})
         tokens: adminTokens, dashboard, lifecycle,
         rehearsal: { rehearsals, control: rehearsalControl, previews, maxUploadBytes: config.REHEARSAL_MAX_UPLOAD_BYTES, maxPayloadBytes: config.MAX_PAYLOAD_BYTES },
         standby: { standby, directory, control, ownedHere: (code: string) => routes.get(code) !== undefined },
+        fixtures: { keeper: schedule, directory },
       },
     } : {}),
   });
   const metrics = config.METRICS_ENABLED
-    ? new Metrics({ config, log, events, directory, published: output.counters, shardTotals: totals, recovery, ingest, broadcast, cluster, listeners, standby: { relay: standby.relay, silentMatches: () => links.silentCount(directory.all()) } })
+    ? new Metrics({ config, log, events, directory, published: output.counters, shardTotals: totals, recovery, ingest, broadcast, cluster, listeners, standby: { relay: standby.relay, silentMatches: () => links.silentCount(directory.all()) }, fixtureMismatches: () => schedule.mismatches() })
     : null;
 
   const stopListening = () => listeners.close();
@@ -253,6 +257,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     rehearsals.close();
     rehearsalControl.close();
     lifecycle.close();
+    schedule.close();
     standby.close();
     sync.close();
     await Promise.allSettled([ingest.close(), broadcast.close(), pool.terminate(), metrics?.close()]);

@@ -59,6 +59,8 @@ export type ShardCmd =
   | { t: 'registered'; groupCode: string; registered: boolean }
   | { t: 'playercams'; groupCode: string; result: unknown; now: number }
   | { t: 'mmr'; groupCode: string; result: unknown; now: number }
+  /** The schedule (main/fixtures) names the teams and sets tool settings (the series): applied like a logon's, eventNumber raised. */
+  | { t: 'schedule'; groupCode: string; teams: [ScheduledTeam, ScheduledTeam]; tools: Record<string, unknown>; now: number }
   /** Operator force-end: a last frame with isRunning false, then removal. */
   | { t: 'remove'; groupCode: string }
   /** Another node owns the match now (its lease passed on): dropped without a frame, a completion or a `removed` event. */
@@ -86,6 +88,9 @@ export type ShardCmd =
   | { t: 'test_crash' }
   /** The thread's end: timers stopped, replay files closed, its port closed (the thread exits). */
   | { t: 'exit' };
+
+/** A team as the schedule names it (left, right). */
+export interface ScheduledTeam { name: string; tricode: string; url: string }
 
 /** A match rebuilt from its snapshot (a restarted shard, or a restart with STATE_DIR). */
 export interface RestoreMatchCmd {
@@ -120,9 +125,10 @@ export type ShardEvent =
   | { t: 'drained' }
   /** The reply to `summaries` on: the summaries of every changed match are in this output. */
   | { t: 'summarized' }
-  | { t: 'team_info_final'; groupCode: string; info: { higherScore: 0 | 1; tournamentInfo: unknown; sponsorInfo: unknown; isSupporter: boolean } }
-  /** The roster's player ids, sent whenever players were added (auxiliary logons must name one, docs/reliability.md). */
-  | { t: 'roster'; groupCode: string; playerIds: string[] }
+  /** At game_end; `result`: the map played and each side's rounds (left, right), for the series (main/fixtures). */
+  | { t: 'team_info_final'; groupCode: string; info: { higherScore: 0 | 1; tournamentInfo: unknown; sponsorInfo: unknown; isSupporter: boolean }; result?: { map: string; scores: [number, number] } }
+  /** The roster's player ids, sent whenever players were added (auxiliary logons must name one, docs/reliability.md); `sides`: each side's players' `name#tag` (left, right). */
+  | { t: 'roster'; groupCode: string; playerIds: string[]; sides?: [string[], string[]] }
   | { t: 'effect'; effect: BackendEffect }
   | { t: 'drop'; groupCode: string; reason: string; type: string; detail?: string }
   | { t: 'log'; level: 'info' | 'warn' | 'error'; msg: string; fields?: Record<string, unknown> };

@@ -38,6 +38,8 @@ export interface DashboardDeps {
   ownerOf?: (groupCode: string) => string | undefined;
   /** Each match's links (observers, overlays, standby) and the silent flag (link-health.ts). */
   links?: LinkHealth;
+  /** A scheduled match's mismatch flags (fixtures/keeper.ts): the row's `mismatch`. */
+  mismatchOf?: (groupCode: string) => string[] | undefined;
 }
 
 export interface MatchRow {
@@ -63,6 +65,8 @@ export interface MatchRow {
   rehearsal?: true;
   /** The health of its links (admin/link-health.ts); rows flagged `links.silent` come first. */
   links?: LinkHealthRow;
+  /** A scheduled code whose match is not the fixture's (docs/fixtures.md): `team_names`, `players`. */
+  mismatch?: string[];
 }
 
 export interface Totals {
@@ -184,6 +188,8 @@ export class Dashboard {
         ...(isRehearsal(m) ? { rehearsal: true as const } : {}),
         ...(links ? { links: links.row(m, sum, byCode?.get(m.groupCode), now) } : {}),
       });
+      const mismatch = this.deps.mismatchOf?.(m.groupCode);
+      if (mismatch) rows[rows.length - 1].mismatch = mismatch;
     }
     links?.prune(new Set(rows.map((r) => r.groupCode)));
     // A silent observer's match first (its row highlighted on the page).

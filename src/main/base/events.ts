@@ -45,6 +45,12 @@ export interface MainEvents {
   matchStopped: { groupCode: string };
   /** Scale-out: ingestion data for a match reached no node (its owner is gone). From cluster/owner-delivery.ts; to cluster/takeover.ts. */
   matchOwnerMissing: { groupCode: string };
+  /**
+   * A match ended with game_end: its map and each side's rounds (left, right); and a match's roster
+   * grew: each side's players as `name#tag`. From shards/output.ts; to fixtures/keeper.ts (the series).
+   */
+  mapFinished: { groupCode: string; map: string; scores: [number, number] };
+  rosterSeen: { groupCode: string; sides: [string[], string[]] };
   /** An outbound HTTP call ended. From backend/http.ts (OutboundHttp); to metrics/metrics.ts. */
   outboundCall: { label: string; seconds: number; outcome: OutboundOutcome };
 }

@@ -14,6 +14,7 @@ import { whenReady } from '../ports/awaitable.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import type { NewSession, SessionStore } from '../ports/session-store.js';
 import type { StandbyAdmission } from '../standby/admission.js';
+import type { FixtureKeeper } from '../fixtures/keeper.js';
 import { valueDepthExceeds } from '../../protocol/json-depth.js';
 import { isAuxLogon, isObsLogon } from '../../schemas/logon.js';
 import { parsePayload } from '../sockets/io-server.js';
@@ -33,6 +34,8 @@ export interface LogonDeps {
   sharedStoreUp: () => boolean;
   /** The standby observers (standby/admission.ts); unset: a second observer needs the group secret. */
   standby?: StandbyAdmission;
+  /** The schedule (fixtures/keeper.ts, docs/fixtures.md): refuses or rewrites a logon to a scheduled code. */
+  schedule?: Pick<FixtureKeeper, 'plan' | 'started'>;
   /** A socket of this listener took an observer seat (the standby relay learns it is open). */
   seatOpened?: (groupCode: string, seat: 'group' | 'standby', reconnected: boolean) => void;
 }
@@ -79,8 +82,17 @@ export class Logons {
       return replies.fail(socket, 'obs_logon_ack', 'authenticate', validity.message);
     }
     let opening;
+    let scheduled;
     try {
-      opening = await this.deps.lifecycle.open(packet, validity, keyIdOf(packet.key, validity.organizationId));
+      // A scheduled code: the fixture's teams and series, or a refusal (docs/fixtures.md).
+      scheduled = await this.deps.schedule?.plan(packet, validity.organizationId ?? '');
+      if (!socket.connected) return;
+      if (scheduled?.kind === 'refused') {
+        log.info({ socket: socket.id, groupCode: packet.groupCode, reason: scheduled.reason }, 'observer logon refused: schedule');
+        return replies.fail(socket, 'obs_logon_ack', 'authenticate', scheduled.reason);
+      }
+      opening = await this.deps.lifecycle.open(scheduled?.kind === 'scheduled' ? scheduled.packet : packet, validity, keyIdOf(packet.key, validity.organizationId));
+      if (opening.kind === 'created' && scheduled?.kind === 'scheduled') this.deps.schedule?.started(packet.groupCode, scheduled.live, { left: packet.leftTeam.name, right: packet.rightTeam.name });
     } catch (err) {
       // Only a shared directory can fail here (Redis went away between the check above and the claim).
       log.warn({ socket: socket.id, groupCode: packet.groupCode, error: (err as Error).message }, 'observer logon refused: shared store (Redis) unreachable');

@@ -26,7 +26,7 @@ import type { TemplatedApp } from '../internals/uws.js';
 import { IngestBacklog } from './backlog.js';
 import { SocketBudget, type BudgetLimits } from './budget.js';
 import { PayloadCheck } from './payload-check.js';
-import { Logons } from './logon.js';
+import { Logons, type LogonDeps } from './logon.js';
 import { SessionResume } from './resume.js';
 import { IngestCounters, SocketReplies, type BoundSession, type SocketState } from './socket-state.js';
 import { LinkEvents, LinkStats } from './link-stats.js';
@@ -46,6 +46,8 @@ export interface IngestDeps {
   sharedStoreUp?: () => boolean;
   /** The standby observers: who may log on as one, and the owner's relay that learns which seats have sockets here. */
   standby?: { admission: StandbyAdmission; relay: StandbyRelay };
+  /** The schedule (fixtures/keeper.ts): a logon to a scheduled code takes the fixture's teams and series. */
+  schedule?: LogonDeps['schedule'];
   /** Test-only events (see test/main/sockets/socket-isolation.test.ts); never enabled from the environment. */
   testHooks: boolean;
 }
@@ -97,6 +99,7 @@ export class IngestServer {
       config: c, log: this.log, keys: deps.keys, directory: deps.directory, lifecycle: deps.lifecycle, sessions: deps.sessions,
       replies: this.replies, counters: this.counters, sharedStoreUp: deps.sharedStoreUp ?? (() => true),
       ...(deps.standby ? { standby: deps.standby.admission } : {}),
+      ...(deps.schedule ? { schedule: deps.schedule } : {}),
       seatOpened: (code, seat, reconnected) => {
         if (reconnected) this.linkEvents.reconnected(code, Date.now());
         deps.standby?.relay.socketOpen(code, seat);

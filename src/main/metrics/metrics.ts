@@ -38,6 +38,8 @@ export interface MetricsDeps {
   listeners?: Listeners;
   /** The standby observers and the links' health (standby/metrics.ts). */
   standby?: { relay: StandbyRelay; silentMatches?: () => number };
+  /** Live scheduled matches flagged as not the fixture's (fixtures/keeper.ts). */
+  fixtureMismatches?: () => number;
 }
 
 const FAILURES: ReadonlySet<OutboundOutcome> = new Set(['5xx', 'timeout', 'network', 'too-large']);
@@ -52,6 +54,8 @@ export class Metrics {
     const { directory, published, shardTotals, recovery, ingest, broadcast, events } = deps;
     client.collectDefaultMetrics({ register: r, prefix: 'ods_' });
     if (deps.standby) registerStandbyMetrics(r, deps.standby.relay, deps.standby.silentMatches);
+    const mismatches = deps.fixtureMismatches;
+    if (mismatches) new client.Gauge({ name: 'ods_fixture_mismatches', help: 'Live matches on a scheduled group code flagged as not the fixture\'s (other team names typed, other players in the game)', registers: [r], collect() { this.set(mismatches()); } });
 
     const set = (counter: client.Counter<string>, values: Record<string, number>, label: string) => {
       counter.reset();

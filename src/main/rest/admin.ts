@@ -10,6 +10,7 @@
 //   /admin/rehearsals…                       rehearsals (Bearer; rest/rehearsals.ts)
 //   POST /admin/matches/:groupCode/standby   a standby observer: arm, swap (Bearer; rest/standby.ts)
 //   POST /admin/matches/:groupCode/failover
+//   /admin/fixtures…                         the schedule (rest/fixtures.ts)
 //
 // The state-changing routes take Bearer only: a browser sends cached Basic credentials with
 // cross-site form posts, but a cross-site page cannot set an Authorization header it does not know.
@@ -25,6 +26,7 @@ import type { Reply, Request, RouteOptions, Router } from './http.js';
 import { NO_STORE } from './admin-context.js';
 import { registerRehearsals, type RehearsalRouteDeps } from './rehearsals.js';
 import { registerStandby, type StandbyRouteDeps } from './standby.js';
+import { registerFixtures, type FixtureRouteDeps } from './fixtures.js';
 
 export interface AdminRouteDeps {
   tokens: AdminTokens;
@@ -36,6 +38,8 @@ export interface AdminRouteDeps {
   rehearsal: RehearsalRouteDeps;
   /** The standby observer's routes (rest/standby.ts). */
   standby?: StandbyRouteDeps;
+  /** The schedule's routes (rest/fixtures.ts). */
+  fixtures?: FixtureRouteDeps;
 }
 
 
@@ -129,5 +133,6 @@ export function registerAdmin(router: Router, deps: AdminRouteDeps): void {
   }, ADMIN_REQUEST);
 
   registerRehearsals(router, deps.rehearsal, { authorize: (req, reply) => authorize(req, reply, false), decodeParam, client, options: ADMIN_REQUEST, log });
+  if (deps.fixtures) registerFixtures(router, deps.fixtures, { authorize: (req, reply) => authorize(req, reply, false), authorizeRead: (req, reply) => authorize(req, reply, true), decodeParam, client, options: ADMIN_REQUEST, log });
   if (deps.standby) registerStandby(router, deps.standby, { authorize: (req, reply) => authorize(req, reply, false), decodeParam, client, options: ADMIN_REQUEST, log });
 }

@@ -17,6 +17,7 @@ import type { TemplatedApp } from '../internals/uws.js';
 import { registerAdmin } from './admin.js';
 import { feedFrames, registerFeeds } from './feeds.js';
 import type { StandbyRouteDeps } from './standby.js';
+import type { FixtureRouteDeps } from './fixtures.js';
 import { createRouter } from './http.js';
 import { registerMatchData } from './match-data.js';
 import { registerOAuth } from './oauth.js';
@@ -43,7 +44,9 @@ export interface RestDeps {
   /** REDIS_URL: this node's id and Redis's reachability for /status. */
   cluster?: ClusterStatus;
   /** ADMIN_TOKEN: the operator routes. */
-  admin?: { tokens: AdminTokens; dashboard: Dashboard; lifecycle: MatchLifecycle; rehearsal: RehearsalRouteDeps; standby?: StandbyRouteDeps };
+  admin?: { tokens: AdminTokens; dashboard: Dashboard; lifecycle: MatchLifecycle; rehearsal: RehearsalRouteDeps; standby?: StandbyRouteDeps; fixtures?: FixtureRouteDeps };
+  /** A scheduled code's teams before its first match (GET /getTeamInfoForCode; fixtures/keeper.ts). */
+  scheduledTeams?: (groupCode: string) => { leftTeam: unknown; rightTeam: unknown } | undefined;
 }
 
 export function registerRestRoutes(app: TemplatedApp, deps: RestDeps): void {
@@ -56,7 +59,7 @@ export function registerRestRoutes(app: TemplatedApp, deps: RestDeps): void {
   }
   registerPreviews(router, { store: deps.previews, keys: deps.keys, log: deps.log });
   registerOrg(router, deps.keys);
-  registerTeamInfo(router, deps.teamInfo);
+  registerTeamInfo(router, deps.teamInfo, deps.scheduledTeams);
   registerFeeds(router, feedFrames(deps.frames, deps.texts, deps.cluster ? deps.directory : undefined), config.TRUST_REPLAY_TIMESTAMPS);
   if (deps.backend) {
     registerSupport(router, deps.backend.packages);

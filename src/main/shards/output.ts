@@ -93,10 +93,12 @@ export class ShardOutput {
         this.deps.teamInfo.setFinal(event.groupCode, { ...event.info, ...teams }).catch((err: Error) => {
           this.log.error({ groupCode: event.groupCode, error: err.message }, 'post-match team info not stored');
         });
+        if (event.result) this.deps.events.emit('mapFinished', { groupCode: event.groupCode, ...event.result });
         return;
       }
       case 'roster':
         directory.setRoster(event.groupCode, event.playerIds);
+        if (event.sides) this.deps.events.emit('rosterSeen', { groupCode: event.groupCode, sides: event.sides });
         return;
       case 'effect':
         this.deps.sync.run(event.effect);

@@ -14,6 +14,8 @@ import { createCore } from './create.js';
 import { acceptEnvelope } from './dispatch.js';
 import { applyMmrResults } from './match-start.js';
 import { acceptPlayercams } from './playercams.js';
+import { applySchedule } from './schedule.js';
+import type { ScheduledTeam } from '../../protocol/shard-messages.js';
 import { coreFromSnapshot, coreToSnapshot, type SnapshotState } from './snapshot.js';
 import { advanceTimers, nextTimerAt } from './timers.js';
 import { raise } from './timeouts.js';
@@ -156,6 +158,13 @@ export class Match {
     if (!state.isRunning) return;
     state.isRunning = false;
     raise(this.#core, now);
+  }
+
+  /** The schedule's teams (left, right) and tool settings (docs/fixtures.md): names, logos, the series. */
+  applySchedule(teams: readonly [ScheduledTeam, ScheduledTeam], tools: Record<string, unknown>, now: number): void {
+    if (this.#core.ended) return;
+    this.advance(now);
+    if (applySchedule(this.#core.state, teams, tools)) raise(this.#core, now);
   }
 
   /** The register call completed (any HTTP status): true. A network failure leaves it false. */

@@ -32,8 +32,8 @@ const AGENT_SELECT_HOTKEY = 'agentSelectHotkeyEnabled';
 /** Tools members the service owns: a `toolsData` member of the same name is ignored (step 7). */
 const SERVICE_OWNED = new Set(['agentSelectAutostart', 'agentSelectActive']);
 
-/** ajv validators of the known members, from the broadcast schema (compiled once). */
-const memberValidators = new Map(
+/** ajv validators of the known members, from the broadcast schema (compiled once; schedule.ts too). */
+export const memberValidators = new Map(
   (Object.keys(toolsMemberSchemas) as ToolsMemberName[]).map((name) => [
     name,
     ajv.compile(structuredClone(toolsMemberSchemas[name])),

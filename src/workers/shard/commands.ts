@@ -46,6 +46,11 @@ export function runCommand(shard: ShardContext, cmd: ShardCmd, now: number): voi
       if (slot) { slot.match.applyMmr(cmd.result, shard.clock.tickTime(cmd.now) ?? cmd.now); shard.touched(slot); }
       return;
     }
+    case 'schedule': {
+      const slot = shard.slots.get(cmd.groupCode);
+      if (slot) { slot.match.applySchedule(cmd.teams, cmd.tools, shard.clock.tickTime(cmd.now) ?? cmd.now); shard.touched(slot); }
+      return;
+    }
     case 'remove': {
       const slot = shard.slots.get(cmd.groupCode);
       if (slot) shard.endMatch(slot, now, 'admin'); // operator force-end

@@ -110,7 +110,8 @@ export class Shard implements ShardContext {
     if (teams[0].players.length + teams[1].players.length === slot.rosterSize) return;
     const playerIds = [...teams[0].players, ...teams[1].players].map((p) => p.riotId);
     slot.rosterSize = playerIds.length;
-    this.out.event({ t: 'roster', groupCode: slot.groupCode, playerIds });
+    const sides = teams.map((t) => t.players.map((p) => p.fullName)) as [string[], string[]];
+    this.out.event({ t: 'roster', groupCode: slot.groupCode, playerIds, sides });
   }
 
   forwardEffects(slot: Slot): void {

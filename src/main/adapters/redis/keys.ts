@@ -37,6 +37,10 @@ export function redisKeys(prefix: string) {
     snapshot: (groupCode: string) => `${prefix}snap:${groupCode}`,
     /** A match's standby observer (standby-store.ts): a hash of armedUntil, digest, primary. */
     standby: (groupCode: string) => `${prefix}standby:${groupCode}`,
+    /** FixtureStore (fixture-store.ts): a hash of group code → the fixture's JSON (no expiry: operator data). */
+    fixtures: `${prefix}fixtures`,
+    /** Incremented by every write of the fixtures hash: a node lists them again only when it moved. */
+    fixturesRevision: `${prefix}fixtures:rev`,
 
     // Channels. Directory changes and control messages go to every node (classic pub/sub).
     directoryChannel: `${prefix}dir`,

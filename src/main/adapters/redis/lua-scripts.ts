@@ -3,6 +3,7 @@
 // the command connection (ioredis's defineCommand: EVALSHA, re-loaded by itself after NOSCRIPT, as
 // after a restarted Redis), so an adapter only calls `conn.cmd.<name>(keys…, args…)`.
 import * as directory from './lua/directory.js';
+import * as fixtures from './lua/fixtures.js';
 import * as previews from './lua/previews.js';
 import * as sessions from './lua/sessions.js';
 import * as snapshots from './lua/snapshots.js';
@@ -45,6 +46,10 @@ export interface ScriptCommands {
   odsStandbySet(key: string, field: 'armedUntil' | 'primary', value: string, ttlS: number): Promise<number>;
   odsStandbyAdmit(key: string, digest: string, now: number, ttlS: number): Promise<number>;
   odsStandbyDelete(key: string): Promise<number>;
+  // FixtureStore (fixture-store.ts).
+  odsFixtureAdd(key: string, revision: string, max: number, ...pairs: string[]): Promise<string>;
+  odsFixtureSwap(key: string, revision: string, code: string, read: string, next: string): Promise<number>;
+  odsFixtureAll(key: string): Promise<string[]>;
 }
 
 /** `numberOfKeys` absent: the caller gives it first (a variable number of keys). */
@@ -72,4 +77,7 @@ export const LUA_SCRIPTS: Record<keyof ScriptCommands, ScriptDefinition> = {
   odsStandbySet: { numberOfKeys: 1, lua: standby.SET },
   odsStandbyAdmit: { numberOfKeys: 1, lua: standby.ADMIT },
   odsStandbyDelete: { numberOfKeys: 1, lua: standby.DELETE },
+  odsFixtureAdd: { numberOfKeys: 2, lua: fixtures.ADD },
+  odsFixtureSwap: { numberOfKeys: 2, lua: fixtures.SWAP },
+  odsFixtureAll: { numberOfKeys: 1, lua: fixtures.ALL },
 };
