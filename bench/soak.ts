@@ -78,13 +78,16 @@ const fds = (pid: number) => { try { return fs.readdirSync(`/proc/${pid}/fd`).le
 const logged = () => {
   let warnings = 0, errors = 0;
   const firsts: string[] = [];
+  const byMsg: Record<string, number> = {};
   for (const l of svc.out) {
     const err = l.startsWith('stderr: ') || /"level":(5|6)\d/.test(l);
     const warn = /"level":4\d/.test(l);
     if (err) errors++; else if (warn) warnings++; else continue;
     if (firsts.length < 10) firsts.push(l.slice(0, 400));
+    const msg = `${err ? 'error' : 'warn'}: ${/"msg":"([^"]*)"/.exec(l)?.[1] ?? l.slice(0, 80)}${/"error":"([^"]*)"/.exec(l)?.[1] ? ` (${/"error":"([^"]*)"/.exec(l)![1]})` : ''}`;
+    byMsg[msg] = (byMsg[msg] ?? 0) + 1;
   }
-  return { warnings, errors, firsts };
+  return { warnings, errors, firsts, byMsg };
 };
 
 /** An observer logged on to `code` (with the group secret its first logon got, when it logs on again). */
@@ -272,7 +275,7 @@ const every = Math.max(1, Math.round(300 / SAMPLE_S)); // one row per 5 minutes
 process.stdout.write('\n' + table(samples.filter((_, i) => i % every === 0 || i === samples.length - 1), ['min', 'liveMatches', 'started', 'ended', 'overlays', 'rssMB', 'fds', 'loopP99', 'redisMB', 'redisKeys', 'warnings', 'errors', 'genLoopP99', 'load1']) + '\n');
 process.stdout.write('\n' + table(slopes, Object.keys(slopes[0])) + '\n');
 process.stdout.write('\n' + table([counts], Object.keys(counts)) + '\n');
-if (l.firsts.length) process.stdout.write(`\nfirst warnings/errors logged:\n${l.firsts.join('\n')}\n`);
+if (l.firsts.length) process.stdout.write(`\nwarnings/errors logged, by message:\n${Object.entries(l.byMsg).map(([m, n]) => `${String(n).padStart(7)}  ${m}`).join('\n')}\nfirst ones:\n${l.firsts.join('\n')}\n`);
 process.stdout.write(`results: ${writeResults(NAME, results)}\n`);
 
 const ticks = Array.from({ length: Math.floor(MINUTES / 10) + 1 }, (_, i) => i * 10).filter((x) => x <= MINUTES);
