@@ -118,6 +118,8 @@ describe('Redis failover with Sentinel, 3 nodes, 50 live matches', () => {
       const primary = setup.servers[0];
       const epochsBefore = await Promise.all(Array.from({ length: MATCHES }, (_, i) => record(primary, codeOf(i))));
       expect(epochsBefore.map((r, i) => r?.owner === `node-${'abc'[i % 3]}`)).toEqual(new Array(MATCHES).fill(true));
+      // Every claim was acknowledged by the replica (WAIT) before its logon was.
+      for (const node of nodes) expect(logLines(node, 'redis write not acknowledged by a replica in time (a failover now could undo it)')).toEqual([]);
 
       // Mid-match: the game goes on while the primary dies and the Sentinels promote the replica.
       const during = Promise.all(observers.map((s, i) => sendRecords(s, replay, { pace: 40, groupCode: codeOf(i), from: BEFORE, to: DURING })));
