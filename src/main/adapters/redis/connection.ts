@@ -14,8 +14,8 @@
 //
 // With REDIS_SENTINELS both connections find the primary through the Sentinels (ioredis's sentinel
 // mode: it asks them at every (re)connection and checks the role of what it reached; a connection
-// to a demoted primary reconnects at its first READONLY), so a node follows a failover by itself. `replicated()` is the WAIT the ownership writes use then (docs/reliability.md,
-// "Redis failover").
+// to a demoted primary reconnects at its first READONLY), so a node follows a failover by itself.
+// `replicated()` is the WAIT the ownership writes use then (docs/reliability.md, "Redis failover").
 import { Redis, type RedisOptions } from 'ioredis';
 import type { SentinelAddress } from '../../config.js';
 import type { Logger } from '../../log.js';

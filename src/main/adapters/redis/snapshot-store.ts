@@ -15,7 +15,8 @@
 // ~250 B per frame on the frame bus), so it is stored deflated, and most puts as a delta against a
 // base written every BASE_EVERY puts in the same hash (snapshot-format.ts; docs/benchmarks.md,
 // issue 20): a delta is sent only once its base's write was confirmed, and a new owner's first put
-// writes a base, as does every match's first put after a Redis outage. Data written by earlier versions (deflated whole, or plain JSON) reads as before.
+// writes a base, as does every match's first put after a Redis outage. Data written by earlier
+// versions (deflated whole, or plain JSON) reads as before.
 import type { Logger } from '../../log.js';
 import type { MatchSnapshot, SnapshotStore } from '../../ports/snapshot-store.js';
 import { MemorySnapshotStore } from '../memory/snapshot-store.js';
