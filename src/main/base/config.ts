@@ -54,6 +54,15 @@ const redisUrl: Parser<string> = (raw, name) => {
   if (u.protocol === 'unix:' && !u.pathname) throw new ConfigError(`${name}: unix:// needs the socket path`);
   return raw.trim();
 };
+/** Redis Sentinel addresses: `host:port` entries separated by commas (IPv6 as `[addr]:port`). */
+export interface SentinelAddress { host: string; port: number }
+const sentinelList: Parser<readonly SentinelAddress[]> = (raw, name) => raw.split(',').map((entry) => {
+  const m = /^\s*(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9_.-]+)):(\d{1,5})\s*$/.exec(entry);
+  const port = m ? Number(m[3]) : 0;
+  if (!m || port < 1 || port > 65535) return fail(name, raw, 'host:port of each Sentinel, separated by commas ([addr]:port for IPv6)');
+  return { host: m[1] ?? m[2], port };
+});
+const sentinelName: Parser<string> = (raw, name) => (/^[A-Za-z0-9_.-]{1,64}$/.test(raw.trim()) ? raw.trim() : fail(name, raw, '1–64 of A–Z a–z 0–9 _ . -'));
 const keyPrefix: Parser<string> = (raw, name) => (/^[A-Za-z0-9_.:{}-]{1,64}$/.test(raw) ? raw : fail(name, raw, '1–64 of A–Z a–z 0–9 _ . : - { }'));
 const nodeId: Parser<string> = (raw, name) => (/^[A-Za-z0-9_.-]{1,64}$/.test(raw) ? raw : fail(name, raw, '1–64 of A–Z a–z 0–9 _ . -'));
 const semverRange: Parser<string> = (raw, name) => (semver.validRange(raw) ? raw : fail(name, raw, 'a semver range such as ">=0.3.0 <0.4.0"'));
@@ -179,6 +188,9 @@ export const SETTINGS = {
   OBSERVER_SILENT_MS: s(int(1000, 3_600_000), 75_000, 'a match whose primary observer has sent nothing for this long during a live round is flagged silent (dashboard, ods_matches_observer_silent); above the longest gap of a healthy observer (67 s, combat)'),
   // Scale-out (README, "Running several nodes"; docs/architecture.md): unset REDIS_URL is the embedded default.
   REDIS_URL: s(redisUrl, '', 'Redis (or Valkey) shared by every node: redis://[user:pass@]host:port[/db], rediss://…, or unix:///path. Unset: one process, everything in memory (the embedded default). Not with STATE_DIR'),
+  REDIS_SENTINELS: s(sentinelList, [] as readonly SentinelAddress[], 'Redis Sentinels, host:port,…: the nodes ask them for the primary of REDIS_SENTINEL_NAME and follow it through a failover; REDIS_URL (redis:// or rediss://) then gives only the credentials, database and TLS, its host is not used'),
+  REDIS_SENTINEL_NAME: s(sentinelName, 'mymaster', 'the master group the Sentinels monitor (with REDIS_SENTINELS)'),
+  REDIS_SENTINEL_PASSWORD: s(str, '', 'password of the Sentinels themselves (their requirepass), if they have one; never logged'),
   REDIS_KEY_PREFIX: s(keyPrefix, 'ods:', 'prefix of every Redis key and channel (several deployments can share one Redis)'),
   REDIS_LEASE_TTL_MS: s(int(1000, 600_000), 10_000, 'a node owns each of its matches through a Redis lease of this length, renewed every third of it; a lost node\'s matches are taken over after it'),
   REDIS_TIMEOUT_MS: s(int(100, 60_000), 2000, 'timeout of each Redis command, and of the connection at start'),
@@ -204,6 +216,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   // window's timer would be one more wake-up per message at game pace (docs/benchmarks.md, issue 20).
   if (c.SHARD_WORKERS === 0 && !env.SHARD_BATCH_MS) c.SHARD_BATCH_MS = 0;
   if (c.REDIS_URL && c.STATE_DIR) throw new ConfigError('STATE_DIR: not with REDIS_URL (with Redis, snapshots and sessions are kept in Redis)');
+  if (c.REDIS_SENTINELS.length && !/^rediss?:/.test(c.REDIS_URL)) throw new ConfigError('REDIS_SENTINELS: needs REDIS_URL=redis://[user:password@]<name>[/db] (or rediss://): its credentials, database and TLS; the Sentinels give the host');
   if (c.USE_BACKEND && !c.BACKEND_URL) throw new ConfigError('BACKEND_URL: required when USE_BACKEND=true');
   return c;
 }

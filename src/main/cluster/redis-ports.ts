@@ -36,6 +36,9 @@ export async function openRedisPorts(config: Config, log: Logger, texts: FrameTe
     timeoutMs: config.REDIS_TIMEOUT_MS,
     probeIntervalMs: config.REDIS_PROBE_INTERVAL_MS,
     log,
+    sentinels: config.REDIS_SENTINELS,
+    sentinelName: config.REDIS_SENTINEL_NAME,
+    sentinelPassword: config.REDIS_SENTINEL_PASSWORD,
   });
   // Every port, in order of creation: the composition root closes them in reverse (the connection last).
   const opened: Array<{ close(): void }> = [conn];

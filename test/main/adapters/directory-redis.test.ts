@@ -199,6 +199,28 @@ describe('RedisMatchDirectory: two nodes', () => {
     expect(await raw('GET', `${prefix}lease:R1`)).toContain(`A ${reasserted[0]}`);
   });
 
+  it('after a Redis outage a node adopts nothing for one lease TTL: the owner re-takes a lease Redis lost (a failover to a replica that missed a renewal)', async () => {
+    await pair();
+    const claim = await a.claim(match('H1'));
+    if (!claim.ok) throw new Error('refused');
+    const flips: boolean[] = [];
+    nodes[1].conn.onStatus((up) => flips.push(up));
+    // Every connection cut (as when the primary dies); both nodes reconnect to the same Redis.
+    await raw('CLIENT', 'KILL', 'TYPE', 'normal');
+    await raw('CLIENT', 'KILL', 'TYPE', 'pubsub');
+    await expect.poll(() => flips.at(-1) === true && flips.includes(false), { timeout: 20_000 }).toBe(true);
+    // The promoted replica's view: the record without its lease.
+    await raw('DEL', `${prefix}lease:H1`);
+    expect(await ownB.orphans()).toEqual([]);
+    expect(await ownB.adopt('H1', claim.record.epoch)).toBeUndefined();
+    // A's next renewal takes the lease again (the record is still its epoch's); B never got it.
+    await expect.poll(() => raw('GET', `${prefix}lease:H1`), { timeout: 10_000 }).toContain(`A ${claim.record.epoch}`);
+    await new Promise((r) => setTimeout(r, 2100)); // past the hold
+    expect(await ownB.adopt('H1', claim.record.epoch)).toBeUndefined(); // the lease is live
+    expect(ownA.owns('H1')).toBe(true);
+    expect(b.get('H1')?.epoch).toBe(claim.record.epoch);
+  });
+
   it('messages lost while the subscribers were disconnected: the views reload when Redis is reachable again', async () => {
     await pair();
     const claim = await a.claim(match('O1'));

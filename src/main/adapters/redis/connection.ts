@@ -11,7 +11,13 @@
 // can stop delivering silently (after a failover, a proxy that dropped the subscriber): a probe
 // publishes to this node's own channel every REDIS_PROBE_INTERVAL_MS and, when 3 in a row do not
 // come back, the subscriber is reconnected. `up` is what /status and the metrics report.
+//
+// With REDIS_SENTINELS both connections find the primary through the Sentinels (ioredis's sentinel
+// mode: it asks them at every (re)connection and checks the role of what it reached; a connection
+// to a demoted primary reconnects at its first READONLY), so a node follows a failover by itself.
+// `replicated()` is the WAIT the ownership writes use then (docs/reliability.md, "Redis failover").
 import { Redis, type RedisOptions } from 'ioredis';
+import type { SentinelAddress } from '../../base/config.js';
 import type { Logger } from '../../base/log.js';
 import { redisKeys, type RedisKeys } from './keys.js';
 import { LUA_SCRIPTS, type ScriptCommands } from './lua-scripts.js';
@@ -23,6 +29,10 @@ export interface RedisConnectionOptions {
   timeoutMs: number;
   probeIntervalMs: number;
   log: Logger;
+  /** REDIS_SENTINELS (empty: REDIS_URL is the server), REDIS_SENTINEL_NAME, REDIS_SENTINEL_PASSWORD. */
+  sentinels?: readonly SentinelAddress[];
+  sentinelName?: string;
+  sentinelPassword?: string;
 }
 
 export type MessageHandler = (message: Buffer) => void;
@@ -42,9 +52,26 @@ export function connectionTarget(url: string): string {
 }
 
 /** Where REDIS_URL points, without credentials (for logs and errors). */
-export function describeTarget(url: string): string {
+export function describeTarget(url: string, sentinels: readonly SentinelAddress[] = [], name = ''): string {
+  if (sentinels.length) return `sentinel ${name} via ${sentinels.map((a) => (a.host.includes(':') ? `[${a.host}]` : a.host) + ':' + a.port).join(',')}`;
   const u = new URL(url);
   return u.protocol === 'unix:' ? `unix:${u.pathname}` : `${u.protocol}//${u.hostname}:${u.port || 6379}`;
+}
+
+/** ioredis's sentinel options: the Sentinels and the group name, and from REDIS_URL only its credentials, database and TLS. */
+export function sentinelOptions(options: RedisConnectionOptions): RedisOptions {
+  const u = new URL(options.url);
+  const db = Number(u.pathname.slice(1) || 0);
+  return {
+    sentinels: options.sentinels!.map((a) => ({ host: a.host, port: a.port })),
+    name: options.sentinelName,
+    ...(options.sentinelPassword ? { sentinelPassword: options.sentinelPassword } : {}),
+    ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
+    ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
+    ...(Number.isInteger(db) && db > 0 ? { db } : {}),
+    ...(u.protocol === 'rediss:' ? { tls: {}, enableTLSForSentinelMode: true } : {}),
+    sentinelCommandTimeout: options.timeoutMs,
+  };
 }
 
 export class RedisConnection {
@@ -64,6 +91,7 @@ export class RedisConnection {
   private probeTimer: NodeJS.Timeout | null = null;
   private closed = false;
   private lastErrorLog = 0;
+  private lastWaitLog = 0;
 
   private constructor(private readonly options: RedisConnectionOptions) {
     this.log = options.log.child({ module: 'redis' });
@@ -76,14 +104,21 @@ export class RedisConnection {
       retryStrategy: (times) => Math.min(100 * times, 1000),
       // ioredis 6 speaks RESP3 by default; RESP2 keeps pub/sub on its own connection, as we use it.
       protocol: 2,
+      // A primary demoted to a replica (a Sentinel or managed failover that left it running) answers
+      // writes with READONLY: reconnect, which finds the new primary (through the Sentinels, or
+      // behind the service's one name).
+      reconnectOnError: (err) => err.message.startsWith('READONLY'),
     };
+    const open = (extra: RedisOptions) => (options.sentinels?.length
+      ? new Redis({ ...sentinelOptions(options), ...common, ...extra })
+      : new Redis(connectionTarget(options.url), { ...common, ...extra }));
     // Commands fail at once while Redis is unreachable, and after REDIS_TIMEOUT_MS when it stalls.
-    this.client = new Redis(connectionTarget(options.url), { ...common, enableOfflineQueue: false, commandTimeout: options.timeoutMs, maxRetriesPerRequest: 1 });
+    this.client = open({ enableOfflineQueue: false, commandTimeout: options.timeoutMs, maxRetriesPerRequest: 1 });
     // The subscriber keeps its subscriptions queued while disconnected. After a reconnection it
     // subscribes again to every channel itself (`resubscribe`), rather than through ioredis's
     // autoResubscribe, whose calls have no rejection handler: a connection closed during one would
     // be an unhandled rejection (the process's end).
-    this.subscriber = new Redis(connectionTarget(options.url), { ...common, enableOfflineQueue: true, maxRetriesPerRequest: null, autoResubscribe: false });
+    this.subscriber = open({ enableOfflineQueue: true, maxRetriesPerRequest: null, autoResubscribe: false });
     this.subscriber.on('ready', () => this.resubscribe());
     for (const [name, definition] of Object.entries(LUA_SCRIPTS)) this.client.defineCommand(name, definition);
     this.cmd = this.client as unknown as RedisClient;
@@ -104,7 +139,7 @@ export class RedisConnection {
       await conn.client.ping();
     } catch (err) {
       conn.close();
-      throw new Error(`REDIS_URL: cannot reach Redis at ${describeTarget(options.url)} (${(err as Error).message})`);
+      throw new Error(`${options.sentinels?.length ? 'REDIS_SENTINELS' : 'REDIS_URL'}: cannot reach Redis at ${describeTarget(options.url, options.sentinels, options.sentinelName)} (${(err as Error).message})`);
     }
     await conn.subscribe(conn.keys.probeChannel(conn.nodeId), () => { conn.probeSeen = conn.probeSent; conn.recompute(); });
     // One sharded subscription for the connection's life: SUNSUBSCRIBE answers the count of sharded
@@ -115,7 +150,7 @@ export class RedisConnection {
     conn.upValue = true;
     conn.probeTimer = setInterval(() => conn.probe(), options.probeIntervalMs);
     conn.probeTimer.unref();
-    conn.log.info({ target: describeTarget(options.url), nodeId: options.nodeId, prefix: options.prefix }, 'redis connected');
+    conn.log.info({ target: describeTarget(options.url, options.sentinels, options.sentinelName), nodeId: options.nodeId, prefix: options.prefix }, 'redis connected');
     return conn;
   }
 
@@ -157,6 +192,27 @@ export class RedisConnection {
       (sharded ? this.subscriber.sunsubscribe(channel) : this.subscriber.unsubscribe(channel)).catch(() => undefined);
     };
     return Object.assign(confirmed.then(() => undefined), { unsubscribe });
+  }
+
+  /**
+   * With Sentinel: waits (WAIT 1, at most half of REDIS_TIMEOUT_MS) until a replica has every write
+   * this connection made so far, so that a failover right after cannot undo it; false (logged, at
+   * most once per 10 s) when none acknowledged in time. Without Sentinel: true at once (a lone
+   * server has no replica to wait for).
+   */
+  async replicated(): Promise<boolean> {
+    if (!this.options.sentinels?.length) return true;
+    let acked = 0;
+    try {
+      acked = await this.client.wait(1, Math.max(1, Math.floor(this.options.timeoutMs / 2)));
+    } catch { /* unreachable: as unacknowledged */ }
+    if (acked >= 1) return true;
+    const now = Date.now();
+    if (now - this.lastWaitLog >= 10_000) {
+      this.lastWaitLog = now;
+      this.log.warn('redis write not acknowledged by a replica in time (a failover now could undo it)');
+    }
+    return false;
   }
 
   /** Publishes; false when Redis is unreachable (nothing is queued: callers decide). */

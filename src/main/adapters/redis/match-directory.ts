@@ -111,6 +111,8 @@ export class RedisMatchDirectory extends RedisDirectoryView implements MatchDire
       this.nodeId, this.ttl, options.after ?? 0, limits ? limits.maxLive : '', limits ? limits.maxPerKey : '',
       storedJson(stored), k.directoryChannel, seq, code);
     if (status === 'capacity' || status === 'key_capacity') return { status };
+    // With Sentinel, a claim is a replica's before the node runs the match: a failover cannot undo it.
+    if (status === 'ok') await this.conn.replicated();
     if (status === 'ok' || status === 'taken') return { status, record: JSON.parse(rec!) as Stored };
     throw new Error(`unexpected claim reply ${status}`);
   }
@@ -121,7 +123,9 @@ export class RedisMatchDirectory extends RedisDirectoryView implements MatchDire
     const k = this.keys;
     const rec = await this.conn.cmd.odsDirAdopt(k.lease(groupCode), k.match(groupCode), k.matches, k.epoch,
       this.nodeId, this.ttl, after, k.directoryChannel, seq, groupCode);
-    return rec === null ? undefined : this.installReply(JSON.parse(rec) as Stored);
+    if (rec === null) return undefined;
+    await this.conn.replicated(); // as for a claim
+    return this.installReply(JSON.parse(rec) as Stored);
   }
 
   /** A record a script of this node just wrote: into the view unless the view has it already (a message may have brought later changes). */

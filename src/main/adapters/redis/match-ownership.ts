@@ -6,6 +6,12 @@
 // code this node owns (the port says what each outcome means); orphans are adopted with the adopt
 // script, which puts the new record in the directory's view. At a graceful shutdown the leases go
 // (relinquishAll), so other nodes adopt the matches at once. The scripts: lua/directory.ts.
+//
+// After an outage of Redis (a restart, a Sentinel failover) this node adopts nothing for one lease
+// TTL: a promoted replica may miss the last lease renewals, so live matches look orphaned there
+// until their owners, reconnecting too, take their leases again (the renewal's "re-taken").
+// Adopting them meanwhile would move running matches and lose what their owners applied since
+// their last snapshots (docs/reliability.md, "Redis failover").
 import type { DirectoryEntry } from '../directory-view.js';
 import type { Logger } from '../../base/log.js';
 import type { MatchRecord } from '../../ports/match-directory.js';
@@ -40,6 +46,9 @@ export class RedisMatchOwnership implements MatchOwnership, ClaimWatcher {
   private renewTimer: NodeJS.Timeout | null;
   private closed = false;
   private lastWarning = 0;
+  /** No adoption before this time (Date.now()): set when Redis is reachable again after an outage. */
+  private holdAdoptionsUntil = 0;
+  private readonly offStatus: () => void;
 
   /** Watches `directory`'s claims and starts renewing. */
   constructor(private readonly conn: RedisConnection, private readonly directory: RedisMatchDirectory, options: RedisMatchOwnershipOptions) {
@@ -50,6 +59,7 @@ export class RedisMatchOwnership implements MatchOwnership, ClaimWatcher {
     const interval = options.renewIntervalMs ?? Math.max(1, Math.floor(options.leaseTtlMs / 3));
     this.renewTimer = setInterval(() => { void this.renew(); }, interval);
     this.renewTimer.unref();
+    this.offStatus = conn.onStatus((up) => { if (up) this.holdAdoptionsUntil = Date.now() + this.ttl; });
   }
 
   // ---- MatchOwnership ---------------------------------------------------------------------------
@@ -63,10 +73,12 @@ export class RedisMatchOwnership implements MatchOwnership, ClaimWatcher {
   }
 
   async orphans(): Promise<string[]> {
+    if (this.holdingAdoptions()) return [];
     return this.conn.cmd.odsDirOrphans(this.conn.keys.matches, this.conn.keys.lease(''));
   }
 
   async adopt(groupCode: string, after: number): Promise<MatchRecord | undefined> {
+    if (this.holdingAdoptions()) return undefined; // as if the lease were live: retried after the hold
     const entry = await this.directory.adoptScript(groupCode, after);
     if (entry) this.owned.set(groupCode, entry);
     return entry;
@@ -102,6 +114,7 @@ export class RedisMatchOwnership implements MatchOwnership, ClaimWatcher {
   /** Stops renewing (the leases run out); the connection is the caller's. */
   close(): void {
     this.closed = true;
+    this.offStatus();
     this.stopRenewing();
   }
 
@@ -134,6 +147,10 @@ export class RedisMatchOwnership implements MatchOwnership, ClaimWatcher {
   }
 
   // ---- Renewal ----------------------------------------------------------------------------------
+
+  private holdingAdoptions(): boolean {
+    return Date.now() < this.holdAdoptionsUntil;
+  }
 
   private stopRenewing(): void {
     if (this.renewTimer) clearInterval(this.renewTimer);

@@ -15,7 +15,8 @@
 // ~250 B per frame on the frame bus), so it is stored deflated, and most puts as a delta against a
 // base written every BASE_EVERY puts in the same hash (snapshot-format.ts; docs/benchmarks.md,
 // issue 20): a delta is sent only once its base's write was confirmed, and a new owner's first put
-// writes a base. Data written by earlier versions (deflated whole, or plain JSON) reads as before.
+// writes a base, as does every match's first put after a Redis outage. Data written by earlier
+// versions (deflated whole, or plain JSON) reads as before.
 import type { Logger } from '../../base/log.js';
 import type { MatchSnapshot, SnapshotStore } from '../../ports/snapshot-store.js';
 import { MemorySnapshotStore } from '../memory/snapshot-store.js';
@@ -39,9 +40,14 @@ export class RedisSnapshotStore implements SnapshotStore {
   private readonly log: Logger;
   private readonly bases = new Map<string, Base>();
   private nextBaseId = 1;
+  private readonly offStatus: () => void;
 
   constructor(private readonly conn: RedisConnection, options: RedisSnapshotStoreOptions) {
     this.log = options.log.child({ module: 'snapshots' });
+    // Redis lost or back: the bases it confirmed may be gone (a restart without persistence, a
+    // failover to a replica that missed the last writes), and a delta against a missing base is
+    // unreadable: every match's next put writes a base again.
+    this.offStatus = conn.onStatus(() => this.bases.clear());
   }
 
   put(snapshot: MatchSnapshot): Promise<boolean> {
@@ -111,6 +117,7 @@ export class RedisSnapshotStore implements SnapshotStore {
 
   /** The local map's timer stops; the connection is the composition root's. */
   close(): void {
+    this.offStatus();
     this.local.close();
   }
 
