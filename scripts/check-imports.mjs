@@ -62,7 +62,7 @@ export const STACKS = [
       // The two socket listeners: observers in, overlays out.
       ['listeners', ['main/ingest/', 'main/broadcast/']],
       // Scale-out on Redis; the operator dashboard; rehearsals (a recording played into a match).
-      ['operations', ['main/cluster/', 'main/admin/', 'main/rehearsal/']],
+      ['operations', ['main/cluster/', 'main/admin/', 'main/rehearsal/', 'main/events-out/']],
       ['rest', ['main/rest/']],
       ['metrics', ['main/metrics']],
       // The composition root and the process's entry.
@@ -76,6 +76,8 @@ export const STACKS = [
       ['engine', ['workers/match/']],
       // Frames from match state: serializers, the delta codec, the clock, the replay recorder.
       ['frames', ['workers/*']],
+      // Match events derived from the engine's state (protocol/match-events.ts).
+      ['events', ['workers/events/']],
       ['shard', ['workers/shard/']],
     ],
   },

@@ -23,6 +23,8 @@ import type { MatchLifecycle } from '../matches/lifecycle.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import type { Reply, Request, RouteOptions, Router } from './http.js';
 import { NO_STORE } from './admin-context.js';
+import type { EventOutput } from '../events-out/index.js';
+import { registerEventsAdmin } from './events-admin.js';
 import { registerRehearsals, type RehearsalRouteDeps } from './rehearsals.js';
 import { registerStandby, type StandbyRouteDeps } from './standby.js';
 
@@ -36,6 +38,8 @@ export interface AdminRouteDeps {
   rehearsal: RehearsalRouteDeps;
   /** The standby observer's routes (rest/standby.ts). */
   standby?: StandbyRouteDeps;
+  /** Webhook endpoints and match records (rest/events-admin.ts); null with EVENTS_ENABLED=false. */
+  eventOutput: EventOutput | null;
 }
 
 
@@ -129,5 +133,6 @@ export function registerAdmin(router: Router, deps: AdminRouteDeps): void {
   }, ADMIN_REQUEST);
 
   registerRehearsals(router, deps.rehearsal, { authorize: (req, reply) => authorize(req, reply, false), decodeParam, client, options: ADMIN_REQUEST, log });
+  if (deps.eventOutput) registerEventsAdmin(router, deps.eventOutput, { authorize: (req, reply) => authorize(req, reply, false), decodeParam, client, options: ADMIN_REQUEST, log });
   if (deps.standby) registerStandby(router, deps.standby, { authorize: (req, reply) => authorize(req, reply, false), decodeParam, client, options: ADMIN_REQUEST, log });
 }
