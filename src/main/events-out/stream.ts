@@ -45,7 +45,7 @@ export class EventStream {
     const client: Client = { stream, filter };
     if (lastEventId) {
       const missed = this.journal.after(lastEventId);
-      if (missed === null) stream.write(`event: gap\ndata: ${JSON.stringify({ lastEventId, windowMs: null })}\n\n`);
+      if (missed === null) stream.write(`event: gap\ndata: ${JSON.stringify({ lastEventId })}\n\n`);
       else for (const stored of missed) this.write(client, stored);
     }
     if (stream.closed) return;
