@@ -4,6 +4,7 @@
 // A match's events stay in memory while it runs and until every endpoint has them; the stream keeps
 // a window of the latest events (EVENTS_RESUME_WINDOW_MS) for Last-Event-ID. A match_ended event
 // carries the match's record (record.ts), which is kept for the retention (EVENTS_RETENTION_MS).
+import { createHash } from 'node:crypto';
 import type { DerivedEvent } from '../../protocol/match-events.js';
 import { EVENTS_VERSION } from '../../protocol/match-events.js';
 import type { Logger } from '../log.js';
@@ -17,7 +18,15 @@ export interface MatchLog {
   /** Events in seq order (events[i].event.seq === i + 1). */
   events: StoredEvent[];
   lastOrder: number;
+  /** Derivation order → a digest of the event's type and data: tells a repeat from a new event of a reused order. */
+  digests: Map<number, string>;
   ended: boolean;
+}
+
+/** Type and data (the record aside, added here) of an event, digested. */
+function digestOf(type: string, data: Record<string, unknown>): string {
+  const { record: _record, ...rest } = data;
+  return createHash('sha1').update(type).update('|').update(JSON.stringify(rest)).digest('base64');
 }
 
 export interface JournalOptions {
@@ -46,11 +55,17 @@ export class EventJournal {
   add(groupCode: string, matchKey: string, matchId: string, organizationId: string, derived: DerivedEvent): StoredEvent | null {
     let match = this.matches.get(matchKey);
     if (!match) {
-      match = { matchKey, groupCode, events: [], lastOrder: -1, ended: false };
+      match = { matchKey, groupCode, events: [], lastOrder: -1, digests: new Map(), ended: false };
       this.matches.set(matchKey, match);
     }
-    if (derived.order <= match.lastOrder || match.ended) return null;
+    if (match.ended) return null;
+    const digest = digestOf(derived.type, derived.data);
+    // A restored match applies again the messages since its snapshot: the same events with the same
+    // order, dropped here. An event of a reused order that differs is new: the match's state came
+    // back from an older snapshot (a SIGKILL), and the messages after it were not all applied again.
+    if (derived.order <= match.lastOrder && match.digests.get(derived.order) === digest) return null;
     match.lastOrder = derived.order;
+    match.digests.set(derived.order, digest);
     const seq = match.events.length + 1;
     const event: MatchEvent = {
       id: `${matchKey}.${seq}`, type: derived.type, version: EVENTS_VERSION, seq, groupCode, matchId, matchKey,
@@ -114,11 +129,12 @@ export class EventJournal {
     const all: StoredEvent[] = [];
     for (const events of files.loadEvents()) {
       const first = events[0].event;
-      const match: MatchLog = { matchKey: first.matchKey, groupCode: first.groupCode, events: [], lastOrder: -1, ended: false };
+      const match: MatchLog = { matchKey: first.matchKey, groupCode: first.groupCode, events: [], lastOrder: -1, digests: new Map(), ended: false };
       for (const stored of events) {
         if (stored.event.seq !== match.events.length + 1) continue; // a repeated line (never written twice, but be safe)
         match.events.push(stored);
         match.lastOrder = stored.order;
+        match.digests.set(stored.order, digestOf(stored.event.type, stored.event.data));
         if (stored.event.type === 'match_ended') match.ended = true;
         all.push(stored);
       }
