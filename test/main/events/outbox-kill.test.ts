@@ -63,7 +63,7 @@ describe('the outbox on disk', () => {
     await receiver.down();
     await sendRecords(observer, replay, { pace: 'instant', groupCode: CODE, from: quarter, to: HALF });
     // Killed once the match's snapshot holds the whole first half (what the kill cannot take back).
-    await expect.poll(() => snapshotTime(stateDir), { timeout: 30_000 }).toBeGreaterThanOrEqual(replay.records[HALF - 1].timestamp);
+    await expect.poll(() => snapshotTime(stateDir), { timeout: 30_000 }).toBeGreaterThanOrEqual(replay.records[HALF - 1].timestamp as number);
     const journal = () => fs.readdirSync(path.join(stateDir, 'events')).filter((f) => f.startsWith('ev-'))
       .flatMap((f) => fs.readFileSync(path.join(stateDir, 'events', f), 'utf8').trim().split('\n')).map((l) => (JSON.parse(l) as { event: { id: string } }).event.id);
     const beforeKill = journal();
