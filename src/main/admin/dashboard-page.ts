@@ -6,8 +6,8 @@
 //
 // Kept as a TypeScript string so that the compiled service (dist/, the Docker image) carries it.
 // The script avoids template literals so that it can live inside this String.raw template.
-import { REHEARSAL_PANEL_HTML } from './rehearsal-panel.js'; // the "Rehearse" panel, below the table
-import { LINKS_CSS, LINKS_SCRIPT } from './dashboard-links-page.js'; // the links column and the standby actions
+import { REHEARSAL_PANEL_HTML } from './rehearsal-panel.js'; // the "Rehearse" panel, below the table; then "Webhooks" (webhooks-panel.ts)
+import { WEBHOOKS_PANEL_HTML } from './webhooks-panel.js'; import { LINKS_CSS, LINKS_SCRIPT } from './dashboard-links-page.js'; // the links column and the standby actions
 
 export const DASHBOARD_HTML = String.raw`<!doctype html>
 <html lang="en">
@@ -118,7 +118,7 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
     <tbody id="rows"></tbody>
   </table>
   <div id="empty">No live matches.</div>
-${REHEARSAL_PANEL_HTML}
+${REHEARSAL_PANEL_HTML}${WEBHOOKS_PANEL_HTML}
 </main>
 ${LINKS_SCRIPT}
 <script>

@@ -133,6 +133,11 @@ export function registerAdmin(router: Router, deps: AdminRouteDeps): void {
   }, ADMIN_REQUEST);
 
   registerRehearsals(router, deps.rehearsal, { authorize: (req, reply) => authorize(req, reply, false), decodeParam, client, options: ADMIN_REQUEST, log });
+  // The dashboard's Webhooks panel reads this with the page's own credentials (Basic, like /dashboard/events).
+  const out = deps.eventOutput;
+  if (out) router.get('/dashboard/webhooks', (req, reply) => {
+    if (authorize(req, reply, true) !== null) reply.send(200, 'application/json; charset=utf-8', JSON.stringify({ endpoints: out.endpoints(), deadLetters: out.deadLetters() }), NO_STORE);
+  }, ADMIN_REQUEST);
   if (deps.eventOutput) registerEventsAdmin(router, deps.eventOutput, { authorize: (req, reply) => authorize(req, reply, false), decodeParam, client, options: ADMIN_REQUEST, log });
   if (deps.standby) registerStandby(router, deps.standby, { authorize: (req, reply) => authorize(req, reply, false), decodeParam, client, options: ADMIN_REQUEST, log });
 }
