@@ -40,8 +40,8 @@ export interface DeliveryDeps {
   timeoutMs: number;
   retryForMs: number;
   log: Logger;
-  /** Cursors and dead letters to keep (journal-files.ts), or null (memory only). */
-  save: ((cursors: Record<string, Record<string, number>>, dead: DeadLetter[]) => void) | null;
+  /** Cursors and dead letters to keep (journal-files.ts), or null (memory only): the dead letters only when they changed. */
+  save: ((cursors: Record<string, Record<string, number>>, dead: DeadLetter[] | null) => void) | null;
   cursors: Record<string, Record<string, number>>;
   deadLetters: DeadLetter[];
 }
@@ -115,11 +115,27 @@ export class WebhookDelivery {
     this.endpoints.clear();
   }
 
+  /** Every ended match that every endpoint has leaves memory (journal.release); after a restart too. */
+  releaseDelivered(): void {
+    for (const match of [...this.deps.journal.matches.values()]) this.maybeRelease(match);
+  }
+
   private onEvent(stored: StoredEvent): void {
     for (const lanes of this.endpoints.values()) {
       lanes.ready.add(stored.event.matchKey);
       this.pump(lanes);
     }
+    if (stored.event.type === 'match_ended') {
+      const match = this.deps.journal.matches.get(stored.event.matchKey);
+      if (match) this.maybeRelease(match);
+    }
+  }
+
+  private maybeRelease(match: MatchLog): void {
+    if (!match.ended) return;
+    for (const lanes of this.endpoints.values()) if ((lanes.cursors[match.matchKey] ?? 0) < match.events.length) return;
+    for (const lanes of this.endpoints.values()) lanes.lanes.delete(match.matchKey);
+    this.deps.journal.release(match.matchKey);
   }
 
   private pump(lanes: EndpointLanes): void {
@@ -148,6 +164,7 @@ export class WebhookDelivery {
       lanes.cursors[match.matchKey] = cursor;
       this.persist();
     }
+    if (!found) this.maybeRelease(match);
     return found;
   }
 
@@ -180,6 +197,7 @@ export class WebhookDelivery {
     if (error === null) {
       lanes.stats.delivered++;
       this.advance(lanes, lane, matchKey, stored);
+      if (stored.event.seq === match.events.length) this.maybeRelease(match);
     } else {
       lanes.stats.failedAttempts++;
       if (Date.now() - lane.firstAttemptAt >= this.deps.retryForMs) {
@@ -215,9 +233,10 @@ export class WebhookDelivery {
     });
     if (dead.length > MAX_DEAD_LETTERS) dead.splice(0, dead.length - MAX_DEAD_LETTERS);
     this.log.error({ endpoint: lanes.endpoint.id, eventId: stored.event.id, attempts: lane.attempts, error }, 'webhook delivery given up: dead-lettered');
+    this.persist(true);
   }
 
-  private persist(): void {
-    this.deps.save?.(this.deps.cursors, this.deps.deadLetters);
+  private persist(dead = false): void {
+    this.deps.save?.(this.deps.cursors, dead ? this.deps.deadLetters : null);
   }
 }

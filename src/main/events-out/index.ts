@@ -44,7 +44,7 @@ export function createEventOutput({ config, log, directory, request }: EventOutp
   const deadLetters = files.loadJson<DeadLetter[]>('dead-letters', []);
   const delivery = new WebhookDelivery({
     journal, request, log, cursors, deadLetters, timeoutMs: config.OUTBOUND_TIMEOUT_MS, retryForMs: config.WEBHOOK_RETRY_FOR_MS,
-    save: (c, d) => { files.saveJson('deliveries', c); files.saveJson('dead-letters', d); },
+    save: (c, d) => { files.saveJson('deliveries', c); if (d) files.saveJson('dead-letters', d); },
   });
   const endpoints = new Map<string, WebhookEndpoint>();
   const makeId = () => `wh_${randomBytes(6).toString('hex')}`;
@@ -59,6 +59,7 @@ export function createEventOutput({ config, log, directory, request }: EventOutp
     endpoints.set(endpoint.id, endpoint);
   }
   for (const endpoint of endpoints.values()) delivery.add(endpoint);
+  delivery.releaseDelivered();
   const stream = new EventStream(journal, config.EVENTS_MAX_STREAMS);
 
   return {

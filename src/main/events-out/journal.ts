@@ -12,6 +12,9 @@ import type { JournalFiles } from './journal-files.js';
 import { buildRecord, type MatchRecord } from './record.js';
 import type { MatchEvent, StoredEvent } from './types.js';
 
+/** The most events the stream's resume window holds, whatever their age (memory bound). */
+const MAX_WINDOW_EVENTS = 100_000;
+
 export interface MatchLog {
   matchKey: string;
   groupCode: string;
@@ -39,6 +42,8 @@ export interface JournalOptions {
 export class EventJournal {
   readonly matches = new Map<string, MatchLog>();
   readonly records = new Map<string, MatchRecord>();
+  /** Matches that ended and were released from memory (their record stays): a late event for one is dropped. */
+  private readonly released = new Set<string>();
   /** The latest events of every match in the order they were added (the live stream's resume window). */
   private recent: StoredEvent[] = [];
   private readonly listeners = new Set<(stored: StoredEvent) => void>();
@@ -54,6 +59,7 @@ export class EventJournal {
   /** Numbers, stores and hands on one derived event; null when it was stored before (a restored shard's repeat). */
   add(groupCode: string, matchKey: string, matchId: string, organizationId: string, derived: DerivedEvent): StoredEvent | null {
     let match = this.matches.get(matchKey);
+    if (!match && this.released.has(matchKey)) return null;
     if (!match) {
       match = { matchKey, groupCode, events: [], lastOrder: -1, digests: new Map(), ended: false };
       this.matches.set(matchKey, match);
@@ -86,6 +92,14 @@ export class EventJournal {
     return stored;
   }
 
+  /** An ended match every endpoint has: its events leave memory (the files and the record stay). */
+  release(matchKey: string): void {
+    const match = this.matches.get(matchKey);
+    if (!match?.ended) return;
+    this.matches.delete(matchKey);
+    this.released.add(matchKey);
+  }
+
   /** Told of every new event, after it was stored. */
   subscribe(listener: (stored: StoredEvent) => void): () => void {
     this.listeners.add(listener);
@@ -106,13 +120,14 @@ export class EventJournal {
 
   close(): void {
     clearInterval(this.expireTimer);
-    this.options.files?.flush();
+    this.options.files?.close();
   }
 
   private remember(stored: StoredEvent): void {
     (stored as StoredEvent & { addedAt?: number }).addedAt = Date.now();
     this.recent.push(stored);
     if (this.recent.length % 256 === 0) this.trim(Date.now());
+    if (this.recent.length > MAX_WINDOW_EVENTS) this.recent = this.recent.slice(-MAX_WINDOW_EVENTS / 2);
   }
 
   private trim(now: number): void {
@@ -145,7 +160,7 @@ export class EventJournal {
     all.sort((a, b) => a.event.time.localeCompare(b.event.time) || a.event.seq - b.event.seq);
     const now = Date.now();
     for (const stored of all) (stored as StoredEvent & { addedAt?: number }).addedAt = now;
-    this.recent = all;
+    this.recent = all.slice(-MAX_WINDOW_EVENTS / 2);
     if (all.length) this.log.info({ events: all.length, matches: this.matches.size, records: this.records.size }, 'event journal loaded');
   }
 
@@ -156,6 +171,7 @@ export class EventJournal {
       if (record.storedAt >= cutoff) continue;
       this.records.delete(key);
       this.matches.delete(key);
+      this.released.delete(key);
     }
     const removed = this.options.files?.expire(this.options.retentionMs, now) ?? 0;
     if (removed) this.log.info({ files: removed }, 'event journal: files past the retention deleted');
