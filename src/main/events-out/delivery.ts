@@ -1,15 +1,18 @@
 // Webhook delivery (docs/events.md, "Delivery guarantees"): at least once, in order per match and
 // endpoint. Per endpoint, each match is a lane: one request at a time, the next event only after a 2xx
-// for the one before. A failed attempt (not 2xx, timeout, network) is retried after 1 s, 2 s, 4 s … up
-// to 30 s between attempts, for WEBHOOK_RETRY_FOR_MS from its first attempt; then the event is
-// dead-lettered (kept, listed, shown on the dashboard) and the lane goes on. At most
-// MAX_LANES_IN_FLIGHT requests per endpoint at once, so a slow endpoint holds only its own lanes:
-// nothing waits for it on the match's path (the journal stores, then tells this module), and other
-// endpoints have their own lanes. The cursors (the last seq handled per endpoint and match) are saved
-// after each step, so a restart goes on where it was (a delivery whose cursor was not yet saved is sent again).
+// for the one before; at most MAX_LANES_IN_FLIGHT requests per endpoint at once. A failed attempt (not
+// 2xx, timeout, network) backs the whole endpoint off: 1 s, 2 s, 4 s … up to 30 s, then one lane
+// probes it, and all lanes go on once a probe succeeds; so a dead endpoint costs one attempt per
+// period, whatever the number of matches. An event still undelivered WEBHOOK_RETRY_FOR_MS after it
+// was stored is dead-lettered (kept, listed, shown on the dashboard) and its lane goes on. Nothing
+// waits for an endpoint on the match's path (the journal stores, then tells this module), and each
+// endpoint has its own lanes and agent. The cursors (the last seq handled per endpoint and match) are
+// saved as they move, so a restart goes on where it was (a delivery whose cursor was not yet saved is
+// sent again).
 import { Webhook } from 'standardwebhooks';
-import type { Outbound } from '../backend/http.js';
+import type { OutboundReport } from '../backend/http.js';
 import type { Logger } from '../log.js';
+import { webhookPoster, type WebhookPost } from './post.js';
 import { wants, type WebhookEndpoint } from './endpoints.js';
 import type { EventJournal, MatchLog } from './journal.js';
 import type { StoredEvent } from './types.js';
@@ -32,11 +35,12 @@ export interface DeadLetter {
 
 export interface DeliveryStats { delivered: number; failedAttempts: number; deadLettered: number; inFlight: number; waiting: number }
 
-interface Lane { attempts: number; firstAttemptAt: number; timer: NodeJS.Timeout | undefined; busy: boolean }
+interface Lane { attempts: number; firstAttemptAt: number; busy: boolean }
 
 export interface DeliveryDeps {
   journal: EventJournal;
-  request: Outbound;
+  /** Every webhook call's outcome (metrics: ods_backend_calls_total{call="webhook"}). */
+  report?: OutboundReport;
   timeoutMs: number;
   retryForMs: number;
   log: Logger;
@@ -51,10 +55,26 @@ class EndpointLanes {
   readonly ready = new Set<string>();
   readonly lanes = new Map<string, Lane>();
   readonly signer: Webhook;
+  readonly post: WebhookPost;
+  readonly closePoster: () => void;
   closed = false;
+  /** Failed attempts in a row (0: healthy), and the endpoint's back-off. */
+  streak = 0;
+  suspendedUntil = 0;
+  timer: NodeJS.Timeout | undefined;
+  lastError = '';
 
-  constructor(readonly endpoint: WebhookEndpoint, readonly cursors: Record<string, number>) {
+  constructor(readonly endpoint: WebhookEndpoint, readonly cursors: Record<string, number>, timeoutMs: number, report: OutboundReport | undefined) {
     this.signer = new Webhook(endpoint.secret);
+    const poster = webhookPoster(endpoint.url, timeoutMs, report);
+    this.post = poster.post;
+    this.closePoster = poster.close;
+  }
+
+  stop(): void {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.closePoster();
   }
 }
 
@@ -75,7 +95,7 @@ export class WebhookDelivery {
     const cursors = known ?? {};
     if (!known) for (const match of this.deps.journal.matches.values()) cursors[match.matchKey] = match.events.length;
     this.deps.cursors[endpoint.id] = cursors;
-    const lanes = new EndpointLanes(endpoint, cursors);
+    const lanes = new EndpointLanes(endpoint, cursors, this.deps.timeoutMs, this.deps.report);
     this.endpoints.set(endpoint.id, lanes);
     for (const match of this.deps.journal.matches.values()) if ((cursors[match.matchKey] ?? 0) < match.events.length) lanes.ready.add(match.matchKey);
     this.persist();
@@ -85,8 +105,7 @@ export class WebhookDelivery {
   remove(id: string): boolean {
     const lanes = this.endpoints.get(id);
     if (!lanes) return false;
-    lanes.closed = true;
-    for (const lane of lanes.lanes.values()) clearTimeout(lane.timer);
+    lanes.stop();
     this.endpoints.delete(id);
     delete this.deps.cursors[id];
     this.persist();
@@ -107,11 +126,7 @@ export class WebhookDelivery {
 
   close(): void {
     this.unsubscribe();
-    for (const id of [...this.endpoints.keys()]) {
-      const lanes = this.endpoints.get(id)!;
-      lanes.closed = true;
-      for (const lane of lanes.lanes.values()) clearTimeout(lane.timer);
-    }
+    for (const lanes of this.endpoints.values()) lanes.stop();
     this.endpoints.clear();
   }
 
@@ -139,12 +154,15 @@ export class WebhookDelivery {
   }
 
   private pump(lanes: EndpointLanes): void {
+    if (lanes.closed || Date.now() < lanes.suspendedUntil) return;
+    // Backing off: one probe at a time until an attempt succeeds.
+    const limit = lanes.streak > 0 ? 1 : MAX_LANES_IN_FLIGHT;
     for (const matchKey of lanes.ready) {
-      if (lanes.stats.inFlight >= MAX_LANES_IN_FLIGHT) return;
+      if (lanes.stats.inFlight >= limit) return;
       lanes.ready.delete(matchKey);
       const match = this.deps.journal.matches.get(matchKey);
       const lane = lanes.lanes.get(matchKey);
-      if (!match || lane?.busy || lane?.timer) continue;
+      if (!match || lane?.busy) continue;
       const next = this.next(lanes, match);
       if (next) void this.send(lanes, match, next);
     }
@@ -171,7 +189,7 @@ export class WebhookDelivery {
   private async send(lanes: EndpointLanes, match: MatchLog, stored: StoredEvent): Promise<void> {
     const matchKey = match.matchKey;
     let lane = lanes.lanes.get(matchKey);
-    if (!lane) lanes.lanes.set(matchKey, (lane = { attempts: 0, firstAttemptAt: 0, timer: undefined, busy: false }));
+    if (!lane) lanes.lanes.set(matchKey, (lane = { attempts: 0, firstAttemptAt: 0, busy: false }));
     lane.busy = true;
     lanes.stats.inFlight++;
     if (lane.attempts === 0) lane.firstAttemptAt = Date.now();
@@ -186,8 +204,8 @@ export class WebhookDelivery {
         'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
         'webhook-signature': lanes.signer.sign(stored.event.id, now, stored.text),
       };
-      const res = await this.deps.request(lanes.endpoint.url, { method: 'POST', headers, body: stored.text, timeoutMs: this.deps.timeoutMs, label: 'webhook' });
-      if (res.status < 200 || res.status > 299) error = `HTTP ${res.status}`;
+      const status = await lanes.post(stored.text, headers);
+      if (status < 200 || status > 299) error = `HTTP ${status}`;
     } catch (err) {
       error = (err as Error).message;
     }
@@ -195,26 +213,43 @@ export class WebhookDelivery {
     lanes.stats.inFlight--;
     if (lanes.closed) return;
     if (error === null) {
+      lanes.streak = 0;
       lanes.stats.delivered++;
       this.advance(lanes, lane, matchKey, stored);
       if (stored.event.seq === match.events.length) this.maybeRelease(match);
     } else {
       lanes.stats.failedAttempts++;
-      if (Date.now() - lane.firstAttemptAt >= this.deps.retryForMs) {
-        this.deadLetter(lanes, lane, stored, error);
-        this.advance(lanes, lane, matchKey, stored);
-      } else {
-        const delay = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (lane.attempts - 1));
-        if (lane.attempts === 1) this.log.warn({ endpoint: lanes.endpoint.id, eventId: stored.event.id, error }, 'webhook delivery failed: retrying');
-        lane.timer = setTimeout(() => {
-          lane!.timer = undefined;
-          lanes.ready.add(matchKey);
-          this.pump(lanes);
-        }, delay);
-        lane.timer.unref();
-      }
+      lanes.lastError = error.slice(0, 200);
+      lanes.ready.add(matchKey);
+      if (lanes.streak === 0) this.log.warn({ endpoint: lanes.endpoint.id, eventId: stored.event.id, error }, 'webhook delivery failed: backing off');
+      lanes.streak++;
+      this.deadLetterExpired(lanes);
+      const delay = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (lanes.streak - 1));
+      lanes.suspendedUntil = Date.now() + delay;
+      clearTimeout(lanes.timer);
+      lanes.timer = setTimeout(() => {
+        lanes.suspendedUntil = 0; // a timer may fire a little before Date.now() says it is due
+        this.pump(lanes);
+      }, delay);
+      lanes.timer.unref();
     }
     this.pump(lanes);
+  }
+
+  /** The head events of this endpoint's lanes stored more than WEBHOOK_RETRY_FOR_MS ago are given up (each lane goes on). */
+  private deadLetterExpired(lanes: EndpointLanes): void {
+    const cutoff = Date.now() - this.deps.retryForMs;
+    for (const match of this.deps.journal.matches.values()) {
+      const lane = lanes.lanes.get(match.matchKey);
+      if (lane?.busy) continue;
+      for (;;) {
+        const head = this.next(lanes, match);
+        if (!head || (head.storedAt ?? 0) > cutoff) break;
+        const l = lane ?? { attempts: 0, firstAttemptAt: head.storedAt ?? 0, busy: false };
+        this.deadLetter(lanes, l, head, lanes.lastError);
+        this.advance(lanes, l, match.matchKey, head);
+      }
+    }
   }
 
   private advance(lanes: EndpointLanes, lane: Lane, matchKey: string, stored: StoredEvent): void {
@@ -229,7 +264,7 @@ export class WebhookDelivery {
     const dead = this.deps.deadLetters;
     dead.push({
       endpointId: lanes.endpoint.id, eventId: stored.event.id, type: stored.event.type, groupCode: stored.event.groupCode,
-      attempts: lane.attempts, lastError: error.slice(0, 200), firstAttemptAt: new Date(lane.firstAttemptAt).toISOString(), deadAt: new Date().toISOString(),
+      attempts: lane.attempts, lastError: error.slice(0, 200), firstAttemptAt: new Date(lane.firstAttemptAt || (stored.storedAt ?? Date.now())).toISOString(), deadAt: new Date().toISOString(),
     });
     if (dead.length > MAX_DEAD_LETTERS) dead.splice(0, dead.length - MAX_DEAD_LETTERS);
     this.log.error({ endpoint: lanes.endpoint.id, eventId: stored.event.id, attempts: lane.attempts, error }, 'webhook delivery given up: dead-lettered');

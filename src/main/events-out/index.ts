@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { DerivedEvent } from '../../protocol/match-events.js';
-import type { Outbound } from '../backend/http.js';
+import type { OutboundReport } from '../backend/http.js';
 import { ConfigError, type Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
@@ -34,16 +34,17 @@ export interface EventOutputDeps {
   config: Config;
   log: Logger;
   directory: MatchDirectory;
-  request: Outbound;
+  /** Every webhook call's outcome, for the metrics. */
+  report?: OutboundReport;
 }
 
-export function createEventOutput({ config, log, directory, request }: EventOutputDeps): EventOutput {
+export function createEventOutput({ config, log, directory, report }: EventOutputDeps): EventOutput {
   const files = new JournalFiles(path.join(path.resolve(config.STATE_DIR || config.DATA_DIR), 'events'), log);
   const journal = new EventJournal({ files, log, resumeWindowMs: config.EVENTS_RESUME_WINDOW_MS, retentionMs: config.EVENTS_RETENTION_MS });
   const cursors = files.loadJson<Record<string, Record<string, number>>>('deliveries', {});
   const deadLetters = files.loadJson<DeadLetter[]>('dead-letters', []);
   const delivery = new WebhookDelivery({
-    journal, request, log, cursors, deadLetters, timeoutMs: config.OUTBOUND_TIMEOUT_MS, retryForMs: config.WEBHOOK_RETRY_FOR_MS,
+    journal, log, cursors, ...(report ? { report } : {}), deadLetters, timeoutMs: config.OUTBOUND_TIMEOUT_MS, retryForMs: config.WEBHOOK_RETRY_FOR_MS,
     save: (c, d) => { files.saveJson('deliveries', c); if (d) files.saveJson('dead-letters', d); },
   });
   const endpoints = new Map<string, WebhookEndpoint>();

@@ -124,7 +124,7 @@ export class EventJournal {
   }
 
   private remember(stored: StoredEvent): void {
-    (stored as StoredEvent & { addedAt?: number }).addedAt = Date.now();
+    stored.storedAt = Date.now();
     this.recent.push(stored);
     if (this.recent.length % 256 === 0) this.trim(Date.now());
     if (this.recent.length > MAX_WINDOW_EVENTS) this.recent = this.recent.slice(-MAX_WINDOW_EVENTS / 2);
@@ -133,7 +133,7 @@ export class EventJournal {
   private trim(now: number): void {
     const from = now - this.options.resumeWindowMs;
     let i = 0;
-    while (i < this.recent.length && ((this.recent[i] as StoredEvent & { addedAt?: number }).addedAt ?? 0) < from) i++;
+    while (i < this.recent.length && (this.recent[i].storedAt ?? 0) < from) i++;
     if (i > 0) this.recent = this.recent.slice(i);
   }
 
@@ -159,7 +159,7 @@ export class EventJournal {
     // The resume window after a restart: the stored events by time (they were added in about that order).
     all.sort((a, b) => a.event.time.localeCompare(b.event.time) || a.event.seq - b.event.seq);
     const now = Date.now();
-    for (const stored of all) (stored as StoredEvent & { addedAt?: number }).addedAt = now;
+    for (const stored of all) stored.storedAt = now;
     this.recent = all.slice(-MAX_WINDOW_EVENTS / 2);
     if (all.length) this.log.info({ events: all.length, matches: this.matches.size, records: this.records.size }, 'event journal loaded');
   }

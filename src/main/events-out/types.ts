@@ -30,4 +30,6 @@ export interface StoredEvent {
   order: number;
   /** The organisation of the match's access key ('' without one): webhook endpoints may filter on it. */
   organizationId: string;
+  /** When this process stored (or, after a restart, loaded) it: wall clock, epoch ms (retries, the stream's window). */
+  storedAt?: number;
 }
