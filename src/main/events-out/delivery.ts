@@ -130,6 +130,15 @@ export class WebhookDelivery {
     this.endpoints.clear();
   }
 
+  /** The cursors of matches past the retention go (hourly, from index.ts). */
+  prune(): void {
+    let pruned = false;
+    for (const cursors of Object.values(this.deps.cursors)) {
+      for (const key of Object.keys(cursors)) if (!this.deps.journal.knows(key)) { delete cursors[key]; pruned = true; }
+    }
+    if (pruned) this.persist();
+  }
+
   /** Every ended match that every endpoint has leaves memory (journal.release); after a restart too. */
   releaseDelivered(): void {
     for (const match of [...this.deps.journal.matches.values()]) this.maybeRelease(match);

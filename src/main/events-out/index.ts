@@ -61,6 +61,8 @@ export function createEventOutput({ config, log, directory, report }: EventOutpu
   }
   for (const endpoint of endpoints.values()) delivery.add(endpoint);
   delivery.releaseDelivered();
+  delivery.prune();
+  const pruneTimer = setInterval(() => delivery.prune(), 3_600_000).unref();
   const stream = new EventStream(journal, config.EVENTS_MAX_STREAMS);
 
   return {
@@ -84,6 +86,7 @@ export function createEventOutput({ config, log, directory, report }: EventOutpu
     },
     deadLetters: () => delivery.deadLetters,
     close() {
+      clearInterval(pruneTimer);
       stream.close();
       delivery.close();
       journal.close();

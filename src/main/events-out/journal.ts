@@ -100,6 +100,11 @@ export class EventJournal {
     this.released.add(matchKey);
   }
 
+  /** Whether the match is still kept (in memory, or released with its record within the retention). */
+  knows(matchKey: string): boolean {
+    return this.matches.has(matchKey) || this.released.has(matchKey);
+  }
+
   /** Told of every new event, after it was stored. */
   subscribe(listener: (stored: StoredEvent) => void): () => void {
     this.listeners.add(listener);
