@@ -9,6 +9,7 @@ import type { OutboundReport } from '../backend/http.js';
 import { ConfigError, type Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
+import { isRehearsal } from '../rehearsal-marker.js';
 import { WebhookDelivery, type DeadLetter } from './delivery.js';
 import { EndpointError, parseEndpoint, viewOf, type EndpointView, type WebhookEndpoint } from './endpoints.js';
 import { EventJournal } from './journal.js';
@@ -68,7 +69,10 @@ export function createEventOutput({ config, log, directory, report }: EventOutpu
   return {
     journal, stream, delivery, readTokens: config.EVENTS_READ_TOKEN,
     take(groupCode, matchKey, matchId, event) {
-      journal.add(groupCode, matchKey, matchId, directory.get(groupCode)?.organizationId ?? '', event);
+      const record = directory.get(groupCode);
+      // A rehearsal is never a real match to anyone outside (README, "Rehearsals"): no event, webhook or record.
+      if (isRehearsal(record)) return;
+      journal.add(groupCode, matchKey, matchId, record?.organizationId ?? '', event);
     },
     endpoints: () => [...endpoints.values()].map((e) => ({ ...viewOf(e), stats: delivery.statsOf(e.id) })),
     addEndpoint(body) {
