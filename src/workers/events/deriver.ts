@@ -46,6 +46,7 @@ export class MatchEventDeriver {
       this.tracker.resume(state);
     } else {
       this.emit('match_created', now, state, { teams: teams(state), map: state.map });
+      this.see(state); // the engine's initial values (map "Loading", …) are no change
     }
   }
 

@@ -81,6 +81,10 @@ describe('webhooks', () => {
     const events = a.unique();
     expect(b.unique()).toEqual(events);
     expect(events[0].type).toBe('match_created');
+    // The lobby: the recording's map once, each of the ten roster players' agent once, then the start.
+    expect(events.filter((e) => e.type === 'map_selected').map((e) => e.data.map)).toEqual(['Icebox']);
+    expect(events.filter((e) => e.type === 'agent_selected')).toHaveLength(replay.records.filter((r) => r.type === 'roster').length);
+    expect(events.filter((e) => e.type === 'match_started')).toHaveLength(1);
     expect(events.every((e) => e.groupCode === CODE && e.version === 1 && e.id === `${e.matchKey}.${e.seq}`)).toBe(true);
 
     // The rounds: 19 round_ended with the recording's winners, sides and scores.
