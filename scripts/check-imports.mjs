@@ -68,7 +68,7 @@ export const STACKS = [
       // The two socket listeners: observers in, overlays out.
       ['listeners', ['main/ingest/', 'main/broadcast/']],
       // Scale-out on Redis; the operator dashboard; rehearsals (a recording played into a match).
-      ['operations', ['main/cluster/', 'main/admin/', 'main/rehearsal/']],
+      ['operations', ['main/cluster/', 'main/admin/', 'main/rehearsal/', 'main/events-out/']],
       // A live match as flat tables for graphics systems (GET /feeds: rest/feeds.ts).
       ['feeds', ['main/feeds/']],
       ['rest', ['main/rest/']],
@@ -86,6 +86,8 @@ export const STACKS = [
       ['engine', ['workers/match/']],
       // Frames from match state: serializers, the delta codec, the clock, the replay recorder.
       ['frames', ['workers/*']],
+      // Match events derived from the engine's state (protocol/match-events.ts).
+      ['events', ['workers/events/']],
       ['shard', ['workers/shard/']],
     ],
   },

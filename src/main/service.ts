@@ -34,6 +34,7 @@ import { openRedisPorts } from './cluster/redis-ports.js';
 import { OwnerDelivery } from './cluster/owner-delivery.js';
 import type { Config } from './base/config.js';
 import { EventBus, type MainEvents } from './base/events.js';
+import { createEventOutput } from './events-out/index.js';
 import { IngestServer } from './ingest/server.js';
 import { SHUTDOWN_CLOSE_MARGIN_MS, SHUTDOWN_MIN_DRAIN_MS, SUMMARY_WAIT_MS } from './base/limits.js';
 import { createLogger, type Logger } from './base/log.js';
@@ -146,6 +147,7 @@ function shardPoolOptions(c: Config, log: Logger) {
       frameSerializer: c.FRAME_SERIALIZER,
       snapshotIntervalMs: c.SNAPSHOT_INTERVAL_MS,
       faultInjection: c.FAULT_INJECTION,
+      matchEvents: c.EVENTS_ENABLED,
     },
   };
 }
@@ -194,7 +196,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
 
   // The matches: what the shards send back goes to `output` and `recovery`, which the pool is given.
   const sync = new MatchSync({ config, log, directory, events, request });
-  const output = new ShardOutput({ log, frames, directory, routes, snapshots, teamInfo, sync, events, texts });
+  // Match events out (events-out/): journal, webhooks, GET /events, records (EVENTS_ENABLED).
+  const eventOutput = config.EVENTS_ENABLED ? createEventOutput({ config, log, directory, report: (label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }) }) : null;
+  const output = new ShardOutput({ log, frames, directory, routes, snapshots, teamInfo, sync, events, texts, ...(eventOutput ? { matchEvents: eventOutput.take } : {}) });
   const recovery = new ShardRecovery({ log, routes, snapshots, frames, events });
   const totals = new ShardTotals(events);
   // Scale-out: data for matches another node runs goes to their inboxes (held while nobody runs them).
@@ -234,7 +238,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     ? new Dashboard({ directory, routes, published: output.counters, shardTotals: totals, frames, ingest, broadcast, maxOpen: config.DASHBOARD_MAX_OPEN, links, mismatchOf: (code: string) => schedule.flagsOf(code), watchSummaries: (on) => pool.watchSummaries(on, SUMMARY_WAIT_MS), ...(redis ? { ownerOf: (code: string) => redis.ownership.ownerOf(code) } : {}) })
     : null;
   registerRestRoutes(restApp, {
-    config, log, keys, previews, teamInfo, directory, frames, texts, scheduledTeams: (code: string) => schedule.teamInfoFor(code),
+    config, log, keys, previews, teamInfo, directory, frames, texts, eventOutput, scheduledTeams: (code: string) => schedule.teamInfoFor(code),
     ...(cluster ? { cluster: { nodeId: cluster.nodeId, redisUp: () => cluster.redisUp } } : {}),
     ...(config.USE_BACKEND ? { backend: { packages: createSupportPackages(config, log, request), request } } : {}),
     ...(dashboard ? {
@@ -264,6 +268,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     dashboard?.close();
     keysFile?.close();
     cluster?.close();
+    eventOutput?.close();
     for (let i = opened.length - 1; i >= 0; i--) opened[i].close();
     for (const app of [ingestApp, restApp]) (app as unknown as { close?: () => void }).close?.();
   };

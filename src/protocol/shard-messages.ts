@@ -1,6 +1,7 @@
 // What crosses between the main thread and a shard worker. Everything here is plain data; the
 // hot path (observer payloads in, frames out) travels as strings in batched arrays, because
 // structured-cloning objects per message costs 10–20× more than strings (docs/stack-notes.md 4).
+import type { DerivedEvent } from './match-events.js';
 
 export interface AuthTeamWire { name: string; tricode: string; url: string; attackStart: boolean }
 
@@ -120,6 +121,8 @@ export type BackendEffect =
 
 export type ShardEvent =
   | { t: 'match_id'; groupCode: string; matchId: string }
+  /** Events derived from the match (protocol/match-events.ts); `matchKey` names this match's instance of the group code. */
+  | { t: 'match_event'; groupCode: string; matchKey: string; matchId: string; event: DerivedEvent }
   | { t: 'removed'; groupCode: string; reason: 'ended' | 'inactive' | 'admin' | 'shutdown' }
   /** The reply to a `drain` command: its frames and snapshots are in this output or earlier ones. */
   | { t: 'drained' }

@@ -15,6 +15,8 @@ export interface ShardSettings {
   frameSerializer: 'wire' | 'json';
   /** SNAPSHOT_INTERVAL_MS: how often the matches that changed are snapshotted to the main thread. */
   snapshotIntervalMs: number;
+  /** EVENTS_ENABLED: derive match events (workers/events/) and send them with the shard's output. */
+  matchEvents?: boolean;
   /** FAULT_INJECTION (tests only): honour `test_crash`. */
   faultInjection?: boolean;
 }

@@ -28,7 +28,8 @@ afterAll(async () => {
 
 function readAll(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), 'utf8'));
+  // Subfolders too: the match events' journal and records (`events/`, docs/events.md).
+  return fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => fs.statSync(path.join(dir, f)).isFile()).map((f) => fs.readFileSync(path.join(dir, f), 'utf8'));
 }
 
 describe('secrets', () => {

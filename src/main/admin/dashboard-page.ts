@@ -6,9 +6,10 @@
 //
 // Kept as a TypeScript string so that the compiled service (dist/, the Docker image) carries it.
 // The script avoids template literals so that it can live inside this String.raw template.
-import { REHEARSAL_PANEL_HTML } from './rehearsal-panel.js'; // the "Rehearse" panel, below the table
+import { REHEARSAL_PANEL_HTML } from './rehearsal-panel.js'; // the "Rehearse" panel, below the table; then "Schedule" and "Webhooks"
 import { LINKS_CSS, LINKS_SCRIPT } from './dashboard-links-page.js'; // the links column and the standby actions
 import { FIXTURES_PANEL_HTML } from './fixtures-panel.js'; // the "Schedule" panel and the rows' mismatch mark
+import { WEBHOOKS_PANEL_HTML } from './webhooks-panel.js';
 export const DASHBOARD_HTML = String.raw`<!doctype html>
 <html lang="en">
 <head>
@@ -118,7 +119,7 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
     <tbody id="rows"></tbody>
   </table>
   <div id="empty">No live matches.</div>
-${REHEARSAL_PANEL_HTML}${FIXTURES_PANEL_HTML}
+${REHEARSAL_PANEL_HTML}${FIXTURES_PANEL_HTML}${WEBHOOKS_PANEL_HTML}
 </main>
 ${LINKS_SCRIPT}
 <script>

@@ -93,6 +93,20 @@ const adminTokens: Parser<readonly AdminTokenEntry[]> = (raw, name) => {
   return out;
 };
 
+/** Read tokens: comma-separated, each at least 16 characters (the error never echoes the value). */
+const readTokens: Parser<readonly string[]> = (raw, name) => {
+  const tokens = raw.split(',').map((t) => t.trim());
+  if (tokens.some((t) => t.length < 16 || /\s/.test(t))) throw new ConfigError(`${name}: every token must be at least 16 characters without spaces or commas (value not shown)`);
+  return tokens;
+};
+/** A JSON array (its members are checked by their user; the error never echoes the value: it may hold secrets). */
+const jsonArray: Parser<readonly unknown[]> = (raw, name) => {
+  let v: unknown;
+  try { v = JSON.parse(raw); } catch { throw new ConfigError(`${name}: expected a JSON array (value not shown)`); }
+  if (!Array.isArray(v)) throw new ConfigError(`${name}: expected a JSON array (value not shown)`);
+  return v;
+};
+
 interface Setting<T> { parse: Parser<T>; def: T; doc: string }
 const s = <T>(parse: Parser<T>, def: T, doc: string): Setting<T> => ({ parse, def, doc });
 
@@ -196,6 +210,14 @@ export const SETTINGS = {
   REDIS_TIMEOUT_MS: s(int(100, 60_000), 2000, 'timeout of each Redis command, and of the connection at start'),
   REDIS_PROBE_INTERVAL_MS: s(int(100, 60_000), 2000, 'pub/sub liveness probe: a node publishes to itself this often and reconnects its subscriber when 3 probes in a row do not come back'),
   NODE_ID: s(nodeId, '', 'this node\'s name in Redis, logs and the dashboard. Unset: host name, process id and a random suffix'),
+  // Match events, webhooks, the live stream and match records (README, "Events, webhooks and records"; docs/events.md).
+  EVENTS_ENABLED: s(bool, true, 'derive match events (webhooks, GET /events, match records); false: none are derived, stored or sent'),
+  EVENTS_READ_TOKEN: s(readTokens, [] as readonly string[], 'token(s) for GET /events, comma-separated (≥ 16 chars each); unset: GET /events answers 404'),
+  EVENTS_RESUME_WINDOW_MS: s(int(10_000, 86_400_000), 600_000, 'GET /events: a reconnecting client gets the events it missed (Last-Event-ID) when they are at most this old'),
+  EVENTS_RETENTION_MS: s(int(60_000, 31_536_000_000), 604_800_000, 'how long match events and records are kept (in the `events` folder of STATE_DIR, else DATA_DIR) after they were written'),
+  EVENTS_MAX_STREAMS: s(int(1, 10_000), 100, 'most GET /events streams open at once (503 above)'),
+  WEBHOOKS: s(jsonArray, [] as readonly unknown[], 'webhook endpoints, a JSON array of { id, url, secret, events?, organizations? } (README, "Webhooks"); more through the admin API'),
+  WEBHOOK_RETRY_FOR_MS: s(int(1000, 604_800_000), 3_600_000, 'a webhook delivery that keeps failing is retried (1 s doubling up to 30 s between attempts) for this long, then dead-lettered'),
   FAULT_INJECTION: s(bool, false, 'tests only: lets the test suite crash a shard on purpose'),
 } as const;
 

@@ -24,6 +24,8 @@ import type { MatchLifecycle } from '../matches/lifecycle.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import type { Reply, Request, RouteOptions, Router } from './http.js';
 import { NO_STORE } from './admin-context.js';
+import type { EventOutput } from '../events-out/index.js';
+import { registerEventsAdmin } from './events-admin.js';
 import { registerRehearsals, type RehearsalRouteDeps } from './rehearsals.js';
 import { registerStandby, type StandbyRouteDeps } from './standby.js';
 import { registerFixtures, type FixtureRouteDeps } from './fixtures.js';
@@ -40,6 +42,8 @@ export interface AdminRouteDeps {
   standby?: StandbyRouteDeps;
   /** The schedule's routes (rest/fixtures.ts). */
   fixtures?: FixtureRouteDeps;
+  /** Webhook endpoints and match records (rest/events-admin.ts); null with EVENTS_ENABLED=false. */
+  eventOutput: EventOutput | null;
 }
 
 
@@ -134,5 +138,11 @@ export function registerAdmin(router: Router, deps: AdminRouteDeps): void {
 
   registerRehearsals(router, deps.rehearsal, { authorize: (req, reply) => authorize(req, reply, false), decodeParam, client, options: ADMIN_REQUEST, log });
   if (deps.fixtures) registerFixtures(router, deps.fixtures, { authorize: (req, reply) => authorize(req, reply, false), authorizeRead: (req, reply) => authorize(req, reply, true), decodeParam, client, options: ADMIN_REQUEST, log });
+  // The dashboard's Webhooks panel reads this with the page's own credentials (Basic, like /dashboard/events).
+  const out = deps.eventOutput;
+  if (out) router.get('/dashboard/webhooks', (req, reply) => {
+    if (authorize(req, reply, true) !== null) reply.send(200, 'application/json; charset=utf-8', JSON.stringify({ endpoints: out.endpoints(), deadLetters: out.deadLetters() }), NO_STORE);
+  }, ADMIN_REQUEST);
+  if (deps.eventOutput) registerEventsAdmin(router, deps.eventOutput, { authorize: (req, reply) => authorize(req, reply, false), decodeParam, client, options: ADMIN_REQUEST, log });
   if (deps.standby) registerStandby(router, deps.standby, { authorize: (req, reply) => authorize(req, reply, false), decodeParam, client, options: ADMIN_REQUEST, log });
 }

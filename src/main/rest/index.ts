@@ -16,6 +16,8 @@ import type { TeamInfoStore } from '../ports/team-info-store.js';
 import type { TemplatedApp } from '../internals/uws.js';
 import { registerAdmin } from './admin.js';
 import { feedFrames, registerFeeds } from './feeds.js';
+import type { EventOutput } from '../events-out/index.js';
+import { registerEvents } from './events.js';
 import type { StandbyRouteDeps } from './standby.js';
 import type { FixtureRouteDeps } from './fixtures.js';
 import { createRouter } from './http.js';
@@ -43,6 +45,8 @@ export interface RestDeps {
   backend?: { packages: SupportPackages; request: Outbound };
   /** REDIS_URL: this node's id and Redis's reachability for /status. */
   cluster?: ClusterStatus;
+  /** EVENTS_ENABLED: match events out (GET /events, webhooks and records in the admin API); null when off. */
+  eventOutput: EventOutput | null;
   /** ADMIN_TOKEN: the operator routes. */
   admin?: { tokens: AdminTokens; dashboard: Dashboard; lifecycle: MatchLifecycle; rehearsal: RehearsalRouteDeps; standby?: StandbyRouteDeps; fixtures?: FixtureRouteDeps };
   /** A scheduled code's teams before its first match (GET /getTeamInfoForCode; fixtures/keeper.ts). */
@@ -55,8 +59,9 @@ export function registerRestRoutes(app: TemplatedApp, deps: RestDeps): void {
   registerStatus(router, () => deps.directory.count(), deps.cluster);
   registerMatchData(router, deps.frames, deps.texts, deps.cluster ? deps.directory : undefined);
   if (deps.admin) {
-    registerAdmin(router, { ...deps.admin, directory: deps.directory, trustProxy: config.TRUST_PROXY, log: deps.log });
+    registerAdmin(router, { ...deps.admin, directory: deps.directory, trustProxy: config.TRUST_PROXY, log: deps.log, eventOutput: deps.eventOutput });
   }
+  registerEvents(router, deps.eventOutput, deps.log);
   registerPreviews(router, { store: deps.previews, keys: deps.keys, log: deps.log });
   registerOrg(router, deps.keys);
   registerTeamInfo(router, deps.teamInfo, deps.scheduledTeams);

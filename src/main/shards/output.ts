@@ -2,6 +2,7 @@
 // the FrameBus (once, with its owner's epoch: the direct-call path of every frame), the dashboard
 // summaries to the local routes, the snapshots to the SnapshotStore, and the shard events to the
 // directory, team info, the backend sync and the event bus.
+import type { DerivedEvent } from '../../protocol/match-events.js';
 import type { ShardEvent, ShardOut } from '../../protocol/shard-messages.js';
 import type { MatchSync } from '../backend/match-sync.js';
 import type { MainEventBus } from '../base/events.js';
@@ -24,6 +25,8 @@ export interface ShardOutputDeps {
   events: MainEventBus;
   /** Texts of frames that came without them (asked for on demand). */
   texts: FrameTexts;
+  /** EVENTS_ENABLED: where each derived match event goes (events-out/index.ts `take`). */
+  matchEvents?: (groupCode: string, matchKey: string, matchId: string, event: DerivedEvent) => void;
 }
 
 export interface PublishCounters {
@@ -102,6 +105,9 @@ export class ShardOutput {
         return;
       case 'effect':
         this.deps.sync.run(event.effect);
+        return;
+      case 'match_event':
+        this.deps.matchEvents?.(event.groupCode, event.matchKey, event.matchId, event.event);
         return;
       case 'drop':
         this.log.info({ groupCode: event.groupCode, reason: event.reason, type: event.type, detail: event.detail }, 'message dropped');

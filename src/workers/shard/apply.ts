@@ -5,6 +5,7 @@
 import { jsonDepthExceeds } from '../../protocol/json-depth.js';
 import { auxSessionRefusal } from '../match/match.js';
 import type { ShardContext } from './context.js';
+import { messageEvents } from './match-events.js';
 import type { Slot } from './slot.js';
 
 type Envelope = Record<string, unknown>;
@@ -81,6 +82,7 @@ function applyTo(shard: ShardContext, slot: Slot, env: Envelope, type: string, r
     shard.drops.drop(slot.groupCode, slot, result.reason, type, result.detail);
   } else {
     shard.stats.accepted(type);
+    messageEvents(slot, type, env.data, ts);
     if (type === 'roster') shard.rosterChanged(slot);
   }
   if (slot.match.matchId !== slot.matchId) shard.matchIdChanged(slot);

@@ -15,7 +15,7 @@ export class Outbox {
   constructor(private readonly post: (out: ShardOut) => void) {}
 
   event(e: ShardEvent): void {
-    if (this.muted && (e.t === 'effect' || e.t === 'drop' || e.t === 'log')) return;
+    if (this.muted && (e.t === 'effect' || e.t === 'drop' || e.t === 'log' || e.t === 'match_event')) return;
     this.out.events.push(e);
   }
 

@@ -22,6 +22,7 @@ import { Deadlines } from './deadlines.js';
 import { DropLog } from './drops.js';
 import { forwardEffects } from './effects.js';
 import { FrameEncoder, type MadeFrame } from './frames.js';
+import { removedEvents, sendEvents, startEvents } from './match-events.js';
 import { Outbox } from './outbox.js';
 import { FrameScheduler } from './scheduler.js';
 import { newSlot, type Slot } from './slot.js';
@@ -76,6 +77,7 @@ export class Shard implements ShardContext {
       slot.recorder = new ReplayRecorder(this.settings.replayDir, groupCode, now, replayHeader(logon, this.settings.serviceVersion, now));
     }
     this.slots.set(groupCode, slot);
+    if (this.settings.matchEvents) startEvents(slot, now, false);
     this.deadlines.add(slot, slot.match.nextTimerAt);
     this.forwardEffects(slot);
     this.touched(slot);
@@ -92,6 +94,7 @@ export class Shard implements ShardContext {
     });
     if (this.settings.recordReplays) slot.recorder = ReplayRecorder.reopen(this.settings.replayDir, cmd.groupCode, meta.recordStart);
     this.slots.set(cmd.groupCode, slot);
+    if (this.settings.matchEvents) startEvents(slot, meta.lastEventAt, true);
     this.deadlines.add(slot, slot.match.nextTimerAt);
     if (match.matchId) this.matchIdChanged(slot);
     this.rosterChanged(slot);
@@ -120,6 +123,7 @@ export class Shard implements ShardContext {
 
   /** The match may have changed: it gets a frame when one is due (scheduler.ts), its engine timer may have moved (deadlines.ts). */
   touched(slot: Slot): void {
+    sendEvents(slot, this.out);
     this.scheduler.touched(slot);
     this.deadlines.timerMoved(slot, slot.match.nextTimerAt);
   }
@@ -191,6 +195,7 @@ export class Shard implements ShardContext {
       this.out.event({ t: 'effect', effect: { kind: 'complete', groupCode: slot.groupCode, matchId: slot.matchId, body: slot.match.registerBody(), ifRegistering: true } });
     }
     slot.recorder?.close();
+    removedEvents(slot, this.out, reason === 'ended' ? 'completed' : reason);
     this.out.event({ t: 'removed', groupCode: slot.groupCode, reason });
   }
 

@@ -1,4 +1,5 @@
 // One live match in a shard: the engine's Match and the shard's bookkeeping around it.
+import type { MatchEventDeriver } from '../events/deriver.js';
 import type { Match } from '../match/match.js';
 import type { ReplayRecorder } from '../replay-recorder.js';
 import type { FrameLayout } from '../wire-serializer.js';
@@ -36,6 +37,8 @@ export interface Slot {
   timerAt: number;
   inactivityAt: number;
   heapIndex: number;
+  /** Derives the match's events (EVENTS_ENABLED; shard/match-events.ts), else null. */
+  events: MatchEventDeriver | null;
 }
 
 /** The fields a new slot takes from its origin (a logon or a snapshot); the rest start empty. */
@@ -46,6 +49,6 @@ export function newSlot(groupCode: string, match: Match, origin: SlotOrigin): Sl
     groupCode, match, lastSentEvent: match.eventNumber - 1, lastSentAt: 0, lastActivityAt: origin.lastActivityAt,
     matchId: origin.matchId, recorder: undefined, frameNo: origin.frameNo, prevLayout: null, layoutEvent: -1, textsUntil: 0, textSent: false, loggedDrops: new Set(),
     lastEventAt: origin.lastEventAt, summarizedEvent: -1, rosterSize: 0, snapshotEvent: origin.snapshotEvent,
-    recordStart: origin.recordStart, timerAt: Infinity, inactivityAt: Infinity, heapIndex: -1,
+    recordStart: origin.recordStart, timerAt: Infinity, inactivityAt: Infinity, heapIndex: -1, events: null,
   };
 }

@@ -1,0 +1,68 @@
+// bench:events — what match events cost the matches: bench:broadcast's load (M matches, each an
+// observer streaming the recorded match and F overlays) run side by side without events
+// (EVENTS_ENABLED=false) and with them (events derived, journaled on disk, delivered to two webhook
+// endpoints: one local receiver answering 204, one dead address refusing every connection), the
+// service pinned to one core and this generator to the other (--pin 0:1). Alternates the two
+// --runs times and compares the service's CPU (all threads) and the frames' latency.
+//
+//   npm run bench:events -- [--matches 200] [--rate 3] [--pattern recorded] [--duration 30] [--runs 2]
+//
+// Prints JSON lines and a table; the figures go in docs/benchmarks.md ("Match events").
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { jsonLine, machine, table, writeResults } from './lib/report.js';
+import { opt } from './lib/args.js';
+
+const M = opt('matches', '200');
+const RATE = opt('rate', '3');
+const PATTERN = opt('pattern', 'recorded');
+const DURATION = opt('duration', '30');
+const RUNS = Number(opt('runs', '2'));
+const SECRET = `whsec_${Buffer.from('bench-events-secret-24-bytes!!').toString('base64')}`;
+
+let received = 0;
+const receiver = http.createServer((req, res) => { req.resume(); req.on('end', () => { received++; res.writeHead(204).end(); }); });
+await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+const dead = http.createServer();
+await new Promise<void>((r) => dead.listen(0, '127.0.0.1', r));
+const deadPort = (dead.address() as AddressInfo).port;
+await new Promise<void>((r) => dead.close(() => r()));
+const webhooks = JSON.stringify([
+  { id: 'live', url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, secret: SECRET },
+  { id: 'dead', url: `http://127.0.0.1:${deadPort}/hook`, secret: SECRET },
+]);
+
+/** One bench:broadcast run as a child process with `env`: its result line. */
+function broadcastRun(env: Record<string, string>, name: string): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const args = ['tsx', path.join(import.meta.dirname, 'broadcast.ts'), '--matches', M, '--rate', RATE, '--pattern', PATTERN, '--duration', DURATION, '--pin', '0:1', '--name', name];
+    const child = spawn('npx', args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+    child.on('close', (code) => {
+      const line = out.split('\n').find((l) => l.startsWith('{') && l.includes('"bench":"broadcast"'));
+      if (code !== 0 || !line) return reject(new Error(`bench:broadcast failed (${code}):\n${out}`));
+      resolve(JSON.parse(line) as Record<string, unknown>);
+    });
+  });
+}
+
+const rows: Record<string, unknown>[] = [];
+for (let run = 1; run <= RUNS; run++) {
+  for (const events of [false, true]) {
+    const before = received;
+    const r = await broadcastRun(events ? { EVENTS_ENABLED: 'true', WEBHOOKS: webhooks } : { EVENTS_ENABLED: 'false' }, `events-${events ? 'on' : 'off'}-${run}`);
+    const row = { run, events: events ? 'on' : 'off', M: r.M, obsPerSec: r.obsPerSec, delivery: r.delivery, p50: r.p50, p99: r.p99, cpuPct: r.cpuPct, cpuMicrosPerFrame: r.cpuMicrosPerFrame, rssMB: r.rssMB, loopP99: r.loopP99, webhooksDelivered: received - before };
+    jsonLine({ bench: 'events', ...row });
+    rows.push(row);
+  }
+}
+const mean = (on: string, k: string) => { const xs = rows.filter((r) => r.events === on).map((r) => Number(r[k])); return xs.reduce((a, b) => a + b, 0) / xs.length; };
+const summary = { cpuPctOff: mean('off', 'cpuPct'), cpuPctOn: mean('on', 'cpuPct'), cpuIncrease: mean('on', 'cpuPct') / mean('off', 'cpuPct') - 1, p99Off: mean('off', 'p99'), p99On: mean('on', 'p99') };
+jsonLine({ bench: 'events-summary', ...summary });
+process.stdout.write('\n' + table(rows, ['run', 'events', 'M', 'obsPerSec', 'delivery', 'p50', 'p99', 'cpuPct', 'cpuMicrosPerFrame', 'rssMB', 'loopP99', 'webhooksDelivered']) + '\n');
+process.stdout.write(`CPU with events: ${(summary.cpuIncrease * 100).toFixed(1)} % against without (mean of ${RUNS} runs each)\n`);
+writeResults('events', { machine: machine(), rows, summary });
+receiver.close();

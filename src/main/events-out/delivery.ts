@@ -1,0 +1,286 @@
+// Webhook delivery (docs/events.md, "Delivery guarantees"): at least once, in order per match and
+// endpoint. Per endpoint, each match is a lane: one request at a time, the next event only after a 2xx
+// for the one before; at most MAX_LANES_IN_FLIGHT requests per endpoint at once. A failed attempt (not
+// 2xx, timeout, network) backs the whole endpoint off: 1 s, 2 s, 4 s … up to 30 s, then one lane
+// probes it, and all lanes go on once a probe succeeds; so a dead endpoint costs one attempt per
+// period, whatever the number of matches. An event still undelivered WEBHOOK_RETRY_FOR_MS after it
+// was stored is dead-lettered (kept, listed, shown on the dashboard) and its lane goes on. Nothing
+// waits for an endpoint on the match's path (the journal stores, then tells this module), and each
+// endpoint has its own lanes and agent. The cursors (the last seq handled per endpoint and match) are
+// saved as they move, so a restart goes on where it was (a delivery whose cursor was not yet saved is
+// sent again).
+import { Webhook } from 'standardwebhooks';
+import type { OutboundReport } from '../backend/http.js';
+import type { Logger } from '../base/log.js';
+import { webhookPoster, type WebhookPost } from './post.js';
+import { wants, type WebhookEndpoint } from './endpoints.js';
+import type { EventJournal, MatchLog } from './journal.js';
+import type { StoredEvent } from './types.js';
+
+const MAX_LANES_IN_FLIGHT = 8;
+const FIRST_RETRY_MS = 1000;
+const MAX_RETRY_MS = 30_000;
+const MAX_DEAD_LETTERS = 1000;
+
+export interface DeadLetter {
+  endpointId: string;
+  eventId: string;
+  type: string;
+  groupCode: string;
+  attempts: number;
+  lastError: string;
+  firstAttemptAt: string;
+  deadAt: string;
+}
+
+export interface DeliveryStats { delivered: number; failedAttempts: number; deadLettered: number; inFlight: number; waiting: number }
+
+interface Lane { attempts: number; firstAttemptAt: number; busy: boolean }
+
+export interface DeliveryDeps {
+  journal: EventJournal;
+  /** Every webhook call's outcome (metrics: ods_backend_calls_total{call="webhook"}). */
+  report?: OutboundReport;
+  timeoutMs: number;
+  retryForMs: number;
+  log: Logger;
+  /** Cursors and dead letters to keep (journal-files.ts), or null (memory only): the dead letters only when they changed. */
+  save: ((cursors: Record<string, Record<string, number>>, dead: DeadLetter[] | null) => void) | null;
+  cursors: Record<string, Record<string, number>>;
+  deadLetters: DeadLetter[];
+}
+
+class EndpointLanes {
+  readonly stats: DeliveryStats = { delivered: 0, failedAttempts: 0, deadLettered: 0, inFlight: 0, waiting: 0 };
+  readonly ready = new Set<string>();
+  readonly lanes = new Map<string, Lane>();
+  readonly signer: Webhook;
+  readonly post: WebhookPost;
+  readonly closePoster: () => void;
+  closed = false;
+  /** Failed attempts in a row (0: healthy), and the endpoint's back-off. */
+  streak = 0;
+  suspendedUntil = 0;
+  timer: NodeJS.Timeout | undefined;
+  lastError = '';
+
+  constructor(readonly endpoint: WebhookEndpoint, readonly cursors: Record<string, number>, timeoutMs: number, report: OutboundReport | undefined) {
+    this.signer = new Webhook(endpoint.secret);
+    const poster = webhookPoster(endpoint.url, timeoutMs, report);
+    this.post = poster.post;
+    this.closePoster = poster.close;
+  }
+
+  stop(): void {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.closePoster();
+  }
+}
+
+export class WebhookDelivery {
+  private readonly endpoints = new Map<string, EndpointLanes>();
+  private readonly log: Logger;
+  private readonly unsubscribe: () => void;
+
+  constructor(private readonly deps: DeliveryDeps) {
+    this.log = deps.log.child({ module: 'webhooks' });
+    this.unsubscribe = deps.journal.subscribe((stored) => this.onEvent(stored));
+  }
+
+  /** Starts delivering to an endpoint: where it was (saved cursors), or from now on when it is new here. */
+  add(endpoint: WebhookEndpoint): void {
+    this.remove(endpoint.id);
+    const known = this.deps.cursors[endpoint.id];
+    const cursors = known ?? {};
+    if (!known) for (const match of this.deps.journal.matches.values()) cursors[match.matchKey] = match.events.length;
+    this.deps.cursors[endpoint.id] = cursors;
+    const lanes = new EndpointLanes(endpoint, cursors, this.deps.timeoutMs, this.deps.report);
+    this.endpoints.set(endpoint.id, lanes);
+    for (const match of this.deps.journal.matches.values()) if ((cursors[match.matchKey] ?? 0) < match.events.length) lanes.ready.add(match.matchKey);
+    this.persist();
+    this.pump(lanes);
+  }
+
+  remove(id: string): boolean {
+    const lanes = this.endpoints.get(id);
+    if (!lanes) return false;
+    lanes.stop();
+    this.endpoints.delete(id);
+    delete this.deps.cursors[id];
+    this.persist();
+    return true;
+  }
+
+  statsOf(id: string): DeliveryStats | undefined {
+    const lanes = this.endpoints.get(id);
+    if (!lanes) return undefined;
+    let waiting = 0;
+    for (const match of this.deps.journal.matches.values()) waiting += Math.max(0, match.events.length - (lanes.cursors[match.matchKey] ?? 0));
+    return { ...lanes.stats, waiting };
+  }
+
+  get deadLetters(): readonly DeadLetter[] {
+    return this.deps.deadLetters;
+  }
+
+  close(): void {
+    this.unsubscribe();
+    for (const lanes of this.endpoints.values()) lanes.stop();
+    this.endpoints.clear();
+  }
+
+  /** The cursors of matches past the retention go (hourly, from index.ts). */
+  prune(): void {
+    let pruned = false;
+    for (const cursors of Object.values(this.deps.cursors)) {
+      for (const key of Object.keys(cursors)) if (!this.deps.journal.knows(key)) { delete cursors[key]; pruned = true; }
+    }
+    if (pruned) this.persist();
+  }
+
+  /** Every ended match that every endpoint has leaves memory (journal.release); after a restart too. */
+  releaseDelivered(): void {
+    for (const match of [...this.deps.journal.matches.values()]) this.maybeRelease(match);
+  }
+
+  private onEvent(stored: StoredEvent): void {
+    for (const lanes of this.endpoints.values()) {
+      lanes.ready.add(stored.event.matchKey);
+      this.pump(lanes);
+    }
+    if (stored.event.type === 'match_ended') {
+      const match = this.deps.journal.matches.get(stored.event.matchKey);
+      if (match) this.maybeRelease(match);
+    }
+  }
+
+  private maybeRelease(match: MatchLog): void {
+    if (!match.ended) return;
+    for (const lanes of this.endpoints.values()) if ((lanes.cursors[match.matchKey] ?? 0) < match.events.length) return;
+    for (const lanes of this.endpoints.values()) lanes.lanes.delete(match.matchKey);
+    this.deps.journal.release(match.matchKey);
+  }
+
+  private pump(lanes: EndpointLanes): void {
+    if (lanes.closed || Date.now() < lanes.suspendedUntil) return;
+    // Backing off: one probe at a time until an attempt succeeds.
+    const limit = lanes.streak > 0 ? 1 : MAX_LANES_IN_FLIGHT;
+    for (const matchKey of lanes.ready) {
+      if (lanes.stats.inFlight >= limit) return;
+      lanes.ready.delete(matchKey);
+      const match = this.deps.journal.matches.get(matchKey);
+      const lane = lanes.lanes.get(matchKey);
+      if (!match || lane?.busy) continue;
+      const next = this.next(lanes, match);
+      if (next) void this.send(lanes, match, next);
+    }
+  }
+
+  /** The next event of the match this endpoint wants, skipping (and counting as handled) those it does not. */
+  private next(lanes: EndpointLanes, match: MatchLog): StoredEvent | undefined {
+    let cursor = lanes.cursors[match.matchKey] ?? 0;
+    const start = cursor;
+    let found: StoredEvent | undefined;
+    while (cursor < match.events.length) {
+      const stored = match.events[cursor];
+      if (wants(lanes.endpoint, stored.event.type, stored.organizationId)) { found = stored; break; }
+      cursor++;
+    }
+    if (cursor !== start) {
+      lanes.cursors[match.matchKey] = cursor;
+      this.persist();
+    }
+    if (!found) this.maybeRelease(match);
+    return found;
+  }
+
+  private async send(lanes: EndpointLanes, match: MatchLog, stored: StoredEvent): Promise<void> {
+    const matchKey = match.matchKey;
+    let lane = lanes.lanes.get(matchKey);
+    if (!lane) lanes.lanes.set(matchKey, (lane = { attempts: 0, firstAttemptAt: 0, busy: false }));
+    lane.busy = true;
+    lanes.stats.inFlight++;
+    if (lane.attempts === 0) lane.firstAttemptAt = Date.now();
+    lane.attempts++;
+    let error: string | null = null;
+    try {
+      const now = new Date();
+      const headers = {
+        'Content-Type': 'application/json',
+        'User-Agent': 'overlay-data-service-webhooks',
+        'webhook-id': stored.event.id,
+        'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+        'webhook-signature': lanes.signer.sign(stored.event.id, now, stored.text),
+      };
+      const status = await lanes.post(stored.text, headers);
+      if (status < 200 || status > 299) error = `HTTP ${status}`;
+    } catch (err) {
+      error = (err as Error).message;
+    }
+    lane.busy = false;
+    lanes.stats.inFlight--;
+    if (lanes.closed) return;
+    if (error === null) {
+      lanes.streak = 0;
+      lanes.stats.delivered++;
+      this.advance(lanes, lane, matchKey, stored);
+      if (stored.event.seq === match.events.length) this.maybeRelease(match);
+    } else {
+      lanes.stats.failedAttempts++;
+      lanes.lastError = error.slice(0, 200);
+      lanes.ready.add(matchKey);
+      if (lanes.streak === 0) this.log.warn({ endpoint: lanes.endpoint.id, eventId: stored.event.id, error }, 'webhook delivery failed: backing off');
+      lanes.streak++;
+      this.deadLetterExpired(lanes);
+      const delay = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (lanes.streak - 1));
+      lanes.suspendedUntil = Date.now() + delay;
+      clearTimeout(lanes.timer);
+      lanes.timer = setTimeout(() => {
+        lanes.suspendedUntil = 0; // a timer may fire a little before Date.now() says it is due
+        this.pump(lanes);
+      }, delay);
+      lanes.timer.unref();
+    }
+    this.pump(lanes);
+  }
+
+  /** The head events of this endpoint's lanes stored more than WEBHOOK_RETRY_FOR_MS ago are given up (each lane goes on). */
+  private deadLetterExpired(lanes: EndpointLanes): void {
+    const cutoff = Date.now() - this.deps.retryForMs;
+    for (const match of this.deps.journal.matches.values()) {
+      const lane = lanes.lanes.get(match.matchKey);
+      if (lane?.busy) continue;
+      for (;;) {
+        const head = this.next(lanes, match);
+        if (!head || (head.storedAt ?? 0) > cutoff) break;
+        const l = lane ?? { attempts: 0, firstAttemptAt: head.storedAt ?? 0, busy: false };
+        this.deadLetter(lanes, l, head, lanes.lastError);
+        this.advance(lanes, l, match.matchKey, head);
+      }
+    }
+  }
+
+  private advance(lanes: EndpointLanes, lane: Lane, matchKey: string, stored: StoredEvent): void {
+    lane.attempts = 0;
+    lanes.cursors[matchKey] = stored.event.seq;
+    this.persist();
+    lanes.ready.add(matchKey);
+  }
+
+  private deadLetter(lanes: EndpointLanes, lane: Lane, stored: StoredEvent, error: string): void {
+    lanes.stats.deadLettered++;
+    const dead = this.deps.deadLetters;
+    dead.push({
+      endpointId: lanes.endpoint.id, eventId: stored.event.id, type: stored.event.type, groupCode: stored.event.groupCode,
+      attempts: lane.attempts, lastError: error.slice(0, 200), firstAttemptAt: new Date(lane.firstAttemptAt || (stored.storedAt ?? Date.now())).toISOString(), deadAt: new Date().toISOString(),
+    });
+    if (dead.length > MAX_DEAD_LETTERS) dead.splice(0, dead.length - MAX_DEAD_LETTERS);
+    this.log.error({ endpoint: lanes.endpoint.id, eventId: stored.event.id, attempts: lane.attempts, error }, 'webhook delivery given up: dead-lettered');
+    this.persist(true);
+  }
+
+  private persist(dead = false): void {
+    this.deps.save?.(this.deps.cursors, dead ? this.deps.deadLetters : null);
+  }
+}

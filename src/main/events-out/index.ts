@@ -1,0 +1,99 @@
+// Match events out of the service (README, "Events, webhooks and records"; docs/events.md): the
+// journal that numbers and keeps them, webhook delivery, the live stream (GET /events) and the
+// records. Built once by the composition root (service.ts) with EVENTS_ENABLED; the shards' outputs
+// hand each derived event to `take` (matches/shard-output.ts).
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { DerivedEvent } from '../../protocol/match-events.js';
+import type { OutboundReport } from '../backend/http.js';
+import { ConfigError, type Config } from '../base/config.js';
+import type { Logger } from '../base/log.js';
+import type { MatchDirectory } from '../ports/match-directory.js';
+import { isRehearsal } from '../ports/rehearsal-marker.js';
+import { WebhookDelivery, type DeadLetter } from './delivery.js';
+import { EndpointError, parseEndpoint, viewOf, type EndpointView, type WebhookEndpoint } from './endpoints.js';
+import { EventJournal } from './journal.js';
+import { JournalFiles } from './journal-files.js';
+import { EventStream } from './stream.js';
+
+export interface EventOutput {
+  readonly journal: EventJournal;
+  readonly stream: EventStream;
+  readonly delivery: WebhookDelivery;
+  readonly readTokens: readonly string[];
+  /** One event a shard derived (its output's `match_event`). */
+  take(groupCode: string, matchKey: string, matchId: string, event: DerivedEvent): void;
+  endpoints(): (EndpointView & { stats: unknown })[];
+  /** Adds an endpoint from an admin request: the endpoint with its secret (shown once), or throws EndpointError. */
+  addEndpoint(body: unknown): WebhookEndpoint;
+  removeEndpoint(id: string): boolean;
+  deadLetters(): readonly DeadLetter[];
+  close(): void;
+}
+
+export interface EventOutputDeps {
+  config: Config;
+  log: Logger;
+  directory: MatchDirectory;
+  /** Every webhook call's outcome, for the metrics. */
+  report?: OutboundReport;
+}
+
+export function createEventOutput({ config, log, directory, report }: EventOutputDeps): EventOutput {
+  const files = new JournalFiles(path.join(path.resolve(config.STATE_DIR || config.DATA_DIR), 'events'), log);
+  const journal = new EventJournal({ files, log, resumeWindowMs: config.EVENTS_RESUME_WINDOW_MS, retentionMs: config.EVENTS_RETENTION_MS });
+  const cursors = files.loadJson<Record<string, Record<string, number>>>('deliveries', {});
+  const deadLetters = files.loadJson<DeadLetter[]>('dead-letters', []);
+  const delivery = new WebhookDelivery({
+    journal, log, cursors, ...(report ? { report } : {}), deadLetters, timeoutMs: config.OUTBOUND_TIMEOUT_MS, retryForMs: config.WEBHOOK_RETRY_FOR_MS,
+    save: (c, d) => { files.saveJson('deliveries', c); if (d) files.saveJson('dead-letters', d); },
+  });
+  const endpoints = new Map<string, WebhookEndpoint>();
+  const makeId = () => `wh_${randomBytes(6).toString('hex')}`;
+  for (const raw of config.WEBHOOKS) {
+    let endpoint: WebhookEndpoint;
+    try {
+      endpoint = parseEndpoint(raw, 'setting', makeId);
+    } catch (err) {
+      throw new ConfigError(`WEBHOOKS: ${(err as Error).message}`);
+    }
+    if (endpoints.has(endpoint.id)) throw new ConfigError(`WEBHOOKS: endpoint id ${endpoint.id} is used twice`);
+    endpoints.set(endpoint.id, endpoint);
+  }
+  for (const endpoint of endpoints.values()) delivery.add(endpoint);
+  delivery.releaseDelivered();
+  delivery.prune();
+  const pruneTimer = setInterval(() => delivery.prune(), 3_600_000).unref();
+  const stream = new EventStream(journal, config.EVENTS_MAX_STREAMS);
+
+  return {
+    journal, stream, delivery, readTokens: config.EVENTS_READ_TOKEN,
+    take(groupCode, matchKey, matchId, event) {
+      const record = directory.get(groupCode);
+      // A rehearsal is never a real match to anyone outside (README, "Rehearsals"): no event, webhook or record.
+      if (isRehearsal(record)) return;
+      journal.add(groupCode, matchKey, matchId, record?.organizationId ?? '', event);
+    },
+    endpoints: () => [...endpoints.values()].map((e) => ({ ...viewOf(e), stats: delivery.statsOf(e.id) })),
+    addEndpoint(body) {
+      const endpoint = parseEndpoint(body, 'admin', makeId);
+      if (endpoints.has(endpoint.id)) throw new EndpointError(`id: ${endpoint.id} is taken`);
+      endpoints.set(endpoint.id, endpoint);
+      delivery.add(endpoint);
+      return endpoint;
+    },
+    removeEndpoint(id) {
+      const endpoint = endpoints.get(id);
+      if (!endpoint) return false;
+      endpoints.delete(id);
+      return delivery.remove(id);
+    },
+    deadLetters: () => delivery.deadLetters,
+    close() {
+      clearInterval(pruneTimer);
+      stream.close();
+      delivery.close();
+      journal.close();
+    },
+  };
+}

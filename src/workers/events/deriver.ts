@@ -1,0 +1,244 @@
+// Match events from the engine's state (docs/events.md): after each change of a match the shard
+// calls observe(), which compares the state with what this match's deriver last saw (phase, round,
+// score, map, agents, spike, timeouts, running, ended) and emits an event per difference; a few
+// messages carry what the state does not keep (a kill's weapon and assists, the planter), and
+// message() reads them from the envelope. Cheap per message: a few comparisons, the roster only at
+// phase changes and scores. Nothing here is sent while the shard is muted (outbox.ts).
+import type { DerivedEvent, MatchEventType, RoundWinMethod, TeamId } from '../../protocol/match-events.js';
+import type { KillfeedData } from '../../schemas/messages.js';
+import { assistCodename, weaponDisplay } from '../match/names.js';
+import type { MatchState, PlayerState } from '../match/types.js';
+import { findByName, matchLines, playerRef, roundLines, score, teamRef, teams } from './refs.js';
+import { RoundTracker } from './round-tracker.js';
+
+/** The removal reasons of a match (shard context), as a match_ended event gives them. */
+export type EndReason = 'completed' | 'inactive' | 'admin' | 'shutdown';
+
+export class MatchEventDeriver {
+  private running = false;
+  private map = '';
+  private phase = '';
+  private round = 0;
+  private score0 = 0;
+  private score1 = 0;
+  private planted = false;
+  private defused = false;
+  private detonated = false;
+  private timeoutLeft = false;
+  private timeoutRight = false;
+  private techPause = false;
+  private ended = false;
+  /** playerId → agent codename last reported locked. */
+  private readonly agents = new Map<string, string>();
+  private readonly tracker = new RoundTracker();
+  /** Events not taken yet; the event number of the change they belong to, and the next index in it. */
+  private pending: DerivedEvent[] = [];
+  private eventNumber = -1;
+  private index = 0;
+
+  /** `restored`: rebuilt from a snapshot; its present state is what was seen (nothing is emitted for it). */
+  constructor(state: MatchState, eventNumber: number, now: number, restored: boolean) {
+    this.begin(eventNumber);
+    if (restored) {
+      this.see(state);
+      this.ended = !state.isRunning && state.roundPhase === 'game_end';
+      for (const t of state.teams) for (const p of t.players) if (p.locked) this.agents.set(p.riotId, p.agentInternal);
+      this.tracker.resume(state);
+    } else {
+      this.emit('match_created', now, state, { teams: teams(state), map: state.map });
+      this.see(state); // the engine's initial values (map "Loading", …) are no change
+    }
+  }
+
+  /** The events derived since the last take, in order. */
+  take(): DerivedEvent[] {
+    const out = this.pending;
+    if (out.length) this.pending = [];
+    return out;
+  }
+
+  /** Events of the change that raised the match's event number to `eventNumber` are numbered from eventNumber × 64. */
+  private begin(eventNumber: number): void {
+    if (eventNumber === this.eventNumber) return;
+    this.eventNumber = eventNumber;
+    this.index = 0;
+  }
+
+  /** An accepted message with what the state does not keep. Called before observe() for the same change. */
+  message(state: MatchState, eventNumber: number, type: string, data: unknown, at: number): void {
+    this.begin(eventNumber);
+    if (type === 'killfeed') this.kill(state, data as KillfeedData, at);
+    else if (type === 'spike_planted' && !this.planted) {
+      const planter = this.carrier(state);
+      this.planted = true;
+      this.emit('spike_planted', at, state, { planter });
+    } else if (type === 'match_start' && !this.running) {
+      this.running = state.isRunning;
+      this.emit('match_started', at, state, { matchId: state.matchId, teams: teams(state), map: state.map });
+    }
+  }
+
+  /** The match changed: an event for each difference from what was seen. */
+  observe(state: MatchState, eventNumber: number, at: number): void {
+    this.begin(eventNumber);
+    if (state.map !== this.map && state.map !== '') this.emit('map_selected', at, state, { map: state.map });
+    this.agentPicks(state, at);
+    if (state.isRunning && !this.running && state.matchId) this.emit('match_started', at, state, { matchId: state.matchId, teams: teams(state), map: state.map });
+    if (state.roundPhase === 'shopping' && (state.roundNumber !== this.round || this.phase !== 'shopping')) {
+      this.tracker.reset(state);
+      this.emit('round_started', at, state, { round: state.roundNumber });
+    }
+    const spike = state.spikeState;
+    if (spike.planted && !this.planted) this.emit('spike_planted', at, state, { planter: this.carrier(state) });
+    if (spike.defused && !this.defused) this.emit('spike_defused', at, state, { defuser: this.defuser(state) });
+    if (spike.detonated && !this.detonated) this.emit('spike_detonated', at, state, {});
+    this.scoreChange(state, at);
+    this.timeouts(state, at);
+    if (state.roundPhase === 'game_end' && !state.isRunning && !this.ended) this.end(state, at, 'completed');
+    this.see(state);
+  }
+
+  /** The match is removed without game_end (force-end, inactivity, shutdown without STATE_DIR). */
+  removed(state: MatchState, eventNumber: number, at: number, reason: EndReason): void {
+    if (this.ended) return;
+    this.begin(eventNumber);
+    this.index = Math.max(this.index, 63); // after anything derived from the same change
+    this.end(state, at, reason);
+  }
+
+  private see(state: MatchState): void {
+    this.running = state.isRunning;
+    this.map = state.map;
+    this.phase = state.roundPhase;
+    this.round = state.roundNumber;
+    this.planted = state.spikeState.planted;
+    this.defused = state.spikeState.defused;
+    this.detonated = state.spikeState.detonated;
+    const s = score(state);
+    this.score0 = s.team_0;
+    this.score1 = s.team_1;
+    const ts = state.timeoutState;
+    this.timeoutLeft = ts.leftTeam;
+    this.timeoutRight = ts.rightTeam;
+    this.techPause = ts.techPause;
+  }
+
+  private emit(type: MatchEventType, at: number, state: MatchState, data: Record<string, unknown>): void {
+    this.pending.push({ type, at, round: state.roundNumber, order: this.eventNumber * 64 + Math.min(63, this.index++), data });
+  }
+
+  private agentPicks(state: MatchState, at: number): void {
+    if (state.isRunning) return;
+    for (const t of state.teams) {
+      for (const p of t.players) {
+        if (!p.locked || this.agents.get(p.riotId) === p.agentInternal) continue;
+        this.agents.set(p.riotId, p.agentInternal);
+        this.emit('agent_selected', at, state, { player: playerRef(p, t.ingameTeamId) });
+      }
+    }
+  }
+
+  private scoreChange(state: MatchState, at: number): void {
+    const s = score(state);
+    const won: TeamId | null = s.team_0 > this.score0 ? 0 : s.team_1 > this.score1 ? 1 : null;
+    if (won === null) return;
+    const team = state.teams[0].ingameTeamId === won ? state.teams[0] : state.teams[1];
+    const method: RoundWinMethod = state.attackersWon
+      ? (state.spikeState.detonated ? 'detonation' : 'elimination')
+      : state.spikeState.defused ? 'defuse' : state.wasTimeout ? 'time' : 'elimination';
+    const side = team.isAttacking ? 'attack' : 'defense';
+    this.emit('round_ended', at, state, { round: state.roundNumber, winner: { ...teamRef(team), side }, method, score: s, players: roundLines(state) });
+    const clutch = this.tracker.clutch[won];
+    if (clutch && this.tracker.alive.get(clutch.player.name) !== false) {
+      this.emit('clutch', at, state, { player: playerRef(clutch.player, won), against: clutch.against });
+    }
+  }
+
+  private timeouts(state: MatchState, at: number): void {
+    const ts = state.timeoutState;
+    for (const [side, now, was] of [['left', ts.leftTeam, this.timeoutLeft], ['right', ts.rightTeam, this.timeoutRight]] as const) {
+      if (now === was) continue;
+      const team = teamRef(side === 'left' ? state.teams[0] : state.teams[1]);
+      this.emit(now ? 'timeout_called' : 'timeout_ended', at, state, now ? { team, duration: state.tools.timeoutDuration } : { team });
+    }
+    if (ts.techPause !== this.techPause) this.emit(ts.techPause ? 'tech_pause_started' : 'tech_pause_ended', at, state, {});
+  }
+
+  private end(state: MatchState, at: number, reason: EndReason): void {
+    this.ended = true;
+    const series = state.tools.seriesInfo;
+    const seriesResult = series.enable === true ? { needed: series.needed ?? null, wonLeft: series.wonLeft ?? null, wonRight: series.wonRight ?? null } : null;
+    this.emit('match_ended', at, state, {
+      reason, matchId: state.matchId, map: state.map, teams: teams(state), score: score(state), players: matchLines(state), series: seriesResult,
+    });
+  }
+
+  private kill(state: MatchState, data: KillfeedData, at: number): void {
+    const tracker = this.tracker;
+    const attacker = findByName(state, data.attacker);
+    const victim = findByName(state, data.victim);
+    const teamKill = attacker !== undefined && victim !== undefined && attacker.team === victim.team;
+    const firstBlood = !tracker.firstBlood && !teamKill;
+    if (firstBlood) tracker.firstBlood = true;
+    if (victim) tracker.alive.set(victim.player.name, false);
+    const assists = attacker ? this.assistants(state, attacker.team, data.assists) : [];
+    this.emit('kill', at, state, {
+      attacker: attacker ? playerRef(attacker.player, attacker.team) : { name: data.attacker },
+      victim: victim ? playerRef(victim.player, victim.team) : { name: data.victim },
+      weapon: data.weaponKillfeedInternal,
+      weaponName: weaponDisplay(data.weaponKillfeedInternal) ?? data.weaponKillfeedInternal,
+      headshot: data.headshotKill === true,
+      assists,
+      firstBlood,
+      teamKill,
+    });
+    if (!attacker || teamKill) return this.lastStanding(state, victim?.team);
+    const count = (tracker.kills.get(attacker.player.name) ?? 0) + 1;
+    tracker.kills.set(attacker.player.name, count);
+    const player = playerRef(attacker.player, attacker.team);
+    if (count >= 2) this.emit('multi_kill', at, state, { player, kills: count });
+    const enemies = state.teams.find((t) => t.ingameTeamId !== attacker.team)?.players.length ?? 0;
+    if (count === enemies && enemies >= 5) this.emit('ace', at, state, { player });
+    this.lastStanding(state, victim?.team);
+  }
+
+  /** A team down to one player: that player is its clutch candidate against the enemies then alive. */
+  private lastStanding(state: MatchState, team: TeamId | undefined): void {
+    if (team === undefined || this.tracker.clutch[team]) return;
+    const left = this.tracker.aliveIn(state, team);
+    if (left.length !== 1) return;
+    const against = this.tracker.aliveIn(state, team === 0 ? 1 : 0).length;
+    if (against >= 1) this.tracker.clutch[team] = { player: left[0], team, against };
+  }
+
+  private assistants(state: MatchState, team: TeamId, icons: unknown[] | undefined): { playerId: string; name: string; agent: string; team: TeamId }[] {
+    if (!Array.isArray(icons)) return [];
+    const t = state.teams.find((x) => x.ingameTeamId === team);
+    const out = [];
+    for (const icon of icons) {
+      if (typeof icon !== 'string') continue;
+      const codename = assistCodename(icon);
+      const p = codename === undefined ? undefined : t?.players.find((x) => x.agentInternal === codename);
+      if (p) out.push(playerRef(p, team));
+    }
+    return out;
+  }
+
+  /** The attacker holding the spike, when the scoreboard says (the plant message names nobody). */
+  private carrier(state: MatchState): ReturnType<typeof playerRef> | null {
+    for (const t of state.teams) {
+      if (!t.isAttacking) continue;
+      const p = t.players.find((x: PlayerState) => x.hasSpike);
+      if (p) return playerRef(p, t.ingameTeamId);
+    }
+    return null;
+  }
+
+  /** The defuse message names nobody: the one defender left alive, when there is exactly one. */
+  private defuser(state: MatchState): ReturnType<typeof playerRef> | null {
+    const defenders = state.teams.find((t) => !t.isAttacking);
+    if (!defenders) return null;
+    const alive = this.tracker.aliveIn(state, defenders.ingameTeamId);
+    return alive.length === 1 ? playerRef(alive[0], defenders.ingameTeamId) : null;
+  }
+}

@@ -1,0 +1,43 @@
+// The shard's side of match events (workers/events/deriver.ts): a deriver per match (EVENTS_ENABLED),
+// fed after each change, its events on to the main thread in the shard's output, each with the
+// match's instance key (group code and creation time: the same on every node and after a restore).
+import { MatchEventDeriver, type EndReason } from '../events/deriver.js';
+import type { Outbox } from './outbox.js';
+import type { Slot } from './slot.js';
+
+export function startEvents(slot: Slot, now: number, restored: boolean): void {
+  const match = slot.match;
+  slot.events = new MatchEventDeriver(match.snapshot(), match.eventNumber, now, restored);
+}
+
+/** An accepted message: what its envelope tells that the state does not keep (a kill's weapon, …). */
+export function messageEvents(slot: Slot, type: string, data: unknown, at: number): void {
+  slot.events?.message(slot.match.snapshot(), slot.match.eventNumber, type, data, at);
+}
+
+/** The match may have changed: its events to the main thread. */
+export function sendEvents(slot: Slot, out: Outbox): void {
+  const deriver = slot.events;
+  if (!deriver) return;
+  deriver.observe(slot.match.snapshot(), slot.match.eventNumber, slot.match.lastChangeAt);
+  flush(slot, out);
+}
+
+/** The match is removed: its match_ended (unless game_end gave it already). */
+export function removedEvents(slot: Slot, out: Outbox, reason: EndReason): void {
+  const deriver = slot.events;
+  if (!deriver) return;
+  deriver.removed(slot.match.snapshot(), slot.match.eventNumber, slot.match.lastChangeAt, reason);
+  flush(slot, out);
+}
+
+export function matchKeyOf(slot: Slot): string {
+  return `${slot.groupCode}-${slot.recordStart.toString(36)}`;
+}
+
+function flush(slot: Slot, out: Outbox): void {
+  const events = slot.events!.take();
+  if (events.length === 0) return;
+  const matchKey = matchKeyOf(slot);
+  for (const event of events) out.event({ t: 'match_event', groupCode: slot.groupCode, matchKey, matchId: slot.match.matchId, event });
+}

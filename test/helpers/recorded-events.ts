@@ -1,0 +1,89 @@
+// What the recorded match's events and record must say, computed here from the recording's own rows
+// (data/replays/icebox-19-rounds.replay), independently of the service's code: each `score` row is a
+// round's end (the team whose count rose won it), each `killfeed` row a kill in the round of the
+// latest `round_info`, the teams from the `roster` rows' startTeam, the match totals from each
+// player's last `scoreboard` row.
+import type { Replay } from './recorded.js';
+
+type Row = { type: string; data: any; timestamp: number };
+
+export interface ExpectedRound { round: number; winner: 0 | 1; side: 'attack' | 'defense'; score: { team_0: number; team_1: number } }
+export interface ExpectedKill { round: number; attacker: string; victim: string; headshot: boolean; teamKill: boolean }
+
+export interface RecordingFacts {
+  rounds: ExpectedRound[];
+  kills: ExpectedKill[];
+  finalScore: { team_0: number; team_1: number };
+  /** name → the game's totals (last scoreboard row). */
+  totals: Map<string, { kills: number; deaths: number; assists: number }>;
+  /** `${round}|${name}` → kills (team kills apart), deaths, headshots, first bloods, from the killfeed. */
+  perRound: Map<string, { kills: number; deaths: number; headshots: number; firstBloods: number }>;
+  teamOf: Map<string, 0 | 1>;
+}
+
+export function recordingFacts(replay: Replay): RecordingFacts {
+  const rows = replay.records as unknown as Row[];
+  const teamOf = new Map<string, 0 | 1>();
+  for (const r of rows) if (r.type === 'roster') teamOf.set(r.data.name, Number(r.data.startTeam) as 0 | 1);
+  const rounds: ExpectedRound[] = [];
+  const kills: ExpectedKill[] = [];
+  const totals = new Map<string, { kills: number; deaths: number; assists: number }>();
+  const perRound = new Map<string, { kills: number; deaths: number; headshots: number; firstBloods: number }>();
+  let round = 0;
+  let prev = { team_0: 0, team_1: 0 };
+  let blood = false;
+  const line = (r: number, name: string) => {
+    const key = `${r}|${name}`;
+    let l = perRound.get(key);
+    if (!l) perRound.set(key, (l = { kills: 0, deaths: 0, headshots: 0, firstBloods: 0 }));
+    return l;
+  };
+  for (const r of rows) {
+    if (r.type === 'round_info') {
+      if (r.data.roundNumber !== round) blood = false;
+      round = r.data.roundNumber;
+      if (r.data.roundPhase === 'game_end') break;
+    } else if (r.type === 'score') {
+      const winner: 0 | 1 = r.data.team_0 > prev.team_0 ? 0 : 1;
+      // Game team 0 attacks in rounds 1–12, defends from 13 (the side switch; no overtime in the recording).
+      const side = (winner === 0) === (round < 13) ? 'attack' : 'defense';
+      rounds.push({ round, winner, side, score: { team_0: r.data.team_0, team_1: r.data.team_1 } });
+      prev = { team_0: r.data.team_0, team_1: r.data.team_1 };
+    } else if (r.type === 'killfeed') {
+      const teamKill = teamOf.get(r.data.attacker) === teamOf.get(r.data.victim);
+      kills.push({ round, attacker: r.data.attacker, victim: r.data.victim, headshot: r.data.headshotKill === true, teamKill });
+      line(round, r.data.victim).deaths++;
+      if (!teamKill) {
+        const a = line(round, r.data.attacker);
+        a.kills++;
+        if (r.data.headshotKill === true) a.headshots++;
+        if (!blood) a.firstBloods++;
+        blood = true;
+      }
+    } else if (r.type === 'scoreboard') {
+      totals.set(r.data.name, { kills: r.data.kills, deaths: r.data.deaths, assists: r.data.assists });
+    }
+  }
+  return { rounds, kills, finalScore: prev, totals, perRound, teamOf };
+}
+
+/** A minimal CSV reader for the exports (quoted fields with "" escapes; no newlines inside fields in these files). */
+export function parseCsv(text: string): Record<string, string>[] {
+  const lines = text.trim().split(/\r?\n/);
+  const split = (l: string): string[] => {
+    const out: string[] = [];
+    let cur = '';
+    let quoted = false;
+    for (let i = 0; i < l.length; i++) {
+      const c = l[i];
+      if (quoted) {
+        if (c === '"' && l[i + 1] === '"') { cur += '"'; i++; } else if (c === '"') quoted = false; else cur += c;
+      } else if (c === '"') quoted = true;
+      else if (c === ',') { out.push(cur); cur = ''; } else cur += c;
+    }
+    out.push(cur);
+    return out;
+  };
+  const header = split(lines[0]);
+  return lines.slice(1).map((l) => Object.fromEntries(split(l).map((v, i) => [header[i], v])));
+}

@@ -1,0 +1,90 @@
+// The outbox survives a SIGKILL (docs/events.md, "Delivery guarantees"): the service, as its own
+// process with STATE_DIR, is killed mid-match while its webhook receiver is down (events waiting in
+// the outbox on disk); after the restart, on the same ports, the observer resumes its session by
+// itself, the match is played to its end, and the receiver gets every event once after
+// de-duplication, in order, with nothing missing: the 19 rounds of the recording.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { closeAll, connectObserver, logon } from '../../helpers/clients.js';
+import { recordedMatch, replayLogon, sendRecords } from '../../helpers/recorded.js';
+import { recordingFacts } from '../../helpers/recorded-events.js';
+import { freePorts, tempDir } from '../../helpers/service.js';
+import { spawnService, type ServiceProcess } from '../../helpers/service-process.js';
+import { startReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.js';
+
+const replay = recordedMatch();
+const facts = recordingFacts(replay);
+const KEY = 'outbox-kill-key-0123456789';
+const CODE = 'KILL01';
+const SECRET = `whsec_${Buffer.from('kill-test-secret-of-24-bytes!!').toString('base64')}`;
+const HALF = Math.floor(replay.records.length / 2);
+
+const procs: ServiceProcess[] = [];
+let receiver: WebhookReceiver | undefined;
+afterAll(async () => {
+  closeAll();
+  for (const p of procs) await p.stop('SIGKILL');
+  await receiver?.close();
+});
+
+/** The match-clock time of the last change in the match's STATE_DIR snapshot (0 when none yet). */
+function snapshotTime(stateDir: string): number {
+  let t = 0;
+  for (const f of fs.readdirSync(stateDir)) {
+    if (!f.startsWith('match-')) continue;
+    const snapshot = (JSON.parse(fs.readFileSync(path.join(stateDir, f), 'utf8')) as { snapshot: string }).snapshot;
+    t = Math.max(t, Number(/"lastChangeAt":(\d+)/.exec(snapshot)?.[1] ?? 0));
+  }
+  return t;
+}
+
+describe('the outbox on disk', () => {
+  it('loses nothing when the service is killed (SIGKILL) mid-match', async () => {
+    receiver = await startReceiver();
+    const stateDir = path.join(tempDir(), 'state');
+    const [ingest, rest, broadcast] = await freePorts(3);
+    const env = {
+      AUTH_KEY: KEY, TRUST_REPLAY_TIMESTAMPS: 'true', STATE_DIR: stateDir, SNAPSHOT_INTERVAL_MS: '200', METRICS_ENABLED: 'false',
+      INGEST_PORT: String(ingest), REST_PORT: String(rest), BROADCAST_PORT: String(broadcast), LOG_LEVEL: 'warn',
+      INGEST_RATE_PER_SOCKET: '1000000', INGEST_BURST_PER_SOCKET: '1000000',
+      WEBHOOKS: JSON.stringify([{ id: 'rx', url: receiver.url, secret: SECRET }]),
+    };
+    const first = await spawnService(env);
+    procs.push(first);
+    const observer = connectObserver(first.urls.ingest, { reconnection: true });
+    const { ack } = await logon(observer, 'obs_logon', replayLogon(replay, { key: KEY, groupCode: CODE }));
+    expect(ack.value).toBe(true);
+
+    // A first part is delivered; then the receiver goes down and the rest of the first half waits in the outbox.
+    const quarter = Math.floor(HALF / 2);
+    await sendRecords(observer, replay, { pace: 'instant', groupCode: CODE, to: quarter });
+    await receiver.waitFor((ev) => ev.some((e) => e.type === 'round_ended'), 30_000);
+    await receiver.down();
+    await sendRecords(observer, replay, { pace: 'instant', groupCode: CODE, from: quarter, to: HALF });
+    // Killed once the match's snapshot holds the whole first half (what the kill cannot take back).
+    await expect.poll(() => snapshotTime(stateDir), { timeout: 30_000 }).toBeGreaterThanOrEqual(replay.records[HALF - 1].timestamp as number);
+    const journal = () => fs.readdirSync(path.join(stateDir, 'events')).filter((f) => f.startsWith('ev-'))
+      .flatMap((f) => fs.readFileSync(path.join(stateDir, 'events', f), 'utf8').trim().split('\n')).map((l) => (JSON.parse(l) as { event: { id: string } }).event.id);
+    const beforeKill = journal();
+    expect(beforeKill.length).toBeGreaterThan(receiver.unique().length);
+    await first.stop('SIGKILL');
+
+    await receiver.up();
+    const second = await spawnService(env);
+    procs.push(second);
+    await expect.poll(() => observer.connected, { timeout: 20_000 }).toBe(true);
+    await expect.poll(() => receiver!.unique().length, { timeout: 60_000 }).toBeGreaterThanOrEqual(beforeKill.length);
+    await sendRecords(observer, replay, { pace: 'instant', groupCode: CODE, from: HALF });
+    await receiver.waitFor((ev) => ev.some((e) => e.type === 'match_ended'), 60_000);
+
+    const events = receiver.unique();
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    const ids = new Set(events.map((e) => e.id));
+    for (const id of beforeKill) expect(ids.has(id)).toBe(true);
+    const rounds = events.filter((e) => e.type === 'round_ended').map((e) => (e.data as { score: unknown }).score);
+    expect(rounds).toEqual(facts.rounds.map((r) => r.score));
+    expect(events.filter((e) => e.type === 'kill')).toHaveLength(facts.kills.length);
+    observer.close();
+  }, 240_000);
+});
