@@ -1,7 +1,7 @@
 // Match events out of the service (README, "Events, webhooks and records"; docs/events.md): the
 // journal that numbers and keeps them, webhook delivery, the live stream (GET /events) and the
 // records. Built once by the composition root (service.ts) with EVENTS_ENABLED; the shards' outputs
-// hand each derived event to `take` (matches/shard-output.ts).
+// hand each derived event to `take` (shards/output.ts).
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { DerivedEvent } from '../../protocol/match-events.js';
