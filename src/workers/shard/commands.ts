@@ -51,9 +51,9 @@ export function runCommand(shard: ShardContext, cmd: ShardCmd, now: number): voi
       if (slot) shard.endMatch(slot, now, 'admin'); // operator force-end
       return;
     }
-    case 'wire': {
+    case 'frame_texts': {
       const slot = shard.slots.get(cmd.groupCode);
-      if (slot && !shard.out.muted) shard.sendTexts(slot, cmd.answer);
+      if (slot && !shard.out.muted) shard.sendFrameTexts(slot, cmd.answer);
       return;
     }
     case 'evict': {

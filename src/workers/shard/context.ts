@@ -54,8 +54,8 @@ export interface ShardContext {
   // Outputs.
   /** The frames that are due (none while muted). */
   sendDueFrames(now: number): void;
-  /** The main thread needs the match's frame texts (`wire`): the last one's now when `answer`. */
-  sendTexts(slot: Slot, answer: boolean): void;
+  /** The main thread needs the match's frame texts (`frame_texts`): the last one's now when `answer`. */
+  sendFrameTexts(slot: Slot, answer: boolean): void;
   /** A snapshot round now (`force`: every match). */
   takeSnapshots(force: boolean): void;
 

@@ -10,7 +10,7 @@
 //   scheduler.ts  when frames go out (leading edge, due timer); frames.ts: how (serializer, delta)
 //   cycle.ts      the periodic tick (due deadlines, snapshots, stats, summaries); deadlines.ts: the timer heap
 //   snapshots.ts, stats.ts, summaries.ts, drops.ts, outbox.ts (what goes to the main thread), slot.ts
-import { WIRE_HOLD_FRAMES } from '../../protocol/limits.js';
+import { FRAME_TEXT_HOLD_FRAMES } from '../../protocol/limits.js';
 import type { CreateMatchCmd, RestoreMatchCmd, ShardOut } from '../../protocol/shard-messages.js';
 import type { ShardSettings } from '../../protocol/shard-settings.js';
 import { createClock, type MatchClock } from '../clock.js';
@@ -144,10 +144,10 @@ export class Shard implements ShardContext {
     this.stats.framesSerialized++;
     const delta = this.encoder.delta(slot, frame);
     slot.frameNo++;
-    // The text goes along only when the main thread cannot do without it: no delta (a first frame,
-    // no COMPRESSION: nothing kept here either), or it asked for texts (`wire`).
-    slot.textSent = delta === null || slot.frameNo <= slot.textsUntil;
-    this.out.frame(slot.groupCode, slot.frameNo, slot.textSent ? this.encoder.text(frame) : null, frame.length, delta);
+    // The frame text goes along only when the main thread cannot do without it: no delta (a first
+    // frame, no COMPRESSION: nothing kept here either), or it asked for frame texts (`frame_texts`).
+    slot.frameTextSent = delta === null || slot.frameNo <= slot.frameTextsUntil;
+    this.out.frame(slot.groupCode, slot.frameNo, slot.frameTextSent ? this.encoder.frameText(frame) : null, frame.length, delta);
     slot.lastSentEvent = slot.match.eventNumber;
     slot.lastSentAt = now;
     slot.lastActivityAt = now;
@@ -166,20 +166,20 @@ export class Shard implements ShardContext {
     if (this.slots.get(slot.groupCode) === slot) this.remove(slot, reason); // sendFrame removed it if game_end was applied
   }
 
-  /** The main thread needs the match's frame texts (`wire` command): the last frame's now (`answer`), and those of the next frames. */
-  sendTexts(slot: Slot, answer: boolean): void {
-    slot.textsUntil = slot.frameNo + WIRE_HOLD_FRAMES;
-    if (answer) this.sendLastText(slot);
+  /** The main thread needs the match's frame texts (`frame_texts` command): the last frame's now (`answer`), and those of the next frames. */
+  sendFrameTexts(slot: Slot, answer: boolean): void {
+    slot.frameTextsUntil = slot.frameNo + FRAME_TEXT_HOLD_FRAMES;
+    if (answer) this.sendLastFrameText(slot);
   }
 
-  private sendLastText(slot: Slot): void {
-    const text = this.encoder.lastWire(slot);
-    if (text !== null) this.out.text(slot.groupCode, slot.frameNo, text);
+  private sendLastFrameText(slot: Slot): void {
+    const frameText = this.encoder.lastFrameText(slot);
+    if (frameText !== null) this.out.lateFrameText(slot.groupCode, slot.frameNo, frameText);
   }
 
   remove(slot: Slot, reason: RemovalReason): void {
     // The final frame stays on the main thread after the match is gone here (frontends that skipped it).
-    if (!slot.textSent) this.sendLastText(slot);
+    if (!slot.frameTextSent) this.sendLastFrameText(slot);
     this.slots.delete(slot.groupCode);
     this.scheduler.forget(slot);
     this.deadlines.remove(slot);

@@ -19,9 +19,9 @@ export interface Slot {
   prevLayout: FrameLayout | null;
   /** The eventNumber of the state prevLayout's frame shows (snapshots take the state's text from it while it is current). */
   layoutEvent: number;
-  /** Frames up to this number carry their text to the main thread (`wire` command); whether the last one did. */
-  textsUntil: number;
-  textSent: boolean;
+  /** Frames up to this number carry their frame text to the main thread (`frame_texts` command); whether the last one did. */
+  frameTextsUntil: number;
+  frameTextSent: boolean;
   /** Drop log keys already logged for this match (drops.ts). */
   loggedDrops: Set<string>;
   /** Wall-clock time of the last applied message, and the eventNumber of the last dashboard summary. */
@@ -44,7 +44,7 @@ export type SlotOrigin = Pick<Slot, 'matchId' | 'lastActivityAt' | 'lastEventAt'
 export function newSlot(groupCode: string, match: Match, origin: SlotOrigin): Slot {
   return {
     groupCode, match, lastSentEvent: match.eventNumber - 1, lastSentAt: 0, lastActivityAt: origin.lastActivityAt,
-    matchId: origin.matchId, recorder: undefined, frameNo: origin.frameNo, prevLayout: null, layoutEvent: -1, textsUntil: 0, textSent: false, loggedDrops: new Set(),
+    matchId: origin.matchId, recorder: undefined, frameNo: origin.frameNo, prevLayout: null, layoutEvent: -1, frameTextsUntil: 0, frameTextSent: false, loggedDrops: new Set(),
     lastEventAt: origin.lastEventAt, summarizedEvent: -1, rosterSize: 0, snapshotEvent: origin.snapshotEvent,
     recordStart: origin.recordStart, timerAt: Infinity, inactivityAt: Infinity, heapIndex: -1,
   };
