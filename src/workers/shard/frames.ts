@@ -2,7 +2,8 @@
 // serializer; both give the same bytes, test/main/shards/sharding.test.ts), with serverTime, and the
 // permessage-deflate delta against the match's previous frame (COMPRESSION), encoded from the two
 // frames' layouts (src/codec/layout-delta.ts): the shard keeps the previous frame's layout (its
-// segments' texts, shared with the serializer's cache), not its bytes.
+// segments' texts, shared with the serializer's cache), not its bytes; this file owns each slot's
+// `layout` (slot.ts).
 import { wireMessage } from '../../protocol/wire.js';
 import type { ShardSettings } from '../../protocol/shard-settings.js';
 import { layoutDelta } from '../../codec/layout-delta.js';
@@ -58,9 +59,10 @@ export class FrameEncoder {
     if (!this.settings.compression) return null;
     // One delta per frame, for every frontend whose deflate window ends with the previous frame.
     const layout = frame.layout ?? wholeLayout(frame.frameText!);
-    const delta = slot.prevLayout ? layoutDelta(slot.prevLayout, layout) : null;
-    slot.prevLayout = layout;
-    slot.layoutEvent = slot.match.eventNumber;
+    const base = slot.layout;
+    const delta = base.prev ? layoutDelta(base.prev, layout) : null;
+    base.prev = layout;
+    base.event = slot.match.eventNumber;
     return delta === null ? null : Buffer.from(delta.buffer, delta.byteOffset, delta.byteLength).toString('latin1');
   }
 
@@ -71,12 +73,12 @@ export class FrameEncoder {
    * undefined with FRAME_SERIALIZER=json (the snapshot stringifies the state).
    */
   snapshotState(slot: Slot): SnapshotState | undefined {
-    if (slot.prevLayout !== null && slot.layoutEvent === slot.match.eventNumber) return { frameLiteral: frameLiteralOfWire(slot.prevLayout.texts.join('')) };
+    if (slot.layout.prev !== null && slot.layout.event === slot.match.eventNumber) return { frameLiteral: frameLiteralOfWire(slot.layout.prev.texts.join('')) };
     return this.onePass ? { frameLiteral: frameLiteralOfWire(wireSerializeMatch(slot.match, 0)) } : undefined;
   }
 
   /** The frame text of the slot's last frame, from its layout kept here as the next delta's base (null without one). */
   lastFrameText(slot: Slot): string | null {
-    return slot.prevLayout ? slot.prevLayout.texts.join('') : null;
+    return slot.layout.prev ? slot.layout.prev.texts.join('') : null;
   }
 }
