@@ -33,13 +33,14 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 // The recorded match's frames, as a shard makes them.
 const frames = recordedFrames();
 const N = frames.length;
-const expected = frames.map((f) => Buffer.from(f.wireText));
+const expected = frames.map((f) => Buffer.from(f.frameText));
 /** Whether B rebuilt frame `f` right: its bytes where it keeps them (a frame with its text on demand), else its text. */
 const rebuiltRight = (f: Frame) => {
-  const wire = (f as { wire?: Buffer | null }).wire;
-  return wire ? wire.equals(expected[f.frameNo - 1]) : f.wireText === frames[f.frameNo - 1].wireText;
+  const bytes = (f as { bytes?: Buffer | null }).bytes;
+  return bytes ? bytes.equals(expected[f.frameNo - 1]) : f.frameText === frames[f.frameNo - 1].frameText;
 };
-const packet = (code: string, n: number): Frame => ({ groupCode: code, frameNo: n, epoch: 1, wireText: frames[n - 1].wireText, deltaText: frames[n - 1].deltaText });
+/** Frame `n` of the recording and its delta, as the owner publishes them. */
+const packet = (code: string, n: number): [Frame, string | null] => [{ groupCode: code, frameNo: n, epoch: 1, frameText: frames[n - 1].frameText }, frames[n - 1].delta];
 
 const redis = await startRedisServer();
 const open = (nodeId: string) => RedisConnection.open({ url: redis.url, prefix: 'bench:', nodeId, timeoutMs: 2000, probeIntervalMs: 5000, log });
@@ -67,7 +68,7 @@ for (let round = 0; round < ROUNDS; round++) {
   // Paced: each frame through Redis before the next one.
   const code = `P${round}`;
   A.open(code, 1);
-  A.publish(packet(code, 1));
+  A.publish(...packet(code, 1));
   let delivered = 0;
   let last: Frame | null = null;
   let wake: (() => void) | null = null;
@@ -93,7 +94,7 @@ for (let round = 0; round < ROUNDS; round++) {
     const p = packet(code, n);
     const before = A.stats.bytesPublished;
     const t0 = cpu();
-    A.publish(p);
+    A.publish(...p);
     publishMicros += cpu() - t0;
     deltaBytes.push(A.stats.bytesPublished - before);
     await until(n);
@@ -107,13 +108,13 @@ for (let round = 0; round < ROUNDS; round++) {
   // Burst: every frame published in one go (a new match), then B catches up.
   const burst = `B${round}`;
   A.open(burst, 1);
-  A.publish(packet(burst, 1));
+  A.publish(...packet(burst, 1));
   let burstDelivered = 0;
   let burstWake: (() => void) | null = null;
   B.subscribe(burst, (f) => { burstDelivered = f.frameNo; if (burstDelivered === N) burstWake?.(); });
   await new Promise<void>((resolve) => { const t = setInterval(() => { if (burstDelivered >= 1) { clearInterval(t); resolve(); } }, 1); });
   const b0 = cpu();
-  for (let n = 2; n <= N; n++) A.publish(packet(burst, n));
+  for (let n = 2; n <= N; n++) A.publish(...packet(burst, n));
   const b1 = cpu();
   await new Promise<void>((resolve) => { if (burstDelivered === N) resolve(); else burstWake = resolve; });
   const b2 = cpu();
@@ -129,7 +130,7 @@ void lastByteCount;
 
 // Rebuilding alone: best of several passes over every delta of the recording.
 const bases = expected;
-const deltas = frames.map((f) => (f.deltaText === null ? null : Buffer.from(f.deltaText, 'latin1')));
+const deltas = frames.map((f) => (f.delta === null ? null : Buffer.from(f.delta, 'latin1')));
 const pass = (inflate: (base: Buffer, delta: Buffer) => Buffer) => {
   const t0 = cpu();
   for (let k = 1; k < N; k++) inflate(bases[k - 1], deltas[k]!);

@@ -1,5 +1,5 @@
 // bench/frame-post.ts — what one frame costs to cross from a shard to the main thread, with and
-// without its text (ShardOut.wires): postMessage of a shard output holding K frames (the recorded
+// without its frame text (ShardOut.frameTexts): postMessage of a shard output holding K frames (the recorded
 // match's frames, ~15.6 KB of text and a ~230 B delta each) through a MessageChannel, serialization
 // on the posting side and deserialization on the receiving side both counted (one process: the
 // receiver runs in the same thread, so the sum is what the two threads pay together).
@@ -14,12 +14,12 @@ const OUTPUTS = Number(opt('outputs', '500'));
 const frames = recordedFrames();
 
 function output(i: number, withText: boolean) {
-  const codes: string[] = [], frameNos: number[] = [], wires: (string | null)[] = [], sizes: number[] = [], deltas: (string | null)[] = [];
+  const codes: string[] = [], frameNos: number[] = [], frameTexts: (string | null)[] = [], sizes: number[] = [], deltas: (string | null)[] = [];
   for (let k = 0; k < K; k++) {
     const f = frames[(i * K + k) % (frames.length - 1) + 1];
-    codes.push(`CODE${k}`); frameNos.push(i); wires.push(withText ? f.wireText : null); sizes.push(f.wireText.length); deltas.push(f.deltaText);
+    codes.push(`CODE${k}`); frameNos.push(i); frameTexts.push(withText ? f.frameText : null); sizes.push(f.frameText.length); deltas.push(f.delta);
   }
-  return { codes, frameNos, wires, sizes, deltas, events: [] };
+  return { codes, frameNos, frameTexts, sizes, deltas, events: [] };
 }
 
 async function run(withText: boolean): Promise<number> {

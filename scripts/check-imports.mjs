@@ -94,11 +94,11 @@ export const STACKS = [
   {
     scope: 'workers/shard/',
     layers: [
-      // The shard's parts, and ShardContext (context.ts): what the rules work on.
+      // The shard's parts (changes.ts among them: what follows a change), and the rules' narrow contexts (context.ts).
       ['parts', ['workers/shard/*']],
-      // The rules take a ShardContext; they never import the Shard.
+      // The rules take a narrow context each; they never import the Shard.
       ['rules', ['workers/shard/apply', 'workers/shard/commands', 'workers/shard/cycle']],
-      // The Shard: state and lifetime, implementing ShardContext.
+      // The Shard: state and lifetime, implementing the rules' contexts.
       ['state', ['workers/shard/shard']],
       // The thread's entry: the batch loop and the tick.
       ['entry', ['workers/shard/thread']],

@@ -161,18 +161,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const events = new EventBus<MainEvents>();
   const request = createOutbound((label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }));
 
-  // The matches this process runs, and the texts of their frames that stayed in the shards: asked of
-  // the pool built below (a shard answers in its output, which `output` handles) by the frame
-  // recipients (broadcast, REST, and with Redis the frame bus's keyframe answers).
-  const routes = new LocalRoutes();
-  const texts = new FrameTexts({
-    toShard: (groupCode, cmd) => pool.send(pool.shardOf(groupCode), cmd),
-    runsHere: (groupCode) => routes.get(groupCode) !== undefined,
-  });
-
   // Ports: the embedded default keeps everything in memory; STATE_DIR makes snapshots and sessions
   // durable; REDIS_URL shares them all between nodes (cluster/redis-ports.ts).
-  const redis = config.REDIS_URL ? await openRedisPorts(config, log, texts) : null;
+  const redis = config.REDIS_URL ? await openRedisPorts(config, log) : null;
   const stateFiles = config.STATE_DIR ? new StateFiles(config.STATE_DIR, log) : null;
   const shared: SharedPorts = redis ? redis.shared : {
     previews: new MemoryPreviewStore({ ttlMs: config.PREVIEW_TTL_MS, maxEntries: config.PREVIEW_MAX, maxBytes: config.PREVIEW_MAX_BYTES }),
@@ -195,16 +186,20 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const keys = createKeyValidator({ config, log, authKey: authKey.key, keysFile, request });
 
   // The matches: what the shards send back goes to `output` and `recovery`, which the pool is given.
+  const routes = new LocalRoutes();
   const sync = new MatchSync({ config, log, directory, events, request });
   // Match events out (events-out/): journal, webhooks, GET /events, records (EVENTS_ENABLED).
   const eventOutput = config.EVENTS_ENABLED ? createEventOutput({ config, log, directory, report: (label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }) }) : null;
-  const output = new ShardOutput({ log, frames, directory, routes, snapshots, teamInfo, sync, events, texts, ...(eventOutput ? { matchEvents: eventOutput.take } : {}) });
+  const output = new ShardOutput({ log, frames, directory, routes, snapshots, teamInfo, sync, events, ...(eventOutput ? { matchEvents: eventOutput.take } : {}) });
   const recovery = new ShardRecovery({ log, routes, snapshots, frames, events });
   const totals = new ShardTotals(events);
   // Scale-out: data for matches another node runs goes to their inboxes (held while nobody runs them).
   const remote = redis ? new OwnerDelivery({ inbox: redis.inbox, log, events, maxAgeMs: config.RECOVERY_WINDOW_MS }) : undefined;
   const inline = config.SHARD_WORKERS === 0 ? await loadInlineShard() : undefined;
   const pool = new ShardPool({ ...shardPoolOptions(config, log), onOutput: output.handle, onCrash: recovery.onCrash, ...(inline ? { inline } : {}) });
+  // The texts of frames that stayed in the shards, asked for on the frame bus by its recipients
+  // (broadcast, REST, with Redis the keyframe answers): the pool's shards make them (matches/frame-texts.ts).
+  frames.setFrameTextSource(new FrameTexts({ pool, routes, events }));
   const lifecycle = new MatchLifecycle({ config, log, pool, routes, directory, snapshots, frames, teamInfo, sessions, control, events, sync });
   // A standby observer per match (standby/standby.ts): its store is one of the ports above.
   const standby = createStandby({ config, log, store: standbyStore, directory, control, pool, routes });
@@ -227,7 +222,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     config, log, keys, directory, lifecycle, routing, sessions, control, standby, schedule, testHooks: options.testHooks ?? false,
     ...(cluster ? { sharedStoreUp: () => cluster.redisUp } : {}),
   });
-  const broadcast = new BroadcastServer({ config, log, tls: tls.files, frames, texts });
+  const broadcast = new BroadcastServer({ config, log, tls: tls.files, frames });
   const listeners = new Listeners({ config, log, apps: { ingest: ingestApp, rest: restApp }, broadcast: broadcast.http, ingestEngine: ingest.io.engine });
   const links = new LinkHealth({ config, ingest, broadcast, routes, clock: routing.clock, relay: standby.relay, frames });
   const adminTokens = createAdminTokens(config.ADMIN_TOKEN);
@@ -238,7 +233,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     ? new Dashboard({ directory, routes, published: output.counters, shardTotals: totals, frames, ingest, broadcast, maxOpen: config.DASHBOARD_MAX_OPEN, links, mismatchOf: (code: string) => schedule.flagsOf(code), watchSummaries: (on) => pool.watchSummaries(on, SUMMARY_WAIT_MS), ...(redis ? { ownerOf: (code: string) => redis.ownership.ownerOf(code) } : {}) })
     : null;
   registerRestRoutes(restApp, {
-    config, log, keys, previews, teamInfo, directory, frames, texts, eventOutput, scheduledTeams: (code: string) => schedule.teamInfoFor(code),
+    config, log, keys, previews, teamInfo, directory, frames, eventOutput, scheduledTeams: (code: string) => schedule.teamInfoFor(code),
     ...(cluster ? { cluster: { nodeId: cluster.nodeId, redisUp: () => cluster.redisUp } } : {}),
     ...(config.USE_BACKEND ? { backend: { packages: createSupportPackages(config, log, request), request } } : {}),
     ...(dashboard ? {

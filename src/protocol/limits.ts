@@ -43,11 +43,11 @@ export const LOOP_DELAY_RESOLUTION_MS = 10;
  *  second, and frames (every 100 ms) must not carry them. */
 export const SUMMARY_INTERVAL_MS = 500;
 
-/** After a `wire` request (the main thread needed a frame's text), a match's frames carry their text for
+/** After a `frame_texts` request (the main thread needed a frame text), a match's frames carry their text for
  *  this many frames (5 s at 10 frames/s): frontends that need every frame's text (long polling, no
  *  deflate, no context takeover) get it without a round trip per frame; the main thread renews the
- *  hold while they use it (main/matches/frame-texts.ts). */
-export const WIRE_HOLD_FRAMES = 50;
+ *  hold while they use it (matches/frame-texts.ts). */
+export const FRAME_TEXT_HOLD_FRAMES = 50;
 
 /** Distinct envelope types counted in the stats; further names count as 'other': types are the
  *  client's choice, and each is a metrics label. */

@@ -80,11 +80,12 @@ export type ShardCmd =
    */
   | { t: 'summaries'; on: boolean }
   /**
-   * The main thread needs the text of the match's frames (a joiner's keyframe, a polling or
+   * The main thread needs the frame texts of the match (a joiner's keyframe, a polling or
    * no-deflate frontend, GET /match/:code, a keyframe request from another node): with `answer`, the
-   * latest frame's text now (ShardOut.texts); and the text with each of its next WIRE_HOLD_FRAMES frames.
+   * latest frame's text now (ShardOut.lateFrameTexts); and the text with each of its next
+   * FRAME_TEXT_HOLD_FRAMES frames.
    */
-  | { t: 'wire'; groupCode: string; answer: boolean }
+  | { t: 'frame_texts'; groupCode: string; answer: boolean }
   /** FAULT_INJECTION only: the shard thread dies with an uncaught exception. */
   | { t: 'test_crash' }
   /** The thread's end: timers stopped, replay files closed, its port closed (the thread exits). */
@@ -138,21 +139,22 @@ export type ShardEvent =
 
 /** One message per cycle (or leading-edge flush) from a shard. */
 export interface ShardOut {
-  /** Frames, as parallel arrays: group code, frame number within the match, the WebSocket message
-   *  text (wire.ts; strings cross threads cheaper than bytes), its length, and the permessage-deflate
-   *  delta against the match's previous frame. The text is null when the frame has a delta and the
-   *  main thread did not ask for texts (`wire` command): the shard keeps the latest frame (its next
-   *  delta's base) and sends its text on request, so the main thread holds no copy of it. */
+  /** Frames, as parallel arrays: group code, frame number within the match, the frame text (the
+   *  WebSocket message, wire.ts; strings cross threads cheaper than bytes), its length, and the
+   *  permessage-deflate delta against the match's previous frame. The frame text is null when the
+   *  frame has a delta and the main thread did not ask for texts (`frame_texts` command): the shard
+   *  keeps the latest frame (its next delta's base) and sends its text on request, so the main
+   *  thread holds no copy of it. */
   codes: string[];
   frameNos: number[];
-  wires: (string | null)[];
-  /** The texts' lengths (UTF-16 units), sent with or without the text (the published-bytes counter). */
+  frameTexts: (string | null)[];
+  /** The frame texts' lengths (UTF-16 units), sent with or without the text (the published-bytes counter). */
   sizes: number[];
   /** As latin1 strings: a string crosses threads cheaper than a typed array. */
   deltas: (string | null)[];
   events: ShardEvent[];
-  /** Texts of frames sent earlier without them: the answers to `wire` requests, and a removed match's final frame. */
-  texts?: FrameTexts;
+  /** Frame texts of frames sent earlier without them: the answers to `frame_texts` requests, and a removed match's final frame. */
+  lateFrameTexts?: LateFrameTexts;
   stats?: ShardStats;
   /** Dashboard summaries of the matches that changed, at most every SUMMARY_INTERVAL_MS (not per frame). */
   summaries?: MatchSummary[];
@@ -162,11 +164,11 @@ export interface ShardOut {
   snapshots?: ShardSnapshots;
 }
 
-/** Parallel arrays: the match, the frame number, the frame's WebSocket message text. */
-export interface FrameTexts {
+/** Parallel arrays: the match, the frame number, the frame text. */
+export interface LateFrameTexts {
   codes: string[];
   frameNos: number[];
-  texts: string[];
+  frameTexts: string[];
 }
 
 /** Parallel arrays; `mark`: the last batch mark processed before they were taken. */

@@ -1,5 +1,5 @@
 // The recorded match's frames as a shard makes them: 100 ms steps of the recorded clock, each frame's
-// WebSocket message and its delta against the one before (deflateDelta, codec/layout-delta.ts). For the tests
+// frame text (the WebSocket message) and its delta against the one before (deflateDelta, codec/layout-delta.ts). For the tests
 // and benchmarks of the frame path between nodes (test/main/adapters/frames-redis.test.ts, bench/cluster-frames.ts).
 import { wireMessage } from '../protocol/wire.js';
 import { deflateDelta } from '../codec/layout-delta.js';
@@ -7,7 +7,7 @@ import { Match } from '../workers/match/match.js';
 import { serializeMatch } from '../workers/match/serialize.js';
 import { recordedMatch } from './recorded-match.js';
 
-export interface RecordedFrame { wireText: string; deltaText: string | null }
+export interface RecordedFrame { frameText: string; delta: string | null }
 
 /** Calls `frame` with the match at each 100 ms step of the recorded clock, as a shard makes frames. */
 export function eachRecordedFrame(frame: (match: Match, now: number) => void): void {
@@ -28,10 +28,10 @@ export function recordedFrames(): RecordedFrame[] {
   const frames: RecordedFrame[] = [];
   let prev: Buffer | null = null;
   eachRecordedFrame((m, ts) => {
-    const wireText = wireMessage(serializeMatch(m, ts));
-    const bytes = Buffer.from(wireText);
+    const frameText = wireMessage(serializeMatch(m, ts));
+    const bytes = Buffer.from(frameText);
     const delta = prev ? deflateDelta(prev, bytes) : null;
-    frames.push({ wireText, deltaText: delta ? Buffer.from(delta).toString('latin1') : null });
+    frames.push({ frameText, delta: delta ? Buffer.from(delta).toString('latin1') : null });
     prev = bytes;
   });
   return frames;

@@ -1,28 +1,37 @@
-// One published match_data frame (a FrameBus Frame) in the forms the broadcast listener's
-// recipients need, each made at most once: the delta message (the shard's delta), and, lazily, a
-// self-contained deflated keyframe, the uncompressed message and the plain JSON string. The
-// listener makes one packet per frame it receives (every frontend of the match gets the same one)
-// and keeps the latest for frontends that log on mid-match.
+// One published match_data frame (a FrameBus Frame and its delta) in the forms the broadcast
+// listener's recipients need, each made at most once: the delta message (the shard's delta), and,
+// lazily, a self-contained deflated keyframe, the uncompressed message and the match_data JSON
+// string. The listener makes one packet per frame it receives (every frontend of the match gets the
+// same one) and keeps the latest for frontends that log on mid-match. The packet is the listener's
+// own: the Frame it was made from is a value and stays as published.
 //
 // The listener writes whole WebSocket messages (ws-frame.ts): each form is kept as the message's
 // bytes, header included, so every recipient of a frame gets the same Buffer.
 //
 // A frame from a local shard may come without its text (only its delta). A recipient that needs it
-// (a keyframe, a plain or polling frontend) checks `hasText` and otherwise waits with `whenText`:
-// the FrameTextSource asks the shard for it (matches/frame-texts.ts).
+// (a keyframe, a plain or polling frontend) checks `hasFrameText`, asks (`askFrameText`: the bus may
+// have it at once), and otherwise gets it as a FrameText message on the bus (`receiveFrameText`).
 import zlib from 'node:zlib';
 import { matchDataJson } from '../../protocol/wire.js';
-import type { Frame, FrameTextSource } from '../ports/frame-bus.js';
+import type { Frame, FrameBus, FrameText } from '../ports/frame-bus.js';
 import { wsFrame, wsFrameFromString, wsPayload } from './ws-frame.js';
+
+/** What a packet asks of the bus about its frame's text. */
+export type FrameTextAccess = Pick<FrameBus, 'askFrameText' | 'frameTextUsed'>;
 
 export class FramePacket {
   private used = false;
   private keyframeMsg: Buffer | null = null;
   private plainMsg: Buffer | null = null;
   private deltaMsg: Buffer | null = null;
-  private textValue: string | null = null;
+  private json: string | null = null;
+  /** The frame text: the frame's own, or the one asked for and received. */
+  private frameText: string | null;
 
-  constructor(readonly frame: Frame, private readonly texts: FrameTextSource) {}
+  /** `delta`: the publication's, for the deliveries of the publish (null for a frame read back as the latest). */
+  constructor(readonly frame: Frame, private delta: string | null, private readonly bus: FrameTextAccess) {
+    this.frameText = frame.frameText;
+  }
 
   get groupCode(): string {
     return this.frame.groupCode;
@@ -32,44 +41,50 @@ export class FramePacket {
     return this.frame.frameNo;
   }
 
-  /** Whether the text is here (else `whenText`). */
-  get hasText(): boolean {
-    return this.frame.wireText !== null;
+  /** Whether the frame text is here (else `askFrameText`, then `receiveFrameText`). */
+  get hasFrameText(): boolean {
+    return this.frameText !== null;
   }
 
-  /** Calls `cb` once the text is here, or once a newer frame made this one moot (then `hasText` is still false). */
-  whenText(cb: () => void): void {
-    this.texts.whenText(this.frame, cb);
+  /** Asks the bus for the frame text; true when it is here now (else it comes as a FrameText message). */
+  askFrameText(): boolean {
+    if (this.frameText === null) this.frameText = this.bus.askFrameText(this.frame);
+    return this.frameText !== null;
+  }
+
+  /** A FrameText message of the packet's match: kept when it is this frame's; true then. */
+  receiveFrameText(text: FrameText): boolean {
+    if (text.frameNo !== this.frame.frameNo || text.groupCode !== this.frame.groupCode) return false;
+    this.frameText ??= text.frameText;
+    return true;
   }
 
   private use(continuous: boolean): string {
-    const text = this.frame.wireText;
-    if (text === null) throw new Error(`frame ${this.frame.groupCode}#${this.frame.frameNo}: text not fetched`);
+    const text = this.frameText;
+    if (text === null) throw new Error(`frame ${this.frame.groupCode}#${this.frame.frameNo}: text not received`);
     if (!this.used) {
       this.used = true;
-      this.texts.used(this.frame, continuous);
+      this.bus.frameTextUsed(this.frame, continuous);
     }
     return text;
   }
 
-  /**
-   * The delta as a whole WebSocket message (RSV1: permessage-deflate data), or null when there is
-   * none (or the publisher dropped it: Frame.deltaText).
-   */
+  /** The delta as a whole WebSocket message (RSV1: permessage-deflate data), or null when there is none (or no more). */
   deltaMessage(): Buffer | null {
-    const delta = this.frame.deltaText;
-    if (delta === null) return (this.deltaMsg = null);
+    const delta = this.delta;
+    if (delta === null) return null;
     if (!this.deltaMsg) this.deltaMsg = wsFrameFromString(delta, 'latin1', true);
     return this.deltaMsg;
   }
 
   /**
-   * The deliveries of the frame's publish are done: the delta message is let go (a packet kept as
-   * the latest would otherwise hold a delta as large as the frame: the lobby's first frames). A
-   * later delivery of the delta (a slow frontend that drained) builds it again while the frame has it.
+   * The deliveries of the frame's publish are done: the delta goes (a packet kept as the latest
+   * would otherwise hold a delta as large as the frame: the lobby's first frames). A later delivery
+   * (a slow frontend that drained) gets the keyframe.
    */
   published(): void {
     this.deltaMsg = null;
+    this.delta = null;
   }
 
   /** The frame uncompressed, as a whole WebSocket message. */
@@ -82,20 +97,20 @@ export class FramePacket {
   keyframeMessage(): Buffer {
     if (!this.keyframeMsg) {
       this.use(false);
-      const out = zlib.deflateRawSync(this.wire, { level: 3, finishFlush: zlib.constants.Z_SYNC_FLUSH });
+      const out = zlib.deflateRawSync(this.frameTextBytes, { level: 3, finishFlush: zlib.constants.Z_SYNC_FLUSH });
       this.keyframeMsg = wsFrame(out.subarray(0, out.length - 4), true); // permessage-deflate drops the 00 00 ff ff tail
     }
     return this.keyframeMsg;
   }
 
-  /** The WebSocket message bytes (uncompressed). */
-  private get wire(): Buffer {
+  /** The frame text's bytes (the uncompressed WebSocket message). */
+  private get frameTextBytes(): Buffer {
     return wsPayload(this.plainMessage());
   }
 
   /** The match_data JSON string, for long-polling clients. */
-  text(): string {
-    if (this.textValue === null) this.textValue = matchDataJson(this.use(true));
-    return this.textValue;
+  matchDataJson(): string {
+    if (this.json === null) this.json = matchDataJson(this.use(true));
+    return this.json;
   }
 }

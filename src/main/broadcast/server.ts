@@ -11,8 +11,9 @@
 //
 // Frames come from the FrameBus: the listener subscribes to a group code while a frontend watches
 // it, and a frontend that logs on mid-match gets the match's latest frame from the bus. Each frame
-// becomes one FramePacket (frame-packet.ts) shared by every frontend of its group; the texts of
-// frames that came without them are asked of the FrameTextSource (matches/frame-texts.ts).
+// becomes one FramePacket (frame-packet.ts) shared by every frontend of its group; the text of a
+// frame that came without it is asked for on the bus and comes back as a FrameText message (the
+// group's subscription receives both).
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -31,7 +32,7 @@ import { httpServerOptions, inactivityTimeoutMs } from '../sockets/http-deadline
 import { baseIoOptions, parsePayload } from '../sockets/io-server.js';
 import { answerUnknownPath, refuseUnknownUpgrades } from '../sockets/unknown-paths.js';
 import type { TlsFiles } from '../internals/uws.js';
-import type { Frame, FrameBus, FrameTextSource } from '../ports/frame-bus.js';
+import type { Frame, FrameBus, FrameText } from '../ports/frame-bus.js';
 import { FramePacket } from './frame-packet.js';
 import { BroadcastWebSocketServer, type BroadcastWebSocket, type DeflateMode } from './websocket.js';
 
@@ -40,8 +41,6 @@ export interface BroadcastDeps {
   log: Logger;
   tls: TlsFiles | null;
   frames: FrameBus;
-  /** Where frames published without their text get it. */
-  texts: FrameTextSource;
 }
 
 interface Frontend {
@@ -56,7 +55,7 @@ interface Frontend {
   events: number;
   /** The newest frame skipped while it did not read: sent once it drained, even if its match is gone by then. */
   skippedFrame?: FramePacket;
-  /** The frame it waits for because it needs its text (FramePacket.whenText); a newer frame replaces it. */
+  /** The frame it waits for because it needs its text (a FrameText message); a newer frame replaces it. */
   awaiting?: FramePacket;
 }
 
@@ -183,7 +182,7 @@ export class BroadcastServer {
       let group = this.groups.get(groupCode);
       if (!group) {
         const g: Group = { frontends: new Set<Frontend>(), unsubscribe: () => undefined };
-        g.unsubscribe = this.deps.frames.subscribe(groupCode, (frame) => this.publish(g, frame));
+        g.unsubscribe = this.deps.frames.subscribe(groupCode, (frame, delta) => this.publish(g, frame, delta), (text) => this.onFrameText(g, text));
         this.groups.set(groupCode, (group = g));
       }
       group.frontends.add(frontend);
@@ -205,8 +204,8 @@ export class BroadcastServer {
   }
 
   /** One frame to every frontend of its group (the FrameBus subscription); the compressed bytes are shared. */
-  private publish(group: Group, frame: Frame): void {
-    const packet = new FramePacket(frame, this.deps.texts);
+  private publish(group: Group, frame: Frame, delta: string | null): void {
+    const packet = new FramePacket(frame, delta, this.deps.frames);
     group.latest = packet;
     for (const frontend of group.frontends) this.deliver(frontend, packet);
     packet.published();
@@ -216,8 +215,19 @@ export class BroadcastServer {
   private packetOf(group: Group | undefined, frame: Frame | undefined): FramePacket | undefined {
     if (!group) return undefined;
     if (!frame) return (group.latest = undefined); // the match is gone: its last packet goes
-    if (group.latest?.frame !== frame) group.latest = new FramePacket(frame, this.deps.texts);
+    if (group.latest?.frame !== frame) group.latest = new FramePacket(frame, null, this.deps.frames);
     return group.latest;
+  }
+
+  /** The text of a frame of the group that came without it: its packets keep it, the frontends waiting for it get the frame. */
+  private onFrameText(group: Group, text: FrameText): void {
+    group.latest?.receiveFrameText(text);
+    for (const f of group.frontends) {
+      const packet = f.awaiting;
+      if (packet && packet.receiveFrameText(text) && f.socket.connected) this.deliver(f, packet);
+    }
+    // A frontend that skipped the frame gets it once drained, the match gone or not (its final frame).
+    for (const f of this.stale) if (f.groupCode === text.groupCode) f.skippedFrame?.receiveFrameText(text);
   }
 
   private deliver(f: Frontend, packet: FramePacket): void {
@@ -226,8 +236,8 @@ export class BroadcastServer {
     if (!f.ws) {
       const backlog = writeBufferLength(f.socket.conn);
       if (backlog >= MAX_POLLING_PACKETS) return this.skip(f, packet);
-      if (!packet.hasText) return this.await(f, packet);
-      const text = packet.text();
+      if (!packet.hasFrameText && !packet.askFrameText()) return this.await(f, packet);
+      const text = packet.matchDataJson();
       f.socket.emit('match_data', text);
       c.bytes += text.length;
       c.polling++;
@@ -240,7 +250,7 @@ export class BroadcastServer {
       f.ws.sendMessage(delta);
       c.bytes += delta.byteLength;
       c.deltas++;
-    } else if (!packet.hasText) {
+    } else if (!packet.hasFrameText && !packet.askFrameText()) {
       return this.await(f, packet);
     } else if (f.mode === 'plain') {
       const message = packet.plainMessage();
@@ -257,13 +267,9 @@ export class BroadcastServer {
     c.deliveries++;
   }
 
-  /** The frame goes to `f` once its text is here (from the shard), unless a newer one went meanwhile. */
+  /** The frame goes to `f` once its text comes (a FrameText message, onFrameText), unless a newer one went meanwhile. */
   private await(f: Frontend, packet: FramePacket): void {
     f.awaiting = packet;
-    packet.whenText(() => {
-      if (f.awaiting !== packet || !packet.hasText || !f.socket.connected) return;
-      this.deliver(f, packet);
-    });
   }
 
   /** A frontend that does not read: skip frames, and send the latest one once it has drained. */

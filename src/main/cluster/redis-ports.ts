@@ -18,7 +18,6 @@ import { RedisStandbyStore } from '../adapters/redis/standby-store.js';
 import { RedisTeamInfoStore } from '../adapters/redis/team-info-store.js';
 import type { Config } from '../base/config.js';
 import type { Logger } from '../base/log.js';
-import type { FrameTextSource } from '../ports/frame-bus.js';
 
 /** NODE_ID, or host name, process id and a random suffix (a restarted process is a new node). */
 export function nodeIdFrom(config: Config): string {
@@ -27,8 +26,7 @@ export function nodeIdFrom(config: Config): string {
   return `${host}-${process.pid}-${crypto.randomBytes(3).toString('hex')}`;
 }
 
-/** `texts`: where frames published here without their text get it (the frame bus's keyframe answers). */
-export async function openRedisPorts(config: Config, log: Logger, texts: FrameTextSource) {
+export async function openRedisPorts(config: Config, log: Logger) {
   const conn = await RedisConnection.open({
     url: config.REDIS_URL,
     prefix: config.REDIS_KEY_PREFIX,
@@ -47,7 +45,7 @@ export async function openRedisPorts(config: Config, log: Logger, texts: FrameTe
     const directory = made(await RedisMatchDirectory.open(conn, { leaseTtlMs: config.REDIS_LEASE_TTL_MS, log }));
     const ownership = made(new RedisMatchOwnership(conn, directory, { leaseTtlMs: config.REDIS_LEASE_TTL_MS, log }));
     const snapshots = made(new RedisSnapshotStore(conn, { log }));
-    const frames = made(new RedisFrameBus(conn, { log, texts }));
+    const frames = made(new RedisFrameBus(conn, { log }));
     const inbox = made(new RedisOwnerInbox(conn, { log }));
     return {
       conn,

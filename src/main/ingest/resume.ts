@@ -19,8 +19,6 @@ export interface ResumeDeps {
   states: ReadonlyMap<string, SocketState>;
   /** Most events held while a lookup is pending (the backlog's bound). */
   maxHeld: number;
-  /** An event of the socket: through its budget. */
-  receive(state: SocketState, event: string, args: unknown[]): void;
   /** A socket took a session over (the standby relay, link health). */
   resumed?(session: BoundSession): void;
 }
@@ -39,12 +37,12 @@ export class SessionResume {
       const held = state.held;
       state.held = null;
       if (taken) this.resume(state, presented as string, taken);
-      for (const { event, args } of held ?? []) this.deps.receive(state, event, args);
+      for (const { event, args } of held ?? []) this.deps.backlog.receive(state, event, args); // through the socket's budget
     }, (err) => {
       const held = state.held;
       state.held = null;
       this.deps.log.error({ socket: socket.id, error: (err as Error)?.message }, 'session lookup failed');
-      for (const { event, args } of held ?? []) this.deps.receive(state, event, args);
+      for (const { event, args } of held ?? []) this.deps.backlog.receive(state, event, args);
     });
   }
 

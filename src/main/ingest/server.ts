@@ -2,9 +2,10 @@
 // recovery is on (docs/client-contract.md 1.5), so every emit goes through the adapter: IngestAdapter keeps it
 // on this server. Payloads it only forwards are not parsed here; the shards parse them.
 //
-// This file wires a socket's events to the jobs, each in its own file: the budget and backlog
-// every event passes first (backlog.ts, budget.ts, stall.ts), session takeover at connection
-// (resume.ts), the two logons (logon.ts), the payload check (payload-check.ts); and keeps the listener's own:
+// This file wires a socket's events to the jobs, each in its own file: session takeover at
+// connection (resume.ts), the budget and backlog every event passes first (backlog.ts, budget.ts,
+// stall.ts), then the admitted event's handler (dispatch.ts): the two logons (logon.ts), the payload
+// check (payload-check.ts); and keeps the listener's own:
 // idle sweeps, keepalives, closing the sockets of ended sessions (ControlBus), shutdown.
 import type { Server } from 'socket.io';
 import type { KeyValidator } from '../backend/key-validation.js';
@@ -25,6 +26,7 @@ import { createIoServer } from '../sockets/io-server.js';
 import type { TemplatedApp } from '../internals/uws.js';
 import { IngestBacklog } from './backlog.js';
 import { SocketBudget, type BudgetLimits } from './budget.js';
+import { IngestDispatch } from './dispatch.js';
 import { PayloadCheck } from './payload-check.js';
 import { Logons, type LogonDeps } from './logon.js';
 import { SessionResume } from './resume.js';
@@ -85,16 +87,6 @@ export class IngestServer {
       backlogBytes: c.INGEST_BACKLOG_BYTES_PER_SOCKET, largestMessage: c.MAX_MESSAGE_BYTES,
     };
     this.replies = new SocketReplies(this.log, this.counters);
-    this.backlog = new IngestBacklog({ limits: this.limits, stall: this.stall, counters: this.counters, replies: this.replies, handle: (state, event, args) => this.handle(state, event, args) });
-    this.resume = new SessionResume({
-      log: this.log, sessions: deps.sessions, backlog: this.backlog, replies: this.replies, states: this.states,
-      maxHeld: Math.max(1, c.INGEST_BACKLOG_PER_SOCKET), receive: (state, event, args) => this.backlog.receive(state, event, args),
-      resumed: (session) => {
-        if (session.role !== 'observer') return;
-        this.linkEvents.resumed(session.groupCode, Date.now());
-        deps.standby?.relay.socketOpen(session.groupCode, seatOf(session));
-      },
-    });
     this.logons = new Logons({
       config: c, log: this.log, keys: deps.keys, directory: deps.directory, lifecycle: deps.lifecycle, sessions: deps.sessions,
       replies: this.replies, counters: this.counters, sharedStoreUp: deps.sharedStoreUp ?? (() => true),
@@ -106,6 +98,18 @@ export class IngestServer {
       },
     });
     this.data = new PayloadCheck(c, deps.routing, this.replies);
+    // Built from the last an event runs through (dispatch) to the first (resume): each is handed the next.
+    const dispatch = new IngestDispatch(this.logons, this.data, this.replies);
+    this.backlog = new IngestBacklog({ limits: this.limits, stall: this.stall, counters: this.counters, replies: this.replies, handle: dispatch.handle });
+    this.resume = new SessionResume({
+      log: this.log, sessions: deps.sessions, backlog: this.backlog, replies: this.replies, states: this.states,
+      maxHeld: Math.max(1, c.INGEST_BACKLOG_PER_SOCKET),
+      resumed: (session) => {
+        if (session.role !== 'observer') return;
+        this.linkEvents.resumed(session.groupCode, Date.now());
+        deps.standby?.relay.socketOpen(session.groupCode, seatOf(session));
+      },
+    });
     this.addresses = new AddressLimiter(c.MAX_SOCKETS_PER_ADDRESS, c.IPV6_PREFIX_LENGTH);
     const parser = ingestParser(deps.testHooks ? [...KNOWN_EVENTS, 'test_echo'] : KNOWN_EVENTS);
     this.io = createIoServer(app, c, { adapter: IngestAdapter, parser, recovery: true, maxBackpressure: INGEST_SEND_BUFFER_BYTES, allowRequest: this.addresses.allowRequest });
@@ -157,25 +161,6 @@ export class IngestServer {
       if (detached && session.role === 'auxiliary' && session.playerId) this.deps.routing.auxDisconnected(session.matchId, session.playerId);
     });
     if (this.deps.testHooks) socket.on('test_echo', (payload: unknown) => socket.emit('test_echo', payload));
-  }
-
-  /**
-   * An admitted event: exactly one argument, then its handler; a handler that throws is logged and
-   * counted (socket.io runs handlers in process.nextTick: an exception would end the process).
-   */
-  private handle(state: SocketState, event: string, args: unknown[]): void {
-    if (event === 'other') return this.replies.drop(state, 'unknown_event');
-    if (args.length !== 1) return this.replies.drop(state, 'bad_arguments');
-    const payload = args[0];
-    try {
-      const pending = event === 'obs_logon' ? this.logons.observer(state, payload)
-        : event === 'aux_logon' ? this.logons.auxiliary(state, payload)
-        : event === 'obs_data' ? this.data.observer(state, payload)
-        : this.data.auxiliary(state, payload);
-      if (pending) pending.catch((err: unknown) => this.replies.handlerFailed(state, event, err));
-    } catch (err) {
-      this.replies.handlerFailed(state, event, err);
-    }
   }
 
   /** Sessions ended (their match is gone, or its secret was rotated): this listener's sockets of them close, their backlogs are not applied. */

@@ -1,23 +1,27 @@
-// The texts of frames that came from a local shard without them (ShardOut.wires null: the shard
-// keeps the latest frame, the base of its next delta, and the main thread holds no copy): the
-// FrameTextSource of this process (ports/frame-bus.ts), handed by the composition root to whoever
-// needs a frame's text (the broadcast listener, REST, the Redis frame bus's keyframe answers).
-// Asked for when a recipient needs one (whenText): the shard answers with its latest frame's text
-// (ShardOut.texts) and sends the text with the match's next WIRE_HOLD_FRAMES frames, a hold renewed
+// The FrameTextSource of this process (ports/frame-bus.ts): the texts of frames that came from a
+// local shard without them (ShardOut.frameTexts null: the shard keeps the latest frame, the base of
+// its next delta, and the main thread holds no copy). A recipient asks the FrameBus, the bus asks
+// here, and this asks the match's shard (the `frame_texts` command); the shard answers in its output
+// (ShardOut.lateFrameTexts), which shards/output.ts publishes on the bus as FrameText messages. The
+// shard also sends the text with the match's next FRAME_TEXT_HOLD_FRAMES frames, a hold renewed
 // while recipients keep using the texts (polling and no-deflate frontends), so those get every frame
 // without a round trip each. A shard that is gone or restarting does not answer: its next frame (a
 // keyframe after a restore) carries the text.
-import { WIRE_HOLD_FRAMES } from '../../protocol/limits.js';
-import type { FrameTexts as ShardTexts, ShardCmd } from '../../protocol/shard-messages.js';
-import type { Frame, FrameBus, FrameTextSource } from '../ports/frame-bus.js';
+//
+// Built after the shard pool, and set on the bus by the composition root: nothing here is reached
+// before it exists.
+import { FRAME_TEXT_HOLD_FRAMES } from '../../protocol/limits.js';
+import type { MainEventBus } from '../base/events.js';
+import type { Frame, FrameTextSource } from '../ports/frame-bus.js';
+import type { ShardPool } from '../shards/pool.js';
+import type { LocalRoutes } from './local-routes.js';
 
 /** A hold is renewed when a text is used within this many frames of its end. */
-const RENEW_MARGIN_FRAMES = WIRE_HOLD_FRAMES / 2;
+const RENEW_MARGIN_FRAMES = FRAME_TEXT_HOLD_FRAMES / 2;
 
 interface MatchTexts {
-  /** The frame a request is out for, and who waits for its text. */
-  pending: Frame | null;
-  waiters: (() => void)[];
+  /** The frame whose text was asked of the shard last (its answer comes on the bus). */
+  asked: Frame | null;
   /** Frames up to this number come with their text (as far as this side knows). */
   until: number;
   /** The frame whose use was reported last (a frame's use counts once). */
@@ -25,38 +29,34 @@ interface MatchTexts {
 }
 
 export interface FrameTextsDeps {
-  /** Sends a command to the shard of the match. */
-  toShard: (groupCode: string, cmd: ShardCmd) => void;
-  /** Whether a shard of this process runs the match (only its frames' uses concern a shard). */
-  runsHere: (groupCode: string) => boolean;
+  pool: Pick<ShardPool, 'send' | 'shardOf'>;
+  /** The matches this process runs (only their frames' texts are in a shard here). */
+  routes: LocalRoutes;
+  /** `matchGone`: the match is gone from this process. */
+  events: MainEventBus;
 }
 
 export class FrameTexts implements FrameTextSource {
   private readonly matches = new Map<string, MatchTexts>();
 
-  constructor(private readonly deps: FrameTextsDeps) {}
+  constructor(private readonly deps: FrameTextsDeps) {
+    deps.events.on('matchGone', ({ groupCode }) => this.matches.delete(groupCode));
+  }
 
   private match(code: string): MatchTexts {
     let m = this.matches.get(code);
-    if (!m) this.matches.set(code, (m = { pending: null, waiters: [], until: 0, usedFrameNo: -1 }));
+    if (!m) this.matches.set(code, (m = { asked: null, until: 0, usedFrameNo: -1 }));
     return m;
   }
 
-  whenText(frame: Frame, cb: () => void): void {
-    if (frame.wireText !== null) return cb();
+  ask(frame: Frame): void {
     const code = frame.groupCode;
-    if (!this.deps.runsHere(code)) return cb(); // no shard here has it (another node's frame, its bytes reused: frame-received.ts): moot
+    if (this.deps.routes.get(code) === undefined) return; // no shard here has it (another node's frame, its bytes reused: moot)
     const m = this.match(code);
-    if (m.pending === frame) {
-      m.waiters.push(cb);
-      return;
-    }
-    const older = m.waiters;
-    m.pending = frame;
-    m.waiters = [cb];
-    m.until = frame.frameNo + WIRE_HOLD_FRAMES;
-    this.deps.toShard(code, { t: 'wire', groupCode: code, answer: true });
-    wake(older); // superseded: they look again
+    if (m.asked === frame) return; // its answer is on its way
+    m.asked = frame;
+    m.until = frame.frameNo + FRAME_TEXT_HOLD_FRAMES;
+    this.toShard(code, true);
   }
 
   /**
@@ -66,44 +66,18 @@ export class FrameTexts implements FrameTextSource {
    */
   used(frame: Frame, continuous: boolean): void {
     const code = frame.groupCode;
-    if (!this.deps.runsHere(code)) return; // another node's frame: no shard here to tell
+    if (this.deps.routes.get(code) === undefined) return; // another node's frame: no shard here to tell
     const m = this.match(code);
     if (m.usedFrameNo === frame.frameNo) return;
     m.usedFrameNo = frame.frameNo;
     if (frame.frameNo + RENEW_MARGIN_FRAMES < m.until) return;
     if (frame.frameNo > m.until && !continuous) return; // a keyframe once (a joiner) after the hold
-    m.until = frame.frameNo + WIRE_HOLD_FRAMES;
-    this.deps.toShard(code, { t: 'wire', groupCode: code, answer: false });
+    m.until = frame.frameNo + FRAME_TEXT_HOLD_FRAMES;
+    this.toShard(code, false);
   }
 
-  /** A shard's texts (answers, final frames), after that output's frames were published on `frames`. */
-  onTexts(texts: ShardTexts, frames: Pick<FrameBus, 'latest'>): void {
-    for (let i = 0; i < texts.codes.length; i++) {
-      const code = texts.codes[i];
-      const frameNo = texts.frameNos[i];
-      const m = this.matches.get(code);
-      const pending = m?.pending;
-      if (pending && frameNo >= pending.frameNo) { // (an older frame's text: the answer to an earlier request)
-        const waiters = m.waiters;
-        m.pending = null;
-        m.waiters = [];
-        if (pending.frameNo === frameNo) pending.wireText ??= texts.texts[i];
-        wake(waiters); // with the text, or superseded
-      }
-      const latest = frames.latest(code);
-      if (latest && latest !== pending && latest.frameNo === frameNo) latest.wireText ??= texts.texts[i];
-    }
+  private toShard(groupCode: string, answer: boolean): void {
+    const { pool } = this.deps;
+    pool.send(pool.shardOf(groupCode), { t: 'frame_texts', groupCode, answer });
   }
-
-  /** The match is gone from this process. */
-  forget(groupCode: string): void {
-    const m = this.matches.get(groupCode);
-    if (!m) return;
-    this.matches.delete(groupCode);
-    wake(m.waiters);
-  }
-}
-
-function wake(waiters: (() => void)[]): void {
-  for (const cb of waiters) cb();
 }

@@ -10,10 +10,10 @@ import { matchDataJson } from '../../protocol/wire.js';
 import { FeedCache, matchesEtag } from '../feeds/cache.js';
 import { isFormat, type Format } from '../feeds/formats.js';
 import { FEED_NAMES, type FeedName } from '../feeds/tables.js';
-import type { Frame, FrameBus, FrameTextSource } from '../ports/frame-bus.js';
+import type { Frame, FrameBus } from '../ports/frame-bus.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import type { Router } from './http.js';
-import { latestFrame, withText } from './match-data.js';
+import { readLatestFrameText } from './match-data.js';
 
 /** How the feeds get a match's frame: the one door (the frame's text may live in its shard). */
 export interface FeedFrames {
@@ -23,16 +23,16 @@ export interface FeedFrames {
   read(groupCode: string): Promise<{ frame: Frame; json: string } | undefined>;
 }
 
-/** FeedFrames over the FrameBus and the FrameTextSource, as GET /match reads them (rest/match-data.ts). */
-export function feedFrames(frames: FrameBus, texts: FrameTextSource, shared?: MatchDirectory): FeedFrames {
+/** FeedFrames over the FrameBus (its FrameText messages), as GET /match reads them (rest/match-data.ts). */
+export function feedFrames(frames: FrameBus, shared?: MatchDirectory): FeedFrames {
   return {
     peek: (groupCode) => frames.latest(groupCode),
     async read(groupCode) {
-      const frame = await withText(frames, texts, await latestFrame(frames, shared, groupCode));
-      if (!frame || frame.wireText === null) return undefined;
+      const found = await readLatestFrameText(frames, shared, groupCode);
+      if (!found) return undefined;
       // Not continuous: a poll a second needs one frame's text now, not every frame's (a hold).
-      texts.used(frame, false);
-      return { frame, json: matchDataJson(frame.wireText) };
+      frames.frameTextUsed(found.frame, false);
+      return { frame: found.frame, json: matchDataJson(found.frameText) };
     },
   };
 }

@@ -9,7 +9,7 @@ import type { SupportPackages } from '../backend/store.js';
 import type { Config } from '../base/config.js';
 import type { Logger } from '../base/log.js';
 import type { MatchLifecycle } from '../matches/lifecycle.js';
-import type { FrameBus, FrameTextSource } from '../ports/frame-bus.js';
+import type { FrameBus } from '../ports/frame-bus.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import type { PreviewStore } from '../ports/preview-store.js';
 import type { TeamInfoStore } from '../ports/team-info-store.js';
@@ -39,8 +39,6 @@ export interface RestDeps {
   teamInfo: TeamInfoStore;
   directory: MatchDirectory;
   frames: FrameBus;
-  /** Where frames published without their text get it (GET /match). */
-  texts: FrameTextSource;
   /** USE_BACKEND: support packages and the OAuth exchange. */
   backend?: { packages: SupportPackages; request: Outbound };
   /** REDIS_URL: this node's id and Redis's reachability for /status. */
@@ -57,7 +55,7 @@ export function registerRestRoutes(app: TemplatedApp, deps: RestDeps): void {
   const { config } = deps;
   const router = createRouter(app, deps.log.child({ module: 'rest' }), config.MAX_BODY_BYTES);
   registerStatus(router, () => deps.directory.count(), deps.cluster);
-  registerMatchData(router, deps.frames, deps.texts, deps.cluster ? deps.directory : undefined);
+  registerMatchData(router, deps.frames, deps.cluster ? deps.directory : undefined);
   if (deps.admin) {
     registerAdmin(router, { ...deps.admin, directory: deps.directory, trustProxy: config.TRUST_PROXY, log: deps.log, eventOutput: deps.eventOutput });
   }
@@ -65,7 +63,7 @@ export function registerRestRoutes(app: TemplatedApp, deps: RestDeps): void {
   registerPreviews(router, { store: deps.previews, keys: deps.keys, log: deps.log });
   registerOrg(router, deps.keys);
   registerTeamInfo(router, deps.teamInfo, deps.scheduledTeams);
-  registerFeeds(router, feedFrames(deps.frames, deps.texts, deps.cluster ? deps.directory : undefined), config.TRUST_REPLAY_TIMESTAMPS);
+  registerFeeds(router, feedFrames(deps.frames, deps.cluster ? deps.directory : undefined), config.TRUST_REPLAY_TIMESTAMPS);
   if (deps.backend) {
     registerSupport(router, deps.backend.packages);
     registerOAuth(router, config, deps.log, deps.backend.request);

@@ -4,7 +4,7 @@
 //   GET /schema/match_data.json    the JSON Schema the frame serializer is built from
 // No key: a group code is an identifier only (docs/interface.md 5), as on the broadcast port.
 import { matchDataJson } from '../../protocol/wire.js';
-import type { Frame, FrameBus, FrameTextSource } from '../ports/frame-bus.js';
+import type { Frame, FrameBus } from '../ports/frame-bus.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import { publishedMatchDataSchema } from '../../schemas/match-data.js';
 import type { Router } from './http.js';
@@ -31,25 +31,37 @@ export function latestFrame(frames: FrameBus, directory: MatchDirectory | undefi
   });
 }
 
-/** The frame once its text is here: a local frame's text may be in its shard; a newer frame may come meanwhile. */
-export async function withText(frames: FrameBus, texts: FrameTextSource, first: Frame | undefined): Promise<Frame | undefined> {
-  const deadline = Date.now() + TEXT_WAIT_MS;
-  let frame = first;
-  while (frame && frame.wireText === null) {
-    const left = deadline - Date.now();
-    if (left <= 0) return undefined;
-    const waiting = frame;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, left);
-      texts.whenText(waiting, () => { clearTimeout(timer); resolve(); });
+/**
+ * The frame text of the match's latest frame: a local frame's text may be in its shard (asked for on
+ * the bus, it comes as a FrameText message); a newer frame may come meanwhile.
+ */
+export function latestFrameText(frames: FrameBus, first: Frame | undefined): string | null | Promise<{ frame: Frame; frameText: string } | undefined> {
+  if (!first) return null;
+  const at = frames.askFrameText(first);
+  if (at !== null) return at;
+  return new Promise((resolve) => {
+    let frame = first;
+    const done = (found: { frame: Frame; frameText: string } | undefined) => { clearTimeout(timer); unsubscribe(); resolve(found); };
+    const unsubscribe = frames.subscribe(frame.groupCode, (newer) => {
+      frame = newer;
+      const text = frames.askFrameText(newer);
+      if (text !== null) done({ frame: newer, frameText: text });
+    }, (text) => {
+      if (text.frameNo === frame.frameNo) done({ frame, frameText: text.frameText });
     });
-    if (waiting.wireText === null) frame = frames.latest(waiting.groupCode);
-  }
-  return frame;
+    const timer = setTimeout(() => done(undefined), TEXT_WAIT_MS);
+  });
+}
+
+/** The match's latest frame with its frame text (GET /match, the feeds), or undefined when there is none. */
+export async function readLatestFrameText(frames: FrameBus, shared: MatchDirectory | undefined, groupCode: string): Promise<{ frame: Frame; frameText: string } | undefined> {
+  const latest = await latestFrame(frames, shared, groupCode);
+  const at = latestFrameText(frames, latest);
+  return typeof at === 'string' ? { frame: latest!, frameText: at } : at === null ? undefined : await at;
 }
 
 /** `shared`: the directory of a scale-out deployment (REDIS_URL); in one process every live match's frame is at hand. */
-export function registerMatchData(router: Router, frames: FrameBus, texts: FrameTextSource, shared?: MatchDirectory): void {
+export function registerMatchData(router: Router, frames: FrameBus, shared?: MatchDirectory): void {
   router.get('/match/:groupCode', async (req, reply) => {
     let groupCode: string;
     try {
@@ -57,10 +69,10 @@ export function registerMatchData(router: Router, frames: FrameBus, texts: Frame
     } catch {
       return reply.error(400, 'Invalid group code');
     }
-    const frame = await withText(frames, texts, await latestFrame(frames, shared, groupCode));
-    if (!frame || frame.wireText === null) return reply.error(404, 'Match not found');
-    texts.used(frame, true);
-    reply.send(200, 'application/json; charset=utf-8', matchDataJson(frame.wireText), { 'Cache-Control': 'no-store' });
+    const found = await readLatestFrameText(frames, shared, groupCode);
+    if (!found) return reply.error(404, 'Match not found');
+    frames.frameTextUsed(found.frame, true);
+    reply.send(200, 'application/json; charset=utf-8', matchDataJson(found.frameText), { 'Cache-Control': 'no-store' });
   });
 
   router.get('/schema/match_data.json', (_req, reply) => {

@@ -1,5 +1,6 @@
 // What the shards send back, once per cycle per shard (shards/pool.ts `onOutput`): each frame to
-// the FrameBus (once, with its owner's epoch: the direct-call path of every frame), the dashboard
+// the FrameBus (once, with its owner's epoch: the direct-call path of every frame; a value, never
+// changed afterwards), the frame texts sent later (answers) to the bus as FrameText messages, the dashboard
 // summaries to the local routes, the snapshots to the SnapshotStore, and the shard events to the
 // directory, team info, the backend sync and the event bus.
 import type { DerivedEvent } from '../../protocol/match-events.js';
@@ -11,7 +12,6 @@ import type { Frame, FrameBus } from '../ports/frame-bus.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import type { SnapshotStore } from '../ports/snapshot-store.js';
 import type { TeamInfoStore } from '../ports/team-info-store.js';
-import type { FrameTexts } from '../matches/frame-texts.js';
 import type { LocalRoutes } from '../matches/local-routes.js';
 
 export interface ShardOutputDeps {
@@ -23,8 +23,6 @@ export interface ShardOutputDeps {
   teamInfo: TeamInfoStore;
   sync: MatchSync;
   events: MainEventBus;
-  /** Texts of frames that came without them (asked for on demand). */
-  texts: FrameTexts;
   /** EVENTS_ENABLED: where each derived match event goes (events-out/index.ts `take`). */
   matchEvents?: (groupCode: string, matchKey: string, matchId: string, event: DerivedEvent) => void;
 }
@@ -38,12 +36,6 @@ export interface PublishCounters {
 export class ShardOutput {
   readonly counters: PublishCounters = { framesPublished: 0, bytesPublished: 0 };
   private readonly log: Logger;
-  /**
-   * Per shard, the frames of its previous output: their deltas are dropped at its next output (an
-   * idle match's latest frame would otherwise hold a delta as large as the frame: the lobby's first
-   * frames, ~10 KB per match; docs/benchmarks.md, Memory).
-   */
-  private readonly published: Frame[][] = [];
 
   constructor(private readonly deps: ShardOutputDeps) {
     this.log = deps.log.child({ module: 'matches' });
@@ -51,25 +43,22 @@ export class ShardOutput {
 
   /** One output of shard `shard`. */
   readonly handle = (shard: number, out: ShardOut): void => {
-    const { frames, routes, texts } = this.deps;
-    const { codes, frameNos, wires, deltas, sizes } = out;
-    // Not right after publish: a listener may still send them later in this turn. Every shard
-    // reports at least once a second (stats), so a delta outlives its frame's publish by ≤ 1 s.
-    const previous = this.published[shard];
-    if (previous) for (const frame of previous) frame.deltaText = null;
-    const published: Frame[] = [];
+    const { frames, routes } = this.deps;
+    const { codes, frameNos, frameTexts, deltas, sizes } = out;
     let bytes = 0;
     for (let i = 0; i < codes.length; i++) {
       const code = codes[i];
-      const frame: Frame = { groupCode: code, frameNo: frameNos[i], epoch: routes.get(code)?.epoch ?? 0, wireText: wires[i], deltaText: deltas[i] };
-      frames.publish(frame);
-      if (deltas[i] !== null) published.push(frame);
+      // The delta is the publication's, not the frame's: the frame the bus keeps as the latest holds
+      // none (an idle match's would be as large as the frame: the lobby's first frames, ~10 KB per
+      // match; docs/benchmarks.md, Memory).
+      const frame: Frame = { groupCode: code, frameNo: frameNos[i], epoch: routes.get(code)?.epoch ?? 0, frameText: frameTexts[i] };
+      frames.publish(frame, deltas[i]);
       bytes += sizes[i];
     }
-    this.published[shard] = published;
     this.counters.bytesPublished += bytes;
     this.counters.framesPublished += codes.length;
-    if (out.texts) texts.onTexts(out.texts, frames);
+    const late = out.lateFrameTexts;
+    if (late) for (let i = 0; i < late.codes.length; i++) frames.publishFrameText({ groupCode: late.codes[i], frameNo: late.frameNos[i], frameText: late.frameTexts[i] });
     if (out.summaries) {
       for (const summary of out.summaries) {
         const match = routes.get(summary.groupCode);
@@ -88,7 +77,6 @@ export class ShardOutput {
         directory.setMatchId(event.groupCode, event.matchId);
         return;
       case 'removed':
-        this.deps.texts.forget(event.groupCode);
         this.deps.events.emit('matchGone', { groupCode: event.groupCode, reason: event.reason });
         return;
       case 'team_info_final': {

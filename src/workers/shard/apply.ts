@@ -4,14 +4,14 @@
 // replay recording, then Match.apply/applyAux, which also runs the timers due by the message's time.
 import { jsonDepthExceeds } from '../../protocol/json-depth.js';
 import { auxSessionRefusal } from '../match/match.js';
-import type { ShardContext } from './context.js';
+import type { ApplyContext } from './context.js';
 import { messageEvents } from './match-events.js';
 import type { Slot } from './slot.js';
 
 type Envelope = Record<string, unknown>;
 
 /** An observer payload (obs_data) of the session of `groupCode`. */
-export function applyObs(shard: ShardContext, groupCode: string, raw: string, receivedAt: number): void {
+export function applyObs(shard: ApplyContext, groupCode: string, raw: string, receivedAt: number): void {
   const slot = shard.slots.get(groupCode);
   const env = parse(shard, raw, groupCode, slot);
   if (!env) return;
@@ -28,16 +28,16 @@ export function applyObs(shard: ShardContext, groupCode: string, raw: string, re
  * A live match the main thread sent auxiliary data of `matchId` to, if it still has that match id
  * (the main thread learns match ids from this shard, a batch later).
  */
-export function auxTarget(shard: ShardContext, groupCode: string, matchId: string): Slot | undefined {
+export function auxTarget(shard: ApplyContext, groupCode: string, matchId: string): Slot | undefined {
   const slot = shard.slots.get(groupCode);
-  return slot !== undefined && slot.matchId === matchId ? slot : undefined;
+  return slot !== undefined && slot.reported.matchId === matchId ? slot : undefined;
 }
 
 /**
  * An auxiliary payload (aux_data) of a session with `matchId` and `playerId`, for the matches of
  * `groupCodes` (those with that match id on this shard, resolved by the main thread).
  */
-export function applyAux(shard: ShardContext, groupCodes: string[], matchId: string, playerId: string, raw: string, receivedAt: number): void {
+export function applyAux(shard: ApplyContext, groupCodes: string[], matchId: string, playerId: string, raw: string, receivedAt: number): void {
   let first: Slot | undefined;
   for (const code of groupCodes) if ((first = auxTarget(shard, code, matchId))) break;
   const firstCode = first?.groupCode ?? '';
@@ -56,7 +56,7 @@ export function applyAux(shard: ShardContext, groupCodes: string[], matchId: str
 }
 
 /** The envelope of a raw payload, or null (dropped: too_deep, invalid_json, invalid_envelope). */
-function parse(shard: ShardContext, raw: string, groupCode: string, slot: Slot | undefined): Envelope | null {
+function parse(shard: ApplyContext, raw: string, groupCode: string, slot: Slot | undefined): Envelope | null {
   if (jsonDepthExceeds(raw)) {
     shard.drops.drop(groupCode, slot, 'too_deep', '?');
     return null;
@@ -72,10 +72,10 @@ function parse(shard: ShardContext, raw: string, groupCode: string, slot: Slot |
 }
 
 /** `auxPlayerId`: the auxiliary session's player (aux_data), undefined for the observer's obs_data. */
-function applyTo(shard: ShardContext, slot: Slot, env: Envelope, type: string, receivedAt: number, auxPlayerId?: string): void {
+function applyTo(shard: ApplyContext, slot: Slot, env: Envelope, type: string, receivedAt: number, auxPlayerId?: string): void {
   if (slot.match.ended) return shard.drops.drop(slot.groupCode, slot, 'match_ended', type);
   const ts = shard.clock.messageTime(receivedAt, env);
-  slot.lastEventAt = receivedAt;
+  slot.received.at = receivedAt;
   if (!shard.out.muted) slot.recorder?.record(env, ts);
   const result = auxPlayerId === undefined ? slot.match.apply(env, ts) : slot.match.applyAux(env, auxPlayerId, ts);
   if (!result.ok) {
@@ -83,9 +83,10 @@ function applyTo(shard: ShardContext, slot: Slot, env: Envelope, type: string, r
   } else {
     shard.stats.accepted(type);
     messageEvents(slot, type, env.data, ts);
-    if (type === 'roster') shard.rosterChanged(slot);
+    if (type === 'roster') shard.changes.rosterChanged(slot);
   }
-  if (slot.match.matchId !== slot.matchId) shard.matchIdChanged(slot);
-  shard.forwardEffects(slot);
-  shard.touched(slot);
+  const changes = shard.changes;
+  if (slot.match.matchId !== slot.reported.matchId) changes.matchIdChanged(slot);
+  changes.forwardEffects(slot);
+  changes.touched(slot);
 }

@@ -2,7 +2,7 @@
 // of payloads unpacked and applied, the rest routed to the match or the shard they concern.
 import { FIELD_SEP, RECORD_SEP, type ObsBatchCmd, type ShardCmd } from '../../protocol/shard-messages.js';
 import { applyAux, applyObs, auxTarget } from './apply.js';
-import type { ShardContext } from './context.js';
+import type { CommandContext } from './context.js';
 
 /**
  * `test_crash` (FAULT_INJECTION, tests only): the shard fails as a bug would, past the batch loop's
@@ -14,7 +14,7 @@ export class InjectedFault extends Error {
   }
 }
 
-export function runCommand(shard: ShardContext, cmd: ShardCmd, now: number): void {
+export function runCommand(shard: CommandContext, cmd: ShardCmd, now: number): void {
   switch (cmd.t) {
     case 'create': return shard.create(cmd.groupCode, cmd.logon, cmd.now);
     case 'obs': return unpackObs(shard, cmd);
@@ -27,28 +27,28 @@ export function runCommand(shard: ShardContext, cmd: ShardCmd, now: number): voi
         const slot = auxTarget(shard, code, cmd.matchId);
         if (!slot) continue;
         slot.match.auxDisconnected(cmd.playerId, shard.clock.tickTime(cmd.now) ?? cmd.now);
-        shard.touched(slot);
+        shard.changes.touched(slot);
       }
       return;
     }
     case 'registered': {
       const slot = shard.slots.get(cmd.groupCode);
-      if (slot) { slot.match.setRegistered(cmd.registered); shard.touched(slot); }
+      if (slot) { slot.match.setRegistered(cmd.registered); shard.changes.touched(slot); }
       return;
     }
     case 'playercams': {
       const slot = shard.slots.get(cmd.groupCode);
-      if (slot) { slot.match.applyPlayercams(cmd.result, shard.clock.tickTime(cmd.now) ?? cmd.now); shard.touched(slot); }
+      if (slot) { slot.match.applyPlayercams(cmd.result, shard.clock.tickTime(cmd.now) ?? cmd.now); shard.changes.touched(slot); }
       return;
     }
     case 'mmr': {
       const slot = shard.slots.get(cmd.groupCode);
-      if (slot) { slot.match.applyMmr(cmd.result, shard.clock.tickTime(cmd.now) ?? cmd.now); shard.touched(slot); }
+      if (slot) { slot.match.applyMmr(cmd.result, shard.clock.tickTime(cmd.now) ?? cmd.now); shard.changes.touched(slot); }
       return;
     }
     case 'schedule': {
       const slot = shard.slots.get(cmd.groupCode);
-      if (slot) { slot.match.applySchedule(cmd.teams, cmd.tools, shard.clock.tickTime(cmd.now) ?? cmd.now); shard.touched(slot); }
+      if (slot) { slot.match.applySchedule(cmd.teams, cmd.tools, shard.clock.tickTime(cmd.now) ?? cmd.now); shard.changes.touched(slot); }
       return;
     }
     case 'remove': {
@@ -56,9 +56,9 @@ export function runCommand(shard: ShardContext, cmd: ShardCmd, now: number): voi
       if (slot) shard.endMatch(slot, now, 'admin'); // operator force-end
       return;
     }
-    case 'wire': {
+    case 'frame_texts': {
       const slot = shard.slots.get(cmd.groupCode);
-      if (slot && !shard.out.muted) shard.sendTexts(slot, cmd.answer);
+      if (slot && !shard.out.muted) shard.sendFrameTexts(slot, cmd.answer);
       return;
     }
     case 'evict': {
@@ -82,7 +82,7 @@ export function runCommand(shard: ShardContext, cmd: ShardCmd, now: number): voi
 }
 
 /** The packed observer records (`groupCode FIELD_SEP receiveTime FIELD_SEP raw`, RECORD_SEP between), in order. */
-function unpackObs(shard: ShardContext, cmd: ObsBatchCmd): void {
+function unpackObs(shard: CommandContext, cmd: ObsBatchCmd): void {
   const packed = cmd.packed;
   let start = 0;
   for (let k = 0; k < cmd.count; k++) {

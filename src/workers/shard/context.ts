@@ -1,12 +1,13 @@
-// What the shard's rules (commands.ts, apply.ts, cycle.ts) work on: the shard's parts and the
-// operations on a match's lifetime, declared here, below both the rules and the Shard that
-// implements them (shard.ts). The rules are free functions handed this context (as Fastify's hooks
-// get a request and a reply and never import the server): they never import the Shard, and the
-// Shard never imports them; the thread's entry (thread.ts) wires the two. So this folder has no
-// import circle (scripts/check-imports.mjs).
+// What each of the shard's rules works on: a narrow context per rule, holding the parts that rule
+// uses and nothing else (as Fastify's hooks get a request and a reply and never the server). The
+// Shard (shard.ts) implements them all; the rules never import it, and it never imports them: the
+// thread's entry (thread.ts) hands the one to the others. So this folder has no import circle
+// (scripts/check-imports.mjs). A change to a match is reported to MatchChanges (changes.ts), never
+// back to the Shard.
 import type { CreateMatchCmd, RestoreMatchCmd } from '../../protocol/shard-messages.js';
 import type { ShardSettings } from '../../protocol/shard-settings.js';
 import type { MatchClock } from '../clock.js';
+import type { MatchChanges } from './changes.js';
 import type { Deadlines } from './deadlines.js';
 import type { DropLog } from './drops.js';
 import type { Outbox } from './outbox.js';
@@ -18,52 +19,61 @@ import type { Summaries } from './summaries.js';
 
 export type RemovalReason = 'ended' | 'inactive' | 'admin' | 'shutdown';
 
-export interface ShardContext {
-  readonly settings: ShardSettings;
+/** apply.ts: a message into its match's engine. */
+export interface ApplyContext {
   /** The live matches by group code. */
   readonly slots: ReadonlyMap<string, Slot>;
   readonly clock: MatchClock;
-  /** What goes to the main thread (outbox.ts), the drop log (drops.ts), the stats (stats.ts). */
-  readonly out: Outbox;
-  readonly drops: DropLog;
-  readonly stats: StatsCounter;
-  /** When frames go out (scheduler.ts), the deadline heap (deadlines.ts), snapshot rounds, dashboard summaries. */
-  readonly scheduler: FrameScheduler;
-  readonly deadlines: Deadlines;
-  readonly snapshots: SnapshotRounds;
-  readonly summaries: Summaries;
+  readonly drops: Pick<DropLog, 'drop'>;
+  readonly stats: Pick<StatsCounter, 'accepted'>;
+  /** `muted`: acknowledged batches re-applied (nothing is recorded again). */
+  readonly out: Pick<Outbox, 'muted'>;
+  readonly changes: MatchChanges;
+}
 
-  // A match's lifetime.
+/** commands.ts: the main thread's commands, routed to the match or the shard they concern. */
+export interface CommandContext extends ApplyContext {
+  readonly settings: Pick<ShardSettings, 'faultInjection'>;
+  /** `mark`: the last batch mark processed; `muted`. */
+  readonly out: Pick<Outbox, 'muted' | 'mark'>;
+  /** A match's lifetime. */
   create(groupCode: string, logon: CreateMatchCmd['logon'], now: number): void;
-  /** A match rebuilt from its snapshot. */
   restore(cmd: RestoreMatchCmd): void;
   /** A match that ends without game_end: a last frame saying so, then the removal path. */
   endMatch(slot: Slot, now: number, reason: 'inactive' | 'admin' | 'shutdown'): void;
   /** The match's new owner is another node: forgotten here, with nothing sent. */
   evict(slot: Slot): void;
-
-  // A match may have changed.
-  /** It gets a frame when one is due, its engine timer may have moved. */
-  touched(slot: Slot): void;
-  /** The effects its engine requested, on to the main thread. */
-  forwardEffects(slot: Slot): void;
-  /** The main thread learns its roster's player ids, its match id. */
-  rosterChanged(slot: Slot): void;
-  matchIdChanged(slot: Slot): void;
-
-  // Outputs.
-  /** The frames that are due (none while muted). */
-  sendDueFrames(now: number): void;
-  /** The main thread needs the match's frame texts (`wire`): the last one's now when `answer`. */
-  sendTexts(slot: Slot, answer: boolean): void;
-  /** A snapshot round now (`force`: every match). */
-  takeSnapshots(force: boolean): void;
-
-  // The shard as a whole.
-  /** The shutdown drain (with `endMatches`, every match ends). */
+  /** The main thread needs the match's frame texts (`frame_texts`): the last one's now when `answer`. */
+  sendFrameTexts(slot: Slot, answer: boolean): void;
+  /** The shard as a whole: the shutdown drain, dashboard summaries, muting, the thread's end. */
   drain(endMatches: boolean, now: number): void;
   watchSummaries(on: boolean, now: number): void;
   setMuted(on: boolean): void;
-  /** The thread's end: no more timers, replay files closed. */
   exit(): void;
+}
+
+/** thread.ts runBatch: a batch's commands, then the frames due, in one output. */
+export interface BatchContext extends CommandContext {
+  readonly out: Pick<Outbox, 'muted' | 'mark' | 'log' | 'flush'>;
+  /** The frames that are due (none while muted). */
+  sendDueFrames(now: number): void;
+}
+
+/** cycle.ts: the periodic tick. */
+export interface CycleContext {
+  readonly settings: Pick<ShardSettings, 'inactivityMs' | 'shard'>;
+  readonly slots: ReadonlyMap<string, Slot>;
+  readonly clock: MatchClock;
+  readonly deadlines: Pick<Deadlines, 'due' | 'checkInactivityAt'>;
+  readonly changes: MatchChanges;
+  readonly scheduler: Pick<FrameScheduler, 'isPending'>;
+  readonly snapshots: Pick<SnapshotRounds, 'due'>;
+  readonly stats: Pick<StatsCounter, 'cycleTook' | 'take'>;
+  readonly drops: Pick<DropLog, 'counts'>;
+  readonly summaries: Pick<Summaries, 'take'>;
+  readonly out: Pick<Outbox, 'stats' | 'summaries' | 'flush'>;
+  endMatch(slot: Slot, now: number, reason: 'inactive'): void;
+  sendDueFrames(now: number): void;
+  /** A snapshot round now (`force`: every match). */
+  takeSnapshots(force: boolean): void;
 }

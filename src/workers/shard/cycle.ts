@@ -2,21 +2,21 @@
 // (deadlines.ts: an engine timer, live clock only, since with the recorded clock only messages move
 // time; an inactivity check), the frames that are due, then the periodic outputs (snapshot round,
 // stats, dashboard summaries), in one output. Nothing here visits a match that has nothing due.
-import type { ShardContext } from './context.js';
+import type { CycleContext } from './context.js';
 import type { Slot } from './slot.js';
 
-export function runCycle(shard: ShardContext): void {
+export function runCycle(shard: CycleContext): void {
   const started = performance.now();
   const now = Date.now();
   const tickTime = shard.clock.tickTime(now);
   const deadlines = shard.deadlines;
   for (let slot = deadlines.due(now); slot !== undefined; slot = deadlines.due(now)) {
-    if (tickTime !== null && slot.timerAt <= tickTime) {
+    if (tickTime !== null && slot.deadline.timerAt <= tickTime) {
       slot.match.advance(tickTime);
-      shard.forwardEffects(slot);
-      shard.touched(slot); // moves timerAt past tickTime (advance ran every timer due)
+      shard.changes.forwardEffects(slot);
+      shard.changes.touched(slot); // moves timerAt past tickTime (advance ran every timer due)
     }
-    if (slot.inactivityAt <= now) {
+    if (slot.deadline.inactivityAt <= now) {
       if (inactive(shard, slot, now)) shard.endMatch(slot, now, 'inactive'); // out of the heap
       else deadlines.checkInactivityAt(slot, nextInactivityCheck(shard, slot, now));
     }
@@ -35,11 +35,11 @@ export function runCycle(shard: ShardContext): void {
  * docs/match-rules.md 14.1: no frame for INACTIVITY_TIMEOUT_MS (a running timeout's frames keep a match
  * alive). A match with a change pending is not inactive: its frame is about to go out.
  */
-function inactive(shard: ShardContext, slot: Slot, now: number): boolean {
-  return now - slot.lastActivityAt > shard.settings.inactivityMs && !shard.scheduler.isPending(slot);
+function inactive(shard: CycleContext, slot: Slot, now: number): boolean {
+  return now - slot.sent.activityAt > shard.settings.inactivityMs && !shard.scheduler.isPending(slot);
 }
 
 /** An active match is checked again once its last frame is INACTIVITY_TIMEOUT_MS old (pending: at the next cycle). */
-function nextInactivityCheck(shard: ShardContext, slot: Slot, now: number): number {
-  return Math.max(now + 1, slot.lastActivityAt + shard.settings.inactivityMs + 1);
+function nextInactivityCheck(shard: CycleContext, slot: Slot, now: number): number {
+  return Math.max(now + 1, slot.sent.activityAt + shard.settings.inactivityMs + 1);
 }

@@ -6,7 +6,7 @@
 //
 // The inactivity check is lazy: its key is set from lastActivityAt when it is scheduled and is not
 // moved by each frame; when it comes due, the match is checked and, if still active, scheduled again
-// from its newer lastActivityAt.
+// from its newer activity time. This file owns each slot's `deadline` entry (slot.ts).
 import type { Slot } from './slot.js';
 
 export class Deadlines {
@@ -24,26 +24,26 @@ export class Deadlines {
 
   /** A new match (created or restored) and its engine's next timer (Match.nextTimerAt): its inactivity check and timer are scheduled. */
   add(slot: Slot, nextTimerAt: number | null): void {
-    slot.inactivityAt = slot.lastActivityAt + this.inactivityMs + 1;
-    slot.timerAt = this.timers ? (nextTimerAt ?? Infinity) : Infinity;
-    slot.heapIndex = this.heap.length;
+    slot.deadline.inactivityAt = slot.sent.activityAt + this.inactivityMs + 1;
+    slot.deadline.timerAt = this.timers ? (nextTimerAt ?? Infinity) : Infinity;
+    slot.deadline.heapIndex = this.heap.length;
     this.heap.push(slot);
-    this.up(slot.heapIndex);
+    this.up(slot.deadline.heapIndex);
   }
 
   /** The match may have changed: its engine's next timer (Match.nextTimerAt) again, a compare when it did not move. */
   timerMoved(slot: Slot, nextTimerAt: number | null): void {
-    if (!this.timers || slot.heapIndex < 0) return;
+    if (!this.timers || slot.deadline.heapIndex < 0) return;
     const at = nextTimerAt ?? Infinity;
-    if (at === slot.timerAt) return;
-    slot.timerAt = at;
+    if (at === slot.deadline.timerAt) return;
+    slot.deadline.timerAt = at;
     this.rekey(slot);
   }
 
   /** The inactivity check comes due at `at` (wall ms). */
   checkInactivityAt(slot: Slot, at: number): void {
-    if (slot.heapIndex < 0 || at === slot.inactivityAt) return;
-    slot.inactivityAt = at;
+    if (slot.deadline.heapIndex < 0 || at === slot.deadline.inactivityAt) return;
+    slot.deadline.inactivityAt = at;
     this.rekey(slot);
   }
 
@@ -54,19 +54,19 @@ export class Deadlines {
   }
 
   remove(slot: Slot): void {
-    const i = slot.heapIndex;
+    const i = slot.deadline.heapIndex;
     if (i < 0) return;
-    slot.heapIndex = -1;
+    slot.deadline.heapIndex = -1;
     const last = this.heap.pop()!;
     if (last === slot) return;
     this.heap[i] = last;
-    last.heapIndex = i;
+    last.deadline.heapIndex = i;
     this.rekey(last);
   }
 
   private rekey(slot: Slot): void {
-    this.up(slot.heapIndex);
-    this.down(slot.heapIndex);
+    this.up(slot.deadline.heapIndex);
+    this.down(slot.deadline.heapIndex);
   }
 
   private up(i: number): void {
@@ -78,11 +78,11 @@ export class Deadlines {
       const parent = heap[p];
       if (key(parent) <= k) break;
       heap[i] = parent;
-      parent.heapIndex = i;
+      parent.deadline.heapIndex = i;
       i = p;
     }
     heap[i] = slot;
-    slot.heapIndex = i;
+    slot.deadline.heapIndex = i;
   }
 
   private down(i: number): void {
@@ -98,12 +98,15 @@ export class Deadlines {
       const child = heap[c];
       if (key(child) >= k) break;
       heap[i] = child;
-      child.heapIndex = i;
+      child.deadline.heapIndex = i;
       i = c;
     }
     heap[i] = slot;
-    slot.heapIndex = i;
+    slot.deadline.heapIndex = i;
   }
 }
 
-const key = (slot: Slot): number => (slot.timerAt < slot.inactivityAt ? slot.timerAt : slot.inactivityAt);
+const key = (slot: Slot): number => {
+  const d = slot.deadline;
+  return d.timerAt < d.inactivityAt ? d.timerAt : d.inactivityAt;
+};

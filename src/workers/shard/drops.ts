@@ -16,12 +16,12 @@ export class DropLog {
     this.counts[reason] = (this.counts[reason] ?? 0) + 1;
     let key = reason + '\x1f' + type;
     if (slot) {
-      if (slot.loggedDrops.has(key)) return;
-      if (slot.loggedDrops.size >= MAX_LOGGED_DROPS) {
+      if (slot.drops.has(key)) return;
+      if (slot.drops.size >= MAX_LOGGED_DROPS) {
         key = reason;
-        if (slot.loggedDrops.has(key)) return;
+        if (slot.drops.has(key)) return;
       }
-      slot.loggedDrops.add(key);
+      slot.drops.add(key);
     }
     if (type.length > MAX_LOGGED_TYPE) type = type.slice(0, MAX_LOGGED_TYPE) + '…';
     this.out.event({ t: 'drop', groupCode, reason, type, detail });

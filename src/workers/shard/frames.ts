@@ -1,8 +1,9 @@
-// How a frame is made: the WebSocket message text of the match's state (FRAME_SERIALIZER picks the
+// How a frame is made: the frame text (the WebSocket message) of the match's state (FRAME_SERIALIZER picks the
 // serializer; both give the same bytes, test/main/shards/sharding.test.ts), with serverTime, and the
 // permessage-deflate delta against the match's previous frame (COMPRESSION), encoded from the two
 // frames' layouts (src/codec/layout-delta.ts): the shard keeps the previous frame's layout (its
-// segments' texts, shared with the serializer's cache), not its bytes.
+// segments' texts, shared with the serializer's cache), not its bytes; this file owns each slot's
+// `layout` (slot.ts).
 import { wireMessage } from '../../protocol/wire.js';
 import type { ShardSettings } from '../../protocol/shard-settings.js';
 import { layoutDelta } from '../../codec/layout-delta.js';
@@ -13,12 +14,12 @@ import type { Slot } from './slot.js';
 
 /**
  * A frame made by FrameEncoder.make(): with the one-pass serializer its layout, whose texts joined
- * are the frame's text (joined by FrameEncoder.text() only when the text must go out); with
- * FRAME_SERIALIZER=json its text. `length`: the text's length in UTF-16 units.
+ * are the frame text (joined by FrameEncoder.frameText() only when the text must go out); with
+ * FRAME_SERIALIZER=json its frame text. `length`: the frame text's length in UTF-16 units.
  */
 export interface MadeFrame {
   layout: FrameLayout | null;
-  text: string | null;
+  frameText: string | null;
   length: number;
 }
 
@@ -35,18 +36,18 @@ export class FrameEncoder {
     // change), so that frames stay byte-identical whatever the shard count and replay speed.
     const serverTime = this.settings.trustReplayTimestamps ? slot.match.lastChangeAt : now;
     if (!this.onePass) {
-      const text = wireMessage(serializeMatch(slot.match, serverTime));
-      return { layout: null, text, length: text.length };
+      const frameText = wireMessage(serializeMatch(slot.match, serverTime));
+      return { layout: null, frameText, length: frameText.length };
     }
     const layout = wireSerializeLayout(slot.match, serverTime);
     let length = 0;
     for (const t of layout.texts) length += t.length;
-    return { layout, text: null, length };
+    return { layout, frameText: null, length };
   }
 
-  /** The frame's message text (joined from its layout on first use). */
-  text(frame: MadeFrame): string {
-    return (frame.text ??= frame.layout!.texts.join(''));
+  /** The frame text (joined from its layout on first use). */
+  frameText(frame: MadeFrame): string {
+    return (frame.frameText ??= frame.layout!.texts.join(''));
   }
 
   /**
@@ -57,10 +58,11 @@ export class FrameEncoder {
   delta(slot: Slot, frame: MadeFrame): string | null {
     if (!this.settings.compression) return null;
     // One delta per frame, for every frontend whose deflate window ends with the previous frame.
-    const layout = frame.layout ?? wholeLayout(frame.text!);
-    const delta = slot.prevLayout ? layoutDelta(slot.prevLayout, layout) : null;
-    slot.prevLayout = layout;
-    slot.layoutEvent = slot.match.eventNumber;
+    const layout = frame.layout ?? wholeLayout(frame.frameText!);
+    const base = slot.layout;
+    const delta = base.prev ? layoutDelta(base.prev, layout) : null;
+    base.prev = layout;
+    base.event = slot.match.eventNumber;
     return delta === null ? null : Buffer.from(delta.buffer, delta.byteOffset, delta.byteLength).toString('latin1');
   }
 
@@ -71,12 +73,12 @@ export class FrameEncoder {
    * undefined with FRAME_SERIALIZER=json (the snapshot stringifies the state).
    */
   snapshotState(slot: Slot): SnapshotState | undefined {
-    if (slot.prevLayout !== null && slot.layoutEvent === slot.match.eventNumber) return { frameLiteral: frameLiteralOfWire(slot.prevLayout.texts.join('')) };
+    if (slot.layout.prev !== null && slot.layout.event === slot.match.eventNumber) return { frameLiteral: frameLiteralOfWire(slot.layout.prev.texts.join('')) };
     return this.onePass ? { frameLiteral: frameLiteralOfWire(wireSerializeMatch(slot.match, 0)) } : undefined;
   }
 
-  /** The text of the slot's last frame, from its layout kept here as the next delta's base (null without one). */
-  lastWire(slot: Slot): string | null {
-    return slot.prevLayout ? slot.prevLayout.texts.join('') : null;
+  /** The frame text of the slot's last frame, from its layout kept here as the next delta's base (null without one). */
+  lastFrameText(slot: Slot): string | null {
+    return slot.layout.prev ? slot.layout.prev.texts.join('') : null;
   }
 }

@@ -7,17 +7,17 @@ import type { Slot } from './slot.js';
 
 export function startEvents(slot: Slot, now: number, restored: boolean): void {
   const match = slot.match;
-  slot.events = new MatchEventDeriver(match.snapshot(), match.eventNumber, now, restored);
+  slot.events.deriver = new MatchEventDeriver(match.snapshot(), match.eventNumber, now, restored);
 }
 
 /** An accepted message: what its envelope tells that the state does not keep (a kill's weapon, …). */
 export function messageEvents(slot: Slot, type: string, data: unknown, at: number): void {
-  slot.events?.message(slot.match.snapshot(), slot.match.eventNumber, type, data, at);
+  slot.events.deriver?.message(slot.match.snapshot(), slot.match.eventNumber, type, data, at);
 }
 
 /** The match may have changed: its events to the main thread. */
 export function sendEvents(slot: Slot, out: Outbox): void {
-  const deriver = slot.events;
+  const deriver = slot.events.deriver;
   if (!deriver) return;
   deriver.observe(slot.match.snapshot(), slot.match.eventNumber, slot.match.lastChangeAt);
   flush(slot, out);
@@ -25,7 +25,7 @@ export function sendEvents(slot: Slot, out: Outbox): void {
 
 /** The match is removed: its match_ended (unless game_end gave it already). */
 export function removedEvents(slot: Slot, out: Outbox, reason: EndReason): void {
-  const deriver = slot.events;
+  const deriver = slot.events.deriver;
   if (!deriver) return;
   deriver.removed(slot.match.snapshot(), slot.match.eventNumber, slot.match.lastChangeAt, reason);
   flush(slot, out);
@@ -36,7 +36,7 @@ export function matchKeyOf(slot: Slot): string {
 }
 
 function flush(slot: Slot, out: Outbox): void {
-  const events = slot.events!.take();
+  const events = slot.events.deriver!.take();
   if (events.length === 0) return;
   const matchKey = matchKeyOf(slot);
   for (const event of events) out.event({ t: 'match_event', groupCode: slot.groupCode, matchKey, matchId: slot.match.matchId, event });

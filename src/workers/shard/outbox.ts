@@ -1,6 +1,6 @@
 // What a shard sends to the main thread: one ShardOut per command batch or cycle, gathered here and
 // posted by flush(), carrying the last batch mark processed (`ack`).
-import type { FrameTexts, MatchSummary, ShardEvent, ShardOut, ShardSnapshots, ShardStats } from '../../protocol/shard-messages.js';
+import type { LateFrameTexts, MatchSummary, ShardEvent, ShardOut, ShardSnapshots, ShardStats } from '../../protocol/shard-messages.js';
 
 export class Outbox {
   /** The last batch mark processed: the main thread may forget the batches up to it once snapshotted. */
@@ -23,22 +23,22 @@ export class Outbox {
     this.event({ t: 'log', level, msg, fields });
   }
 
-  /** A frame of `size` characters; `wire` null: its text stays here (the main thread asks for it when it needs it). */
-  frame(groupCode: string, frameNo: number, wire: string | null, size: number, delta: string | null): void {
+  /** A frame of `size` characters; `frameText` null: its text stays here (the main thread asks for it when it needs it). */
+  frame(groupCode: string, frameNo: number, frameText: string | null, size: number, delta: string | null): void {
     const out = this.out;
     out.codes.push(groupCode);
     out.frameNos.push(frameNo);
-    out.wires.push(wire);
+    out.frameTexts.push(frameText);
     out.sizes.push(size);
     out.deltas.push(delta);
   }
 
-  /** The text of a frame sent earlier without it. */
-  text(groupCode: string, frameNo: number, text: string): void {
-    const texts = (this.out.texts ??= { codes: [], frameNos: [], texts: [] } satisfies FrameTexts);
-    texts.codes.push(groupCode);
-    texts.frameNos.push(frameNo);
-    texts.texts.push(text);
+  /** The frame text of a frame sent earlier without it. */
+  lateFrameText(groupCode: string, frameNo: number, frameText: string): void {
+    const late = (this.out.lateFrameTexts ??= { codes: [], frameNos: [], frameTexts: [] } satisfies LateFrameTexts);
+    late.codes.push(groupCode);
+    late.frameNos.push(frameNo);
+    late.frameTexts.push(frameText);
   }
 
   stats(stats: ShardStats): void {
@@ -56,7 +56,7 @@ export class Outbox {
   /** Posts what was gathered, if anything. */
   flush(): void {
     const out = this.out;
-    if (out.codes.length === 0 && out.events.length === 0 && !out.texts && !out.stats && !out.summaries && !out.snapshots) return;
+    if (out.codes.length === 0 && out.events.length === 0 && !out.lateFrameTexts && !out.stats && !out.summaries && !out.snapshots) return;
     out.ack = this.mark;
     this.out = emptyOut();
     this.post(out);
@@ -64,5 +64,5 @@ export class Outbox {
 }
 
 function emptyOut(): ShardOut {
-  return { codes: [], frameNos: [], wires: [], sizes: [], deltas: [], events: [] };
+  return { codes: [], frameNos: [], frameTexts: [], sizes: [], deltas: [], events: [] };
 }

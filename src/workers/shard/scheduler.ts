@@ -1,7 +1,7 @@
 // When frames go out (docs/match-rules.md 13; docs/architecture.md, "The broadcast cycle"): a changed
 // match whose last frame is at least one interval old goes out at once after the batch (leading
 // edge); otherwise one timer fires when the earliest pending match is due. At most one frame per
-// match per interval.
+// match per interval. The scheduler says which matches are due (`due`); the shard sends their frames.
 import type { Slot } from './slot.js';
 
 export class FrameScheduler {
@@ -16,7 +16,7 @@ export class FrameScheduler {
 
   /** A match that may have changed: pending when its eventNumber is above its last frame's. */
   touched(slot: Slot): void {
-    if (slot.match.eventNumber > slot.lastSentEvent) this.pending.add(slot);
+    if (slot.match.eventNumber > slot.sent.event) this.pending.add(slot);
   }
 
   isPending(slot: Slot): boolean {
@@ -33,13 +33,17 @@ export class FrameScheduler {
     return [...this.pending];
   }
 
-  /** `send` each pending match that is due (it must forget() the slot); the timer for the earliest other. */
-  sendDue(now: number, send: (slot: Slot, now: number) => void): void {
+  /**
+   * The pending matches whose frame is due by `now`, in the order they became pending (the caller
+   * sends each and forget()s it); the timer is set for the earliest other.
+   */
+  due(now: number): Slot[] {
+    const due: Slot[] = [];
     let nextDue = Infinity;
     for (const slot of this.pending) {
-      const due = slot.lastSentAt + this.intervalMs;
-      if (due <= now) send(slot, now);
-      else if (due < nextDue) nextDue = due;
+      const at = slot.sent.at + this.intervalMs;
+      if (at <= now) due.push(slot);
+      else if (at < nextDue) nextDue = at;
     }
     if (nextDue < Infinity && nextDue < this.timerAt && !this.stopped) {
       if (this.timer) clearTimeout(this.timer);
@@ -50,6 +54,7 @@ export class FrameScheduler {
         this.onTimer();
       }, Math.max(0, nextDue - now));
     }
+    return due;
   }
 
   stop(): void {

@@ -3,26 +3,28 @@
 // the frames that come out. This class holds the matches and their lifetime (create, restore,
 // frames, end, removal); the other jobs have a file each in this folder:
 //   thread.ts     the worker entry: the batch loop and the periodic tick, wiring a Shard to the rules
-//   context.ts    what the rules work on (ShardContext, implemented here): the rules never import this class
+//   context.ts    what each rule works on (a narrow context each, implemented here): the rules never import this class
+//   changes.ts    what follows a change to a match (events to the main thread, frame due, timer moved)
 //   commands.ts   batch unpacking and routing of the main thread's commands
 //   apply.ts      messages into the engine (parse, routing checks, aux trust, recording)
 //   effects.ts    engine effects → backend calls and events
-//   scheduler.ts  when frames go out (leading edge, due timer); frames.ts: how (serializer, delta)
+//   scheduler.ts  when frames go out (leading edge, due timer: it returns the due matches); frames.ts: how (serializer, delta)
 //   cycle.ts      the periodic tick (due deadlines, snapshots, stats, summaries); deadlines.ts: the timer heap
 //   snapshots.ts, stats.ts, summaries.ts, drops.ts, outbox.ts (what goes to the main thread), slot.ts
-import { WIRE_HOLD_FRAMES } from '../../protocol/limits.js';
+// (a match's bookkeeping: each mutable part has one owner; this file owns `sent`)
+import { FRAME_TEXT_HOLD_FRAMES } from '../../protocol/limits.js';
 import type { CreateMatchCmd, RestoreMatchCmd, ShardOut } from '../../protocol/shard-messages.js';
 import type { ShardSettings } from '../../protocol/shard-settings.js';
 import { createClock, type MatchClock } from '../clock.js';
 import { Match } from '../match/match.js';
 import type { SnapshotState } from '../match/snapshot.js';
 import { ReplayRecorder, replayHeader } from '../replay-recorder.js';
-import type { RemovalReason, ShardContext } from './context.js';
+import { MatchChanges } from './changes.js';
+import type { BatchContext, CycleContext, RemovalReason } from './context.js';
 import { Deadlines } from './deadlines.js';
 import { DropLog } from './drops.js';
-import { forwardEffects } from './effects.js';
 import { FrameEncoder, type MadeFrame } from './frames.js';
-import { removedEvents, sendEvents, startEvents } from './match-events.js';
+import { removedEvents, startEvents } from './match-events.js';
 import { Outbox } from './outbox.js';
 import { FrameScheduler } from './scheduler.js';
 import { newSlot, type Slot } from './slot.js';
@@ -30,7 +32,7 @@ import { parseSnapshot, SnapshotRounds } from './snapshots.js';
 import { StatsCounter } from './stats.js';
 import { Summaries } from './summaries.js';
 
-export class Shard implements ShardContext {
+export class Shard implements BatchContext, CycleContext {
   readonly slots = new Map<string, Slot>();
   readonly clock: MatchClock;
   readonly out: Outbox;
@@ -40,10 +42,10 @@ export class Shard implements ShardContext {
   readonly snapshots: SnapshotRounds;
   readonly summaries = new Summaries();
   readonly deadlines: Deadlines;
+  readonly changes: MatchChanges;
   /** The `exit` command was run: the thread closes its port. */
   exited = false;
   private readonly encoder: FrameEncoder;
-  private readonly sendFrameNow = (slot: Slot, now: number): void => this.sendFrame(slot, now);
   /** A snapshot's state, from the match's frame (frames.ts): no JSON.stringify of the state per round. */
   private readonly snapshotState = (slot: Slot): SnapshotState | undefined => this.encoder.snapshotState(slot);
 
@@ -63,6 +65,7 @@ export class Shard implements ShardContext {
     }));
     this.snapshots = new SnapshotRounds(settings.snapshotIntervalMs);
     this.deadlines = new Deadlines(this.clock.ticks, settings.inactivityMs);
+    this.changes = new MatchChanges(this.out, this.scheduler, this.deadlines);
   }
 
   create(groupCode: string, logon: CreateMatchCmd['logon'], now: number): void {
@@ -70,17 +73,17 @@ export class Shard implements ShardContext {
     if (existing) this.remove(existing, 'admin');
     const match = Match.create(logon, now, { sponsorLogoUrl: this.settings.sponsorLogoUrl });
     const wallNow = Date.now();
+    const recorder = this.settings.recordReplays
+      ? new ReplayRecorder(this.settings.replayDir, groupCode, now, replayHeader(logon, this.settings.serviceVersion, now))
+      : undefined;
     const slot = newSlot(groupCode, match, {
-      matchId: match.matchId, lastActivityAt: wallNow, lastEventAt: wallNow, frameNo: 0, snapshotEvent: -1, recordStart: now,
+      matchId: match.matchId, lastActivityAt: wallNow, lastEventAt: wallNow, frameNo: 0, snapshotEvent: -1, recordStart: now, recorder,
     });
-    if (this.settings.recordReplays) {
-      slot.recorder = new ReplayRecorder(this.settings.replayDir, groupCode, now, replayHeader(logon, this.settings.serviceVersion, now));
-    }
     this.slots.set(groupCode, slot);
     if (this.settings.matchEvents) startEvents(slot, now, false);
     this.deadlines.add(slot, slot.match.nextTimerAt);
-    this.forwardEffects(slot);
-    this.touched(slot);
+    this.changes.forwardEffects(slot);
+    this.changes.touched(slot);
   }
 
   /** A match rebuilt from its snapshot: the next frame is a keyframe with its full state. */
@@ -91,71 +94,45 @@ export class Shard implements ShardContext {
     const slot = newSlot(cmd.groupCode, match, {
       matchId: '', lastActivityAt: meta.lastActivityAt, lastEventAt: meta.lastEventAt, frameNo: cmd.frameNoBase,
       snapshotEvent: match.eventNumber, recordStart: meta.recordStart,
+      recorder: this.settings.recordReplays ? ReplayRecorder.reopen(this.settings.replayDir, cmd.groupCode, meta.recordStart) : undefined,
     });
-    if (this.settings.recordReplays) slot.recorder = ReplayRecorder.reopen(this.settings.replayDir, cmd.groupCode, meta.recordStart);
     this.slots.set(cmd.groupCode, slot);
     if (this.settings.matchEvents) startEvents(slot, meta.lastEventAt, true);
     this.deadlines.add(slot, slot.match.nextTimerAt);
-    if (match.matchId) this.matchIdChanged(slot);
-    this.rosterChanged(slot);
-    this.touched(slot);
-  }
-
-  /** The main thread routes auxiliary data by match id: it learns each match's as it changes. */
-  matchIdChanged(slot: Slot): void {
-    slot.matchId = slot.match.matchId;
-    this.out.event({ t: 'match_id', groupCode: slot.groupCode, matchId: slot.matchId });
-  }
-
-  /** The main thread learns the roster's player ids as they grow (players are only ever added): auxiliary logons must name one. */
-  rosterChanged(slot: Slot): void {
-    const teams = slot.match.snapshot().teams;
-    if (teams[0].players.length + teams[1].players.length === slot.rosterSize) return;
-    const playerIds = [...teams[0].players, ...teams[1].players].map((p) => p.riotId);
-    slot.rosterSize = playerIds.length;
-    const sides = teams.map((t) => t.players.map((p) => p.fullName)) as [string[], string[]];
-    this.out.event({ t: 'roster', groupCode: slot.groupCode, playerIds, sides });
-  }
-
-  forwardEffects(slot: Slot): void {
-    forwardEffects(slot, this.out);
-  }
-
-  /** The match may have changed: it gets a frame when one is due (scheduler.ts), its engine timer may have moved (deadlines.ts). */
-  touched(slot: Slot): void {
-    sendEvents(slot, this.out);
-    this.scheduler.touched(slot);
-    this.deadlines.timerMoved(slot, slot.match.nextTimerAt);
+    if (match.matchId) this.changes.matchIdChanged(slot);
+    this.changes.rosterChanged(slot);
+    this.changes.touched(slot);
   }
 
   /** The frames that are due (none while muted: the lost thread sent them). */
   sendDueFrames(now: number): void {
     if (this.out.muted) return;
-    this.scheduler.sendDue(now, this.sendFrameNow);
+    for (const slot of this.scheduler.due(now)) this.sendFrame(slot, now);
   }
 
   /** The match's frame, when it changed since its last one (`force`: anyway); a match that ended is then removed. */
   sendFrame(slot: Slot, now: number, force = false): void {
     this.scheduler.forget(slot);
-    if (!force && slot.match.eventNumber <= slot.lastSentEvent) return;
+    const sent = slot.sent;
+    if (!force && slot.match.eventNumber <= sent.event) return;
     let frame: MadeFrame;
     try {
       frame = this.encoder.make(slot, now);
     } catch (err) {
       this.out.log('error', 'serialization failed', { groupCode: slot.groupCode, error: (err as Error).message });
-      slot.lastSentEvent = slot.match.eventNumber;
+      sent.event = slot.match.eventNumber;
       return;
     }
     this.stats.framesSerialized++;
     const delta = this.encoder.delta(slot, frame);
-    slot.frameNo++;
-    // The text goes along only when the main thread cannot do without it: no delta (a first frame,
-    // no COMPRESSION: nothing kept here either), or it asked for texts (`wire`).
-    slot.textSent = delta === null || slot.frameNo <= slot.textsUntil;
-    this.out.frame(slot.groupCode, slot.frameNo, slot.textSent ? this.encoder.text(frame) : null, frame.length, delta);
-    slot.lastSentEvent = slot.match.eventNumber;
-    slot.lastSentAt = now;
-    slot.lastActivityAt = now;
+    sent.frameNo++;
+    // The frame text goes along only when the main thread cannot do without it: no delta (a first
+    // frame, no COMPRESSION: nothing kept here either), or it asked for frame texts (`frame_texts`).
+    sent.frameTextSent = delta === null || sent.frameNo <= sent.frameTextsUntil;
+    this.out.frame(slot.groupCode, sent.frameNo, sent.frameTextSent ? this.encoder.frameText(frame) : null, frame.length, delta);
+    sent.event = slot.match.eventNumber;
+    sent.at = now;
+    sent.activityAt = now;
     if (slot.match.ended) this.remove(slot, 'ended');
   }
 
@@ -171,28 +148,28 @@ export class Shard implements ShardContext {
     if (this.slots.get(slot.groupCode) === slot) this.remove(slot, reason); // sendFrame removed it if game_end was applied
   }
 
-  /** The main thread needs the match's frame texts (`wire` command): the last frame's now (`answer`), and those of the next frames. */
-  sendTexts(slot: Slot, answer: boolean): void {
-    slot.textsUntil = slot.frameNo + WIRE_HOLD_FRAMES;
-    if (answer) this.sendLastText(slot);
+  /** The main thread needs the match's frame texts (`frame_texts` command): the last frame's now (`answer`), and those of the next frames. */
+  sendFrameTexts(slot: Slot, answer: boolean): void {
+    slot.sent.frameTextsUntil = slot.sent.frameNo + FRAME_TEXT_HOLD_FRAMES;
+    if (answer) this.sendLastFrameText(slot);
   }
 
-  private sendLastText(slot: Slot): void {
-    const text = this.encoder.lastWire(slot);
-    if (text !== null) this.out.text(slot.groupCode, slot.frameNo, text);
+  private sendLastFrameText(slot: Slot): void {
+    const frameText = this.encoder.lastFrameText(slot);
+    if (frameText !== null) this.out.lateFrameText(slot.groupCode, slot.sent.frameNo, frameText);
   }
 
   remove(slot: Slot, reason: RemovalReason): void {
     // The final frame stays on the main thread after the match is gone here (frontends that skipped it).
-    if (!slot.textSent) this.sendLastText(slot);
+    if (!slot.sent.frameTextSent) this.sendLastFrameText(slot);
     this.slots.delete(slot.groupCode);
     this.scheduler.forget(slot);
     this.deadlines.remove(slot);
     if (slot.match.isRegistered) {
-      this.out.event({ t: 'effect', effect: { kind: 'complete', groupCode: slot.groupCode, matchId: slot.matchId, body: slot.match.registerBody() } });
-    } else if (slot.matchId) {
+      this.out.event({ t: 'effect', effect: { kind: 'complete', groupCode: slot.groupCode, matchId: slot.reported.matchId, body: slot.match.registerBody() } });
+    } else if (slot.reported.matchId) {
       // Ended before the registration answer came back: the main thread completes it once that answer comes.
-      this.out.event({ t: 'effect', effect: { kind: 'complete', groupCode: slot.groupCode, matchId: slot.matchId, body: slot.match.registerBody(), ifRegistering: true } });
+      this.out.event({ t: 'effect', effect: { kind: 'complete', groupCode: slot.groupCode, matchId: slot.reported.matchId, body: slot.match.registerBody(), ifRegistering: true } });
     }
     slot.recorder?.close();
     removedEvents(slot, this.out, reason === 'ended' ? 'completed' : reason);
@@ -240,7 +217,7 @@ export class Shard implements ShardContext {
   /** Re-application of acknowledged batches starts or ends; at its end every match is looked at again. */
   setMuted(on: boolean): void {
     this.out.muted = on;
-    if (!on) for (const slot of this.slots.values()) this.touched(slot);
+    if (!on) for (const slot of this.slots.values()) this.changes.touched(slot);
   }
 
   /** The thread's end: no more timers (the periodic tick is the thread's: it stops it on `exited`), replay files closed. */

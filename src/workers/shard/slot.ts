@@ -1,54 +1,90 @@
-// One live match in a shard: the engine's Match and the shard's bookkeeping around it.
+// One live match in a shard: the engine's Match and the shard's bookkeeping around it. The slot's
+// own fields never change after it is made; each mutable part is an object of its own with one
+// owner, the one file that writes it (others only read it):
+//   sent       shard.ts (sendFrame, sendFrameTexts): the frames sent and the text hold
+//   received   apply.ts: the last applied message's receive time
+//   reported   changes.ts: what the main thread was told (match id, roster size)
+//   layout     frames.ts: the last frame's layout, the base of the next delta
+//   deadline   deadlines.ts: the heap entry (engine timer, inactivity check, position)
+//   summary    summaries.ts; snapshot  snapshots.ts: the eventNumber each last covered
+//   drops      drops.ts: drop-log keys already logged
+//   events     match-events.ts: the match's event deriver (EVENTS_ENABLED)
 import type { MatchEventDeriver } from '../events/deriver.js';
 import type { Match } from '../match/match.js';
 import type { ReplayRecorder } from '../replay-recorder.js';
 import type { FrameLayout } from '../wire-serializer.js';
 
-export interface Slot {
-  readonly groupCode: string;
-  readonly match: Match;
+/** Frames sent to the main thread (shard.ts). */
+export interface SentFrames {
   /** The eventNumber and wall-clock time of the last frame (leading edge, scheduler.ts). */
-  lastSentEvent: number;
-  lastSentAt: number;
+  event: number;
+  at: number;
   /** Wall-clock time of the last frame or creation (inactivity, docs/match-rules.md 14.1). */
-  lastActivityAt: number;
-  /** The match id the main thread was last told (`match_id` event); '' before match_start. */
-  matchId: string;
-  recorder: ReplayRecorder | undefined;
-  /** The last frame's number, and its layout (the base of the next delta, frames.ts). */
+  activityAt: number;
+  /** The last frame's number. */
   frameNo: number;
-  prevLayout: FrameLayout | null;
-  /** The eventNumber of the state prevLayout's frame shows (snapshots take the state's text from it while it is current). */
-  layoutEvent: number;
-  /** Frames up to this number carry their text to the main thread (`wire` command); whether the last one did. */
-  textsUntil: number;
-  textSent: boolean;
-  /** Drop log keys already logged for this match (drops.ts). */
-  loggedDrops: Set<string>;
-  /** Wall-clock time of the last applied message, and the eventNumber of the last dashboard summary. */
-  lastEventAt: number;
-  summarizedEvent: number;
-  /** Players on the roster when the main thread was last told (auxiliary logons must name one). */
-  rosterSize: number;
-  /** The eventNumber of the last snapshot (-1: none yet), and the replay file's start time. */
-  snapshotEvent: number;
-  recordStart: number;
-  /** deadlines.ts: the engine's next timer, the next inactivity check (Infinity: none), the heap position (-1: not in it). */
+  /** Frames up to this number carry their frame text to the main thread (`frame_texts` command); whether the last one did. */
+  frameTextsUntil: number;
+  frameTextSent: boolean;
+}
+
+/** The last frame's layout (the base of the next delta) and the eventNumber of the state it shows (frames.ts). */
+export interface LayoutBase {
+  prev: FrameLayout | null;
+  event: number;
+}
+
+/** deadlines.ts: the engine's next timer, the next inactivity check (Infinity: none), the heap position (-1: not in it). */
+export interface DeadlineEntry {
   timerAt: number;
   inactivityAt: number;
   heapIndex: number;
-  /** Derives the match's events (EVENTS_ENABLED; shard/match-events.ts), else null. */
-  events: MatchEventDeriver | null;
 }
 
-/** The fields a new slot takes from its origin (a logon or a snapshot); the rest start empty. */
-export type SlotOrigin = Pick<Slot, 'matchId' | 'lastActivityAt' | 'lastEventAt' | 'frameNo' | 'snapshotEvent' | 'recordStart'>;
+export interface Slot {
+  readonly groupCode: string;
+  readonly match: Match;
+  /** The replay file (RECORD_REPLAYS) and its start time. */
+  readonly recorder: ReplayRecorder | undefined;
+  readonly recordStart: number;
+  readonly sent: SentFrames;
+  /** Wall-clock time of the last applied message (apply.ts). */
+  readonly received: { at: number };
+  /** The match id the main thread was last told (`match_id` event; '' before match_start), and the roster size (changes.ts). */
+  readonly reported: { matchId: string; rosterSize: number };
+  readonly layout: LayoutBase;
+  readonly deadline: DeadlineEntry;
+  /** The eventNumber of the last dashboard summary (summaries.ts) and of the last snapshot (-1: none yet; snapshots.ts). */
+  readonly summary: { event: number };
+  readonly snapshot: { event: number };
+  /** Drop log keys already logged for this match (drops.ts). */
+  readonly drops: Set<string>;
+  /** Derives the match's events (EVENTS_ENABLED; match-events.ts), else null. */
+  readonly events: { deriver: MatchEventDeriver | null };
+}
+
+/** What a new slot takes from its origin (a logon or a snapshot); the rest starts empty. */
+export interface SlotOrigin {
+  matchId: string;
+  lastActivityAt: number;
+  lastEventAt: number;
+  frameNo: number;
+  snapshotEvent: number;
+  recordStart: number;
+  recorder: ReplayRecorder | undefined;
+}
 
 export function newSlot(groupCode: string, match: Match, origin: SlotOrigin): Slot {
   return {
-    groupCode, match, lastSentEvent: match.eventNumber - 1, lastSentAt: 0, lastActivityAt: origin.lastActivityAt,
-    matchId: origin.matchId, recorder: undefined, frameNo: origin.frameNo, prevLayout: null, layoutEvent: -1, textsUntil: 0, textSent: false, loggedDrops: new Set(),
-    lastEventAt: origin.lastEventAt, summarizedEvent: -1, rosterSize: 0, snapshotEvent: origin.snapshotEvent,
-    recordStart: origin.recordStart, timerAt: Infinity, inactivityAt: Infinity, heapIndex: -1, events: null,
+    groupCode, match, recorder: origin.recorder, recordStart: origin.recordStart,
+    sent: { event: match.eventNumber - 1, at: 0, activityAt: origin.lastActivityAt, frameNo: origin.frameNo, frameTextsUntil: 0, frameTextSent: false },
+    received: { at: origin.lastEventAt },
+    reported: { matchId: origin.matchId, rosterSize: 0 },
+    layout: { prev: null, event: -1 },
+    deadline: { timerAt: Infinity, inactivityAt: Infinity, heapIndex: -1 },
+    summary: { event: -1 },
+    snapshot: { event: origin.snapshotEvent },
+    drops: new Set(),
+    events: { deriver: null },
   };
 }

@@ -16,7 +16,7 @@ export interface SlotMeta {
 
 /** {"slot":<SlotMeta: numbers only>,"match":<the engine's snapshot>} */
 export function snapshotText(slot: Slot, state?: SnapshotState): string {
-  const meta: SlotMeta = { lastActivityAt: slot.lastActivityAt, lastEventAt: slot.lastEventAt, recordStart: slot.recordStart };
+  const meta: SlotMeta = { lastActivityAt: slot.sent.activityAt, lastEventAt: slot.received.at, recordStart: slot.recordStart };
   return '{"slot":' + JSON.stringify(meta) + ',"match":' + slot.match.toSnapshot(state) + '}';
 }
 
@@ -52,7 +52,7 @@ export class SnapshotRounds {
     const texts: string[] = [];
     const camSecrets: string[] = [];
     for (const slot of slots) {
-      if (!force && slot.snapshotEvent === slot.match.eventNumber) continue;
+      if (!force && slot.snapshot.event === slot.match.eventNumber) continue;
       try {
         texts.push(snapshotText(slot, snapshotState?.(slot)));
       } catch (err) {
@@ -61,7 +61,7 @@ export class SnapshotRounds {
       }
       codes.push(slot.groupCode);
       camSecrets.push(slot.match.playercamSecret);
-      slot.snapshotEvent = slot.match.eventNumber;
+      slot.snapshot.event = slot.match.eventNumber;
     }
     if (codes.length === 0 && !force && this.lastMark === mark) return undefined;
     this.lastMark = mark;

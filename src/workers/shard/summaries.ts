@@ -17,13 +17,13 @@ export class Summaries {
     this.lastTakenAt = now;
     const summaries: MatchSummary[] = [];
     for (const slot of slots) {
-      if (slot.match.eventNumber === slot.summarizedEvent) continue;
-      slot.summarizedEvent = slot.match.eventNumber;
+      if (slot.match.eventNumber === slot.summary.event) continue;
+      slot.summary.event = slot.match.eventNumber;
       const s = slot.match.snapshot();
       const team = (i: 0 | 1) => ({ name: s.teams[i].teamName, tricode: s.teams[i].teamTricode, score: s.teams[i].roundsWon });
       summaries.push({
         groupCode: slot.groupCode, teams: [team(0), team(1)], roundNumber: s.roundNumber, roundPhase: s.roundPhase,
-        map: s.map, lastEventAt: slot.lastEventAt,
+        map: s.map, lastEventAt: slot.received.at,
       });
     }
     return summaries.length > 0 ? summaries : undefined;

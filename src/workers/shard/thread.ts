@@ -2,12 +2,12 @@
 // SHARD_WORKERS=0, called on the main thread: startInlineShard), and the two
 // loops that drive it, the batch loop (each batch of the main thread's commands) and the periodic
 // tick (cycle.ts, every BROADCAST_INTERVAL_MS). The Shard holds the state, the rules (commands.ts,
-// cycle.ts) take it as their context (context.ts); neither imports the other, this file wires them.
+// cycle.ts) take it as their narrow contexts (context.ts); neither imports the other, this file wires them.
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ShardCmd, ShardOut } from '../../protocol/shard-messages.js';
 import type { ShardSettings } from '../../protocol/shard-settings.js';
 import { InjectedFault, runCommand } from './commands.js';
-import type { ShardContext } from './context.js';
+import type { BatchContext } from './context.js';
 import { runCycle } from './cycle.js';
 import { Shard } from './shard.js';
 
@@ -15,7 +15,7 @@ import { Shard } from './shard.js';
  * One batch from the main thread: its commands in order, then the frames due, in one output.
  * (Exported for the benchmarks, which drive a Shard without a thread.)
  */
-export function runBatch(shard: ShardContext, cmds: ShardCmd[]): void {
+export function runBatch(shard: BatchContext, cmds: ShardCmd[]): void {
   const now = Date.now();
   for (const cmd of cmds) {
     try {

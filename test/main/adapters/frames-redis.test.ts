@@ -1,5 +1,5 @@
 // The Redis FrameBus and OwnerInbox against a real redis-server: the FrameBus contract (local
-// delivery), and across nodes with the recorded match's real frames (wire text + the shard's
+// delivery), and across nodes with the recorded match's real frames (frame text + the shard's
 // delta): a watching node joins mid-stream with one keyframe, then rebuilds every frame byte for
 // byte from the deltas; epochs fence stale owners and let a new owner in; the last listener's
 // going ends the subscription; Redis going away and coming back.
@@ -51,12 +51,13 @@ async function shardSubscribers(channel: string): Promise<number> {
  * read, and its bytes are reused once two newer frames arrived (frame-received.ts): a recipient
  * that keeps a frame keeps what it read.
  */
-const asDelivered = (f: Frame): Frame => ({ groupCode: f.groupCode, frameNo: f.frameNo, epoch: f.epoch, wireText: f.wireText, deltaText: f.deltaText });
+interface Delivered extends Frame { readonly delta: string | null }
+const asDelivered = (f: Frame, delta: string | null): Delivered => ({ groupCode: f.groupCode, frameNo: f.frameNo, epoch: f.epoch, frameText: f.frameText, delta });
 
 let frames: RecordedFrame[];
-/** Frame `frameNo` (1-based) of the recording as its owner publishes it. */
-const packet = (code: string, frameNo: number, epoch: number, keyframe = false): Frame =>
-  ({ groupCode: code, frameNo, epoch, wireText: frames[frameNo - 1].wireText, deltaText: keyframe ? null : frames[frameNo - 1].deltaText });
+/** Frame `frameNo` (1-based) of the recording as its owner publishes it: the frame and its delta. */
+const packet = (code: string, frameNo: number, epoch: number, keyframe = false): [Frame, string | null] =>
+  [{ groupCode: code, frameNo, epoch, frameText: frames[frameNo - 1].frameText }, keyframe ? null : frames[frameNo - 1].delta];
 
 beforeAll(async () => {
   redis = await startRedisServer();
@@ -84,17 +85,17 @@ describe('deltas rebuilt on a watching node', () => {
   it('every delta of the recording decodes to its frame, as zlib decodes it', () => {
     expect(frames.length).toBeGreaterThan(1000);
     for (let k = 1; k < frames.length; k++) {
-      const base = Buffer.from(frames[k - 1].wireText);
-      const delta = Buffer.from(frames[k].deltaText!, 'latin1');
-      const expected = Buffer.from(frames[k].wireText);
+      const base = Buffer.from(frames[k - 1].frameText);
+      const delta = Buffer.from(frames[k].delta!, 'latin1');
+      const expected = Buffer.from(frames[k].frameText);
       expect(inflateDeltaZlib(base, delta).equals(expected)).toBe(true);
       expect(inflateDelta(base, delta).equals(expected)).toBe(true);
     }
   });
 
   it('a malformed delta throws rather than making up a frame', () => {
-    const base = Buffer.from(frames[10].wireText);
-    const delta = Buffer.from(frames[11].deltaText!, 'latin1');
+    const base = Buffer.from(frames[10].frameText);
+    const delta = Buffer.from(frames[11].delta!, 'latin1');
     expect(() => inflateDelta(Buffer.alloc(0), delta)).toThrow(/distance/);
     expect(() => inflateDelta(base, delta.subarray(0, delta.length >> 1))).toThrow();
   });
@@ -106,7 +107,7 @@ describe('RedisFrameBus across nodes', () => {
   let A: RedisFrameBus, B: RedisFrameBus, C: RedisFrameBus;
   let connA: RedisConnection;
   let connB: RedisConnection;
-  const got: Frame[] = [];
+  const got: Delivered[] = [];
   let offB: () => void = () => undefined;
   const MID = 300;
 
@@ -120,31 +121,31 @@ describe('RedisFrameBus across nodes', () => {
     A.open(code, 5);
     const local: Frame[] = [];
     const offLocal = A.subscribe(code, (f) => local.push(f)); // the owner's own frontends: direct calls
-    for (let n = 1; n <= MID; n++) A.publish(packet(code, n, 5));
+    for (let n = 1; n <= MID; n++) A.publish(...packet(code, n, 5));
     expect(local.length).toBe(MID);
     expect(A.stats.framesPublished).toBe(MID);
     // Those went through Redis before B joins (a PING's answer follows every earlier command of A's
     // connection); otherwise B's subscription could see the last of them, deltas without a base.
     await connA.cmd.ping();
 
-    offB = B.subscribe(code, (f) => got.push(asDelivered(f)));
+    offB = B.subscribe(code, (f, delta) => got.push(asDelivered(f, delta)));
     await expect.poll(() => got.length).toBe(1);
-    expect([got[0].frameNo, got[0].epoch, got[0].deltaText]).toEqual([MID, 5, null]);
-    expect(got[0].wireText).toBe(frames[MID - 1].wireText);
+    expect([got[0].frameNo, got[0].epoch, got[0].delta]).toEqual([MID, 5, null]);
+    expect(got[0].frameText).toBe(frames[MID - 1].frameText);
     expect(B.latest(code)?.frameNo).toBe(MID);
 
-    for (let n = MID + 1; n <= frames.length; n++) A.publish(packet(code, n, 5));
+    for (let n = MID + 1; n <= frames.length; n++) A.publish(...packet(code, n, 5));
     await expect.poll(() => got.length).toBe(frames.length - MID + 1);
     for (let k = 1; k < got.length; k++) {
       const n = MID + k;
       const f = got[k];
-      if (f.frameNo !== n || f.wireText !== frames[n - 1].wireText || f.deltaText !== frames[n - 1].deltaText || f.epoch !== 5) {
-        throw new Error(`frame ${n} differs on B: #${f.frameNo}@${f.epoch}, wire equal ${f.wireText === frames[n - 1].wireText}, delta equal ${f.deltaText === frames[n - 1].deltaText}`);
+      if (f.frameNo !== n || f.frameText !== frames[n - 1].frameText || f.delta !== frames[n - 1].delta || f.epoch !== 5) {
+        throw new Error(`frame ${n} differs on B: #${f.frameNo}@${f.epoch}, wire equal ${f.frameText === frames[n - 1].frameText}, delta equal ${f.delta === frames[n - 1].delta}`);
       }
     }
-    expect(B.latest(code)?.wireText).toBe(frames[frames.length - 1].wireText);
+    expect(B.latest(code)?.frameText).toBe(frames[frames.length - 1].frameText);
     const stats = JSON.stringify({ A: A.stats, B: B.stats });
-    expect(got.filter((f) => f.deltaText === null).length, stats).toBe(1); // B's frontends: one keyframe, then deltas
+    expect(got.filter((f) => f.delta === null).length, stats).toBe(1); // B's frontends: one keyframe, then deltas
     expect(B.stats, stats).toMatchObject({ keyframesRequested: 1, keyframesReceived: 1, gaps: 0, noBase: 0, badDeltas: 0, framesReceived: frames.length - MID + 1 });
     expect(A.stats.keyframesAnswered, stats).toBe(1);
     expect(local.length).toBe(frames.length);
@@ -160,8 +161,8 @@ describe('RedisFrameBus across nodes', () => {
   it('drops the frames of a lower epoch', async () => {
     const before = { got: got.length, stale: B.stats.droppedStale };
     C.open(code, 3); // a stale owner that still thinks it runs the match
-    C.publish(packet(code, 1, 3));
-    C.publish(packet(code, 2, 3));
+    C.publish(...packet(code, 1, 3));
+    C.publish(...packet(code, 2, 3));
     await expect.poll(() => B.stats.droppedStale).toBe(before.stale + 2);
     expect(got.length).toBe(before.got);
     expect(B.latest(code)?.epoch).toBe(5);
@@ -173,14 +174,14 @@ describe('RedisFrameBus across nodes', () => {
   it('follows a new owner (higher epoch) from its first keyframe, and fences the old one', async () => {
     const from = got.length;
     C.open(code, 9); // took the match over
-    for (let n = 1; n <= 20; n++) C.publish(packet(code, n, 9));
+    for (let n = 1; n <= 20; n++) C.publish(...packet(code, n, 9));
     await expect.poll(() => got.length).toBe(from + 20);
     expect(got.slice(from).map((f) => `${f.frameNo}@${f.epoch}`)).toEqual(Array.from({ length: 20 }, (_, i) => `${i + 1}@9`));
-    expect(got.slice(from).every((f, i) => f.wireText === frames[i].wireText)).toBe(true);
-    expect(got[from].deltaText).toBeNull();
-    expect(got[from + 1].deltaText).toBe(frames[1].deltaText);
+    expect(got.slice(from).every((f, i) => f.frameText === frames[i].frameText)).toBe(true);
+    expect(got[from].delta).toBeNull();
+    expect(got[from + 1].delta).toBe(frames[1].delta);
     const stale = B.stats.droppedStale;
-    A.publish(packet(code, 1, 5, true)); // the old owner, not told yet
+    A.publish(...packet(code, 1, 5, true)); // the old owner, not told yet
     await expect.poll(() => B.stats.droppedStale).toBe(stale + 1);
     expect(got.length).toBe(from + 20);
     A.end(code);
@@ -196,7 +197,7 @@ describe('RedisFrameBus across nodes', () => {
     const code2 = 'CROSS2';
     const { bus: E } = await frameBus(prefix, 'E');
     A.open(code2, 1);
-    A.publish(packet(code2, 1, 1));
+    A.publish(...packet(code2, 1, 1));
     const b1: Frame[] = [];
     const b2: Frame[] = [];
     const offB1 = B.subscribe(code2, (f) => b1.push(f));
@@ -205,7 +206,7 @@ describe('RedisFrameBus across nodes', () => {
     expect(b2.length).toBe(1);
     expect(await shardSubscribers(`${prefix}f:${code2}`)).toBe(1);
     offB1();
-    A.publish(packet(code2, 2, 1));
+    A.publish(...packet(code2, 2, 1));
     await expect.poll(() => b2.length).toBe(2);
     expect(await shardSubscribers(`${prefix}f:${code2}`)).toBe(1);
     offB2();
@@ -215,7 +216,7 @@ describe('RedisFrameBus across nodes', () => {
     const e: Frame[] = [];
     E.subscribe(code2, (f) => e.push(f));
     await expect.poll(() => e.length).toBe(1);
-    A.publish(packet(code2, 3, 1));
+    A.publish(...packet(code2, 3, 1));
     await expect.poll(() => e.map((f) => f.frameNo)).toEqual([2, 3]);
     expect([b1.length, b2.length]).toEqual([1, 2]);
     expect(B.latest(code2)).toBeUndefined();
@@ -230,19 +231,19 @@ describe('RedisFrameBus across nodes', () => {
     const receive = F.receive.bind(F);
     F.receive = (c, m) => { if (!(m[0] === FRAME_KIND.delta && m.readUInt32BE(7) === 2)) receive(c, m); };
     A.open(code3, 2);
-    A.publish(packet(code3, 1, 2));
-    const f: Frame[] = [];
-    F.subscribe(code3, (p) => f.push(asDelivered(p)));
+    A.publish(...packet(code3, 1, 2));
+    const f: Delivered[] = [];
+    F.subscribe(code3, (p, delta) => f.push(asDelivered(p, delta)));
     await expect.poll(() => f.length).toBe(1);
-    A.publish(packet(code3, 2, 2));
-    A.publish(packet(code3, 3, 2));
+    A.publish(...packet(code3, 2, 2));
+    A.publish(...packet(code3, 3, 2));
     await expect.poll(() => f.map((p) => p.frameNo)).toEqual([1, 3]);
     expect(F.stats).toMatchObject({ gaps: 1, keyframesRequested: 2, keyframesReceived: 2 });
-    expect(f[1].deltaText).toBeNull(); // F's frontends get frame 3 as a keyframe
-    A.publish(packet(code3, 4, 2));
+    expect(f[1].delta).toBeNull(); // F's frontends get frame 3 as a keyframe
+    A.publish(...packet(code3, 4, 2));
     await expect.poll(() => f.map((p) => p.frameNo)).toEqual([1, 3, 4]);
-    expect(f.map((p) => p.wireText)).toEqual([frames[0].wireText, frames[2].wireText, frames[3].wireText]);
-    expect(f[2].deltaText).toBe(frames[3].deltaText);
+    expect(f.map((p) => p.frameText)).toEqual([frames[0].frameText, frames[2].frameText, frames[3].frameText]);
+    expect(f[2].delta).toBe(frames[3].delta);
     A.end(code3);
   });
 });
@@ -254,38 +255,38 @@ describe('a watching node\'s frames: text on demand, buffers reused', () => {
     const code = 'LAZY1';
     // Frames with non-ASCII text (a player's name), growing past the rebuild buffer's room, with real deltas.
     const texts = Array.from({ length: 40 }, (_, i) => `42["match_data","{\\"n\\":${i},\\"name\\":\\"Zoë 日本 ${'é'.repeat(i * 300)}\\"}"]`);
-    const frame = (n: number, keyframe = false): Frame => ({
-      groupCode: code, frameNo: n, epoch: 1, wireText: texts[n - 1],
-      deltaText: keyframe ? null : Buffer.from(deflateDelta(Buffer.from(texts[n - 2]), Buffer.from(texts[n - 1]))!).toString('latin1'),
-    });
+    const frame = (n: number, keyframe = false): [Frame, string | null] => [
+      { groupCode: code, frameNo: n, epoch: 1, frameText: texts[n - 1] },
+      keyframe ? null : Buffer.from(deflateDelta(Buffer.from(texts[n - 2]), Buffer.from(texts[n - 1]))!).toString('latin1'),
+    ];
     A.open(code, 1);
-    A.publish(frame(1, true));
+    A.publish(...frame(1, true));
     await connA.cmd.ping();
     const got: ReceivedFrame[] = [];
     const deltas: (string | null)[] = [];
-    B.subscribe(code, (f) => { got.push(f as ReceivedFrame); deltas.push(f.deltaText); }); // a delta-only recipient: never reads the text
+    B.subscribe(code, (f, delta) => { got.push(f as ReceivedFrame); deltas.push(delta); }); // a delta-only recipient: never reads the text
     await expect.poll(() => got.length).toBe(1);
-    for (let n = 2; n <= texts.length; n++) A.publish(frame(n));
+    for (let n = 2; n <= texts.length; n++) A.publish(...frame(n));
     await expect.poll(() => got.length).toBe(texts.length);
     expect(B.stats).toMatchObject({ badDeltas: 0, gaps: 0, noBase: 0 });
     expect(got.map((f) => f.frameNo)).toEqual(texts.map((_, i) => i + 1));
-    expect(deltas.slice(1)).toEqual(texts.slice(1).map((_, i) => frame(i + 2).deltaText));
+    expect(deltas.slice(1)).toEqual(texts.slice(1).map((_, i) => frame(i + 2)[1]));
     expect(got.filter((f) => f.textMade).length).toBe(0); // nobody read a text: none was made
     // The latest and the one before keep their bytes: their texts, made now, are the owner's.
     const last = got[got.length - 1];
     expect(B.latest(code)).toBe(last);
-    expect(last.wireText).toBe(texts[texts.length - 1]);
-    expect(got[got.length - 2].wireText).toBe(texts[texts.length - 2]);
+    expect(last.frameText).toBe(texts[texts.length - 1]);
+    expect(got[got.length - 2].frameText).toBe(texts[texts.length - 2]);
     // Older ones gave their buffers to newer frames: a text not read by then is gone (a Frame may be
-    // without its text; FrameTextSource.whenText answers at once that it is moot).
-    expect(got[got.length - 3].wire).toBeNull();
-    expect(got[got.length - 3].wireText).toBeNull();
+    // without its text: such a frame is moot, a newer one came to every subscriber).
+    expect(got[got.length - 3].bytes).toBeNull();
+    expect(got[got.length - 3].frameText).toBeNull();
     // A text read while the frame was current stays.
     const reader = await frameBus('lazy:', 'C');
     const read: string[] = [];
-    reader.bus.subscribe(code, (f) => { read.push(f.wireText!); });
+    reader.bus.subscribe(code, (f) => { read.push(f.frameText!); });
     await expect.poll(() => read.length).toBe(1); // its keyframe (the latest)
-    for (let n = 1; n <= 5; n++) A.publish({ ...frame(texts.length - 5 + n, true), frameNo: texts.length + n });
+    for (let n = 1; n <= 5; n++) A.publish({ ...frame(texts.length - 5 + n, true)[0], frameNo: texts.length + n }, null);
     await expect.poll(() => read.length).toBe(6);
     expect(read).toEqual([texts[texts.length - 1], ...texts.slice(texts.length - 5)]);
     A.end(code);
@@ -306,7 +307,7 @@ describe('RedisOwnerInbox beside the frame bus (its encoding and contract: inbox
     const received: InboxMessage[] = [];
     const off = inboxA.listen(code, (m) => received.push(m));
     busA.open(code, 1); // the owner listens for keyframe requests (the match's keyframe channel)
-    busA.publish(packet(code, 1, 1));
+    busA.publish(...packet(code, 1, 1));
     await connA.cmd.ping();
     const sent: InboxMessage[] = [];
     for (let i = 0; i < 500; i++) {
@@ -358,17 +359,17 @@ describe('Redis unreachable, then back', () => {
     const { bus: B, conn: connB } = await frameBus(prefix, 'B', 300);
     const inbox = new RedisOwnerInbox(connB, { log });
     A.open(code, 1);
-    A.publish(packet(code, 1, 1));
+    A.publish(...packet(code, 1, 1));
     const local: Frame[] = [];
     A.subscribe(code, (f) => local.push(f));
-    const got: Frame[] = [];
-    B.subscribe(code, (f) => got.push(asDelivered(f)));
+    const got: Delivered[] = [];
+    B.subscribe(code, (f, delta) => got.push(asDelivered(f, delta)));
     await expect.poll(() => got.length).toBe(1);
 
     await redis.stop();
     await expect.poll(() => connA.cmd.status !== 'ready' && connB.cmd.status !== 'ready').toBe(true);
     const failed = A.stats.publishFailed;
-    for (let n = 2; n <= 10; n++) A.publish(packet(code, n, 1));
+    for (let n = 2; n <= 10; n++) A.publish(...packet(code, n, 1));
     expect(local.map((f) => f.frameNo)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(A.stats.publishFailed).toBe(failed + 9);
     await expect(inbox.send(code, { t: 'obs', raw: 'x' })).rejects.toThrow();
@@ -378,11 +379,11 @@ describe('Redis unreachable, then back', () => {
     await expect.poll(() => connA.up && connB.up).toBe(true);
     await expect.poll(() => B.latest(code)?.frameNo).toBe(10);
     expect(B.stats.keyframesRequested).toBeGreaterThan(requested);
-    expect(B.latest(code)?.wireText).toBe(frames[9].wireText);
+    expect(B.latest(code)?.frameText).toBe(frames[9].frameText);
     // And the stream goes on from there.
-    A.publish(packet(code, 11, 1));
+    A.publish(...packet(code, 11, 1));
     await expect.poll(() => got.at(-1)?.frameNo).toBe(11);
-    expect(got.at(-1)?.deltaText).toBe(frames[10].deltaText);
+    expect(got.at(-1)?.delta).toBe(frames[10].delta);
     inbox.close();
   }, 60_000);
 });

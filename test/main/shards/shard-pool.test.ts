@@ -110,9 +110,9 @@ function harness(count: number, batchMs: number, extra: { faultInjection?: boole
       let prev: Buffer | null = null;
       return outs.flatMap(({ out }) => out.codes.flatMap((c, i) => {
         if (c !== groupCode) return [];
-        const wire: string = out.wires[i] ?? inflateDelta(prev!, Buffer.from(out.deltas[i]!, 'latin1')).toString();
-        prev = Buffer.from(wire);
-        return [JSON.parse((JSON.parse(wire.slice(WIRE_PREFIX_LENGTH)) as [string, string])[1]) as Record<string, unknown>];
+        const frameText: string = out.frameTexts[i] ?? inflateDelta(prev!, Buffer.from(out.deltas[i]!, 'latin1')).toString();
+        prev = Buffer.from(frameText);
+        return [JSON.parse((JSON.parse(frameText.slice(WIRE_PREFIX_LENGTH)) as [string, string])[1]) as Record<string, unknown>];
       }));
     },
     acked: (shard) => Math.max(0, ...outs.filter((o) => o.shard === shard && o.out.ack !== undefined).map((o) => o.out.ack!)),

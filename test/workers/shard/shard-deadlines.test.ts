@@ -11,10 +11,10 @@ const match = Match.create({ groupCode: h.groupCode, leftTeam: h.leftTeam as nev
 
 /** A slot (the heap reads its keys only; the engine's next timer is given to it, here any time). */
 function slot(code: string, lastActivityAt: number): Slot {
-  return newSlot(code, match, { matchId: '', lastActivityAt, lastEventAt: 0, frameNo: 0, snapshotEvent: -1, recordStart: 0 });
+  return newSlot(code, match, { matchId: '', lastActivityAt, lastEventAt: 0, frameNo: 0, snapshotEvent: -1, recordStart: 0, recorder: undefined });
 }
 
-const key = (s: Slot) => Math.min(s.timerAt, s.inactivityAt);
+const key = (s: Slot) => Math.min(s.deadline.timerAt, s.deadline.inactivityAt);
 
 describe('the deadline heap', () => {
   it('gives the due matches earliest first, follows moved timers and removals (random operations against a scan)', () => {
@@ -43,7 +43,7 @@ describe('the deadline heap', () => {
           expect(s).toBeDefined();
           expect(key(s!)).toBe(min);
           d.checkInactivityAt(s!, now + 1 + rnd(3000)); // as the cycle does once it looked at it
-          if (s!.timerAt <= now) d.timerMoved(s!, null);
+          if (s!.deadline.timerAt <= now) d.timerMoved(s!, null);
         } else {
           expect(s).toBeUndefined();
         }

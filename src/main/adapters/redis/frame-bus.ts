@@ -7,7 +7,7 @@
 // so a frame costs ~270 bytes through Redis rather than its ~15 KB. A node whose frontends watch a
 // code it does not own follows it through Redis (frame-watch.ts): it asks the owner for a keyframe
 // on keyframeChannel(code), which the owner answers with its latest frame as 'K', at most once per
-// ANSWER_INTERVAL_MS (once the frame's text is here: FrameTextSource), and rebuilds every following
+// ANSWER_INTERVAL_MS (once the frame's text is here: a FrameText from its maker), and rebuilds every following
 // frame from its delta.
 //
 // Redis unreachable: local delivery goes on, publishing fails and is counted (stats), and when
@@ -15,7 +15,7 @@
 // its latest frames as keyframes (whichever node is back last, its message finds the other
 // subscribed).
 import type { Logger } from '../../base/log.js';
-import type { Frame, FrameBus, FrameListener, FrameTextSource } from '../../ports/frame-bus.js';
+import type { Frame, FrameBus, FrameListener, FrameText, FrameTextListener, FrameTextSource } from '../../ports/frame-bus.js';
 import { FrameListeners } from '../frame-listeners.js';
 import type { RedisConnection } from './connection.js';
 import { FRAME_KIND, frameHeader, frameMessage, newFrameBusStats, type RedisFrameBusStats } from './frame-messages.js';
@@ -29,6 +29,10 @@ export const ANSWER_INTERVAL_MS = 100;
 interface Owned {
   epoch: number;
   latest: Frame | undefined;
+  /** The latest frame's text: its own, or the one its maker published since (FrameText). */
+  latestText: string | null;
+  /** A keyframe answer waits for the latest frame's text. */
+  answerWaits: boolean;
   requests: { unsubscribe: () => void };
   lastAnswerAt: number;
   answerTimer: NodeJS.Timeout | null;
@@ -36,8 +40,6 @@ interface Owned {
 
 export interface RedisFrameBusOptions {
   log: Logger;
-  /** Where frames published here without their text get it (a keyframe answer needs it); without one, every frame published here must carry its text. */
-  texts?: FrameTextSource;
 }
 
 export class RedisFrameBus implements FrameBus {
@@ -49,13 +51,13 @@ export class RedisFrameBus implements FrameBus {
   private readonly listeners = new FrameListeners();
   /** Codes this node has listeners for and does not own: followed through Redis. */
   private readonly watches: FrameWatches;
-  private readonly texts: FrameTextSource | undefined;
+  /** Who makes the texts of frames published here without them (a keyframe answer needs one); without one, every frame published here must carry its text. */
+  private textSource: FrameTextSource | null = null;
   private offStatus: (() => void) | null;
   private readonly onPublished = (ok: boolean) => { if (!ok) this.stats.publishFailed++; };
 
   constructor(private readonly conn: RedisConnection, options: RedisFrameBusOptions) {
     this.log = options.log.child({ module: 'frame-bus' });
-    this.texts = options.texts;
     this.watches = new FrameWatches({
       conn, log: this.log, stats: this.stats, listeners: this.listeners,
       onMessage: (code, message) => this.receive(code, message),
@@ -76,7 +78,7 @@ export class RedisFrameBus implements FrameBus {
       if (epoch > owned.epoch) owned.epoch = epoch;
       return;
     }
-    const o: Owned = { epoch, latest: undefined, requests: { unsubscribe: () => undefined }, lastAnswerAt: -Infinity, answerTimer: null };
+    const o: Owned = { epoch, latest: undefined, latestText: null, answerWaits: false, requests: { unsubscribe: () => undefined }, lastAnswerAt: -Infinity, answerTimer: null };
     o.requests = this.conn.subscribe(this.conn.keys.keyframeChannel(groupCode), () => {
       if (this.owned.get(groupCode) === o) this.onKeyframeRequest(groupCode, o);
     }, true);
@@ -84,18 +86,48 @@ export class RedisFrameBus implements FrameBus {
     this.reconcile(groupCode);
   }
 
-  publish(frame: Frame): void {
+  publish(frame: Frame, delta: string | null): void {
     const owned = this.owned.get(frame.groupCode);
     if (owned) {
       if (frame.epoch < owned.epoch) return; // a stale owner's frame
       owned.latest = frame;
+      owned.latestText = frame.frameText;
     }
-    this.listeners.deliver(frame);
-    if (owned) this.sendFrame(frame, frame.deltaText !== null ? FRAME_KIND.delta : FRAME_KIND.keyframe);
+    this.listeners.deliver(frame, delta);
+    if (!owned) return;
+    if (delta !== null) this.sendFrame(frame, FRAME_KIND.delta, delta);
+    else this.sendFrame(frame, FRAME_KIND.keyframe, frame.frameText);
   }
 
-  subscribe(groupCode: string, listener: FrameListener): () => void {
-    return this.listeners.add(groupCode, listener, () => this.reconcile(groupCode));
+  subscribe(groupCode: string, listener: FrameListener, onText?: FrameTextListener): () => void {
+    return this.listeners.add(groupCode, listener, () => this.reconcile(groupCode), onText);
+  }
+
+  askFrameText(frame: Frame): string | null {
+    const text = frame.frameText; // (a frame rebuilt here makes it when read: frame-received.ts)
+    if (text !== null) return text;
+    const owned = this.owned.get(frame.groupCode);
+    if (owned?.latest === frame && owned.latestText !== null) return owned.latestText;
+    this.textSource?.ask(frame);
+    return null;
+  }
+
+  frameTextUsed(frame: Frame, continuous: boolean): void {
+    this.textSource?.used(frame, continuous);
+  }
+
+  publishFrameText(text: FrameText): void {
+    const owned = this.owned.get(text.groupCode);
+    if (owned) {
+      if (owned.latest?.frameNo === text.frameNo) owned.latestText ??= text.frameText;
+      // A waiting answer goes now (or, the text being an older frame's, asks for the latest's).
+      if (owned.answerWaits && !owned.answerTimer) this.answer(text.groupCode, owned);
+    }
+    this.listeners.deliverText(text);
+  }
+
+  setFrameTextSource(source: FrameTextSource): void {
+    this.textSource = source;
   }
 
   latest(groupCode: string): Frame | undefined {
@@ -165,21 +197,24 @@ export class RedisFrameBus implements FrameBus {
 
   private answer(groupCode: string, owned: Owned): void {
     owned.lastAnswerAt = performance.now();
+    owned.answerWaits = false;
     const latest = owned.latest;
     if (!latest) return; // no frame yet: the first one goes as a keyframe anyway
-    if (latest.wireText === null) {
-      // Its text is in the shard (matches/frame-texts.ts): answered once it is here, or with a newer frame.
-      this.texts?.whenText(latest, () => { if (this.owned.get(groupCode) === owned && !owned.answerTimer) this.answer(groupCode, owned); });
+    const text = owned.latestText ?? this.askFrameText(latest);
+    if (text === null) {
+      // Its text is in the shard (matches/frame-texts.ts): answered once its FrameText is published, or with a newer frame.
+      owned.answerWaits = this.textSource !== null;
       return;
     }
     this.stats.keyframesAnswered++;
-    this.sendFrame(latest, FRAME_KIND.keyframe);
+    this.sendFrame(latest, FRAME_KIND.keyframe, text);
   }
 
-  private sendFrame(frame: Frame, kind: typeof FRAME_KIND.delta | typeof FRAME_KIND.keyframe): void {
+  /** `payload`: the delta ('D') or the frame text ('K'). */
+  private sendFrame(frame: Frame, kind: typeof FRAME_KIND.delta | typeof FRAME_KIND.keyframe, payload: string | null): void {
     let message: Buffer;
     try {
-      message = frameMessage(frame, kind);
+      message = frameMessage(frame, kind, payload);
     } catch (err) {
       this.stats.publishFailed++;
       this.log.error({ groupCode: frame.groupCode, error: (err as Error).message }, 'frame not encodable for Redis');

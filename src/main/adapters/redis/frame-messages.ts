@@ -7,7 +7,7 @@
 //   bytes 1-6   owner epoch, unsigned 48-bit big-endian
 //   bytes 7-10  frameNo, unsigned 32-bit big-endian
 //   bytes 11-   payload: 'D' the permessage-deflate delta against frame frameNo - 1 (the shard's
-//               bytes, a few hundred), 'K' the frame's wire text (UTF-8), 'X' nothing
+//               bytes, a few hundred), 'K' the frame text (UTF-8), 'X' nothing
 //
 // On a match's keyframe channel (keys.keyframeChannel, sharded), to its owner: KEYFRAME_REQUEST, a
 // watching node asking for the latest frame as 'K' (any message on that channel is one).
@@ -62,22 +62,20 @@ export function frameHeader(kind: number, epoch: number, frameNo: number, payloa
   return message;
 }
 
-/** `frame` as a 'D' (its delta) or 'K' (its text, which it must have) message. */
-export function frameMessage(frame: Frame, kind: typeof FRAME_KIND.delta | typeof FRAME_KIND.keyframe): Buffer {
+/** `frame` as a 'D' message (`payload`: its delta) or a 'K' message (`payload`: its frame text, which it must have). */
+export function frameMessage(frame: Frame, kind: typeof FRAME_KIND.delta | typeof FRAME_KIND.keyframe, payload: string | null): Buffer {
+  if (payload === null) throw new Error(kind === FRAME_KIND.delta ? 'a delta message without its delta' : 'a keyframe without its text');
   if (kind === FRAME_KIND.delta) {
-    const delta = frame.deltaText!;
-    const message = frameHeader(kind, frame.epoch, frame.frameNo, delta.length);
-    message.write(delta, FRAME_HEADER_BYTES, 'latin1');
+    const message = frameHeader(kind, frame.epoch, frame.frameNo, payload.length);
+    message.write(payload, FRAME_HEADER_BYTES, 'latin1');
     return message;
   }
-  const wire = frame.wireText;
-  if (wire === null) throw new Error('a keyframe without its text');
-  const message = frameHeader(kind, frame.epoch, frame.frameNo, Buffer.byteLength(wire));
-  message.write(wire, FRAME_HEADER_BYTES, 'utf8');
+  const message = frameHeader(kind, frame.epoch, frame.frameNo, Buffer.byteLength(payload));
+  message.write(payload, FRAME_HEADER_BYTES, 'utf8');
   return message;
 }
 
-/** A frame's text from its UTF-8 bytes (frames are mostly ASCII: a plain copy then, ~3× cheaper). */
-export function wireString(wire: Buffer): string {
-  return wire.toString(isAscii(wire) ? 'latin1' : 'utf8');
+/** A frame text from its UTF-8 bytes (frames are mostly ASCII: a plain copy then, ~3× cheaper). */
+export function frameTextOf(bytes: Buffer): string {
+  return bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
 }

@@ -26,7 +26,7 @@ interface Watch {
   /** Epoch of the stream followed; -1 before the first frame. */
   epoch: number;
   frameNo: number;
-  /** The last frame's wire bytes: what the next delta applies to. */
+  /** The last frame's text as bytes: what the next delta applies to. */
   base: Buffer | null;
   latest: ReceivedFrame | undefined;
   /** The frame before `latest` in the same run of deltas: its buffer is where the next frame is rebuilt. */
@@ -112,9 +112,9 @@ export class FrameWatches {
       if (!watch.base) this.request(groupCode, watch, false);
       return;
     }
-    let wire: Buffer;
+    let bytes: Buffer;
     let backing: Buffer;
-    let deltaText: string | null = null;
+    let delta: string | null = null;
     let previous: ReceivedFrame | null = null;
     if (kind === FRAME_KIND.delta) {
       if (epoch !== watch.epoch || watch.base === null) {
@@ -131,13 +131,13 @@ export class FrameWatches {
         }
         return;
       }
-      const delta = message.subarray(FRAME_HEADER_BYTES);
+      const deltaBytes = message.subarray(FRAME_HEADER_BYTES);
       // The frame two back is no recipient's latest any more: its buffer takes the new frame.
       let into = watch.previous?.release() ?? null;
       watch.previous = null;
       if (into === null || into.length < watch.base.length) into = Buffer.allocUnsafe(roomFor(watch.base.length));
       try {
-        wire = inflateDelta(watch.base, delta, into);
+        bytes = inflateDelta(watch.base, deltaBytes, into);
       } catch (err) {
         stats.badDeltas++;
         this.deps.log.warn({ groupCode, frameNo, error: (err as Error).message }, 'frame delta does not decode; asking for a keyframe');
@@ -145,16 +145,16 @@ export class FrameWatches {
         this.request(groupCode, watch, false);
         return;
       }
-      backing = wire.buffer === into.buffer && wire.byteOffset === into.byteOffset ? into : wire;
-      deltaText = delta.toString('latin1');
+      backing = bytes.buffer === into.buffer && bytes.byteOffset === into.byteOffset ? into : bytes;
+      delta = deltaBytes.toString('latin1');
       previous = watch.latest ?? null;
     } else if (kind === FRAME_KIND.keyframe) {
       if (epoch === watch.epoch && watch.base !== null && frameNo <= watch.frameNo) {
         if (frameNo < watch.frameNo) stats.droppedStale++;
         return; // an answer to another node's request: this node has it already
       }
-      wire = Buffer.from(message.subarray(FRAME_HEADER_BYTES)); // a copy: the message's buffer may be a larger read
-      backing = wire;
+      bytes = Buffer.from(message.subarray(FRAME_HEADER_BYTES)); // a copy: the message's buffer may be a larger read
+      backing = bytes;
       stats.keyframesReceived++;
       watch.lastRequestAt = -Infinity; // answered: the next gap asks at once
     } else if (kind === FRAME_KIND.closed) {
@@ -166,14 +166,14 @@ export class FrameWatches {
     } else {
       return;
     }
-    const frame = new ReceivedFrame(groupCode, frameNo, epoch, wire, backing, deltaText);
+    const frame = new ReceivedFrame(groupCode, frameNo, epoch, bytes, backing);
     watch.epoch = epoch;
     watch.frameNo = frameNo;
-    watch.base = wire;
+    watch.base = bytes;
     watch.previous = previous; // after a keyframe, none: the frames before it keep their bytes
     watch.latest = frame;
     stats.framesReceived++;
-    this.deps.listeners.deliver(frame, (err) => this.deps.log.error({ groupCode, error: (err as Error).message }, 'frame listener failed'));
+    this.deps.listeners.deliver(frame, delta, (err) => this.deps.log.error({ groupCode, error: (err as Error).message }, 'frame listener failed'));
   }
 
   private request(groupCode: string, watch: Watch, force: boolean): void {
