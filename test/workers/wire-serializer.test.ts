@@ -8,7 +8,9 @@ import { recordedMatch } from '../../src/tools/recorded-match.js';
 
 const replay = recordedMatch();
 
-describe('wire serializer', () => {
+// Pure CPU over every message of the recorded match: seconds alone, far more beside other test files on a
+// loaded 2-core machine; a deadline, not a speed check (bench/ measures speed).
+describe('wire serializer', { timeout: 180_000 }, () => {
   it('equals the JSON serializer, escaped, for every state of the recorded match', () => {
     const h = replay.header;
     const m = Match.create({ groupCode: h.groupCode, leftTeam: h.leftTeam as never, rightTeam: h.rightTeam as never, organizationId: '', isSupporter: false }, Number(replay.records[0].timestamp), { sponsorLogoUrl: 'x' });

@@ -16,7 +16,9 @@ const replay = recordedMatch();
 const MATCH_START = recordIndex(replay, 'match_start');
 
 // Long enough that the calls that must succeed (key check, supporter check) do on a loaded machine.
-const TIMEOUT = 1000;
+// Long enough that a shard held up by a call would show as a frame gap above the bound below, even
+// on a loaded machine (gaps of 1.5 s were seen there at a load average of 15 without any hold-up).
+const TIMEOUT = 3000;
 type Mode = 'hang' | '500' | 'garbage' | 'reset';
 let mode: Mode = 'hang';
 
@@ -105,7 +107,7 @@ describe('backends that misbehave', () => {
     const { final, frames, maxGapMs } = await playWhileFailing(svc, `FLT${m.slice(0, 3).toUpperCase()}`, answered);
     expectResult(final);
     expect(frames).toBeGreaterThan(1);
-    expect(maxGapMs).toBeLessThan(1000); // nothing held a shard up
+    expect(maxGapMs).toBeLessThan(TIMEOUT - 500); // nothing held a shard up for a call's time
     const { ms, reason } = await logonAnswer;
     expect(reason).toBe('Unknown Error');
     expect(ms).toBeLessThan(TIMEOUT + 1500);

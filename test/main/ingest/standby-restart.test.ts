@@ -52,7 +52,9 @@ describe('a standby observer with STATE_DIR', () => {
 
     await first.shutdown();
     // Nothing of the standby in the clear on disk.
-    for (const f of fs.readdirSync(stateDir)) expect(fs.readFileSync(path.join(stateDir, f), 'utf8')).not.toContain(standbySecret);
+    for (const f of fs.readdirSync(stateDir, { recursive: true, encoding: 'utf8' })) {
+      if (fs.statSync(path.join(stateDir, f)).isFile()) expect(fs.readFileSync(path.join(stateDir, f), 'utf8')).not.toContain(standbySecret);
+    }
     expect(fs.readdirSync(stateDir)).toContain('standby.json');
 
     const second = await startTestService(env);

@@ -8,7 +8,9 @@ import { Match } from '../../../src/workers/match/match.js';
 import { serializeMatch } from '../../../src/workers/match/serialize.js';
 import { loadReplay, plainFrame, row, rosterAll, Script, SERVER_TIME, SETTINGS } from '../../helpers/engine.js';
 
-describe('serializeMatch', () => {
+// Pure CPU over every message of the recorded match: seconds alone, far more beside other test files on a
+// loaded 2-core machine; a deadline, not a speed check (bench/ measures speed).
+describe('serializeMatch', { timeout: 180_000 }, () => {
   it('equals JSON.stringify for every state of the recorded match', () => {
     const { header: h, records } = loadReplay();
     const m = Match.create(

@@ -9,7 +9,9 @@ import { serializeMatch } from '../../../src/workers/match/serialize.js';
 import { frameLiteralOfWire, stateJsonOfWire, wireSerializeMatch } from '../../../src/workers/wire-serializer.js';
 import { loadReplay, logon, recordedMatchAtStart, SETTINGS, T0 } from '../../helpers/engine.js';
 
-describe('snapshots from the frame text', () => {
+// Pure CPU over every message of the recorded match: seconds alone, far more beside other test files on a
+// loaded 2-core machine; a deadline, not a speed check (bench/ measures speed).
+describe('snapshots from the frame text', { timeout: 180_000 }, () => {
   it('the state cut out of the frame equals JSON.stringify(state) after every message, and restores to the same frames', () => {
     const replay = loadReplay();
     const plain = recordedMatchAtStart();
