@@ -32,6 +32,8 @@ export interface ShardContext {
   readonly deadlines: Deadlines;
   readonly snapshots: SnapshotRounds;
   readonly summaries: Summaries;
+  /** The mark of the batch being run (Infinity: none), for the replay after a crash (apply.ts liveSlot). */
+  batchMark: number;
 
   // A match's lifetime.
   create(groupCode: string, logon: CreateMatchCmd['logon'], now: number): void;

@@ -41,6 +41,8 @@ export class Shard implements ShardContext {
   readonly deadlines: Deadlines;
   /** The `exit` command was run: the thread closes its port. */
   exited = false;
+  /** The mark of the batch being run (Infinity: a batch without one), set by the batch loop (thread.ts runBatch). */
+  batchMark = Infinity;
   private readonly encoder: FrameEncoder;
   private readonly sendFrameNow = (slot: Slot, now: number): void => this.sendFrame(slot, now);
   /** A snapshot's state, from the match's frame (frames.ts): no JSON.stringify of the state per round. */
@@ -60,7 +62,8 @@ export class Shard implements ShardContext {
       this.sendDueFrames(Date.now());
       this.out.flush();
     }));
-    this.snapshots = new SnapshotRounds(settings.snapshotIntervalMs);
+    // A round spread over the cycles of its interval (snapshots.ts).
+    this.snapshots = new SnapshotRounds(settings.snapshotIntervalMs, Math.max(1, Math.floor(settings.snapshotIntervalMs / settings.intervalMs)));
     this.deadlines = new Deadlines(this.clock.ticks, settings.inactivityMs);
   }
 
@@ -86,10 +89,15 @@ export class Shard implements ShardContext {
     const { meta, match } = parseSnapshot(cmd.snapshot, cmd.playercamSecret);
     const existing = this.slots.get(cmd.groupCode);
     if (existing) this.remove(existing, 'admin');
+    // A crash's replay (cmd.replay): the batches up to the snapshot's mark are in it (snapshots.ts).
+    // Any other restore (a restart from STATE_DIR, a takeover) holds marks of another process: none
+    // skipped, and the match is snapshotted again in the next round, at a mark of this one.
+    const replay = cmd.replay === true && typeof meta.mark === 'number';
     const slot = newSlot(cmd.groupCode, match, {
       matchId: '', lastActivityAt: meta.lastActivityAt, lastEventAt: meta.lastEventAt, frameNo: cmd.frameNoBase,
-      snapshotEvent: match.eventNumber, recordStart: meta.recordStart,
+      snapshotEvent: replay ? match.eventNumber : -1, recordStart: meta.recordStart,
     });
+    if (replay) slot.replayMark = meta.mark!;
     if (this.settings.recordReplays) slot.recorder = ReplayRecorder.reopen(this.settings.replayDir, cmd.groupCode, meta.recordStart);
     this.slots.set(cmd.groupCode, slot);
     this.deadlines.add(slot, slot.match.nextTimerAt);
@@ -203,7 +211,7 @@ export class Shard implements ShardContext {
 
   /** A snapshot round now (`force`: every match, changed or not). */
   takeSnapshots(force: boolean): void {
-    const snapshots = this.snapshots.take(this.slots.values(), this.out.mark, force, (slot, err) => {
+    const snapshots = this.snapshots.take(this.slots, this.out.mark, force, (slot, err) => {
       this.out.log('error', 'snapshot failed', { groupCode: slot.groupCode, error: err.message });
     }, this.snapshotState);
     if (snapshots) this.out.snapshots(snapshots);

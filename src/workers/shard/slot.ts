@@ -31,6 +31,8 @@ export interface Slot {
   rosterSize: number;
   /** The eventNumber of the last snapshot (-1: none yet), and the replay file's start time. */
   snapshotEvent: number;
+  /** Restored for a crash's replay: the last batch mark its snapshot holds (replayed batches up to it are skipped); -1 otherwise. */
+  replayMark: number;
   recordStart: number;
   /** deadlines.ts: the engine's next timer, the next inactivity check (Infinity: none), the heap position (-1: not in it). */
   timerAt: number;
@@ -45,7 +47,7 @@ export function newSlot(groupCode: string, match: Match, origin: SlotOrigin): Sl
   return {
     groupCode, match, lastSentEvent: match.eventNumber - 1, lastSentAt: 0, lastActivityAt: origin.lastActivityAt,
     matchId: origin.matchId, recorder: undefined, frameNo: origin.frameNo, prevLayout: null, layoutEvent: -1, textsUntil: 0, textSent: false, loggedDrops: new Set(),
-    lastEventAt: origin.lastEventAt, summarizedEvent: -1, rosterSize: 0, snapshotEvent: origin.snapshotEvent,
+    lastEventAt: origin.lastEventAt, summarizedEvent: -1, rosterSize: 0, snapshotEvent: origin.snapshotEvent, replayMark: -1,
     recordStart: origin.recordStart, timerAt: Infinity, inactivityAt: Infinity, heapIndex: -1,
   };
 }

@@ -17,6 +17,8 @@ import { Shard } from './shard.js';
  */
 export function runBatch(shard: ShardContext, cmds: ShardCmd[]): void {
   const now = Date.now();
+  const last = cmds[cmds.length - 1];
+  shard.batchMark = last !== undefined && last.t === 'mark' ? last.mark : Infinity; // a batch's mark is its last command
   for (const cmd of cmds) {
     try {
       runCommand(shard, cmd, now);
