@@ -14,6 +14,14 @@
 // object, until the engine marks the subtree changed (src/workers/match/dirty.ts). wireSerializeFrame
 // also says which parts of the frame are which subtree's text, for the delta encoder
 // (src/codec/layout-delta.ts).
+//
+// The rest of a frame (~1.5 kB: the top-level members, the teams' scalars, the small objects, the
+// text between cached subtrees) is kept too, per state, as the previous frame's layout: when no
+// value outside the cached subtrees changed since (a compiled walk compares them with the values
+// the previous frame showed: ~150 strict comparisons, `sameLeaves`), the frame is that layout with
+// each subtree's current text and a new serverTime, and nothing else is serialized, measured or
+// flattened (issue 28). A comparison here rather than marks: those values are written by some forty
+// rule sites in ten files, and a forgotten mark would be a stale frame; the walk cannot forget one.
 import type { FrameLayout } from '../codec/layout-delta.js';
 import { matchDataSchema, playerSchema, teamSchema, toolsSchema } from '../schemas/match-data.js';
 import { subtreeTexts } from './match/dirty.js';
@@ -77,6 +85,9 @@ function flat(s: string): string {
  */
 let collecting: FrameLayout | null = null;
 
+/** While collecting: the serializer of each segment's subtree (null for text between subtrees), for the frames made from a skeleton. */
+let collectingFns: (((v: unknown) => string) | null)[] = [];
+
 function addSegment(layout: FrameLayout, key: object | null, text: string, bytes: number): void {
   layout.keys.push(key);
   layout.texts.push(text);
@@ -111,6 +122,7 @@ function cachedSerializer(serialize: (v: unknown) => string): (o: string, v: unk
     addSegment(layout, null, gap, Buffer.byteLength(gap));
     if (t.bytes < 0) t.bytes = Buffer.byteLength(t.text);
     addSegment(layout, v, t.text, t.bytes);
+    collectingFns.push(null, serialize);
     return '';
   };
 }
@@ -170,6 +182,51 @@ function compile(schema: Schema, root: boolean): (value: unknown) => string {
   return new Function('str', 'num', 'bool', 'any', 'cached', `return function serializeEscaped(value, extra) { ${body} };`)(str, num, bool, any, cachedFns) as (value: unknown) => string;
 }
 
+/** Structure tags of the leaves walk (unique: no value is === to them). */
+const ARR = Symbol('array');
+const OBJ = Symbol('object');
+const END = Symbol('end');
+/** A value the serializer writes with JSON.stringify when it is an object (any()): compared by that text. */
+function leaf(v: unknown): unknown {
+  return typeof v === 'object' && v !== null ? JSON.stringify(v) : v;
+}
+
+/**
+ * JS statements comparing the values the frame shows outside cached subtrees with `p` from `i` on
+ * (and storing the new ones there): each leaf, each cached subtree's root object (its text is the
+ * cache's business), and tags for the structure, so that equal sequences serialize to equal text.
+ */
+function genLeaves(schema: Schema, v: string, root = false): string {
+  const L = (x: string) => `{ const y = ${x}; if (p[i] !== y) { same = false; p[i] = y; } i++; }`;
+  const cacheId = root ? undefined : cachedSchemas.get(schema);
+  if (cacheId !== undefined) return L(v);
+  const type = schema.type;
+  if (type === 'array' && schema.items) {
+    const k = fresh('i'), x = fresh('x');
+    return `if (!Array.isArray(${v})) ${L(`leaf(${v})`)} else { ${L('ARR')} ${L(`${v}.length`)} for (let ${k} = 0; ${k} < ${v}.length; ${k}++) { const ${x} = ${v}[${k}]; if (${x} === undefined || ${x} === null) { ${L(x)} continue; } ${genLeaves(schema.items, x)} } }`;
+  }
+  if (type === 'object' && schema.additionalProperties !== true && schema.properties) {
+    let code = `if (${v} === null || typeof ${v} !== 'object') ${L(`leaf(${v})`)} else { ${L('OBJ')}`;
+    for (const [name, prop] of Object.entries(schema.properties)) {
+      if (name.startsWith('\u0000')) continue; // serverTime: the frame's tail, written anew every time
+      const x = fresh('x');
+      code += ` const ${x} = ${v}[${JSON.stringify(name)}]; if (${x} === undefined || ${x} === null) ${L(x)} else { ${genLeaves(prop, x)} }`;
+    }
+    return code + ' }';
+  }
+  if (type === 'object' && typeof schema.additionalProperties === 'object') {
+    const k = fresh('k'), x = fresh('x');
+    return `if (${v} === null || typeof ${v} !== 'object') ${L(`leaf(${v})`)} else { ${L('OBJ')} for (const ${k} of Object.keys(${v})) { const ${x} = ${v}[${k}]; if (${x} === undefined) continue; ${L(k)} if (${x} === null) ${L('null')} else { ${genLeaves(schema.additionalProperties, x)} } } ${L('END')} }`;
+  }
+  return L(`leaf(${v})`); // a scalar, or an open object (JSON.stringify'd by the serializer: compared by that text)
+}
+
+/** (value, previous leaves) => whether the frame outside cached subtrees shows the same values; `p` then holds the new ones. */
+function compileLeaves(schema: Schema): (value: unknown, p: unknown[]) => boolean {
+  const body = `let i = 0; let same = true; ${genLeaves(schema, 'value', true)} if (p.length !== i) { same = false; p.length = i; } return same;`;
+  return new Function('leaf', 'ARR', 'OBJ', 'END', `return function sameLeaves(value, p) { ${body} };`)(leaf, ARR, OBJ, END) as (value: unknown, p: unknown[]) => boolean;
+}
+
 // The top level is the engine's snapshot plus serverTime, which is not engine state: it is
 // compiled as a member read from the second argument, so the snapshot is never copied.
 const SERVER_TIME = '\u0000serverTime';
@@ -182,6 +239,7 @@ const serializeFrame = compileEscaped(frameSchema, [
   teamProperties.moneyRecord,
   toolsSchema as Schema,
 ]) as (state: unknown, serverTime?: number) => string;
+const sameLeaves = compileLeaves(frameSchema);
 
 const PREFIX = '42["match_data","';
 const SUFFIX = '"]';
@@ -240,11 +298,20 @@ export function wireSerializeFrame(m: Match, serverTime: number): { wire: string
  * the text itself must go out (most frames travel as their delta: no 16.7 kB copy per frame).
  */
 export function wireSerializeLayout(m: Match, serverTime: number): FrameLayout {
+  const state = m.snapshot();
+  let skeleton = skeletons.get(state);
+  if (skeleton === undefined) skeletons.set(state, (skeleton = { leaves: [], layout: null, fns: [], tailHead: '' }));
+  if (sameLeaves(state, skeleton.leaves) && skeleton.layout !== null) {
+    skeletonFrames++;
+    return fromSkeleton(skeleton, serverTime);
+  }
+  skeleton.layout = null; // until this frame is made
   const layout = emptyLayout();
   collecting = layout;
+  collectingFns = [];
   let rest: string;
   try {
-    rest = serializeFrame(m.snapshot(), serverTime);
+    rest = serializeFrame(state, serverTime);
   } finally {
     collecting = null;
   }
@@ -255,6 +322,57 @@ export function wireSerializeLayout(m: Match, serverTime: number): FrameLayout {
   layout.bytes[0] += PREFIX.length;
   for (let k = 1; k < layout.offsets.length; k++) layout.offsets[k] += PREFIX.length;
   layout.total += PREFIX.length;
+  // The next frame with the same values outside the subtrees reuses this layout: all but the tail,
+  // whose serverTime is written anew (it is the last member, so the tail ends with it).
+  const time = num(serverTime) + '}' + SUFFIX;
+  const cut = rest.length - time.length;
+  if (layout.keys.length > 1 && rest.endsWith(time) && rest.startsWith(SERVER_TIME_KEY, cut - SERVER_TIME_KEY.length)) {
+    skeleton.layout = layout;
+    skeleton.fns = collectingFns;
+    skeleton.tailHead = rest.slice(0, cut);
+  }
+  collectingFns = [];
+  return layout;
+}
+
+/** The escaped `"serverTime":` the tail ends with before its value. */
+const SERVER_TIME_KEY = JSON.parse(keyLiteral('serverTime')) as string;
+
+/** A state's last frame outside its cached subtrees (wireSerializeLayout). */
+interface Skeleton {
+  /** The values it showed there (sameLeaves). */
+  leaves: unknown[];
+  /** Its layout (null: none to reuse), each segment's subtree serializer, its tail up to serverTime's value. */
+  layout: FrameLayout | null;
+  fns: (((v: unknown) => string) | null)[];
+  tailHead: string;
+}
+const skeletons = new WeakMap<object, Skeleton>();
+
+/** Frames made from a skeleton (tests and benchmarks read it). */
+export let skeletonFrames = 0;
+
+/** The frame from the state's skeleton: its text between subtrees as before, each subtree's current text, a new tail. */
+function fromSkeleton(skeleton: Skeleton, serverTime: number): FrameLayout {
+  const prev = skeleton.layout!;
+  const layout = emptyLayout();
+  const last = prev.keys.length - 1;
+  for (let k = 0; k < last; k++) {
+    const key = prev.keys[k];
+    if (key === null) {
+      addSegment(layout, null, prev.texts[k], prev.bytes[k]);
+      continue;
+    }
+    let t = subtreeTexts.get(key);
+    if (t === undefined) {
+      t = { text: flat(skeleton.fns[k]!(key)), bytes: -1 };
+      subtreeTexts.set(key, t);
+    }
+    if (t.bytes < 0) t.bytes = Buffer.byteLength(t.text);
+    addSegment(layout, key, t.text, t.bytes);
+  }
+  const tail = flat(skeleton.tailHead + num(serverTime) + '}' + SUFFIX);
+  addSegment(layout, null, tail, Buffer.byteLength(tail));
   return layout;
 }
 
