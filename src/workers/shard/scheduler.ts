@@ -1,7 +1,8 @@
 // When frames go out (docs/match-rules.md 13; docs/architecture.md, "The broadcast cycle"): a changed
 // match whose last frame is at least one interval old goes out at once after the batch (leading
 // edge); otherwise one timer fires when the earliest pending match is due. At most one frame per
-// match per interval.
+// match per interval. With FRAME_EDGE=cycle the batches send none: the shard's cycle sends every
+// pending match (`sendAll`), one frame per match per cycle, with no timer of its own.
 import type { Slot } from './slot.js';
 
 export class FrameScheduler {
@@ -31,6 +32,11 @@ export class FrameScheduler {
   /** The pending matches, as a copy (sending a frame changes the set). */
   allPending(): Slot[] {
     return [...this.pending];
+  }
+
+  /** FRAME_EDGE=cycle, at the cycle: `send` every pending match (it must forget() the slot). */
+  sendAll(now: number, send: (slot: Slot, now: number) => void): void {
+    for (const slot of this.pending) send(slot, now);
   }
 
   /** `send` each pending match that is due (it must forget() the slot); the timer for the earliest other. */

@@ -134,7 +134,8 @@ export class Shard implements ShardContext {
   /** The frames that are due (none while muted: the lost thread sent them). */
   sendDueFrames(now: number): void {
     if (this.out.muted) return;
-    this.frames.sendDue(now, this.sendFrameNow);
+    if (this.settings.frameEdge === 'cycle') this.frames.sendAll(now, this.sendFrameNow);
+    else this.frames.sendDue(now, this.sendFrameNow);
   }
 
   /** The match's frame, when it changed since its last one (`force`: anyway); a match that ended is then removed. */

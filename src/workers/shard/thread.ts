@@ -28,7 +28,7 @@ export function runBatch(shard: ShardContext, cmds: ShardCmd[]): void {
       shard.out.log('error', 'shard command failed', { cmd: cmd.t, error: (err as Error).message });
     }
   }
-  shard.sendDueFrames(Date.now());
+  if (shard.settings.frameEdge !== 'cycle') shard.sendDueFrames(Date.now()); // FRAME_EDGE=cycle: the cycle sends them
   shard.out.flush();
 }
 
