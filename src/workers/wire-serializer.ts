@@ -327,7 +327,8 @@ export function wireSerializeLayout(m: Match, serverTime: number): FrameLayout {
   const time = num(serverTime) + '}' + SUFFIX;
   const cut = rest.length - time.length;
   if (layout.keys.length > 1 && rest.endsWith(time) && rest.startsWith(SERVER_TIME_KEY, cut - SERVER_TIME_KEY.length)) {
-    skeleton.layout = layout;
+    // The text between subtrees only: the subtrees' texts of this frame are not kept alive by it.
+    skeleton.layout = { keys: layout.keys.slice(), texts: layout.texts.map((t, k) => (layout.keys[k] === null ? t : '')), offsets: [], bytes: layout.bytes.slice(), total: 0 };
     skeleton.fns = collectingFns;
     skeleton.tailHead = rest.slice(0, cut);
   }
@@ -342,7 +343,7 @@ const SERVER_TIME_KEY = JSON.parse(keyLiteral('serverTime')) as string;
 interface Skeleton {
   /** The values it showed there (sameLeaves). */
   leaves: unknown[];
-  /** Its layout (null: none to reuse), each segment's subtree serializer, its tail up to serverTime's value. */
+  /** Its layout without the subtrees' texts (null: none to reuse), each segment's subtree serializer, its tail up to serverTime's value. */
   layout: FrameLayout | null;
   fns: (((v: unknown) => string) | null)[];
   tailHead: string;
