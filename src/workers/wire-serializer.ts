@@ -15,15 +15,13 @@
 // also says which parts of the frame are which subtree's text, for the delta encoder
 // (src/codec/layout-delta.ts).
 //
-// The rest of a frame (~1.5 kB: the top-level members, the teams' scalars, the small objects, the
-// text between cached subtrees) is kept too, per state, as the previous frame's layout: when no
-// value outside the cached subtrees changed since (a compiled walk compares them with the values
-// the previous frame showed: ~150 strict comparisons, `sameLeaves`), the frame is that layout with
-// each subtree's current text and a new serverTime, and nothing else is serialized, measured or
-// flattened (issue 28). A comparison here rather than marks: those values are written by some forty
-// rule sites in ten files, and a forgotten mark would be a stale frame; the walk cannot forget one.
+// The rest of a frame (~1.5 kB: top-level members, team scalars, text between subtrees) is kept per
+// state as its previous frame's layout, reused with each subtree's current text and a new serverTime
+// while no value there changed (./frame-leaves.ts compares ~150 of them; issue 28). A comparison, not
+// marks: some forty rule sites in ten files write them, and a forgotten mark is a stale frame.
 import type { FrameLayout } from '../codec/layout-delta.js';
 import { matchDataSchema, playerSchema, teamSchema, toolsSchema } from '../schemas/match-data.js';
+import { compileLeaves } from './frame-leaves.js';
 import { subtreeTexts } from './match/dirty.js';
 import type { Match } from './match/match.js';
 
@@ -182,50 +180,6 @@ function compile(schema: Schema, root: boolean): (value: unknown) => string {
   return new Function('str', 'num', 'bool', 'any', 'cached', `return function serializeEscaped(value, extra) { ${body} };`)(str, num, bool, any, cachedFns) as (value: unknown) => string;
 }
 
-/** Structure tags of the leaves walk (unique: no value is === to them). */
-const ARR = Symbol('array');
-const OBJ = Symbol('object');
-const END = Symbol('end');
-/** A value the serializer writes with JSON.stringify when it is an object (any()): compared by that text. */
-function leaf(v: unknown): unknown {
-  return typeof v === 'object' && v !== null ? JSON.stringify(v) : v;
-}
-
-/**
- * JS statements comparing the values the frame shows outside cached subtrees with `p` from `i` on
- * (and storing the new ones there): each leaf, each cached subtree's root object (its text is the
- * cache's business), and tags for the structure, so that equal sequences serialize to equal text.
- */
-function genLeaves(schema: Schema, v: string, root = false): string {
-  const L = (x: string) => `{ const y = ${x}; if (p[i] !== y) { same = false; p[i] = y; } i++; }`;
-  const cacheId = root ? undefined : cachedSchemas.get(schema);
-  if (cacheId !== undefined) return L(v);
-  const type = schema.type;
-  if (type === 'array' && schema.items) {
-    const k = fresh('i'), x = fresh('x');
-    return `if (!Array.isArray(${v})) ${L(`leaf(${v})`)} else { ${L('ARR')} ${L(`${v}.length`)} for (let ${k} = 0; ${k} < ${v}.length; ${k}++) { const ${x} = ${v}[${k}]; if (${x} === undefined || ${x} === null) { ${L(x)} continue; } ${genLeaves(schema.items, x)} } }`;
-  }
-  if (type === 'object' && schema.additionalProperties !== true && schema.properties) {
-    let code = `if (${v} === null || typeof ${v} !== 'object') ${L(`leaf(${v})`)} else { ${L('OBJ')}`;
-    for (const [name, prop] of Object.entries(schema.properties)) {
-      if (name.startsWith('\u0000')) continue; // serverTime: the frame's tail, written anew every time
-      const x = fresh('x');
-      code += ` const ${x} = ${v}[${JSON.stringify(name)}]; if (${x} === undefined || ${x} === null) ${L(x)} else { ${genLeaves(prop, x)} }`;
-    }
-    return code + ' }';
-  }
-  if (type === 'object' && typeof schema.additionalProperties === 'object') {
-    const k = fresh('k'), x = fresh('x');
-    return `if (${v} === null || typeof ${v} !== 'object') ${L(`leaf(${v})`)} else { ${L('OBJ')} for (const ${k} of Object.keys(${v})) { const ${x} = ${v}[${k}]; if (${x} === undefined) continue; ${L(k)} if (${x} === null) ${L('null')} else { ${genLeaves(schema.additionalProperties, x)} } } ${L('END')} }`;
-  }
-  return L(`leaf(${v})`); // a scalar, or an open object (JSON.stringify'd by the serializer: compared by that text)
-}
-
-/** (value, previous leaves) => whether the frame outside cached subtrees shows the same values; `p` then holds the new ones. */
-function compileLeaves(schema: Schema): (value: unknown, p: unknown[]) => boolean {
-  const body = `let i = 0; let same = true; ${genLeaves(schema, 'value', true)} if (p.length !== i) { same = false; p.length = i; } return same;`;
-  return new Function('leaf', 'ARR', 'OBJ', 'END', `return function sameLeaves(value, p) { ${body} };`)(leaf, ARR, OBJ, END) as (value: unknown, p: unknown[]) => boolean;
-}
 
 // The top level is the engine's snapshot plus serverTime, which is not engine state: it is
 // compiled as a member read from the second argument, so the snapshot is never copied.
@@ -239,7 +193,7 @@ const serializeFrame = compileEscaped(frameSchema, [
   teamProperties.moneyRecord,
   toolsSchema as Schema,
 ]) as (state: unknown, serverTime?: number) => string;
-const sameLeaves = compileLeaves(frameSchema);
+const sameLeaves = compileLeaves(frameSchema, (sub) => cachedSchemas.has(sub));
 
 const PREFIX = '42["match_data","';
 const SUFFIX = '"]';
