@@ -6,6 +6,7 @@
 //                              [--pattern uniform|recorded] [--ramp [--steps 50,100,...]]
 //                              [--idle [--idle-window 10] [--idle-until 45]] [--name NAME]
 //                              [--pin 0:1] [--counters on|off]
+//                              [--target http://127.0.0.1:5100 [--target-ports 5100,5101,5200] [--target-pid N]]
 //
 // Patterns: `uniform` sends the recording's messages in order (its mix of types) at a fixed
 // interval of 1000/rate ms; `recorded` keeps the recording's gaps and bursts, scaled so the
@@ -27,6 +28,14 @@
 // other than the latency sample only count their frames (lib/frame-counter.ts: deflate negotiated,
 // nothing inflated) unless --counters off. The CPU is also split by thread and user/kernel
 // (lib/threads.ts): µs per observer message on the main thread, the shard threads, V8/libuv helpers.
+// --target drives a server this benchmark did not start (the server we replace: Spectra-Server on
+// 5100/5101/5200, `INSECURE=true REQUIRE_AUTH_KEY=false node dist/index.js`): nothing is spawned,
+// CPU, RSS and the thread split come from /proc/<--target-pid> (NaN without it), --pin pins that
+// process; what only our /metrics tells (event-loop delay, cycles, frame forms) is NaN. Group codes
+// carry a tag of the run, since a running server keeps a match's code for 30 minutes; restart the
+// target between runs for figures that start from an empty server. --idle against a target settles
+// for a fixed max(5 s, 5 ms per match) instead of reading the applied-messages counter. A target's
+// frontends default to full clients (--counters off): the reference deflates its handshake too.
 import fs from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
@@ -36,7 +45,8 @@ import { FrameCounter } from './lib/frame-counter.js';
 import { breakdown, pin, threadCpu } from './lib/threads.js';
 import { consumeProbes, PROBE_BASE, withProbe } from './lib/probes.js';
 import { jsonLine, machine, percentile, RESULTS_DIR, table, writeResults } from './lib/report.js';
-import { startServiceProcess, type ServiceProcess } from './lib/service.js';
+import { startServiceProcess, type HostStats } from './lib/service.js';
+import { targetServer, type TargetServer } from './lib/target.js';
 
 import { recordedMatch } from '#built/tools/recorded-match.js';
 import { flag, opt } from './lib/args.js';
@@ -56,8 +66,15 @@ const IDLE_UNTIL = Number(opt('idle-until', '45')) * 1000;
 const STEPS = opt('steps', RAMP ? '50,100,150,200,250,300,400,500,700,1000,1300,1600,2000' : opt('matches', IDLE ? '1000' : '50')).split(',').map(Number);
 const PATTERN = opt('pattern', 'uniform') === 'recorded' ? 'recorded' : 'uniform';
 const PIN = opt('pin', '');
-const COUNTERS = opt('counters', 'on') !== 'off';
 const NAME = opt('name', IDLE ? 'memory' : RAMP ? `ramp-${RATE}` : `broadcast-${RATE}`);
+const TARGET = opt('target', '');
+const TARGET_PORTS = opt('target-ports', '5100,5101,5200');
+const TARGET_PID = opt('target-pid', '') ? Number(opt('target-pid', '')) : null;
+// A running server keeps a match's group code after its observer left: a tag per run keeps codes new.
+// The reference compresses every message, the handshake's too, with a shared deflate window: a
+// counter that inflates nothing cannot log on there, so a target's frontends are full clients.
+const COUNTERS = opt('counters', TARGET ? 'off' : 'on') !== 'off';
+const RUN_TAG = TARGET ? (Date.now() % 1296).toString(36).toUpperCase().padStart(2, '0') : '';
 
 // ---------------------------------------------------------------- the recorded messages
 const replay = recordedMatch();
@@ -97,15 +114,30 @@ function connectObserver(url: string, code: string): Promise<EioClient> {
 
 interface StepResult { [k: string]: unknown }
 
-async function runStep(M: number): Promise<StepResult> {
+/** Our service, spawned for the step (the default), or the --target. */
+async function startTarget(): Promise<TargetServer> {
+  if (TARGET) return targetServer(TARGET, TARGET_PORTS, TARGET_PID);
   const svc = await startServiceProcess({ ...(SHARDS ? { SHARD_WORKERS: SHARDS } : {}), COMPRESSION: String(COMPRESSION), LOG_LEVEL: 'error' });
+  return {
+    pid: svc.child.pid!,
+    urls: { ingest: `http://127.0.0.1:${svc.ports.ingest}`, broadcast: `http://127.0.0.1:${svc.ports.broadcast}` },
+    cpuSeconds: () => svc.cpuSeconds(), rssBytes: () => svc.rssBytes(), stats: () => svc.stats(), stop: () => svc.stop(),
+  };
+}
+
+const NO_STATS: HostStats = { loop: { p50: NaN, p99: NaN, max: NaN }, rss: NaN, matches: NaN, applied: NaN, framesPublished: NaN, cycleSeconds: NaN, cycles: NaN,
+  broadcast: { deliveries: NaN, deltas: NaN, keyframes: NaN, plain: NaN, polling: NaN, skipped: NaN } };
+
+async function runStep(M: number): Promise<StepResult> {
+  const svc = await startTarget();
   if (PIN) {
     const [svcCore, genCore] = PIN.split(':');
-    pin(svc.child.pid!, svcCore);
+    if (svc.pid !== null) pin(svc.pid, svcCore);
     pin(process.pid, genCore);
   }
-  const ingest = `http://127.0.0.1:${svc.ports.ingest}`;
-  const broadcast = `http://127.0.0.1:${svc.ports.broadcast}`;
+  const stats = async () => (await svc.stats()) ?? NO_STATS;
+  const ingest = svc.urls.ingest;
+  const broadcast = svc.urls.broadcast;
   // The banner comes before the shard threads have loaded and compiled their modules (~15 MB
   // less than a second later): --idle reads its baseline once they have.
   if (IDLE) await sleep(2000);
@@ -123,7 +155,7 @@ async function runStep(M: number): Promise<StepResult> {
     for (let base = 0; base < M; base += BATCH) {
       await Promise.all(Array.from({ length: Math.min(BATCH, M - base) }, async (_, k) => {
         const idx = base + k;
-        const code = 'B' + idx.toString(36).toUpperCase().padStart(5, '0');
+        const code = 'B' + RUN_TAG + idx.toString(36).toUpperCase().padStart(5 - RUN_TAG.length, '0');
         const observer = await connectObserver(ingest, code);
         for (const r of lobby) observer.emit('obs_data', JSON.stringify({ ...r, groupCode: code }));
         const m: MatchLoad = { code, observer, frontends: [], next: 0, origin: 0, loopStart: Number(game[0].timestamp), probe: PROBE_BASE, sentAt: new Map(), sent: 0, due: 0, lastFrameAt: -Infinity, pending: false };
@@ -137,12 +169,15 @@ async function runStep(M: number): Promise<StepResult> {
       // sleep read a state with part of them still queued. Then the median of 10 samples over 5 s
       // (RSS moves by tens of MB with GC timing).
       const settleStart = Date.now();
-      let settled = await svc.stats();
-      while ((settled.matches < M || settled.applied < M * lobby.length) && Date.now() - settleStart < 60_000) {
-        await sleep(250);
-        settled = await svc.stats();
+      let settled = await stats();
+      if (TARGET) await sleep(Math.max(5000, M * 5)); // no counter of applied messages to wait for
+      else {
+        while ((settled.matches < M || settled.applied < M * lobby.length) && Date.now() - settleStart < 60_000) {
+          await sleep(250);
+          settled = await stats();
+        }
+        if (settled.matches < M || settled.applied < M * lobby.length) throw new Error(`not settled after 60 s: ${settled.matches} matches, ${settled.applied} of ${M * lobby.length} lobby messages applied`);
       }
-      if (settled.matches < M || settled.applied < M * lobby.length) throw new Error(`not settled after 60 s: ${settled.matches} matches, ${settled.applied} of ${M * lobby.length} lobby messages applied`);
       const settleMs = Date.now() - settleStart;
       await sleep(1000);
       const samples: number[] = [];
@@ -224,11 +259,11 @@ async function runStep(M: number): Promise<StepResult> {
     await sleep(Math.max(WARMUP, M * 20));
     // Measure.
     const bytesStart = matches.map((m) => m.frontends.map((f) => f.bytesSinceOpen()));
-    const hostStart = await svc.stats(); // resets the event-loop histogram
+    const hostStart = await stats(); // resets the event-loop histogram
     const genLoop = monitorEventLoopDelay({ resolution: 10 });
     genLoop.enable();
     const cpu0 = svc.cpuSeconds();
-    const threads0 = threadCpu(svc.child.pid!);
+    const threads0 = svc.pid !== null ? threadCpu(svc.pid) : new Map();
     const t0 = Date.now();
     measuring = true;
     let lastReport = t0;
@@ -242,8 +277,9 @@ async function runStep(M: number): Promise<StepResult> {
     measuring = false;
     const t1 = Date.now();
     const cpu1 = svc.cpuSeconds();
-    const parts = breakdown(svc.child.pid!, threads0, threadCpu(svc.child.pid!), Number(SHARDS || 1));
-    const host = await svc.stats();
+    // A target is one Node thread (plus V8's and libuv's): no shard thread to tell apart.
+    const parts = svc.pid !== null ? breakdown(svc.pid, threads0, threadCpu(svc.pid), TARGET ? 0 : Number(SHARDS || 1)) : {};
+    const host = await stats();
     clearInterval(feed);
     const seconds = (t1 - t0) / 1000;
     let wireBytes = 0;
@@ -268,7 +304,7 @@ async function runStep(M: number): Promise<StepResult> {
       cpuMicrosPerMessage: sent ? (cpuSeconds * 1e6) / sent : NaN,
       // µs per observer message, by thread and user/kernel (lib/threads.ts)
       ...Object.fromEntries(Object.entries(parts).map(([k, v]) => [`${k}PerMsg`, sent ? (v * 1e6) / sent : NaN])),
-      pin: PIN || 'none', counters: COUNTERS,
+      pin: PIN || 'none', counters: COUNTERS, target: TARGET || 'spawned',
       // the shards' periodic cycles (snapshot rounds included), wall time, per observer message
       cycleMicrosPerMsg: sent ? ((host.cycleSeconds - hostStart.cycleSeconds) * 1e6) / sent : NaN,
       rssMB: svc.rssBytes() / 2 ** 20,
@@ -294,7 +330,7 @@ const cols = IDLE ? ['M', 'settleMs', 'rssBefore', 'rssAfter', 'rssMin', 'rssMax
 const partCols = ['M', 'cpuMicrosPerMessage', 'mainUserPerMsg', 'mainKernelPerMsg', 'shardUserPerMsg', 'shardKernelPerMsg', 'helpersUserPerMsg', 'helpersKernelPerMsg', 'cycleMicrosPerMsg'];
 process.stdout.write('\n' + table(results, cols) + '\n');
 if (!IDLE) process.stdout.write('\n' + table(results, partCols) + '\n');
-const out: Record<string, unknown> = { bench: 'broadcast', name: NAME, machine: machine(), options: { F, RATE, PATTERN, DURATION, WARMUP, SHARDS, COMPRESSION, SAMPLE, RAMP, IDLE, PIN, COUNTERS, entry: process.env.BENCH_ENTRY ?? 'dist' }, results };
+const out: Record<string, unknown> = { bench: 'broadcast', name: NAME, machine: machine(), options: { F, RATE, PATTERN, DURATION, WARMUP, SHARDS, COMPRESSION, SAMPLE, RAMP, IDLE, PIN, COUNTERS, entry: TARGET ? `target ${TARGET}` : process.env.BENCH_ENTRY ?? 'dist' }, results };
 if (RAMP) {
   const ok = results.filter(held);
   out.largestHeld = ok.length ? ok[ok.length - 1].M : 0;

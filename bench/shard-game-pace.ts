@@ -5,18 +5,22 @@
 // (timers, snapshot rounds every SNAPSHOT_INTERVAL_MS, stats). Prints the shard's CPU per message,
 // all of it (batches, frames, deltas, cycles, snapshot rounds), and that of the cycles alone.
 // `--trees A,B` alternates the builds of several trees in this process (A/B in the same sitting).
+// It also prints the longest cycle and the 99th percentile of the cycles' CPU (ms): the bursts a
+// snapshot round makes (issue 28). `--clone` structured-clones every output as a thread's
+// postMessage would (its serializing half; the main thread pays about as much again to read it).
 //
-//   npx tsx bench/shard-game-pace.ts [--matches 50] [--rate 3] [--seconds 20] [--rounds 5] [--trees /tmp/before,.]
+//   npx tsx bench/shard-game-pace.ts [--matches 50] [--rate 3] [--seconds 20] [--rounds 5] [--trees /tmp/before,.] [--clone]
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { recordedMatch } from '#built/tools/recorded-match.js';
-import { opt } from './lib/args.js';
+import { flag, opt } from './lib/args.js';
 
 const TREES = opt('trees', '.').split(',').map((t) => path.resolve(t));
 const M = Number(opt('matches', '50'));
 const RATE = Number(opt('rate', '3'));
 const SECONDS = Number(opt('seconds', '20'));
 const ROUNDS = Number(opt('rounds', '5'));
+const CLONE = flag('clone');
 
 const replay = recordedMatch();
 const h = replay.header as unknown as Record<string, unknown>;
@@ -38,8 +42,8 @@ async function load(tree: string): Promise<Tree> {
   const shard = new Shard({
     shard: 0, intervalMs: 100, inactivityMs: 3_600_000, trustReplayTimestamps: false, sponsorLogoUrl: '', recordReplays: false,
     replayDir: '', serviceVersion: 'bench', compression: true, frameSerializer: 'wire', snapshotIntervalMs: 1000,
-  }, () => { t.outputs++; });
-  shard.frames.stop(); // no real timers: every frame here is a leading edge, the cycle sends the rest
+  }, (out: unknown) => { t.outputs++; if (CLONE) structuredClone(out); });
+  shard.scheduler.stop(); // no real timers: every frame here is a leading edge, the cycle sends the rest
   t.run = (cmds) => runBatch(shard, cmds);
   t.cycle = () => runCycle(shard);
   for (let i = 0; i < M; i++) {
@@ -55,8 +59,9 @@ const trees = await Promise.all(TREES.map(load));
 const stepMs = 1000 / (M * RATE); // one message every stepMs, matches in turn
 let mark = 0;
 /** One virtual run of SECONDS: CPU µs per message, and of the cycles alone. */
-function runFor(t: Tree): { perMsg: number; cyclesPerMsg: number } {
+function runFor(t: Tree): { perMsg: number; cyclesPerMsg: number; cycleMaxMs: number; cycleP99Ms: number } {
   let cycleCpu = 0;
+  const cycles: number[] = [];
   let messages = 0;
   let nextCycle = vnow + 100;
   const end = vnow + SECONDS * 1000;
@@ -68,6 +73,7 @@ function runFor(t: Tree): { perMsg: number; cyclesPerMsg: number } {
       t.cycle();
       const d = process.cpuUsage(c);
       cycleCpu += d.user + d.system;
+      cycles.push((d.user + d.system) / 1000);
       nextCycle += 100;
     }
     const i = k % M;
@@ -79,10 +85,11 @@ function runFor(t: Tree): { perMsg: number; cyclesPerMsg: number } {
     messages++;
   }
   const c = process.cpuUsage(c0);
-  return { perMsg: (c.user + c.system) / messages, cyclesPerMsg: cycleCpu / messages };
+  cycles.sort((a, b) => a - b);
+  return { perMsg: (c.user + c.system) / messages, cyclesPerMsg: cycleCpu / messages, cycleMaxMs: cycles[cycles.length - 1], cycleP99Ms: cycles[Math.floor(cycles.length * 0.99)] };
 }
 
-const results = trees.map(() => [] as { perMsg: number; cyclesPerMsg: number }[]);
+const results = trees.map(() => [] as ReturnType<typeof runFor>[]);
 for (let r = 0; r <= ROUNDS; r++) {
   trees.forEach((t, k) => {
     const res = runFor(t);
@@ -93,6 +100,6 @@ const med = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1];
 trees.forEach((t, k) => {
   const per = results[k].map((x) => x.perMsg);
   const cyc = results[k].map((x) => x.cyclesPerMsg);
-  console.log(JSON.stringify({ bench: 'shard-game-pace', tree: t.tree, M, rate: RATE, seconds: SECONDS, usPerMsg: +med(per).toFixed(1), usPerMsgMin: +Math.min(...per).toFixed(1), cyclesUsPerMsg: +med(cyc).toFixed(1), rounds: per.map((x) => +x.toFixed(1)) }));
+  console.log(JSON.stringify({ bench: 'shard-game-pace', tree: t.tree, M, rate: RATE, seconds: SECONDS, usPerMsg: +med(per).toFixed(1), usPerMsgMin: +Math.min(...per).toFixed(1), cyclesUsPerMsg: +med(cyc).toFixed(1), cycleMaxMs: +med(results[k].map((x) => x.cycleMaxMs)).toFixed(1), cycleP99Ms: +med(results[k].map((x) => x.cycleP99Ms)).toFixed(1), clone: CLONE, rounds: per.map((x) => +x.toFixed(1)) }));
 });
 process.exit(0);

@@ -145,6 +145,7 @@ function shardPoolOptions(c: Config, log: Logger) {
       serviceVersion: SERVICE_VERSION,
       compression: c.COMPRESSION,
       frameSerializer: c.FRAME_SERIALIZER,
+      frameEdge: c.FRAME_EDGE,
       snapshotIntervalMs: c.SNAPSHOT_INTERVAL_MS,
       faultInjection: c.FAULT_INJECTION,
       matchEvents: c.EVENTS_ENABLED,

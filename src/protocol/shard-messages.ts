@@ -104,6 +104,8 @@ export interface RestoreMatchCmd {
   playercamSecret: string;
   /** The next frame is numbered above this (every frontend then gets a keyframe). */
   frameNoBase: number;
+  /** A restarted shard's: the retained batches follow, and those up to the snapshot's own mark are in it (workers/shard/snapshots.ts). */
+  replay?: boolean;
 }
 
 export type BackendEffect =
@@ -171,7 +173,7 @@ export interface LateFrameTexts {
   frameTexts: string[];
 }
 
-/** Parallel arrays; `mark`: the last batch mark processed before they were taken. */
+/** Parallel arrays; `mark`: every match of the shard holds the batches up to it (a round's last slice reports the mark it began with). */
 export interface ShardSnapshots {
   mark: number;
   codes: string[];

@@ -14,8 +14,14 @@
 // object, until the engine marks the subtree changed (src/workers/match/dirty.ts). wireSerializeFrame
 // also says which parts of the frame are which subtree's text, for the delta encoder
 // (src/codec/layout-delta.ts).
+//
+// The rest of a frame (~1.5 kB: top-level members, team scalars, text between subtrees) is kept per
+// state as its previous frame's layout, reused with each subtree's current text and a new serverTime
+// while no value there changed (./frame-leaves.ts compares ~150 of them; issue 28). A comparison, not
+// marks: some forty rule sites in ten files write them, and a forgotten mark is a stale frame.
 import type { FrameLayout } from '../codec/layout-delta.js';
 import { matchDataSchema, playerSchema, teamSchema, toolsSchema } from '../schemas/match-data.js';
+import { compileLeaves } from './frame-leaves.js';
 import { subtreeTexts } from './match/dirty.js';
 import type { Match } from './match/match.js';
 
@@ -77,6 +83,9 @@ function flat(s: string): string {
  */
 let collecting: FrameLayout | null = null;
 
+/** While collecting: the serializer of each segment's subtree (null for text between subtrees), for the frames made from a skeleton. */
+let collectingFns: (((v: unknown) => string) | null)[] = [];
+
 function addSegment(layout: FrameLayout, key: object | null, text: string, bytes: number): void {
   layout.keys.push(key);
   layout.texts.push(text);
@@ -111,6 +120,7 @@ function cachedSerializer(serialize: (v: unknown) => string): (o: string, v: unk
     addSegment(layout, null, gap, Buffer.byteLength(gap));
     if (t.bytes < 0) t.bytes = Buffer.byteLength(t.text);
     addSegment(layout, v, t.text, t.bytes);
+    collectingFns.push(null, serialize);
     return '';
   };
 }
@@ -170,6 +180,7 @@ function compile(schema: Schema, root: boolean): (value: unknown) => string {
   return new Function('str', 'num', 'bool', 'any', 'cached', `return function serializeEscaped(value, extra) { ${body} };`)(str, num, bool, any, cachedFns) as (value: unknown) => string;
 }
 
+
 // The top level is the engine's snapshot plus serverTime, which is not engine state: it is
 // compiled as a member read from the second argument, so the snapshot is never copied.
 const SERVER_TIME = '\u0000serverTime';
@@ -182,6 +193,7 @@ const serializeFrame = compileEscaped(frameSchema, [
   teamProperties.moneyRecord,
   toolsSchema as Schema,
 ]) as (state: unknown, serverTime?: number) => string;
+const sameLeaves = compileLeaves(frameSchema, (sub) => cachedSchemas.has(sub));
 
 const PREFIX = '42["match_data","';
 const SUFFIX = '"]';
@@ -240,11 +252,20 @@ export function wireSerializeFrame(m: Match, serverTime: number): { wire: string
  * the text itself must go out (most frames travel as their delta: no 16.7 kB copy per frame).
  */
 export function wireSerializeLayout(m: Match, serverTime: number): FrameLayout {
+  const state = m.snapshot();
+  let skeleton = skeletons.get(state);
+  if (skeleton === undefined) skeletons.set(state, (skeleton = { leaves: [], layout: null, fns: [], tailHead: '' }));
+  if (sameLeaves(state, skeleton.leaves) && skeleton.layout !== null) {
+    skeletonFrames++;
+    return fromSkeleton(skeleton, serverTime);
+  }
+  skeleton.layout = null; // until this frame is made
   const layout = emptyLayout();
   collecting = layout;
+  collectingFns = [];
   let rest: string;
   try {
-    rest = serializeFrame(m.snapshot(), serverTime);
+    rest = serializeFrame(state, serverTime);
   } finally {
     collecting = null;
   }
@@ -255,6 +276,58 @@ export function wireSerializeLayout(m: Match, serverTime: number): FrameLayout {
   layout.bytes[0] += PREFIX.length;
   for (let k = 1; k < layout.offsets.length; k++) layout.offsets[k] += PREFIX.length;
   layout.total += PREFIX.length;
+  // The next frame with the same values outside the subtrees reuses this layout: all but the tail,
+  // whose serverTime is written anew (it is the last member, so the tail ends with it).
+  const time = num(serverTime) + '}' + SUFFIX;
+  const cut = rest.length - time.length;
+  if (layout.keys.length > 1 && rest.endsWith(time) && rest.startsWith(SERVER_TIME_KEY, cut - SERVER_TIME_KEY.length)) {
+    // The text between subtrees only: the subtrees' texts of this frame are not kept alive by it.
+    skeleton.layout = { keys: layout.keys.slice(), texts: layout.texts.map((t, k) => (layout.keys[k] === null ? t : '')), offsets: [], bytes: layout.bytes.slice(), total: 0 };
+    skeleton.fns = collectingFns;
+    skeleton.tailHead = rest.slice(0, cut);
+  }
+  collectingFns = [];
+  return layout;
+}
+
+/** The escaped `"serverTime":` the tail ends with before its value. */
+const SERVER_TIME_KEY = JSON.parse(keyLiteral('serverTime')) as string;
+
+/** A state's last frame outside its cached subtrees (wireSerializeLayout). */
+interface Skeleton {
+  /** The values it showed there (sameLeaves). */
+  leaves: unknown[];
+  /** Its layout without the subtrees' texts (null: none to reuse), each segment's subtree serializer, its tail up to serverTime's value. */
+  layout: FrameLayout | null;
+  fns: (((v: unknown) => string) | null)[];
+  tailHead: string;
+}
+const skeletons = new WeakMap<object, Skeleton>();
+
+/** Frames made from a skeleton (tests and benchmarks read it). */
+export let skeletonFrames = 0;
+
+/** The frame from the state's skeleton: its text between subtrees as before, each subtree's current text, a new tail. */
+function fromSkeleton(skeleton: Skeleton, serverTime: number): FrameLayout {
+  const prev = skeleton.layout!;
+  const layout = emptyLayout();
+  const last = prev.keys.length - 1;
+  for (let k = 0; k < last; k++) {
+    const key = prev.keys[k];
+    if (key === null) {
+      addSegment(layout, null, prev.texts[k], prev.bytes[k]);
+      continue;
+    }
+    let t = subtreeTexts.get(key);
+    if (t === undefined) {
+      t = { text: flat(skeleton.fns[k]!(key)), bytes: -1 };
+      subtreeTexts.set(key, t);
+    }
+    if (t.bytes < 0) t.bytes = Buffer.byteLength(t.text);
+    addSegment(layout, key, t.text, t.bytes);
+  }
+  const tail = flat(skeleton.tailHead + num(serverTime) + '}' + SUFFIX);
+  addSegment(layout, null, tail, Buffer.byteLength(tail));
   return layout;
 }
 

@@ -166,6 +166,7 @@ export const SETTINGS = {
   SHARD_BATCH_MS: s(int(0, 20), 2, 'how long ingested payloads wait to travel to their shard thread in one message (0: next event-loop turn). Unset with SHARD_WORKERS=0: 0 (no hand-off to amortize)'),
   SHARD_YOUNG_GENERATION_MB: s(int(0, 1024), 0, "each shard thread's V8 young generation in MB (the Worker's resourceLimits.maxYoungGenerationSizeMb; its new space is two thirds of it); 0: V8's default (48 on the 64-bit hosts measured). A cap bounds the new space a burst grows, committed until V8's memory reducer runs, but costs CPU at game pace (12: ~+15 % per frame; docs/perf/memory.md)"),
   FRAME_SERIALIZER: s(oneOf('wire', 'json'), 'wire', 'how frames are serialized: wire (one pass to the WebSocket message, unchanged players reused) or json (fast-json-stringify, then escaped)'),
+  FRAME_EDGE: s(oneOf('leading', 'cycle'), 'leading', 'when the frame of a changed match goes out: leading (after the batch that changed it, when its last frame is at least BROADCAST_INTERVAL_MS old; else when the interval is up) or cycle (at the next cycle of its shard: one wake-up and one hand-off for every match changed in the interval, up to one interval more latency)'),
   BROADCAST_INTERVAL_MS: s(int(10, 10_000), 100, 'the broadcast cycle: at most one frame per match per interval'),
   TRUST_REPLAY_TIMESTAMPS: s(bool, false, 'replays and tests only: the recorded timestamp of each message drives the match clock'),
   COMPRESSION: s(bool, true, 'permessage-deflate on the Socket.IO listeners (threshold 1024 bytes)'),

@@ -36,7 +36,7 @@ export class ShardRecovery {
     const lost: string[] = [];
     for (const m of owned) {
       const snap = mode === 'none' ? undefined : snapshots.latest(m.groupCode);
-      if (snap) cmds.push(restoreCommand(frames, m.groupCode, snap.text, m.camSecret));
+      if (snap) cmds.push({ ...restoreCommand(frames, m.groupCode, snap.text, m.camSecret), replay: true });
       else if (mode !== 'full') lost.push(m.groupCode);
     }
     const restored = owned.length - lost.length;

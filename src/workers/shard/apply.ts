@@ -13,6 +13,7 @@ type Envelope = Record<string, unknown>;
 /** An observer payload (obs_data) of the session of `groupCode`. */
 export function applyObs(shard: ApplyContext, groupCode: string, raw: string, receivedAt: number): void {
   const slot = shard.slots.get(groupCode);
+  if (slot !== undefined && replayed(shard, slot)) return;
   const env = parse(shard, raw, groupCode, slot);
   if (!env) return;
   const type = typeof env.type === 'string' ? env.type : '?';
@@ -29,9 +30,20 @@ export function applyObs(shard: ApplyContext, groupCode: string, raw: string, re
  * (the main thread learns match ids from this shard, a batch later).
  */
 export function auxTarget(shard: ApplyContext, groupCode: string, matchId: string): Slot | undefined {
-  const slot = shard.slots.get(groupCode);
+  const slot = liveSlot(shard, groupCode);
   return slot !== undefined && slot.reported.matchId === matchId ? slot : undefined;
 }
+
+/**
+ * The live match of `groupCode`, unless the batch being run is one replayed after a crash that the
+ * match's restored snapshot already holds (snapshots.ts: a round's slices are taken at later marks).
+ */
+export function liveSlot(shard: ApplyContext, groupCode: string): Slot | undefined {
+  const slot = shard.slots.get(groupCode);
+  return slot !== undefined && !replayed(shard, slot) ? slot : undefined;
+}
+
+const replayed = (shard: ApplyContext, slot: Slot): boolean => slot.snapshot.replayMark >= shard.batchMark;
 
 /**
  * An auxiliary payload (aux_data) of a session with `matchId` and `playerId`, for the matches of

@@ -1,7 +1,7 @@
 // The main thread's commands (protocol/shard-messages.ts), one at a time in batch order: batches
 // of payloads unpacked and applied, the rest routed to the match or the shard they concern.
 import { FIELD_SEP, RECORD_SEP, type ObsBatchCmd, type ShardCmd } from '../../protocol/shard-messages.js';
-import { applyAux, applyObs, auxTarget } from './apply.js';
+import { applyAux, applyObs, auxTarget, liveSlot } from './apply.js';
 import type { CommandContext } from './context.js';
 
 /**
@@ -16,7 +16,11 @@ export class InjectedFault extends Error {
 
 export function runCommand(shard: CommandContext, cmd: ShardCmd, now: number): void {
   switch (cmd.t) {
-    case 'create': return shard.create(cmd.groupCode, cmd.logon, cmd.now);
+    case 'create': {
+      const existing = shard.slots.get(cmd.groupCode);
+      if (existing !== undefined && liveSlot(shard, cmd.groupCode) === undefined) return; // replayed: the snapshot holds it
+      return shard.create(cmd.groupCode, cmd.logon, cmd.now);
+    }
     case 'obs': return unpackObs(shard, cmd);
     case 'aux': {
       for (let i = 0; i < cmd.raws.length; i++) applyAux(shard, cmd.groupCodes[i], cmd.matchIds[i], cmd.playerIds[i], cmd.raws[i], cmd.nows[i]);
@@ -32,37 +36,37 @@ export function runCommand(shard: CommandContext, cmd: ShardCmd, now: number): v
       return;
     }
     case 'registered': {
-      const slot = shard.slots.get(cmd.groupCode);
+      const slot = liveSlot(shard, cmd.groupCode);
       if (slot) { slot.match.setRegistered(cmd.registered); shard.changes.touched(slot); }
       return;
     }
     case 'playercams': {
-      const slot = shard.slots.get(cmd.groupCode);
+      const slot = liveSlot(shard, cmd.groupCode);
       if (slot) { slot.match.applyPlayercams(cmd.result, shard.clock.tickTime(cmd.now) ?? cmd.now); shard.changes.touched(slot); }
       return;
     }
     case 'mmr': {
-      const slot = shard.slots.get(cmd.groupCode);
+      const slot = liveSlot(shard, cmd.groupCode);
       if (slot) { slot.match.applyMmr(cmd.result, shard.clock.tickTime(cmd.now) ?? cmd.now); shard.changes.touched(slot); }
       return;
     }
     case 'schedule': {
-      const slot = shard.slots.get(cmd.groupCode);
+      const slot = liveSlot(shard, cmd.groupCode);
       if (slot) { slot.match.applySchedule(cmd.teams, cmd.tools, shard.clock.tickTime(cmd.now) ?? cmd.now); shard.changes.touched(slot); }
       return;
     }
     case 'remove': {
-      const slot = shard.slots.get(cmd.groupCode);
+      const slot = liveSlot(shard, cmd.groupCode);
       if (slot) shard.endMatch(slot, now, 'admin'); // operator force-end
       return;
     }
     case 'frame_texts': {
-      const slot = shard.slots.get(cmd.groupCode);
+      const slot = liveSlot(shard, cmd.groupCode);
       if (slot && !shard.out.muted) shard.sendFrameTexts(slot, cmd.answer);
       return;
     }
     case 'evict': {
-      const slot = shard.slots.get(cmd.groupCode);
+      const slot = liveSlot(shard, cmd.groupCode);
       if (slot) shard.evict(slot);
       return;
     }

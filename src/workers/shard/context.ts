@@ -29,6 +29,8 @@ export interface ApplyContext {
   /** `muted`: acknowledged batches re-applied (nothing is recorded again). */
   readonly out: Pick<Outbox, 'muted'>;
   readonly changes: MatchChanges;
+  /** The mark of the batch being run (Infinity: none): a crash's replay skips what a restored snapshot holds (apply.ts liveSlot). */
+  readonly batchMark: number;
 }
 
 /** commands.ts: the main thread's commands, routed to the match or the shard they concern. */
@@ -55,6 +57,10 @@ export interface CommandContext extends ApplyContext {
 /** thread.ts runBatch: a batch's commands, then the frames due, in one output. */
 export interface BatchContext extends CommandContext {
   readonly out: Pick<Outbox, 'muted' | 'mark' | 'log' | 'flush'>;
+  /** `frameEdge`: FRAME_EDGE=cycle sends no frames after a batch (the cycle does). */
+  readonly settings: Pick<ShardSettings, 'faultInjection' | 'frameEdge'>;
+  /** Set to the batch's mark (its last command) before its commands run. */
+  batchMark: number;
   /** The frames that are due (none while muted). */
   sendDueFrames(now: number): void;
 }

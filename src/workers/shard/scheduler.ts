@@ -2,6 +2,8 @@
 // match whose last frame is at least one interval old goes out at once after the batch (leading
 // edge); otherwise one timer fires when the earliest pending match is due. At most one frame per
 // match per interval. The scheduler says which matches are due (`due`); the shard sends their frames.
+// With FRAME_EDGE=cycle the batches send none: at the shard's cycle every pending match is due
+// (`allPending`), one frame per match per cycle, with no timer of its own.
 import type { Slot } from './slot.js';
 
 export class FrameScheduler {
@@ -28,7 +30,7 @@ export class FrameScheduler {
     this.pending.delete(slot);
   }
 
-  /** The pending matches, as a copy (sending a frame changes the set). */
+  /** The pending matches, as a copy (sending a frame changes the set): the drain's, and FRAME_EDGE=cycle's at the cycle. */
   allPending(): Slot[] {
     return [...this.pending];
   }

@@ -28,7 +28,7 @@ import { removedEvents, startEvents } from './match-events.js';
 import { Outbox } from './outbox.js';
 import { FrameScheduler } from './scheduler.js';
 import { newSlot, type Slot } from './slot.js';
-import { parseSnapshot, SnapshotRounds } from './snapshots.js';
+import { parseSnapshot, restoredMarks, SnapshotRounds } from './snapshots.js';
 import { StatsCounter } from './stats.js';
 import { Summaries } from './summaries.js';
 
@@ -45,6 +45,8 @@ export class Shard implements BatchContext, CycleContext {
   readonly changes: MatchChanges;
   /** The `exit` command was run: the thread closes its port. */
   exited = false;
+  /** The mark of the batch being run (Infinity: a batch without one), set by the batch loop (thread.ts runBatch). */
+  batchMark = Infinity;
   private readonly encoder: FrameEncoder;
   /** A snapshot's state, from the match's frame (frames.ts): no JSON.stringify of the state per round. */
   private readonly snapshotState = (slot: Slot): SnapshotState | undefined => this.encoder.snapshotState(slot);
@@ -63,7 +65,8 @@ export class Shard implements BatchContext, CycleContext {
       this.sendDueFrames(Date.now());
       this.out.flush();
     }));
-    this.snapshots = new SnapshotRounds(settings.snapshotIntervalMs);
+    // A round spread over the cycles of its interval (snapshots.ts).
+    this.snapshots = new SnapshotRounds(settings.snapshotIntervalMs, Math.max(1, Math.floor(settings.snapshotIntervalMs / settings.intervalMs)));
     this.deadlines = new Deadlines(this.clock.ticks, settings.inactivityMs);
     this.changes = new MatchChanges(this.out, this.scheduler, this.deadlines);
   }
@@ -77,7 +80,7 @@ export class Shard implements BatchContext, CycleContext {
       ? new ReplayRecorder(this.settings.replayDir, groupCode, now, replayHeader(logon, this.settings.serviceVersion, now))
       : undefined;
     const slot = newSlot(groupCode, match, {
-      matchId: match.matchId, lastActivityAt: wallNow, lastEventAt: wallNow, frameNo: 0, snapshotEvent: -1, recordStart: now, recorder,
+      matchId: match.matchId, lastActivityAt: wallNow, lastEventAt: wallNow, frameNo: 0, snapshot: { event: -1, replayMark: -1 }, recordStart: now, recorder,
     });
     this.slots.set(groupCode, slot);
     if (this.settings.matchEvents) startEvents(slot, now, false);
@@ -93,7 +96,8 @@ export class Shard implements BatchContext, CycleContext {
     if (existing) this.remove(existing, 'admin');
     const slot = newSlot(cmd.groupCode, match, {
       matchId: '', lastActivityAt: meta.lastActivityAt, lastEventAt: meta.lastEventAt, frameNo: cmd.frameNoBase,
-      snapshotEvent: match.eventNumber, recordStart: meta.recordStart,
+      // A crash's replay skips the batches the snapshot holds; other restores are snapshotted anew (snapshots.ts).
+      snapshot: restoredMarks(meta, cmd.replay === true, match.eventNumber), recordStart: meta.recordStart,
       recorder: this.settings.recordReplays ? ReplayRecorder.reopen(this.settings.replayDir, cmd.groupCode, meta.recordStart) : undefined,
     });
     this.slots.set(cmd.groupCode, slot);
@@ -107,7 +111,9 @@ export class Shard implements BatchContext, CycleContext {
   /** The frames that are due (none while muted: the lost thread sent them). */
   sendDueFrames(now: number): void {
     if (this.out.muted) return;
-    for (const slot of this.scheduler.due(now)) this.sendFrame(slot, now);
+    // FRAME_EDGE=cycle: every pending match at the cycle (the batches send none, thread.ts runBatch).
+    const slots = this.settings.frameEdge === 'cycle' ? this.scheduler.allPending() : this.scheduler.due(now);
+    for (const slot of slots) this.sendFrame(slot, now);
   }
 
   /** The match's frame, when it changed since its last one (`force`: anyway); a match that ended is then removed. */
@@ -186,7 +192,7 @@ export class Shard implements BatchContext, CycleContext {
 
   /** A snapshot round now (`force`: every match, changed or not). */
   takeSnapshots(force: boolean): void {
-    const snapshots = this.snapshots.take(this.slots.values(), this.out.mark, force, (slot, err) => {
+    const snapshots = this.snapshots.take(this.slots, this.out.mark, force, (slot, err) => {
       this.out.log('error', 'snapshot failed', { groupCode: slot.groupCode, error: err.message });
     }, this.snapshotState);
     if (snapshots) this.out.snapshots(snapshots);

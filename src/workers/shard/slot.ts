@@ -6,7 +6,8 @@
 //   reported   changes.ts: what the main thread was told (match id, roster size)
 //   layout     frames.ts: the last frame's layout, the base of the next delta
 //   deadline   deadlines.ts: the heap entry (engine timer, inactivity check, position)
-//   summary    summaries.ts; snapshot  snapshots.ts: the eventNumber each last covered
+//   summary    summaries.ts; snapshot  snapshots.ts: the eventNumber each last covered (and the
+//              snapshot's batch mark for a crash's replay)
 //   drops      drops.ts: drop-log keys already logged
 //   events     match-events.ts: the match's event deriver (EVENTS_ENABLED)
 import type { MatchEventDeriver } from '../events/deriver.js';
@@ -41,6 +42,12 @@ export interface DeadlineEntry {
   heapIndex: number;
 }
 
+/** snapshots.ts: the last snapshot's eventNumber (-1: none yet); restored for a crash's replay, the last batch mark its snapshot holds (replayed batches up to it are skipped, apply.ts liveSlot), -1 otherwise. */
+export interface SnapshotMarks {
+  event: number;
+  replayMark: number;
+}
+
 export interface Slot {
   readonly groupCode: string;
   readonly match: Match;
@@ -56,7 +63,7 @@ export interface Slot {
   readonly deadline: DeadlineEntry;
   /** The eventNumber of the last dashboard summary (summaries.ts) and of the last snapshot (-1: none yet; snapshots.ts). */
   readonly summary: { event: number };
-  readonly snapshot: { event: number };
+  readonly snapshot: SnapshotMarks;
   /** Drop log keys already logged for this match (drops.ts). */
   readonly drops: Set<string>;
   /** Derives the match's events (EVENTS_ENABLED; match-events.ts), else null. */
@@ -69,7 +76,7 @@ export interface SlotOrigin {
   lastActivityAt: number;
   lastEventAt: number;
   frameNo: number;
-  snapshotEvent: number;
+  snapshot: SnapshotMarks;
   recordStart: number;
   recorder: ReplayRecorder | undefined;
 }
@@ -83,7 +90,7 @@ export function newSlot(groupCode: string, match: Match, origin: SlotOrigin): Sl
     layout: { prev: null, event: -1 },
     deadline: { timerAt: Infinity, inactivityAt: Infinity, heapIndex: -1 },
     summary: { event: -1 },
-    snapshot: { event: origin.snapshotEvent },
+    snapshot: origin.snapshot,
     drops: new Set(),
     events: { deriver: null },
   };

@@ -2,21 +2,30 @@
 // text (the shard's bookkeeping and the engine's snapshot, without the player-camera secret, which
 // travels beside it), the rounds that take those of the changed matches every SNAPSHOT_INTERVAL_MS
 // with the batch mark they cover, and a match rebuilt from its text.
+//
+// A round is spread over the cycles of its interval (issue 28): each cycle snapshots a slice of the
+// matches listed when the round began, so no cycle carries a thousand snapshots (their texts and the
+// structured clone of ~17 kB each to the main thread) at once. The round reports the mark it began
+// with once its last slice is taken: every match was snapshotted at that mark or later. A match
+// snapshotted later than that mark would have the batches in between applied twice after a crash, so
+// each snapshot carries its own mark, and a match restored for a crash's replay skips the replayed
+// batches its snapshot already holds (apply.ts liveSlot).
 import type { ShardSnapshots } from '../../protocol/shard-messages.js';
 import { Match } from '../match/match.js';
 import type { SnapshotState } from '../match/snapshot.js';
-import type { Slot } from './slot.js';
+import type { Slot, SnapshotMarks } from './slot.js';
 
-/** The shard's bookkeeping a restored match keeps. */
+/** The shard's bookkeeping a restored match keeps; `mark`: the last batch the snapshot holds (absent before issue 28). */
 export interface SlotMeta {
   lastActivityAt: number;
   lastEventAt: number;
   recordStart: number;
+  mark?: number;
 }
 
 /** {"slot":<SlotMeta: numbers only>,"match":<the engine's snapshot>} */
-export function snapshotText(slot: Slot, state?: SnapshotState): string {
-  const meta: SlotMeta = { lastActivityAt: slot.sent.activityAt, lastEventAt: slot.received.at, recordStart: slot.recordStart };
+export function snapshotText(slot: Slot, state?: SnapshotState, mark = -1): string {
+  const meta: SlotMeta = { lastActivityAt: slot.sent.activityAt, lastEventAt: slot.received.at, recordStart: slot.recordStart, mark };
   return '{"slot":' + JSON.stringify(meta) + ',"match":' + slot.match.toSnapshot(state) + '}';
 }
 
@@ -29,42 +38,83 @@ export function parseSnapshot(text: string, playercamSecret: string): { meta: Sl
   return { meta, match: Match.fromSnapshot(text.slice(cut + 9, -1), playercamSecret) };
 }
 
+/**
+ * A restored match's snapshot part. A crash's replay (`replay`): the batches up to the snapshot's
+ * mark are in it, and it counts as snapshotted. Any other restore (a restart from STATE_DIR, a
+ * takeover) holds marks of another process: none skipped, and the match is snapshotted again in the
+ * next round, at a mark of this one.
+ */
+export function restoredMarks(meta: SlotMeta, replay: boolean, eventNumber: number): SnapshotMarks {
+  return replay && typeof meta.mark === 'number' ? { event: eventNumber, replayMark: meta.mark } : { event: -1, replayMark: -1 };
+}
+
 export class SnapshotRounds {
   private lastRoundAt = Date.now();
+  /** The last mark reported: the main thread forgets the batches up to it. */
   private lastMark = -1;
+  /** The round in progress: the matches listed when it began, the next one's index, the mark it began with, its slice size. */
+  private round: Slot[] = [];
+  private next = 0;
+  private roundMark = -1;
+  private perSlice = 1;
 
-  constructor(private readonly intervalMs: number) {}
+  /** `slices`: how many cycles a round is spread over (SNAPSHOT_INTERVAL_MS / BROADCAST_INTERVAL_MS; 1: all at once). */
+  constructor(private readonly intervalMs: number, private readonly slices = 1) {}
 
-  /** Whether a round is due (and, if so, it counts as taken now). */
+  /** Whether a slice is due: a round is in progress, or SNAPSHOT_INTERVAL_MS passed since the last one began (it begins now). */
   due(now: number): boolean {
+    if (this.next < this.round.length) return true;
     if (now - this.lastRoundAt < this.intervalMs) return false;
     this.lastRoundAt = now;
+    this.next = -1; // take() begins the round
     return true;
   }
 
   /**
-   * Snapshots of the matches that changed since their last one (all with `force`), with `mark`, the
-   * last batch mark processed: the main thread can forget the batches up to it. Undefined when
-   * nothing changed and the mark is the one last reported.
+   * Snapshots of the matches that changed since their last one, with the mark the main thread may
+   * forget the batches up to; undefined when there is nothing to send. `force` (the shutdown drain):
+   * every match now, at `mark`. Otherwise the next slice of the round (the first slice begins it).
    */
-  take(slots: Iterable<Slot>, mark: number, force: boolean, onError: (slot: Slot, err: Error) => void, snapshotState?: (slot: Slot) => SnapshotState | undefined): ShardSnapshots | undefined {
-    const codes: string[] = [];
-    const texts: string[] = [];
-    const camSecrets: string[] = [];
-    for (const slot of slots) {
-      if (!force && slot.snapshot.event === slot.match.eventNumber) continue;
-      try {
-        texts.push(snapshotText(slot, snapshotState?.(slot)));
-      } catch (err) {
-        onError(slot, err as Error);
-        continue;
-      }
-      codes.push(slot.groupCode);
-      camSecrets.push(slot.match.playercamSecret);
-      slot.snapshot.event = slot.match.eventNumber;
+  take(slots: ReadonlyMap<string, Slot>, mark: number, force: boolean, onError: (slot: Slot, err: Error) => void, snapshotState?: (slot: Slot) => SnapshotState | undefined): ShardSnapshots | undefined {
+    const out: ShardSnapshots = { mark, codes: [], texts: [], camSecrets: [] };
+    if (force) {
+      for (const slot of slots.values()) snapshotInto(out, slot, mark, true, onError, snapshotState);
+      this.lastMark = Math.max(this.lastMark, mark);
+      return out;
     }
-    if (codes.length === 0 && !force && this.lastMark === mark) return undefined;
-    this.lastMark = mark;
-    return { mark, codes, texts, camSecrets };
+    if (this.next < 0 || this.next >= this.round.length) {
+      this.round = [...slots.values()];
+      this.next = 0;
+      this.roundMark = mark;
+      this.perSlice = Math.max(1, Math.ceil(this.round.length / this.slices));
+    }
+    const end = Math.min(this.round.length, this.next + this.perSlice);
+    for (; this.next < end; this.next++) {
+      const slot = this.round[this.next];
+      if (slots.get(slot.groupCode) === slot) snapshotInto(out, slot, mark, false, onError, snapshotState); // not removed since
+    }
+    let reported = this.lastMark;
+    if (this.next >= this.round.length) {
+      this.round = []; // the round is whole: every match listed was snapshotted at roundMark or later
+      reported = Math.max(this.lastMark, this.roundMark);
+    }
+    if (out.codes.length === 0 && reported === this.lastMark) return undefined;
+    this.lastMark = reported;
+    out.mark = reported;
+    return out;
   }
+}
+
+/** The slot's snapshot into `out` when it changed since its last one (any with `force`). */
+function snapshotInto(out: ShardSnapshots, slot: Slot, mark: number, force: boolean, onError: (slot: Slot, err: Error) => void, snapshotState?: (slot: Slot) => SnapshotState | undefined): void {
+  if (!force && slot.snapshot.event === slot.match.eventNumber) return;
+  try {
+    out.texts.push(snapshotText(slot, snapshotState?.(slot), mark));
+  } catch (err) {
+    onError(slot, err as Error);
+    return;
+  }
+  out.codes.push(slot.groupCode);
+  out.camSecrets.push(slot.match.playercamSecret);
+  slot.snapshot.event = slot.match.eventNumber;
 }

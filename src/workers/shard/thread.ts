@@ -17,6 +17,8 @@ import { Shard } from './shard.js';
  */
 export function runBatch(shard: BatchContext, cmds: ShardCmd[]): void {
   const now = Date.now();
+  const last = cmds[cmds.length - 1];
+  shard.batchMark = last !== undefined && last.t === 'mark' ? last.mark : Infinity; // a batch's mark is its last command
   for (const cmd of cmds) {
     try {
       runCommand(shard, cmd, now);
@@ -26,7 +28,7 @@ export function runBatch(shard: BatchContext, cmds: ShardCmd[]): void {
       shard.out.log('error', 'shard command failed', { cmd: cmd.t, error: (err as Error).message });
     }
   }
-  shard.sendDueFrames(Date.now());
+  if (shard.settings.frameEdge !== 'cycle') shard.sendDueFrames(Date.now()); // FRAME_EDGE=cycle: the cycle sends them
   shard.out.flush();
 }
 

@@ -1,6 +1,6 @@
 // Sharding must not change results: the same replays through 1 and 3 shard threads give
 // byte-identical final frames with the recorded clock (also with the shard threads' young
-// generation capped: SHARD_YOUNG_GENERATION_MB), and identical frames without the time fields
+// generation capped: SHARD_YOUNG_GENERATION_MB, and with frames on the cycle only: FRAME_EDGE), and identical frames without the time fields
 // with the live clock.
 import { afterEach, describe, expect, it } from 'vitest';
 import { shardIndexOf } from '../../../src/main/shards/hash.js';
@@ -56,6 +56,13 @@ describe('sharding', () => {
     await svc!.close();
     const inline = await finalFrames(0, true);
     for (const code of CODES) expect(inline.get(code)).toBe(thread.get(code));
+  }, 120_000);
+
+  it('recorded clock: frames on the cycle only (FRAME_EDGE=cycle) give byte-identical final frames', async () => {
+    const leading = await finalFrames(1, true);
+    await svc!.close();
+    const cycle = await finalFrames(1, true, 'wire', { FRAME_EDGE: 'cycle' });
+    for (const code of CODES) expect(cycle.get(code)).toBe(leading.get(code));
   }, 120_000);
 
   it('the fast-json-stringify serializer (FRAME_SERIALIZER=json) gives the same frames as the one-pass wire serializer', async () => {

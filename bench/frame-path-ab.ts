@@ -1,0 +1,63 @@
+// The shard's frame path alone, A/B in one process (issue 28): the recorded match applied message by
+// message, a frame after every message that changed the state (as at game pace, where each message
+// makes its own frame on the leading edge): the layout (wireSerializeLayout) and the delta from the
+// previous layout (layoutDelta), CPU time per frame. The builds of several trees are loaded side by
+// side and alternated round by round (the machine's noise hits both alike); medians of the rounds.
+//
+//   npx tsx bench/frame-path-ab.ts --trees <before tree>,. [--rounds 15]
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { recordedMatch } from '#built/tools/recorded-match.js';
+import { opt } from './lib/args.js';
+
+const TREES = opt('trees', '.').split(',').map((t) => path.resolve(t));
+const ROUNDS = Number(opt('rounds', '15'));
+const replay = recordedMatch();
+const raws = replay.records.map((r) => JSON.stringify(r));
+const h = replay.header;
+
+interface Api {
+  Match: { create(logon: unknown, now: number, opts: unknown): { apply(env: unknown, ts: number): unknown; eventNumber: number } };
+  wireSerializeLayout(m: unknown, serverTime: number): unknown;
+  layoutDelta(prev: unknown, next: unknown): Uint8Array | null;
+}
+
+async function load(tree: string): Promise<Api> {
+  const imp = (p: string) => import(pathToFileURL(path.join(tree, 'dist', p)).href);
+  const [{ Match }, { wireSerializeLayout }, { layoutDelta }] = await Promise.all([imp('workers/match/match.js'), imp('workers/wire-serializer.js'), imp('codec/layout-delta.js')]);
+  return { Match, wireSerializeLayout, layoutDelta };
+}
+
+const cpu = () => { const c = process.cpuUsage(); return c.user + c.system; };
+
+/** One pass over the recorded match: µs per frame for the layout and for the delta. */
+function round(api: Api): { layout: number; delta: number; frames: number } {
+  const m = api.Match.create({ groupCode: h.groupCode, leftTeam: h.leftTeam, rightTeam: h.rightTeam, organizationId: '', isSupporter: false }, Number(replay.records[0].timestamp), { sponsorLogoUrl: 'x' });
+  let prev: unknown = null;
+  let layoutUs = 0, deltaUs = 0, frames = 0;
+  for (const raw of raws) {
+    const env = JSON.parse(raw) as { timestamp: number };
+    const ev = m.eventNumber;
+    m.apply(env, env.timestamp);
+    if (m.eventNumber === ev) continue;
+    const t0 = cpu();
+    const layout = api.wireSerializeLayout(m, env.timestamp);
+    const t1 = cpu();
+    if (prev !== null) api.layoutDelta(prev, layout);
+    const t2 = cpu();
+    layoutUs += t1 - t0; deltaUs += t2 - t1; frames++;
+    prev = layout;
+  }
+  return { layout: layoutUs / frames, delta: deltaUs / frames, frames };
+}
+
+const apis = await Promise.all(TREES.map(load));
+const results = apis.map(() => [] as ReturnType<typeof round>[]);
+for (let r = 0; r <= ROUNDS; r++) apis.forEach((api, k) => { const res = round(api); if (r > 0) results[k].push(res); }); // round 0 warms the JIT
+const med = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1];
+TREES.forEach((tree, k) => {
+  const rs = results[k];
+  const layout = med(rs.map((x) => x.layout)), delta = med(rs.map((x) => x.delta)), both = med(rs.map((x) => x.layout + x.delta));
+  console.log(JSON.stringify({ bench: 'frame-path-ab', tree, frames: rs[0].frames, layoutUs: +layout.toFixed(2), deltaUs: +delta.toFixed(2), frameUs: +both.toFixed(2), rounds: rs.map((x) => +(x.layout + x.delta).toFixed(1)) }));
+});
+process.exit(0);

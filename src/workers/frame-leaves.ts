@@ -1,0 +1,61 @@
+// The values a frame shows outside its cached subtrees, compared with those of the state's previous
+// frame (wire-serializer.ts, "skeleton"; issue 28): a walk compiled from the same schema as the
+// serializer, in the same order, that reads every value the serializer would write there and
+// compares it with `===` against the previous walk's (stored in place: one array per state, no
+// allocation). Cached subtrees count by their root object (their text is the dirty marks' business);
+// what the serializer writes with JSON.stringify (open objects, values of another type than the
+// schema's) by that text; tags mark arrays, objects and maps, so that equal sequences are equal text.
+
+type Schema = {
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  additionalProperties?: boolean | Schema;
+  items?: Schema;
+};
+
+let counter = 0;
+const fresh = (base: string) => `${base}${counter++}`;
+
+/** Structure tags of the leaves walk (unique: no value is === to them). */
+const ARR = Symbol('array');
+const OBJ = Symbol('object');
+const END = Symbol('end');
+/** A value the serializer writes with JSON.stringify when it is an object (any()): compared by that text. */
+function leaf(v: unknown): unknown {
+  return typeof v === 'object' && v !== null ? JSON.stringify(v) : v;
+}
+
+/**
+ * JS statements comparing the values the frame shows outside cached subtrees with `p` from `i` on
+ * (and storing the new ones there): each leaf, each cached subtree's root object (its text is the
+ * cache's business), and tags for the structure, so that equal sequences serialize to equal text.
+ */
+function genLeaves(schema: Schema, v: string, cached: (s: Schema) => boolean, root = false): string {
+  const L = (x: string) => `{ const y = ${x}; if (p[i] !== y) { same = false; p[i] = y; } i++; }`;
+  if (!root && cached(schema)) return L(v);
+  const type = schema.type;
+  if (type === 'array' && schema.items) {
+    const k = fresh('i'), x = fresh('x');
+    return `if (!Array.isArray(${v})) ${L(`leaf(${v})`)} else { ${L('ARR')} ${L(`${v}.length`)} for (let ${k} = 0; ${k} < ${v}.length; ${k}++) { const ${x} = ${v}[${k}]; if (${x} === undefined || ${x} === null) { ${L(x)} continue; } ${genLeaves(schema.items, x, cached)} } }`;
+  }
+  if (type === 'object' && schema.additionalProperties !== true && schema.properties) {
+    let code = `if (${v} === null || typeof ${v} !== 'object') ${L(`leaf(${v})`)} else { ${L('OBJ')}`;
+    for (const [name, prop] of Object.entries(schema.properties)) {
+      if (name.startsWith('\u0000')) continue; // serverTime: the frame's tail, written anew every time
+      const x = fresh('x');
+      code += ` const ${x} = ${v}[${JSON.stringify(name)}]; if (${x} === undefined || ${x} === null) ${L(x)} else { ${genLeaves(prop, x, cached)} }`;
+    }
+    return code + ' }';
+  }
+  if (type === 'object' && typeof schema.additionalProperties === 'object') {
+    const k = fresh('k'), x = fresh('x');
+    return `if (${v} === null || typeof ${v} !== 'object') ${L(`leaf(${v})`)} else { ${L('OBJ')} for (const ${k} of Object.keys(${v})) { const ${x} = ${v}[${k}]; if (${x} === undefined) continue; ${L(k)} if (${x} === null) ${L('null')} else { ${genLeaves(schema.additionalProperties, x, cached)} } } ${L('END')} }`;
+  }
+  return L(`leaf(${v})`); // a scalar, or an open object (JSON.stringify'd by the serializer: compared by that text)
+}
+
+/** (value, previous leaves) => whether the frame outside cached subtrees shows the same values; `p` then holds the new ones. */
+export function compileLeaves(schema: Schema, cached: (s: Schema) => boolean): (value: unknown, p: unknown[]) => boolean {
+  const body = `let i = 0; let same = true; ${genLeaves(schema, 'value', cached, true)} if (p.length !== i) { same = false; p.length = i; } return same;`;
+  return new Function('leaf', 'ARR', 'OBJ', 'END', `return function sameLeaves(value, p) { ${body} };`)(leaf, ARR, OBJ, END) as (value: unknown, p: unknown[]) => boolean;
+}
