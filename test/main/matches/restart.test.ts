@@ -70,14 +70,19 @@ describe('restart with STATE_DIR', () => {
     // Every record of the first half applied (the shard's counter), and its frame out.
     await expect.poll(async () => (await applied()) - appliedBefore, { timeout: 15_000 }).toBe(HALF);
     await expect.poll(async () => (await first.frameNo(CODE)) === watch.frames.length && watch.frames.length > 0, { timeout: 15_000 }).toBe(true);
-    const beforeRestart = watch.frames[watch.frames.length - 1];
     const pid = sessionPid(observer);
     expect(pid).toBeTruthy();
 
     // Graceful shutdown: persisted, not completed.
     const disconnected = new Promise<string>((resolve) => observer.once('disconnect', resolve));
+    const overlayGone = new Promise<void>((resolve) => watch.socket.once('disconnect', () => resolve()));
     await first.shutdown();
     expect(await disconnected).toBe('transport close'); // so the client reconnects on its own
+    // The state before the restart: the overlay's last frame once it is closed. The shutdown's drain
+    // sends a frame still waiting for its interval, so this is the state after the last applied record
+    // (taking it before the shutdown could be one frame behind on a loaded machine).
+    await overlayGone;
+    const beforeRestart = watch.frames[watch.frames.length - 1];
 
     // Owner-only files; no secret and no session id in clear.
     expect(fs.statSync(stateDir).mode & 0o777).toBe(0o700);
