@@ -226,7 +226,7 @@ async function sample(): Promise<Sample> {
   const l = logged();
   const s: Sample = {
     min: +((Date.now() - t0) / 60_000).toFixed(2),
-    rssMB: +(st.rss / 2 ** 20).toFixed(1), fds: fds(svc.child.pid!), loopP99: +st.loop.p99.toFixed(1), loopMax: +st.loop.max.toFixed(1),
+    rssMB: +(st.rss / 2 ** 20).toFixed(1), heapMB: +(st.heapUsed / 2 ** 20).toFixed(1), fds: fds(svc.child.pid!), loopP99: +st.loop.p99.toFixed(1), loopMax: +st.loop.max.toFixed(1),
     liveMatches: st.matches, redisMB: redis ? +(Number(r.used_memory) / 2 ** 20).toFixed(2) : NaN, redisRssMB: redis ? +(Number(r.used_memory_rss) / 2 ** 20).toFixed(1) : NaN, redisKeys: keys,
     started: counts.started, ended: counts.ended, overlays: slots.reduce((a, x) => a + x.overlays.size, 0), blips: counts.blips,
     sent: counts.sent, frames: counts.frames, warnings: l.warnings, errors: l.errors, genLoopP99: +(genLoop.percentile(99) / 1e6).toFixed(1), load1: +os.loadavg()[0].toFixed(1),
@@ -257,7 +257,7 @@ const end = t0 + MINUTES * 60_000;
 while (Date.now() < end) {
   await sleep(Math.min(SAMPLE_S * 1000, Math.max(0, end - Date.now())));
   const s = await sample();
-  log(`\r  ${s.min.toFixed(1)}/${MINUTES} min: live ${s.liveMatches}, ended ${s.ended}, rss ${s.rssMB} MB, fds ${s.fds}, loop p99 ${s.loopP99} ms, redis ${s.redisMB} MB, errors ${s.errors}      `);
+  log(`\r  ${s.min.toFixed(1)}/${MINUTES} min: live ${s.liveMatches}, ended ${s.ended}, rss ${s.rssMB} MB, heap ${s.heapMB} MB, fds ${s.fds}, loop p99 ${s.loopP99} ms, redis ${s.redisMB} MB, errors ${s.errors}      `);
 }
 clearInterval(feed); clearInterval(churner); clearInterval(blipper);
 log('\n');
@@ -268,11 +268,11 @@ await redis?.stop();
 
 const warm = Math.min(10, MINUTES / 3);
 const half = MINUTES / 2;
-const keys = ['rssMB', 'fds', 'loopP99', 'redisMB', 'redisKeys', 'liveMatches'];
+const keys = ['rssMB', 'heapMB', 'fds', 'loopP99', 'redisMB', 'redisKeys', 'liveMatches'];
 const slopes = keys.map((k) => ({ metric: k, first: samples[0][k], last: samples[samples.length - 1][k], min: Math.min(...samples.map((s) => s[k])), max: Math.max(...samples.map((s) => s[k])), [`perHourFrom${warm}min`]: slope(k, warm), perHourSecondHalf: slope(k, half) }));
 const results = { bench: 'soak', name: NAME, machine: machine(), options: { MINUTES, M, RATE, F, SAMPLE_S, BLIP_EVERY, BLIP_COUNT, BLIP_MS, CHURN, GAP_MS, REDIS, matchMinutes: game.length / RATE / 60 }, counts, logged: l, slopes, samples };
 const every = Math.max(1, Math.round(300 / SAMPLE_S)); // one row per 5 minutes
-process.stdout.write('\n' + table(samples.filter((_, i) => i % every === 0 || i === samples.length - 1), ['min', 'liveMatches', 'started', 'ended', 'overlays', 'rssMB', 'fds', 'loopP99', 'redisMB', 'redisKeys', 'warnings', 'errors', 'genLoopP99', 'load1']) + '\n');
+process.stdout.write('\n' + table(samples.filter((_, i) => i % every === 0 || i === samples.length - 1), ['min', 'liveMatches', 'started', 'ended', 'overlays', 'rssMB', 'heapMB', 'fds', 'loopP99', 'redisMB', 'redisKeys', 'warnings', 'errors', 'genLoopP99', 'load1']) + '\n');
 process.stdout.write('\n' + table(slopes, Object.keys(slopes[0])) + '\n');
 process.stdout.write('\n' + table([counts], Object.keys(counts)) + '\n');
 if (l.firsts.length) process.stdout.write(`\nwarnings/errors logged, by message:\n${Object.entries(l.byMsg).map(([m, n]) => `${String(n).padStart(7)}  ${m}`).join('\n')}\nfirst ones:\n${l.firsts.join('\n')}\n`);

@@ -9,6 +9,8 @@ export interface HostStats {
   /** The main thread's event-loop delay (ms) since the previous stats() (ods_nodejs_eventloop_lag_*: reset at each scrape). */
   loop: { p50: number; p99: number; max: number };
   rss: number;
+  /** The main thread's V8 heap used, bytes (ods_nodejs_heap_size_used_bytes; with SHARD_WORKERS=0 the shard's too). */
+  heapUsed: number;
   matches: number;
   /** Observer messages the shards applied (ods_messages_applied_total). */
   applied: number;
@@ -62,6 +64,7 @@ export async function startServiceProcess(env: Record<string, string>, entry?: s
       return {
         loop: { p50: m.value('ods_nodejs_eventloop_lag_p50_seconds') * 1000, p99: m.value('ods_nodejs_eventloop_lag_p99_seconds') * 1000, max: m.value('ods_nodejs_eventloop_lag_max_seconds') * 1000 },
         rss: svc.rssBytes(),
+        heapUsed: m.value('ods_nodejs_heap_size_used_bytes'),
         matches: m.value('ods_live_matches'),
         applied: m.value('ods_messages_applied_total'),
         broadcast: {

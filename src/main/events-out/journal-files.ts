@@ -86,6 +86,15 @@ export class JournalFiles {
     fs.renameSync(file + '.tmp', file);
   }
 
+  /** One match's record from its file (undefined when there is none or it cannot be read). */
+  readRecord(matchKey: string): unknown {
+    try {
+      return JSON.parse(fs.readFileSync(this.recordFile(matchKey), 'utf8'));
+    } catch {
+      return undefined;
+    }
+  }
+
   loadRecords(): unknown[] {
     const out: unknown[] = [];
     for (const name of fs.readdirSync(this.dir)) {

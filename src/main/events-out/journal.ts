@@ -3,13 +3,15 @@
 // with EVENTS_ENABLED and no disk), then handed to its listeners (webhook delivery, the live stream).
 // A match's events stay in memory while it runs and until every endpoint has them; the stream keeps
 // a window of the latest events (EVENTS_RESUME_WINDOW_MS) for Last-Event-ID. A match_ended event
-// carries the match's record (record.ts), which is kept for the retention (EVENTS_RETENTION_MS).
+// carries the match's record (record.ts), which is kept for the retention (EVENTS_RETENTION_MS): on
+// disk, with only its summary in memory (a record is ~35 kB of JSON; a tournament day's thousands
+// of them, kept a week, grew the heap without end: docs/benchmarks.md, the soak).
 import { createHash } from 'node:crypto';
 import type { DerivedEvent } from '../../protocol/match-events.js';
 import { EVENTS_VERSION } from '../../protocol/match-events.js';
 import type { Logger } from '../base/log.js';
 import type { JournalFiles } from './journal-files.js';
-import { buildRecord, type MatchRecord } from './record.js';
+import { buildRecord, summaryOf, type MatchRecord, type RecordSummary } from './record.js';
 import type { MatchEvent, StoredEvent } from './types.js';
 
 /** The most events the stream's resume window holds, whatever their age (memory bound). */
@@ -41,7 +43,10 @@ export interface JournalOptions {
 
 export class EventJournal {
   readonly matches = new Map<string, MatchLog>();
-  readonly records = new Map<string, MatchRecord>();
+  /** The kept records' summaries (the records are read from their files: record()). */
+  readonly records = new Map<string, RecordSummary>();
+  /** The records themselves, only when there are no files to read them from. */
+  private readonly recordsInMemory = new Map<string, MatchRecord>();
   /** Matches that ended and were released from memory (their record stays): a late event for one is dropped. */
   private readonly released = new Set<string>();
   /** The latest events of every match in the order they were added (the live stream's resume window). */
@@ -81,8 +86,9 @@ export class EventJournal {
       match.ended = true;
       const record = buildRecord(match.events.map((s) => s.event), event);
       event.data = { ...event.data, record };
-      this.records.set(matchKey, record);
-      this.options.files?.writeRecord(matchKey, record);
+      this.records.set(matchKey, summaryOf(record));
+      if (this.options.files) this.options.files.writeRecord(matchKey, record);
+      else this.recordsInMemory.set(matchKey, record);
     }
     const stored: StoredEvent = { event, text: JSON.stringify(event), order: derived.order, organizationId };
     this.options.files?.append(stored);
@@ -98,6 +104,14 @@ export class EventJournal {
     if (!match?.ended) return;
     this.matches.delete(matchKey);
     this.released.add(matchKey);
+  }
+
+  /** A kept match's record (from its file). */
+  record(matchKey: string): MatchRecord | undefined {
+    if (!this.records.has(matchKey)) return undefined;
+    const files = this.options.files;
+    const record = files ? (files.readRecord(matchKey) as MatchRecord | undefined) : this.recordsInMemory.get(matchKey);
+    return record?.matchKey === matchKey ? record : undefined;
   }
 
   /** Whether the match is still kept (in memory, or released with its record within the retention). */
@@ -160,7 +174,7 @@ export class EventJournal {
       }
       this.matches.set(match.matchKey, match);
     }
-    for (const record of files.loadRecords() as MatchRecord[]) if (record?.matchKey) this.records.set(record.matchKey, record);
+    for (const record of files.loadRecords() as MatchRecord[]) if (record?.matchKey) this.records.set(record.matchKey, summaryOf(record));
     // The resume window after a restart: the stored events by time (they were added in about that order).
     all.sort((a, b) => a.event.time.localeCompare(b.event.time) || a.event.seq - b.event.seq);
     const now = Date.now();
@@ -175,6 +189,7 @@ export class EventJournal {
     for (const [key, record] of this.records) {
       if (record.storedAt >= cutoff) continue;
       this.records.delete(key);
+      this.recordsInMemory.delete(key);
       this.matches.delete(key);
       this.released.delete(key);
     }

@@ -51,6 +51,13 @@ export interface MatchRecord {
   playerRounds: PlayerRoundLine[];
 }
 
+/** What the service keeps in memory of a record for the retention (the list, GET /admin/records); the record itself is read from its file. */
+export type RecordSummary = Pick<MatchRecord, 'matchKey' | 'groupCode' | 'matchId' | 'map' | 'teams' | 'score' | 'reason' | 'startedAt' | 'endedAt' | 'storedAt'>;
+
+export function summaryOf(r: MatchRecord): RecordSummary {
+  return { matchKey: r.matchKey, groupCode: r.groupCode, matchId: r.matchId, map: r.map, teams: r.teams, score: r.score, reason: r.reason, startedAt: r.startedAt, endedAt: r.endedAt, storedAt: r.storedAt };
+}
+
 const COUNTS = ['kills', 'deaths', 'assists', 'teamKills', 'headshots', 'firstBloods', 'plants', 'defuses', 'spent'] as const;
 
 /** The record of a match from its events, the match_ended event last (its data gives the final figures). */

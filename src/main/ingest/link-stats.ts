@@ -56,6 +56,13 @@ export class LinkStats {
 /** Resumes (a new socket took a session over) and reconnection logons (the group or standby secret again), per group code. */
 export class LinkEvents {
   private readonly byCode = new Map<string, { resumes: number[]; reconnects: number[] }>();
+  /** When every entry was last pruned: an ended match's entry, never read again, goes at the next sweep (a window or two after its last event). */
+  private sweptAt = 0;
+
+  /** Group codes with an entry (for the tests: ended matches' entries go). */
+  get size(): number {
+    return this.byCode.size;
+  }
 
   resumed(groupCode: string, now: number): void {
     this.entry(groupCode, now).resumes.push(now);
@@ -75,10 +82,19 @@ export class LinkEvents {
   }
 
   private entry(groupCode: string, now: number) {
+    if (now - this.sweptAt > LINK_EVENTS_WINDOW_MS) this.sweep(now);
     let e = this.byCode.get(groupCode);
     if (!e) this.byCode.set(groupCode, (e = { resumes: [], reconnects: [] }));
     this.prune(e, now);
     return e;
+  }
+
+  private sweep(now: number): void {
+    this.sweptAt = now;
+    for (const [code, e] of this.byCode) {
+      this.prune(e, now);
+      if (e.resumes.length === 0 && e.reconnects.length === 0) this.byCode.delete(code);
+    }
   }
 
   private prune(e: { resumes: number[]; reconnects: number[] }, now: number): void {

@@ -24,7 +24,7 @@ export function registerEventsAdmin(router: Router, output: EventOutput, ctx: Ad
   const recordOf = (raw: string): MatchRecord | undefined => {
     let key: string;
     try { key = decodeURIComponent(raw); } catch { return undefined; }
-    return output.journal.records.get(key);
+    return output.journal.record(key);
   };
 
   router.get('/admin/webhooks', (req, reply) => {

@@ -1,0 +1,58 @@
+// The event journal (src/main/events-out/journal.ts) keeps an ended match's record for the retention
+// on disk, with only its summary in memory, and lets the match's events go once delivered: a
+// tournament day's thousands of ended matches must not grow the heap (docs/benchmarks.md, the soak).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../../src/main/base/log.js';
+import { EventJournal } from '../../../src/main/events-out/journal.js';
+import { JournalFiles } from '../../../src/main/events-out/journal-files.js';
+import type { DerivedEvent } from '../../../src/protocol/match-events.js';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ods-journal-'));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const player = (n: number) => ({ playerId: `p${n}`, name: `Player ${n}`, team: n < 5 ? 0 : 1 });
+/** A short match's events: created, 3 rounds with a kill each, ended. */
+function events(): DerivedEvent[] {
+  let order = 0;
+  const e = (type: DerivedEvent['type'], round: number, data: Record<string, unknown>): DerivedEvent => ({ type, at: 1_700_000_000_000 + order, round, order: order++ * 64, data });
+  const out = [e('match_created', 0, {})];
+  for (let r = 1; r <= 3; r++) {
+    out.push(e('kill', r, { attacker: player(r), victim: player(5 + r), headshot: true, teamKill: false, firstBlood: true, assists: [] }));
+    out.push(e('round_ended', r, { round: r, winner: { team: 0, side: 'attack' }, method: 'elimination', score: { team_0: r, team_1: 0 }, players: Array.from({ length: 10 }, (_, i) => ({ ...player(i), spent: 100 * i })) }));
+  }
+  out.push(e('match_ended', 3, { map: 'Icebox', teams: [], reason: 'completed', score: { team_0: 3, team_1: 0 }, players: Array.from({ length: 10 }, (_, i) => ({ ...player(i), agent: 'Jett', kills: 1, deaths: 1, assists: 0 })) }));
+  return out;
+}
+
+describe('EventJournal: ended matches', () => {
+  it('keeps only a summary of each record in memory, reads the record from its file, and releases the delivered events', () => {
+    const log = createLogger({ LOG_LEVEL: 'silent', LOG_FORMAT: 'json' });
+    const journal = new EventJournal({ files: new JournalFiles(dir, log), log, resumeWindowMs: 600_000, retentionMs: 3_600_000 });
+    const keys = Array.from({ length: 50 }, (_, i) => `M${i}-key`);
+    for (const key of keys) {
+      for (const d of events()) journal.add(key.slice(0, 3), key, `match-${key}`, 'org', d);
+      journal.release(key); // what webhook delivery does once every endpoint has its events (none here)
+    }
+    expect(journal.matches.size).toBe(0);
+    expect(journal.records.size).toBe(50);
+    const summary = journal.records.get('M7-key')! as unknown as Record<string, unknown>;
+    expect(summary.score).toEqual({ team_0: 3, team_1: 0 });
+    expect('playerRounds' in summary || 'rounds' in summary || 'players' in summary).toBe(false);
+    const record = journal.record('M7-key')!;
+    expect(record.matchKey).toBe('M7-key');
+    expect(record.rounds).toHaveLength(3);
+    expect(record.playerRounds).toHaveLength(30);
+    expect(record.players.find((p) => p.playerId === 'p1')).toMatchObject({ kills: 1, headshots: 1, firstBloods: 1 });
+    expect(journal.record('unknown')).toBeUndefined();
+    journal.close();
+    // After a restart: the same summaries from the files, the records read on request.
+    const again = new EventJournal({ files: new JournalFiles(dir, log), log, resumeWindowMs: 600_000, retentionMs: 3_600_000 });
+    expect(again.records.size).toBe(50);
+    expect('playerRounds' in (again.records.get('M7-key') as object)).toBe(false);
+    expect(again.record('M7-key')).toEqual(record);
+    again.close();
+  });
+});
