@@ -126,7 +126,7 @@ async function startTarget(): Promise<TargetServer> {
 }
 
 const NO_STATS: HostStats = { loop: { p50: NaN, p99: NaN, max: NaN }, rss: NaN, matches: NaN, applied: NaN, framesPublished: NaN, cycleSeconds: NaN, cycles: NaN,
-  broadcast: { deliveries: NaN, deltas: NaN, keyframes: NaN, plain: NaN, polling: NaN, skipped: NaN } };
+  heapUsed: NaN, broadcast: { deliveries: NaN, deltas: NaN, keyframes: NaN, plain: NaN, polling: NaN, skipped: NaN } };
 
 async function runStep(M: number): Promise<StepResult> {
   const svc = await startTarget();

@@ -29,6 +29,12 @@ export interface MatchLog {
 }
 
 /** Type and data (the record aside, added here) of an event, digested. */
+/** JS dates span ±8.64e15 ms: an event's time comes from the match's clock, which an observer's
+ *  timestamps can move (TRUST_REPLAY_TIMESTAMPS); one out of that range is written as now. */
+function isoTime(at: number): string {
+  return new Date(Number.isFinite(at) && Math.abs(at) <= 8.64e15 ? at : Date.now()).toISOString();
+}
+
 function digestOf(type: string, data: Record<string, unknown>): string {
   const { record: _record, ...rest } = data;
   return createHash('sha1').update(type).update('|').update(JSON.stringify(rest)).digest('base64');
@@ -80,7 +86,7 @@ export class EventJournal {
     const seq = match.events.length + 1;
     const event: MatchEvent = {
       id: `${matchKey}.${seq}`, type: derived.type, version: EVENTS_VERSION, seq, groupCode, matchId, matchKey,
-      time: new Date(derived.at).toISOString(), round: derived.round, data: derived.data,
+      time: isoTime(derived.at), round: derived.round, data: derived.data,
     };
     if (derived.type === 'match_ended') {
       match.ended = true;

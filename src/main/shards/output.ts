@@ -95,7 +95,12 @@ export class ShardOutput {
         this.deps.sync.run(event.effect);
         return;
       case 'match_event':
-        this.deps.matchEvents?.(event.groupCode, event.matchKey, event.matchId, event.event);
+        // Outside the overlay's path: an event that cannot be kept is logged, never a crash.
+        try {
+          this.deps.matchEvents?.(event.groupCode, event.matchKey, event.matchId, event.event);
+        } catch (err) {
+          this.log.error({ groupCode: event.groupCode, type: event.event.type, error: (err as Error).message }, 'match event not kept');
+        }
         return;
       case 'drop':
         this.log.info({ groupCode: event.groupCode, reason: event.reason, type: event.type, detail: event.detail }, 'message dropped');

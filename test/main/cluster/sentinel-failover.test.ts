@@ -117,7 +117,9 @@ describe('Redis failover with Sentinel, 3 nodes, 50 live matches', () => {
       for (const pair of overlays) for (const fe of pair) await fe.waitFor((f) => typeof f.roundNumber === 'number' && f.roundNumber > 0, 60_000);
       const primary = setup.servers[0];
       const epochsBefore = await Promise.all(Array.from({ length: MATCHES }, (_, i) => record(primary, codeOf(i))));
-      expect(epochsBefore.map((r, i) => r?.owner === `node-${'abc'[i % 3]}`)).toEqual(new Array(MATCHES).fill(true));
+      // Each match has its owner (the node it logged on to, or, on a machine loaded enough that a lease
+      // lapsed, the node that adopted it); what the failover must keep is this owner, checked below.
+      expect(epochsBefore.map((r) => /^node-[abc]$/.test(r?.owner ?? ''))).toEqual(new Array(MATCHES).fill(true));
       // Every claim was acknowledged by the replica (WAIT) before its logon was.
       for (const node of nodes) expect(logLines(node, 'redis write not acknowledged by a replica in time (a failover now could undo it)')).toEqual([]);
 
