@@ -8,6 +8,7 @@ import type { DerivedEvent } from '../../protocol/match-events.js';
 import type { OutboundReport } from '../backend/http.js';
 import { ConfigError, type Config } from '../base/config.js';
 import type { Logger } from '../base/log.js';
+import type { EventOutbox } from '../ports/event-outbox.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import { isRehearsal } from '../ports/rehearsal-marker.js';
 import { WebhookDelivery, type DeadLetter } from './delivery.js';
@@ -37,15 +38,17 @@ export interface EventOutputDeps {
   directory: MatchDirectory;
   /** Every webhook call's outcome, for the metrics. */
   report?: OutboundReport;
+  /** The outbox shared by the nodes (REDIS_URL: cluster/redis-ports.ts), or null (the files only). */
+  shared?: EventOutbox | null;
 }
 
-export function createEventOutput({ config, log, directory, report }: EventOutputDeps): EventOutput {
+export function createEventOutput({ config, log, directory, report, shared = null }: EventOutputDeps): EventOutput {
   const files = new JournalFiles(path.join(path.resolve(config.STATE_DIR || config.DATA_DIR), 'events'), log);
-  const journal = new EventJournal({ files, log, resumeWindowMs: config.EVENTS_RESUME_WINDOW_MS, retentionMs: config.EVENTS_RETENTION_MS });
-  const cursors = files.loadJson<Record<string, Record<string, number>>>('deliveries', {});
+  const journal = new EventJournal({ files, shared, log, resumeWindowMs: config.EVENTS_RESUME_WINDOW_MS, retentionMs: config.EVENTS_RETENTION_MS });
+  const cursors = files.deliveryCursors();
   const deadLetters = files.loadJson<DeadLetter[]>('dead-letters', []);
   const delivery = new WebhookDelivery({
-    journal, log, cursors, ...(report ? { report } : {}), deadLetters, timeoutMs: config.OUTBOUND_TIMEOUT_MS, retryForMs: config.WEBHOOK_RETRY_FOR_MS,
+    journal, log, cursors, shared, ...(report ? { report } : {}), deadLetters, timeoutMs: config.OUTBOUND_TIMEOUT_MS, retryForMs: config.WEBHOOK_RETRY_FOR_MS,
     save: (c, d) => { files.saveJson('deliveries', c); if (d) files.saveJson('dead-letters', d); },
   });
   const endpoints = new Map<string, WebhookEndpoint>();

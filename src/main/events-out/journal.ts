@@ -4,10 +4,15 @@
 // A match's events stay in memory while it runs and until every endpoint has them; the stream keeps
 // a window of the latest events (EVENTS_RESUME_WINDOW_MS) for Last-Event-ID. A match_ended event
 // carries the match's record (record.ts), which is kept for the retention (EVENTS_RETENTION_MS).
+// With a shared outbox (REDIS_URL: ports/event-outbox.ts) every event is also appended there before
+// anyone is told of it, and a match this node does not hold (it took the match over from a lost
+// node) is first read from there: its events so far, and each endpoint's cursor (`onAdopt`), so
+// that the numbering goes on and delivery resumes where the lost node was.
 import { createHash } from 'node:crypto';
 import type { DerivedEvent } from '../../protocol/match-events.js';
 import { EVENTS_VERSION } from '../../protocol/match-events.js';
 import type { Logger } from '../base/log.js';
+import type { EventOutbox, OutboxEvent } from '../ports/event-outbox.js';
 import type { JournalFiles } from './journal-files.js';
 import { buildRecord, type MatchRecord } from './record.js';
 import type { MatchEvent, StoredEvent } from './types.js';
@@ -24,6 +29,8 @@ export interface MatchLog {
   /** Derivation order → a digest of the event's type and data: tells a repeat from a new event of a reused order. */
   digests: Map<number, string>;
   ended: boolean;
+  /** The events up to this seq are durable (in the shared outbox too, when there is one): delivery sends only those. */
+  durable: number;
 }
 
 /** Type and data (the record aside, added here) of an event, digested. */
@@ -32,8 +39,29 @@ function digestOf(type: string, data: Record<string, unknown>): string {
   return createHash('sha1').update(type).update('|').update(JSON.stringify(rest)).digest('base64');
 }
 
+/** A match's log from its stored events (seq order; a repeated line is skipped). */
+function logOf(events: StoredEvent[]): MatchLog {
+  const first = events[0].event;
+  const match: MatchLog = { matchKey: first.matchKey, groupCode: first.groupCode, events: [], lastOrder: -1, digests: new Map(), ended: false, durable: 0 };
+  for (const stored of events) {
+    if (stored.event.seq !== match.events.length + 1) continue;
+    match.events.push(stored);
+    match.lastOrder = stored.order;
+    match.digests.set(stored.order, digestOf(stored.event.type, stored.event.data));
+    if (stored.event.type === 'match_ended') match.ended = true;
+  }
+  match.durable = match.events.length;
+  return match;
+}
+
+function storedOf(row: OutboxEvent): StoredEvent {
+  return { event: JSON.parse(row.text) as StoredEvent['event'], text: row.text, order: row.order, organizationId: row.organizationId, storedAt: Date.now() };
+}
+
 export interface JournalOptions {
   files: JournalFiles | null;
+  /** The outbox shared by the nodes (REDIS_URL), or null. */
+  shared?: EventOutbox | null;
   log: Logger;
   resumeWindowMs: number;
   retentionMs: number;
@@ -47,6 +75,9 @@ export class EventJournal {
   /** The latest events of every match in the order they were added (the live stream's resume window). */
   private recent: StoredEvent[] = [];
   private readonly listeners = new Set<(stored: StoredEvent) => void>();
+  private readonly adoptListeners = new Set<(matchKey: string, cursors: Record<string, number>) => void>();
+  /** Matches being read from the shared outbox: the events derived meanwhile, applied once it is read. */
+  private readonly adopting = new Map<string, Array<Parameters<EventJournal['add']>>>();
   private readonly log: Logger;
   private readonly expireTimer: NodeJS.Timeout;
 
@@ -60,8 +91,18 @@ export class EventJournal {
   add(groupCode: string, matchKey: string, matchId: string, organizationId: string, derived: DerivedEvent): StoredEvent | null {
     let match = this.matches.get(matchKey);
     if (!match && this.released.has(matchKey)) return null;
+    const waiting = this.adopting.get(matchKey);
+    if (waiting) {
+      waiting.push([groupCode, matchKey, matchId, organizationId, derived]);
+      return null;
+    }
+    if (!match && this.options.shared) {
+      this.adopting.set(matchKey, [[groupCode, matchKey, matchId, organizationId, derived]]);
+      void this.adopt(this.options.shared, matchKey);
+      return null;
+    }
     if (!match) {
-      match = { matchKey, groupCode, events: [], lastOrder: -1, digests: new Map(), ended: false };
+      match = { matchKey, groupCode, events: [], lastOrder: -1, digests: new Map(), ended: false, durable: 0 };
       this.matches.set(matchKey, match);
     }
     if (match.ended) return null;
@@ -85,11 +126,64 @@ export class EventJournal {
       this.options.files?.writeRecord(matchKey, record);
     }
     const stored: StoredEvent = { event, text: JSON.stringify(event), order: derived.order, organizationId };
-    this.options.files?.append(stored);
+    this.options.files?.write(stored);
     match.events.push(stored);
+    if (this.options.shared) {
+      void this.share(this.options.shared, match, stored);
+    } else {
+      match.durable = seq;
+      this.told(stored);
+    }
+    return stored;
+  }
+
+  /** Appended to the shared outbox, then told (appends resolve in order: the connection keeps it). */
+  private async share(shared: EventOutbox, match: MatchLog, stored: StoredEvent): Promise<void> {
+    const { event } = stored;
+    try {
+      const added = await shared.append({ matchKey: event.matchKey, seq: event.seq, order: stored.order, organizationId: stored.organizationId, text: stored.text });
+      if (!added) this.log.error({ eventId: event.id }, 'event journal: another node stored this seq already (two owners of one match?)');
+    } catch (err) {
+      // Redis unreachable: this node still has it (files, memory) and delivers it; only a loss of this node too would lose it.
+      this.log.warn({ eventId: event.id, error: (err as Error).message }, 'event journal: not in the shared outbox');
+    }
+    match.durable = Math.max(match.durable, event.seq);
+    this.told(stored);
+  }
+
+  private told(stored: StoredEvent): void {
     this.remember(stored);
     for (const listener of this.listeners) listener(stored);
-    return stored;
+  }
+
+  /** A match read from the shared outbox (taken over from another node), then the events derived meanwhile. */
+  private async adopt(shared: EventOutbox, matchKey: string): Promise<void> {
+    let cursors: Record<string, number> = {};
+    try {
+      const [rows, read] = await Promise.all([shared.events(matchKey), shared.cursors(matchKey)]);
+      cursors = read;
+      if (rows.length) {
+        const match = logOf(rows.map(storedOf));
+        this.matches.set(matchKey, match);
+        this.log.info({ matchKey, events: rows.length }, 'event journal: match read from the shared outbox');
+      }
+    } catch (err) {
+      this.log.error({ matchKey, error: (err as Error).message }, 'event journal: shared outbox unreadable; numbering from here');
+    }
+    const waiting = this.adopting.get(matchKey) ?? [];
+    this.adopting.delete(matchKey);
+    if (!this.matches.has(matchKey)) {
+      const [groupCode] = waiting[0];
+      this.matches.set(matchKey, { matchKey, groupCode, events: [], lastOrder: -1, digests: new Map(), ended: false, durable: 0 });
+    }
+    for (const listener of this.adoptListeners) listener(matchKey, cursors);
+    for (const args of waiting) this.add(...args);
+  }
+
+  /** Told when a match was read from the shared outbox, with its endpoints' cursors there. */
+  onAdopt(listener: (matchKey: string, cursors: Record<string, number>) => void): () => void {
+    this.adoptListeners.add(listener);
+    return () => this.adoptListeners.delete(listener);
   }
 
   /** An ended match every endpoint has: its events leave memory (the files and the record stay). */
@@ -148,16 +242,8 @@ export class EventJournal {
     files.expire(this.options.retentionMs, Date.now());
     const all: StoredEvent[] = [];
     for (const events of files.loadEvents()) {
-      const first = events[0].event;
-      const match: MatchLog = { matchKey: first.matchKey, groupCode: first.groupCode, events: [], lastOrder: -1, digests: new Map(), ended: false };
-      for (const stored of events) {
-        if (stored.event.seq !== match.events.length + 1) continue; // a repeated line (never written twice, but be safe)
-        match.events.push(stored);
-        match.lastOrder = stored.order;
-        match.digests.set(stored.order, digestOf(stored.event.type, stored.event.data));
-        if (stored.event.type === 'match_ended') match.ended = true;
-        all.push(stored);
-      }
+      const match = logOf(events);
+      all.push(...match.events);
       this.matches.set(match.matchKey, match);
     }
     for (const record of files.loadRecords() as MatchRecord[]) if (record?.matchKey) this.records.set(record.matchKey, record);
