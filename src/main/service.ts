@@ -207,7 +207,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const pool = new ShardPool({ ...shardPoolOptions(config, log), onOutput: output.handle, onCrash: recovery.onCrash, ...(inline ? { inline } : {}) });
   const lifecycle = new MatchLifecycle({ config, log, pool, routes, directory, snapshots, frames, teamInfo, sessions, control, events, sync });
   // A standby observer per match (standby/standby.ts): its store is one of the ports above.
-  const standby = createStandby({ config, log, store: standbyStore, directory, control, pool, routes });
+  const standby = createStandby({ config, log, store: standbyStore, directory, control, pool, routes, events });
   const routing = new MatchRouting({ pool, directory, routes, events, relay: standby.relay, ...(remote ? { remote } : {}) });
   const matches: MatchComponents = { pool, routes, lifecycle, routing, output, recovery, totals };
   const cluster = redis && remote
@@ -230,6 +230,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const broadcast = new BroadcastServer({ config, log, tls: tls.files, frames, texts });
   const listeners = new Listeners({ config, log, apps: { ingest: ingestApp, rest: restApp }, broadcast: broadcast.http, ingestEngine: ingest.io.engine });
   const links = new LinkHealth({ config, ingest, broadcast, routes, clock: routing.clock, relay: standby.relay, frames });
+  eventOutput?.watch({ events, codes: () => [...routes.all()].map((m) => m.groupCode), lastAt: (code) => routing.clock.last(code), silent: (code, now) => { const r = directory.get(code); return r ? links.silent(r, routes.get(code)?.summary, now) : false; } });
   const adminTokens = createAdminTokens(config.ADMIN_TOKEN);
   // Rehearsals: recordings played into group codes (rehearsal/); their routes need ADMIN_TOKEN.
   const rehearsals = new Rehearsals({ config, log, lifecycle, routing, control, events });

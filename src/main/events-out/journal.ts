@@ -46,8 +46,10 @@ function logOf(events: StoredEvent[]): MatchLog {
   for (const stored of events) {
     if (stored.event.seq !== match.events.length + 1) continue;
     match.events.push(stored);
-    match.lastOrder = stored.order;
-    match.digests.set(stored.order, digestOf(stored.event.type, stored.event.data));
+    if (stored.order >= 0) {
+      match.lastOrder = stored.order;
+      match.digests.set(stored.order, digestOf(stored.event.type, stored.event.data));
+    }
     if (stored.event.type === 'match_ended') match.ended = true;
   }
   match.durable = match.events.length;
@@ -106,13 +108,16 @@ export class EventJournal {
       this.matches.set(matchKey, match);
     }
     if (match.ended) return null;
-    const digest = digestOf(derived.type, derived.data);
-    // A restored match applies again the messages since its snapshot: the same events with the same
-    // order, dropped here. An event of a reused order that differs is new: the match's state came
-    // back from an older snapshot (a SIGKILL), and the messages after it were not all applied again.
-    if (derived.order <= match.lastOrder && match.digests.get(derived.order) === digest) return null;
-    match.lastOrder = derived.order;
-    match.digests.set(derived.order, digest);
+    // An operational event (order < 0: the main thread's, operational.ts) is never a repeat.
+    if (derived.order >= 0) {
+      const digest = digestOf(derived.type, derived.data);
+      // A restored match applies again the messages since its snapshot: the same events with the same
+      // order, dropped here. An event of a reused order that differs is new: the match's state came
+      // back from an older snapshot (a SIGKILL), and the messages after it were not all applied again.
+      if (derived.order <= match.lastOrder && match.digests.get(derived.order) === digest) return null;
+      match.lastOrder = derived.order;
+      match.digests.set(derived.order, digest);
+    }
     const seq = match.events.length + 1;
     const event: MatchEvent = {
       id: `${matchKey}.${seq}`, type: derived.type, version: EVENTS_VERSION, seq, groupCode, matchId, matchKey,
@@ -192,6 +197,13 @@ export class EventJournal {
     if (!match?.ended) return;
     this.matches.delete(matchKey);
     this.released.add(matchKey);
+  }
+
+  /** The running match of a group code here (its key and latest round), or undefined. */
+  runningOf(groupCode: string): { matchKey: string; round: number } | undefined {
+    let found: MatchLog | undefined;
+    for (const match of this.matches.values()) if (match.groupCode === groupCode && !match.ended) found = match;
+    return found ? { matchKey: found.matchKey, round: found.events.at(-1)?.event.round ?? 0 } : undefined;
   }
 
   /** Whether the match is still kept (in memory, or released with its record within the retention). */
