@@ -61,6 +61,7 @@ import type { TeamInfoStore } from './ports/team-info-store.js';
 import { registerRestRoutes } from './rest/index.js';
 import { ShardPool } from './shards/pool.js';
 import { loadInlineShard } from './shards/threads.js';
+import { shardPoolOptions } from './shards/pool-options.js';
 import { setupTls, type TlsSetup } from './base/tls.js';
 import { describeLimit } from './base/fd-limit.js';
 import { Listeners } from './sockets/listeners.js';
@@ -126,30 +127,6 @@ export interface Service {
    * close everything. Bounded by SHUTDOWN_TIMEOUT_MS.
    */
   shutdown(): Promise<void>;
-}
-
-/** The shard pool's settings, from the configuration. */
-function shardPoolOptions(c: Config, log: Logger) {
-  return {
-    count: Math.max(1, c.SHARD_WORKERS), // 0: one shard, on the main thread (`inline`)
-    batchMs: c.SHARD_BATCH_MS,
-    youngGenerationMb: c.SHARD_YOUNG_GENERATION_MB,
-    log,
-    settings: {
-      intervalMs: c.BROADCAST_INTERVAL_MS,
-      inactivityMs: c.INACTIVITY_TIMEOUT_MS,
-      trustReplayTimestamps: c.TRUST_REPLAY_TIMESTAMPS,
-      sponsorLogoUrl: c.SPONSOR_LOGO_URL,
-      recordReplays: c.RECORD_REPLAYS,
-      replayDir: c.REPLAY_DIR,
-      serviceVersion: SERVICE_VERSION,
-      compression: c.COMPRESSION,
-      frameSerializer: c.FRAME_SERIALIZER,
-      snapshotIntervalMs: c.SNAPSHOT_INTERVAL_MS,
-      faultInjection: c.FAULT_INJECTION,
-      matchEvents: c.EVENTS_ENABLED,
-    },
-  };
 }
 
 export async function startService(config: Config, options: ServiceOptions = {}): Promise<Service> {
