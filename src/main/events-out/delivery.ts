@@ -103,6 +103,8 @@ export class WebhookDelivery {
       this.pump(lanes);
     }
     this.persist();
+    const match = this.deps.journal.matches.get(matchKey);
+    if (match) this.maybeRelease(match); // an ended orphan every endpoint had already
   }
 
   /** Starts delivering to an endpoint: where it was (saved cursors), or from now on when it is new here. */

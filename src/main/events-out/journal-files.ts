@@ -90,6 +90,11 @@ export class JournalFiles implements EventOutbox {
     return out;
   }
 
+  /** One process: nobody else could take its matches over (a restart loads them all). */
+  async hold(): Promise<void> {}
+  async settle(): Promise<void> {}
+  async claimOrphans(): Promise<string[]> { return []; }
+
   private writeLine(key: string, seq: number, order: number, organizationId: string, text: string, last: boolean): void {
     const line = `{"order":${order},"organizationId":${JSON.stringify(organizationId)},"event":${text}}\n`;
     this.lastSeq.set(key, seq);

@@ -19,6 +19,9 @@ import type { MatchEvent, StoredEvent } from './types.js';
 
 /** The most events the stream's resume window holds, whatever their age (memory bound). */
 const MAX_WINDOW_EVENTS = 100_000;
+/** Shared outbox: how often a node renews its holds, and how long one lasts (a lost node's matches are orphans after it). */
+const HOLD_EVERY_MS = 2000;
+const HOLD_TTL_MS = 10_000;
 
 export interface MatchLog {
   matchKey: string;
@@ -82,11 +85,14 @@ export class EventJournal {
   private readonly adopting = new Map<string, Array<Parameters<EventJournal['add']>>>();
   private readonly log: Logger;
   private readonly expireTimer: NodeJS.Timeout;
+  private holdTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: JournalOptions) {
     this.log = options.log.child({ module: 'events' });
     this.load();
     this.expireTimer = setInterval(() => this.expire(), Math.min(3_600_000, options.retentionMs)).unref();
+    const shared = options.shared;
+    if (shared) this.holdTimer = setInterval(() => void this.holdAndClaim(shared), HOLD_EVERY_MS).unref();
   }
 
   /** Numbers, stores and hands on one derived event; null when it was stored before (a restored shard's repeat). */
@@ -165,6 +171,8 @@ export class EventJournal {
   private async adopt(shared: EventOutbox, matchKey: string): Promise<void> {
     let cursors: Record<string, number> = {};
     try {
+      // Held from before this node appends anything of it: lost a moment later, it is still an orphan to claim.
+      await shared.hold([matchKey], HOLD_TTL_MS);
       const [rows, read] = await Promise.all([shared.events(matchKey), shared.cursors(matchKey)]);
       cursors = read;
       if (rows.length) {
@@ -178,11 +186,33 @@ export class EventJournal {
     const waiting = this.adopting.get(matchKey) ?? [];
     this.adopting.delete(matchKey);
     if (!this.matches.has(matchKey)) {
+      if (waiting.length === 0) { // an orphan with nothing stored: nothing to do
+        shared.settle(matchKey).catch(() => undefined);
+        return;
+      }
       const [groupCode] = waiting[0];
       this.matches.set(matchKey, { matchKey, groupCode, events: [], lastOrder: -1, digests: new Map(), ended: false, durable: 0 });
     }
     for (const listener of this.adoptListeners) listener(matchKey, cursors);
     for (const args of waiting) this.add(...args);
+  }
+
+  /**
+   * Shared outbox: this node's matches held (renewed every HOLD_EVERY_MS), and the orphans of lost
+   * nodes (an ended match with undelivered events: nobody takes it over) claimed and read here.
+   */
+  private async holdAndClaim(shared: EventOutbox): Promise<void> {
+    try {
+      await shared.hold([...this.matches.keys()], HOLD_TTL_MS);
+      for (const matchKey of await shared.claimOrphans(HOLD_TTL_MS, 50)) {
+        if (this.matches.has(matchKey) || this.adopting.has(matchKey) || this.released.has(matchKey)) continue;
+        this.log.info({ matchKey }, 'event journal: orphan of a lost node claimed');
+        this.adopting.set(matchKey, []);
+        await this.adopt(shared, matchKey);
+      }
+    } catch (err) {
+      this.log.warn({ error: (err as Error).message }, 'event journal: holds not renewed');
+    }
   }
 
   /** Told when a match was read from the shared outbox, with its endpoints' cursors there. */
@@ -197,6 +227,7 @@ export class EventJournal {
     if (!match?.ended) return;
     this.matches.delete(matchKey);
     this.released.add(matchKey);
+    this.options.shared?.settle(matchKey).catch(() => undefined);
   }
 
   /** The running match of a group code here (its key and latest round), or undefined. */
@@ -231,6 +262,7 @@ export class EventJournal {
 
   close(): void {
     clearInterval(this.expireTimer);
+    clearInterval(this.holdTimer);
     this.options.files?.close();
   }
 

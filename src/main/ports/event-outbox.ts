@@ -30,6 +30,15 @@ export interface EventOutbox {
   advance(endpointId: string, matchKey: string, seq: number): Promise<void>;
   /** endpoint id → the last seq of the match it has. */
   cursors(matchKey: string): Promise<Record<string, number>>;
+  /**
+   * This node holds these matches (their lanes: events not yet every endpoint's) for `ttlMs` more;
+   * renewed while it does. A match whose holder stopped renewing (a lost node) is an orphan.
+   */
+  hold(matchKeys: readonly string[], ttlMs: number): Promise<void>;
+  /** This node holds the match no more (every endpoint has its events). */
+  settle(matchKey: string): Promise<void>;
+  /** Orphans, claimed for this node for `ttlMs` (each goes to one caller only); at most `max`. */
+  claimOrphans(ttlMs: number, max: number): Promise<string[]>;
   /** Stops the adapter's own timers and files. */
   close(): void;
 }

@@ -61,6 +61,21 @@ describeEventOutboxContract('redis', {
 });
 
 describe('RedisEventOutbox', () => {
+  it('a node\'s holds lapse when it stops renewing them; each orphan is then claimed by one node only; a settled match is no orphan', async () => {
+    const prefix = `t${run}-holds:`;
+    const a = new RedisEventOutbox(await connect(prefix, 'node-a'), { retentionMs: 60_000 });
+    const b = new RedisEventOutbox(await connect(prefix, 'node-b'), { retentionMs: 60_000 });
+    const c = new RedisEventOutbox(await connect(prefix, 'node-c'), { retentionMs: 60_000 });
+    await a.hold(['M1', 'M2', 'M3'], 300);
+    expect(await b.claimOrphans(60_000, 10)).toEqual([]);
+    await a.settle('M3');
+    // Node A stops renewing (it is lost): after 300 ms its matches are orphans.
+    await expect.poll(async () => (await b.claimOrphans(60_000, 10)).sort(), { timeout: 10_000 }).toEqual(['M1', 'M2']);
+    expect(await c.claimOrphans(60_000, 10)).toEqual([]);
+    await b.hold(['M1'], 60_000);
+    expect(await c.claimOrphans(60_000, 10)).toEqual([]);
+  });
+
   it('a match\'s stream and cursors expire after the retention from their last write', async () => {
     const conn = await connect(`t${run}-ttl:`, 'node-a');
     const outbox = new RedisEventOutbox(conn, { retentionMs: 30_000 });

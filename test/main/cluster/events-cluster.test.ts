@@ -4,6 +4,8 @@
 // on through the "balancer" to the other node, which takes the match over, reads the match's events
 // and the endpoint's cursor from Redis, delivers what the lost node had not, and numbers on. The
 // receiver gets every event once after de-duplication, in order: the recording's 19 rounds and kills.
+// Then a match that ended on a node with its events undelivered: that node is killed, and a third
+// node claims the orphan (nobody takes an ended match over) and delivers them.
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeAll, connectObserver, connected, logon } from '../../helpers/clients.js';
@@ -96,5 +98,34 @@ describe('the outbox on Redis', () => {
     expect(rounds).toEqual(facts.rounds.map((r) => r.score));
     expect(events.filter((e) => e.type === 'kill')).toHaveLength(facts.kills.length);
     observer.close();
+  }, 120_000);
+
+  it('a match that ended on a lost node with events undelivered is claimed by another node, which delivers them', async () => {
+    const c = cluster!;
+    const b = c.nodes[1];
+    const successor = await c.addNode();
+    const code = 'EVENDS';
+    const before = receiver!.unique().length;
+    await receiver!.down();
+    const observer = connectObserver(b.urls.ingest);
+    await connected(observer);
+    expect((await logon(observer, 'obs_logon', replayLogon(replay, { key: CLUSTER_KEY, groupCode: code }))).ack.value).toBe(true);
+    await sendRecords(observer, replay, { pace: 'instant', groupCode: code });
+    const ended = () => inRedis(c, async (redis) => {
+      const keys = await redis.keys(`ods:ev:${code}-*`);
+      const entries = keys.length ? await redis.xrange(keys[0], '-', '+') : [];
+      return entries.map(([, f]) => JSON.parse(f[f.indexOf('e') + 1]) as { id: string; type: string });
+    });
+    await expect.poll(async () => (await ended()).some((e) => e.type === 'match_ended'), { timeout: 60_000 }).toBe(true);
+    const stored = await ended();
+    b.proc.kill('SIGKILL');
+    await b.exited;
+    observer.close();
+    await receiver!.up();
+    await receiver!.waitFor((ev) => ev.some((e) => e.groupCode === code && e.type === 'match_ended'), 60_000);
+    expect(logLines(successor, 'event journal: orphan of a lost node claimed').length).toBeGreaterThan(0);
+    const events = receiver!.unique().slice(before).filter((e) => e.groupCode === code);
+    expect(events.map((e) => e.id)).toEqual(stored.map((e) => e.id));
+    expect(events.filter((e) => e.type === 'round_ended')).toHaveLength(facts.rounds.length);
   }, 120_000);
 });

@@ -3,6 +3,8 @@
 // hash of the endpoints' cursors per match (keys.eventCursors). Both expire EVENTS_RETENTION_MS after
 // their last write. The append script takes seq n only right after n - 1 (lua/event-outbox.ts), so a
 // node that numbers a match from a stale view is refused rather than writing a second event n.
+// A sorted set (keys.eventHolds) says which node holds which match's lanes until when (Redis's
+// clock): a lapsed entry is an orphan of a lost node, claimed by one live node (lua/event-outbox.ts).
 import type { EventOutbox, OutboxEvent } from '../../ports/event-outbox.js';
 import type { RedisConnection } from './connection.js';
 
@@ -32,6 +34,18 @@ export class RedisEventOutbox implements EventOutbox {
     const out: Record<string, number> = {};
     for (const [id, seq] of Object.entries(raw)) out[id] = Number(seq);
     return out;
+  }
+
+  async hold(matchKeys: readonly string[], ttlMs: number): Promise<void> {
+    if (matchKeys.length) await this.conn.cmd.odsEventHold(this.conn.keys.eventHolds, ttlMs, ...matchKeys);
+  }
+
+  async settle(matchKey: string): Promise<void> {
+    await this.conn.cmd.zrem(this.conn.keys.eventHolds, matchKey);
+  }
+
+  claimOrphans(ttlMs: number, max: number): Promise<string[]> {
+    return this.conn.cmd.odsEventClaim(this.conn.keys.eventHolds, ttlMs, max);
   }
 
   /** No timers or subscriptions of its own; the connection is the composition root's. */

@@ -45,6 +45,8 @@ export function redisKeys(prefix: string) {
     eventStream: (matchKey: string) => `${prefix}ev:${matchKey}`,
     /** The webhook endpoints' cursors of a match: a hash, endpoint id → the last seq it has. */
     eventCursors: (matchKey: string) => `${prefix}evcur:${matchKey}`,
+    /** The matches some node holds undelivered events of: a sorted set, matchKey → when that node's claim lapses (renewed every 2 s). */
+    eventHolds: `${prefix}evhold`,
 
     // Channels. Directory changes and control messages go to every node (classic pub/sub).
     directoryChannel: `${prefix}dir`,

@@ -54,6 +54,8 @@ export interface ScriptCommands {
   // EventOutbox (event-outbox.ts).
   odsEventAppend(stream: string, seq: number, order: number, organizationId: string, text: string, ttlMs: number): Promise<number>;
   odsEventAdvance(cursors: string, endpointId: string, seq: number, ttlMs: number): Promise<number>;
+  odsEventHold(open: string, ttlMs: number, ...matchKeys: string[]): Promise<number>;
+  odsEventClaim(open: string, ttlMs: number, max: number): Promise<string[]>;
 }
 
 /** `numberOfKeys` absent: the caller gives it first (a variable number of keys). */
@@ -86,4 +88,6 @@ export const LUA_SCRIPTS: Record<keyof ScriptCommands, ScriptDefinition> = {
   odsFixtureAll: { numberOfKeys: 1, lua: fixtures.ALL },
   odsEventAppend: { numberOfKeys: 1, lua: eventOutbox.APPEND },
   odsEventAdvance: { numberOfKeys: 1, lua: eventOutbox.ADVANCE },
+  odsEventHold: { numberOfKeys: 1, lua: eventOutbox.HOLD },
+  odsEventClaim: { numberOfKeys: 1, lua: eventOutbox.CLAIM },
 };

@@ -21,3 +21,20 @@ redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 `;
+
+/** KEYS: open (a sorted set: matchKey → when its holder's claim lapses, Redis's clock). ARGV: ttlMs, matchKeys… The holder's claim renewed. */
+export const HOLD = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+for i = 2, #ARGV do redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), ARGV[i]) end
+return #ARGV - 1
+`;
+
+/** KEYS: open. ARGV: ttlMs, max. The matches whose holder's claim lapsed, claimed for the caller (one caller gets each). */
+export const CLAIM = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local lapsed = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
+for _, key in ipairs(lapsed) do redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), key) end
+return lapsed
+`;
