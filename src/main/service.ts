@@ -61,6 +61,7 @@ import type { TeamInfoStore } from './ports/team-info-store.js';
 import { registerRestRoutes } from './rest/index.js';
 import { ShardPool } from './shards/pool.js';
 import { loadInlineShard } from './shards/threads.js';
+import { shardPoolOptions } from './shards/pool-options.js';
 import { setupTls, type TlsSetup } from './base/tls.js';
 import { describeLimit } from './base/fd-limit.js';
 import { Listeners } from './sockets/listeners.js';
@@ -128,31 +129,6 @@ export interface Service {
   shutdown(): Promise<void>;
 }
 
-/** The shard pool's settings, from the configuration. */
-function shardPoolOptions(c: Config, log: Logger) {
-  return {
-    count: Math.max(1, c.SHARD_WORKERS), // 0: one shard, on the main thread (`inline`)
-    batchMs: c.SHARD_BATCH_MS,
-    youngGenerationMb: c.SHARD_YOUNG_GENERATION_MB,
-    log,
-    settings: {
-      intervalMs: c.BROADCAST_INTERVAL_MS,
-      inactivityMs: c.INACTIVITY_TIMEOUT_MS,
-      trustReplayTimestamps: c.TRUST_REPLAY_TIMESTAMPS,
-      sponsorLogoUrl: c.SPONSOR_LOGO_URL,
-      recordReplays: c.RECORD_REPLAYS,
-      replayDir: c.REPLAY_DIR,
-      serviceVersion: SERVICE_VERSION,
-      compression: c.COMPRESSION,
-      frameSerializer: c.FRAME_SERIALIZER,
-      frameEdge: c.FRAME_EDGE,
-      snapshotIntervalMs: c.SNAPSHOT_INTERVAL_MS,
-      faultInjection: c.FAULT_INJECTION,
-      matchEvents: c.EVENTS_ENABLED,
-    },
-  };
-}
-
 export async function startService(config: Config, options: ServiceOptions = {}): Promise<Service> {
   const log = options.logger ?? createLogger(config);
   const tls = await setupTls(config);
@@ -190,7 +166,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const routes = new LocalRoutes();
   const sync = new MatchSync({ config, log, directory, events, request });
   // Match events out (events-out/): journal, webhooks, GET /events, records (EVENTS_ENABLED).
-  const eventOutput = config.EVENTS_ENABLED ? createEventOutput({ config, log, directory, report: (label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }) }) : null;
+  const eventOutput = config.EVENTS_ENABLED ? createEventOutput({ config, log, directory, shared: redis?.eventOutbox ?? null, report: (label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }) }) : null;
   const output = new ShardOutput({ log, frames, directory, routes, snapshots, teamInfo, sync, events, ...(eventOutput ? { matchEvents: eventOutput.take } : {}) });
   const recovery = new ShardRecovery({ log, routes, snapshots, frames, events });
   const totals = new ShardTotals(events);
@@ -203,7 +179,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   frames.setFrameTextSource(new FrameTexts({ pool, routes, events }));
   const lifecycle = new MatchLifecycle({ config, log, pool, routes, directory, snapshots, frames, teamInfo, sessions, control, events, sync });
   // A standby observer per match (standby/standby.ts): its store is one of the ports above.
-  const standby = createStandby({ config, log, store: standbyStore, directory, control, pool, routes });
+  const standby = createStandby({ config, log, store: standbyStore, directory, control, pool, routes, events });
   const routing = new MatchRouting({ pool, directory, routes, events, relay: standby.relay, ...(remote ? { remote } : {}) });
   const matches: MatchComponents = { pool, routes, lifecycle, routing, output, recovery, totals };
   const cluster = redis && remote
@@ -226,6 +202,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const broadcast = new BroadcastServer({ config, log, tls: tls.files, frames });
   const listeners = new Listeners({ config, log, apps: { ingest: ingestApp, rest: restApp }, broadcast: broadcast.http, ingestEngine: ingest.io.engine });
   const links = new LinkHealth({ config, ingest, broadcast, routes, clock: routing.clock, relay: standby.relay, frames });
+  eventOutput?.watch({ events, codes: () => [...routes.all()].map((m) => m.groupCode), lastAt: (code) => routing.clock.last(code), silent: (code, now) => { const r = directory.get(code); return r ? links.silent(r, routes.get(code)?.summary, now) : false; } });
   const adminTokens = createAdminTokens(config.ADMIN_TOKEN);
   // Rehearsals: recordings played into group codes (rehearsal/); their routes need ADMIN_TOKEN.
   const rehearsals = new Rehearsals({ config, log, lifecycle, routing, control, events });

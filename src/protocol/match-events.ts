@@ -12,7 +12,7 @@ export const MATCH_EVENT_TYPES = [
   'spike_planted', 'spike_defused', 'spike_detonated',
   'timeout_called', 'timeout_ended', 'tech_pause_started', 'tech_pause_ended',
   'match_ended',
-  'observer_failover',
+  'observer_failover', 'observer_silent', 'observer_back',
 ] as const;
 
 export type MatchEventType = (typeof MATCH_EVENT_TYPES)[number];

@@ -51,6 +51,8 @@ export interface MainEvents {
    */
   mapFinished: { groupCode: string; map: string; scores: [number, number] };
   rosterSeen: { groupCode: string; sides: [string[], string[]] };
+  /** The standby observer became the primary of a match (or back). From standby/relay.ts; to events-out/operational.ts. */
+  observerFailover: { groupCode: string; cause: string; from: string; to: string; at: number };
   /** An outbound HTTP call ended. From backend/http.ts (OutboundHttp); to metrics/metrics.ts. */
   outboundCall: { label: string; seconds: number; outcome: OutboundOutcome };
 }

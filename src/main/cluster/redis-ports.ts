@@ -7,6 +7,7 @@ import crypto from 'node:crypto';
 import os from 'node:os';
 import { RedisConnection } from '../adapters/redis/connection.js';
 import { RedisControlBus } from '../adapters/redis/control-bus.js';
+import { RedisEventOutbox } from '../adapters/redis/event-outbox.js';
 import { RedisFrameBus } from '../adapters/redis/frame-bus.js';
 import { RedisMatchDirectory } from '../adapters/redis/match-directory.js';
 import { RedisMatchOwnership } from '../adapters/redis/match-ownership.js';
@@ -51,6 +52,7 @@ export async function openRedisPorts(config: Config, log: Logger) {
       conn,
       ownership,
       inbox,
+      eventOutbox: made(new RedisEventOutbox(conn, { retentionMs: config.EVENTS_RETENTION_MS })),
       frameStats: frames.stats,
       opened,
       shared: {

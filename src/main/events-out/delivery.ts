@@ -8,10 +8,13 @@
 // waits for an endpoint on the match's path (the journal stores, then tells this module), and each
 // endpoint has its own lanes and agent. The cursors (the last seq handled per endpoint and match) are
 // saved as they move, so a restart goes on where it was (a delivery whose cursor was not yet saved is
-// sent again).
+// sent again). With a shared outbox (REDIS_URL) each cursor also moves there, and a match read from
+// it (taken over from a lost node) starts from the cursors found there: the events the lost node had
+// not delivered are sent from here.
 import { Webhook } from 'standardwebhooks';
 import type { OutboundReport } from '../backend/http.js';
 import type { Logger } from '../base/log.js';
+import type { EventOutbox } from '../ports/event-outbox.js';
 import { webhookPoster, type WebhookPost } from './post.js';
 import { wants, type WebhookEndpoint } from './endpoints.js';
 import type { EventJournal, MatchLog } from './journal.js';
@@ -48,6 +51,8 @@ export interface DeliveryDeps {
   save: ((cursors: Record<string, Record<string, number>>, dead: DeadLetter[] | null) => void) | null;
   cursors: Record<string, Record<string, number>>;
   deadLetters: DeadLetter[];
+  /** The outbox shared by the nodes (REDIS_URL), or null. */
+  shared?: EventOutbox | null;
 }
 
 class EndpointLanes {
@@ -82,10 +87,24 @@ export class WebhookDelivery {
   private readonly endpoints = new Map<string, EndpointLanes>();
   private readonly log: Logger;
   private readonly unsubscribe: () => void;
+  private readonly unsubscribeAdopt: () => void;
 
   constructor(private readonly deps: DeliveryDeps) {
     this.log = deps.log.child({ module: 'webhooks' });
     this.unsubscribe = deps.journal.subscribe((stored) => this.onEvent(stored));
+    this.unsubscribeAdopt = deps.journal.onAdopt((matchKey, cursors) => this.onAdopt(matchKey, cursors));
+  }
+
+  /** A match read from the shared outbox: each endpoint goes on from the cursor stored there (0: from its first event). */
+  private onAdopt(matchKey: string, shared: Record<string, number>): void {
+    for (const lanes of this.endpoints.values()) {
+      lanes.cursors[matchKey] = Math.max(lanes.cursors[matchKey] ?? 0, shared[lanes.endpoint.id] ?? 0);
+      lanes.ready.add(matchKey);
+      this.pump(lanes);
+    }
+    this.persist();
+    const match = this.deps.journal.matches.get(matchKey);
+    if (match) this.maybeRelease(match); // an ended orphan every endpoint had already
   }
 
   /** Starts delivering to an endpoint: where it was (saved cursors), or from now on when it is new here. */
@@ -126,6 +145,7 @@ export class WebhookDelivery {
 
   close(): void {
     this.unsubscribe();
+    this.unsubscribeAdopt();
     for (const lanes of this.endpoints.values()) lanes.stop();
     this.endpoints.clear();
   }
@@ -182,7 +202,7 @@ export class WebhookDelivery {
     let cursor = lanes.cursors[match.matchKey] ?? 0;
     const start = cursor;
     let found: StoredEvent | undefined;
-    while (cursor < match.events.length) {
+    while (cursor < match.durable) {
       const stored = match.events[cursor];
       if (wants(lanes.endpoint, stored.event.type, stored.organizationId)) { found = stored; break; }
       cursor++;
@@ -265,6 +285,9 @@ export class WebhookDelivery {
     lane.attempts = 0;
     lanes.cursors[matchKey] = stored.event.seq;
     this.persist();
+    this.deps.shared?.advance(lanes.endpoint.id, matchKey, stored.event.seq).catch((err: Error) => {
+      this.log.warn({ endpoint: lanes.endpoint.id, eventId: stored.event.id, error: err.message }, 'webhook cursor not in the shared outbox (a takeover may send it again)');
+    });
     lanes.ready.add(matchKey);
   }
 

@@ -8,12 +8,14 @@ import type { DerivedEvent } from '../../protocol/match-events.js';
 import type { OutboundReport } from '../backend/http.js';
 import { ConfigError, type Config } from '../base/config.js';
 import type { Logger } from '../base/log.js';
+import type { EventOutbox } from '../ports/event-outbox.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import { isRehearsal } from '../ports/rehearsal-marker.js';
 import { WebhookDelivery, type DeadLetter } from './delivery.js';
 import { EndpointError, parseEndpoint, viewOf, type EndpointView, type WebhookEndpoint } from './endpoints.js';
 import { EventJournal } from './journal.js';
 import { JournalFiles } from './journal-files.js';
+import { watchOperational, type OperationalDeps } from './operational.js';
 import { EventStream } from './stream.js';
 
 export interface EventOutput {
@@ -23,6 +25,10 @@ export interface EventOutput {
   readonly readTokens: readonly string[];
   /** One event a shard derived (its output's `match_event`). */
   take(groupCode: string, matchKey: string, matchId: string, event: DerivedEvent): void;
+  /** An operational event of the match running under this code (none when no match runs here yet). */
+  note: OperationalDeps['note'];
+  /** Starts the operational events (operational.ts); close() stops them. */
+  watch(deps: Omit<OperationalDeps, 'note'>): void;
   endpoints(): (EndpointView & { stats: unknown })[];
   /** Adds an endpoint from an admin request: the endpoint with its secret (shown once), or throws EndpointError. */
   addEndpoint(body: unknown): WebhookEndpoint;
@@ -37,15 +43,17 @@ export interface EventOutputDeps {
   directory: MatchDirectory;
   /** Every webhook call's outcome, for the metrics. */
   report?: OutboundReport;
+  /** The outbox shared by the nodes (REDIS_URL: cluster/redis-ports.ts), or null (the files only). */
+  shared?: EventOutbox | null;
 }
 
-export function createEventOutput({ config, log, directory, report }: EventOutputDeps): EventOutput {
+export function createEventOutput({ config, log, directory, report, shared = null }: EventOutputDeps): EventOutput {
   const files = new JournalFiles(path.join(path.resolve(config.STATE_DIR || config.DATA_DIR), 'events'), log);
-  const journal = new EventJournal({ files, log, resumeWindowMs: config.EVENTS_RESUME_WINDOW_MS, retentionMs: config.EVENTS_RETENTION_MS });
-  const cursors = files.loadJson<Record<string, Record<string, number>>>('deliveries', {});
+  const journal = new EventJournal({ files, shared, log, resumeWindowMs: config.EVENTS_RESUME_WINDOW_MS, retentionMs: config.EVENTS_RETENTION_MS });
+  const cursors = files.deliveryCursors();
   const deadLetters = files.loadJson<DeadLetter[]>('dead-letters', []);
   const delivery = new WebhookDelivery({
-    journal, log, cursors, ...(report ? { report } : {}), deadLetters, timeoutMs: config.OUTBOUND_TIMEOUT_MS, retryForMs: config.WEBHOOK_RETRY_FOR_MS,
+    journal, log, cursors, shared, ...(report ? { report } : {}), deadLetters, timeoutMs: config.OUTBOUND_TIMEOUT_MS, retryForMs: config.WEBHOOK_RETRY_FOR_MS,
     save: (c, d) => { files.saveJson('deliveries', c); if (d) files.saveJson('dead-letters', d); },
   });
   const endpoints = new Map<string, WebhookEndpoint>();
@@ -65,14 +73,25 @@ export function createEventOutput({ config, log, directory, report }: EventOutpu
   delivery.prune();
   const pruneTimer = setInterval(() => delivery.prune(), 3_600_000).unref();
   const stream = new EventStream(journal, config.EVENTS_MAX_STREAMS);
+  let stopWatching = () => {};
+  const take: EventOutput['take'] = (groupCode, matchKey, matchId, event) => {
+    const record = directory.get(groupCode);
+    // A rehearsal is never a real match to anyone outside (README, "Rehearsals"): no event, webhook or record.
+    if (isRehearsal(record)) return;
+    journal.add(groupCode, matchKey, matchId, record?.organizationId ?? '', event);
+  };
 
   return {
-    journal, stream, delivery, readTokens: config.EVENTS_READ_TOKEN,
-    take(groupCode, matchKey, matchId, event) {
-      const record = directory.get(groupCode);
-      // A rehearsal is never a real match to anyone outside (README, "Rehearsals"): no event, webhook or record.
-      if (isRehearsal(record)) return;
-      journal.add(groupCode, matchKey, matchId, record?.organizationId ?? '', event);
+    journal, stream, delivery, readTokens: config.EVENTS_READ_TOKEN, take,
+    note(groupCode, type, data, at) {
+      const running = journal.runningOf(groupCode);
+      if (!running) return;
+      // Order -1: never taken for a repeat of a shard's event (journal.ts).
+      take(groupCode, running.matchKey, directory.get(groupCode)?.matchId ?? '', { type, at, round: running.round, order: -1, data });
+    },
+    watch(deps) {
+      stopWatching();
+      stopWatching = watchOperational({ ...deps, note: (...args) => this.note(...args) });
     },
     endpoints: () => [...endpoints.values()].map((e) => ({ ...viewOf(e), stats: delivery.statsOf(e.id) })),
     addEndpoint(body) {
@@ -90,6 +109,7 @@ export function createEventOutput({ config, log, directory, report }: EventOutpu
     },
     deadLetters: () => delivery.deadLetters,
     close() {
+      stopWatching();
       clearInterval(pruneTimer);
       stream.close();
       delivery.close();

@@ -3,11 +3,14 @@
 // synchronous write before the event is delivered anywhere, so a SIGKILL loses no event that went
 // out), the delivery cursors of the webhook endpoints (`deliveries.json`, rewritten atomically), the
 // dead letters (`dead-letters.json`), and the match records (`record-<digest>.json`). Files older
-// than the retention are deleted. Owner-only permissions; no secret is written here.
+// than the retention are deleted. Owner-only permissions; no secret is written here. It is the
+// embedded EventOutbox (ports/event-outbox.ts): `write` is the journal's synchronous append, `append`
+// the port's checked one.
 import fs from 'node:fs';
 import path from 'node:path';
 import { sha256Hex } from '../base/hashing.js';
 import type { Logger } from '../base/log.js';
+import type { EventOutbox, OutboxEvent } from '../ports/event-outbox.js';
 import type { StoredEvent } from './types.js';
 
 const EVENTS_PREFIX = 'ev-';
@@ -17,8 +20,12 @@ const DEAD_LETTERS = 'dead-letters.json';
 /** Open event files kept (a write to an open descriptor costs ~4 µs, an open-append-close ~60 µs); the least recent is closed past it. */
 const MAX_OPEN_FILES = 256;
 
-export class JournalFiles {
+export class JournalFiles implements EventOutbox {
   private readonly log: Logger;
+  /** matchKey → the last seq written (known once the match was written or read here). */
+  private readonly lastSeq = new Map<string, number>();
+  /** endpoint id → matchKey → the last seq it has: the deliveries file's content, loaded once. */
+  private deliveries: Record<string, Record<string, number>> | null = null;
   private pendingWrites = new Map<string, unknown>();
   private writeTimer: NodeJS.Timeout | undefined;
   /** matchKey → open descriptor of its event file, least recently written first. */
@@ -38,9 +45,59 @@ export class JournalFiles {
   }
 
   /** Appends before returning (the kernel has it: a killed process loses nothing written here). */
-  append(stored: StoredEvent): void {
-    const line = JSON.stringify({ order: stored.order, organizationId: stored.organizationId, event: stored.event }) + '\n';
-    const key = stored.event.matchKey;
+  write(stored: StoredEvent): void {
+    this.writeLine(stored.event.matchKey, stored.event.seq, stored.order, stored.organizationId, stored.text, stored.event.type === 'match_ended');
+  }
+
+  async append(e: OutboxEvent): Promise<boolean> {
+    const top = this.lastSeq.get(e.matchKey) ?? (await this.events(e.matchKey)).at(-1)?.seq ?? 0;
+    if (e.seq !== top + 1) return false;
+    this.writeLine(e.matchKey, e.seq, e.order, e.organizationId, e.text, false);
+    return true;
+  }
+
+  async events(matchKey: string, afterSeq = 0): Promise<OutboxEvent[]> {
+    let text = '';
+    try { text = fs.readFileSync(this.eventsFile(matchKey), 'utf8'); } catch { return []; }
+    const out: OutboxEvent[] = [];
+    for (const line of text.split('\n')) {
+      if (!line) continue;
+      try {
+        const row = JSON.parse(line) as { order: number; organizationId: string; event: StoredEvent['event'] };
+        if (row.event.seq === out.length + 1) out.push({ matchKey, seq: row.event.seq, order: row.order, organizationId: row.organizationId, text: JSON.stringify(row.event) });
+      } catch { /* a torn last line */ }
+    }
+    this.lastSeq.set(matchKey, out.length);
+    return out.filter((e) => e.seq > afterSeq);
+  }
+
+  /** The deliveries file's cursors, one object for the process (the webhook delivery moves them, saveJson writes them). */
+  deliveryCursors(): Record<string, Record<string, number>> {
+    return (this.deliveries ??= this.loadJson<Record<string, Record<string, number>>>('deliveries', {}));
+  }
+
+  async advance(endpointId: string, matchKey: string, seq: number): Promise<void> {
+    const all = this.deliveryCursors();
+    const mine = (all[endpointId] ??= {});
+    if (seq <= (mine[matchKey] ?? 0)) return;
+    mine[matchKey] = seq;
+    this.saveJson('deliveries', all);
+  }
+
+  async cursors(matchKey: string): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
+    for (const [id, mine] of Object.entries(this.deliveryCursors())) if (mine[matchKey] !== undefined) out[id] = mine[matchKey];
+    return out;
+  }
+
+  /** One process: nobody else could take its matches over (a restart loads them all). */
+  async hold(): Promise<void> {}
+  async settle(): Promise<void> {}
+  async claimOrphans(): Promise<string[]> { return []; }
+
+  private writeLine(key: string, seq: number, order: number, organizationId: string, text: string, last: boolean): void {
+    const line = `{"order":${order},"organizationId":${JSON.stringify(organizationId)},"event":${text}}\n`;
+    this.lastSeq.set(key, seq);
     let fd = this.open.get(key);
     if (fd === undefined) {
       fd = fs.openSync(this.eventsFile(key), 'a', 0o600);
@@ -50,7 +107,7 @@ export class JournalFiles {
     }
     this.open.set(key, fd);
     fs.writeSync(fd, line);
-    if (stored.event.type === 'match_ended') this.closeFile(key);
+    if (last) this.closeFile(key);
   }
 
   private closeFile(matchKey: string): void {

@@ -6,16 +6,24 @@
 // carries the match's record (record.ts), which is kept for the retention (EVENTS_RETENTION_MS): on
 // disk, with only its summary in memory (a record is ~35 kB of JSON; a tournament day's thousands
 // of them, kept a week, grew the heap without end: docs/benchmarks.md, the soak).
+// With a shared outbox (REDIS_URL: ports/event-outbox.ts) every event is also appended there before
+// anyone is told of it, and a match this node does not hold (it took the match over from a lost
+// node) is first read from there: its events so far, and each endpoint's cursor (`onAdopt`), so
+// that the numbering goes on and delivery resumes where the lost node was.
 import { createHash } from 'node:crypto';
 import type { DerivedEvent } from '../../protocol/match-events.js';
 import { EVENTS_VERSION } from '../../protocol/match-events.js';
 import type { Logger } from '../base/log.js';
+import type { EventOutbox, OutboxEvent } from '../ports/event-outbox.js';
 import type { JournalFiles } from './journal-files.js';
 import { buildRecord, summaryOf, type MatchRecord, type RecordSummary } from './record.js';
 import type { MatchEvent, StoredEvent } from './types.js';
 
 /** The most events the stream's resume window holds, whatever their age (memory bound). */
 const MAX_WINDOW_EVENTS = 100_000;
+/** Shared outbox: how often a node renews its holds, and how long one lasts (a lost node's matches are orphans after it). */
+const HOLD_EVERY_MS = 2000;
+const HOLD_TTL_MS = 10_000;
 
 export interface MatchLog {
   matchKey: string;
@@ -26,6 +34,8 @@ export interface MatchLog {
   /** Derivation order → a digest of the event's type and data: tells a repeat from a new event of a reused order. */
   digests: Map<number, string>;
   ended: boolean;
+  /** The events up to this seq are durable (in the shared outbox too, when there is one): delivery sends only those. */
+  durable: number;
 }
 
 /** Type and data (the record aside, added here) of an event, digested. */
@@ -40,8 +50,31 @@ function digestOf(type: string, data: Record<string, unknown>): string {
   return createHash('sha1').update(type).update('|').update(JSON.stringify(rest)).digest('base64');
 }
 
+/** A match's log from its stored events (seq order; a repeated line is skipped). */
+function logOf(events: StoredEvent[]): MatchLog {
+  const first = events[0].event;
+  const match: MatchLog = { matchKey: first.matchKey, groupCode: first.groupCode, events: [], lastOrder: -1, digests: new Map(), ended: false, durable: 0 };
+  for (const stored of events) {
+    if (stored.event.seq !== match.events.length + 1) continue;
+    match.events.push(stored);
+    if (stored.order >= 0) {
+      match.lastOrder = stored.order;
+      match.digests.set(stored.order, digestOf(stored.event.type, stored.event.data));
+    }
+    if (stored.event.type === 'match_ended') match.ended = true;
+  }
+  match.durable = match.events.length;
+  return match;
+}
+
+function storedOf(row: OutboxEvent): StoredEvent {
+  return { event: JSON.parse(row.text) as StoredEvent['event'], text: row.text, order: row.order, organizationId: row.organizationId, storedAt: Date.now() };
+}
+
 export interface JournalOptions {
   files: JournalFiles | null;
+  /** The outbox shared by the nodes (REDIS_URL), or null. */
+  shared?: EventOutbox | null;
   log: Logger;
   resumeWindowMs: number;
   retentionMs: number;
@@ -58,31 +91,50 @@ export class EventJournal {
   /** The latest events of every match in the order they were added (the live stream's resume window). */
   private recent: StoredEvent[] = [];
   private readonly listeners = new Set<(stored: StoredEvent) => void>();
+  private readonly adoptListeners = new Set<(matchKey: string, cursors: Record<string, number>) => void>();
+  /** Matches being read from the shared outbox: the events derived meanwhile, applied once it is read. */
+  private readonly adopting = new Map<string, Array<Parameters<EventJournal['add']>>>();
   private readonly log: Logger;
   private readonly expireTimer: NodeJS.Timeout;
+  private holdTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: JournalOptions) {
     this.log = options.log.child({ module: 'events' });
     this.load();
     this.expireTimer = setInterval(() => this.expire(), Math.min(3_600_000, options.retentionMs)).unref();
+    const shared = options.shared;
+    if (shared) this.holdTimer = setInterval(() => void this.holdAndClaim(shared), HOLD_EVERY_MS).unref();
   }
 
   /** Numbers, stores and hands on one derived event; null when it was stored before (a restored shard's repeat). */
   add(groupCode: string, matchKey: string, matchId: string, organizationId: string, derived: DerivedEvent): StoredEvent | null {
     let match = this.matches.get(matchKey);
     if (!match && this.released.has(matchKey)) return null;
+    const waiting = this.adopting.get(matchKey);
+    if (waiting) {
+      waiting.push([groupCode, matchKey, matchId, organizationId, derived]);
+      return null;
+    }
+    if (!match && this.options.shared) {
+      this.adopting.set(matchKey, [[groupCode, matchKey, matchId, organizationId, derived]]);
+      void this.adopt(this.options.shared, matchKey);
+      return null;
+    }
     if (!match) {
-      match = { matchKey, groupCode, events: [], lastOrder: -1, digests: new Map(), ended: false };
+      match = { matchKey, groupCode, events: [], lastOrder: -1, digests: new Map(), ended: false, durable: 0 };
       this.matches.set(matchKey, match);
     }
     if (match.ended) return null;
-    const digest = digestOf(derived.type, derived.data);
-    // A restored match applies again the messages since its snapshot: the same events with the same
-    // order, dropped here. An event of a reused order that differs is new: the match's state came
-    // back from an older snapshot (a SIGKILL), and the messages after it were not all applied again.
-    if (derived.order <= match.lastOrder && match.digests.get(derived.order) === digest) return null;
-    match.lastOrder = derived.order;
-    match.digests.set(derived.order, digest);
+    // An operational event (order < 0: the main thread's, operational.ts) is never a repeat.
+    if (derived.order >= 0) {
+      const digest = digestOf(derived.type, derived.data);
+      // A restored match applies again the messages since its snapshot: the same events with the same
+      // order, dropped here. An event of a reused order that differs is new: the match's state came
+      // back from an older snapshot (a SIGKILL), and the messages after it were not all applied again.
+      if (derived.order <= match.lastOrder && match.digests.get(derived.order) === digest) return null;
+      match.lastOrder = derived.order;
+      match.digests.set(derived.order, digest);
+    }
     const seq = match.events.length + 1;
     const event: MatchEvent = {
       id: `${matchKey}.${seq}`, type: derived.type, version: EVENTS_VERSION, seq, groupCode, matchId, matchKey,
@@ -97,11 +149,88 @@ export class EventJournal {
       else this.recordsInMemory.set(matchKey, record);
     }
     const stored: StoredEvent = { event, text: JSON.stringify(event), order: derived.order, organizationId };
-    this.options.files?.append(stored);
+    this.options.files?.write(stored);
     match.events.push(stored);
+    if (this.options.shared) {
+      void this.share(this.options.shared, match, stored);
+    } else {
+      match.durable = seq;
+      this.told(stored);
+    }
+    return stored;
+  }
+
+  /** Appended to the shared outbox, then told (appends resolve in order: the connection keeps it). */
+  private async share(shared: EventOutbox, match: MatchLog, stored: StoredEvent): Promise<void> {
+    const { event } = stored;
+    try {
+      const added = await shared.append({ matchKey: event.matchKey, seq: event.seq, order: stored.order, organizationId: stored.organizationId, text: stored.text });
+      if (!added) this.log.error({ eventId: event.id }, 'event journal: another node stored this seq already (two owners of one match?)');
+    } catch (err) {
+      // Redis unreachable: this node still has it (files, memory) and delivers it; only a loss of this node too would lose it.
+      this.log.warn({ eventId: event.id, error: (err as Error).message }, 'event journal: not in the shared outbox');
+    }
+    match.durable = Math.max(match.durable, event.seq);
+    this.told(stored);
+  }
+
+  private told(stored: StoredEvent): void {
     this.remember(stored);
     for (const listener of this.listeners) listener(stored);
-    return stored;
+  }
+
+  /** A match read from the shared outbox (taken over from another node), then the events derived meanwhile. */
+  private async adopt(shared: EventOutbox, matchKey: string): Promise<void> {
+    let cursors: Record<string, number> = {};
+    try {
+      // Held from before this node appends anything of it: lost a moment later, it is still an orphan to claim.
+      await shared.hold([matchKey], HOLD_TTL_MS);
+      const [rows, read] = await Promise.all([shared.events(matchKey), shared.cursors(matchKey)]);
+      cursors = read;
+      if (rows.length) {
+        const match = logOf(rows.map(storedOf));
+        this.matches.set(matchKey, match);
+        this.log.info({ matchKey, events: rows.length }, 'event journal: match read from the shared outbox');
+      }
+    } catch (err) {
+      this.log.error({ matchKey, error: (err as Error).message }, 'event journal: shared outbox unreadable; numbering from here');
+    }
+    const waiting = this.adopting.get(matchKey) ?? [];
+    this.adopting.delete(matchKey);
+    if (!this.matches.has(matchKey)) {
+      if (waiting.length === 0) { // an orphan with nothing stored: nothing to do
+        shared.settle(matchKey).catch(() => undefined);
+        return;
+      }
+      const [groupCode] = waiting[0];
+      this.matches.set(matchKey, { matchKey, groupCode, events: [], lastOrder: -1, digests: new Map(), ended: false, durable: 0 });
+    }
+    for (const listener of this.adoptListeners) listener(matchKey, cursors);
+    for (const args of waiting) this.add(...args);
+  }
+
+  /**
+   * Shared outbox: this node's matches held (renewed every HOLD_EVERY_MS), and the orphans of lost
+   * nodes (an ended match with undelivered events: nobody takes it over) claimed and read here.
+   */
+  private async holdAndClaim(shared: EventOutbox): Promise<void> {
+    try {
+      await shared.hold([...this.matches.keys()], HOLD_TTL_MS);
+      for (const matchKey of await shared.claimOrphans(HOLD_TTL_MS, 50)) {
+        if (this.matches.has(matchKey) || this.adopting.has(matchKey) || this.released.has(matchKey)) continue;
+        this.log.info({ matchKey }, 'event journal: orphan of a lost node claimed');
+        this.adopting.set(matchKey, []);
+        await this.adopt(shared, matchKey);
+      }
+    } catch (err) {
+      this.log.warn({ error: (err as Error).message }, 'event journal: holds not renewed');
+    }
+  }
+
+  /** Told when a match was read from the shared outbox, with its endpoints' cursors there. */
+  onAdopt(listener: (matchKey: string, cursors: Record<string, number>) => void): () => void {
+    this.adoptListeners.add(listener);
+    return () => this.adoptListeners.delete(listener);
   }
 
   /** An ended match every endpoint has: its events leave memory (the files and the record stay). */
@@ -110,6 +239,14 @@ export class EventJournal {
     if (!match?.ended) return;
     this.matches.delete(matchKey);
     this.released.add(matchKey);
+    this.options.shared?.settle(matchKey).catch(() => undefined);
+  }
+
+  /** The running match of a group code here (its key and latest round), or undefined. */
+  runningOf(groupCode: string): { matchKey: string; round: number } | undefined {
+    let found: MatchLog | undefined;
+    for (const match of this.matches.values()) if (match.groupCode === groupCode && !match.ended) found = match;
+    return found ? { matchKey: found.matchKey, round: found.events.at(-1)?.event.round ?? 0 } : undefined;
   }
 
   /** A kept match's record (from its file). */
@@ -145,6 +282,7 @@ export class EventJournal {
 
   close(): void {
     clearInterval(this.expireTimer);
+    clearInterval(this.holdTimer);
     this.options.files?.close();
   }
 
@@ -168,16 +306,8 @@ export class EventJournal {
     files.expire(this.options.retentionMs, Date.now());
     const all: StoredEvent[] = [];
     for (const events of files.loadEvents()) {
-      const first = events[0].event;
-      const match: MatchLog = { matchKey: first.matchKey, groupCode: first.groupCode, events: [], lastOrder: -1, digests: new Map(), ended: false };
-      for (const stored of events) {
-        if (stored.event.seq !== match.events.length + 1) continue; // a repeated line (never written twice, but be safe)
-        match.events.push(stored);
-        match.lastOrder = stored.order;
-        match.digests.set(stored.order, digestOf(stored.event.type, stored.event.data));
-        if (stored.event.type === 'match_ended') match.ended = true;
-        all.push(stored);
-      }
+      const match = logOf(events);
+      all.push(...match.events);
       this.matches.set(match.matchKey, match);
     }
     for (const record of files.loadRecords() as MatchRecord[]) if (record?.matchKey) this.records.set(record.matchKey, summaryOf(record));

@@ -61,7 +61,9 @@ const DATA: Record<(typeof MATCH_EVENT_TYPES)[number], Schema> = {
     series: { anyOf: [{ type: 'null' }, { type: 'object' }] },
     record: { type: 'object', description: 'the match record (README, "Match records"): rounds, per-player totals, per-player rounds' },
   }),
-  observer_failover: obj({ cause: str }),
+  observer_failover: obj({ cause: { enum: ['primary_closed', 'primary_silent', 'manual'] }, from: { enum: ['group', 'standby'] }, to: { enum: ['group', 'standby'] } }),
+  observer_silent: obj({ lastMessageAt: { anyOf: [{ type: 'null' }, str] }, silentMs: int }),
+  observer_back: obj({ silentMs: int }),
 };
 
 export const eventsSchema: Schema = {

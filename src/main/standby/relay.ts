@@ -52,6 +52,8 @@ export interface StandbyRelayDeps {
   runsHere(groupCode: string): boolean;
   /** Applies one observer payload of the match (the shard pool's obs). */
   apply(groupCode: string, raw: string, now: number): boolean;
+  /** Told of each failover (the observer_failover event: events-out/operational.ts). */
+  failedOver?(groupCode: string, record: FailoverRecord): void;
 }
 
 export interface RelayView { primary: Seat; failovers: number; lastFailover: FailoverRecord | null; held: number; armedUntil: number }
@@ -224,6 +226,7 @@ export class StandbyRelay {
     this.totals[cause]++;
     this.deps.store.setPrimary(groupCode, to).catch((err: Error) => this.log.error({ groupCode, error: err.message }, 'primary seat not stored'));
     this.log.warn({ groupCode, cause, from, to, applied: apply.length, how }, 'observer failover: the standby is the primary now');
+    this.deps.failedOver?.(groupCode, record);
     return record;
   }
 }

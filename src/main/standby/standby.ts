@@ -2,6 +2,7 @@
 // each match's standby (a port: memory, STATE_DIR or Redis, built and closed with the others), the
 // owner's relay (relay.ts) and who may log on as a standby (admission.ts).
 import type { Config } from '../base/config.js';
+import type { EventBus, MainEvents } from '../base/events.js';
 import type { Logger } from '../base/log.js';
 import type { ControlBus } from '../ports/control-bus.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
@@ -18,9 +19,12 @@ export interface Standby {
   close(): void;
 }
 
-export function createStandby(deps: { config: Config; log: Logger; store: StandbyStore; directory: MatchDirectory; control: ControlBus; pool: ShardPool; routes: LocalRoutes }): Standby {
-  const { config, log, store, directory, control, pool, routes } = deps;
-  const relay = new StandbyRelay({ config, log, store, control, runsHere: (code) => routes.get(code) !== undefined, apply: (groupCode, raw, now) => pool.obs(groupCode, raw, now) });
+export function createStandby(deps: { config: Config; log: Logger; store: StandbyStore; directory: MatchDirectory; control: ControlBus; pool: ShardPool; routes: LocalRoutes; events: EventBus<MainEvents> }): Standby {
+  const { config, log, store, directory, control, pool, routes, events } = deps;
+  const relay = new StandbyRelay({
+    config, log, store, control, runsHere: (code) => routes.get(code) !== undefined, apply: (groupCode, raw, now) => pool.obs(groupCode, raw, now),
+    failedOver: (groupCode, { cause, from, to, at }) => events.emit('observerFailover', { groupCode, cause, from, to, at }),
+  });
   const admission = new StandbyAdmission({ config, log, store, directory, relay });
   return { store, relay, admission, close: () => relay.close() };
 }

@@ -38,7 +38,7 @@ export interface RedisConnectionOptions {
 export type MessageHandler = (message: Buffer) => void;
 
 /** The command connection as the adapters see it: the plain commands they use and every Lua script. */
-export type RedisClient = Pick<Redis, 'status' | 'ping' | 'get' | 'mget' | 'exists' | 'pttl' | 'hget' | 'hgetBuffer' | 'hmget' | 'hmgetBuffer' | 'smembers' | 'scan' | 'pipeline' | 'spublish'> & ScriptCommands;
+export type RedisClient = Pick<Redis, 'status' | 'ping' | 'get' | 'mget' | 'exists' | 'pttl' | 'hget' | 'hgetBuffer' | 'hmget' | 'hmgetBuffer' | 'smembers' | 'scan' | 'pipeline' | 'spublish' | 'xrange' | 'hgetall' | 'zrem'> & ScriptCommands;
 /** The subscriber connection, for its state only (subscriptions go through `subscribe`). */
 export type RedisSubscriber = Pick<Redis, 'status' | 'ping'>;
 

@@ -41,6 +41,12 @@ export function redisKeys(prefix: string) {
     fixtures: `${prefix}fixtures`,
     /** Incremented by every write of the fixtures hash: a node lists them again only when it moved. */
     fixturesRevision: `${prefix}fixtures:rev`,
+    /** EventOutbox (event-outbox.ts): a match's events, a stream with entry ids `0-<seq>` (PX = EVENTS_RETENTION_MS). */
+    eventStream: (matchKey: string) => `${prefix}ev:${matchKey}`,
+    /** The webhook endpoints' cursors of a match: a hash, endpoint id → the last seq it has. */
+    eventCursors: (matchKey: string) => `${prefix}evcur:${matchKey}`,
+    /** The matches some node holds undelivered events of: a sorted set, matchKey → when that node's claim lapses (renewed every 2 s). */
+    eventHolds: `${prefix}evhold`,
 
     // Channels. Directory changes and control messages go to every node (classic pub/sub).
     directoryChannel: `${prefix}dir`,

@@ -3,6 +3,7 @@
 // the command connection (ioredis's defineCommand: EVALSHA, re-loaded by itself after NOSCRIPT, as
 // after a restarted Redis), so an adapter only calls `conn.cmd.<name>(keys…, args…)`.
 import * as directory from './lua/directory.js';
+import * as eventOutbox from './lua/event-outbox.js';
 import * as fixtures from './lua/fixtures.js';
 import * as previews from './lua/previews.js';
 import * as sessions from './lua/sessions.js';
@@ -50,6 +51,11 @@ export interface ScriptCommands {
   odsFixtureAdd(key: string, revision: string, max: number, ...pairs: string[]): Promise<string>;
   odsFixtureSwap(key: string, revision: string, code: string, read: string, next: string): Promise<number>;
   odsFixtureAll(key: string): Promise<string[]>;
+  // EventOutbox (event-outbox.ts).
+  odsEventAppend(stream: string, seq: number, order: number, organizationId: string, text: string, ttlMs: number): Promise<number>;
+  odsEventAdvance(cursors: string, endpointId: string, seq: number, ttlMs: number): Promise<number>;
+  odsEventHold(open: string, ttlMs: number, ...matchKeys: string[]): Promise<number>;
+  odsEventClaim(open: string, ttlMs: number, max: number): Promise<string[]>;
 }
 
 /** `numberOfKeys` absent: the caller gives it first (a variable number of keys). */
@@ -80,4 +86,8 @@ export const LUA_SCRIPTS: Record<keyof ScriptCommands, ScriptDefinition> = {
   odsFixtureAdd: { numberOfKeys: 2, lua: fixtures.ADD },
   odsFixtureSwap: { numberOfKeys: 2, lua: fixtures.SWAP },
   odsFixtureAll: { numberOfKeys: 1, lua: fixtures.ALL },
+  odsEventAppend: { numberOfKeys: 1, lua: eventOutbox.APPEND },
+  odsEventAdvance: { numberOfKeys: 1, lua: eventOutbox.ADVANCE },
+  odsEventHold: { numberOfKeys: 1, lua: eventOutbox.HOLD },
+  odsEventClaim: { numberOfKeys: 1, lua: eventOutbox.CLAIM },
 };

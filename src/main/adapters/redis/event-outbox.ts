@@ -1,0 +1,53 @@
+// EventOutbox on Redis (ports/event-outbox.ts), shared by every node: a stream per match
+// (keys.eventStream, entry id `0-<seq>`, fields o: order, g: organisation, e: the event's JSON) and a
+// hash of the endpoints' cursors per match (keys.eventCursors). Both expire EVENTS_RETENTION_MS after
+// their last write. The append script takes seq n only right after n - 1 (lua/event-outbox.ts), so a
+// node that numbers a match from a stale view is refused rather than writing a second event n.
+// A sorted set (keys.eventHolds) says which node holds which match's lanes until when (Redis's
+// clock): a lapsed entry is an orphan of a lost node, claimed by one live node (lua/event-outbox.ts).
+import type { EventOutbox, OutboxEvent } from '../../ports/event-outbox.js';
+import type { RedisConnection } from './connection.js';
+
+export class RedisEventOutbox implements EventOutbox {
+  constructor(private readonly conn: RedisConnection, private readonly options: { retentionMs: number }) {}
+
+  async append(event: OutboxEvent): Promise<boolean> {
+    const k = this.conn.keys.eventStream(event.matchKey);
+    return await this.conn.cmd.odsEventAppend(k, event.seq, event.order, event.organizationId, event.text, this.options.retentionMs) === 1;
+  }
+
+  async events(matchKey: string, afterSeq = 0): Promise<OutboxEvent[]> {
+    const entries = await this.conn.cmd.xrange(this.conn.keys.eventStream(matchKey), `0-${afterSeq + 1}`, '+');
+    return entries.map(([id, fields]) => {
+      const f: Record<string, string> = {};
+      for (let i = 0; i + 1 < fields.length; i += 2) f[fields[i]] = fields[i + 1];
+      return { matchKey, seq: Number(id.slice(2)), order: Number(f.o), organizationId: f.g ?? '', text: f.e ?? '' };
+    });
+  }
+
+  async advance(endpointId: string, matchKey: string, seq: number): Promise<void> {
+    await this.conn.cmd.odsEventAdvance(this.conn.keys.eventCursors(matchKey), endpointId, seq, this.options.retentionMs);
+  }
+
+  async cursors(matchKey: string): Promise<Record<string, number>> {
+    const raw = await this.conn.cmd.hgetall(this.conn.keys.eventCursors(matchKey));
+    const out: Record<string, number> = {};
+    for (const [id, seq] of Object.entries(raw)) out[id] = Number(seq);
+    return out;
+  }
+
+  async hold(matchKeys: readonly string[], ttlMs: number): Promise<void> {
+    if (matchKeys.length) await this.conn.cmd.odsEventHold(this.conn.keys.eventHolds, ttlMs, ...matchKeys);
+  }
+
+  async settle(matchKey: string): Promise<void> {
+    await this.conn.cmd.zrem(this.conn.keys.eventHolds, matchKey);
+  }
+
+  claimOrphans(ttlMs: number, max: number): Promise<string[]> {
+    return this.conn.cmd.odsEventClaim(this.conn.keys.eventHolds, ttlMs, max);
+  }
+
+  /** No timers or subscriptions of its own; the connection is the composition root's. */
+  close(): void {}
+}

@@ -1,0 +1,44 @@
+// EventOutbox: the durable home of the match events and of the webhook endpoints' delivery cursors
+// (docs/events.md, "What is kept where"). The embedded default keeps them in files under STATE_DIR
+// or DATA_DIR (events-out/journal-files.ts); with REDIS_URL they live in Redis
+// (adapters/redis/event-outbox.ts), so that the node that takes over a match (or a restarted one)
+// finds every event numbered so far and where each endpoint is, and delivers the rest.
+//
+// Asynchronous: a shared adapter answers over the network. `append` is ordered and gap-free per
+// match: it stores seq n only right after seq n - 1, so two nodes can never number two different
+// events alike. `advance` only moves a cursor forward.
+// Contract: test/main/ports/event-outbox.contract.ts.
+
+/** One event as the outbox keeps it: its envelope's JSON (`text`) and what routing needs. */
+export interface OutboxEvent {
+  matchKey: string;
+  /** 1, 2, 3… per match. */
+  seq: number;
+  /** The derivation order within the match (duplicates after a restore are at or below it). */
+  order: number;
+  organizationId: string;
+  /** The event's JSON, as delivered. */
+  text: string;
+}
+
+export interface EventOutbox {
+  /** Stores the event; false when its seq is not the next one of its match (stored already, here or by another node). */
+  append(event: OutboxEvent): Promise<boolean>;
+  /** The match's events with a seq above `afterSeq` (0: all), in seq order. */
+  events(matchKey: string, afterSeq?: number): Promise<OutboxEvent[]>;
+  /** The endpoint has every event of the match up to `seq` (a lower seq than the stored one changes nothing). */
+  advance(endpointId: string, matchKey: string, seq: number): Promise<void>;
+  /** endpoint id → the last seq of the match it has. */
+  cursors(matchKey: string): Promise<Record<string, number>>;
+  /**
+   * This node holds these matches (their lanes: events not yet every endpoint's) for `ttlMs` more;
+   * renewed while it does. A match whose holder stopped renewing (a lost node) is an orphan.
+   */
+  hold(matchKeys: readonly string[], ttlMs: number): Promise<void>;
+  /** This node holds the match no more (every endpoint has its events). */
+  settle(matchKey: string): Promise<void>;
+  /** Orphans, claimed for this node for `ttlMs` (each goes to one caller only); at most `max`. */
+  claimOrphans(ttlMs: number, max: number): Promise<string[]>;
+  /** Stops the adapter's own timers and files. */
+  close(): void;
+}
