@@ -7,6 +7,7 @@
 //   STATE_DIR's, or Redis's) → key chain → matches (routes, backend sync, shard output and recovery,
 //   shard pool, lifecycle, routing; with Redis the cluster runtime) → listeners (ingestion,
 //   broadcast, REST with the dashboard) → metrics.
+import path from 'node:path';
 import { Dashboard } from './admin/dashboard.js';
 import { LinkHealth } from './admin/link-health.js';
 import { createAdminTokens } from './admin/tokens.js';
@@ -44,6 +45,8 @@ import { Rehearsals } from './rehearsal/rehearsals.js';
 import { MatchLifecycle } from './matches/lifecycle.js';
 import { createStandby } from './standby/standby.js';
 import { openSchedule } from './fixtures/open.js';
+import { FIXTURES_FILE, MemoryFixtureStore } from './adapters/memory/fixture-store.js';
+import type { FixtureStore } from './ports/fixture-store.js';
 import { LocalRoutes } from './matches/local-routes.js';
 import { ShardRecovery } from './shards/recovery.js';
 import { FrameTexts } from './matches/frame-texts.js';
@@ -84,6 +87,7 @@ export interface SharedPorts {
   frames: FrameBus;
   control: ControlBus;
   standby: StandbyStore;
+  fixtures: FixtureStore;
 }
 
 /** The components that run this process's matches. */
@@ -153,10 +157,12 @@ export async function startService(config: Config, options: ServiceOptions = {})
     frames: new MemoryFrameBus(),
     control: new MemoryControlBus(),
     standby: stateFiles ? new StateDirStandbyStore(stateFiles) : new MemoryStandbyStore(),
+    // The schedule is operator data: kept in DATA_DIR even without STATE_DIR (docs/fixtures.md).
+    fixtures: new MemoryFixtureStore(path.join(config.DATA_DIR, FIXTURES_FILE)),
   };
-  const { previews, teamInfo, sessions, directory, snapshots, frames, control, standby: standbyStore } = shared;
+  const { previews, teamInfo, sessions, directory, snapshots, frames, control, standby: standbyStore, fixtures } = shared;
   // Every port in order of creation (Redis: the connection first), closed in reverse by closeAll.
-  const opened: ReadonlyArray<{ close(): void }> = redis ? redis.opened : [previews, teamInfo, sessions, directory, snapshots, frames, control, standbyStore];
+  const opened: ReadonlyArray<{ close(): void }> = redis ? redis.opened : [previews, teamInfo, sessions, directory, snapshots, frames, control, standbyStore, fixtures];
 
   // The key chain. KEYS_FILE is read now: a missing or invalid file stops the start (ConfigError).
   const keysFile = config.KEYS_FILE ? new KeysFile(config.KEYS_FILE, log) : undefined;
@@ -190,7 +196,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   // With Redis they belong to whichever node adopts them (cluster/takeover.ts), not to a starting node.
   if (snapshots.durable && !cluster) await lifecycle.resume(await snapshots.loadAll());
   // The schedule (fixtures/, docs/fixtures.md): after the resumed matches, which its live maps are checked against.
-  const schedule = await openSchedule({ config, log, events, pool, routes, directory, teamInfo, redis: redis?.conn ?? null });
+  const schedule = await openSchedule({ log, events, pool, routes, directory, teamInfo, store: fixtures, shared: redis !== null });
 
   // Listeners: two uWS apps (ingestion, REST); broadcast runs on node:http (broadcast/server.ts).
   const ingestApp = createApp(tls.files);

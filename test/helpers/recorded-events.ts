@@ -3,6 +3,7 @@
 // round's end (the team whose count rose won it), each `killfeed` row a kill in the round of the
 // latest `round_info`, the teams from the `roster` rows' startTeam, the match totals from each
 // player's last `scoreboard` row.
+import { expect } from 'vitest';
 import type { Replay } from './recorded.js';
 
 type Row = { type: string; data: any; timestamp: number };
@@ -86,4 +87,20 @@ export function parseCsv(text: string): Record<string, string>[] {
   };
   const header = split(lines[0]);
   return lines.slice(1).map((l) => Object.fromEntries(split(l).map((v, i) => [header[i], v])));
+}
+
+/** A whole match's events as a receiver got them, after a kill of the node (or service) that ran it:
+ *  numbered without a gap, nothing delivered before the kill missing, the recording's round scores and
+ *  kills. The events-cluster and outbox-kill tests both end on this. */
+export function expectWholeMatchDelivered(
+  events: Array<{ id: string; seq: number; type: string; data: Record<string, unknown> }>,
+  beforeKill: Iterable<string>,
+  facts: RecordingFacts,
+): void {
+  expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+  const ids = new Set(events.map((e) => e.id));
+  for (const id of beforeKill) expect(ids.has(id)).toBe(true);
+  const rounds = events.filter((e) => e.type === 'round_ended').map((e) => (e.data as { score: unknown }).score);
+  expect(rounds).toEqual(facts.rounds.map((r) => r.score));
+  expect(events.filter((e) => e.type === 'kill')).toHaveLength(facts.kills.length);
 }

@@ -16,6 +16,7 @@ import { RedisPreviewStore } from '../adapters/redis/preview-store.js';
 import { RedisSessionStore } from '../adapters/redis/session-store.js';
 import { RedisSnapshotStore } from '../adapters/redis/snapshot-store.js';
 import { RedisStandbyStore } from '../adapters/redis/standby-store.js';
+import { RedisFixtureStore } from '../adapters/redis/fixture-store.js';
 import { RedisTeamInfoStore } from '../adapters/redis/team-info-store.js';
 import type { Config } from '../base/config.js';
 import type { Logger } from '../base/log.js';
@@ -64,6 +65,7 @@ export async function openRedisPorts(config: Config, log: Logger) {
         frames,
         control: made(new RedisControlBus(conn, { log })),
         standby: made(new RedisStandbyStore(conn)),
+        fixtures: made(new RedisFixtureStore(conn)),
       },
     };
   } catch (err) {

@@ -12,7 +12,7 @@ import { closeAll, connectObserver, connected, logon } from '../../helpers/clien
 import { CLUSTER_KEY, logLines, startCluster, type Cluster } from '../../helpers/cluster.js';
 import { FailoverProxy } from '../../helpers/failover-proxy.js';
 import { recordedMatch, replayLogon, sendRecords } from '../../helpers/recorded.js';
-import { recordingFacts } from '../../helpers/recorded-events.js';
+import { expectWholeMatchDelivered, recordingFacts } from '../../helpers/recorded-events.js';
 import { decodeSnapshot } from '../../../src/main/adapters/redis/snapshot-store.js';
 import { atPace } from '../../helpers/waits.js';
 import { startReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.js';
@@ -90,13 +90,7 @@ describe('the outbox on Redis', () => {
     await receiver.waitFor((ev) => ev.some((e) => e.type === 'match_ended'), 60_000);
 
     expect(logLines(b, 'event journal: match read from the shared outbox').length).toBeGreaterThan(0);
-    const events = receiver.unique();
-    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
-    const ids = new Set(events.map((e) => e.id));
-    for (const id of beforeKill) expect(ids.has(id)).toBe(true);
-    const rounds = events.filter((e) => e.type === 'round_ended').map((e) => (e.data as { score: unknown }).score);
-    expect(rounds).toEqual(facts.rounds.map((r) => r.score));
-    expect(events.filter((e) => e.type === 'kill')).toHaveLength(facts.kills.length);
+    expectWholeMatchDelivered(receiver.unique(), beforeKill, facts);
     observer.close();
   }, 120_000);
 

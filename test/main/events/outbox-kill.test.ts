@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeAll, connectObserver, logon } from '../../helpers/clients.js';
 import { recordedMatch, replayLogon, sendRecords } from '../../helpers/recorded.js';
-import { recordingFacts } from '../../helpers/recorded-events.js';
+import { expectWholeMatchDelivered, recordingFacts } from '../../helpers/recorded-events.js';
 import { freePorts, tempDir } from '../../helpers/service.js';
 import { spawnService, type ServiceProcess } from '../../helpers/service-process.js';
 import { startReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.js';
@@ -78,13 +78,7 @@ describe('the outbox on disk', () => {
     await sendRecords(observer, replay, { pace: 'instant', groupCode: CODE, from: HALF });
     await receiver.waitFor((ev) => ev.some((e) => e.type === 'match_ended'), 60_000);
 
-    const events = receiver.unique();
-    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
-    const ids = new Set(events.map((e) => e.id));
-    for (const id of beforeKill) expect(ids.has(id)).toBe(true);
-    const rounds = events.filter((e) => e.type === 'round_ended').map((e) => (e.data as { score: unknown }).score);
-    expect(rounds).toEqual(facts.rounds.map((r) => r.score));
-    expect(events.filter((e) => e.type === 'kill')).toHaveLength(facts.kills.length);
+    expectWholeMatchDelivered(receiver.unique(), beforeKill, facts);
     observer.close();
   }, 240_000);
 });

@@ -7,6 +7,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Fixture, FixtureAdd, FixtureStore } from '../../ports/fixture-store.js';
 
+/** The file of the embedded default's fixtures, in DATA_DIR. */
+export const FIXTURES_FILE = 'fixtures.json';
+
 const FILE_VERSION = 1;
 
 export class MemoryFixtureStore implements FixtureStore {
