@@ -21,8 +21,8 @@ export interface MatchLog {
   /** Events in seq order (events[i].event.seq === i + 1). */
   events: StoredEvent[];
   lastOrder: number;
-  /** Derivation order → a digest of the event's type and data: tells a repeat from a new event of a reused order. */
-  digests: Map<number, string>;
+  /** Derivation order → the event stored with it: tells a repeat from a new event of a reused order (digested only then). */
+  byOrder: Map<number, StoredEvent>;
   ended: boolean;
 }
 
@@ -61,17 +61,19 @@ export class EventJournal {
     let match = this.matches.get(matchKey);
     if (!match && this.released.has(matchKey)) return null;
     if (!match) {
-      match = { matchKey, groupCode, events: [], lastOrder: -1, digests: new Map(), ended: false };
+      match = { matchKey, groupCode, events: [], lastOrder: -1, byOrder: new Map(), ended: false };
       this.matches.set(matchKey, match);
     }
     if (match.ended) return null;
-    const digest = digestOf(derived.type, derived.data);
     // A restored match applies again the messages since its snapshot: the same events with the same
     // order, dropped here. An event of a reused order that differs is new: the match's state came
     // back from an older snapshot (a SIGKILL), and the messages after it were not all applied again.
-    if (derived.order <= match.lastOrder && match.digests.get(derived.order) === digest) return null;
+    // Only a reused order is digested (a new event costs no hash).
+    if (derived.order <= match.lastOrder) {
+      const before = match.byOrder.get(derived.order);
+      if (before && digestOf(before.event.type, before.event.data) === digestOf(derived.type, derived.data)) return null;
+    }
     match.lastOrder = derived.order;
-    match.digests.set(derived.order, digest);
     const seq = match.events.length + 1;
     const event: MatchEvent = {
       id: `${matchKey}.${seq}`, type: derived.type, version: EVENTS_VERSION, seq, groupCode, matchId, matchKey,
@@ -86,6 +88,7 @@ export class EventJournal {
     }
     const stored: StoredEvent = { event, text: JSON.stringify(event), order: derived.order, organizationId };
     this.options.files?.append(stored);
+    match.byOrder.set(derived.order, stored);
     match.events.push(stored);
     this.remember(stored);
     for (const listener of this.listeners) listener(stored);
@@ -149,12 +152,12 @@ export class EventJournal {
     const all: StoredEvent[] = [];
     for (const events of files.loadEvents()) {
       const first = events[0].event;
-      const match: MatchLog = { matchKey: first.matchKey, groupCode: first.groupCode, events: [], lastOrder: -1, digests: new Map(), ended: false };
+      const match: MatchLog = { matchKey: first.matchKey, groupCode: first.groupCode, events: [], lastOrder: -1, byOrder: new Map(), ended: false };
       for (const stored of events) {
         if (stored.event.seq !== match.events.length + 1) continue; // a repeated line (never written twice, but be safe)
         match.events.push(stored);
         match.lastOrder = stored.order;
-        match.digests.set(stored.order, digestOf(stored.event.type, stored.event.data));
+        match.byOrder.set(stored.order, stored);
         if (stored.event.type === 'match_ended') match.ended = true;
         all.push(stored);
       }
