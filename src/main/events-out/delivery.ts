@@ -27,16 +27,12 @@ const MAX_DEAD_LETTERS = 1000;
 /** A batch delivery's bounds: events, and bytes of body (one larger event still goes, alone). */
 const BATCH_MAX_EVENTS = 100;
 const BATCH_MAX_BYTES = 512 * 1024;
+/** A batch endpoint's requests start at least this far apart: what comes meanwhile waits for the next (at most 4 requests a second). */
+const BATCH_INTERVAL_MS = 250;
 
 export interface DeadLetter {
-  endpointId: string;
-  eventId: string;
-  type: string;
-  groupCode: string;
-  attempts: number;
-  lastError: string;
-  firstAttemptAt: string;
-  deadAt: string;
+  endpointId: string; eventId: string; type: string; groupCode: string;
+  attempts: number; lastError: string; firstAttemptAt: string; deadAt: string;
 }
 
 export interface DeliveryStats { delivered: number; failedAttempts: number; deadLettered: number; inFlight: number; waiting: number }
@@ -74,6 +70,9 @@ class EndpointLanes {
   lastError = '';
   /** A batch endpoint's pump is due (setImmediate): events stored meanwhile go in one request. */
   scheduled = false;
+  /** When a batch endpoint's last request started, and the timer of its next one. */
+  lastBatchAt = 0;
+  batchTimer: NodeJS.Timeout | undefined;
 
   constructor(readonly endpoint: WebhookEndpoint, readonly cursors: Record<string, number>, timeoutMs: number, report: OutboundReport | undefined) {
     this.sign = webhookSigner(endpoint.secret);
@@ -85,6 +84,7 @@ class EndpointLanes {
   stop(): void {
     this.closed = true;
     clearTimeout(this.timer);
+    clearTimeout(this.batchTimer);
     this.closePoster();
   }
 }
@@ -195,7 +195,13 @@ export class WebhookDelivery {
 
   /** A batch endpoint: one request at a time, with the events due in every ready lane (within the bounds). */
   private pumpBatch(lanes: EndpointLanes): void {
-    if (lanes.stats.inFlight > 0 || lanes.ready.size === 0) return;
+    if (lanes.stats.inFlight > 0 || lanes.ready.size === 0 || lanes.batchTimer) return;
+    const wait = lanes.lastBatchAt + BATCH_INTERVAL_MS - Date.now();
+    if (wait > 0) {
+      lanes.batchTimer = setTimeout(() => { lanes.batchTimer = undefined; this.pump(lanes); }, wait);
+      lanes.batchTimer.unref();
+      return;
+    }
     const parts: Part[] = [];
     const texts: string[] = [];
     let bytes = 0;
@@ -217,7 +223,9 @@ export class WebhookDelivery {
       // A lane cut short by the bounds is ready again after this request (advance()).
       parts.push({ match, lane: this.laneOf(lanes, matchKey), events });
     }
-    if (parts.length) void this.send(lanes, parts, `[${texts.join(',')}]`, `msg_${randomBytes(12).toString('hex')}`);
+    if (!parts.length) return;
+    lanes.lastBatchAt = Date.now();
+    void this.send(lanes, parts, `[${texts.join(',')}]`, `msg_${randomBytes(12).toString('hex')}`);
   }
 
   private laneOf(lanes: EndpointLanes, matchKey: string): Lane {
