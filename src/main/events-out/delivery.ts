@@ -9,8 +9,8 @@
 // endpoint has its own lanes and agent. The cursors (the last seq handled per endpoint and match) are
 // saved as they move, so a restart goes on where it was (a delivery whose cursor was not yet saved is
 // sent again). A batch endpoint (docs/events.md, "Batched deliveries") has one request in flight
-// at a time, holding every event due then (several matches, each match's in seq order), and the
-// events of one shard cycle reach it together (its pump runs once after they were stored).
+// at a time, at least BATCH_INTERVAL_MS apart, holding every event due then (several matches, each
+// match's in seq order); its pump runs once after the events of one shard cycle were stored.
 import { randomBytes } from 'node:crypto';
 import type { OutboundReport } from '../backend/http.js';
 import type { Logger } from '../base/log.js';
