@@ -109,12 +109,12 @@ export class JournalFiles {
   }
 
   /**
-   * Rewritten atomically, at most once a second (the latest content is kept until then, and made into
+   * Rewritten atomically, at most every 250 ms (the latest content is kept until then, and made into
    * text only then); flush() writes now. A cursor lost with the process only means a redelivery.
    */
   saveJson(name: 'deliveries' | 'dead-letters', content: unknown): void {
     this.pendingWrites.set(name === 'deliveries' ? DELIVERIES : DEAD_LETTERS, content);
-    this.writeTimer ??= setTimeout(() => this.flush(), 1000);
+    this.writeTimer ??= setTimeout(() => this.flush(), 250);
   }
 
   /** The pending JSON files written, every event file closed. */
