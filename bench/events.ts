@@ -2,10 +2,13 @@
 // observer streaming the recorded match and F overlays) run side by side without events
 // (EVENTS_ENABLED=false) and with them (events derived, journaled on disk, delivered to two webhook
 // endpoints: one local receiver answering 204, one dead address refusing every connection), the
-// service pinned to one core and this generator to the other (--pin 0:1). Alternates the two
-// --runs times and compares the service's CPU (all threads) and the frames' latency.
+// service pinned to one core and this generator to the other (--pin 0:1). Alternates the modes
+// --runs times and compares the service's CPU (all threads) and the frames' latency. Modes: `off`;
+// `on` (single-event deliveries); `batch` (both endpoints with `batch: true`, docs/events.md);
+// `before` (`on` run by another tree's build, --before <its dist/main/index.js>, for A/B in one sitting).
 //
 //   npm run bench:events -- [--matches 200] [--rate 3] [--pattern recorded] [--duration 30] [--runs 2]
+//     [--modes off,on,batch] [--before <dist/main/index.js>]
 //
 // Prints JSON lines and a table; the figures go in docs/benchmarks.md ("Match events").
 import { spawn } from 'node:child_process';
@@ -20,6 +23,8 @@ const RATE = opt('rate', '3');
 const PATTERN = opt('pattern', 'recorded');
 const DURATION = opt('duration', '30');
 const RUNS = Number(opt('runs', '2'));
+const BEFORE = opt('before', '');
+const MODES = opt('modes', BEFORE ? 'off,on,batch,before' : 'off,on,batch').split(',');
 const SECRET = `whsec_${Buffer.from('bench-events-secret-24-bytes!!').toString('base64')}`;
 
 let received = 0;
@@ -29,10 +34,16 @@ const dead = http.createServer();
 await new Promise<void>((r) => dead.listen(0, '127.0.0.1', r));
 const deadPort = (dead.address() as AddressInfo).port;
 await new Promise<void>((r) => dead.close(() => r()));
-const webhooks = JSON.stringify([
-  { id: 'live', url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, secret: SECRET },
-  { id: 'dead', url: `http://127.0.0.1:${deadPort}/hook`, secret: SECRET },
+const webhooks = (batch: boolean) => JSON.stringify([
+  { id: 'live', url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, secret: SECRET, ...(batch ? { batch } : {}) },
+  { id: 'dead', url: `http://127.0.0.1:${deadPort}/hook`, secret: SECRET, ...(batch ? { batch } : {}) },
 ]);
+const envOf: Record<string, Record<string, string>> = {
+  off: { EVENTS_ENABLED: 'false' },
+  on: { EVENTS_ENABLED: 'true', WEBHOOKS: webhooks(false) },
+  batch: { EVENTS_ENABLED: 'true', WEBHOOKS: webhooks(true) },
+  before: { EVENTS_ENABLED: 'true', WEBHOOKS: webhooks(false), BENCH_ENTRY: BEFORE },
+};
 
 /** One bench:broadcast run as a child process with `env`: its result line. */
 function broadcastRun(env: Record<string, string>, name: string): Promise<Record<string, unknown>> {
@@ -51,18 +62,23 @@ function broadcastRun(env: Record<string, string>, name: string): Promise<Record
 
 const rows: Record<string, unknown>[] = [];
 for (let run = 1; run <= RUNS; run++) {
-  for (const events of [false, true]) {
+  for (const mode of MODES) {
     const before = received;
-    const r = await broadcastRun(events ? { EVENTS_ENABLED: 'true', WEBHOOKS: webhooks } : { EVENTS_ENABLED: 'false' }, `events-${events ? 'on' : 'off'}-${run}`);
-    const row = { run, events: events ? 'on' : 'off', M: r.M, obsPerSec: r.obsPerSec, delivery: r.delivery, p50: r.p50, p99: r.p99, cpuPct: r.cpuPct, cpuMicrosPerFrame: r.cpuMicrosPerFrame, rssMB: r.rssMB, loopP99: r.loopP99, webhooksDelivered: received - before };
+    const r = await broadcastRun(envOf[mode], `events-${mode}-${run}`);
+    const row = { run, events: mode, M: r.M, obsPerSec: r.obsPerSec, delivery: r.delivery, p50: r.p50, p99: r.p99, cpuPct: r.cpuPct, cpuMicrosPerFrame: r.cpuMicrosPerFrame, rssMB: r.rssMB, loopP99: r.loopP99, webhookRequests: received - before };
     jsonLine({ bench: 'events', ...row });
     rows.push(row);
   }
 }
 const mean = (on: string, k: string) => { const xs = rows.filter((r) => r.events === on).map((r) => Number(r[k])); return xs.reduce((a, b) => a + b, 0) / xs.length; };
-const summary = { cpuPctOff: mean('off', 'cpuPct'), cpuPctOn: mean('on', 'cpuPct'), cpuIncrease: mean('on', 'cpuPct') / mean('off', 'cpuPct') - 1, p99Off: mean('off', 'p99'), p99On: mean('on', 'p99') };
+const summary: Record<string, number> = {};
+for (const mode of MODES) {
+  summary[`cpuPct_${mode}`] = mean(mode, 'cpuPct');
+  summary[`p99_${mode}`] = mean(mode, 'p99');
+  if (mode !== 'off') summary[`cpuIncrease_${mode}`] = mean(mode, 'cpuPct') / mean('off', 'cpuPct') - 1;
+}
 jsonLine({ bench: 'events-summary', ...summary });
-process.stdout.write('\n' + table(rows, ['run', 'events', 'M', 'obsPerSec', 'delivery', 'p50', 'p99', 'cpuPct', 'cpuMicrosPerFrame', 'rssMB', 'loopP99', 'webhooksDelivered']) + '\n');
-process.stdout.write(`CPU with events: ${(summary.cpuIncrease * 100).toFixed(1)} % against without (mean of ${RUNS} runs each)\n`);
+process.stdout.write('\n' + table(rows, ['run', 'events', 'M', 'obsPerSec', 'delivery', 'p50', 'p99', 'cpuPct', 'cpuMicrosPerFrame', 'rssMB', 'loopP99', 'webhookRequests']) + '\n');
+for (const mode of MODES.filter((m) => m !== 'off')) process.stdout.write(`CPU with events (${mode}): ${(summary[`cpuIncrease_${mode}`] * 100).toFixed(1)} % against without (mean of ${RUNS} runs each)\n`);
 writeResults('events', { machine: machine(), rows, summary });
 receiver.close();

@@ -1,7 +1,7 @@
 // A webhook receiver as an operator's system would run one: a real local HTTP server that keeps
 // every delivery (headers and raw body), answers 204, can be taken down (not listening: connection
-// refused) and brought back on the same port, and de-duplicates by webhook-id as the Standard
-// Webhooks specification asks consumers to.
+// refused) and brought back on the same port, and de-duplicates by event id as docs/events.md asks
+// consumers to (for a single-event delivery, its webhook-id).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -17,7 +17,7 @@ export interface WebhookReceiver {
   url: string;
   /** Every request received, in arrival order (duplicates included). */
   deliveries: Delivery[];
-  /** The parsed events, one per webhook-id, in first-arrival order. */
+  /** The parsed events (a batch delivery's each), one per event id, in first-arrival order. */
   unique(): Array<Record<string, unknown> & { id: string; seq: number; type: string; matchKey: string; data: Record<string, unknown> }>;
   /** Resolves once `predicate` holds for the unique events (polled on each delivery), or rejects after `ms`. */
   waitFor(predicate: (events: ReturnType<WebhookReceiver['unique']>) => boolean, ms: number): Promise<void>;
@@ -43,13 +43,18 @@ export async function startReceiver(answer: () => number = () => 204): Promise<W
   server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
-  const unique = () => {
+  // By the event's id, as consumers do (docs/events.md): a single delivery's webhook-id is its event's
+  // id; a batch endpoint's delivery is an array of events under a webhook-id of its own.
+  const unique = (): ReturnType<WebhookReceiver['unique']> => {
     const seen = new Set<string>();
-    const out = [];
+    const out: ReturnType<WebhookReceiver['unique']> = [];
     for (const d of deliveries) {
-      if (seen.has(d.id)) continue;
-      seen.add(d.id);
-      out.push(JSON.parse(d.body));
+      const body = JSON.parse(d.body) as ReturnType<WebhookReceiver['unique']>[number] | ReturnType<WebhookReceiver['unique']>;
+      for (const e of Array.isArray(body) ? body : [body]) {
+        if (seen.has(e.id)) continue;
+        seen.add(e.id);
+        out.push(e);
+      }
     }
     return out;
   };

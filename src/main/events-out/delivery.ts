@@ -10,12 +10,15 @@
 // saved as they move, so a restart goes on where it was (a delivery whose cursor was not yet saved is
 // sent again). With a shared outbox (REDIS_URL) each cursor also moves there, and a match read from
 // it (taken over from a lost node) starts from the cursors found there: the events the lost node had
-// not delivered are sent from here.
-import { Webhook } from 'standardwebhooks';
+// not delivered are sent from here. A batch endpoint (docs/events.md, "Batched deliveries") has one request in flight
+// at a time, at least BATCH_INTERVAL_MS apart, holding every event due then (several matches, each
+// match's in seq order); its pump runs once after the events of one shard cycle were stored.
+import { randomBytes } from 'node:crypto';
 import type { OutboundReport } from '../backend/http.js';
 import type { Logger } from '../base/log.js';
 import type { EventOutbox } from '../ports/event-outbox.js';
 import { webhookPoster, type WebhookPost } from './post.js';
+import { webhookSigner, type Signer } from './sign.js';
 import { wants, type WebhookEndpoint } from './endpoints.js';
 import type { EventJournal, MatchLog } from './journal.js';
 import type { StoredEvent } from './types.js';
@@ -24,21 +27,23 @@ const MAX_LANES_IN_FLIGHT = 8;
 const FIRST_RETRY_MS = 1000;
 const MAX_RETRY_MS = 30_000;
 const MAX_DEAD_LETTERS = 1000;
+/** A batch delivery's bounds: events, and bytes of body (one larger event still goes, alone). */
+const BATCH_MAX_EVENTS = 100;
+const BATCH_MAX_BYTES = 512 * 1024;
+/** A batch endpoint's requests start at least this far apart: what comes meanwhile waits for the next (at most 4 requests a second). */
+const BATCH_INTERVAL_MS = 250;
 
 export interface DeadLetter {
-  endpointId: string;
-  eventId: string;
-  type: string;
-  groupCode: string;
-  attempts: number;
-  lastError: string;
-  firstAttemptAt: string;
-  deadAt: string;
+  endpointId: string; eventId: string; type: string; groupCode: string;
+  attempts: number; lastError: string; firstAttemptAt: string; deadAt: string;
 }
 
 export interface DeliveryStats { delivered: number; failedAttempts: number; deadLettered: number; inFlight: number; waiting: number }
 
 interface Lane { attempts: number; firstAttemptAt: number; busy: boolean }
+
+/** What one request carries of one match: its next events for this endpoint, in seq order. */
+interface Part { match: MatchLog; lane: Lane; events: StoredEvent[] }
 
 export interface DeliveryDeps {
   journal: EventJournal;
@@ -59,7 +64,7 @@ class EndpointLanes {
   readonly stats: DeliveryStats = { delivered: 0, failedAttempts: 0, deadLettered: 0, inFlight: 0, waiting: 0 };
   readonly ready = new Set<string>();
   readonly lanes = new Map<string, Lane>();
-  readonly signer: Webhook;
+  readonly sign: Signer;
   readonly post: WebhookPost;
   readonly closePoster: () => void;
   closed = false;
@@ -68,9 +73,14 @@ class EndpointLanes {
   suspendedUntil = 0;
   timer: NodeJS.Timeout | undefined;
   lastError = '';
+  /** A batch endpoint's pump is due (setImmediate): events stored meanwhile go in one request. */
+  scheduled = false;
+  /** When a batch endpoint's last request started, and the timer of its next one. */
+  lastBatchAt = 0;
+  batchTimer: NodeJS.Timeout | undefined;
 
   constructor(readonly endpoint: WebhookEndpoint, readonly cursors: Record<string, number>, timeoutMs: number, report: OutboundReport | undefined) {
-    this.signer = new Webhook(endpoint.secret);
+    this.sign = webhookSigner(endpoint.secret);
     const poster = webhookPoster(endpoint.url, timeoutMs, report);
     this.post = poster.post;
     this.closePoster = poster.close;
@@ -79,6 +89,7 @@ class EndpointLanes {
   stop(): void {
     this.closed = true;
     clearTimeout(this.timer);
+    clearTimeout(this.batchTimer);
     this.closePoster();
   }
 }
@@ -167,7 +178,11 @@ export class WebhookDelivery {
   private onEvent(stored: StoredEvent): void {
     for (const lanes of this.endpoints.values()) {
       lanes.ready.add(stored.event.matchKey);
-      this.pump(lanes);
+      if (!lanes.endpoint.batch) this.pump(lanes);
+      else if (!lanes.scheduled) {
+        lanes.scheduled = true;
+        setImmediate(() => { lanes.scheduled = false; this.pump(lanes); });
+      }
     }
     if (stored.event.type === 'match_ended') {
       const match = this.deps.journal.matches.get(stored.event.matchKey);
@@ -184,6 +199,7 @@ export class WebhookDelivery {
 
   private pump(lanes: EndpointLanes): void {
     if (lanes.closed || Date.now() < lanes.suspendedUntil) return;
+    if (lanes.endpoint.batch) return this.pumpBatch(lanes);
     // Backing off: one probe at a time until an attempt succeeds.
     const limit = lanes.streak > 0 ? 1 : MAX_LANES_IN_FLIGHT;
     for (const matchKey of lanes.ready) {
@@ -193,8 +209,49 @@ export class WebhookDelivery {
       const lane = lanes.lanes.get(matchKey);
       if (!match || lane?.busy) continue;
       const next = this.next(lanes, match);
-      if (next) void this.send(lanes, match, next);
+      if (next) void this.send(lanes, [{ match, lane: this.laneOf(lanes, matchKey), events: [next] }], next.text, next.event.id);
     }
+  }
+
+  /** A batch endpoint: one request at a time, with the events due in every ready lane (within the bounds). */
+  private pumpBatch(lanes: EndpointLanes): void {
+    if (lanes.stats.inFlight > 0 || lanes.ready.size === 0 || lanes.batchTimer) return;
+    const wait = lanes.lastBatchAt + BATCH_INTERVAL_MS - Date.now();
+    if (wait > 0) {
+      lanes.batchTimer = setTimeout(() => { lanes.batchTimer = undefined; this.pump(lanes); }, wait);
+      lanes.batchTimer.unref();
+      return;
+    }
+    const parts: Part[] = [];
+    const texts: string[] = [];
+    let bytes = 0;
+    for (const matchKey of lanes.ready) {
+      if (texts.length >= BATCH_MAX_EVENTS || bytes >= BATCH_MAX_BYTES) break;
+      lanes.ready.delete(matchKey);
+      const match = this.deps.journal.matches.get(matchKey);
+      const first = match && this.next(lanes, match);
+      if (!match || !first) continue;
+      const events: StoredEvent[] = [];
+      for (let i = first.event.seq - 1; i < match.events.length; i++) {
+        const stored = match.events[i];
+        if (!wants(lanes.endpoint, stored.event.type, stored.organizationId)) continue;
+        if (texts.length > 0 && (texts.length >= BATCH_MAX_EVENTS || bytes + stored.text.length > BATCH_MAX_BYTES)) break;
+        events.push(stored);
+        texts.push(stored.text);
+        bytes += stored.text.length + 1;
+      }
+      // A lane cut short by the bounds is ready again after this request (advance()).
+      parts.push({ match, lane: this.laneOf(lanes, matchKey), events });
+    }
+    if (!parts.length) return;
+    lanes.lastBatchAt = Date.now();
+    void this.send(lanes, parts, `[${texts.join(',')}]`, `msg_${randomBytes(12).toString('hex')}`);
+  }
+
+  private laneOf(lanes: EndpointLanes, matchKey: string): Lane {
+    let lane = lanes.lanes.get(matchKey);
+    if (!lane) lanes.lanes.set(matchKey, (lane = { attempts: 0, firstAttemptAt: 0, busy: false }));
+    return lane;
   }
 
   /** The next event of the match this endpoint wants, skipping (and counting as handled) those it does not. */
@@ -215,42 +272,46 @@ export class WebhookDelivery {
     return found;
   }
 
-  private async send(lanes: EndpointLanes, match: MatchLog, stored: StoredEvent): Promise<void> {
-    const matchKey = match.matchKey;
-    let lane = lanes.lanes.get(matchKey);
-    if (!lane) lanes.lanes.set(matchKey, (lane = { attempts: 0, firstAttemptAt: 0, busy: false }));
-    lane.busy = true;
+  /** One signed request: one event (its JSON as the body, its id as webhook-id), or a batch endpoint's array. */
+  private async send(lanes: EndpointLanes, parts: Part[], body: string, id: string): Promise<void> {
+    const started = Date.now();
+    for (const { lane } of parts) {
+      lane.busy = true;
+      if (lane.attempts === 0) lane.firstAttemptAt = started;
+      lane.attempts++;
+    }
     lanes.stats.inFlight++;
-    if (lane.attempts === 0) lane.firstAttemptAt = Date.now();
-    lane.attempts++;
     let error: string | null = null;
     try {
-      const now = new Date();
+      const timestamp = Math.floor(started / 1000);
       const headers = {
         'Content-Type': 'application/json',
         'User-Agent': 'overlay-data-service-webhooks',
-        'webhook-id': stored.event.id,
-        'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
-        'webhook-signature': lanes.signer.sign(stored.event.id, now, stored.text),
+        'webhook-id': id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': lanes.sign(id, timestamp, body),
       };
-      const status = await lanes.post(stored.text, headers);
+      const status = await lanes.post(body, headers);
       if (status < 200 || status > 299) error = `HTTP ${status}`;
     } catch (err) {
       error = (err as Error).message;
     }
-    lane.busy = false;
+    for (const { lane } of parts) lane.busy = false;
     lanes.stats.inFlight--;
     if (lanes.closed) return;
     if (error === null) {
       lanes.streak = 0;
-      lanes.stats.delivered++;
-      this.advance(lanes, lane, matchKey, stored);
-      if (stored.event.seq === match.events.length) this.maybeRelease(match);
+      for (const { match, lane, events } of parts) {
+        const last = events[events.length - 1];
+        lanes.stats.delivered += events.length;
+        this.advance(lanes, lane, match.matchKey, last);
+        if (last.event.seq === match.events.length) this.maybeRelease(match);
+      }
     } else {
       lanes.stats.failedAttempts++;
       lanes.lastError = error.slice(0, 200);
-      lanes.ready.add(matchKey);
-      if (lanes.streak === 0) this.log.warn({ endpoint: lanes.endpoint.id, eventId: stored.event.id, error }, 'webhook delivery failed: backing off');
+      for (const { match } of parts) lanes.ready.add(match.matchKey);
+      if (lanes.streak === 0) this.log.warn({ endpoint: lanes.endpoint.id, eventId: parts[0].events[0].event.id, error }, 'webhook delivery failed: backing off');
       lanes.streak++;
       this.deadLetterExpired(lanes);
       const delay = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (lanes.streak - 1));

@@ -14,6 +14,8 @@ export interface WebhookEndpoint {
   events: MatchEventType[];
   /** Organisations whose matches it gets; empty: all. */
   organizations: string[];
+  /** Several events per delivery, as a JSON array (docs/events.md, "Batched deliveries"); false: one event per delivery. */
+  batch: boolean;
   source: 'setting' | 'admin';
 }
 
@@ -31,7 +33,7 @@ export function newSecret(): string {
 
 /** One endpoint from untrusted input (the setting or an admin request); throws EndpointError naming what is wrong. */
 export function parseEndpoint(raw: unknown, source: WebhookEndpoint['source'], makeId: () => string): WebhookEndpoint {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new EndpointError('an endpoint is an object { url, events?, organizations?, id?, secret? }');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new EndpointError('an endpoint is an object { url, events?, organizations?, batch?, id?, secret? }');
   const r = raw as Record<string, unknown>;
   const id = r.id === undefined ? makeId() : r.id;
   if (typeof id !== 'string' || !ID.test(id)) throw new EndpointError('id: 1–64 of A–Z a–z 0–9 _ . -');
@@ -43,7 +45,8 @@ export function parseEndpoint(raw: unknown, source: WebhookEndpoint['source'], m
   const events = list(r.events, 'events');
   for (const e of events) if (!(MATCH_EVENT_TYPES as readonly string[]).includes(e)) throw new EndpointError(`events: unknown event type ${JSON.stringify(e).slice(0, 40)}`);
   const organizations = list(r.organizations, 'organizations');
-  return { id, url, secret, events: events as MatchEventType[], organizations, source };
+  if (r.batch !== undefined && typeof r.batch !== 'boolean') throw new EndpointError('batch: true or false');
+  return { id, url, secret, events: events as MatchEventType[], organizations, batch: r.batch === true, source };
 }
 
 /**
@@ -74,7 +77,7 @@ function list(v: unknown, name: string): string[] {
 }
 
 export function viewOf(e: WebhookEndpoint): EndpointView {
-  return { id: e.id, url: e.url, events: e.events, organizations: e.organizations, source: e.source };
+  return { id: e.id, url: e.url, events: e.events, organizations: e.organizations, batch: e.batch, source: e.source };
 }
 
 export function wants(e: WebhookEndpoint, type: string, organizationId: string): boolean {
