@@ -3,6 +3,7 @@
 // source addresses. Prints one JSON line with what it saw. A plain module, run with `node --import tsx`.
 import http from 'node:http';
 import net from 'node:net';
+import { pollUntil } from './waits.js';
 
 interface Args { ingest: number; broadcast: number; metrics: number; prefix: string }
 const args = JSON.parse(process.argv[2]) as Args;
@@ -11,7 +12,6 @@ const hex = (n: number) => n.toString(16);
 const inOne64 = (i: number) => `${args.prefix}::1:${hex(i >>> 16)}:${hex(i & 0xffff)}`;
 /** An address in the j-th other /64 of <prefix>::/48. */
 const inOther64 = (j: number) => `${args.prefix}:0:${hex(j + 1)}::1`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A value of the service's /metrics (the sum of the samples of `name` whose labels include `listener`). */
 async function metric(name: string, listener: string): Promise<number> {
@@ -45,16 +45,21 @@ async function idleFrom(port: number, listener: string, addresses: string[], bat
     })));
   }
   const ms = Date.now() - started;
+  // Polled every 200 ms until five readings in a row agree (or 10 s): what the service settled on.
   let seen = '';
   let held = 0;
-  for (let stable = 0, deadline = Date.now() + 10_000; stable < 5 && Date.now() < deadline; await sleep(200)) {
+  let stable = 0;
+  const deadline = Date.now() + 10_000;
+  await pollUntil(async () => {
     held = await metric('ods_tcp_connections', listener) - openBefore;
     const now = `${held}/${await metric('ods_tcp_connections_refused_total', listener)}`;
     stable = now === seen ? stable + 1 : 0;
     seen = now;
-  }
+    return stable >= 5 || Date.now() > deadline;
+  }, `${listener}: the connection counts settling`, 20_000, 200);
   for (const socket of sockets) socket.destroy();
-  await sleep(300);
+  // The next batch counts from the service's open connections: wait until it has closed these.
+  await pollUntil(async () => await metric('ods_tcp_connections', listener) <= openBefore, `${listener}: the probe's connections closed`, 30_000, 50);
   return { connected, held, ms };
 }
 

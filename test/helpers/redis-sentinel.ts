@@ -11,6 +11,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { REDIS_SERVER } from './redis-server.js';
+import { pollUntil } from './waits.js';
 
 export const REDIS_SENTINEL = process.env.REDIS_SENTINEL_BIN ?? 'redis-sentinel';
 export const MASTER_NAME = 'mymaster';
@@ -70,13 +71,13 @@ export async function startSentinelSetup(): Promise<SentinelSetup> {
     let output = '';
     p.stdout!.on('data', (c: Buffer) => { output += c.toString(); });
     p.stderr!.on('data', (c: Buffer) => { output += c.toString(); });
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      if (p.exitCode !== null || p.signalCode !== null) throw new Error(`${bin} exited (${p.exitCode}):\n${output}`);
-      if ((await rawCommand(port, ['PING']).catch(() => '')).startsWith('+PONG')) return p;
-      if (Date.now() > deadline) throw new Error(`${bin} did not answer within 20 s:\n${output}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await pollUntil(async () => {
+      if (p.exitCode !== null || p.signalCode !== null) throw new Error(`${bin} exited (${p.exitCode})`);
+      return (await rawCommand(port, ['PING']).catch(() => '')).startsWith('+PONG');
+    }, `${bin} on port ${port} answering PING`, 20_000).catch((err: Error) => {
+      throw new Error(`${err.message}:\n${output}`);
+    });
+    return p;
   };
   const stopAll = async () => {
     await Promise.all(procs.map(async (p) => {
@@ -134,17 +135,20 @@ export async function startSentinelSetup(): Promise<SentinelSetup> {
     stop: stopAll,
   };
   // Ready once the replica is in sync and every Sentinel knows the primary, its replica and the other Sentinels.
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const link = (await setup.replication(servers[1]).catch(() => ({} as Record<string, string>))).master_link_status;
-    const known = await Promise.all(sentinels.map(async (port) => {
-      const info = await rawCommand(port, ['INFO', 'sentinel']).catch(() => '');
-      return /status=ok,address=127\.0\.0\.1:\d+,slaves=1,sentinels=3/.test(info);
-    }));
-    if (link === 'up' && known.every(Boolean)) return setup;
-    if (Date.now() > deadline) { await stopAll(); throw new Error('the Sentinel setup did not settle within 30 s'); }
-    await new Promise((r) => setTimeout(r, 100));
+  try {
+    await pollUntil(async () => {
+      const link = (await setup.replication(servers[1]).catch(() => ({} as Record<string, string>))).master_link_status;
+      const known = await Promise.all(sentinels.map(async (port) => {
+        const info = await rawCommand(port, ['INFO', 'sentinel']).catch(() => '');
+        return /status=ok,address=127\.0\.0\.1:\d+,slaves=1,sentinels=3/.test(info);
+      }));
+      return link === 'up' && known.every(Boolean);
+    }, 'the Sentinel setup settling', 30_000, 100);
+  } catch (err) {
+    await stopAll();
+    throw err;
   }
+  return setup;
 }
 
 /** One RESP command over a fresh TCP connection to 127.0.0.1:port; resolves with the whole reply's raw text once it is complete. */

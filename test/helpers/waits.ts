@@ -3,7 +3,8 @@
 // travels the same ordered path (the next frame of the match, an echo on the same socket), then
 // checks that nothing came before it. The few waits on the clock that remain (a client's pace,
 // a lifetime on the service's clock) go through `sleep`, each with a comment saying why no event
-// can replace it; `grep -rn "await sleep(" test` lists them.
+// can replace it (at most 10 in test/, poll intervals and a client's pace included); they are
+// listed by: grep -rnE 'await (sleep|until)\(|await new Promise[^;]*setTimeout\((r|resolve), |await setTimeout\(|=> sleep\(' test
 import type { Socket } from 'socket.io-client';
 
 /**

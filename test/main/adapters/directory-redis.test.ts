@@ -11,6 +11,7 @@ import type { NewMatch } from '../../../src/main/ports/match-directory.js';
 import { describeMatchDirectoryContract } from '../ports/match-directory.contract.js';
 import { describeMatchOwnershipContract } from '../ports/match-ownership.contract.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
+import { sleep } from '../../helpers/waits.js';
 
 const log = pino({ level: 'silent' });
 let server: RedisServer;
@@ -215,7 +216,8 @@ describe('RedisMatchDirectory: two nodes', () => {
     expect(await ownB.adopt('H1', claim.record.epoch)).toBeUndefined();
     // A's next renewal takes the lease again (the record is still its epoch's); B never got it.
     await expect.poll(() => raw('GET', `${prefix}lease:H1`), { timeout: 10_000 }).toContain(`A ${claim.record.epoch}`);
-    await new Promise((r) => setTimeout(r, 2100)); // past the hold
+    // Past B's hold (one lease TTL on B's own clock after it reconnected): the hold ends with no event.
+    await sleep(2100);
     expect(await ownB.adopt('H1', claim.record.epoch)).toBeUndefined(); // the lease is live
     expect(ownA.owns('H1')).toBe(true);
     expect(b.get('H1')?.epoch).toBe(claim.record.epoch);

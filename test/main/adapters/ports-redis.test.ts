@@ -51,14 +51,15 @@ async function connect(prefix: string, nodeId = 'node-a'): Promise<RedisConnecti
 // (the TTL and every step alike) so that a loaded machine's pauses stay well inside the contracts'
 // margins (a record checked at half its TTL must still be there).
 const SLOW = 3;
+const advance = (ms: number) => sleep(ms * SLOW); // Redis's clock: real time must pass
 describePreviewStoreContract('redis', {
   make: async (bounds) => new RedisPreviewStore(await connect(freshPrefix()), { ...bounds, ttlMs: bounds.ttlMs * SLOW }),
-  advance: (ms) => sleep(ms * SLOW),
+  advance,
 });
 
 describeTeamInfoStoreContract('redis', {
   make: async (ttlMs) => new RedisTeamInfoStore(await connect(freshPrefix()), { ttlMs: ttlMs * SLOW }),
-  advance: (ms) => sleep(ms * SLOW),
+  advance,
 });
 
 // publish resolves once the message came back to the bus: delivered to this process's listeners.

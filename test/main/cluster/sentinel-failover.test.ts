@@ -16,6 +16,7 @@ import { playReplay, recordedMatch, replayLogon, sendRecords, type Replay } from
 import { MASTER_NAME, startSentinelSetup, type SentinelSetup } from '../../helpers/redis-sentinel.js';
 import { spawnService, type ServiceProcess } from '../../helpers/service-process.js';
 import { startTestService } from '../../helpers/service.js';
+import { pollUntil } from '../../helpers/waits.js';
 import { decodeSnapshot } from '../../../src/main/adapters/redis/snapshot-store.js';
 
 const MATCHES = 50;
@@ -97,21 +98,20 @@ describe('Redis failover with Sentinel, 3 nodes, 50 live matches', () => {
     const doubles: string[] = [];
     let polling = true;
     let rounds = 0;
-    const poller = (async () => {
-      while (polling) {
-        const owners = await localOwners().catch(() => null);
-        if (owners) {
-          rounds++;
-          for (const [code, ns] of owners) {
-            if (ns.length > 1) doubles.push(`${code}: ${ns.join('+')}`);
-            const set = seen.get(code) ?? new Set<string>();
-            for (const n of ns) set.add(n);
-            seen.set(code, set);
-          }
+    const poller = pollUntil(async () => {
+      if (!polling) return true;
+      const owners = await localOwners().catch(() => null);
+      if (owners) {
+        rounds++;
+        for (const [code, ns] of owners) {
+          if (ns.length > 1) doubles.push(`${code}: ${ns.join('+')}`);
+          const set = seen.get(code) ?? new Set<string>();
+          for (const n of ns) set.add(n);
+          seen.set(code, set);
         }
-        await new Promise((r) => setTimeout(r, 100));
       }
-    })();
+      return false;
+    }, 'the ownership poller stopping', 300_000, 100);
     try {
       await Promise.all(observers.map((s, i) => sendRecords(s, replay, { pace: 'instant', groupCode: codeOf(i), to: BEFORE })));
       for (const pair of overlays) for (const fe of pair) await fe.waitFor((f) => typeof f.roundNumber === 'number' && f.roundNumber > 0, 60_000);
@@ -124,8 +124,11 @@ describe('Redis failover with Sentinel, 3 nodes, 50 live matches', () => {
       for (const node of nodes) expect(logLines(node, 'redis write not acknowledged by a replica in time (a failover now could undo it)')).toEqual([]);
 
       // Mid-match: the game goes on while the primary dies and the Sentinels promote the replica.
+      const framesBefore = overlays.map((pair) => pair.map((fe) => fe.raw.length));
       const during = Promise.all(observers.map((s, i) => sendRecords(s, replay, { pace: 40, groupCode: codeOf(i), from: BEFORE, to: DURING })));
-      await new Promise((r) => setTimeout(r, 1500));
+      // The kill comes once every overlay has a frame of this stretch (the game is going on
+      // everywhere), while the rest of it (~9 s at this pace) is still being sent.
+      await expect.poll(() => overlays.every((pair, i) => pair.every((fe, k) => fe.raw.length > framesBefore[i][k])), { timeout: 30_000 }).toBe(true);
       const framesAtKill = overlays.map((pair) => pair.map((fe) => fe.raw.length));
       const killedAt = Date.now();
       await setup.kill(0);
@@ -143,7 +146,9 @@ describe('Redis failover with Sentinel, 3 nodes, 50 live matches', () => {
       await during;
       // The records on the new primary keep their owner, with an epoch no lower than before the failover
       // (a lease renewal or two later: a renewal that finds a record without its lease takes the lease again).
-      await new Promise((r) => setTimeout(r, 2000));
+      const keptOwner = async () => (await Promise.all(Array.from({ length: MATCHES }, (_, i) => record(setup.servers[1], codeOf(i)))))
+        .flatMap((r, i) => (r?.owner === epochsBefore[i]!.owner && r.epoch >= epochsBefore[i]!.epoch ? [] : [`${codeOf(i)}: ${JSON.stringify(r)}`]));
+      await expect.poll(keptOwner, { timeout: 30_000, interval: 250 }).toEqual([]);
       const after = await Promise.all(Array.from({ length: MATCHES }, (_, i) => record(setup.servers[1], codeOf(i))));
       after.forEach((r, i) => {
         expect(r?.owner, codeOf(i)).toBe(epochsBefore[i]!.owner);

@@ -11,6 +11,7 @@ import { recordedMatch, replayObserver, sendRecords } from '../../helpers/record
 import { parseCsv, recordingFacts } from '../../helpers/recorded-events.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { startReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.js';
+import { sleep } from '../../helpers/waits.js';
 
 const replay = recordedMatch();
 const facts = recordingFacts(replay);
@@ -70,7 +71,8 @@ describe('webhooks', () => {
     await sendRecords(socket, replay, { pace: 'instant', groupCode: CODE, from: HALF });
     await a.waitFor(ended, 60_000);
     expect(ended(b.unique())).toBe(false);
-    await new Promise((r) => setTimeout(r, Math.max(0, 30_000 - (Date.now() - downAt)))); // the outage lasts 30 s
+    // The outage's length (30 s, as the issue asks) is what is tested: no event can end it sooner.
+    await sleep(Math.max(0, 30_000 - (Date.now() - downAt)));
     await b.up();
     await b.waitFor(ended, 90_000);
 

@@ -15,6 +15,7 @@ import { OutageProxy } from '../../helpers/outage-proxy.js';
 import { destroyAll, openRaw, type RawConnection } from '../../helpers/raw-connections.js';
 import { recordedMatch, replayLogon } from '../../helpers/recorded.js';
 import { spawnService, type ServiceProcess } from '../../helpers/service-process.js';
+import { atPace } from '../../helpers/waits.js';
 
 const KEY = 'VENUE-KEY';
 const MATCHES = 80;
@@ -38,7 +39,6 @@ const record = (i: number, k: number) => {
   return JSON.stringify({ ...r, groupCode: groupCode(i), ...(r.type === 'match_start' ? { data: matchId(i) } : {}) });
 };
 const health = (i: number, p: number, value: number) => JSON.stringify({ playerId: players[p].playerId, matchId: matchId(i), type: 'aux_health', data: value });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const children: ServiceProcess[] = [];
 const flood: RawConnection[] = [];
@@ -128,10 +128,7 @@ describe('a LAN venue of 400 clients behind one address, through a 30 s uplink c
     let flooding = true;
     const waves = (async () => {
       await wave(1000, 500); // past the cap of 1,000 at once
-      while (flooding) {
-        await sleep(2000);
-        if (flooding) await wave(50, 50);
-      }
+      await atPace(2000, () => flooding, () => wave(50, 50)); // the flooder's own rhythm
     })();
 
     // Log on: the venue through the proxy while the flood goes on, the reference directly.
@@ -154,13 +151,15 @@ describe('a LAN venue of 400 clients behind one address, through a 30 s uplink c
     // The reference plays the same messages, uncut.
     reference.send(BEFORE, DURING);
     reference.health(50);
-    // The game goes on at the venue: the clients buffer what they emit.
+    // The game goes on at the venue, in ten steps over the 30 s cut (its length is what is tested):
+    // the clients buffer what they emit.
     const steps = 10;
-    for (let step = 0; step < steps; step++) {
+    let step = 0;
+    await atPace((OUTAGE_MS - (Date.now() - cutAt)) / steps, () => step < steps, () => {
       venue.send(BEFORE + Math.floor(((DURING - BEFORE) * step) / steps), BEFORE + Math.floor(((DURING - BEFORE) * (step + 1)) / steps));
       if (step === steps / 2) venue.health(50);
-      await sleep((OUTAGE_MS - (Date.now() - cutAt)) / (steps - step));
-    }
+      step++;
+    });
     expect(proxy.refused).toBeGreaterThan(0); // the clients tried during the cut
     const restoredAt = Date.now();
     proxy.restore();
