@@ -4,8 +4,7 @@
 // second (changed rows, removed group codes, totals, the newest frames/s point). Rows are updated in
 // place, keyed by group code; all text goes through textContent.
 //
-// Kept as a TypeScript string so that the compiled service (dist/, the Docker image) carries it.
-// The script avoids template literals so that it can live inside this String.raw template.
+// A TypeScript string, so that dist/ and the image carry it; no template literals in its script.
 import { REHEARSAL_PANEL_HTML } from './rehearsal-panel.js'; // the "Rehearse" panel, below the table; then "Schedule" and "Webhooks"
 import { LINKS_CSS, LINKS_SCRIPT } from './dashboard-links-page.js'; // the links column and the standby actions
 import { FIXTURES_PANEL_HTML } from './fixtures-panel.js'; // the "Schedule" panel and the rows' mismatch mark

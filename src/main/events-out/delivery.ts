@@ -17,8 +17,8 @@ import { randomBytes } from 'node:crypto';
 import type { OutboundReport } from '../backend/http.js';
 import type { Logger } from '../base/log.js';
 import type { EventOutbox } from '../ports/event-outbox.js';
-import { webhookPoster, type WebhookPost } from './post.js';
-import { webhookSigner, type Signer } from './sign.js';
+import { EndpointLanes, type DeadLetter, type DeliveryStats, type Lane, type Part } from './endpoint-lanes.js';
+
 import { wants, type WebhookEndpoint } from './endpoints.js';
 import type { EventJournal, MatchLog } from './journal.js';
 import type { StoredEvent } from './types.js';
@@ -33,18 +33,6 @@ const BATCH_MAX_BYTES = 512 * 1024;
 /** A batch endpoint's requests start at least this far apart: what comes meanwhile waits for the next (at most 4 requests a second). */
 const BATCH_INTERVAL_MS = 250;
 
-export interface DeadLetter {
-  endpointId: string; eventId: string; type: string; groupCode: string;
-  attempts: number; lastError: string; firstAttemptAt: string; deadAt: string;
-}
-
-export interface DeliveryStats { delivered: number; failedAttempts: number; deadLettered: number; inFlight: number; waiting: number }
-
-interface Lane { attempts: number; firstAttemptAt: number; busy: boolean }
-
-/** What one request carries of one match: its next events for this endpoint, in seq order. */
-interface Part { match: MatchLog; lane: Lane; events: StoredEvent[] }
-
 export interface DeliveryDeps {
   journal: EventJournal;
   /** Every webhook call's outcome (metrics: ods_backend_calls_total{call="webhook"}). */
@@ -58,40 +46,6 @@ export interface DeliveryDeps {
   deadLetters: DeadLetter[];
   /** The outbox shared by the nodes (REDIS_URL), or null. */
   shared?: EventOutbox | null;
-}
-
-class EndpointLanes {
-  readonly stats: DeliveryStats = { delivered: 0, failedAttempts: 0, deadLettered: 0, inFlight: 0, waiting: 0 };
-  readonly ready = new Set<string>();
-  readonly lanes = new Map<string, Lane>();
-  readonly sign: Signer;
-  readonly post: WebhookPost;
-  readonly closePoster: () => void;
-  closed = false;
-  /** Failed attempts in a row (0: healthy), and the endpoint's back-off. */
-  streak = 0;
-  suspendedUntil = 0;
-  timer: NodeJS.Timeout | undefined;
-  lastError = '';
-  /** A batch endpoint's pump is due (setImmediate): events stored meanwhile go in one request. */
-  scheduled = false;
-  /** When a batch endpoint's last request started, and the timer of its next one. */
-  lastBatchAt = 0;
-  batchTimer: NodeJS.Timeout | undefined;
-
-  constructor(readonly endpoint: WebhookEndpoint, readonly cursors: Record<string, number>, timeoutMs: number, report: OutboundReport | undefined) {
-    this.sign = webhookSigner(endpoint.secret);
-    const poster = webhookPoster(endpoint.url, timeoutMs, report);
-    this.post = poster.post;
-    this.closePoster = poster.close;
-  }
-
-  stop(): void {
-    this.closed = true;
-    clearTimeout(this.timer);
-    clearTimeout(this.batchTimer);
-    this.closePoster();
-  }
 }
 
 export class WebhookDelivery {
