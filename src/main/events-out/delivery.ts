@@ -72,12 +72,17 @@ export class WebhookDelivery {
     if (match) this.maybeRelease(match); // an ended orphan every endpoint had already
   }
 
-  /** Starts delivering to an endpoint: where it was (saved cursors), or from now on when it is new here. */
+  /**
+   * Starts delivering to an endpoint: where it was (saved cursors). One without cursors: an endpoint
+   * added through the admin API gets what comes from now on; one of the setting (WEBHOOKS) gets every
+   * event still held (live and undelivered matches), because a restart before its first cursor was
+   * saved must not skip what it was owed (at least once).
+   */
   add(endpoint: WebhookEndpoint): void {
     this.remove(endpoint.id);
     const known = this.deps.cursors[endpoint.id];
     const cursors = known ?? {};
-    if (!known) for (const match of this.deps.journal.matches.values()) cursors[match.matchKey] = match.events.length;
+    if (!known && endpoint.source === 'admin') for (const match of this.deps.journal.matches.values()) cursors[match.matchKey] = match.events.length;
     this.deps.cursors[endpoint.id] = cursors;
     const lanes = new EndpointLanes(endpoint, cursors, this.deps.timeoutMs, this.deps.report);
     this.endpoints.set(endpoint.id, lanes);

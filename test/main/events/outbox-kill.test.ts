@@ -82,3 +82,37 @@ describe('the outbox on disk', () => {
     observer.close();
   }, 240_000);
 });
+
+describe('an endpoint of the setting with no saved cursor', () => {
+  it('gets every event still held after a restart, so a kill before its first cursor save skips nothing', async () => {
+    const rx = await startReceiver();
+    const stateDir = path.join(tempDir(), 'state');
+    const [ingest, rest, broadcast] = await freePorts(3);
+    const env = {
+      AUTH_KEY: KEY, TRUST_REPLAY_TIMESTAMPS: 'true', STATE_DIR: stateDir, SNAPSHOT_INTERVAL_MS: '200', METRICS_ENABLED: 'false',
+      INGEST_PORT: String(ingest), REST_PORT: String(rest), BROADCAST_PORT: String(broadcast), LOG_LEVEL: 'warn',
+      INGEST_RATE_PER_SOCKET: '1000000', INGEST_BURST_PER_SOCKET: '1000000',
+    };
+    // No endpoint yet: the events are journalled, nobody's cursor is saved.
+    const first = await spawnService(env);
+    procs.push(first);
+    const observer = connectObserver(first.urls.ingest, { reconnection: true });
+    const { ack } = await logon(observer, 'obs_logon', replayLogon(replay, { key: KEY, groupCode: 'KILL02' }));
+    expect(ack.value).toBe(true);
+    await sendRecords(observer, replay, { pace: 'instant', groupCode: 'KILL02', to: HALF });
+    const journalled = () => fs.readdirSync(path.join(stateDir, 'events')).filter((f) => f.startsWith('ev-'))
+      .flatMap((f) => fs.readFileSync(path.join(stateDir, 'events', f), 'utf8').trim().split('\n')).map((l) => (JSON.parse(l) as { event: { id: string; type: string } }).event);
+    await expect.poll(() => journalled().some((e) => e.type === 'round_ended'), { timeout: 30_000 }).toBe(true);
+    const held = journalled().map((e) => e.id);
+    await first.stop('SIGKILL');
+
+    // The endpoint appears with the restart (as after a kill within its first cursor save): it gets what was held.
+    const second = await spawnService({ ...env, WEBHOOKS: JSON.stringify([{ id: 'late', url: rx.url, secret: SECRET }]) });
+    procs.push(second);
+    await rx.waitFor((ev) => held.every((id) => ev.some((e) => e.id === id)), 60_000);
+    const got = rx.unique();
+    expect(got.map((e) => e.seq).slice(0, held.length)).toEqual(held.map((_, i) => i + 1));
+    observer.close();
+    await rx.close();
+  }, 120_000);
+});
