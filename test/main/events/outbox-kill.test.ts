@@ -28,6 +28,22 @@ afterAll(async () => {
   await receiver?.close();
 });
 
+/** A service on these ports with STATE_DIR (its outbox on disk), snapshots often, no ingestion budget in the way. */
+function serviceEnv(stateDir: string, [ingest, rest, broadcast]: number[]): Record<string, string> {
+  return {
+    AUTH_KEY: KEY, TRUST_REPLAY_TIMESTAMPS: 'true', STATE_DIR: stateDir, SNAPSHOT_INTERVAL_MS: '200', METRICS_ENABLED: 'false',
+    INGEST_PORT: String(ingest), REST_PORT: String(rest), BROADCAST_PORT: String(broadcast), LOG_LEVEL: 'warn',
+    INGEST_RATE_PER_SOCKET: '1000000', INGEST_BURST_PER_SOCKET: '1000000',
+  };
+}
+
+/** The events the outbox holds on disk (STATE_DIR/events/ev-*), in the order written. */
+function journalled(stateDir: string): Array<{ id: string; type: string }> {
+  return fs.readdirSync(path.join(stateDir, 'events')).filter((f) => f.startsWith('ev-'))
+    .flatMap((f) => fs.readFileSync(path.join(stateDir, 'events', f), 'utf8').trim().split('\n'))
+    .map((l) => (JSON.parse(l) as { event: { id: string; type: string } }).event);
+}
+
 /** The match-clock time of the last change in the match's STATE_DIR snapshot (0 when none yet). */
 function snapshotTime(stateDir: string): number {
   let t = 0;
@@ -44,12 +60,7 @@ describe('the outbox on disk', () => {
     receiver = await startReceiver();
     const stateDir = path.join(tempDir(), 'state');
     const [ingest, rest, broadcast] = await freePorts(3);
-    const env = {
-      AUTH_KEY: KEY, TRUST_REPLAY_TIMESTAMPS: 'true', STATE_DIR: stateDir, SNAPSHOT_INTERVAL_MS: '200', METRICS_ENABLED: 'false',
-      INGEST_PORT: String(ingest), REST_PORT: String(rest), BROADCAST_PORT: String(broadcast), LOG_LEVEL: 'warn',
-      INGEST_RATE_PER_SOCKET: '1000000', INGEST_BURST_PER_SOCKET: '1000000',
-      WEBHOOKS: JSON.stringify([{ id: 'rx', url: receiver.url, secret: SECRET }]),
-    };
+    const env = { ...serviceEnv(stateDir, [ingest, rest, broadcast]), WEBHOOKS: JSON.stringify([{ id: 'rx', url: receiver.url, secret: SECRET }]) };
     const first = await spawnService(env);
     procs.push(first);
     const observer = connectObserver(first.urls.ingest, { reconnection: true });
@@ -64,8 +75,7 @@ describe('the outbox on disk', () => {
     await sendRecords(observer, replay, { pace: 'instant', groupCode: CODE, from: quarter, to: HALF });
     // Killed once the match's snapshot holds the whole first half (what the kill cannot take back).
     await expect.poll(() => snapshotTime(stateDir), { timeout: 30_000 }).toBeGreaterThanOrEqual(replay.records[HALF - 1].timestamp as number);
-    const journal = () => fs.readdirSync(path.join(stateDir, 'events')).filter((f) => f.startsWith('ev-'))
-      .flatMap((f) => fs.readFileSync(path.join(stateDir, 'events', f), 'utf8').trim().split('\n')).map((l) => (JSON.parse(l) as { event: { id: string } }).event.id);
+    const journal = () => journalled(stateDir).map((e) => e.id);
     const beforeKill = journal();
     expect(beforeKill.length).toBeGreaterThan(receiver.unique().length);
     await first.stop('SIGKILL');
@@ -88,11 +98,7 @@ describe('an endpoint of the setting with no saved cursor', () => {
     const rx = await startReceiver();
     const stateDir = path.join(tempDir(), 'state');
     const [ingest, rest, broadcast] = await freePorts(3);
-    const env = {
-      AUTH_KEY: KEY, TRUST_REPLAY_TIMESTAMPS: 'true', STATE_DIR: stateDir, SNAPSHOT_INTERVAL_MS: '200', METRICS_ENABLED: 'false',
-      INGEST_PORT: String(ingest), REST_PORT: String(rest), BROADCAST_PORT: String(broadcast), LOG_LEVEL: 'warn',
-      INGEST_RATE_PER_SOCKET: '1000000', INGEST_BURST_PER_SOCKET: '1000000',
-    };
+    const env = serviceEnv(stateDir, [ingest, rest, broadcast]);
     // No endpoint yet: the events are journalled, nobody's cursor is saved.
     const first = await spawnService(env);
     procs.push(first);
@@ -100,10 +106,8 @@ describe('an endpoint of the setting with no saved cursor', () => {
     const { ack } = await logon(observer, 'obs_logon', replayLogon(replay, { key: KEY, groupCode: 'KILL02' }));
     expect(ack.value).toBe(true);
     await sendRecords(observer, replay, { pace: 'instant', groupCode: 'KILL02', to: HALF });
-    const journalled = () => fs.readdirSync(path.join(stateDir, 'events')).filter((f) => f.startsWith('ev-'))
-      .flatMap((f) => fs.readFileSync(path.join(stateDir, 'events', f), 'utf8').trim().split('\n')).map((l) => (JSON.parse(l) as { event: { id: string; type: string } }).event);
-    await expect.poll(() => journalled().some((e) => e.type === 'round_ended'), { timeout: 30_000 }).toBe(true);
-    const held = journalled().map((e) => e.id);
+    await expect.poll(() => journalled(stateDir).some((e) => e.type === 'round_ended'), { timeout: 30_000 }).toBe(true);
+    const held = journalled(stateDir).map((e) => e.id);
     await first.stop('SIGKILL');
 
     // The endpoint appears with the restart (as after a kill within its first cursor save): it gets what was held.
