@@ -22,7 +22,7 @@ export function sampleRecord(groupCode: string, agoMs: number, rounds = 19): Mat
     matchKey, groupCode, matchId: `match-${made}`, map: 'Ascent', teams: [{ name: 'Alpha', tricode: 'ALP' }, { name: 'Beta', tricode: 'BET' }],
     startedAt: new Date(Date.now() - agoMs - 2_400_000).toISOString(), endedAt: new Date(Date.now() - agoMs).toISOString(), storedAt: new Date(Date.now() - agoMs).toISOString(),
     reason: 'completed', score: { team_0: 13, team_1: rounds - 13 }, series: null,
-    rounds: Array.from({ length: rounds }, (_, r) => ({ round: r + 1, winner: { team: r % 2, side: 'attack' as const }, method: 'elimination', score: { team_0: r, team_1: 0 } })),
+    rounds: Array.from({ length: rounds }, (_, r) => ({ round: r + 1, winner: { team: (r % 2) as 0 | 1, name: r % 2 ? 'Beta' : 'Alpha', tricode: r % 2 ? 'BET' : 'ALP', side: 'attack' as const }, method: 'elimination', score: { team_0: r, team_1: 0 } })),
     players: players.map((p) => ({ ...p, agent: 'Jett', ...counts })),
     playerRounds: Array.from({ length: rounds }, (_, r) => players.map((p) => ({ round: r + 1, ...p, ...counts }))).flat(),
   };
