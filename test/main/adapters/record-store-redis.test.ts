@@ -75,3 +75,22 @@ describe('RedisRecordStore', () => {
     expect(await conn.cmd.pttl(conn.keys.deadLetters)).toBeGreaterThan(50_000);
   });
 });
+
+describe('records and dead letters while Redis is down', () => {
+  it('every method fails fast (no longer than the command timeout) and works again once Redis is back', async () => {
+    const conn = await connect(`t${run}-down:`, 'node-a');
+    const store = new RedisRecordStore(conn, { retentionMs: 60_000 });
+    const letters = new RedisDeadLetters(conn, { retentionMs: 60_000 });
+    const record = sampleRecord('DOWN', 1_000);
+    await server.stop();
+    const started = Date.now();
+    const settled = await Promise.allSettled([store.put(record), store.list(), store.get(record.matchKey), store.prune(Date.now()), letters.add({ endpointId: 'wh', eventId: 'K.1', type: 'kill', groupCode: 'K', attempts: 1, lastError: 'x', firstAttemptAt: '', deadAt: '' }), letters.list()]);
+    expect(Date.now() - started).toBeLessThan(2000 + 1500);
+    expect(settled.map((r) => r.status)).toEqual(Array(6).fill('rejected'));
+    await server.start();
+    // The connection reconnects by itself (an empty Redis: nothing was persisted).
+    await expect.poll(async () => { try { await store.put(record); return true; } catch { return false; } }, { timeout: 20_000 }).toBe(true);
+    expect(await store.get(record.matchKey)).toEqual(record);
+    expect((await store.list()).map((s) => s.matchKey)).toEqual([record.matchKey]);
+  });
+});

@@ -3,7 +3,8 @@
 // with a webhook endpoint nobody listens at (its events are dead-lettered after
 // WEBHOOK_RETRY_FOR_MS). Node B's admin API lists the record, returns it as JSON and as CSV (equal to
 // the totals computed from the recording's rows) and lists node A's dead letters; after node A is
-// killed (SIGKILL), it still does. Without the admin token, each route answers 401.
+// killed (SIGKILL), it still does. Without the admin token, each route answers 401; with Redis
+// gone, 503 { error }.
 import net from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -124,5 +125,14 @@ describe('match records and dead letters on Redis', () => {
     }
     expect((await apiB.request('GET', '/admin/records?limit=0')).status).toBe(400);
     expect((await apiB.request('GET', '/admin/records/NOPE-1')).status).toBe(404);
+
+    // Redis gone: a clear 503 { error }, and the node goes on.
+    await cluster.redis.stop();
+    for (const path of ['/admin/records', `/admin/records/${key}`, `/admin/records/${key}/rounds.csv`, '/admin/webhooks']) {
+      const res = await apiB.request('GET', path);
+      expect(res.status).toBe(503);
+      expect((await res.json() as { error: string }).error).toContain('records store');
+    }
+    expect((await fetch(`${b.urls.rest}/status`)).status).toBe(200);
   }, 240_000);
 });
