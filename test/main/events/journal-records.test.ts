@@ -63,4 +63,27 @@ describe('EventJournal: ended matches', () => {
     expect(await again.get('M7-key')).toBeUndefined();
     journal2.close();
   });
+
+  it('a match read from the shared outbox that had ended has its record kept again, in this node\'s store', async () => {
+    const log = createLogger({ LOG_LEVEL: 'silent', LOG_FORMAT: 'json' });
+    // Node A's events, written to the files that node B then reads as its shared outbox (the files
+    // adapter of the EventOutbox port); each node has its own record store.
+    const outboxDir = fs.mkdtempSync(path.join(dir, 'outbox-'));
+    const recordsA = new FileRecordStore(null, 3_600_000);
+    const a = new EventJournal({ files: new JournalFiles(outboxDir, log), records: recordsA, log, resumeWindowMs: 600_000, retentionMs: 3_600_000 });
+    const all = events();
+    for (const d of all) a.add('LOST', 'LOST-key', 'match-lost', 'org', d);
+    const shared = new JournalFiles(outboxDir, log);
+    expect(await shared.events('LOST-key')).toHaveLength(all.length);
+    const record = (await recordsA.get('LOST-key'))!;
+    expect(record.rounds).toHaveLength(3);
+    a.close();
+    // Node A is lost before its record reached the shared store: node B reads the ended match from the outbox.
+    const recordsB = new FileRecordStore(null, 3_600_000);
+    const b = new EventJournal({ files: null, shared, records: recordsB, log, resumeWindowMs: 600_000, retentionMs: 3_600_000 });
+    expect(b.add('LOST', 'LOST-key', 'match-lost', 'org', all[1])).toBeNull();
+    await expect.poll(() => recordsB.get('LOST-key')).toEqual(record);
+    expect(b.matches.get('LOST-key')?.ended).toBe(true);
+    b.close();
+  });
 });
