@@ -2,7 +2,8 @@
 // kept where"): two nodes share one redis-server. The recorded match is played on node A to its end,
 // with a webhook endpoint nobody listens at (its events are dead-lettered after
 // WEBHOOK_RETRY_FOR_MS). Node B's admin API lists the record, returns it as JSON and as CSV (equal to
-// the totals computed from the recording's rows) and lists node A's dead letters; after node A is
+// the totals computed from the recording's rows) and lists node A's dead letters (the dashboard's
+// Webhooks panel too); after node A is
 // killed (SIGKILL), it still does. Without the admin token, each route answers 401; with Redis
 // gone, 503 { error }.
 import net from 'node:net';
@@ -87,6 +88,10 @@ describe('match records and dead letters on Redis', () => {
     const before = await readThrough(apiB);
     expectRecordOfRecording(before);
     expect(before.deadLetters.every((d) => d.endpointId === 'gone' && d.lastError.length > 0)).toBe(true);
+    // The dashboard's Webhooks panel of node B (Basic, the token as password) shows node A's dead letters.
+    const basic = `Basic ${Buffer.from(`admin:${apiB.token}`).toString('base64')}`;
+    const panel = await (await fetch(`${b.urls.rest}/dashboard/webhooks`, { headers: { authorization: basic } })).json() as { deadLetters: DeadLetter[] };
+    expect(panel.deadLetters.some((d) => d.groupCode === CODE)).toBe(true);
     // Node A answers the same.
     expect((await readThrough(new AdminApi(a.urls.rest))).record).toEqual(before.record);
 
