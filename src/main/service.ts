@@ -172,7 +172,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const routes = new LocalRoutes();
   const sync = new MatchSync({ config, log, directory, events, request });
   // Match events out (events-out/): journal, webhooks, GET /events, records (EVENTS_ENABLED).
-  const eventOutput = config.EVENTS_ENABLED ? createEventOutput({ config, log, directory, shared: redis?.eventOutbox ?? null, report: (label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }) }) : null;
+  const eventOutput = config.EVENTS_ENABLED ? createEventOutput({ config, log, directory, shared: redis?.eventOutbox ?? null, records: redis?.records ?? null, deadLetters: redis?.deadLetters ?? null, report: (label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }) }) : null;
   const output = new ShardOutput({ log, frames, directory, routes, snapshots, teamInfo, sync, events, ...(eventOutput ? { matchEvents: eventOutput.take } : {}) });
   const recovery = new ShardRecovery({ log, routes, snapshots, frames, events });
   const totals = new ShardTotals(events);
