@@ -7,7 +7,7 @@
 // for another content (a restarted match's frame numbers start again; its bodies differ).
 import crypto from 'node:crypto';
 import { CONTENT_TYPES, render, type Format } from './formats.js';
-import { PLAYER_COLUMNS, clockSeconds, playerRows, scoreboardBase, withClock, type Clock, type FeedName, type MatchData, type Row } from './tables.js';
+import { PLAYER_COLUMNS, clockSeconds, feedTablesOf, withClock, type FeedName, type FeedTables, type MatchData } from './tables.js';
 
 export interface Rendered {
   readonly body: string;
@@ -15,10 +15,7 @@ export interface Rendered {
   readonly contentType: string;
 }
 
-interface FrameTables {
-  readonly scoreboard: { row: Row; clock: Clock };
-  readonly players: Row[];
-  readonly serverTime: number;
+interface FrameTables extends FeedTables {
   /** By feed, format (and, for the scoreboard, the clock's second). */
   readonly texts: Map<string, Rendered>;
 }
@@ -47,14 +44,12 @@ export class FeedCache {
 
   /** Makes `frame`'s tables from its match_data JSON text (once per frame). */
   load(frame: object, matchDataJson: string): void {
-    if (this.byFrame.has(frame)) return;
-    const m = JSON.parse(matchDataJson) as MatchData;
-    this.byFrame.set(frame, {
-      scoreboard: scoreboardBase(m),
-      players: playerRows(m),
-      serverTime: typeof m.serverTime === 'number' ? m.serverTime : 0,
-      texts: new Map(),
-    });
+    if (!this.byFrame.has(frame)) this.loadTables(frame, feedTablesOf(JSON.parse(matchDataJson) as MatchData));
+  }
+
+  /** `frame`'s tables as its shard made them from the match's state (main/feeds/shard-tables.ts). */
+  loadTables(frame: object, tables: FeedTables): void {
+    if (!this.byFrame.has(frame)) this.byFrame.set(frame, { ...tables, texts: new Map() });
   }
 
   /** The feed's text for a frame that was loaded (undefined otherwise). */
