@@ -162,8 +162,11 @@ export interface ShardOut {
   events: ShardEvent[];
   /** Frame texts of frames sent earlier without them: the answers to `frame_texts` requests, and a removed match's final frame. */
   lateFrameTexts?: LateFrameTexts;
-  /** Answers to `feed_tables`: parallel arrays, the tables as JSON text (`FeedTables`, protocol/feed-tables.ts). */
-  feedTables?: { codes: string[]; frameNos: number[]; texts: string[] };
+  /**
+   * Answers to `feed_tables`, parallel arrays (protocol/feed-tables.ts): the scoreboard and serverTime
+   * as JSON text, and the players' rows as JSON text (the players feed's JSON body as it is).
+   */
+  feedTables?: { codes: string[]; frameNos: number[]; scoreboards: string[]; players: string[] };
   stats?: ShardStats;
   /** Dashboard summaries of the matches that changed, at most every SUMMARY_INTERVAL_MS (not per frame). */
   summaries?: MatchSummary[];

@@ -4,7 +4,8 @@
 // time, and each cost the text's trip from the shard (which also started a hold: the text of every
 // frame of the next 5 s crossed threads), its unescaping and a JSON.parse of ~15 kB, for the few
 // members the tables copy (docs/benchmarks.md, "Events, webhooks and feeds at game pace"). The shard
-// sends the tables (~4 kB of JSON) instead. A match of another node (REDIS_URL) is read as before.
+// sends the tables instead: the scoreboard's (parsed here) and the players' JSON text (~4 kB), which is
+// the players feed's JSON body as it is (parsed only when CSV or XML is asked for). A match of another node (REDIS_URL) is read as before.
 import type { FeedTables } from '../../protocol/feed-tables.js';
 import type { ShardOut } from '../../protocol/shard-messages.js';
 import type { LocalRoutes } from '../matches/local-routes.js';
@@ -13,7 +14,8 @@ import type { ShardPool } from '../shards/pool.js';
 /** How long an answer may take (a shard answers within its cycle; one restarting does not answer). */
 const WAIT_MS = 2000;
 
-export interface ShardTablesAnswer { frameNo: number; tables: FeedTables }
+/** The players' rows stay JSON text (`playersJson`: the players feed's JSON body as is; parsed only for CSV or XML). */
+export interface ShardTablesAnswer { frameNo: number; tables: Omit<FeedTables, 'players'>; playersJson: string }
 type Resolve = (answer: ShardTablesAnswer | undefined) => void;
 
 export class ShardFeedTables {
@@ -57,7 +59,7 @@ export class ShardFeedTables {
       const entry = this.waiting.get(answers.codes[i]);
       if (!entry) continue;
       this.waiting.delete(answers.codes[i]);
-      const answer: ShardTablesAnswer = { frameNo: answers.frameNos[i], tables: JSON.parse(answers.texts[i]) as FeedTables };
+      const answer: ShardTablesAnswer = { frameNo: answers.frameNos[i], tables: JSON.parse(answers.scoreboards[i]) as Omit<FeedTables, 'players'>, playersJson: answers.players[i] };
       for (const resolve of entry.resolves) resolve(answer);
     }
   };

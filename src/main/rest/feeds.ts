@@ -73,7 +73,7 @@ export function registerFeeds(router: Router, source: FeedFrames, trustReplayTim
         // Kept with the frame they show while it is the latest (a newer one came meanwhile: used for this answer only).
         const latest = source.peek(groupCode);
         frame = latest?.frameNo === made.frameNo ? latest : {};
-        cache.loadTables(frame, made.tables);
+        cache.loadTables(frame, made.tables, made.playersJson);
       } else {
         const read = await source.read(groupCode);
         if (reply.finished) return;

@@ -41,12 +41,13 @@ export class Outbox {
     late.frameTexts.push(frameText);
   }
 
-  /** The feeds' tables of frame `frameNo` of the match (a `feed_tables` answer), as JSON text. */
-  feedTables(groupCode: string, frameNo: number, text: string): void {
-    const t = (this.out.feedTables ??= { codes: [], frameNos: [], texts: [] });
+  /** The feeds' tables of frame `frameNo` of the match (a `feed_tables` answer), as JSON texts. */
+  feedTables(groupCode: string, frameNo: number, scoreboard: string, players: string): void {
+    const t = (this.out.feedTables ??= { codes: [], frameNos: [], scoreboards: [], players: [] });
     t.codes.push(groupCode);
     t.frameNos.push(frameNo);
-    t.texts.push(text);
+    t.scoreboards.push(scoreboard);
+    t.players.push(players);
   }
 
   stats(stats: ShardStats): void {

@@ -172,7 +172,8 @@ export class Shard implements BatchContext, CycleContext {
   private sendFeedTablesNow(slot: Slot): void {
     slot.sent.feedTablesWanted = false;
     const serverTime = this.settings.trustReplayTimestamps ? slot.match.lastChangeAt : slot.sent.at;
-    this.out.feedTables(slot.groupCode, slot.sent.frameNo, JSON.stringify(feedTablesOf(slot.match.snapshot(), serverTime)));
+    const tables = feedTablesOf(slot.match.snapshot(), serverTime);
+    this.out.feedTables(slot.groupCode, slot.sent.frameNo, JSON.stringify({ scoreboard: tables.scoreboard, serverTime }), JSON.stringify(tables.players));
   }
 
   private sendLastFrameText(slot: Slot): void {
