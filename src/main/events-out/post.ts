@@ -7,7 +7,7 @@
 // (OUTBOUND_TIMEOUT_MS, one timer that aborts the request), redirects are not followed (a 3xx is a
 // failure: no redirect interceptor), the answer's body is read and discarded up to a bound, and every
 // call is reported (metrics).
-import { Pool } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import type { OutboundReport } from '../backend/http.js';
 import { MAX_OUTBOUND_RESPONSE_BYTES } from '../base/limits.js';
 
@@ -19,41 +19,53 @@ type Outcome = Parameters<OutboundReport>[2];
 export function webhookPoster(url: string, timeoutMs: number, report?: OutboundReport): { post: WebhookPost; close(): void } {
   const target = new URL(url);
   const path = target.pathname + target.search;
-  // undici's own timeouts as a backstop; the exchange's bound is the timer below.
-  const pool = new Pool(target.origin, { connections: 8, pipelining: 1, headersTimeout: timeoutMs * 2, bodyTimeout: timeoutMs * 2 });
-  const post: WebhookPost = async (body, headers) => {
+  // undici's own timeouts as a backstop (connect included); the exchange's bound is the timer below.
+  const pool = new Pool(target.origin, { connections: 8, pipelining: 1, headersTimeout: timeoutMs * 2, bodyTimeout: timeoutMs * 2, connect: { timeout: timeoutMs * 2 } });
+  // `dispatch` with a handler rather than `request`: no AbortSignal, body stream or async iterator per
+  // call (the answer's body is counted and dropped as it comes); docs/events.md, "Why undici's Pool".
+  const post: WebhookPost = (body, headers) => new Promise((resolve, reject) => {
     const started = performance.now();
-    const abort = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => { timedOut = true; abort.abort(); }, timeoutMs);
-    let outcome: Outcome = 'network';
-    try {
-      const res = await pool.request({ path, method: 'POST', headers, body, signal: abort.signal });
-      let size = 0;
-      for await (const chunk of res.body as AsyncIterable<Buffer>) {
-        size += chunk.length;
-        if (size > MAX_OUTBOUND_RESPONSE_BYTES) {
-          res.body.destroy();
-          outcome = 'too-large';
-          throw new Error('response too large');
-        }
-      }
-      const status = res.statusCode;
-      outcome = `${Math.min(5, Math.max(2, Math.floor(status / 100)))}xx` as Outcome;
-      return status;
-    } catch (err) {
-      const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
-      if (timedOut || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT') {
-        outcome = 'timeout';
-        throw new Error(`no answer within ${timeoutMs} ms`);
-      }
-      if (outcome === 'too-large') throw err;
-      outcome = 'network';
-      throw new Error(e.code ?? e.cause?.code ?? 'request failed');
-    } finally {
+    let done = false;
+    let controller: Dispatcher.DispatchController | null = null;
+    let status = 0;
+    let size = 0;
+    const finish = (outcome: Outcome, error?: string) => {
+      if (done) return;
+      done = true;
       clearTimeout(timer);
       report?.('webhook', (performance.now() - started) / 1000, outcome);
-    }
-  };
+      if (error === undefined) resolve(status);
+      else reject(new Error(error));
+    };
+    const timer = setTimeout(() => {
+      finish('timeout', `no answer within ${timeoutMs} ms`);
+      controller?.abort(new Error('timeout')); // not started yet: aborted as it starts (onRequestStart)
+    }, timeoutMs);
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(c) {
+        controller = c;
+        if (done) c.abort(new Error('timeout'));
+      },
+      onResponseStart(_c, statusCode) {
+        status = statusCode;
+      },
+      onResponseData(c, chunk) {
+        size += chunk.length;
+        if (size > MAX_OUTBOUND_RESPONSE_BYTES) {
+          finish('too-large', 'response too large');
+          c.abort(new Error('response too large'));
+        }
+      },
+      onResponseEnd() {
+        finish(`${Math.min(5, Math.max(2, Math.floor(status / 100)))}xx` as Outcome);
+      },
+      onResponseError(_c, err) {
+        const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
+        if (e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT' || e.code === 'UND_ERR_CONNECT_TIMEOUT') finish('timeout', `no answer within ${timeoutMs} ms`);
+        else finish('network', e.code ?? e.cause?.code ?? 'request failed');
+      },
+    };
+    pool.dispatch({ path, method: 'POST', headers, body }, handler);
+  });
   return { post, close: () => { void pool.destroy().catch(() => undefined); } };
 }
