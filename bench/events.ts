@@ -6,7 +6,7 @@
 // --runs times and compares the service's CPU (all threads) and the frames' latency. Modes: `off`;
 // `on` (single-event deliveries); `batch` (both endpoints with `batch: true`, docs/events.md);
 // `before` (`on` run by another tree's build, --before <its dist/main/index.js>, for A/B in one sitting);
-// `feeds` (no events, the feed pollers only: what the feeds alone cost). Every mode but `off` also
+// `feeds` (no events, the feed pollers only: what the feeds alone cost; `before-feeds`: the same on --before). Every mode but `off` also
 // polls the feeds as vMix would (bench:broadcast --feeds, lib/feed-pollers.ts: per match, the
 // scoreboard and players feeds as JSON, once a second each, with If-None-Match) unless --no-feeds.
 // --warmup S: seconds of load before the measured window (bench:broadcast's; 60 puts the 200
@@ -51,6 +51,7 @@ const envOf: Record<string, Record<string, string>> = {
   batch: { EVENTS_ENABLED: 'true', WEBHOOKS: webhooks(true) },
   before: { EVENTS_ENABLED: 'true', WEBHOOKS: webhooks(false), BENCH_ENTRY: BEFORE },
   feeds: { EVENTS_ENABLED: 'false' },
+  'before-feeds': { EVENTS_ENABLED: 'false', BENCH_ENTRY: BEFORE },
 };
 
 /** One bench:broadcast run as a child process with `env`: its result line. */
@@ -74,7 +75,7 @@ for (let run = 1; run <= RUNS; run++) {
     const before = received;
     const feeds = FEEDS && mode !== 'off';
     const r = await broadcastRun(envOf[mode], `events-${mode}-${run}`, feeds);
-    const row = { run, events: mode, feeds, warmup: Number(WARMUP), M: r.M, obsPerSec: r.obsPerSec, delivery: r.delivery, p50: r.p50, p99: r.p99, cpuPct: r.cpuPct, cpuMicrosPerFrame: r.cpuMicrosPerFrame, rssMB: r.rssMB, loopP99: r.loopP99, webhookRequests: received - before, feed200: r.feed200 ?? 0, feed304: r.feed304 ?? 0, feedErrors: (Number(r.feedErrors ?? 0) + Number(r.feedOther ?? 0)) };
+    const row = { run, events: mode, feeds, warmup: Number(WARMUP), M: r.M, obsPerSec: r.obsPerSec, delivery: r.delivery, p50: r.p50, p99: r.p99, cpuPct: r.cpuPct, cpuMicrosPerFrame: r.cpuMicrosPerFrame, rssMB: r.rssMB, loopP99: r.loopP99, mainUsPerMsg: Number(r.mainUserPerMsg) + Number(r.mainKernelPerMsg), shardUsPerMsg: Number(r.shardUserPerMsg) + Number(r.shardKernelPerMsg), webhookRequests: received - before, feed200: r.feed200 ?? 0, feed304: r.feed304 ?? 0, feedErrors: (Number(r.feedErrors ?? 0) + Number(r.feedOther ?? 0)) };
     jsonLine({ bench: 'events', ...row });
     rows.push(row);
   }
@@ -87,7 +88,7 @@ for (const mode of MODES) {
   if (mode !== 'off') summary[`cpuIncrease_${mode}`] = mean(mode, 'cpuPct') / mean('off', 'cpuPct') - 1;
 }
 jsonLine({ bench: 'events-summary', ...summary });
-process.stdout.write('\n' + table(rows, ['run', 'events', 'M', 'obsPerSec', 'delivery', 'p50', 'p99', 'cpuPct', 'cpuMicrosPerFrame', 'rssMB', 'loopP99', 'webhookRequests', 'feed200', 'feed304', 'feedErrors']) + '\n');
+process.stdout.write('\n' + table(rows, ['run', 'events', 'M', 'obsPerSec', 'delivery', 'p50', 'p99', 'cpuPct', 'cpuMicrosPerFrame', 'rssMB', 'loopP99', 'mainUsPerMsg', 'shardUsPerMsg', 'webhookRequests', 'feed200', 'feed304', 'feedErrors']) + '\n');
 for (const mode of MODES.filter((m) => m !== 'off')) process.stdout.write(`CPU with events (${mode}): ${(summary[`cpuIncrease_${mode}`] * 100).toFixed(1)} % against without (mean of ${RUNS} runs each)\n`);
 writeResults('events', { machine: machine(), options: { M, RATE, PATTERN, DURATION, WARMUP, RUNS, MODES, FEEDS }, rows, summary });
 receiver.close();
