@@ -173,7 +173,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const routes = new LocalRoutes();
   const sync = new MatchSync({ config, log, directory, events, request });
   // Match events out (events-out/): journal, webhooks, GET /events, records (EVENTS_ENABLED).
-  const eventOutput = config.EVENTS_ENABLED ? createEventOutput({ config, log, directory, shared: redis?.eventOutbox ?? null, report: (label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }) }) : null;
+  const eventOutput = config.EVENTS_ENABLED ? createEventOutput({ config, log, directory, shared: redis?.eventOutbox ?? null, records: redis?.records ?? null, deadLetters: redis?.deadLetters ?? null, report: (label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }) }) : null;
   // GET /feeds of a local match: its shard makes the tables (feeds/shard-tables.ts), answered through `output`.
   const feedTables = new ShardFeedTables(routes);
   const output = new ShardOutput({ log, frames, directory, routes, snapshots, teamInfo, sync, events, feedTables: feedTables.take, ...(eventOutput ? { matchEvents: eventOutput.take } : {}) });

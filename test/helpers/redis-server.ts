@@ -4,9 +4,9 @@
 // persistence: every key is gone). A plain module: no vitest, so tsx runs it too.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { rawCommand } from './redis-raw.js';
 import { pollUntil } from './waits.js';
 
 export const REDIS_SERVER = process.env.REDIS_SERVER_BIN ?? 'redis-server';
@@ -87,24 +87,3 @@ async function ping(socketPath: string): Promise<boolean> {
   }
 }
 
-/** One RESP command over a fresh connection; resolves with the first reply's raw text. */
-function rawCommand(socketPath: string, args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const sock = net.createConnection(socketPath);
-    let reply = Buffer.alloc(0);
-    const timer = setTimeout(() => { sock.destroy(); reject(new Error('redis command timed out')); }, 5000);
-    sock.on('error', (err) => { clearTimeout(timer); reject(err); });
-    sock.on('connect', () => sock.write(`*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`));
-    sock.on('data', (c: Buffer) => {
-      reply = Buffer.concat([reply, c]);
-      const eol = reply.indexOf('\r\n');
-      if (eol < 0) return;
-      // A bulk string ($<len>) is complete once its bytes and their CRLF are in; other replies end at their first CRLF.
-      const len = reply[0] === 0x24 ? Number(reply.subarray(1, eol).toString()) : -1;
-      if (len >= 0 && reply.length < eol + 2 + len + 2) return;
-      clearTimeout(timer);
-      sock.end();
-      resolve(reply.toString());
-    });
-  });
-}

@@ -13,6 +13,7 @@ import { RedisMatchDirectory } from '../adapters/redis/match-directory.js';
 import { RedisMatchOwnership } from '../adapters/redis/match-ownership.js';
 import { RedisOwnerInbox } from '../adapters/redis/owner-inbox.js';
 import { RedisPreviewStore } from '../adapters/redis/preview-store.js';
+import { RedisDeadLetters, RedisRecordStore } from '../adapters/redis/record-store.js';
 import { RedisSessionStore } from '../adapters/redis/session-store.js';
 import { RedisSnapshotStore } from '../adapters/redis/snapshot-store.js';
 import { RedisStandbyStore } from '../adapters/redis/standby-store.js';
@@ -54,6 +55,8 @@ export async function openRedisPorts(config: Config, log: Logger) {
       ownership,
       inbox,
       eventOutbox: made(new RedisEventOutbox(conn, { retentionMs: config.EVENTS_RETENTION_MS })),
+      records: made(new RedisRecordStore(conn, { retentionMs: config.EVENTS_RETENTION_MS })),
+      deadLetters: made(new RedisDeadLetters(conn, { retentionMs: config.EVENTS_RETENTION_MS })),
       frameStats: frames.stats,
       opened,
       shared: {

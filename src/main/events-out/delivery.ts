@@ -4,7 +4,8 @@
 // 2xx, timeout, network) backs the whole endpoint off: 1 s, 2 s, 4 s … up to 30 s, then one lane
 // probes it, and all lanes go on once a probe succeeds; so a dead endpoint costs one attempt per
 // period, whatever the number of matches. An event still undelivered WEBHOOK_RETRY_FOR_MS after it
-// was stored is dead-lettered (kept, listed, shown on the dashboard) and its lane goes on. Nothing
+// was stored is dead-lettered (kept by the DeadLetterStore, listed, shown on the dashboard: on every
+// node with REDIS_URL) and its lane goes on. Nothing
 // waits for an endpoint on the match's path (the journal stores, then tells this module), and each
 // endpoint has its own lanes and agent. The cursors (the last seq handled per endpoint and match) are
 // saved as they move, so a restart goes on where it was (a delivery whose cursor was not yet saved is
@@ -17,7 +18,8 @@ import { randomBytes } from 'node:crypto';
 import type { OutboundReport } from '../backend/http.js';
 import type { Logger } from '../base/log.js';
 import type { EventOutbox } from '../ports/event-outbox.js';
-import { EndpointLanes, type DeadLetter, type DeliveryStats, type Lane, type Part } from './endpoint-lanes.js';
+import type { DeadLetterStore } from '../ports/record-store.js';
+import { EndpointLanes, type DeliveryStats, type Lane, type Part } from './endpoint-lanes.js';
 
 import { wants, type WebhookEndpoint } from './endpoints.js';
 import type { EventJournal, MatchLog } from './journal.js';
@@ -26,7 +28,6 @@ import type { StoredEvent } from './types.js';
 const MAX_LANES_IN_FLIGHT = 8;
 const FIRST_RETRY_MS = 1000;
 const MAX_RETRY_MS = 30_000;
-const MAX_DEAD_LETTERS = 1000;
 /** A batch delivery's bounds: events, and bytes of body (one larger event still goes, alone). */
 const BATCH_MAX_EVENTS = 100;
 const BATCH_MAX_BYTES = 512 * 1024;
@@ -40,10 +41,11 @@ export interface DeliveryDeps {
   timeoutMs: number;
   retryForMs: number;
   log: Logger;
-  /** Cursors and dead letters to keep (journal-files.ts), or null (memory only): the dead letters only when they changed. */
-  save: ((cursors: Record<string, Record<string, number>>, dead: DeadLetter[] | null) => void) | null;
+  /** Cursors to keep (journal-files.ts), or null (memory only). */
+  save: ((cursors: Record<string, Record<string, number>>) => void) | null;
   cursors: Record<string, Record<string, number>>;
-  deadLetters: DeadLetter[];
+  /** Where the dead letters go (record-files.ts, or Redis). */
+  deadLetters: DeadLetterStore;
   /** The outbox shared by the nodes (REDIS_URL), or null. */
   shared?: EventOutbox | null;
 }
@@ -107,10 +109,6 @@ export class WebhookDelivery {
     let waiting = 0;
     for (const match of this.deps.journal.matches.values()) waiting += Math.max(0, match.events.length - (lanes.cursors[match.matchKey] ?? 0));
     return { ...lanes.stats, waiting };
-  }
-
-  get deadLetters(): readonly DeadLetter[] {
-    return this.deps.deadLetters;
   }
 
   close(): void {
@@ -313,17 +311,14 @@ export class WebhookDelivery {
 
   private deadLetter(lanes: EndpointLanes, lane: Lane, stored: StoredEvent, error: string): void {
     lanes.stats.deadLettered++;
-    const dead = this.deps.deadLetters;
-    dead.push({
+    this.deps.deadLetters.add({
       endpointId: lanes.endpoint.id, eventId: stored.event.id, type: stored.event.type, groupCode: stored.event.groupCode,
       attempts: lane.attempts, lastError: error.slice(0, 200), firstAttemptAt: new Date(lane.firstAttemptAt || (stored.storedAt ?? Date.now())).toISOString(), deadAt: new Date().toISOString(),
-    });
-    if (dead.length > MAX_DEAD_LETTERS) dead.splice(0, dead.length - MAX_DEAD_LETTERS);
+    }).catch((err: Error) => this.log.warn({ eventId: stored.event.id, error: err.message }, 'dead letter not kept (the log line above has it)'));
     this.log.error({ endpoint: lanes.endpoint.id, eventId: stored.event.id, attempts: lane.attempts, error }, 'webhook delivery given up: dead-lettered');
-    this.persist(true);
   }
 
-  private persist(dead = false): void {
-    this.deps.save?.(this.deps.cursors, dead ? this.deps.deadLetters : null);
+  private persist(): void {
+    this.deps.save?.(this.deps.cursors);
   }
 }

@@ -1,6 +1,5 @@
 // One webhook endpoint's delivery state (delivery.ts runs it): its lanes (one per match), its
-// signer and HTTP agent, its back-off and batch timers, its counters; and the records delivery keeps
-// (dead letters, stats).
+// signer and HTTP agent, its back-off and batch timers, its counters (stats).
 import type { OutboundReport } from '../backend/http.js';
 import { webhookPoster, type WebhookPost } from './post.js';
 import { webhookSigner, type Signer } from './sign.js';
@@ -8,10 +7,7 @@ import type { WebhookEndpoint } from './endpoints.js';
 import type { MatchLog } from './journal.js';
 import type { StoredEvent } from './types.js';
 
-export interface DeadLetter {
-  endpointId: string; eventId: string; type: string; groupCode: string;
-  attempts: number; lastError: string; firstAttemptAt: string; deadAt: string;
-}
+export type { DeadLetter } from '../ports/record-store.js';
 
 export interface DeliveryStats { delivered: number; failedAttempts: number; deadLettered: number; inFlight: number; waiting: number }
 

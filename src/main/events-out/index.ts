@@ -10,19 +10,22 @@ import { ConfigError, type Config } from '../base/config.js';
 import type { Logger } from '../base/log.js';
 import type { EventOutbox } from '../ports/event-outbox.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
+import type { DeadLetter, DeadLetterStore, RecordStore } from '../ports/record-store.js';
 import { isRehearsal } from '../ports/rehearsal-marker.js';
 import { WebhookDelivery } from './delivery.js';
-import type { DeadLetter } from './endpoint-lanes.js';
 import { EndpointError, parseEndpoint, viewOf, type EndpointView, type WebhookEndpoint } from './endpoints.js';
 import { EventJournal } from './journal.js';
 import { JournalFiles } from './journal-files.js';
 import { watchOperational, type OperationalDeps } from './operational.js';
+import { FileDeadLetters, FileRecordStore } from './record-files.js';
 import { EventStream } from './stream.js';
 
 export interface EventOutput {
   readonly journal: EventJournal;
   readonly stream: EventStream;
   readonly delivery: WebhookDelivery;
+  /** The ended matches' records (GET /admin/records). */
+  readonly records: RecordStore;
   readonly readTokens: readonly string[];
   /** One event a shard derived (its output's `match_event`). */
   take(groupCode: string, matchKey: string, matchId: string, event: DerivedEvent): void;
@@ -34,7 +37,8 @@ export interface EventOutput {
   /** Adds an endpoint from an admin request: the endpoint with its secret (shown once), or throws EndpointError. */
   addEndpoint(body: unknown): WebhookEndpoint;
   removeEndpoint(id: string): boolean;
-  deadLetters(): readonly DeadLetter[];
+  /** The kept dead letters, oldest first (every node's with REDIS_URL). */
+  deadLetters(): Promise<DeadLetter[]>;
   close(): void;
 }
 
@@ -46,16 +50,20 @@ export interface EventOutputDeps {
   report?: OutboundReport;
   /** The outbox shared by the nodes (REDIS_URL: cluster/redis-ports.ts), or null (the files only). */
   shared?: EventOutbox | null;
+  /** The records and dead letters shared by the nodes (REDIS_URL), or null (the files: record-files.ts). */
+  records?: RecordStore | null;
+  deadLetters?: DeadLetterStore | null;
 }
 
-export function createEventOutput({ config, log, directory, report, shared = null }: EventOutputDeps): EventOutput {
+export function createEventOutput({ config, log, directory, report, shared = null, ...kept }: EventOutputDeps): EventOutput {
   const files = new JournalFiles(path.join(path.resolve(config.STATE_DIR || config.DATA_DIR), 'events'), log);
-  const journal = new EventJournal({ files, shared, log, resumeWindowMs: config.EVENTS_RESUME_WINDOW_MS, retentionMs: config.EVENTS_RETENTION_MS });
+  const records = kept.records ?? new FileRecordStore(files, config.EVENTS_RETENTION_MS);
+  const deadLetters = kept.deadLetters ?? new FileDeadLetters(files);
+  const journal = new EventJournal({ files, shared, records, log, resumeWindowMs: config.EVENTS_RESUME_WINDOW_MS, retentionMs: config.EVENTS_RETENTION_MS });
   const cursors = files.deliveryCursors();
-  const deadLetters = files.loadJson<DeadLetter[]>('dead-letters', []);
   const delivery = new WebhookDelivery({
     journal, log, cursors, shared, ...(report ? { report } : {}), deadLetters, timeoutMs: config.OUTBOUND_TIMEOUT_MS, retryForMs: config.WEBHOOK_RETRY_FOR_MS,
-    save: (c, d) => { files.saveJson('deliveries', c); if (d) files.saveJson('dead-letters', d); },
+    save: (c) => files.saveJson('deliveries', c),
   });
   const endpoints = new Map<string, WebhookEndpoint>();
   const makeId = () => `wh_${randomBytes(6).toString('hex')}`;
@@ -83,7 +91,7 @@ export function createEventOutput({ config, log, directory, report, shared = nul
   };
 
   return {
-    journal, stream, delivery, readTokens: config.EVENTS_READ_TOKEN, take,
+    journal, stream, delivery, records, readTokens: config.EVENTS_READ_TOKEN, take,
     note(groupCode, type, data, at) {
       const running = journal.runningOf(groupCode);
       if (!running) return;
@@ -108,13 +116,16 @@ export function createEventOutput({ config, log, directory, report, shared = nul
       endpoints.delete(id);
       return delivery.remove(id);
     },
-    deadLetters: () => delivery.deadLetters,
+    deadLetters: () => deadLetters.list(),
     close() {
       stopWatching();
       clearInterval(pruneTimer);
       stream.close();
       delivery.close();
       journal.close();
+      // Redis's adapters are closed with the connection (service.ts); the files' close nothing of their own.
+      if (!kept.records) records.close();
+      if (!kept.deadLetters) deadLetters.close();
     },
   };
 }

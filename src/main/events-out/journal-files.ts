@@ -152,6 +152,11 @@ export class JournalFiles implements EventOutbox {
     }
   }
 
+  /** Deletes one match's record file (past the retention: record-files.ts). */
+  deleteRecord(matchKey: string): void {
+    try { fs.unlinkSync(this.recordFile(matchKey)); } catch { /* not there */ }
+  }
+
   loadRecords(): unknown[] {
     const out: unknown[] = [];
     for (const name of fs.readdirSync(this.dir)) {

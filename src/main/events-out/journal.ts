@@ -3,20 +3,21 @@
 // with EVENTS_ENABLED and no disk), then handed to its listeners (webhook delivery, the live stream).
 // A match's events stay in memory while it runs and until every endpoint has them; the stream keeps
 // a window of the latest events (EVENTS_RESUME_WINDOW_MS) for Last-Event-ID. A match_ended event
-// carries the match's record (record.ts), which is kept for the retention (EVENTS_RETENTION_MS): on
-// disk, with only its summary in memory (a record is ~35 kB of JSON; a tournament day's thousands
-// of them, kept a week, grew the heap without end: docs/benchmarks.md, the soak).
+// carries the match's record (record.ts), which is kept for the retention (EVENTS_RETENTION_MS) by
+// the RecordStore (ports/record-store.ts: on disk with only its summary in memory, or in Redis).
 // With a shared outbox (REDIS_URL: ports/event-outbox.ts) every event is also appended there before
 // anyone is told of it, and a match this node does not hold (it took the match over from a lost
 // node) is first read from there: its events so far, and each endpoint's cursor (`onAdopt`), so
-// that the numbering goes on and delivery resumes where the lost node was.
+// that the numbering goes on and delivery resumes where the lost node was; an ended match read
+// there has its record kept again (the same record: a lost node may not have kept it).
 import { createHash } from 'node:crypto';
 import type { DerivedEvent } from '../../protocol/match-events.js';
 import { EVENTS_VERSION } from '../../protocol/match-events.js';
 import type { Logger } from '../base/log.js';
 import type { EventOutbox, OutboxEvent } from '../ports/event-outbox.js';
+import type { RecordStore } from '../ports/record-store.js';
 import type { JournalFiles } from './journal-files.js';
-import { buildRecord, summaryOf, type MatchRecord, type RecordSummary } from './record.js';
+import { buildRecord, type MatchRecord } from './record.js';
 import type { MatchEvent, StoredEvent } from './types.js';
 
 /** The most events the stream's resume window holds, whatever their age (memory bound). */
@@ -67,6 +68,13 @@ function logOf(events: StoredEvent[]): MatchLog {
   return match;
 }
 
+/** An ended match's record's storedAt (epoch ms), from its match_ended event (now when it has none). */
+function storedAtOf(match: MatchLog): number {
+  const record = match.events.at(-1)?.event.data.record as { storedAt?: string } | undefined;
+  const at = record?.storedAt ? Date.parse(record.storedAt) : NaN;
+  return Number.isFinite(at) ? at : Date.now();
+}
+
 function storedOf(row: OutboxEvent): StoredEvent {
   return { event: JSON.parse(row.text) as StoredEvent['event'], text: row.text, order: row.order, organizationId: row.organizationId, storedAt: Date.now() };
 }
@@ -75,6 +83,8 @@ export interface JournalOptions {
   files: JournalFiles | null;
   /** The outbox shared by the nodes (REDIS_URL), or null. */
   shared?: EventOutbox | null;
+  /** Where the ended matches' records are kept (record-files.ts, or Redis). */
+  records: RecordStore;
   log: Logger;
   resumeWindowMs: number;
   retentionMs: number;
@@ -82,12 +92,8 @@ export interface JournalOptions {
 
 export class EventJournal {
   readonly matches = new Map<string, MatchLog>();
-  /** The kept records' summaries (the records are read from their files: record()). */
-  readonly records = new Map<string, RecordSummary>();
-  /** The records themselves, only when there are no files to read them from. */
-  private readonly recordsInMemory = new Map<string, MatchRecord>();
-  /** Matches that ended and were released from memory (their record stays): a late event for one is dropped. */
-  private readonly released = new Set<string>();
+  /** Matches that ended and were released from memory (their record stays), → their record's storedAt (ms): a late event for one is dropped. */
+  private readonly released = new Map<string, number>();
   /** The latest events of every match in the order they were added (the live stream's resume window). */
   private recent: StoredEvent[] = [];
   private readonly listeners = new Set<(stored: StoredEvent) => void>();
@@ -145,9 +151,7 @@ export class EventJournal {
       match.ended = true;
       const record = buildRecord(match.events.map((s) => s.event), event);
       event.data = { ...event.data, record };
-      this.records.set(matchKey, summaryOf(record));
-      if (this.options.files) this.options.files.writeRecord(matchKey, record);
-      else this.recordsInMemory.set(matchKey, record);
+      this.keep(record);
     }
     const stored: StoredEvent = { event, text: JSON.stringify(event), order: derived.order, organizationId };
     this.options.files?.write(stored);
@@ -176,6 +180,13 @@ export class EventJournal {
     this.told(stored);
   }
 
+  /** The record kept (a failure is logged: the record is still in the match_ended event). */
+  private keep(record: MatchRecord): void {
+    this.options.records.put(record).catch((err: Error) => {
+      this.log.error({ matchKey: record.matchKey, error: err.message }, 'match record not kept (it is in the match_ended event)');
+    });
+  }
+
   private told(stored: StoredEvent): void {
     this.remember(stored);
     for (const listener of this.listeners) listener(stored);
@@ -192,6 +203,8 @@ export class EventJournal {
       if (rows.length) {
         const match = logOf(rows.map(storedOf));
         this.matches.set(matchKey, match);
+        const record = match.ended ? match.events.at(-1)?.event.data.record as MatchRecord | undefined : undefined;
+        if (record?.matchKey === matchKey) this.keep(record);
         this.log.info({ matchKey, events: rows.length }, 'event journal: match read from the shared outbox');
       }
     } catch (err) {
@@ -240,7 +253,7 @@ export class EventJournal {
     const match = this.matches.get(matchKey);
     if (!match?.ended) return;
     this.matches.delete(matchKey);
-    this.released.add(matchKey);
+    this.released.set(matchKey, storedAtOf(match));
     this.options.shared?.settle(matchKey).catch(() => undefined);
   }
 
@@ -249,14 +262,6 @@ export class EventJournal {
     let found: MatchLog | undefined;
     for (const match of this.matches.values()) if (match.groupCode === groupCode && !match.ended) found = match;
     return found ? { matchKey: found.matchKey, round: found.events.at(-1)?.event.round ?? 0 } : undefined;
-  }
-
-  /** A kept match's record (from its file). */
-  record(matchKey: string): MatchRecord | undefined {
-    if (!this.records.has(matchKey)) return undefined;
-    const files = this.options.files;
-    const record = files ? (files.readRecord(matchKey) as MatchRecord | undefined) : this.recordsInMemory.get(matchKey);
-    return record?.matchKey === matchKey ? record : undefined;
   }
 
   /** Whether the match is still kept (in memory, or released with its record within the retention). */
@@ -312,25 +317,20 @@ export class EventJournal {
       all.push(...match.events);
       this.matches.set(match.matchKey, match);
     }
-    for (const record of files.loadRecords() as MatchRecord[]) if (record?.matchKey) this.records.set(record.matchKey, summaryOf(record));
     // The resume window after a restart: the stored events by time (they were added in about that order).
     all.sort((a, b) => a.event.time.localeCompare(b.event.time) || a.event.seq - b.event.seq);
     const now = Date.now();
     for (const stored of all) stored.storedAt = now;
     this.recent = all.slice(-MAX_WINDOW_EVENTS / 2);
-    if (all.length) this.log.info({ events: all.length, matches: this.matches.size, records: this.records.size }, 'event journal loaded');
+    if (all.length) this.log.info({ events: all.length, matches: this.matches.size }, 'event journal loaded');
   }
 
   private expire(): void {
     const now = Date.now();
-    const cutoff = new Date(now - this.options.retentionMs).toISOString();
-    for (const [key, record] of this.records) {
-      if (record.storedAt >= cutoff) continue;
-      this.records.delete(key);
-      this.recordsInMemory.delete(key);
-      this.matches.delete(key);
-      this.released.delete(key);
-    }
+    const cutoff = now - this.options.retentionMs;
+    for (const [key, storedAt] of this.released) if (storedAt < cutoff) this.released.delete(key);
+    for (const [key, match] of this.matches) if (match.ended && storedAtOf(match) < cutoff) this.matches.delete(key);
+    this.options.records.prune(now).catch((err: Error) => this.log.warn({ error: err.message }, 'match records past the retention not pruned'));
     const removed = this.options.files?.expire(this.options.retentionMs, now) ?? 0;
     if (removed) this.log.info({ files: removed }, 'event journal: files past the retention deleted');
   }

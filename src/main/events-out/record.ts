@@ -3,60 +3,11 @@
 // deaths from the kill events (team kills apart), assists from the killfeed's assist icons,
 // headshots, first bloods, plants, defuses and the credits spent in that round's buy phase; per
 // player and match: the game's own kills, deaths and assists (the final scoreboard) and the sums of the rest.
-import type { MatchPlayerLine, PlayerRef, RoundPlayerLine, Score, TeamRef } from '../../protocol/match-events.js';
+import type { MatchPlayerLine, PlayerRef, RoundPlayerLine, Score } from '../../protocol/match-events.js';
+import type { MatchRecord, PlayerMatchLine, PlayerRoundLine, RoundLine } from '../ports/record-store.js';
 import type { MatchEvent } from './types.js';
 
-export interface RoundLine {
-  round: number;
-  winner: TeamRef & { side: 'attack' | 'defense' };
-  method: string;
-  score: Score;
-}
-
-export interface PlayerRoundLine {
-  round: number;
-  playerId: string;
-  name: string;
-  team: number;
-  kills: number;
-  deaths: number;
-  assists: number;
-  teamKills: number;
-  headshots: number;
-  firstBloods: number;
-  plants: number;
-  defuses: number;
-  spent: number;
-}
-
-export interface PlayerMatchLine extends Omit<PlayerRoundLine, 'round'> {
-  agent: string;
-}
-
-export interface MatchRecord {
-  matchKey: string;
-  groupCode: string;
-  matchId: string;
-  map: string;
-  teams: unknown;
-  startedAt: string;
-  endedAt: string;
-  /** When this service kept it (wall clock, ISO 8601): the retention counts from here. */
-  storedAt: string;
-  reason: string;
-  score: Score;
-  series: unknown;
-  rounds: RoundLine[];
-  players: PlayerMatchLine[];
-  playerRounds: PlayerRoundLine[];
-}
-
-/** What the service keeps in memory of a record for the retention (the list, GET /admin/records); the record itself is read from its file. */
-export type RecordSummary = Pick<MatchRecord, 'matchKey' | 'groupCode' | 'matchId' | 'map' | 'teams' | 'score' | 'reason' | 'startedAt' | 'endedAt' | 'storedAt'>;
-
-export function summaryOf(r: MatchRecord): RecordSummary {
-  return { matchKey: r.matchKey, groupCode: r.groupCode, matchId: r.matchId, map: r.map, teams: r.teams, score: r.score, reason: r.reason, startedAt: r.startedAt, endedAt: r.endedAt, storedAt: r.storedAt };
-}
+export { summaryOf, type MatchRecord, type PlayerMatchLine, type PlayerRoundLine, type RecordSummary, type RoundLine } from '../ports/record-store.js';
 
 const COUNTS = ['kills', 'deaths', 'assists', 'teamKills', 'headshots', 'firstBloods', 'plants', 'defuses', 'spent'] as const;
 

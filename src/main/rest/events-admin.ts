@@ -3,7 +3,7 @@
 //   GET  /admin/webhooks                       { endpoints (without secrets, with delivery stats), deadLetters }
 //   POST /admin/webhooks                       body { url, events?, organizations?, id? }: 201 { endpoint, secret } (the secret only here)
 //   POST /admin/webhooks/:id/remove            { id, removed: true }
-//   GET  /admin/records                        { records: [summary…] }, newest first
+//   GET  /admin/records[?groupCode=&limit=]    { records: [summary…] }, newest first (every node's with REDIS_URL)
 //   GET  /admin/records/:matchKey              the record (JSON)
 //   GET  /admin/records/:matchKey/rounds.csv   one row per player per round
 //   GET  /admin/records/:matchKey/players.csv  one row per player for the match
@@ -12,7 +12,7 @@ import { EndpointError, viewOf } from '../events-out/endpoints.js';
 import type { EventOutput } from '../events-out/index.js';
 import { MATCH_CSV_COLUMNS, ROUND_CSV_COLUMNS, type MatchRecord } from '../events-out/record.js';
 import { NO_STORE, sendJson as json, type AdminRouteContext } from './admin-context.js';
-import type { Reply, Router } from './http.js';
+import { queryParam, type Reply, type Router } from './http.js';
 
 function csv(reply: Reply, name: string, columns: readonly string[], rows: Record<string, unknown>[]): void {
   const text = stringify(rows, { header: true, columns: [...columns] });
@@ -21,15 +21,27 @@ function csv(reply: Reply, name: string, columns: readonly string[], rows: Recor
 
 export function registerEventsAdmin(router: Router, output: EventOutput, ctx: AdminRouteContext): void {
   const { log, client } = ctx;
-  const recordOf = (raw: string): MatchRecord | undefined => {
+  /** The record, undefined when there is none; null (503 sent) when the store did not answer. */
+  const recordOf = async (raw: string, reply: Reply): Promise<MatchRecord | undefined | null> => {
     let key: string;
     try { key = decodeURIComponent(raw); } catch { return undefined; }
-    return output.journal.record(key);
+    return kept(reply, output.records.get(key));
+  };
+  /** What the store answers; null after a 503 when it does not (Redis unreachable or too slow). */
+  const kept = async <T>(reply: Reply, read: Promise<T>): Promise<T | null> => {
+    try {
+      return await read;
+    } catch (err) {
+      log.warn({ error: (err as Error).message }, 'records or dead letters unreadable');
+      reply.error(503, 'The records store did not answer; try again');
+      return null;
+    }
   };
 
-  router.get('/admin/webhooks', (req, reply) => {
+  router.get('/admin/webhooks', async (req, reply) => {
     if (ctx.authorize(req, reply) === null) return;
-    json(reply, 200, { endpoints: output.endpoints(), deadLetters: output.deadLetters() });
+    const deadLetters = await kept(reply, output.deadLetters());
+    if (deadLetters) json(reply, 200, { endpoints: output.endpoints(), deadLetters });
   }, ctx.options);
 
   router.post('/admin/webhooks', (req, reply) => {
@@ -57,31 +69,36 @@ export function registerEventsAdmin(router: Router, output: EventOutput, ctx: Ad
     json(reply, 200, { id, removed: true });
   }, ctx.options);
 
-  router.get('/admin/records', (req, reply) => {
+  router.get('/admin/records', async (req, reply) => {
     if (ctx.authorize(req, reply) === null) return;
-    const records = [...output.journal.records.values()]
-      .sort((a, b) => b.storedAt.localeCompare(a.storedAt))
-      .map((r) => ({ matchKey: r.matchKey, groupCode: r.groupCode, matchId: r.matchId, map: r.map, teams: r.teams, score: r.score, reason: r.reason, startedAt: r.startedAt, endedAt: r.endedAt, storedAt: r.storedAt }));
-    json(reply, 200, { records });
+    const groupCode = queryParam(req, 'groupCode');
+    const limitText = queryParam(req, 'limit');
+    const limit = limitText === undefined ? undefined : Number(limitText);
+    if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) return reply.error(400, 'limit: a whole number from 1');
+    const records = await kept(reply, output.records.list({ ...(groupCode ? { groupCode } : {}), ...(limit ? { limit } : {}) }));
+    if (records) json(reply, 200, { records });
   }, ctx.options);
 
-  router.get('/admin/records/:matchKey', (req, reply) => {
+  router.get('/admin/records/:matchKey', async (req, reply) => {
     if (ctx.authorize(req, reply) === null) return;
-    const record = recordOf(req.params[0]);
+    const record = await recordOf(req.params[0], reply);
+    if (record === null) return;
     if (!record) return reply.error(404, 'Record not found');
     json(reply, 200, record);
   }, ctx.options);
 
-  router.get('/admin/records/:matchKey/rounds.csv', (req, reply) => {
+  router.get('/admin/records/:matchKey/rounds.csv', async (req, reply) => {
     if (ctx.authorize(req, reply) === null) return;
-    const record = recordOf(req.params[0]);
+    const record = await recordOf(req.params[0], reply);
+    if (record === null) return;
     if (!record) return reply.error(404, 'Record not found');
     csv(reply, `${record.matchKey}-rounds.csv`, ROUND_CSV_COLUMNS, record.playerRounds.map((l) => ({ matchKey: record.matchKey, ...l })));
   }, ctx.options);
 
-  router.get('/admin/records/:matchKey/players.csv', (req, reply) => {
+  router.get('/admin/records/:matchKey/players.csv', async (req, reply) => {
     if (ctx.authorize(req, reply) === null) return;
-    const record = recordOf(req.params[0]);
+    const record = await recordOf(req.params[0], reply);
+    if (record === null) return;
     if (!record) return reply.error(404, 'Record not found');
     csv(reply, `${record.matchKey}-players.csv`, MATCH_CSV_COLUMNS, record.players.map((l) => ({ matchKey: record.matchKey, ...l })));
   }, ctx.options);

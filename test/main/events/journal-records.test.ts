@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/main/base/log.js';
 import { EventJournal } from '../../../src/main/events-out/journal.js';
 import { JournalFiles } from '../../../src/main/events-out/journal-files.js';
+import { FileRecordStore } from '../../../src/main/events-out/record-files.js';
 import type { DerivedEvent } from '../../../src/protocol/match-events.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ods-journal-'));
@@ -28,31 +29,61 @@ function events(): DerivedEvent[] {
 }
 
 describe('EventJournal: ended matches', () => {
-  it('keeps only a summary of each record in memory, reads the record from its file, and releases the delivered events', () => {
+  it('keeps only a summary of each record in memory, reads the record from its file, and releases the delivered events', async () => {
     const log = createLogger({ LOG_LEVEL: 'silent', LOG_FORMAT: 'json' });
-    const journal = new EventJournal({ files: new JournalFiles(dir, log), log, resumeWindowMs: 600_000, retentionMs: 3_600_000 });
+    const files = new JournalFiles(dir, log);
+    const records = new FileRecordStore(files, 3_600_000);
+    const journal = new EventJournal({ files, records, log, resumeWindowMs: 600_000, retentionMs: 3_600_000 });
     const keys = Array.from({ length: 50 }, (_, i) => `M${i}-key`);
     for (const key of keys) {
       for (const d of events()) journal.add(key.slice(0, 3), key, `match-${key}`, 'org', d);
       journal.release(key); // what webhook delivery does once every endpoint has its events (none here)
     }
     expect(journal.matches.size).toBe(0);
-    expect(journal.records.size).toBe(50);
-    const summary = journal.records.get('M7-key')! as unknown as Record<string, unknown>;
+    expect(records.size).toBe(50);
+    const summary = (await records.list()).find((s) => s.matchKey === 'M7-key')! as unknown as Record<string, unknown>;
     expect(summary.score).toEqual({ team_0: 3, team_1: 0 });
     expect('playerRounds' in summary || 'rounds' in summary || 'players' in summary).toBe(false);
-    const record = journal.record('M7-key')!;
+    const record = (await records.get('M7-key'))!;
     expect(record.matchKey).toBe('M7-key');
     expect(record.rounds).toHaveLength(3);
     expect(record.playerRounds).toHaveLength(30);
     expect(record.players.find((p) => p.playerId === 'p1')).toMatchObject({ kills: 1, headshots: 1, firstBloods: 1 });
-    expect(journal.record('unknown')).toBeUndefined();
+    expect(await records.get('unknown')).toBeUndefined();
     journal.close();
-    // After a restart: the same summaries from the files, the records read on request.
-    const again = new EventJournal({ files: new JournalFiles(dir, log), log, resumeWindowMs: 600_000, retentionMs: 3_600_000 });
-    expect(again.records.size).toBe(50);
-    expect('playerRounds' in (again.records.get('M7-key') as object)).toBe(false);
-    expect(again.record('M7-key')).toEqual(record);
-    again.close();
+    // After a restart: the same summaries from the files, the records read on request (from the file:
+    // once it is gone, the record is too, though its summary was loaded).
+    const files2 = new JournalFiles(dir, log);
+    const again = new FileRecordStore(files2, 3_600_000);
+    const journal2 = new EventJournal({ files: files2, records: again, log, resumeWindowMs: 600_000, retentionMs: 3_600_000 });
+    expect(again.size).toBe(50);
+    expect('playerRounds' in (await again.list())[0]).toBe(false);
+    expect(await again.get('M7-key')).toEqual(record);
+    files2.deleteRecord('M7-key');
+    expect(await again.get('M7-key')).toBeUndefined();
+    journal2.close();
+  });
+
+  it('a match read from the shared outbox that had ended has its record kept again, in this node\'s store', async () => {
+    const log = createLogger({ LOG_LEVEL: 'silent', LOG_FORMAT: 'json' });
+    // Node A's events, written to the files that node B then reads as its shared outbox (the files
+    // adapter of the EventOutbox port); each node has its own record store.
+    const outboxDir = fs.mkdtempSync(path.join(dir, 'outbox-'));
+    const recordsA = new FileRecordStore(null, 3_600_000);
+    const a = new EventJournal({ files: new JournalFiles(outboxDir, log), records: recordsA, log, resumeWindowMs: 600_000, retentionMs: 3_600_000 });
+    const all = events();
+    for (const d of all) a.add('LOST', 'LOST-key', 'match-lost', 'org', d);
+    const shared = new JournalFiles(outboxDir, log);
+    expect(await shared.events('LOST-key')).toHaveLength(all.length);
+    const record = (await recordsA.get('LOST-key'))!;
+    expect(record.rounds).toHaveLength(3);
+    a.close();
+    // Node A is lost before its record reached the shared store: node B reads the ended match from the outbox.
+    const recordsB = new FileRecordStore(null, 3_600_000);
+    const b = new EventJournal({ files: null, shared, records: recordsB, log, resumeWindowMs: 600_000, retentionMs: 3_600_000 });
+    expect(b.add('LOST', 'LOST-key', 'match-lost', 'org', all[1])).toBeNull();
+    await expect.poll(() => recordsB.get('LOST-key')).toEqual(record);
+    expect(b.matches.get('LOST-key')?.ended).toBe(true);
+    b.close();
   });
 });

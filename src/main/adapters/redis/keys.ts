@@ -47,6 +47,14 @@ export function redisKeys(prefix: string) {
     eventCursors: (matchKey: string) => `${prefix}evcur:${matchKey}`,
     /** The matches some node holds undelivered events of: a sorted set, matchKey → when that node's claim lapses (renewed every 2 s). */
     eventHolds: `${prefix}evhold`,
+    /** RecordStore (record-store.ts): a match's record, a hash (s: summary, r: record, g: group code; PX: the rest of EVENTS_RETENTION_MS). */
+    record: (matchKey: string) => `${prefix}rec:${matchKey}`,
+    /** The records' prefix, for the scripts that list and prune them. */
+    recordPrefix: `${prefix}rec:`,
+    /** The kept records: a sorted set, matchKey → storedAt (epoch ms), pruned by score. */
+    recordIndex: `${prefix}recs`,
+    /** DeadLetterStore: the webhook dead letters, a list capped at the newest 1,000 (PX = EVENTS_RETENTION_MS after the last). */
+    deadLetters: `${prefix}deadletters`,
 
     // Channels. Directory changes and control messages go to every node (classic pub/sub).
     directoryChannel: `${prefix}dir`,

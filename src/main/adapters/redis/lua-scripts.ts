@@ -6,6 +6,7 @@ import * as directory from './lua/directory.js';
 import * as eventOutbox from './lua/event-outbox.js';
 import * as fixtures from './lua/fixtures.js';
 import * as previews from './lua/previews.js';
+import * as records from './lua/records.js';
 import * as sessions from './lua/sessions.js';
 import * as snapshots from './lua/snapshots.js';
 import * as standby from './lua/standby.js';
@@ -56,6 +57,12 @@ export interface ScriptCommands {
   odsEventAdvance(cursors: string, endpointId: string, seq: number, ttlMs: number): Promise<number>;
   odsEventHold(open: string, ttlMs: number, ...matchKeys: string[]): Promise<number>;
   odsEventClaim(open: string, ttlMs: number, max: number): Promise<string[]>;
+  // RecordStore and DeadLetterStore (record-store.ts).
+  odsRecordPut(record: string, index: string, matchKey: string, storedAt: number, summary: string, body: string | Buffer, groupCode: string, ttlMs: number, cutoff: number): Promise<number>;
+  odsRecordList(index: string, recordPrefix: string, cutoff: number, groupCode: string, limit: number): Promise<string[]>;
+  odsRecordPrune(index: string, recordPrefix: string, cutoff: number): Promise<number>;
+  odsDeadLetterAdd(list: string, json: string, max: number, ttlMs: number): Promise<number>;
+  odsDeadLetterList(list: string): Promise<string[]>;
 }
 
 /** `numberOfKeys` absent: the caller gives it first (a variable number of keys). */
@@ -90,4 +97,9 @@ export const LUA_SCRIPTS: Record<keyof ScriptCommands, ScriptDefinition> = {
   odsEventAdvance: { numberOfKeys: 1, lua: eventOutbox.ADVANCE },
   odsEventHold: { numberOfKeys: 1, lua: eventOutbox.HOLD },
   odsEventClaim: { numberOfKeys: 1, lua: eventOutbox.CLAIM },
+  odsRecordPut: { numberOfKeys: 2, lua: records.PUT },
+  odsRecordList: { numberOfKeys: 1, lua: records.LIST },
+  odsRecordPrune: { numberOfKeys: 1, lua: records.PRUNE },
+  odsDeadLetterAdd: { numberOfKeys: 1, lua: records.DEAD_ADD },
+  odsDeadLetterList: { numberOfKeys: 1, lua: records.DEAD_LIST },
 };
