@@ -1,4 +1,4 @@
-// One webhook delivery through undici's Pool (`request`): keep-alive connections to the endpoint's
+// One webhook delivery through undici's Pool (`dispatch`): keep-alive connections to the endpoint's
 // origin, at most 8 (one per lane in flight). Webhooks are the one outbound path that runs per match
 // event, so the client's own CPU counts: measured on this machine (bench/webhook-client.ts: the
 // receiver in another process, 8 in flight; docs/benchmarks.md, "Events, webhooks and feeds at game
