@@ -5,7 +5,7 @@
 //                              [--warmup 5] [--shards N] [--compression on|off] [--sample 50]
 //                              [--pattern uniform|recorded] [--ramp [--steps 50,100,...]]
 //                              [--idle [--idle-window 10] [--idle-until 45]] [--name NAME]
-//                              [--pin 0:1] [--counters on|off]
+//                              [--pin 0:1] [--counters on|off] [--feeds]
 //                              [--target http://127.0.0.1:5100 [--target-ports 5100,5101,5200] [--target-pid N]]
 //
 // Patterns: `uniform` sends the recording's messages in order (its mix of types) at a fixed
@@ -28,6 +28,8 @@
 // other than the latency sample only count their frames (lib/frame-counter.ts: deflate negotiated,
 // nothing inflated) unless --counters off. The CPU is also split by thread and user/kernel
 // (lib/threads.ts): µs per observer message on the main thread, the shard threads, V8/libuv helpers.
+// --feeds: a vMix-like poller per match on the generator's side (lib/feed-pollers.ts: the scoreboard and
+// players feeds, JSON, once a second each with If-None-Match); its answers are counted (feed200, feed304).
 // --target drives a server this benchmark did not start (the server we replace: Spectra-Server on
 // 5100/5101/5200, `INSECURE=true REQUIRE_AUTH_KEY=false node dist/index.js`): nothing is spawned,
 // CPU, RSS and the thread split come from /proc/<--target-pid> (NaN without it), --pin pins that
@@ -42,6 +44,7 @@ import path from 'node:path';
 import { lineChart } from './lib/chart.js';
 import { EioClient, loggedOnObserver } from './lib/eio-client.js';
 import { FrameCounter } from './lib/frame-counter.js';
+import { startFeedPollers } from './lib/feed-pollers.js';
 import { breakdown, pin, threadCpu } from './lib/threads.js';
 import { consumeProbes, PROBE_BASE, withProbe } from './lib/probes.js';
 import { jsonLine, machine, percentile, RESULTS_DIR, table, writeResults } from './lib/report.js';
@@ -66,6 +69,7 @@ const IDLE_UNTIL = Number(opt('idle-until', '45')) * 1000;
 const STEPS = opt('steps', RAMP ? '50,100,150,200,250,300,400,500,700,1000,1300,1600,2000' : opt('matches', IDLE ? '1000' : '50')).split(',').map(Number);
 const PATTERN = opt('pattern', 'uniform') === 'recorded' ? 'recorded' : 'uniform';
 const PIN = opt('pin', '');
+const FEEDS = flag('feeds');
 const NAME = opt('name', IDLE ? 'memory' : RAMP ? `ramp-${RATE}` : `broadcast-${RATE}`);
 const TARGET = opt('target', '');
 const TARGET_PORTS = opt('target-ports', '5100,5101,5200');
@@ -120,7 +124,7 @@ async function startTarget(): Promise<TargetServer> {
   const svc = await startServiceProcess({ ...(SHARDS ? { SHARD_WORKERS: SHARDS } : {}), COMPRESSION: String(COMPRESSION), LOG_LEVEL: 'error' });
   return {
     pid: svc.child.pid!,
-    urls: { ingest: `http://127.0.0.1:${svc.ports.ingest}`, broadcast: `http://127.0.0.1:${svc.ports.broadcast}` },
+    urls: { ingest: `http://127.0.0.1:${svc.ports.ingest}`, broadcast: `http://127.0.0.1:${svc.ports.broadcast}`, rest: `http://127.0.0.1:${svc.ports.rest}` },
     cpuSeconds: () => svc.cpuSeconds(), rssBytes: () => svc.rssBytes(), stats: () => svc.stats(), stop: () => svc.stop(),
   };
 }
@@ -149,6 +153,7 @@ async function runStep(M: number): Promise<StepResult> {
   const latencies: number[] = [];
   let sampled = 0;
   const rawFramesSeen: number[] = [];
+  let pollers: ReturnType<typeof startFeedPollers> | undefined;
   try {
     // Connect observers (and lobby data), then frontends, in batches to avoid a connect storm.
     const BATCH = 50;
@@ -229,6 +234,10 @@ async function runStep(M: number): Promise<StepResult> {
       }
     }
     await sleep(1000 + M * 2);
+    if (FEEDS) {
+      if (!svc.urls.rest) throw new Error('--feeds needs the REST port (--target-ports ingest,rest,broadcast)');
+      pollers = startFeedPollers(svc.urls.rest, matches.map((m) => m.code));
+    }
     process.stderr.write(`\r  M=${M}: ${matches.length} observers, ${matches.length * F} frontends; warming up ${Math.max(WARMUP, M * 20) / 1000}s`);
 
     // Feed: every 10 ms, each match sends the records that are due (recorded gaps / speed).
@@ -266,6 +275,7 @@ async function runStep(M: number): Promise<StepResult> {
     const threads0 = svc.pid !== null ? threadCpu(svc.pid) : new Map();
     const t0 = Date.now();
     measuring = true;
+    if (pollers) pollers.measuring.on = true;
     let lastReport = t0;
     while (Date.now() - t0 < DURATION) {
       await sleep(250);
@@ -275,6 +285,7 @@ async function runStep(M: number): Promise<StepResult> {
       }
     }
     measuring = false;
+    if (pollers) pollers.measuring.on = false;
     const t1 = Date.now();
     const cpu1 = svc.cpuSeconds();
     // A target is one Node thread (plus V8's and libuv's): no shard thread to tell apart.
@@ -311,8 +322,10 @@ async function runStep(M: number): Promise<StepResult> {
       loopP50: host.loop.p50, loopP99: host.loop.p99, loopMax: host.loop.max,
       generatorLoopP99: genLoop.percentile(99) / 1e6,
       deltas: host.broadcast.deltas, keyframes: host.broadcast.keyframes, skipped: host.broadcast.skipped,
+      ...(pollers ? { feed200: pollers.counts.ok, feed304: pollers.counts.notModified, feedOther: pollers.counts.other, feedErrors: pollers.counts.errors } : {}),
     };
   } finally {
+    pollers?.stop();
     for (const m of matches) { m.observer.close(); for (const f of m.frontends) f.close(); }
     await svc.stop();
   }
@@ -330,7 +343,7 @@ const cols = IDLE ? ['M', 'settleMs', 'rssBefore', 'rssAfter', 'rssMin', 'rssMax
 const partCols = ['M', 'cpuMicrosPerMessage', 'mainUserPerMsg', 'mainKernelPerMsg', 'shardUserPerMsg', 'shardKernelPerMsg', 'helpersUserPerMsg', 'helpersKernelPerMsg', 'cycleMicrosPerMsg'];
 process.stdout.write('\n' + table(results, cols) + '\n');
 if (!IDLE) process.stdout.write('\n' + table(results, partCols) + '\n');
-const out: Record<string, unknown> = { bench: 'broadcast', name: NAME, machine: machine(), options: { F, RATE, PATTERN, DURATION, WARMUP, SHARDS, COMPRESSION, SAMPLE, RAMP, IDLE, PIN, COUNTERS, entry: TARGET ? `target ${TARGET}` : process.env.BENCH_ENTRY ?? 'dist' }, results };
+const out: Record<string, unknown> = { bench: 'broadcast', name: NAME, machine: machine(), options: { F, RATE, PATTERN, DURATION, WARMUP, SHARDS, COMPRESSION, SAMPLE, RAMP, IDLE, PIN, COUNTERS, FEEDS, entry: TARGET ? `target ${TARGET}` : process.env.BENCH_ENTRY ?? 'dist' }, results };
 if (RAMP) {
   const ok = results.filter(held);
   out.largestHeld = ok.length ? ok[ok.length - 1].M : 0;

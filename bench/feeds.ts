@@ -1,11 +1,12 @@
 // bench:feeds — what polling GET /feeds costs (README "Feeds for graphics systems", docs/feeds.md).
 //
-//   npm run bench:feeds -- [--duration 5] [--connections 20]
+//   npm run bench:feeds -- [--duration 5] [--connections 20] [--miss-only]
 //
 // 1. The miss path, in this process: the recorded match's states as the shard serializes them,
 //    each loaded into a FeedCache (JSON.parse, the rows) and rendered (both feeds, three formats, the
 //    ETag digest): CPU µs per frame. A graphics system polling a changing match pays this at most once
-//    per frame of the match (the texts are shared by every poller, feed and format).
+//    per frame of the match (the texts are shared by every poller, feed and format). Then the JSON
+//    feeds (bench:events' vMix load) by path: from the frame text, and from the shard's tables.
 // 2. The hit path, against the service (its own process, autocannon): the recorded match played to
 //    round 10 and left there; GET /status (the floor), GET /match/:code (the whole frame), a feed
 //    answered 200 from the cache and 304 with If-None-Match: requests/s and the service's CPU µs per
@@ -13,11 +14,13 @@
 import autocannon from 'autocannon';
 import fs from 'node:fs';
 import { FeedCache } from '#built/main/feeds/cache.js';
+import { feedTablesOf, type MatchData } from '#built/protocol/feed-tables.js';
+import { matchDataJson, wireMessage } from '#built/protocol/wire.js';
 import { playReplay } from '#built/tools/replay-client.js';
 import { recordedMatch } from '#built/tools/recorded-match.js';
 import { Match } from '#built/workers/match/match.js';
 import { serializeMatch } from '#built/workers/match/serialize.js';
-import { opt } from './lib/args.js';
+import { flag, opt } from './lib/args.js';
 import { jsonLine, machine, table, writeResults } from './lib/report.js';
 import { startServiceProcess } from './lib/service.js';
 
@@ -49,9 +52,33 @@ const missRun = (): number => {
 };
 missRun(); // warm-up
 const missUs = [missRun(), missRun(), missRun()].sort((a, b) => a - b)[1];
+// The vMix load of bench:events (both feeds as JSON), by path. From the frame text: what a local
+// match cost before issue 26's cost work (and another node's costs now): the wire text unescaped,
+// parsed, the tables made. From the shard's tables (a local match now): in the shard, the tables of
+// the state (here: of the parsed frame, equal by test/workers/match/feed-tables.test.ts) and their two
+// JSON texts; on the main thread, the scoreboard's text parsed and both feeds' texts and ETags.
+const wires = texts.map(wireMessage);
+const parsed = texts.map((t) => JSON.parse(t) as MatchData);
+const shardTexts = parsed.map((p) => { const t = feedTablesOf(p); return { sb: JSON.stringify({ scoreboard: t.scoreboard, serverTime: t.serverTime }), players: JSON.stringify(t.players) }; });
+const perFrame = (work: (i: number) => void): number => {
+  const run = () => { const start = process.cpuUsage(); for (let i = 0; i < texts.length; i++) work(i); const u = process.cpuUsage(start); return (u.user + u.system) / texts.length; };
+  run();
+  return [run(), run(), run()].sort((a, b) => a - b)[1];
+};
+const jsonFeeds = (frame: object) => { cache.text(frame, 'scoreboard', 'json'); cache.text(frame, 'players', 'json'); };
+const fromText = perFrame((i) => { const frame = {}; cache.load(frame, matchDataJson(wires[i])); jsonFeeds(frame); });
+const shardPart = perFrame((i) => { const t = feedTablesOf(parsed[i], 0); JSON.stringify({ scoreboard: t.scoreboard, serverTime: t.serverTime }); JSON.stringify(t.players); });
+const mainPart = perFrame((i) => { const frame = {}; cache.loadTables(frame, JSON.parse(shardTexts[i].sb) as never, shardTexts[i].players); jsonFeeds(frame); });
 const avgBytes = texts.reduce((n, t) => n + t.length, 0) / texts.length;
-const miss = { frames: texts.length, avgFrameBytes: Math.round(avgBytes), usPerFrameAllFeedsAndFormats: Number(missUs.toFixed(1)) };
+const miss = {
+  frames: texts.length, avgFrameBytes: Math.round(avgBytes), usPerFrameAllFeedsAndFormats: Number(missUs.toFixed(1)),
+  jsonFeedsFromFrameTextUs: Number(fromText.toFixed(1)), jsonFeedsFromShardTablesShardUs: Number(shardPart.toFixed(1)), jsonFeedsFromShardTablesMainUs: Number(mainPart.toFixed(1)),
+};
 jsonLine({ bench: 'feeds', part: 'miss', ...miss });
+if (flag('miss-only')) {
+  process.stdout.write('\n' + table([miss], Object.keys(miss)) + '\n');
+  process.exit(0);
+}
 
 // 2. Hit path.
 function cpuSecondsOf(pid: number): number {
@@ -98,7 +125,7 @@ for (const run of runs) {
 played.socket.close();
 await svc.stop();
 
-process.stdout.write('\nmiss path (per frame, both feeds × three formats, in-process):\n' + table([miss], ['frames', 'avgFrameBytes', 'usPerFrameAllFeedsAndFormats']) + '\n');
+process.stdout.write('\nmiss path (per frame, both feeds × three formats, in-process):\n' + table([miss], ['frames', 'avgFrameBytes', 'usPerFrameAllFeedsAndFormats', 'jsonFeedsFromFrameTextUs', 'jsonFeedsFromShardTablesShardUs', 'jsonFeedsFromShardTablesMainUs']) + '\n');
 process.stdout.write('\nhit path (service process, autocannon):\n' + table(rows, ['route', 'rps', 'p50', 'p99', 'cpuUsPerReq', 'statuses', 'errors']) + '\n');
 process.stdout.write(`results: ${writeResults('feeds', { bench: 'feeds', machine: machine(), options: { DURATION, CONNECTIONS }, miss, hit: rows })}\n`);
 process.exit(0);

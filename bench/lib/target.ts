@@ -9,7 +9,7 @@ import type { HostStats } from './service.js';
 export interface TargetServer {
   /** The process to pin and read /proc of, when known. */
   pid: number | null;
-  urls: { ingest: string; broadcast: string };
+  urls: { ingest: string; broadcast: string; rest?: string };
   cpuSeconds(): number;
   rssBytes(): number;
   /** The service's own figures, or null when it reports none (a target). */
@@ -20,12 +20,12 @@ export interface TargetServer {
 /** `--target http://127.0.0.1:5100` with optional `--target-ports ingest,rest,broadcast` (default 5100,5101,5200). */
 export function targetServer(base: string, ports: string, pid: number | null): TargetServer {
   const host = new URL(base).hostname;
-  const [ingest, , broadcast] = ports.split(',').map(Number);
+  const [ingest, rest, broadcast] = ports.split(',').map(Number);
   if (!ingest || !broadcast) throw new Error(`--target-ports wants ingest,rest,broadcast (got ${ports})`);
   if (pid !== null && !fs.existsSync(`/proc/${pid}`)) throw new Error(`--target-pid ${pid}: no such process`);
   return {
     pid,
-    urls: { ingest: `http://${host}:${ingest}`, broadcast: `http://${host}:${broadcast}` },
+    urls: { ingest: `http://${host}:${ingest}`, broadcast: `http://${host}:${broadcast}`, ...(rest ? { rest: `http://${host}:${rest}` } : {}) },
     cpuSeconds() {
       if (pid === null) return NaN;
       const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');

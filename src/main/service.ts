@@ -62,6 +62,7 @@ import type { SnapshotStore } from './ports/snapshot-store.js';
 import type { StandbyStore } from './ports/standby-store.js';
 import type { TeamInfoStore } from './ports/team-info-store.js';
 import { registerRestRoutes } from './rest/index.js';
+import { ShardFeedTables } from './feeds/shard-tables.js';
 import { ShardPool } from './shards/pool.js';
 import { loadInlineShard } from './shards/threads.js';
 import { shardPoolOptions } from './shards/pool-options.js';
@@ -173,7 +174,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const sync = new MatchSync({ config, log, directory, events, request });
   // Match events out (events-out/): journal, webhooks, GET /events, records (EVENTS_ENABLED).
   const eventOutput = config.EVENTS_ENABLED ? createEventOutput({ config, log, directory, shared: redis?.eventOutbox ?? null, records: redis?.records ?? null, deadLetters: redis?.deadLetters ?? null, report: (label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }) }) : null;
-  const output = new ShardOutput({ log, frames, directory, routes, snapshots, teamInfo, sync, events, ...(eventOutput ? { matchEvents: eventOutput.take } : {}) });
+  // GET /feeds of a local match: its shard makes the tables (feeds/shard-tables.ts), answered through `output`.
+  const feedTables = new ShardFeedTables(routes);
+  const output = new ShardOutput({ log, frames, directory, routes, snapshots, teamInfo, sync, events, feedTables: feedTables.take, ...(eventOutput ? { matchEvents: eventOutput.take } : {}) });
   const recovery = new ShardRecovery({ log, routes, snapshots, frames, events });
   const totals = new ShardTotals(events);
   // Scale-out: data for matches another node runs goes to their inboxes (held while nobody runs them).
@@ -183,6 +186,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   // The texts of frames that stayed in the shards, asked for on the frame bus by its recipients
   // (broadcast, REST, with Redis the keyframe answers): the pool's shards make them (matches/frame-texts.ts).
   frames.setFrameTextSource(new FrameTexts({ pool, routes, events }));
+  feedTables.setPool(pool);
   const lifecycle = new MatchLifecycle({ config, log, pool, routes, directory, snapshots, frames, teamInfo, sessions, control, events, sync });
   // A standby observer per match (standby/standby.ts): its store is one of the ports above.
   const standby = createStandby({ config, log, store: standbyStore, directory, control, pool, routes, events });
@@ -217,7 +221,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     ? new Dashboard({ directory, routes, published: output.counters, shardTotals: totals, frames, ingest, broadcast, maxOpen: config.DASHBOARD_MAX_OPEN, links, mismatchOf: (code: string) => schedule.flagsOf(code), watchSummaries: (on) => pool.watchSummaries(on, SUMMARY_WAIT_MS), ...(redis ? { ownerOf: (code: string) => redis.ownership.ownerOf(code) } : {}) })
     : null;
   registerRestRoutes(restApp, {
-    config, log, keys, previews, teamInfo, directory, frames, eventOutput, scheduledTeams: (code: string) => schedule.teamInfoFor(code),
+    config, log, keys, previews, teamInfo, directory, frames, eventOutput, feedTables, scheduledTeams: (code: string) => schedule.teamInfoFor(code),
     ...(cluster ? { cluster: { nodeId: cluster.nodeId, redisUp: () => cluster.redisUp } } : {}),
     ...(config.USE_BACKEND ? { backend: { packages: createSupportPackages(config, log, request), request } } : {}),
     ...(dashboard ? {

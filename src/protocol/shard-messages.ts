@@ -86,6 +86,11 @@ export type ShardCmd =
    * FRAME_TEXT_HOLD_FRAMES frames.
    */
   | { t: 'frame_texts'; groupCode: string; answer: boolean }
+  /**
+   * GET /feeds polled the match: the feeds' tables of the state its latest frame shows
+   * (ShardOut.feedTables), at once, or with its next frame when a change is not framed yet.
+   */
+  | { t: 'feed_tables'; groupCode: string }
   /** FAULT_INJECTION only: the shard thread dies with an uncaught exception. */
   | { t: 'test_crash' }
   /** The thread's end: timers stopped, replay files closed, its port closed (the thread exits). */
@@ -157,6 +162,11 @@ export interface ShardOut {
   events: ShardEvent[];
   /** Frame texts of frames sent earlier without them: the answers to `frame_texts` requests, and a removed match's final frame. */
   lateFrameTexts?: LateFrameTexts;
+  /**
+   * Answers to `feed_tables`, parallel arrays (protocol/feed-tables.ts): the scoreboard and serverTime
+   * as JSON text, and the players' rows as JSON text (the players feed's JSON body as it is).
+   */
+  feedTables?: { codes: string[]; frameNos: number[]; scoreboards: string[]; players: string[] };
   stats?: ShardStats;
   /** Dashboard summaries of the matches that changed, at most every SUMMARY_INTERVAL_MS (not per frame). */
   summaries?: MatchSummary[];

@@ -32,8 +32,8 @@ export interface MatchLog {
   /** Events in seq order (events[i].event.seq === i + 1). */
   events: StoredEvent[];
   lastOrder: number;
-  /** Derivation order → a digest of the event's type and data: tells a repeat from a new event of a reused order. */
-  digests: Map<number, string>;
+  /** Derivation order → the event stored with it: tells a repeat from a new event of a reused order (digested only then: a new event costs no hash). */
+  byOrder: Map<number, StoredEvent>;
   ended: boolean;
   /** The events up to this seq are durable (in the shared outbox too, when there is one): delivery sends only those. */
   durable: number;
@@ -54,13 +54,13 @@ function digestOf(type: string, data: Record<string, unknown>): string {
 /** A match's log from its stored events (seq order; a repeated line is skipped). */
 function logOf(events: StoredEvent[]): MatchLog {
   const first = events[0].event;
-  const match: MatchLog = { matchKey: first.matchKey, groupCode: first.groupCode, events: [], lastOrder: -1, digests: new Map(), ended: false, durable: 0 };
+  const match: MatchLog = { matchKey: first.matchKey, groupCode: first.groupCode, events: [], lastOrder: -1, byOrder: new Map(), ended: false, durable: 0 };
   for (const stored of events) {
     if (stored.event.seq !== match.events.length + 1) continue;
     match.events.push(stored);
     if (stored.order >= 0) {
       match.lastOrder = stored.order;
-      match.digests.set(stored.order, digestOf(stored.event.type, stored.event.data));
+      match.byOrder.set(stored.order, stored);
     }
     if (stored.event.type === 'match_ended') match.ended = true;
   }
@@ -127,19 +127,20 @@ export class EventJournal {
       return null;
     }
     if (!match) {
-      match = { matchKey, groupCode, events: [], lastOrder: -1, digests: new Map(), ended: false, durable: 0 };
+      match = { matchKey, groupCode, events: [], lastOrder: -1, byOrder: new Map(), ended: false, durable: 0 };
       this.matches.set(matchKey, match);
     }
     if (match.ended) return null;
     // An operational event (order < 0: the main thread's, operational.ts) is never a repeat.
     if (derived.order >= 0) {
-      const digest = digestOf(derived.type, derived.data);
       // A restored match applies again the messages since its snapshot: the same events with the same
       // order, dropped here. An event of a reused order that differs is new: the match's state came
       // back from an older snapshot (a SIGKILL), and the messages after it were not all applied again.
-      if (derived.order <= match.lastOrder && match.digests.get(derived.order) === digest) return null;
+      if (derived.order <= match.lastOrder) {
+        const before = match.byOrder.get(derived.order);
+        if (before && digestOf(before.event.type, before.event.data) === digestOf(derived.type, derived.data)) return null;
+      }
       match.lastOrder = derived.order;
-      match.digests.set(derived.order, digest);
     }
     const seq = match.events.length + 1;
     const event: MatchEvent = {
@@ -154,6 +155,7 @@ export class EventJournal {
     }
     const stored: StoredEvent = { event, text: JSON.stringify(event), order: derived.order, organizationId };
     this.options.files?.write(stored);
+    if (derived.order >= 0) match.byOrder.set(derived.order, stored);
     match.events.push(stored);
     if (this.options.shared) {
       void this.share(this.options.shared, match, stored);
@@ -216,7 +218,7 @@ export class EventJournal {
         return;
       }
       const [groupCode] = waiting[0];
-      this.matches.set(matchKey, { matchKey, groupCode, events: [], lastOrder: -1, digests: new Map(), ended: false, durable: 0 });
+      this.matches.set(matchKey, { matchKey, groupCode, events: [], lastOrder: -1, byOrder: new Map(), ended: false, durable: 0 });
     }
     for (const listener of this.adoptListeners) listener(matchKey, cursors);
     for (const args of waiting) this.add(...args);

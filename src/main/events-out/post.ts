@@ -1,49 +1,72 @@
-// One webhook delivery over node:http / node:https with a keep-alive agent per endpoint, instead of
-// the service's fetch-based outbound client (backend/http.ts): measured on this machine, a POST
-// through fetch (undici) cost ~840 µs of CPU against ~240 µs through node:http with keep-alive
-// (client and a local server together, 8 in flight; docs/events.md, "Why not fetch"), and webhooks
-// are the one outbound path that runs per match event. The same rules as every outbound call: the
-// whole exchange times out (OUTBOUND_TIMEOUT_MS), redirects are not followed (a 3xx is a failure),
-// the answer's body is read and discarded up to a bound, and every call is reported (metrics).
-import http from 'node:http';
-import https from 'node:https';
+// One webhook delivery through undici's Pool (`dispatch`): keep-alive connections to the endpoint's
+// origin, at most 8 (one per lane in flight). Webhooks are the one outbound path that runs per match
+// event, so the client's own CPU counts: measured on this machine (bench/webhook-client.ts: the
+// receiver in another process, 8 in flight; docs/benchmarks.md, "Events, webhooks and feeds at game
+// pace"), a POST's client CPU through node:http with a keep-alive agent was 74 µs, through undici's
+// `Pool.request` 35 µs, through this module (`Pool.dispatch` with a handler) 25 µs; through `fetch`
+// ~840 µs (an earlier measurement, docs/events.md). The same rules as every outbound call: the whole exchange times out
+// (OUTBOUND_TIMEOUT_MS, one timer that aborts the request), redirects are not followed (a 3xx is a
+// failure: no redirect interceptor), the answer's body is read and discarded up to a bound, and every
+// call is reported (metrics).
+import { Pool, type Dispatcher } from 'undici';
 import type { OutboundReport } from '../backend/http.js';
 import { MAX_OUTBOUND_RESPONSE_BYTES } from '../base/limits.js';
 
 export type WebhookPost = (body: string, headers: Record<string, string>) => Promise<number>;
 
+type Outcome = Parameters<OutboundReport>[2];
+
 /** A poster for one endpoint URL: resolves with the HTTP status, rejects with a short reason (timeout, network code, too large). */
 export function webhookPoster(url: string, timeoutMs: number, report?: OutboundReport): { post: WebhookPost; close(): void } {
   const target = new URL(url);
-  const secure = target.protocol === 'https:';
-  const agent = secure ? new https.Agent({ keepAlive: true, maxSockets: 8 }) : new http.Agent({ keepAlive: true, maxSockets: 8 });
-  const request = secure ? https.request : http.request;
+  const path = target.pathname + target.search;
+  // undici's own timeouts as a backstop (connect included); the exchange's bound is the timer below.
+  const pool = new Pool(target.origin, { connections: 8, pipelining: 1, headersTimeout: timeoutMs * 2, bodyTimeout: timeoutMs * 2, connect: { timeout: timeoutMs * 2 } });
+  // `dispatch` with a handler rather than `request`: no AbortSignal, body stream or async iterator per
+  // call (the answer's body is counted and dropped as it comes); docs/events.md, "Why undici's Pool".
   const post: WebhookPost = (body, headers) => new Promise((resolve, reject) => {
     const started = performance.now();
     let done = false;
-    const finish = (outcome: Parameters<OutboundReport>[2], status?: number, error?: string) => {
+    let controller: Dispatcher.DispatchController | null = null;
+    let status = 0;
+    let size = 0;
+    const finish = (outcome: Outcome, error?: string) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
       report?.('webhook', (performance.now() - started) / 1000, outcome);
-      if (status !== undefined) resolve(status);
+      if (error === undefined) resolve(status);
       else reject(new Error(error));
     };
-    const req = request(target, { method: 'POST', agent, headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) } }, (res) => {
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
+    const timer = setTimeout(() => {
+      finish('timeout', `no answer within ${timeoutMs} ms`);
+      controller?.abort(new Error('timeout')); // not started yet: aborted as it starts (onRequestStart)
+    }, timeoutMs);
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(c) {
+        controller = c;
+        if (done) c.abort(new Error('timeout'));
+      },
+      onResponseStart(_c, statusCode) {
+        status = statusCode;
+      },
+      onResponseData(c, chunk) {
         size += chunk.length;
-        if (size > MAX_OUTBOUND_RESPONSE_BYTES) { req.destroy(); finish('too-large', undefined, 'response too large'); }
-      });
-      res.on('end', () => {
-        const status = res.statusCode ?? 0;
-        finish(`${Math.min(5, Math.max(2, Math.floor(status / 100)))}xx` as Parameters<OutboundReport>[2], status);
-      });
-      res.on('error', (err: NodeJS.ErrnoException) => finish('network', undefined, err.code ?? 'response error'));
-    });
-    const timer = setTimeout(() => { req.destroy(); finish('timeout', undefined, `no answer within ${timeoutMs} ms`); }, timeoutMs);
-    req.on('error', (err: NodeJS.ErrnoException) => finish('network', undefined, err.code ?? 'request failed'));
-    req.end(body);
+        if (size > MAX_OUTBOUND_RESPONSE_BYTES) {
+          finish('too-large', 'response too large');
+          c.abort(new Error('response too large'));
+        }
+      },
+      onResponseEnd() {
+        finish(`${Math.min(5, Math.max(2, Math.floor(status / 100)))}xx` as Outcome);
+      },
+      onResponseError(_c, err) {
+        const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
+        if (e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT' || e.code === 'UND_ERR_CONNECT_TIMEOUT') finish('timeout', `no answer within ${timeoutMs} ms`);
+        else finish('network', e.code ?? e.cause?.code ?? 'request failed');
+      },
+    };
+    pool.dispatch({ path, method: 'POST', headers, body }, handler);
   });
-  return { post, close: () => agent.destroy() };
+  return { post, close: () => { void pool.destroy().catch(() => undefined); } };
 }

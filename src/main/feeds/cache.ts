@@ -7,7 +7,7 @@
 // for another content (a restarted match's frame numbers start again; its bodies differ).
 import crypto from 'node:crypto';
 import { CONTENT_TYPES, render, type Format } from './formats.js';
-import { PLAYER_COLUMNS, clockSeconds, playerRows, scoreboardBase, withClock, type Clock, type FeedName, type MatchData, type Row } from './tables.js';
+import { PLAYER_COLUMNS, clockSeconds, feedTablesOf, withClock, type FeedName, type FeedTables, type MatchData } from './tables.js';
 
 export interface Rendered {
   readonly body: string;
@@ -16,9 +16,12 @@ export interface Rendered {
 }
 
 interface FrameTables {
-  readonly scoreboard: { row: Row; clock: Clock };
-  readonly players: Row[];
+  readonly scoreboard: FeedTables['scoreboard'];
   readonly serverTime: number;
+  /** The players' rows, or null until a format other than JSON needs them (parsed from playersJson). */
+  players: FeedTables['players'] | null;
+  /** The players' rows as JSON text (the JSON feed's body), when a shard sent them so. */
+  readonly playersJson: string | null;
   /** By feed, format (and, for the scoreboard, the clock's second). */
   readonly texts: Map<string, Rendered>;
 }
@@ -48,13 +51,13 @@ export class FeedCache {
   /** Makes `frame`'s tables from its match_data JSON text (once per frame). */
   load(frame: object, matchDataJson: string): void {
     if (this.byFrame.has(frame)) return;
-    const m = JSON.parse(matchDataJson) as MatchData;
-    this.byFrame.set(frame, {
-      scoreboard: scoreboardBase(m),
-      players: playerRows(m),
-      serverTime: typeof m.serverTime === 'number' ? m.serverTime : 0,
-      texts: new Map(),
-    });
+    const t = feedTablesOf(JSON.parse(matchDataJson) as MatchData);
+    this.byFrame.set(frame, { scoreboard: t.scoreboard, serverTime: t.serverTime, players: t.players, playersJson: null, texts: new Map() });
+  }
+
+  /** `frame`'s tables as its shard made them from the match's state, the players' as JSON text (main/feeds/shard-tables.ts). */
+  loadTables(frame: object, tables: Omit<FeedTables, 'players'>, playersJson: string): void {
+    if (!this.byFrame.has(frame)) this.byFrame.set(frame, { scoreboard: tables.scoreboard, serverTime: tables.serverTime, players: null, playersJson, texts: new Map() });
   }
 
   /** The feed's text for a frame that was loaded (undefined otherwise). */
@@ -71,7 +74,9 @@ export class FeedCache {
     if (kept) return kept;
     const body = feed === 'scoreboard'
       ? (() => { const row = withClock(t.scoreboard.row, t.scoreboard.clock, seconds); return render(format, [row], Object.keys(row), 'scoreboard'); })()
-      : render(format, t.players, PLAYER_COLUMNS, 'players');
+      : format === 'json' && t.playersJson !== null
+        ? t.playersJson // JSON.stringify of the rows, made by the shard: render('json') would give the same text
+        : render(format, (t.players ??= JSON.parse(t.playersJson!) as FeedTables['players']), PLAYER_COLUMNS, 'players');
     const made: Rendered = { body, etag: `"${digest(body).slice(0, 22)}"`, contentType: CONTENT_TYPES[format] };
     if (t.texts.size >= TEXTS_PER_FRAME) t.texts.clear();
     t.texts.set(key, made);

@@ -10,6 +10,7 @@ import { matchDataJson } from '../../protocol/wire.js';
 import { FeedCache, matchesEtag } from '../feeds/cache.js';
 import { isFormat, type Format } from '../feeds/formats.js';
 import { FEED_NAMES, type FeedName } from '../feeds/tables.js';
+import type { ShardFeedTables, ShardTablesAnswer } from '../feeds/shard-tables.js';
 import type { Frame, FrameBus } from '../ports/frame-bus.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import type { Router } from './http.js';
@@ -21,12 +22,15 @@ export interface FeedFrames {
   peek(groupCode: string): Frame | undefined;
   /** The match's latest frame with its match_data JSON text, or undefined when there is no live match. */
   read(groupCode: string): Promise<{ frame: Frame; json: string } | undefined>;
+  /** The tables of a match this process runs, from its shard (feeds/shard-tables.ts); undefined when no shard here runs it. */
+  tables?(groupCode: string): Promise<ShardTablesAnswer | undefined> | undefined;
 }
 
 /** FeedFrames over the FrameBus (its FrameText messages), as GET /match reads them (rest/match-data.ts). */
-export function feedFrames(frames: FrameBus, shared?: MatchDirectory): FeedFrames {
+export function feedFrames(frames: FrameBus, shared?: MatchDirectory, local?: ShardFeedTables): FeedFrames {
   return {
     peek: (groupCode) => frames.latest(groupCode),
+    ...(local ? { tables: (groupCode: string) => local.ask(groupCode) } : {}),
     async read(groupCode) {
       const found = await readLatestFrameText(frames, shared, groupCode);
       if (!found) return undefined;
@@ -60,13 +64,23 @@ export function registerFeeds(router: Router, source: FeedFrames, trustReplayTim
     const format = byExtension ?? byQuery ?? 'json';
     if (!isFormat(format)) return reply.error(400, 'Unknown format: json, csv or xml');
 
-    let frame = source.peek(groupCode);
+    let frame: object | undefined = source.peek(groupCode);
     if (!frame || !cache.has(frame)) {
-      const read = await source.read(groupCode);
+      // A match of this process: its shard makes the tables (no frame text, no parse).
+      const made = await source.tables?.(groupCode);
       if (reply.finished) return;
-      if (!read) return reply.error(404, 'Match not found');
-      frame = read.frame;
-      cache.load(frame, read.json);
+      if (made) {
+        // Kept with the frame they show while it is the latest (a newer one came meanwhile: used for this answer only).
+        const latest = source.peek(groupCode);
+        frame = latest?.frameNo === made.frameNo ? latest : {};
+        cache.loadTables(frame, made.tables, made.playersJson);
+      } else {
+        const read = await source.read(groupCode);
+        if (reply.finished) return;
+        if (!read) return reply.error(404, 'Match not found');
+        frame = read.frame;
+        cache.load(frame, read.json);
+      }
     }
     const text = cache.text(frame, feed as FeedName, format as Format)!;
     const headers = { ETag: text.etag, 'Cache-Control': 'no-cache', 'Access-Control-Expose-Headers': 'ETag' };

@@ -16,6 +16,7 @@ import type { TeamInfoStore } from '../ports/team-info-store.js';
 import type { TemplatedApp } from '../internals/uws.js';
 import { registerAdmin } from './admin.js';
 import { feedFrames, registerFeeds } from './feeds.js';
+import type { ShardFeedTables } from '../feeds/shard-tables.js';
 import type { EventOutput } from '../events-out/index.js';
 import { registerEvents } from './events.js';
 import type { StandbyRouteDeps } from './standby.js';
@@ -49,6 +50,8 @@ export interface RestDeps {
   admin?: { tokens: AdminTokens; dashboard: Dashboard; lifecycle: MatchLifecycle; rehearsal: RehearsalRouteDeps; standby?: StandbyRouteDeps; fixtures?: FixtureRouteDeps };
   /** A scheduled code's teams before its first match (GET /getTeamInfoForCode; fixtures/keeper.ts). */
   scheduledTeams?: (groupCode: string) => { leftTeam: unknown; rightTeam: unknown } | undefined;
+  /** The feeds' tables of this process's matches, from their shards (feeds/shard-tables.ts). */
+  feedTables?: ShardFeedTables;
 }
 
 export function registerRestRoutes(app: TemplatedApp, deps: RestDeps): void {
@@ -63,7 +66,7 @@ export function registerRestRoutes(app: TemplatedApp, deps: RestDeps): void {
   registerPreviews(router, { store: deps.previews, keys: deps.keys, log: deps.log });
   registerOrg(router, deps.keys);
   registerTeamInfo(router, deps.teamInfo, deps.scheduledTeams);
-  registerFeeds(router, feedFrames(deps.frames, deps.cluster ? deps.directory : undefined), config.TRUST_REPLAY_TIMESTAMPS);
+  registerFeeds(router, feedFrames(deps.frames, deps.cluster ? deps.directory : undefined, deps.feedTables), config.TRUST_REPLAY_TIMESTAMPS);
   if (deps.backend) {
     registerSupport(router, deps.backend.packages);
     registerOAuth(router, config, deps.log, deps.backend.request);

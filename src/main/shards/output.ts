@@ -25,6 +25,8 @@ export interface ShardOutputDeps {
   events: MainEventBus;
   /** EVENTS_ENABLED: where each derived match event goes (events-out/index.ts `take`). */
   matchEvents?: (groupCode: string, matchKey: string, matchId: string, event: DerivedEvent) => void;
+  /** The feeds' tables the shards made (answers to `feed_tables`: main/feeds/shard-tables.ts). */
+  feedTables?: (answers: NonNullable<ShardOut['feedTables']>) => void;
 }
 
 export interface PublishCounters {
@@ -59,6 +61,7 @@ export class ShardOutput {
     this.counters.framesPublished += codes.length;
     const late = out.lateFrameTexts;
     if (late) for (let i = 0; i < late.codes.length; i++) frames.publishFrameText({ groupCode: late.codes[i], frameNo: late.frameNos[i], frameText: late.frameTexts[i] });
+    if (out.feedTables) this.deps.feedTables?.(out.feedTables);
     if (out.summaries) {
       for (const summary of out.summaries) {
         const match = routes.get(summary.groupCode);

@@ -65,6 +65,11 @@ export function runCommand(shard: CommandContext, cmd: ShardCmd, now: number): v
       if (slot && !shard.out.muted) shard.sendFrameTexts(slot, cmd.answer);
       return;
     }
+    case 'feed_tables': {
+      const slot = liveSlot(shard, cmd.groupCode);
+      if (slot && !shard.out.muted) shard.sendFeedTables(slot);
+      return;
+    }
     case 'evict': {
       const slot = liveSlot(shard, cmd.groupCode);
       if (slot) shard.evict(slot);

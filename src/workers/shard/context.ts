@@ -47,6 +47,8 @@ export interface CommandContext extends ApplyContext {
   evict(slot: Slot): void;
   /** The main thread needs the match's frame texts (`frame_texts`): the last one's now when `answer`. */
   sendFrameTexts(slot: Slot, answer: boolean): void;
+  /** GET /feeds polls the match (`feed_tables`): the feeds' tables of its latest frame's state. */
+  sendFeedTables(slot: Slot): void;
   /** The shard as a whole: the shutdown drain, dashboard summaries, muting, the thread's end. */
   drain(endMatches: boolean, now: number): void;
   watchSummaries(on: boolean, now: number): void;

@@ -41,6 +41,15 @@ export class Outbox {
     late.frameTexts.push(frameText);
   }
 
+  /** The feeds' tables of frame `frameNo` of the match (a `feed_tables` answer), as JSON texts. */
+  feedTables(groupCode: string, frameNo: number, scoreboard: string, players: string): void {
+    const t = (this.out.feedTables ??= { codes: [], frameNos: [], scoreboards: [], players: [] });
+    t.codes.push(groupCode);
+    t.frameNos.push(frameNo);
+    t.scoreboards.push(scoreboard);
+    t.players.push(players);
+  }
+
   stats(stats: ShardStats): void {
     this.out.stats = stats;
   }
@@ -56,7 +65,7 @@ export class Outbox {
   /** Posts what was gathered, if anything. */
   flush(): void {
     const out = this.out;
-    if (out.codes.length === 0 && out.events.length === 0 && !out.lateFrameTexts && !out.stats && !out.summaries && !out.snapshots) return;
+    if (out.codes.length === 0 && out.events.length === 0 && !out.lateFrameTexts && !out.feedTables && !out.stats && !out.summaries && !out.snapshots) return;
     out.ack = this.mark;
     this.out = emptyOut();
     this.post(out);

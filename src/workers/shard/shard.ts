@@ -12,6 +12,7 @@
 //   cycle.ts      the periodic tick (due deadlines, snapshots, stats, summaries); deadlines.ts: the timer heap
 //   snapshots.ts, stats.ts, summaries.ts, drops.ts, outbox.ts (what goes to the main thread), slot.ts
 // (a match's bookkeeping: each mutable part has one owner; this file owns `sent`)
+import { feedTablesOf } from '../../protocol/feed-tables.js';
 import { FRAME_TEXT_HOLD_FRAMES } from '../../protocol/limits.js';
 import type { CreateMatchCmd, RestoreMatchCmd, ShardOut } from '../../protocol/shard-messages.js';
 import type { ShardSettings } from '../../protocol/shard-settings.js';
@@ -139,6 +140,7 @@ export class Shard implements BatchContext, CycleContext {
     sent.event = slot.match.eventNumber;
     sent.at = now;
     sent.activityAt = now;
+    if (sent.feedTablesWanted) this.sendFeedTablesNow(slot);
     if (slot.match.ended) this.remove(slot, 'ended');
   }
 
@@ -158,6 +160,20 @@ export class Shard implements BatchContext, CycleContext {
   sendFrameTexts(slot: Slot, answer: boolean): void {
     slot.sent.frameTextsUntil = slot.sent.frameNo + FRAME_TEXT_HOLD_FRAMES;
     if (answer) this.sendLastFrameText(slot);
+  }
+
+  /** The feeds' tables of the state the last frame shows: now, or after the next frame when a change is not framed yet. */
+  sendFeedTables(slot: Slot): void {
+    if (slot.sent.frameNo > 0 && slot.sent.event === slot.match.eventNumber) this.sendFeedTablesNow(slot);
+    else slot.sent.feedTablesWanted = true;
+  }
+
+  /** From the state itself (what the frame was serialized from, with the frame's serverTime): no frame text, no parse. */
+  private sendFeedTablesNow(slot: Slot): void {
+    slot.sent.feedTablesWanted = false;
+    const serverTime = this.settings.trustReplayTimestamps ? slot.match.lastChangeAt : slot.sent.at;
+    const tables = feedTablesOf(slot.match.snapshot(), serverTime);
+    this.out.feedTables(slot.groupCode, slot.sent.frameNo, JSON.stringify({ scoreboard: tables.scoreboard, serverTime }), JSON.stringify(tables.players));
   }
 
   private sendLastFrameText(slot: Slot): void {

@@ -27,6 +27,8 @@ export interface SentFrames {
   /** Frames up to this number carry their frame text to the main thread (`frame_texts` command); whether the last one did. */
   frameTextsUntil: number;
   frameTextSent: boolean;
+  /** The feeds' tables were asked for (`feed_tables`) while a change was not framed yet: they go with the next frame. */
+  feedTablesWanted: boolean;
 }
 
 /** The last frame's layout (the base of the next delta) and the eventNumber of the state it shows (frames.ts). */
@@ -84,7 +86,7 @@ export interface SlotOrigin {
 export function newSlot(groupCode: string, match: Match, origin: SlotOrigin): Slot {
   return {
     groupCode, match, recorder: origin.recorder, recordStart: origin.recordStart,
-    sent: { event: match.eventNumber - 1, at: 0, activityAt: origin.lastActivityAt, frameNo: origin.frameNo, frameTextsUntil: 0, frameTextSent: false },
+    sent: { event: match.eventNumber - 1, at: 0, activityAt: origin.lastActivityAt, frameNo: origin.frameNo, frameTextsUntil: 0, frameTextSent: false, feedTablesWanted: false },
     received: { at: origin.lastEventAt },
     reported: { matchId: origin.matchId, rosterSize: 0 },
     layout: { prev: null, event: -1 },
