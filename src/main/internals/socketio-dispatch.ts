@@ -2,7 +2,7 @@
 // library internal). Written for socket.io 4.8.4, the version package-lock.json pins:
 // test/main/internals/library-internals.test.ts fails naming this module when the installed version
 // differs, and checks on a real server that what is read here is still there and still behaves so.
-// On an upgrade, re-read socket.io's lib/client.ts (`setup`, `ondecoded`) and lib/socket.ts
+// On an upgrade, re-read socket.io's lib/client.ts (`setup`, `ondecoded`) and socket.io's lib/socket.ts
 // (`_onpacket`, `onevent`, `dispatch`, `run`), then update WRITTEN_FOR.
 //
 // What socket.io does with an EVENT packet its Client's decoder emits as `decoded`: Client.ondecoded
