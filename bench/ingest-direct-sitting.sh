@@ -4,7 +4,8 @@
 #
 #   npm run build && bash bench/ingest-direct-sitting.sh <before tree> [rounds] [part...]
 #
-# Parts (both by default):
+# Parts (all by default):
+# - hot: bench/dispatch-cost.ts (one process: socket.io's dispatch against the direct path per packet).
 # - profile: the service's threads profiled (BENCH_PROFILE) at M=1,000 and M=50, 3 msg/s, pinned
 #   `0:1`, before and after; bench/lib/profile-dispatch.ts splits the ingestion thread's time of the
 #   run's last 10 s (socket.io's dispatch, the decoder, our handlers, ...), written next to the JSON.
@@ -17,7 +18,7 @@ BEFORE=$(cd "$1" && pwd)/dist/main/index.js
 AFTER=${AFTER_ENTRY:-$PWD/dist/main/index.js}
 ROUNDS=${2:-3}
 shift $(( $# >= 2 ? 2 : 1 ))
-PARTS=${*:-profile ab}
+PARTS=${*:-hot profile ab}
 OUT=bench/results/ingest-direct.jsonl
 PROFILES=bench/results/ingest-direct-profiles
 mkdir -p bench/results "$PROFILES"
@@ -31,6 +32,9 @@ entry() { if [ "$1" = before ]; then echo "$BEFORE"; else echo "$AFTER"; fi; }
 
 for part in $PARTS; do
   case $part in
+    hot)
+      log "dispatch-cost"
+      npx tsx bench/dispatch-cost.ts --packets 20000 --rounds 5 | tee -a "$OUT" ;;
     profile)
       for m in 1000 50; do
         for build in before after; do
