@@ -13,6 +13,7 @@
 #   first of each pair swaps every round), `rounds` rounds (3 by default).
 # JSON lines (with the load average before each run) go to bench/results/ingest-direct.jsonl.
 # AFTER_ENTRY=<a copy's dist/main/index.js> runs "after" from a copy; by default this tree's dist.
+# SIZES (default "1000 50") and DURATION (default 20) change the runs (a smoke test: SIZES=20 DURATION=3).
 set -u
 BEFORE=$(cd "$1" && pwd)/dist/main/index.js
 AFTER=${AFTER_ENTRY:-$PWD/dist/main/index.js}
@@ -20,7 +21,9 @@ ROUNDS=${2:-3}
 shift $(( $# >= 2 ? 2 : 1 ))
 PARTS=${*:-hot profile ab}
 OUT=bench/results/ingest-direct.jsonl
-PROFILES=bench/results/ingest-direct-profiles
+PROFILES=$PWD/bench/results/ingest-direct-profiles
+SIZES=${SIZES:-1000 50}
+DURATION=${DURATION:-20}
 mkdir -p bench/results "$PROFILES"
 log() { echo "# $(date +%T) load $(cut -d' ' -f1-3 /proc/loadavg): $*" | tee -a "$OUT"; }
 run() { # label, entry, then the benchmark's arguments
@@ -36,19 +39,19 @@ for part in $PARTS; do
       log "dispatch-cost"
       npx tsx bench/dispatch-cost.ts --packets 20000 --rounds 5 | tee -a "$OUT" ;;
     profile)
-      for m in 1000 50; do
+      for m in $SIZES; do
         for build in before after; do
           dir=$PROFILES/$build-$m-$(date +%H%M%S)
           echo "## $dir" | tee -a "$OUT.profiles.txt"
-          BENCH_PROFILE=$dir run "profile-$build" "$(entry $build)" --matches "$m" --rate 3 --duration 10 --warmup 3 --pin 0:1 --name "ingest-direct-profile"
-          npx tsx bench/lib/profile-dispatch.ts "$dir" 10 | tee -a "$OUT.profiles.txt"
+          BENCH_PROFILE=$dir run "profile-$build" "$(entry $build)" --matches "$m" --rate 3 --duration "$(( DURATION / 2 ))" --warmup 3 --pin 0:1 --name "ingest-direct-profile"
+          npx tsx bench/lib/profile-dispatch.ts "$dir" "$(( DURATION / 2 ))" | tee -a "$OUT.profiles.txt"
         done
       done ;;
     ab)
       for r in $(seq 1 "$ROUNDS"); do
         if [ $((r % 2)) = 1 ]; then order="before after"; else order="after before"; fi
-        for m in 1000 50; do
-          for build in $order; do run "$build" "$(entry $build)" --matches "$m" --rate 3 --duration 20 --pin 0:1 --name "ingest-direct-ab"; done
+        for m in $SIZES; do
+          for build in $order; do run "$build" "$(entry $build)" --matches "$m" --rate 3 --duration "$DURATION" --pin 0:1 --name "ingest-direct-ab"; done
         done
       done ;;
     *) echo "unknown part $part" >&2; exit 2 ;;
