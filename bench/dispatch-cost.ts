@@ -7,7 +7,7 @@
 // - socketio: the decoder emits each packet to socket.io (Client.ondecoded → Socket._onpacket →
 //   onevent → dispatch → EventEmitter), as for a socket not logged on;
 // - direct: the decoder hands it to a sink that delivers it with socket.io's timing
-//   (internals/socketio-dispatch.ts), as for a logged-on socket;
+//   (internals/socketio.ts), as for a logged-on socket;
 // - decode only: the sink counts it at once (the decoder and the loop alone: the floor both
 //   include; direct minus this is what socket.io's two ticks cost, which the direct path keeps for
 //   its order and its drop-after-close; a synchronous hand-over would cost nothing more than this).
@@ -19,7 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { Server, type Socket } from 'socket.io';
 import { io as connect } from 'socket.io-client';
 import { Encoder, PacketType } from 'socket.io-parser';
-import { connectionDecoder, dispatchLikeSocketIo } from '#built/main/internals/socketio-dispatch.js';
+import { connectionDecoder, dispatchLikeSocketIo } from '#built/main/internals/socketio.js';
 import { IngestDecoder, ingestParser } from '#built/main/sockets/ingest-parser.js';
 import { recordedMatch } from '#built/tools/recorded-match.js';
 import { opt } from './lib/args.js';

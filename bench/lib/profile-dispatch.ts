@@ -22,7 +22,7 @@ function partOf(f: Frame): string | null {
   const u = f.url;
   if (u.includes('/socket.io/dist/client.js') || u.includes('/socket.io/dist/socket.js') || u.includes('/socket.io/dist/typed-events.js')) return 'socket.io dispatch';
   if (u.includes('ingest-parser.js') || u.includes('socket.io-parser') || u.includes('component-emitter')) return 'decoder';
-  if (u.includes('/internals/socketio-dispatch.js')) return 'fast path';
+  if (u.includes('/internals/socketio.js') || u.includes('/ingest/direct-path.js')) return 'direct path (its sink and two ticks)';
   if (u.includes('/dist/main/ingest/')) return 'our ingestion handlers (ingest/)';
   if (u.includes('/dist/main/matches/') || u.includes('/dist/main/shards/')) return 'matches and shard pool (routing, hand-offs, outputs)';
   if (u.includes('/dist/')) return 'our other code';

@@ -2,12 +2,12 @@
 // dispatch (issue 28; docs/architecture.md, "The obs_data walk"): the connection's decoder
 // (sockets/ingest-parser.ts) hands each hot event it decoded to the socket's `receive`, the same
 // function socket.io's listeners call (budget, backlog, payload check, routing: server.ts), with
-// socket.io's timing (internals/socketio-dispatch.ts: two ticks later, if still connected), so the
+// socket.io's timing (internals/socketio.ts: two ticks later, if still connected), so the
 // socket's events keep their order whichever path each took. Everything else goes through
 // socket.io as before: sockets not logged on (or resumed), events with an ack id, other
 // namespaces, binary events, packets the decoder's fast path does not recognise exactly, and
 // sockets with a `socket.use` middleware or an `onAny` listener (the listener has none).
-import { connectionDecoder, dispatchLikeSocketIo, plainDispatch } from '../internals/socketio-dispatch.js';
+import { connectionDecoder, dispatchLikeSocketIo, plainDispatch } from '../internals/socketio.js';
 import { IngestDecoder, type HotSink } from '../sockets/ingest-parser.js';
 import type { IngestCounters, SocketState } from './socket-state.js';
 

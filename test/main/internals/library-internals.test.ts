@@ -15,7 +15,6 @@ import { WebSocket } from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as engineio from '../../../src/main/internals/engineio.js';
 import * as socketio from '../../../src/main/internals/socketio.js';
-import * as socketioDispatch from '../../../src/main/internals/socketio-dispatch.js';
 import { IngestDecoder, ingestParser } from '../../../src/main/sockets/ingest-parser.js';
 import * as socketioParser from '../../../src/main/internals/socketio-parser.js';
 import * as ws from '../../../src/main/internals/ws.js';
@@ -31,7 +30,6 @@ const readJson = (file: string) => JSON.parse(fs.readFileSync(path.join(ROOT, fi
 
 const DOORS: Array<[string, { package: string; version: string }]> = [
   ['src/main/internals/socketio.ts', socketio.WRITTEN_FOR],
-  ['src/main/internals/socketio-dispatch.ts', socketioDispatch.WRITTEN_FOR],
   ['src/main/internals/engineio.ts', engineio.WRITTEN_FOR],
   ['src/main/internals/ws.ts', ws.WRITTEN_FOR],
   ['src/main/internals/socketio-parser.ts', socketioParser.WRITTEN_FOR],
@@ -198,12 +196,12 @@ describe('the internals are there', () => {
     await expect.poll(() => sockets.length).toBe(1);
     const socket = sockets[0];
     // The decoder socket.io made for the connection, from the Server's parser: what it emits reaches the socket.
-    const decoder = socketioDispatch.connectionDecoder(socket) as IngestDecoder;
+    const decoder = socketio.connectionDecoder(socket) as IngestDecoder;
     expect(decoder).toBeInstanceOf(IngestDecoder);
     const order: string[] = [];
     socket.on('e', (p: string) => order.push(p));
     const settled = () => new Promise((r) => setImmediate(r));
-    const viaDoor = (p: string) => socketioDispatch.dispatchLikeSocketIo(socket, (_event, payload: string) => order.push(payload), 'e', p);
+    const viaDoor = (p: string) => socketio.dispatchLikeSocketIo(socket, (_event, payload: string) => order.push(payload), 'e', p);
     decoder.add('2["e","a"]');
     viaDoor('b');
     decoder.add('2["e","c"]');
@@ -220,12 +218,12 @@ describe('the internals are there', () => {
     expect(order).toEqual(['one tick', 'a', 'c', 'three ticks']);
 
     // A plain dispatch: no onAny listener, no middleware.
-    expect(socketioDispatch.plainDispatch(socket)).toBe(true);
+    expect(socketio.plainDispatch(socket)).toBe(true);
     const any = () => undefined;
     socket.onAny(any);
-    expect(socketioDispatch.plainDispatch(socket)).toBe(false);
+    expect(socketio.plainDispatch(socket)).toBe(false);
     socket.offAny(any);
-    expect(socketioDispatch.plainDispatch(socket)).toBe(true);
+    expect(socketio.plainDispatch(socket)).toBe(true);
     // Disconnected between the packet and its turn: neither socket.io nor the door delivers it.
     order.length = 0;
     decoder.add('2["e","x"]');
@@ -234,7 +232,7 @@ describe('the internals are there', () => {
     await settled();
     expect(order).toEqual([]);
     socket.use((_event, next) => next());
-    expect(socketioDispatch.plainDispatch(socket)).toBe(false);
+    expect(socketio.plainDispatch(socket)).toBe(false);
   });
 
   it("socket-io-parser's reconstructor: set while a binary packet's attachments are awaited", () => {
