@@ -1,5 +1,5 @@
 // The hot events (obs_data, aux_data) of an authenticated socket, below socket.io's per-event
-// dispatch (issue 28; docs/architecture.md, "The obs_data walk"): the connection's decoder
+// dispatch (issue 28; docs/architecture.md, "One `obs_data` message", step 2): the connection's decoder
 // (sockets/ingest-parser.ts) hands each hot event it decoded to the socket's `receive`, the same
 // function socket.io's listeners call (budget, backlog, payload check, routing: server.ts), with
 // socket.io's timing (internals/socketio.ts: two ticks later, if still connected), so the
