@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Issue 28's ingestion path below socket.io's per-event dispatch (docs/benchmarks.md, "Step 5"),
-# measured in one sitting against another tree's build ("before", BENCH_ENTRY):
+# measured in one sitting against another tree's build ("before", BENCH_ENTRY). "After" is a build
+# of the branch commit that has the path (547658e: it was measured, found too small to matter and
+# reverted; `git worktree add --detach <dir> 547658e`, build it, AFTER_ENTRY=<dir>/dist/main/index.js):
 #
 #   npm run build && bash bench/ingest-direct-sitting.sh <before tree> [rounds] [part...]
 #
 # Parts (all by default):
-# - hot: bench/dispatch-cost.ts (one process: socket.io's dispatch against the direct path per packet).
+# (At 547658e a third part, hot, ran that commit's bench/dispatch-cost.ts: socket.io's dispatch
+# against the direct path per packet, in one process.)
 # - profile: the service's threads profiled (BENCH_PROFILE) at M=1,000 and M=50, 3 msg/s, pinned
 #   `0:1`, before and after; bench/lib/profile-dispatch.ts splits the ingestion thread's time of the
 #   run's last 10 s (socket.io's dispatch, the decoder, our handlers, ...), written next to the JSON.
@@ -19,7 +22,7 @@ BEFORE=$(cd "$1" && pwd)/dist/main/index.js
 AFTER=${AFTER_ENTRY:-$PWD/dist/main/index.js}
 ROUNDS=${2:-3}
 shift $(( $# >= 2 ? 2 : 1 ))
-PARTS=${*:-hot profile ab}
+PARTS=${*:-profile ab}
 OUT=bench/results/ingest-direct.jsonl
 PROFILES=$PWD/bench/results/ingest-direct-profiles
 SIZES=${SIZES:-1000 50}
@@ -35,9 +38,6 @@ entry() { if [ "$1" = before ]; then echo "$BEFORE"; else echo "$AFTER"; fi; }
 
 for part in $PARTS; do
   case $part in
-    hot)
-      log "dispatch-cost"
-      npx tsx bench/dispatch-cost.ts --packets 20000 --rounds 5 | tee -a "$OUT" ;;
     profile)
       for m in $SIZES; do
         for build in before after; do

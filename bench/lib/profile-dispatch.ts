@@ -6,6 +6,7 @@
 //   (_onpacket, onevent, dispatch, run, emitUntyped), node's EventEmitter under them, and the ticks
 //   they schedule (process.nextTick's queue while it runs their callbacks);
 // - the decoder (sockets/ingest-parser.js, socket.io-parser, component-emitter);
+// - the direct path of branch commit 547658e (its sink and two ticks; docs/benchmarks.md, "Step 5");
 // - our handlers (everything else of dist/main), engine.io, uWS, and the rest.
 // Only the profile of the thread that ran the ingestion listener (the one with samples in Client.ondata) is read.
 import fs from 'node:fs';

@@ -5,8 +5,7 @@
 // This file wires a socket's events to the jobs, each in its own file: session takeover at
 // connection (resume.ts), the budget and backlog every event passes first (backlog.ts, budget.ts,
 // stall.ts), then the admitted event's handler (dispatch.ts): the two logons (logon.ts), the payload
-// check (payload-check.ts). An authenticated socket's obs_data and aux_data reach the same first
-// step from the decoder, below socket.io's per-event dispatch (direct-path.ts). It keeps the listener's own:
+// check (payload-check.ts); and keeps the listener's own:
 // idle sweeps, keepalives, closing the sockets of ended sessions (ControlBus), shutdown.
 import type { Server } from 'socket.io';
 import type { KeyValidator } from '../backend/key-validation.js';
@@ -35,7 +34,6 @@ import { IngestCounters, SocketReplies, type BoundSession, type SocketState } fr
 import { LinkEvents, LinkStats } from './link-stats.js';
 import { clientAddress } from '../base/client-address.js';
 import { StallWatch } from './stall.js';
-import { HOT_EVENTS, openDirectPath } from './direct-path.js';
 
 export interface IngestDeps {
   config: Config;
@@ -151,11 +149,7 @@ export class IngestServer {
     const receive = (event: string, args: unknown[]) => {
       if (!this.resume.hold(state, event, args)) this.backlog.receive(state, event, args);
     };
-    for (const event of KNOWN_EVENTS) {
-      socket.on(event, HOT_EVENTS.has(event) ? (...args: unknown[]) => { this.counters.hotPaths.socketio++; receive(event, args); } : (...args: unknown[]) => receive(event, args));
-    }
-    // Once the socket carries a session, its hot events come from the decoder, not socket.io's dispatch (direct-path.ts).
-    openDirectPath(state, this.counters, (event, payload) => receive(event, [payload]));
+    for (const event of KNOWN_EVENTS) socket.on(event, (...args: unknown[]) => receive(event, args));
     socket.on(OTHER_EVENT, (...args: unknown[]) => receive('other', args));
     socket.on('disconnect', () => {
       this.states.delete(socket.id);
@@ -215,11 +209,6 @@ export class IngestServer {
   /** Events waiting in backlogs now (metrics). */
   backlogWaiting(): number {
     return this.backlog.count();
-  }
-
-  /** obs_data and aux_data by the path that took them to the handlers (metrics). */
-  get hotPaths(): IngestCounters['hotPaths'] {
-    return this.counters.hotPaths;
   }
 
   /** Backlog figures (metrics, tests): events that waited, the most one socket had waiting at once. */

@@ -44,8 +44,6 @@ export class IngestCounters {
   readonly closed = { idle: 0, capacity: 0 };
   /** Backlog figures: events that waited, the most one socket had waiting at once. */
   readonly backlog = { queued: 0, peak: 0 };
-  /** obs_data and aux_data by the path that took them to the handlers: below socket.io's per-event dispatch (direct-path.ts) or through it. */
-  readonly hotPaths = { direct: 0, socketio: 0 };
 }
 
 /** Answers to one socket and what is counted about it. */

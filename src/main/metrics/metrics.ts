@@ -75,10 +75,6 @@ export class Metrics {
       name: 'ods_messages_received_total', help: 'Events received on the ingestion listener, by event name (unknown names as "other")', labelNames: ['event'], registers: [r],
       collect() { set(this, ingest.eventsIn, 'event'); },
     });
-    new client.Counter({
-      name: 'ods_ingest_hot_events_total', help: 'obs_data and aux_data by the path that took them to the handlers: direct (an authenticated socket, below socket.io\'s per-event dispatch) or socketio', labelNames: ['path'], registers: [r],
-      collect() { set(this, ingest.hotPaths, 'path'); },
-    });
     new client.Gauge({ name: 'ods_ingest_backlog_messages', help: 'Events received on the ingestion listener and waiting for their socket\'s budget (INGEST_BACKLOG_PER_SOCKET)', registers: [r], collect() { this.set(ingest.backlogWaiting()); } });
     new client.Counter({ name: 'ods_messages_queued_total', help: 'Events that waited in their socket\'s backlog instead of being shed', registers: [r], collect() { this.reset(); this.inc(ingest.backlogFigures.queued); } });
     const applied = shardTotals.applied;

@@ -17,9 +17,6 @@
 //
 // Event names the listener does not handle become OTHER_EVENT at decoding, so the listener needs
 // no catch-all (`onAny`) listener called for every event.
-//
-// A hot event the fast path decoded goes to the decoder's `hot` sink when one is set and takes it
-// (an authenticated socket: ingest/direct-path.ts), else to socket.io like any other packet.
 import { Decoder, Encoder, PacketType, protocol, type Packet } from 'socket.io-parser';
 import { MAX_JSON_DEPTH } from '../../protocol/json-depth.js';
 import { reconstructing } from '../internals/socketio-parser.js';
@@ -72,9 +69,10 @@ function hotEvent(str: string): string | null {
   return null;
 }
 
-/** The fast path's payload of a hot event packet (its event is `hotEvent(str)`), or null: the packet is left to socket-io-parser. */
-function hotPayload(str: string): string | RawPayload | null {
-  if (str.charCodeAt(str.length - 1) !== 93 /* ] */) return null;
+/** The fast path's packet for a hot event, or null: the packet is left to socket-io-parser. */
+function decodeHot(str: string): Packet | null {
+  const event = hotEvent(str);
+  if (event === null || str.charCodeAt(str.length - 1) !== 93 /* ] */) return null;
   const first = str.charCodeAt(HOT_PREFIX_LENGTH);
   if (first === 34 /* " */) {
     // The literal must be the whole rest: then it is exactly one argument.
@@ -84,42 +82,28 @@ function hotPayload(str: string): string | RawPayload | null {
     } catch {
       return null; // several arguments, or not JSON: socket-io-parser decides
     }
-    return typeof text === 'string' ? text : null;
+    return typeof text === 'string' ? { type: PacketType.EVENT, nsp: '/', data: [event, text] } : null;
   }
-  if (first === 123 /* { */ && objectEnd(str, HOT_PREFIX_LENGTH) === str.length - 1) return new RawPayload(str.slice(HOT_PREFIX_LENGTH, -1));
+  if (first === 123 /* { */ && objectEnd(str, HOT_PREFIX_LENGTH) === str.length - 1) {
+    return { type: PacketType.EVENT, nsp: '/', data: [event, new RawPayload(str.slice(HOT_PREFIX_LENGTH, -1))] };
+  }
   return null;
-}
-
-/**
- * Where a connection's hot events go instead of socket.io's per-event dispatch (ingest/direct-path.ts
- * sets it on an authenticated socket's decoder): returns false to leave the packet to socket.io.
- */
-export type HotSink = (event: string, payload: string | RawPayload) => boolean;
-
-/** The ingestion listener's decoders: socket-io-parser's, with the fast path above and a hot sink. */
-export abstract class IngestDecoder extends Decoder {
-  /** The sink of this connection's hot events (null: every packet is emitted as `decoded`, to socket.io's Client). */
-  hot: HotSink | null = null;
-
-  override add(obj: unknown): void {
-    if (typeof obj === 'string' && !reconstructing(this)) {
-      const event = hotEvent(obj);
-      const payload = event === null ? null : hotPayload(obj);
-      if (payload !== null) {
-        if (this.hot === null || !this.hot(event!, payload)) this.emitReserved('decoded', { type: PacketType.EVENT, nsp: '/', data: [event, payload] });
-        return;
-      }
-    }
-    super.add(obj);
-  }
 }
 
 /** A Decoder class for the Server's `parser` option: `events` are the names the listener handles. */
 function decoderFor(events: ReadonlySet<string>): typeof Decoder {
-  return class extends IngestDecoder {
+  return class IngestDecoder extends Decoder {
     constructor() {
       super();
       this.on('decoded', renameUnknown);
+    }
+
+    override add(obj: unknown): void {
+      if (typeof obj === 'string' && !reconstructing(this)) {
+        const packet = decodeHot(obj);
+        if (packet) return void this.emitReserved('decoded', packet);
+      }
+      super.add(obj);
     }
   };
 

@@ -15,7 +15,6 @@ import { WebSocket } from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as engineio from '../../../src/main/internals/engineio.js';
 import * as socketio from '../../../src/main/internals/socketio.js';
-import { IngestDecoder, ingestParser } from '../../../src/main/sockets/ingest-parser.js';
 import * as socketioParser from '../../../src/main/internals/socketio-parser.js';
 import * as ws from '../../../src/main/internals/ws.js';
 import * as uws from '../../../src/main/internals/uws.js';
@@ -50,7 +49,7 @@ describe('each door was written for the version package-lock.json pins and node_
   });
 
   it('no other module of src/ reaches into these internals', () => {
-    const INTERNALS = /\b_sender\b|\bwriteBuffer\b|\breconstructor\b|\{ pid\?: string \}|conn\.transport as|\b_anyListeners\b|\{ decoder\?: unknown \}|\bfns: unknown/;
+    const INTERNALS = /\b_sender\b|\bwriteBuffer\b|\breconstructor\b|\{ pid\?: string \}|conn\.transport as/;
     const offenders: string[] = [];
     const walk = (dir: string) => {
       for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -183,56 +182,6 @@ describe('the internals are there', () => {
     const polling = client(on.url, ['polling']);
     await new Promise<void>((r) => (polling.connected ? r() : polling.once('connect', () => r())));
     expect(clientDoor.webSocketOf(polling)).toBeUndefined();
-  });
-
-  it("socket.io's per-event dispatch: the connection's decoder, middlewares and onAny, an event two ticks after its packet", async () => {
-    const httpServer = http.createServer();
-    const io = new Server(httpServer, { parser: ingestParser(['e']) });
-    servers.push(io);
-    const sockets: Socket[] = [];
-    io.on('connection', (s) => sockets.push(s));
-    await new Promise<void>((r) => httpServer.listen(0, '127.0.0.1', r));
-    client(`http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`, ['websocket']);
-    await expect.poll(() => sockets.length).toBe(1);
-    const socket = sockets[0];
-    // The decoder socket.io made for the connection, from the Server's parser: what it emits reaches the socket.
-    const decoder = socketio.connectionDecoder(socket) as IngestDecoder;
-    expect(decoder).toBeInstanceOf(IngestDecoder);
-    const order: string[] = [];
-    socket.on('e', (p: string) => order.push(p));
-    const settled = () => new Promise((r) => setImmediate(r));
-    const viaDoor = (p: string) => socketio.dispatchLikeSocketIo(socket, (_event, payload: string) => order.push(payload), 'e', p);
-    decoder.add('2["e","a"]');
-    viaDoor('b');
-    decoder.add('2["e","c"]');
-    expect(order).toEqual([]); // nothing is emitted synchronously
-    await settled();
-    expect(order).toEqual(['a', 'b', 'c']);
-    // socket.io's own count of ticks is two: one tick overtakes a packet decoded before it, three fall behind one decoded after.
-    order.length = 0;
-    decoder.add('2["e","a"]');
-    process.nextTick(() => order.push('one tick'));
-    process.nextTick(() => process.nextTick(() => process.nextTick(() => order.push('three ticks'))));
-    decoder.add('2["e","c"]');
-    await settled();
-    expect(order).toEqual(['one tick', 'a', 'c', 'three ticks']);
-
-    // A plain dispatch: no onAny listener, no middleware.
-    expect(socketio.plainDispatch(socket)).toBe(true);
-    const any = () => undefined;
-    socket.onAny(any);
-    expect(socketio.plainDispatch(socket)).toBe(false);
-    socket.offAny(any);
-    expect(socketio.plainDispatch(socket)).toBe(true);
-    // Disconnected between the packet and its turn: neither socket.io nor the door delivers it.
-    order.length = 0;
-    decoder.add('2["e","x"]');
-    viaDoor('y');
-    socket.disconnect(true);
-    await settled();
-    expect(order).toEqual([]);
-    socket.use((_event, next) => next());
-    expect(socketio.plainDispatch(socket)).toBe(false);
   });
 
   it("socket-io-parser's reconstructor: set while a binary packet's attachments are awaited", () => {

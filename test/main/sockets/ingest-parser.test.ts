@@ -3,7 +3,7 @@
 // the same errors, for what the clients send and what a hostile client could.
 import { Decoder, Encoder, PacketType, type Packet } from 'socket.io-parser';
 import { describe, expect, it } from 'vitest';
-import { IngestDecoder, ingestParser, objectEnd, OTHER_EVENT, RawPayload } from '../../../src/main/sockets/ingest-parser.js';
+import { ingestParser, objectEnd, OTHER_EVENT, RawPayload } from '../../../src/main/sockets/ingest-parser.js';
 
 const EVENTS = ['obs_logon', 'aux_logon', 'obs_data', 'aux_data'];
 const parser = ingestParser(EVENTS);
@@ -75,29 +75,6 @@ describe('ingestion parser', () => {
     for (const text of [`2["obs_data",${deep}]`, '2["obs_data",{"a":1},{"b":2}]', '2["obs_data",{"a":"1}]', '2["obs_data",{"a":1}}]']) {
       expect(decodeWith(new parser.Decoder(), [text]), text).toEqual(reference([text]));
     }
-  });
-
-  it('hands a hot event it decoded to the hot sink, which may leave it to socket.io; nothing else goes there', () => {
-    const decoder = new parser.Decoder() as IngestDecoder;
-    expect(decoder).toBeInstanceOf(IngestDecoder);
-    const sunk: [string, unknown][] = [];
-    let take = true;
-    decoder.hot = (event, payload) => { sunk.push([event, payload]); return take; };
-    const obj = { groupCode: 'ABC123', type: 'map', data: 'Port' };
-    const hot = [...encode({ type: PacketType.EVENT, nsp: '/', data: ['obs_data', env] }), ...encode({ type: PacketType.EVENT, nsp: '/', data: ['aux_data', obj] })];
-    const others = [
-      ...encode({ type: PacketType.EVENT, nsp: '/', data: ['obs_data', env], id: 7 }), ...encode({ type: PacketType.EVENT, nsp: '/admin', data: ['obs_data', env] }),
-      ...encode({ type: PacketType.EVENT, nsp: '/', data: ['obs_logon', env] }), '2["obs_data", "a"]', '2["obs_data","a","b"]',
-    ];
-    const { packets } = decodeWith(decoder, [...hot, ...others]);
-    expect(sunk.map(([event, payload]) => [event, payload instanceof RawPayload ? JSON.parse(payload.text) : payload])).toEqual([['obs_data', env], ['aux_data', obj]]);
-    expect(packets).toEqual(reference(others).packets); // the rest decoded and emitted as before, in order
-    // Refused by the sink: emitted as without one.
-    take = false;
-    sunk.length = 0;
-    const refused = decodeWith(decoder, hot.slice(0, 1));
-    expect(sunk).toHaveLength(1);
-    expect(refused.packets.at(-1)).toEqual(reference(hot.slice(0, 1)).packets[0]);
   });
 
   it('finds the end of one object, strings and escapes skipped', () => {
