@@ -6,9 +6,8 @@
 #
 #   npm run build && bash bench/ingest-direct-sitting.sh <before tree> [rounds] [part...]
 #
-# Parts (all by default):
-# (At 547658e a third part, hot, ran that commit's bench/dispatch-cost.ts: socket.io's dispatch
-# against the direct path per packet, in one process.)
+# Parts (both by default; at 547658e a third, hot, ran that commit's bench/dispatch-cost.ts:
+# socket.io's dispatch against the direct path per packet, in one process):
 # - profile: the service's threads profiled (BENCH_PROFILE) at M=1,000 and M=50, 3 msg/s, pinned
 #   `0:1`, before and after; bench/lib/profile-dispatch.ts splits the ingestion thread's time of the
 #   run's last 10 s (socket.io's dispatch, the decoder, our handlers, ...), written next to the JSON.
