@@ -13,8 +13,8 @@ export interface ShardSettings {
   compression: boolean;
   /** FRAME_SERIALIZER: 'wire' (one pass, cached subtrees) or 'json' (fast-json-stringify, then escaped). */
   frameSerializer: 'wire' | 'json';
-  /** FRAME_EDGE: frames after the batch that changed the match (leading) or at the shard's cycle only (cycle). Absent: leading. */
-  frameEdge?: 'leading' | 'cycle';
+  /** FRAME_EDGE: frames after the batch that changed the match (leading), at the shard's cycle only (cycle), or after a busy batch and else at the cycle (auto). Absent: leading. */
+  frameEdge?: 'leading' | 'cycle' | 'auto';
   /** SNAPSHOT_INTERVAL_MS: how often the matches that changed are snapshotted to the main thread. */
   snapshotIntervalMs: number;
   /** EVENTS_ENABLED: derive match events (workers/events/) and send them with the shard's output. */

@@ -16,6 +16,7 @@ import type { Slot } from './slot.js';
 import type { SnapshotRounds } from './snapshots.js';
 import type { StatsCounter } from './stats.js';
 import type { Summaries } from './summaries.js';
+import type { FrameEdge } from './frame-edge.js';
 
 export type RemovalReason = 'ended' | 'inactive' | 'admin' | 'shutdown';
 
@@ -59,8 +60,9 @@ export interface CommandContext extends ApplyContext {
 /** thread.ts runBatch: a batch's commands, then the frames due, in one output. */
 export interface BatchContext extends CommandContext {
   readonly out: Pick<Outbox, 'muted' | 'mark' | 'log' | 'flush'>;
-  /** `frameEdge`: FRAME_EDGE=cycle sends no frames after a batch (the cycle does). */
   readonly settings: Pick<ShardSettings, 'faultInjection' | 'frameEdge'>;
+  /** Whether a batch's frames go out after it or at the cycle (FRAME_EDGE). */
+  readonly edge: Pick<FrameEdge, 'afterBatch'>;
   /** Set to the batch's mark (its last command) before its commands run. */
   batchMark: number;
   /** The frames that are due (none while muted). */
@@ -75,6 +77,7 @@ export interface CycleContext {
   readonly deadlines: Pick<Deadlines, 'due' | 'checkInactivityAt'>;
   readonly changes: MatchChanges;
   readonly scheduler: Pick<FrameScheduler, 'isPending'>;
+  readonly edge: Pick<FrameEdge, 'cycle'>;
   readonly snapshots: Pick<SnapshotRounds, 'due'>;
   readonly stats: Pick<StatsCounter, 'cycleTook' | 'take'>;
   readonly drops: Pick<DropLog, 'counts'>;

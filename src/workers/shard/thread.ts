@@ -28,7 +28,7 @@ export function runBatch(shard: BatchContext, cmds: ShardCmd[]): void {
       shard.out.log('error', 'shard command failed', { cmd: cmd.t, error: (err as Error).message });
     }
   }
-  if (shard.settings.frameEdge !== 'cycle') shard.sendDueFrames(Date.now()); // FRAME_EDGE=cycle: the cycle sends them
+  if (shard.edge.afterBatch(cmds)) shard.sendDueFrames(Date.now()); // else the cycle sends them (frame-edge.ts)
   shard.out.flush();
 }
 

@@ -58,12 +58,16 @@ describe('sharding', () => {
     for (const code of CODES) expect(inline.get(code)).toBe(thread.get(code));
   }, 120_000);
 
-  it('recorded clock: frames on the cycle only (FRAME_EDGE=cycle) give byte-identical final frames', async () => {
+  it('recorded clock: frames on the cycle only (FRAME_EDGE=cycle) or after busy batches only (auto) give byte-identical final frames', async () => {
     const leading = await finalFrames(1, true);
     await svc!.close();
     const cycle = await finalFrames(1, true, 'wire', { FRAME_EDGE: 'cycle' });
     for (const code of CODES) expect(cycle.get(code)).toBe(leading.get(code));
-  }, 120_000);
+    await svc!.close();
+    // auto: the leading edge while the shard is busy, else the cycle (workers/shard/frame-edge.ts).
+    const auto = await finalFrames(1, true, 'wire', { FRAME_EDGE: 'auto' });
+    for (const code of CODES) expect(auto.get(code)).toBe(leading.get(code));
+  }, 180_000);
 
   it('the fast-json-stringify serializer (FRAME_SERIALIZER=json) gives the same frames as the one-pass wire serializer', async () => {
     const wire = await finalFrames(3, true, 'wire');
