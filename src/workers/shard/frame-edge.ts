@@ -21,7 +21,10 @@ export class FrameEdge {
   afterBatch(cmds: readonly ShardCmd[]): boolean {
     if (this.edge === 'cycle') return false;
     if (this.edge !== 'auto') return true;
-    for (const cmd of cmds) if (cmd.t === 'obs' || cmd.t === 'aux') this.current++;
+    for (const cmd of cmds) {
+      if (cmd.t === 'obs') this.current += cmd.count; // packed: one command carries the batch's observer messages
+      else if (cmd.t === 'aux') this.current += cmd.raws.length;
+    }
     return Math.max(this.current, this.previous) >= AUTO_EDGE_BUSY;
   }
 

@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import type { ShardCmd } from '../../../src/protocol/shard-messages.js';
 import { AUTO_EDGE_BUSY, FrameEdge } from '../../../src/workers/shard/frame-edge.js';
 
-const obs = (n: number): ShardCmd[] => Array.from({ length: n }, () => ({ t: 'obs' }) as unknown as ShardCmd);
+// A batch's observer messages travel packed in one command (`count` of them); each auxiliary one is a row.
+const obs = (n: number): ShardCmd[] => [{ t: 'obs', count: n, packed: '' }];
+const aux = (n: number): ShardCmd[] => [{ t: 'aux', groupCodes: [], matchIds: [], playerIds: [], raws: Array<string>(n).fill('{}'), nows: [] }];
 const mark: ShardCmd = { t: 'mark', mark: 1 };
 
 describe('FrameEdge', () => {
@@ -17,7 +19,7 @@ describe('FrameEdge', () => {
     const edge = new FrameEdge('auto');
     expect(edge.afterBatch(obs(1))).toBe(false);
     expect(edge.afterBatch([...obs(AUTO_EDGE_BUSY - 2), mark])).toBe(false); // marks do not count
-    expect(edge.afterBatch(obs(1))).toBe(true); // the 50th message of the cycle
+    expect(edge.afterBatch(aux(1))).toBe(true); // the 50th message of the cycle
     edge.cycle();
     expect(edge.afterBatch(obs(1))).toBe(true); // the previous cycle was busy
     edge.cycle();
