@@ -2,7 +2,7 @@
 // every batch; `cycle`: only at the shard's cycle; `auto`: after a batch while the shard is busy (at
 // least AUTO_EDGE_BUSY observer and auxiliary messages in the current or the previous cycle), else
 // at the cycle. A quiet shard (a few dozen matches at game pace) then posts and wakes the main
-// thread ~10 times a second instead of once per message (−20–35 % CPU per frame at M=50, p99
+// thread ~10 times a second instead of once per message (−19 to −37 % CPU per frame at M=50, p99
 // ~110 ms); a busy one keeps the leading edge, where the hand-off is shared by several matches
 // already and frames made all at the cycle come in bursts (p99 worse at M=1,000).
 import type { ShardCmd } from '../../protocol/shard-messages.js';
