@@ -176,7 +176,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const eventOutput = config.EVENTS_ENABLED ? createEventOutput({ config, log, directory, shared: redis?.eventOutbox ?? null, records: redis?.records ?? null, deadLetters: redis?.deadLetters ?? null, report: (label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }) }) : null;
   // GET /feeds of a local match: its shard makes the tables (feeds/shard-tables.ts), answered through `output`.
   const feedTables = new ShardFeedTables(routes);
-  const output = new ShardOutput({ log, frames, directory, routes, snapshots, teamInfo, sync, events, feedTables: feedTables.take, ...(eventOutput ? { matchEvents: eventOutput.take } : {}) });
+  const output = new ShardOutput({ log, frames, directory, routes, snapshots, teamInfo, sync, events, feedTables: feedTables.take, ...(eventOutput ? { matchEvents: eventOutput.take, eventsShared: (code: string) => eventOutput.journal.whenShared(code) } : {}) });
   const recovery = new ShardRecovery({ log, routes, snapshots, frames, events });
   const totals = new ShardTotals(events);
   // Scale-out: data for matches another node runs goes to their inboxes (held while nobody runs them).

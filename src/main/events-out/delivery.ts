@@ -22,7 +22,8 @@ import type { DeadLetterStore } from '../ports/record-store.js';
 import { EndpointLanes, type DeliveryStats, type Lane, type Part } from './endpoint-lanes.js';
 
 import { wants, type WebhookEndpoint } from './endpoints.js';
-import type { EventJournal, MatchLog } from './journal.js';
+import type { EventJournal } from './journal.js';
+import type { MatchLog } from './match-log.js';
 import type { StoredEvent } from './types.js';
 
 const MAX_LANES_IN_FLIGHT = 8;

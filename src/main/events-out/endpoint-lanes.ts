@@ -4,7 +4,7 @@ import type { OutboundReport } from '../backend/http.js';
 import { webhookPoster, type WebhookPost } from './post.js';
 import { webhookSigner, type Signer } from './sign.js';
 import type { WebhookEndpoint } from './endpoints.js';
-import type { MatchLog } from './journal.js';
+import type { MatchLog } from './match-log.js';
 import type { StoredEvent } from './types.js';
 
 export type { DeadLetter } from '../ports/record-store.js';

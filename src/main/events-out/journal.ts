@@ -6,7 +6,7 @@
 // carries the match's record (record.ts), which is kept for the retention (EVENTS_RETENTION_MS) by
 // the RecordStore (ports/record-store.ts: on disk with only its summary in memory, or in Redis).
 // With a shared outbox (REDIS_URL: ports/event-outbox.ts) every event is also appended there before
-// anyone is told of it, and a match this node does not hold (it took the match over from a lost
+// anyone is told of it (outbox-share.ts, which catches up after a failed append), and a match this node does not hold (it took the match over from a lost
 // node) is first read from there: its events so far, and each endpoint's cursor (`onAdopt`), so
 // that the numbering goes on and delivery resumes where the lost node was; an ended match read
 // there has its record kept again (the same record: a lost node may not have kept it).
@@ -14,9 +14,11 @@ import { createHash } from 'node:crypto';
 import type { DerivedEvent } from '../../protocol/match-events.js';
 import { EVENTS_VERSION } from '../../protocol/match-events.js';
 import type { Logger } from '../base/log.js';
-import type { EventOutbox, OutboxEvent } from '../ports/event-outbox.js';
+import type { EventOutbox } from '../ports/event-outbox.js';
 import type { RecordStore } from '../ports/record-store.js';
 import type { JournalFiles } from './journal-files.js';
+import { emptyLog, logOf, storedAtOf, storedOf, type MatchLog } from './match-log.js';
+import { OutboxShare } from './outbox-share.js';
 import { buildRecord, type MatchRecord } from './record.js';
 import type { MatchEvent, StoredEvent } from './types.js';
 
@@ -26,57 +28,16 @@ const MAX_WINDOW_EVENTS = 100_000;
 const HOLD_EVERY_MS = 2000;
 const HOLD_TTL_MS = 10_000;
 
-export interface MatchLog {
-  matchKey: string;
-  groupCode: string;
-  /** Events in seq order (events[i].event.seq === i + 1). */
-  events: StoredEvent[];
-  lastOrder: number;
-  /** Derivation order → the event stored with it: tells a repeat from a new event of a reused order (digested only then: a new event costs no hash). */
-  byOrder: Map<number, StoredEvent>;
-  ended: boolean;
-  /** The events up to this seq are durable (in the shared outbox too, when there is one): delivery sends only those. */
-  durable: number;
-}
-
-/** Type and data (the record aside, added here) of an event, digested. */
 /** JS dates span ±8.64e15 ms: an event's time comes from the match's clock, which an observer's
  *  timestamps can move (TRUST_REPLAY_TIMESTAMPS); one out of that range is written as now. */
 function isoTime(at: number): string {
   return new Date(Number.isFinite(at) && Math.abs(at) <= 8.64e15 ? at : Date.now()).toISOString();
 }
 
+/** Type and data (the record aside, added here) of an event, digested. */
 function digestOf(type: string, data: Record<string, unknown>): string {
   const { record: _record, ...rest } = data;
   return createHash('sha1').update(type).update('|').update(JSON.stringify(rest)).digest('base64');
-}
-
-/** A match's log from its stored events (seq order; a repeated line is skipped). */
-function logOf(events: StoredEvent[]): MatchLog {
-  const first = events[0].event;
-  const match: MatchLog = { matchKey: first.matchKey, groupCode: first.groupCode, events: [], lastOrder: -1, byOrder: new Map(), ended: false, durable: 0 };
-  for (const stored of events) {
-    if (stored.event.seq !== match.events.length + 1) continue;
-    match.events.push(stored);
-    if (stored.order >= 0) {
-      match.lastOrder = stored.order;
-      match.byOrder.set(stored.order, stored);
-    }
-    if (stored.event.type === 'match_ended') match.ended = true;
-  }
-  match.durable = match.events.length;
-  return match;
-}
-
-/** An ended match's record's storedAt (epoch ms), from its match_ended event (now when it has none). */
-function storedAtOf(match: MatchLog): number {
-  const record = match.events.at(-1)?.event.data.record as { storedAt?: string } | undefined;
-  const at = record?.storedAt ? Date.parse(record.storedAt) : NaN;
-  return Number.isFinite(at) ? at : Date.now();
-}
-
-function storedOf(row: OutboxEvent): StoredEvent {
-  return { event: JSON.parse(row.text) as StoredEvent['event'], text: row.text, order: row.order, organizationId: row.organizationId, storedAt: Date.now() };
 }
 
 export interface JournalOptions {
@@ -103,13 +64,17 @@ export class EventJournal {
   private readonly log: Logger;
   private readonly expireTimer: NodeJS.Timeout;
   private holdTimer: NodeJS.Timeout | undefined;
+  /** Appends to the shared outbox, in order, caught up after a failure (outbox-share.ts). */
+  private readonly sharer: OutboxShare | undefined;
 
   constructor(private readonly options: JournalOptions) {
     this.log = options.log.child({ module: 'events' });
     this.load();
     this.expireTimer = setInterval(() => this.expire(), Math.min(3_600_000, options.retentionMs)).unref();
     const shared = options.shared;
-    if (shared) this.holdTimer = setInterval(() => void this.holdAndClaim(shared), HOLD_EVERY_MS).unref();
+    if (!shared) return;
+    this.sharer = new OutboxShare(shared, this.log);
+    this.holdTimer = setInterval(() => void this.holdAndClaim(shared), HOLD_EVERY_MS).unref();
   }
 
   /** Numbers, stores and hands on one derived event; null when it was stored before (a restored shard's repeat). */
@@ -123,11 +88,11 @@ export class EventJournal {
     }
     if (!match && this.options.shared) {
       this.adopting.set(matchKey, [[groupCode, matchKey, matchId, organizationId, derived]]);
-      void this.adopt(this.options.shared, matchKey);
+      void this.adopt(this.options.shared, matchKey, this.sharer?.hold(groupCode));
       return null;
     }
     if (!match) {
-      match = { matchKey, groupCode, events: [], lastOrder: -1, byOrder: new Map(), ended: false, durable: 0 };
+      match = emptyLog(matchKey, groupCode);
       this.matches.set(matchKey, match);
     }
     if (match.ended) return null;
@@ -157,27 +122,17 @@ export class EventJournal {
     this.options.files?.write(stored);
     if (derived.order >= 0) match.byOrder.set(derived.order, stored);
     match.events.push(stored);
-    if (this.options.shared) {
-      void this.share(this.options.shared, match, stored);
+    if (this.sharer) {
+      const log = match;
+      this.sharer.add(log, stored, () => {
+        log.durable = Math.max(log.durable, seq);
+        this.told(stored);
+      });
     } else {
       match.durable = seq;
       this.told(stored);
     }
     return stored;
-  }
-
-  /** Appended to the shared outbox, then told (appends resolve in order: the connection keeps it). */
-  private async share(shared: EventOutbox, match: MatchLog, stored: StoredEvent): Promise<void> {
-    const { event } = stored;
-    try {
-      const added = await shared.append({ matchKey: event.matchKey, seq: event.seq, order: stored.order, organizationId: stored.organizationId, text: stored.text });
-      if (!added) this.log.error({ eventId: event.id }, 'event journal: another node stored this seq already (two owners of one match?)');
-    } catch (err) {
-      // Redis unreachable: this node still has it (files, memory) and delivers it; only a loss of this node too would lose it.
-      this.log.warn({ eventId: event.id, error: (err as Error).message }, 'event journal: not in the shared outbox');
-    }
-    match.durable = Math.max(match.durable, event.seq);
-    this.told(stored);
   }
 
   /** The record kept (a failure is logged: the record is still in the match_ended event). */
@@ -193,7 +148,7 @@ export class EventJournal {
   }
 
   /** A match read from the shared outbox (taken over from another node), then the events derived meanwhile. */
-  private async adopt(shared: EventOutbox, matchKey: string): Promise<void> {
+  private async adopt(shared: EventOutbox, matchKey: string, done = () => {}): Promise<void> {
     let cursors: Record<string, number> = {};
     try {
       // Held from before this node appends anything of it: lost a moment later, it is still an orphan to claim.
@@ -215,13 +170,14 @@ export class EventJournal {
     if (!this.matches.has(matchKey)) {
       if (waiting.length === 0) { // an orphan with nothing stored: nothing to do
         shared.settle(matchKey).catch(() => undefined);
-        return;
+        return done();
       }
       const [groupCode] = waiting[0];
-      this.matches.set(matchKey, { matchKey, groupCode, events: [], lastOrder: -1, byOrder: new Map(), ended: false, durable: 0 });
+      this.matches.set(matchKey, emptyLog(matchKey, groupCode));
     }
     for (const listener of this.adoptListeners) listener(matchKey, cursors);
     for (const args of waiting) this.add(...args);
+    done(); // the appends of those are on their way, before any later snapshot write
   }
 
   /**
@@ -242,6 +198,14 @@ export class EventJournal {
     }
   }
 
+  /**
+   * Shared outbox: resolves once the group's events so far are in it (undefined when they are): a
+   * snapshot of the match waits for it before it goes to Redis (outbox-share.ts says why).
+   */
+  whenShared(groupCode: string): Promise<void> | undefined {
+    return this.sharer?.whenShared(groupCode);
+  }
+
   /** Told when a match was read from the shared outbox, with its endpoints' cursors there. */
   onAdopt(listener: (matchKey: string, cursors: Record<string, number>) => void): () => void {
     this.adoptListeners.add(listener);
@@ -253,6 +217,7 @@ export class EventJournal {
     const match = this.matches.get(matchKey);
     if (!match?.ended) return;
     this.matches.delete(matchKey);
+    this.sharer?.forget(matchKey);
     this.released.set(matchKey, storedAtOf(match));
     this.options.shared?.settle(matchKey).catch(() => undefined);
   }
@@ -290,6 +255,7 @@ export class EventJournal {
   close(): void {
     clearInterval(this.expireTimer);
     clearInterval(this.holdTimer);
+    this.sharer?.close();
     this.options.files?.close();
   }
 
@@ -329,7 +295,11 @@ export class EventJournal {
     const now = Date.now();
     const cutoff = now - this.options.retentionMs;
     for (const [key, storedAt] of this.released) if (storedAt < cutoff) this.released.delete(key);
-    for (const [key, match] of this.matches) if (match.ended && storedAtOf(match) < cutoff) this.matches.delete(key);
+    for (const [key, match] of this.matches) {
+      if (!match.ended || storedAtOf(match) >= cutoff) continue;
+      this.matches.delete(key);
+      this.sharer?.forget(key);
+    }
     this.options.records.prune(now).catch((err: Error) => this.log.warn({ error: err.message }, 'match records past the retention not pruned'));
     const removed = this.options.files?.expire(this.options.retentionMs, now) ?? 0;
     if (removed) this.log.info({ files: removed }, 'event journal: files past the retention deleted');

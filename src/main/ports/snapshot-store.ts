@@ -33,8 +33,13 @@ export interface SnapshotStore {
    * then kept for the next start (or another process) instead of being ended.
    */
   readonly durable: boolean;
-  /** Keeps the snapshot as its match's latest; false (nothing changes) when the store holds one of a higher epoch. */
-  put(snapshot: MatchSnapshot): Promise<boolean>;
+  /**
+   * Keeps the snapshot as its match's latest; false (nothing changes) when the store holds one of a
+   * higher epoch. `after`: a shared store writes it only once that resolves (the match's events are
+   * in the shared outbox: events-out/outbox-share.ts), and only if no newer one came meanwhile;
+   * `latest` has it at once. A store only this process reads ignores it.
+   */
+  put(snapshot: MatchSnapshot, after?: Promise<void>): Promise<boolean>;
   /** The latest snapshot of a match that this process put or loaded, or undefined. */
   latest(groupCode: string): MatchSnapshot | undefined;
   /** Every snapshot in the store (at start: the matches to resume). */

@@ -25,6 +25,8 @@ export interface ShardOutputDeps {
   events: MainEventBus;
   /** EVENTS_ENABLED: where each derived match event goes (events-out/index.ts `take`). */
   matchEvents?: (groupCode: string, matchKey: string, matchId: string, event: DerivedEvent) => void;
+  /** Resolves once the group's match events are in the shared outbox (undefined: they are): its snapshots wait for it. */
+  eventsShared?: (groupCode: string) => Promise<void> | undefined;
   /** The feeds' tables the shards made (answers to `feed_tables`: main/feeds/shard-tables.ts). */
   feedTables?: (answers: NonNullable<ShardOut['feedTables']>) => void;
 }
@@ -68,8 +70,10 @@ export class ShardOutput {
         if (match) match.summary = summary;
       }
     }
-    if (out.snapshots) this.onSnapshots(out.snapshots);
+    // The events first: a snapshot written to Redis never holds a state whose events are not on their
+    // way to the shared outbox (a node that takes the match over derives none for that state).
     for (const event of out.events) this.onEvent(event);
+    if (out.snapshots) this.onSnapshots(out.snapshots);
     if (out.stats) this.deps.events.emit('shardStats', { shard, stats: out.stats });
   };
 
@@ -127,7 +131,7 @@ export class ShardOutput {
       const match = directory.get(groupCode);
       if (!local || !match) continue;
       local.camSecret = snaps.camSecrets[i];
-      snapshots.put({ groupCode, epoch: local.epoch, text: snaps.texts[i], match, savedAt: now }).catch((err: Error) => {
+      snapshots.put({ groupCode, epoch: local.epoch, text: snaps.texts[i], match, savedAt: now }, this.deps.eventsShared?.(groupCode)).catch((err: Error) => {
         this.log.error({ groupCode, error: err.message }, 'snapshot not stored');
       });
     }

@@ -7,7 +7,7 @@
 // Then a match that ended on a node with its events undelivered: that node is killed, and a third
 // node claims the orphan (nobody takes an ended match over) and delivers them.
 import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFailed } from 'vitest';
 import { closeAll, connectObserver, connected, logon } from '../../helpers/clients.js';
 import { CLUSTER_KEY, logLines, startCluster, type Cluster } from '../../helpers/cluster.js';
 import { FailoverProxy } from '../../helpers/failover-proxy.js';
@@ -50,8 +50,17 @@ const outboxIds = (c: Cluster) => inRedis(c, async (redis) => {
   return ids;
 });
 
+/** On a failure: what each node said above info, and what the receiver got (a loss under load is found there). */
+function explainFailure(): void {
+  onTestFailed(() => {
+    for (const node of cluster?.nodes ?? []) console.log(node.out.filter((l) => /"level":(40|50|60)/.test(l)).join('\n'));
+    console.log(JSON.stringify(receiver?.unique().map((e) => [e.seq, e.type, (e.data as { score?: unknown }).score ?? ''])));
+  });
+}
+
 describe('the outbox on Redis', () => {
   it('loses nothing when the node that runs the match is killed: another node delivers the rest', async () => {
+    explainFailure();
     receiver = await startReceiver();
     cluster = await startCluster(2, {
       TRUST_REPLAY_TIMESTAMPS: 'true', SNAPSHOT_INTERVAL_MS: '200', METRICS_ENABLED: 'false',
@@ -99,6 +108,7 @@ describe('the outbox on Redis', () => {
     const b = c.nodes[1];
     const successor = await c.addNode();
     const code = 'EVENDS';
+    explainFailure();
     const before = receiver!.unique().length;
     await receiver!.down();
     const observer = connectObserver(b.urls.ingest);

@@ -15,7 +15,8 @@
 // ~250 B per frame on the frame bus), so it is stored deflated, and most puts as a delta against a
 // base written every BASE_EVERY puts in the same hash (snapshot-format.ts; docs/benchmarks.md,
 // issue 20): a delta is sent only once its base's write was confirmed, and a new owner's first put
-// writes a base, as does every match's first put after a Redis outage. Data written by earlier
+// writes a base, as does every match's first put after a Redis outage. A put can wait for the
+// match's events to be in the shared outbox (`after`; events-out/outbox-share.ts says why). Data written by earlier
 // versions (deflated whole, or plain JSON) reads as before.
 import type { Logger } from '../../base/log.js';
 import type { MatchSnapshot, SnapshotStore } from '../../ports/snapshot-store.js';
@@ -39,6 +40,8 @@ export class RedisSnapshotStore implements SnapshotStore {
   private readonly writes = new Set<Promise<unknown>>();
   private readonly log: Logger;
   private readonly bases = new Map<string, Base>();
+  /** Snapshots whose write waits (`put`'s `after`), by group code: the newest only. */
+  private readonly deferred = new Map<string, MatchSnapshot>();
   private nextBaseId = 1;
   private readonly offStatus: () => void;
 
@@ -50,8 +53,23 @@ export class RedisSnapshotStore implements SnapshotStore {
     this.offStatus = conn.onStatus(() => this.bases.clear());
   }
 
-  put(snapshot: MatchSnapshot): Promise<boolean> {
+  put(snapshot: MatchSnapshot, after?: Promise<void>): Promise<boolean> {
     if (!this.local.keep(snapshot)) return Promise.resolve(false);
+    const { groupCode } = snapshot;
+    if (!after) {
+      this.deferred.delete(groupCode);
+      return this.write(snapshot);
+    }
+    // Its match's events are not all in the shared outbox yet: a newer snapshot meanwhile replaces it.
+    this.deferred.set(groupCode, snapshot);
+    return after.then(() => {
+      if (this.deferred.get(groupCode) !== snapshot) return false;
+      this.deferred.delete(groupCode);
+      return this.write(snapshot);
+    });
+  }
+
+  private write(snapshot: MatchSnapshot): Promise<boolean> {
     const { groupCode, epoch } = snapshot;
     const key = this.conn.keys.snapshot(groupCode);
     const json = Buffer.from(JSON.stringify(snapshot));
@@ -108,6 +126,7 @@ export class RedisSnapshotStore implements SnapshotStore {
   async delete(groupCode: string, epoch: number): Promise<void> {
     if (!this.local.drop(groupCode, epoch)) return; // this node put a higher epoch
     this.bases.delete(groupCode);
+    this.deferred.delete(groupCode);
     await this.track(this.conn.cmd.odsSnapshotDelete(this.conn.keys.snapshot(groupCode), epoch));
   }
 

@@ -1,0 +1,52 @@
+// A match's log in the event journal (journal.ts): its events in seq order, what tells a repeat
+// from a new event, and how far they are durable and shared; built empty or from stored events.
+import type { OutboxEvent } from '../ports/event-outbox.js';
+import type { StoredEvent } from './types.js';
+
+export interface MatchLog {
+  matchKey: string;
+  groupCode: string;
+  /** Events in seq order (events[i].event.seq === i + 1). */
+  events: StoredEvent[];
+  lastOrder: number;
+  /** Derivation order → the event stored with it: tells a repeat from a new event of a reused order (digested only then: a new event costs no hash). */
+  byOrder: Map<number, StoredEvent>;
+  ended: boolean;
+  /** The events up to this seq are durable (in the shared outbox too, when there is one): delivery sends only those. */
+  durable: number;
+  /** Shared outbox: the events up to this seq are confirmed there; the tells chained in seq order (outbox-share.ts). */
+  shared: number;
+  tail: Promise<void>;
+}
+
+/** A match's log from its stored events (seq order; a repeated line is skipped). */
+export function logOf(events: StoredEvent[]): MatchLog {
+  const first = events[0].event;
+  const match = emptyLog(first.matchKey, first.groupCode);
+  for (const stored of events) {
+    if (stored.event.seq !== match.events.length + 1) continue;
+    match.events.push(stored);
+    if (stored.order >= 0) {
+      match.lastOrder = stored.order;
+      match.byOrder.set(stored.order, stored);
+    }
+    if (stored.event.type === 'match_ended') match.ended = true;
+  }
+  match.durable = match.shared = match.events.length;
+  return match;
+}
+
+export function emptyLog(matchKey: string, groupCode: string): MatchLog {
+  return { matchKey, groupCode, events: [], lastOrder: -1, byOrder: new Map(), ended: false, durable: 0, shared: 0, tail: Promise.resolve() };
+}
+
+/** An ended match's record's storedAt (epoch ms), from its match_ended event (now when it has none). */
+export function storedAtOf(match: MatchLog): number {
+  const record = match.events.at(-1)?.event.data.record as { storedAt?: string } | undefined;
+  const at = record?.storedAt ? Date.parse(record.storedAt) : NaN;
+  return Number.isFinite(at) ? at : Date.now();
+}
+
+export function storedOf(row: OutboxEvent): StoredEvent {
+  return { event: JSON.parse(row.text) as StoredEvent['event'], text: row.text, order: row.order, organizationId: row.organizationId, storedAt: Date.now() };
+}

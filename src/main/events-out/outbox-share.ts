@@ -1,0 +1,134 @@
+// A node's events into the outbox shared by the nodes (REDIS_URL; ports/event-outbox.ts), for the
+// journal (journal.ts). The outbox stores seq n only right after n − 1, so one append that did not
+// reach Redis (unreachable, or a reply later than REDIS_TIMEOUT_MS) would leave every later event of
+// its match refused, and the loss of this node would lose them all. So a match whose append failed
+// falls behind: its later events are told at once (delivered from this node, as before) but not
+// appended; a catch-up reads what the outbox has after the last confirmed seq (a late reply's append
+// may have run) and appends the rest in order, again with a backoff until Redis answers.
+//
+// While a match is behind, or its events are being read from the outbox (adoption, journal.ts), its
+// group code is `pending`: its snapshots wait before they go to Redis (`whenShared`), because a node
+// that takes the match over resumes from its snapshot and derives no event for what that state holds
+// already: a snapshot ahead of the outbox would lose those events for good.
+import type { Logger } from '../base/log.js';
+import type { EventOutbox } from '../ports/event-outbox.js';
+import type { StoredEvent } from './types.js';
+
+/** What this module reads and keeps of a match's log (match-log.ts). */
+export interface SharedLog {
+  matchKey: string;
+  groupCode: string;
+  events: StoredEvent[];
+  /** The events up to this seq are in the shared outbox (confirmed). */
+  shared: number;
+  /** Tells happen in seq order: each event's tell is chained after the one before. */
+  tail: Promise<void>;
+}
+
+const FIRST_RETRY_MS = 250;
+const MAX_RETRY_MS = 5000;
+
+export class OutboxShare {
+  /** Matches behind the outbox: their catch-up's timer and next delay. */
+  private readonly behind = new Map<string, { log: SharedLog; timer: NodeJS.Timeout | undefined; delayMs: number; done: () => void }>();
+  /** Group codes whose snapshots wait (a match behind, or being read): how many reasons, and who waits. */
+  private readonly pending = new Map<string, { count: number; waiters: Array<() => void> }>();
+  private closed = false;
+
+  constructor(private readonly outbox: EventOutbox, private readonly log: Logger) {}
+
+  /** The next event of `log`, appended (unless the match is behind), then `told` in seq order. */
+  add(log: SharedLog, stored: StoredEvent, told: () => void): void {
+    const appended = this.behind.has(log.matchKey) ? undefined : this.append(log, stored);
+    log.tail = (appended ? log.tail.then(() => appended) : log.tail).then(told).catch((err: Error) => {
+      this.log.error({ eventId: stored.event.id, error: err.message }, 'event journal: a listener failed'); // the chain goes on
+    });
+  }
+
+  /** Resolves once the group's events so far are in the outbox; undefined when they are (the usual case). */
+  whenShared(groupCode: string): Promise<void> | undefined {
+    const p = this.pending.get(groupCode);
+    return p ? new Promise((resolve) => p.waiters.push(resolve)) : undefined;
+  }
+
+  /** The group's snapshots wait until `done()` (the journal reads a match from the outbox meanwhile). */
+  hold(groupCode: string): () => void {
+    let p = this.pending.get(groupCode);
+    if (!p) this.pending.set(groupCode, (p = { count: 0, waiters: [] }));
+    p.count++;
+    let once = false;
+    return () => {
+      if (once) return;
+      once = true;
+      if (--p.count > 0) return;
+      this.pending.delete(groupCode);
+      for (const resolve of p.waiters) resolve();
+    };
+  }
+
+  /** The match is gone from memory: no catch-up any more (what the outbox lacks stays on this node). */
+  forget(matchKey: string): void {
+    const b = this.behind.get(matchKey);
+    if (!b) return;
+    clearTimeout(b.timer);
+    this.behind.delete(matchKey);
+    b.done();
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const key of [...this.behind.keys()]) this.forget(key);
+    for (const [code, p] of this.pending) {
+      this.pending.delete(code);
+      for (const resolve of p.waiters) resolve();
+    }
+  }
+
+  private async append(log: SharedLog, stored: StoredEvent): Promise<void> {
+    const { event } = stored;
+    try {
+      const added = await this.outbox.append({ matchKey: event.matchKey, seq: event.seq, order: stored.order, organizationId: stored.organizationId, text: stored.text });
+      if (added) log.shared = Math.max(log.shared, event.seq);
+      else if (!this.behind.has(log.matchKey)) this.log.error({ eventId: event.id }, 'event journal: another node stored this seq already (two owners of one match?)');
+      // else: refused after an earlier event that failed; the catch-up appends it
+    } catch (err) {
+      this.log.warn({ eventId: event.id, error: (err as Error).message }, 'event journal: not in the shared outbox yet; appended again once Redis answers');
+      this.fallBehind(log);
+    }
+  }
+
+  private fallBehind(log: SharedLog): void {
+    if (this.behind.has(log.matchKey) || this.closed) return;
+    const b = { log, timer: undefined as NodeJS.Timeout | undefined, delayMs: FIRST_RETRY_MS, done: this.hold(log.groupCode) };
+    this.behind.set(log.matchKey, b);
+    b.timer = setTimeout(() => void this.catchUp(log.matchKey), b.delayMs);
+  }
+
+  private async catchUp(matchKey: string): Promise<void> {
+    const b = this.behind.get(matchKey);
+    if (!b) return;
+    const log = b.log;
+    try {
+      for (const row of await this.outbox.events(matchKey, log.shared)) if (row.seq === log.shared + 1) log.shared = row.seq;
+      while (log.shared < log.events.length) {
+        const stored = log.events[log.shared];
+        const { event } = stored;
+        if (!await this.outbox.append({ matchKey, seq: event.seq, order: stored.order, organizationId: stored.organizationId, text: stored.text })) {
+          this.log.error({ eventId: event.id }, 'event journal: another node stored this seq already (two owners of one match?)');
+          break;
+        }
+        log.shared = event.seq;
+      }
+    } catch (err) {
+      if (this.behind.get(matchKey) !== b) return;
+      b.delayMs = Math.min(MAX_RETRY_MS, b.delayMs * 2);
+      b.timer = setTimeout(() => void this.catchUp(matchKey), b.delayMs);
+      this.log.debug({ matchKey, error: (err as Error).message }, 'event journal: shared outbox catch-up retried');
+      return;
+    }
+    if (this.behind.get(matchKey) !== b) return;
+    this.behind.delete(matchKey);
+    b.done();
+    this.log.info({ matchKey, shared: log.shared }, 'event journal: shared outbox caught up');
+  }
+}
