@@ -36,6 +36,7 @@ import { OwnerDelivery } from './cluster/owner-delivery.js';
 import type { Config } from './base/config.js';
 import { EventBus, type MainEvents } from './base/events.js';
 import { createEventOutput } from './events-out/index.js';
+import { OUTPUT_DELAYS_FILE, OutputDelays } from './events-out/output-delays.js';
 import { IngestServer } from './ingest/server.js';
 import { SHUTDOWN_CLOSE_MARGIN_MS, SHUTDOWN_MIN_DRAIN_MS, SUMMARY_WAIT_MS } from './base/limits.js';
 import { createLogger, type Logger } from './base/log.js';
@@ -173,7 +174,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const routes = new LocalRoutes();
   const sync = new MatchSync({ config, log, directory, events, request });
   // Match events out (events-out/): journal, webhooks, GET /events, records (EVENTS_ENABLED).
-  const eventOutput = config.EVENTS_ENABLED ? createEventOutput({ config, log, directory, shared: redis?.eventOutbox ?? null, records: redis?.records ?? null, deadLetters: redis?.deadLetters ?? null, report: (label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }) }) : null;
+  // The per-match output delay (events-out/output-delays.ts): operator data in DATA_DIR, like the schedule.
+  const delays = new OutputDelays(path.join(config.DATA_DIR, OUTPUT_DELAYS_FILE));
+  const eventOutput = config.EVENTS_ENABLED ? createEventOutput({ config, log, directory, delays, shared: redis?.eventOutbox ?? null, records: redis?.records ?? null, deadLetters: redis?.deadLetters ?? null, report: (label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }) }) : null;
   // GET /feeds of a local match: its shard makes the tables (feeds/shard-tables.ts), answered through `output`.
   const feedTables = new ShardFeedTables(routes);
   const output = new ShardOutput({ log, frames, directory, routes, snapshots, teamInfo, sync, events, feedTables: feedTables.take, ...(eventOutput ? { matchEvents: eventOutput.take } : {}) });
@@ -220,8 +223,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const dashboard = adminTokens.enabled
     ? new Dashboard({ directory, routes, published: output.counters, shardTotals: totals, frames, ingest, broadcast, maxOpen: config.DASHBOARD_MAX_OPEN, links, mismatchOf: (code: string) => schedule.flagsOf(code), watchSummaries: (on) => pool.watchSummaries(on, SUMMARY_WAIT_MS), ...(redis ? { ownerOf: (code: string) => redis.ownership.ownerOf(code) } : {}) })
     : null;
-  registerRestRoutes(restApp, {
-    config, log, keys, previews, teamInfo, directory, frames, eventOutput, feedTables, scheduledTeams: (code: string) => schedule.teamInfoFor(code),
+  const stopRest = registerRestRoutes(restApp, {
+    config, log, keys, previews, teamInfo, directory, frames, eventOutput, feedTables, delays, scheduledTeams: (code: string) => schedule.teamInfoFor(code),
     ...(cluster ? { cluster: { nodeId: cluster.nodeId, redisUp: () => cluster.redisUp } } : {}),
     ...(config.USE_BACKEND ? { backend: { packages: createSupportPackages(config, log, request), request } } : {}),
     ...(dashboard ? {
@@ -252,6 +255,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     keysFile?.close();
     cluster?.close();
     eventOutput?.close();
+    stopRest();
     for (let i = opened.length - 1; i >= 0; i--) opened[i].close();
     for (const app of [ingestApp, restApp]) (app as unknown as { close?: () => void }).close?.();
   };

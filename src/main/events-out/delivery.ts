@@ -84,7 +84,7 @@ export class WebhookDelivery {
     this.remove(endpoint.id);
     const known = this.deps.cursors[endpoint.id];
     const cursors = known ?? {};
-    if (!known && endpoint.source === 'admin') for (const match of this.deps.journal.matches.values()) cursors[match.matchKey] = match.events.length;
+    if (!known && endpoint.source === 'admin') for (const match of this.deps.journal.matches.values()) cursors[match.matchKey] = match.handed;
     this.deps.cursors[endpoint.id] = cursors;
     const lanes = new EndpointLanes(endpoint, cursors, this.deps.timeoutMs, this.deps.report);
     this.endpoints.set(endpoint.id, lanes);
@@ -216,7 +216,7 @@ export class WebhookDelivery {
     let cursor = lanes.cursors[match.matchKey] ?? 0;
     const start = cursor;
     let found: StoredEvent | undefined;
-    while (cursor < match.durable) {
+    while (cursor < match.handed) {
       const stored = match.events[cursor];
       if (wants(lanes.endpoint, stored.event.type, stored.organizationId)) { found = stored; break; }
       cursor++;

@@ -14,30 +14,21 @@ import { createHash } from 'node:crypto';
 import type { DerivedEvent } from '../../protocol/match-events.js';
 import { EVENTS_VERSION } from '../../protocol/match-events.js';
 import type { Logger } from '../base/log.js';
-import type { EventOutbox, OutboxEvent } from '../ports/event-outbox.js';
+import type { EventOutbox } from '../ports/event-outbox.js';
 import type { RecordStore } from '../ports/record-store.js';
+import { DelayGate } from './delay-gate.js';
 import type { JournalFiles } from './journal-files.js';
+import { logOf, storedAtOf, storedOf, type MatchLog } from './match-log.js';
 import { buildRecord, type MatchRecord } from './record.js';
 import type { MatchEvent, StoredEvent } from './types.js';
+
+export type { MatchLog } from './match-log.js';
 
 /** The most events the stream's resume window holds, whatever their age (memory bound). */
 const MAX_WINDOW_EVENTS = 100_000;
 /** Shared outbox: how often a node renews its holds, and how long one lasts (a lost node's matches are orphans after it). */
 const HOLD_EVERY_MS = 2000;
 const HOLD_TTL_MS = 10_000;
-
-export interface MatchLog {
-  matchKey: string;
-  groupCode: string;
-  /** Events in seq order (events[i].event.seq === i + 1). */
-  events: StoredEvent[];
-  lastOrder: number;
-  /** Derivation order → the event stored with it: tells a repeat from a new event of a reused order (digested only then: a new event costs no hash). */
-  byOrder: Map<number, StoredEvent>;
-  ended: boolean;
-  /** The events up to this seq are durable (in the shared outbox too, when there is one): delivery sends only those. */
-  durable: number;
-}
 
 /** Type and data (the record aside, added here) of an event, digested. */
 /** JS dates span ±8.64e15 ms: an event's time comes from the match's clock, which an observer's
@@ -51,34 +42,6 @@ function digestOf(type: string, data: Record<string, unknown>): string {
   return createHash('sha1').update(type).update('|').update(JSON.stringify(rest)).digest('base64');
 }
 
-/** A match's log from its stored events (seq order; a repeated line is skipped). */
-function logOf(events: StoredEvent[]): MatchLog {
-  const first = events[0].event;
-  const match: MatchLog = { matchKey: first.matchKey, groupCode: first.groupCode, events: [], lastOrder: -1, byOrder: new Map(), ended: false, durable: 0 };
-  for (const stored of events) {
-    if (stored.event.seq !== match.events.length + 1) continue;
-    match.events.push(stored);
-    if (stored.order >= 0) {
-      match.lastOrder = stored.order;
-      match.byOrder.set(stored.order, stored);
-    }
-    if (stored.event.type === 'match_ended') match.ended = true;
-  }
-  match.durable = match.events.length;
-  return match;
-}
-
-/** An ended match's record's storedAt (epoch ms), from its match_ended event (now when it has none). */
-function storedAtOf(match: MatchLog): number {
-  const record = match.events.at(-1)?.event.data.record as { storedAt?: string } | undefined;
-  const at = record?.storedAt ? Date.parse(record.storedAt) : NaN;
-  return Number.isFinite(at) ? at : Date.now();
-}
-
-function storedOf(row: OutboxEvent): StoredEvent {
-  return { event: JSON.parse(row.text) as StoredEvent['event'], text: row.text, order: row.order, organizationId: row.organizationId, storedAt: Date.now() };
-}
-
 export interface JournalOptions {
   files: JournalFiles | null;
   /** The outbox shared by the nodes (REDIS_URL), or null. */
@@ -88,6 +51,8 @@ export interface JournalOptions {
   log: Logger;
   resumeWindowMs: number;
   retentionMs: number;
+  /** A group code's output delay, ms (0: none; events-out/output-delays.ts). */
+  delayMs?: (groupCode: string) => number;
 }
 
 export class EventJournal {
@@ -103,9 +68,11 @@ export class EventJournal {
   private readonly log: Logger;
   private readonly expireTimer: NodeJS.Timeout;
   private holdTimer: NodeJS.Timeout | undefined;
+  private readonly gate: DelayGate;
 
   constructor(private readonly options: JournalOptions) {
     this.log = options.log.child({ module: 'events' });
+    this.gate = new DelayGate(options.delayMs ?? (() => 0), (stored) => this.told(stored), (key) => this.matches.get(key));
     this.load();
     this.expireTimer = setInterval(() => this.expire(), Math.min(3_600_000, options.retentionMs)).unref();
     const shared = options.shared;
@@ -127,7 +94,7 @@ export class EventJournal {
       return null;
     }
     if (!match) {
-      match = { matchKey, groupCode, events: [], lastOrder: -1, byOrder: new Map(), ended: false, durable: 0 };
+      match = { matchKey, groupCode, events: [], lastOrder: -1, byOrder: new Map(), ended: false, durable: 0, handed: 0 };
       this.matches.set(matchKey, match);
     }
     if (match.ended) return null;
@@ -153,7 +120,7 @@ export class EventJournal {
       event.data = { ...event.data, record };
       this.keep(record);
     }
-    const stored: StoredEvent = { event, text: JSON.stringify(event), order: derived.order, organizationId };
+    const stored: StoredEvent = { event, text: JSON.stringify(event), order: derived.order, organizationId, keptAt: Date.now() };
     this.options.files?.write(stored);
     if (derived.order >= 0) match.byOrder.set(derived.order, stored);
     match.events.push(stored);
@@ -161,7 +128,7 @@ export class EventJournal {
       void this.share(this.options.shared, match, stored);
     } else {
       match.durable = seq;
-      this.told(stored);
+      this.gate.run(match);
     }
     return stored;
   }
@@ -177,7 +144,12 @@ export class EventJournal {
       this.log.warn({ eventId: event.id, error: (err as Error).message }, 'event journal: not in the shared outbox');
     }
     match.durable = Math.max(match.durable, event.seq);
-    this.told(stored);
+    this.gate.run(match);
+  }
+
+  /** A code's output delay changed: its matches' waiting events due under the new one are handed on now. */
+  delayChanged(groupCode: string): void {
+    this.gate.changed(this.matches.values(), groupCode);
   }
 
   /** The record kept (a failure is logged: the record is still in the match_ended event). */
@@ -202,7 +174,10 @@ export class EventJournal {
       cursors = read;
       if (rows.length) {
         const match = logOf(rows.map(storedOf));
+        // Handed on by the lost node, or not: a delayed match's wait for them begins again here (never early).
+        match.handed = this.gate.duePrefix(match);
         this.matches.set(matchKey, match);
+        this.gate.run(match);
         const record = match.ended ? match.events.at(-1)?.event.data.record as MatchRecord | undefined : undefined;
         if (record?.matchKey === matchKey) this.keep(record);
         this.log.info({ matchKey, events: rows.length }, 'event journal: match read from the shared outbox');
@@ -218,7 +193,7 @@ export class EventJournal {
         return;
       }
       const [groupCode] = waiting[0];
-      this.matches.set(matchKey, { matchKey, groupCode, events: [], lastOrder: -1, byOrder: new Map(), ended: false, durable: 0 });
+      this.matches.set(matchKey, { matchKey, groupCode, events: [], lastOrder: -1, byOrder: new Map(), ended: false, durable: 0, handed: 0 });
     }
     for (const listener of this.adoptListeners) listener(matchKey, cursors);
     for (const args of waiting) this.add(...args);
@@ -251,7 +226,8 @@ export class EventJournal {
   /** An ended match every endpoint has: its events leave memory (the files and the record stay). */
   release(matchKey: string): void {
     const match = this.matches.get(matchKey);
-    if (!match?.ended) return;
+    // Events still held back by the output delay stay until they are handed on.
+    if (!match?.ended || match.handed < match.events.length) return;
     this.matches.delete(matchKey);
     this.released.set(matchKey, storedAtOf(match));
     this.options.shared?.settle(matchKey).catch(() => undefined);
@@ -290,6 +266,7 @@ export class EventJournal {
   close(): void {
     clearInterval(this.expireTimer);
     clearInterval(this.holdTimer);
+    this.gate.close();
     this.options.files?.close();
   }
 
@@ -312,11 +289,16 @@ export class EventJournal {
     if (!files) return;
     files.expire(this.options.retentionMs, Date.now());
     const all: StoredEvent[] = [];
+    const waiting: MatchLog[] = [];
     for (const events of files.loadEvents()) {
       const match = logOf(events);
-      all.push(...match.events);
+      // An event still within its match's output delay waits (a timer), and is not in the resume window.
+      match.handed = this.gate.duePrefix(match);
+      all.push(...match.events.slice(0, match.handed));
       this.matches.set(match.matchKey, match);
+      if (match.handed < match.durable) waiting.push(match);
     }
+    for (const match of waiting) this.gate.run(match);
     // The resume window after a restart: the stored events by time (they were added in about that order).
     all.sort((a, b) => a.event.time.localeCompare(b.event.time) || a.event.seq - b.event.seq);
     const now = Date.now();
