@@ -142,7 +142,7 @@ describe('output delay', () => {
     const { socket, ack } = await replayObserver(svc.ingest, replay, { key: KEY, groupCode: CODE });
     expect(ack.value).toBe(true);
     await sendRecords(socket, replay, { pace: 'instant', groupCode: CODE, to: afterRoundEnd(3) });
-    const threeRounds = (ev: Ev[]) => ev.filter((e) => e.type === 'round_ended').length === 3;
+    const threeRounds = (ev: Array<{ type: string }>) => ev.filter((e) => e.type === 'round_ended').length === 3;
     await receiver.waitFor(threeRounds, 30_000);
     await expect.poll(() => threeRounds(stream.events.map((s) => s.event)), { timeout: 30_000 }).toBe(true);
     await expect.poll(() => answers.at(-1)?.sum, { timeout: 30_000 }).toBe(3);
@@ -184,8 +184,8 @@ describe('output delay', () => {
     await expect.poll(() => waiting(svc), { timeout: 30_000 }).toBeGreaterThan(0);
     expect(receiver.unique().length).toBe(before);
     expect((await setDelay(svc, CODE, { seconds: 0 })).status).toBe(200);
-    const fourRounds = (ev: Ev[]) => ev.filter((e) => e.type === 'round_ended').length === 4;
-    await receiver.waitFor(fourRounds as never, 20_000);
+    const fourRounds = (ev: Array<{ type: string }>) => ev.filter((e) => e.type === 'round_ended').length === 4;
+    await receiver.waitFor(fourRounds, 20_000);
     await expect.poll(() => fourRounds(stream.events.map((s) => s.event)), { timeout: 20_000 }).toBe(true);
     const all = receiver.unique() as unknown as Ev[];
     inOrder(all);
