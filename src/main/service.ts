@@ -36,7 +36,9 @@ import { OwnerDelivery } from './cluster/owner-delivery.js';
 import type { Config } from './base/config.js';
 import { EventBus, type MainEvents } from './base/events.js';
 import { createEventOutput } from './events-out/index.js';
-import { OUTPUT_DELAYS_FILE, OutputDelays } from './events-out/output-delays.js';
+import { OutputDelays } from './events-out/output-delays.js';
+import { MemoryOutputDelayStore, OUTPUT_DELAYS_FILE } from './adapters/memory/output-delay-store.js';
+import type { OutputDelayStore } from './ports/output-delay-store.js';
 import { IngestServer } from './ingest/server.js';
 import { SHUTDOWN_CLOSE_MARGIN_MS, SHUTDOWN_MIN_DRAIN_MS, SUMMARY_WAIT_MS } from './base/limits.js';
 import { createLogger, type Logger } from './base/log.js';
@@ -90,6 +92,7 @@ export interface SharedPorts {
   control: ControlBus;
   standby: StandbyStore;
   fixtures: FixtureStore;
+  outputDelays: OutputDelayStore;
 }
 
 /** The components that run this process's matches. */
@@ -161,10 +164,11 @@ export async function startService(config: Config, options: ServiceOptions = {})
     standby: stateFiles ? new StateDirStandbyStore(stateFiles) : new MemoryStandbyStore(),
     // The schedule is operator data: kept in DATA_DIR even without STATE_DIR (docs/fixtures.md).
     fixtures: new MemoryFixtureStore(path.join(config.DATA_DIR, FIXTURES_FILE)),
+    outputDelays: new MemoryOutputDelayStore(path.join(config.DATA_DIR, OUTPUT_DELAYS_FILE)),
   };
-  const { previews, teamInfo, sessions, directory, snapshots, frames, control, standby: standbyStore, fixtures } = shared;
+  const { previews, teamInfo, sessions, directory, snapshots, frames, control, standby: standbyStore, fixtures, outputDelays } = shared;
   // Every port in order of creation (Redis: the connection first), closed in reverse by closeAll.
-  const opened: ReadonlyArray<{ close(): void }> = redis ? redis.opened : [previews, teamInfo, sessions, directory, snapshots, frames, control, standbyStore, fixtures];
+  const opened: ReadonlyArray<{ close(): void }> = redis ? redis.opened : [previews, teamInfo, sessions, directory, snapshots, frames, control, standbyStore, fixtures, outputDelays];
 
   // The key chain. KEYS_FILE is read now: a missing or invalid file stops the start (ConfigError).
   const keysFile = config.KEYS_FILE ? new KeysFile(config.KEYS_FILE, log) : undefined;
@@ -174,8 +178,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const routes = new LocalRoutes();
   const sync = new MatchSync({ config, log, directory, events, request });
   // Match events out (events-out/): journal, webhooks, GET /events, records (EVENTS_ENABLED).
-  // The per-match output delay (events-out/output-delays.ts): operator data in DATA_DIR, like the schedule.
-  const delays = new OutputDelays(path.join(config.DATA_DIR, OUTPUT_DELAYS_FILE));
+  // The per-match output delay (events-out/output-delays.ts): operator data like the schedule (DATA_DIR, or Redis).
+  const delays = await OutputDelays.open(outputDelays, { shared: redis !== null, log });
   const eventOutput = config.EVENTS_ENABLED ? createEventOutput({ config, log, directory, delays, shared: redis?.eventOutbox ?? null, records: redis?.records ?? null, deadLetters: redis?.deadLetters ?? null, report: (label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }) }) : null;
   // GET /feeds of a local match: its shard makes the tables (feeds/shard-tables.ts), answered through `output`.
   const feedTables = new ShardFeedTables(routes);
@@ -256,6 +260,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     cluster?.close();
     eventOutput?.close();
     stopRest();
+    delays.close();
     for (let i = opened.length - 1; i >= 0; i--) opened[i].close();
     for (const app of [ingestApp, restApp]) (app as unknown as { close?: () => void }).close?.();
   };

@@ -4,6 +4,7 @@
 //   GET  /admin/matches/:groupCode/delay    { groupCode, seconds }  (0: none; any code, live or not)
 //   POST /admin/matches/:groupCode/delay    body { seconds }: 0 (off) to MAX_OUTPUT_DELAY_S; 200 { groupCode, seconds }
 // A code's delay is set before or during its match; 0 removes it (what waits is handed on at once).
+// 503 { error } when the store (Redis) did not take it.
 import { MAX_OUTPUT_DELAY_S, OutputDelayError, parseDelayBody, type OutputDelays } from '../events-out/output-delays.js';
 import { sendJson as json, type AdminRouteContext } from './admin-context.js';
 import type { Router } from './http.js';
@@ -23,7 +24,7 @@ export function registerDelays(router: Router, delays: OutputDelays, ctx: AdminR
     json(reply, 200, { groupCode, seconds: delays.secondsOf(groupCode) });
   }, ctx.options);
 
-  router.post('/admin/matches/:groupCode/delay', (req, reply) => {
+  router.post('/admin/matches/:groupCode/delay', async (req, reply) => {
     const tokenId = ctx.authorize(req, reply);
     if (tokenId === null) return;
     const groupCode = ctx.decodeParam(req.params[0]);
@@ -33,10 +34,11 @@ export function registerDelays(router: Router, delays: OutputDelays, ctx: AdminR
     let seconds: number;
     try {
       seconds = parseDelayBody(body);
-      delays.set(groupCode, seconds);
+      await delays.set(groupCode, seconds);
     } catch (err) {
       if (err instanceof OutputDelayError) return reply.error(400, err.message);
-      throw err;
+      log.warn({ groupCode, error: (err as Error).message }, 'output delay not stored');
+      return reply.error(503, 'The delay was not stored (the store did not answer); try again');
     }
     log.info({ tokenId, action: 'output_delay', groupCode, seconds, client: client(req) }, 'admin action: output delay set');
     json(reply, 200, { groupCode, seconds });
