@@ -189,7 +189,7 @@ export class WebhookDelivery {
       const first = match && this.next(lanes, match);
       if (!match || !first) continue;
       const events: StoredEvent[] = [];
-      for (let i = first.event.seq - 1; i < match.events.length; i++) {
+      for (let i = first.event.seq - 1; i < match.handed; i++) {
         const stored = match.events[i];
         if (!wants(lanes.endpoint, stored.event.type, stored.organizationId)) continue;
         if (texts.length > 0 && (texts.length >= BATCH_MAX_EVENTS || bytes + stored.text.length > BATCH_MAX_BYTES)) break;

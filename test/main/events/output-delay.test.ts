@@ -86,8 +86,11 @@ async function openStream(svc: TestService, code: string, lastEventId = '') {
 /** Every delivery of the receiver came at or after its event was due (webhook-timestamp is whole seconds, sent ≥ stored + delay ≥ time + delay). */
 function deliveredWhenDue(receiver: WebhookReceiver, delayS: number): void {
   for (const d of receiver.deliveries) {
-    const e = JSON.parse(d.body) as Ev;
-    expect(Number(d.timestamp), `${e.id} ${e.type}`).toBeGreaterThanOrEqual(Math.floor((Date.parse(e.time) + delayS * 1000) / 1000));
+    const body = JSON.parse(d.body) as Ev | Ev[];
+    // A batch endpoint's delivery holds several events: each was due.
+    for (const e of Array.isArray(body) ? body : [body]) {
+      expect(Number(d.timestamp), `${e.id} ${e.type}`).toBeGreaterThanOrEqual(Math.floor((Date.parse(e.time) + delayS * 1000) / 1000));
+    }
   }
 }
 
@@ -121,8 +124,12 @@ describe('output delay', () => {
   it('holds the webhooks, the stream and the feeds of a delayed match until due, in order, and 0 releases what waits', async () => {
     const CODE = 'DELAY1';
     const receiver = await startReceiver();
-    receivers.push(receiver);
-    const svc = await startTestService({ AUTH_KEY: KEY, EVENTS_READ_TOKEN: READ, WEBHOOKS: JSON.stringify([{ id: 'rx', url: receiver.url, secret: SECRET }]) });
+    const batched = await startReceiver();
+    receivers.push(receiver, batched);
+    const svc = await startTestService({
+      AUTH_KEY: KEY, EVENTS_READ_TOKEN: READ,
+      WEBHOOKS: JSON.stringify([{ id: 'rx', url: receiver.url, secret: SECRET }, { id: 'batched', url: batched.url, secret: SECRET, batch: true }]),
+    });
     services.push(svc);
     expect((await setDelay(svc, CODE, { seconds: D })).status).toBe(200);
     const stream = await openStream(svc, CODE);
@@ -144,6 +151,7 @@ describe('output delay', () => {
     await sendRecords(socket, replay, { pace: 'instant', groupCode: CODE, to: afterRoundEnd(3) });
     const threeRounds = (ev: Array<{ type: string }>) => ev.filter((e) => e.type === 'round_ended').length === 3;
     await receiver.waitFor(threeRounds, 30_000);
+    await batched.waitFor(threeRounds, 30_000);
     await expect.poll(() => threeRounds(stream.events.map((s) => s.event)), { timeout: 30_000 }).toBe(true);
     await expect.poll(() => answers.at(-1)?.sum, { timeout: 30_000 }).toBe(3);
     polling = false;
@@ -153,6 +161,8 @@ describe('output delay', () => {
     const delivered = receiver.unique() as unknown as Ev[];
     inOrder(delivered);
     deliveredWhenDue(receiver, D);
+    inOrder(batched.unique() as unknown as Ev[]);
+    deliveredWhenDue(batched, D);
     // The stream: the same events, in order, none before it was due.
     const streamed = stream.events.map((s) => s.event);
     inOrder(streamed);
@@ -186,6 +196,8 @@ describe('output delay', () => {
     expect((await setDelay(svc, CODE, { seconds: 0 })).status).toBe(200);
     const fourRounds = (ev: Array<{ type: string }>) => ev.filter((e) => e.type === 'round_ended').length === 4;
     await receiver.waitFor(fourRounds, 20_000);
+    await batched.waitFor(fourRounds, 20_000);
+    inOrder(batched.unique() as unknown as Ev[]);
     await expect.poll(() => fourRounds(stream.events.map((s) => s.event)), { timeout: 20_000 }).toBe(true);
     const all = receiver.unique() as unknown as Ev[];
     inOrder(all);
