@@ -7,6 +7,11 @@
 // when the frame changed), each the frame's tables (~5 kB, mostly the players' JSON): about 3 MB for a
 // live match at the 600 s bound, nothing for a code without a delay.
 //
+// What is sampled: a delayed match this process runs (its shard makes the tables); a code with no
+// live match anywhere (a directory lookup: "no match then", nothing read); another node's match
+// (REDIS_URL) only while its feeds are polled here (within IDLE_MS), since reading its frame costs
+// a Redis read: its first poll here starts the timeline, like after a restart.
+//
 // Never ahead: a code whose timeline has no sample old enough answers 503 with Retry-After, except
 // right after an operator set or raised the delay, when the oldest sample kept (what the feeds showed
 // a moment before) is answered until the delay catches up: the feeds stand still, nothing new leaks.
@@ -14,6 +19,11 @@
 import type { OutputDelays } from '../events-out/output-delays.js';
 
 const SAMPLE_EVERY_MS = 1000;
+/** Another node's match is sampled here until this long after its feeds' last poll here. */
+const IDLE_MS = 10 * 60_000;
+
+/** Where a code's match is: run by this process, by another node, or nowhere. */
+export type MatchWhere = 'here' | 'elsewhere' | 'none';
 
 interface Sample {
   /** When its tables were answered (epoch ms). */
@@ -29,6 +39,8 @@ interface Line {
   busy: boolean;
   /** Started by an operator's change (not a restart): the oldest sample may stand in until the delay catches up. */
   mayHold: boolean;
+  /** When its feeds were last polled here (epoch ms; 0: never). */
+  polledAt: number;
 }
 
 export type Delayed = { key: object | null } | { retryAfterS: number };
@@ -45,6 +57,7 @@ export class FeedTimelines {
   constructor(
     private readonly delays: OutputDelays,
     private readonly sample: (groupCode: string) => Promise<{ frame: object; key: () => object } | null>,
+    private readonly where: (groupCode: string) => MatchWhere,
   ) {
     for (const { groupCode } of delays.all()) this.lines.set(groupCode, newLine(false));
     this.stopChanges = delays.onChange((groupCode, seconds) => {
@@ -65,7 +78,9 @@ export class FeedTimelines {
   /** A delayed code's tables as of `delayMs` ago: the sample's key (null: no match then), or how long until one is known. */
   at(groupCode: string, delayMs: number, now = Date.now()): Delayed {
     const line = this.lines.get(groupCode);
-    if (!line || line.samples.length === 0) return { retryAfterS: 1 };
+    if (line && line.polledAt < now - IDLE_MS) void this.take(groupCode); // another node's match: sampled from now on
+    if (line) line.polledAt = now;
+    if (!line || line.samples.length === 0) return { retryAfterS: Math.max(1, Math.ceil(delayMs / 1000)) };
     const cutoff = now - delayMs;
     const { samples } = line;
     for (let i = samples.length - 1; i >= 0; i--) if (samples[i].at <= cutoff) return { key: samples[i].key };
@@ -86,10 +101,18 @@ export class FeedTimelines {
   private async take(groupCode: string): Promise<void> {
     const line = this.lines.get(groupCode);
     if (!line || line.busy) return;
+    const where = this.where(groupCode);
+    if (where === 'elsewhere' && line.polledAt < Date.now() - IDLE_MS) {
+      // Not polled here: not sampled, and what was kept is gone (a gap: nothing stands in for it).
+      line.samples = [];
+      line.last = undefined;
+      line.mayHold = false;
+      return;
+    }
     line.busy = true;
     let found: Awaited<ReturnType<typeof this.sample>> = null;
     try {
-      found = await this.sample(groupCode);
+      found = where === 'none' ? null : await this.sample(groupCode);
     } catch {
       found = null;
     } finally {
@@ -113,5 +136,5 @@ export class FeedTimelines {
 }
 
 function newLine(mayHold: boolean): Line {
-  return { samples: [], last: undefined, busy: false, mayHold };
+  return { samples: [], last: undefined, busy: false, mayHold, polledAt: 0 };
 }

@@ -12,7 +12,7 @@ import { FeedCache, matchesEtag } from '../feeds/cache.js';
 import { isFormat, type Format } from '../feeds/formats.js';
 import { FEED_NAMES, type FeedName } from '../feeds/tables.js';
 import type { ShardFeedTables, ShardTablesAnswer } from '../feeds/shard-tables.js';
-import { FeedTimelines } from '../feeds/timeline.js';
+import { FeedTimelines, type MatchWhere } from '../feeds/timeline.js';
 import type { Frame, FrameBus } from '../ports/frame-bus.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import type { Router } from './http.js';
@@ -26,6 +26,8 @@ export interface FeedFrames {
   read(groupCode: string): Promise<{ frame: Frame; json: string } | undefined>;
   /** The tables of a match this process runs, from its shard (feeds/shard-tables.ts); undefined when no shard here runs it. */
   tables?(groupCode: string): Promise<ShardTablesAnswer | undefined> | undefined;
+  /** Where the code's live match is (a delayed match's timeline: feeds/timeline.ts). */
+  where?(groupCode: string): MatchWhere;
 }
 
 /** FeedFrames over the FrameBus (its FrameText messages), as GET /match reads them (rest/match-data.ts). */
@@ -33,6 +35,7 @@ export function feedFrames(frames: FrameBus, shared?: MatchDirectory, local?: Sh
   return {
     peek: (groupCode) => frames.latest(groupCode),
     ...(local ? { tables: (groupCode: string) => local.ask(groupCode) } : {}),
+    where: (groupCode) => (local?.runsHere(groupCode) ? 'here' : shared?.get(groupCode) ? 'elsewhere' : frames.latest(groupCode) ? 'here' : 'none'),
     async read(groupCode) {
       const found = await readLatestFrameText(frames, shared, groupCode);
       if (!found) return undefined;
@@ -75,7 +78,7 @@ export function registerFeeds(router: Router, source: FeedFrames, trustReplayTim
     const frame = await current(groupCode, () => false);
     if (!frame) return null;
     return { frame, key: () => { const key = {}; cache.copy(frame, key); return key; } };
-  }) : null;
+  }, (groupCode) => source.where?.(groupCode) ?? 'here') : null;
 
   router.get('/feeds/:groupCode/:name', async (req, reply) => {
     let groupCode: string;

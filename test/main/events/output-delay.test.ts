@@ -19,6 +19,8 @@ const KEY = 'delay-key-0123456789';
 const READ = 'delay-read-token-0123456789';
 const SECRET = `whsec_${Buffer.from('delay-secret-of-24-bytes!!!!').toString('base64')}`;
 const D = 2;
+/** The restart's delay: long enough that the restarted service answers its first feed poll within it. */
+const RESTART_DELAY = 5;
 
 /** The index just after the n-th `score` row (the n-th round's end). */
 function afterRoundEnd(n: number): number {
@@ -220,7 +222,7 @@ describe('output delay', () => {
     const env = { DATA_DIR, AUTH_KEY: KEY, WEBHOOKS: JSON.stringify([{ id: 'rx', url: receiver.url, secret: SECRET }]) };
     const first = await startTestService(env);
     services.push(first);
-    expect((await setDelay(first, CODE, { seconds: 3 })).status).toBe(200);
+    expect((await setDelay(first, CODE, { seconds: RESTART_DELAY })).status).toBe(200);
     const { socket, ack } = await replayObserver(first.ingest, replay, { key: KEY, groupCode: CODE });
     expect(ack.value).toBe(true);
     await sendRecords(socket, replay, { pace: 'instant', groupCode: CODE, to: afterRoundEnd(2) });
@@ -235,12 +237,19 @@ describe('output delay', () => {
 
     const second = await startTestService(env);
     services.push(second);
-    expect(await (await second.admin.request('GET', `/admin/matches/${CODE}/delay`)).json()).toEqual({ groupCode: CODE, seconds: 3 });
+    expect(await (await second.admin.request('GET', `/admin/matches/${CODE}/delay`)).json()).toEqual({ groupCode: CODE, seconds: RESTART_DELAY });
+    // The delayed feed does not know the tables of 5 s ago after the restart: 503 with Retry-After,
+    // then (the match was not restored: no STATE_DIR) what was true 5 s after the restart: no match.
+    const early = await fetch(`${second.rest}/feeds/${CODE}/scoreboard.json`);
+    expect(early.status).toBe(503);
+    expect(Number(early.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(((await early.json()) as { error: string }).error).toMatch(/delayed/);
+    await expect.poll(async () => (await fetch(`${second.rest}/feeds/${CODE}/scoreboard.json`)).status, { timeout: 20_000 }).toBe(404);
     await receiver.waitFor((ev) => ev.length >= journal.length, 30_000);
     const all = receiver.unique() as unknown as Ev[];
     inOrder(all);
     expect(all.length).toBe(journal.length);
     expect(receiver.deliveries.length).toBeGreaterThan(deliveredBefore);
-    deliveredWhenDue(receiver, 3);
+    deliveredWhenDue(receiver, RESTART_DELAY);
   }, 90_000);
 });
