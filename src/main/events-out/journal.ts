@@ -1,6 +1,7 @@
 // The event journal (docs/events.md): every match event numbered (seq per match, id
 // `<matchKey>.<seq>`), kept durably before anyone is told of it (journal-files.ts; in memory only
-// with EVENTS_ENABLED and no disk), then handed to its listeners (webhook delivery, the live stream).
+// with EVENTS_ENABLED and no disk), then handed to its listeners (webhook delivery, the live stream)
+// once due: at once, or after its match's output delay (delay-gate.ts; MatchLog.handed).
 // A match's events stay in memory while it runs and until every endpoint has them; the stream keeps
 // a window of the latest events (EVENTS_RESUME_WINDOW_MS) for Last-Event-ID. A match_ended event
 // carries the match's record (record.ts), which is kept for the retention (EVENTS_RETENTION_MS) by
