@@ -195,12 +195,20 @@ describe('output delay', () => {
     await expect.poll(() => liveRounds(svc, CODE), { timeout: 30_000 }).toBe(4);
     await expect.poll(() => waiting(svc), { timeout: 30_000 }).toBeGreaterThan(0);
     expect(receiver.unique().length).toBe(before);
+    // A stream resumed now from the last event it had gets nothing held back (the resume window has only what was handed on).
+    const lastStreamed = stream.events.at(-1)!.event;
+    const resumed = await openStream(svc, CODE, lastStreamed.id);
+    const releasedAt = Date.now();
     expect((await setDelay(svc, CODE, { seconds: 0 })).status).toBe(200);
     const fourRounds = (ev: Array<{ type: string }>) => ev.filter((e) => e.type === 'round_ended').length === 4;
     await receiver.waitFor(fourRounds, 20_000);
     await batched.waitFor(fourRounds, 20_000);
     inOrder(batched.unique() as unknown as Ev[]);
     await expect.poll(() => fourRounds(stream.events.map((s) => s.event)), { timeout: 20_000 }).toBe(true);
+    await expect.poll(() => fourRounds([...streamed, ...resumed.events.map((s) => s.event)]), { timeout: 20_000 }).toBe(true);
+    expect(resumed.events[0].event.seq).toBe(lastStreamed.seq + 1);
+    for (const s of resumed.events) expect(s.at, s.event.id).toBeGreaterThanOrEqual(releasedAt);
+    resumed.stop();
     const all = receiver.unique() as unknown as Ev[];
     inOrder(all);
     inOrder(stream.events.map((s) => s.event));
