@@ -36,6 +36,9 @@ import { OwnerDelivery } from './cluster/owner-delivery.js';
 import type { Config } from './base/config.js';
 import { EventBus, type MainEvents } from './base/events.js';
 import { createEventOutput } from './events-out/index.js';
+import { OutputDelays } from './events-out/output-delays.js';
+import { MemoryOutputDelayStore, OUTPUT_DELAYS_FILE } from './adapters/memory/output-delay-store.js';
+import type { OutputDelayStore } from './ports/output-delay-store.js';
 import { IngestServer } from './ingest/server.js';
 import { SHUTDOWN_CLOSE_MARGIN_MS, SHUTDOWN_MIN_DRAIN_MS, SUMMARY_WAIT_MS } from './base/limits.js';
 import { createLogger, type Logger } from './base/log.js';
@@ -89,6 +92,7 @@ export interface SharedPorts {
   control: ControlBus;
   standby: StandbyStore;
   fixtures: FixtureStore;
+  outputDelays: OutputDelayStore;
 }
 
 /** The components that run this process's matches. */
@@ -160,10 +164,11 @@ export async function startService(config: Config, options: ServiceOptions = {})
     standby: stateFiles ? new StateDirStandbyStore(stateFiles) : new MemoryStandbyStore(),
     // The schedule is operator data: kept in DATA_DIR even without STATE_DIR (docs/fixtures.md).
     fixtures: new MemoryFixtureStore(path.join(config.DATA_DIR, FIXTURES_FILE)),
+    outputDelays: new MemoryOutputDelayStore(path.join(config.DATA_DIR, OUTPUT_DELAYS_FILE)),
   };
-  const { previews, teamInfo, sessions, directory, snapshots, frames, control, standby: standbyStore, fixtures } = shared;
+  const { previews, teamInfo, sessions, directory, snapshots, frames, control, standby: standbyStore, fixtures, outputDelays } = shared;
   // Every port in order of creation (Redis: the connection first), closed in reverse by closeAll.
-  const opened: ReadonlyArray<{ close(): void }> = redis ? redis.opened : [previews, teamInfo, sessions, directory, snapshots, frames, control, standbyStore, fixtures];
+  const opened: ReadonlyArray<{ close(): void }> = redis ? redis.opened : [previews, teamInfo, sessions, directory, snapshots, frames, control, standbyStore, fixtures, outputDelays];
 
   // The key chain. KEYS_FILE is read now: a missing or invalid file stops the start (ConfigError).
   const keysFile = config.KEYS_FILE ? new KeysFile(config.KEYS_FILE, log) : undefined;
@@ -173,7 +178,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const routes = new LocalRoutes();
   const sync = new MatchSync({ config, log, directory, events, request });
   // Match events out (events-out/): journal, webhooks, GET /events, records (EVENTS_ENABLED).
-  const eventOutput = config.EVENTS_ENABLED ? createEventOutput({ config, log, directory, shared: redis?.eventOutbox ?? null, records: redis?.records ?? null, deadLetters: redis?.deadLetters ?? null, report: (label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }) }) : null;
+  // The per-match output delay (events-out/output-delays.ts): operator data like the schedule (DATA_DIR, or Redis).
+  const delays = await OutputDelays.open(outputDelays, { shared: redis !== null, log });
+  const eventOutput = config.EVENTS_ENABLED ? createEventOutput({ config, log, directory, delays, shared: redis?.eventOutbox ?? null, records: redis?.records ?? null, deadLetters: redis?.deadLetters ?? null, report: (label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }) }) : null;
   // GET /feeds of a local match: its shard makes the tables (feeds/shard-tables.ts), answered through `output`.
   const feedTables = new ShardFeedTables(routes);
   const output = new ShardOutput({ log, frames, directory, routes, snapshots, teamInfo, sync, events, feedTables: feedTables.take, ...(eventOutput ? { matchEvents: eventOutput.take, eventsShared: (code: string) => eventOutput.journal.whenShared(code) } : {}) });
@@ -220,8 +227,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const dashboard = adminTokens.enabled
     ? new Dashboard({ directory, routes, published: output.counters, shardTotals: totals, frames, ingest, broadcast, maxOpen: config.DASHBOARD_MAX_OPEN, links, mismatchOf: (code: string) => schedule.flagsOf(code), watchSummaries: (on) => pool.watchSummaries(on, SUMMARY_WAIT_MS), ...(redis ? { ownerOf: (code: string) => redis.ownership.ownerOf(code) } : {}) })
     : null;
-  registerRestRoutes(restApp, {
-    config, log, keys, previews, teamInfo, directory, frames, eventOutput, feedTables, scheduledTeams: (code: string) => schedule.teamInfoFor(code),
+  const stopRest = registerRestRoutes(restApp, {
+    config, log, keys, previews, teamInfo, directory, frames, eventOutput, feedTables, delays, scheduledTeams: (code: string) => schedule.teamInfoFor(code),
     ...(cluster ? { cluster: { nodeId: cluster.nodeId, redisUp: () => cluster.redisUp } } : {}),
     ...(config.USE_BACKEND ? { backend: { packages: createSupportPackages(config, log, request), request } } : {}),
     ...(dashboard ? {
@@ -252,6 +259,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
     keysFile?.close();
     cluster?.close();
     eventOutput?.close();
+    stopRest();
+    delays.close();
     for (let i = opened.length - 1; i >= 0; i--) opened[i].close();
     for (const app of [ingestApp, restApp]) (app as unknown as { close?: () => void }).close?.();
   };

@@ -28,6 +28,7 @@ const NOT_HERE = new Set([
   'sessions.json', 'standby.json', // written under STATE_DIR at run time (adapters/state-dir/)
   'deliveries.json', 'dead-letters.json', // the webhook outbox's state, written under events/ at run time (events-out/journal-files.ts)
   'fixtures.json', // the schedule, written under DATA_DIR at run time (adapters/memory/fixture-store.ts)
+  'output-delays.json', // the output delays, written under DATA_DIR at run time (adapters/memory/output-delay-store.ts)
   'config.json', // the overlay frontend's own configuration file (docs/client-contract.md)
   'players.json', // a feed's URL name (GET /feeds/:code/players.json, docs/feeds.md), not a file
 ]);

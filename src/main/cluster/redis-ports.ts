@@ -18,6 +18,7 @@ import { RedisSessionStore } from '../adapters/redis/session-store.js';
 import { RedisSnapshotStore } from '../adapters/redis/snapshot-store.js';
 import { RedisStandbyStore } from '../adapters/redis/standby-store.js';
 import { RedisFixtureStore } from '../adapters/redis/fixture-store.js';
+import { RedisOutputDelayStore } from '../adapters/redis/output-delay-store.js';
 import { RedisTeamInfoStore } from '../adapters/redis/team-info-store.js';
 import type { Config } from '../base/config.js';
 import type { Logger } from '../base/log.js';
@@ -69,6 +70,7 @@ export async function openRedisPorts(config: Config, log: Logger) {
         control: made(new RedisControlBus(conn, { log })),
         standby: made(new RedisStandbyStore(conn)),
         fixtures: made(new RedisFixtureStore(conn)),
+        outputDelays: made(new RedisOutputDelayStore(conn)),
       },
     };
   } catch (err) {

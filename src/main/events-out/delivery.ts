@@ -85,7 +85,7 @@ export class WebhookDelivery {
     this.remove(endpoint.id);
     const known = this.deps.cursors[endpoint.id];
     const cursors = known ?? {};
-    if (!known && endpoint.source === 'admin') for (const match of this.deps.journal.matches.values()) cursors[match.matchKey] = match.events.length;
+    if (!known && endpoint.source === 'admin') for (const match of this.deps.journal.matches.values()) cursors[match.matchKey] = match.handed;
     this.deps.cursors[endpoint.id] = cursors;
     const lanes = new EndpointLanes(endpoint, cursors, this.deps.timeoutMs, this.deps.report);
     this.endpoints.set(endpoint.id, lanes);
@@ -190,7 +190,7 @@ export class WebhookDelivery {
       const first = match && this.next(lanes, match);
       if (!match || !first) continue;
       const events: StoredEvent[] = [];
-      for (let i = first.event.seq - 1; i < match.events.length; i++) {
+      for (let i = first.event.seq - 1; i < match.handed; i++) {
         const stored = match.events[i];
         if (!wants(lanes.endpoint, stored.event.type, stored.organizationId)) continue;
         if (texts.length > 0 && (texts.length >= BATCH_MAX_EVENTS || bytes + stored.text.length > BATCH_MAX_BYTES)) break;
@@ -217,7 +217,7 @@ export class WebhookDelivery {
     let cursor = lanes.cursors[match.matchKey] ?? 0;
     const start = cursor;
     let found: StoredEvent | undefined;
-    while (cursor < match.durable) {
+    while (cursor < match.handed) {
       const stored = match.events[cursor];
       if (wants(lanes.endpoint, stored.event.type, stored.organizationId)) { found = stored; break; }
       cursor++;

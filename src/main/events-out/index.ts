@@ -17,6 +17,7 @@ import { EndpointError, parseEndpoint, viewOf, type EndpointView, type WebhookEn
 import { EventJournal } from './journal.js';
 import { JournalFiles } from './journal-files.js';
 import { watchOperational, type OperationalDeps } from './operational.js';
+import type { OutputDelays } from './output-delays.js';
 import { FileDeadLetters, FileRecordStore } from './record-files.js';
 import { EventStream } from './stream.js';
 
@@ -53,13 +54,16 @@ export interface EventOutputDeps {
   /** The records and dead letters shared by the nodes (REDIS_URL), or null (the files: record-files.ts). */
   records?: RecordStore | null;
   deadLetters?: DeadLetterStore | null;
+  /** The per-match output delays (output-delays.ts): a delayed match's events are handed on once due (delay-gate.ts). */
+  delays?: OutputDelays;
 }
 
-export function createEventOutput({ config, log, directory, report, shared = null, ...kept }: EventOutputDeps): EventOutput {
+export function createEventOutput({ config, log, directory, report, shared = null, delays, ...kept }: EventOutputDeps): EventOutput {
   const files = new JournalFiles(path.join(path.resolve(config.STATE_DIR || config.DATA_DIR), 'events'), log);
   const records = kept.records ?? new FileRecordStore(files, config.EVENTS_RETENTION_MS);
   const deadLetters = kept.deadLetters ?? new FileDeadLetters(files);
-  const journal = new EventJournal({ files, shared, records, log, resumeWindowMs: config.EVENTS_RESUME_WINDOW_MS, retentionMs: config.EVENTS_RETENTION_MS });
+  const journal = new EventJournal({ files, shared, records, log, resumeWindowMs: config.EVENTS_RESUME_WINDOW_MS, retentionMs: config.EVENTS_RETENTION_MS, ...(delays ? { delayMs: (code: string) => delays.delayMs(code) } : {}) });
+  const stopDelays = delays?.onChange((code) => journal.delayChanged(code)) ?? (() => {});
   const cursors = files.deliveryCursors();
   const delivery = new WebhookDelivery({
     journal, log, cursors, shared, ...(report ? { report } : {}), deadLetters, timeoutMs: config.OUTBOUND_TIMEOUT_MS, retryForMs: config.WEBHOOK_RETRY_FOR_MS,
@@ -119,6 +123,7 @@ export function createEventOutput({ config, log, directory, report, shared = nul
     deadLetters: () => deadLetters.list(),
     close() {
       stopWatching();
+      stopDelays();
       clearInterval(pruneTimer);
       stream.close();
       delivery.close();

@@ -46,7 +46,7 @@ export class JournalFiles implements EventOutbox {
 
   /** Appends before returning (the kernel has it: a killed process loses nothing written here). */
   write(stored: StoredEvent): void {
-    this.writeLine(stored.event.matchKey, stored.event.seq, stored.order, stored.organizationId, stored.text, stored.event.type === 'match_ended');
+    this.writeLine(stored.event.matchKey, stored.event.seq, stored.order, stored.organizationId, stored.text, stored.event.type === 'match_ended', stored.keptAt);
   }
 
   async append(e: OutboxEvent): Promise<boolean> {
@@ -95,8 +95,9 @@ export class JournalFiles implements EventOutbox {
   async settle(): Promise<void> {}
   async claimOrphans(): Promise<string[]> { return []; }
 
-  private writeLine(key: string, seq: number, order: number, organizationId: string, text: string, last: boolean): void {
-    const line = `{"order":${order},"organizationId":${JSON.stringify(organizationId)},"event":${text}}\n`;
+  private writeLine(key: string, seq: number, order: number, organizationId: string, text: string, last: boolean, keptAt?: number): void {
+    const kept = keptAt === undefined ? '' : `"keptAt":${keptAt},`;
+    const line = `{"order":${order},"organizationId":${JSON.stringify(organizationId)},${kept}"event":${text}}\n`;
     this.lastSeq.set(key, seq);
     let fd = this.open.get(key);
     if (fd === undefined) {
@@ -126,8 +127,8 @@ export class JournalFiles implements EventOutbox {
       for (const line of fs.readFileSync(path.join(this.dir, name), 'utf8').split('\n')) {
         if (!line) continue;
         try {
-          const row = JSON.parse(line) as { order: number; organizationId: string; event: StoredEvent['event'] };
-          events.push({ event: row.event, order: row.order, organizationId: row.organizationId, text: JSON.stringify(row.event) });
+          const row = JSON.parse(line) as { order: number; organizationId: string; keptAt?: number; event: StoredEvent['event'] };
+          events.push({ event: row.event, order: row.order, organizationId: row.organizationId, text: JSON.stringify(row.event), ...(typeof row.keptAt === 'number' ? { keptAt: row.keptAt } : {}) });
         } catch {
           this.log.warn({ file: name }, 'event journal: unreadable line skipped');
         }

@@ -1,13 +1,14 @@
 // The event journal (docs/events.md): every match event numbered (seq per match, id
 // `<matchKey>.<seq>`), kept durably before anyone is told of it (journal-files.ts; in memory only
-// with EVENTS_ENABLED and no disk), then handed to its listeners (webhook delivery, the live stream).
+// with EVENTS_ENABLED and no disk), then handed to its listeners (webhook delivery, the live stream)
+// once due: at once, or after its match's output delay (delay-gate.ts; MatchLog.handed).
 // A match's events stay in memory while it runs and until every endpoint has them; the stream keeps
 // a window of the latest events (EVENTS_RESUME_WINDOW_MS) for Last-Event-ID. A match_ended event
 // carries the match's record (record.ts), which is kept for the retention (EVENTS_RETENTION_MS) by
 // the RecordStore (ports/record-store.ts: on disk with only its summary in memory, or in Redis).
 // With a shared outbox (REDIS_URL: ports/event-outbox.ts) every event is also appended there before
-// anyone is told of it (outbox-share.ts, which catches up after a failed append), and a match this node does not hold (it took the match over from a lost
-// node) is first read from there: its events so far, and each endpoint's cursor (`onAdopt`), so
+// anyone is told of it (outbox-share.ts, which catches up after a failed append), and a match this
+// node does not hold (it took the match over from a lost node) is first read from there: its events so far, and each endpoint's cursor (`onAdopt`), so
 // that the numbering goes on and delivery resumes where the lost node was; an ended match read
 // there has its record kept again (the same record: a lost node may not have kept it).
 import { createHash } from 'node:crypto';
@@ -16,11 +17,14 @@ import { EVENTS_VERSION } from '../../protocol/match-events.js';
 import type { Logger } from '../base/log.js';
 import type { EventOutbox } from '../ports/event-outbox.js';
 import type { RecordStore } from '../ports/record-store.js';
+import { DelayGate } from './delay-gate.js';
 import type { JournalFiles } from './journal-files.js';
 import { emptyLog, logOf, storedAtOf, storedOf, type MatchLog } from './match-log.js';
 import { OutboxShare } from './outbox-share.js';
 import { buildRecord, type MatchRecord } from './record.js';
 import type { MatchEvent, StoredEvent } from './types.js';
+
+export type { MatchLog } from './match-log.js';
 
 /** The most events the stream's resume window holds, whatever their age (memory bound). */
 const MAX_WINDOW_EVENTS = 100_000;
@@ -49,6 +53,8 @@ export interface JournalOptions {
   log: Logger;
   resumeWindowMs: number;
   retentionMs: number;
+  /** A group code's output delay, ms (0: none; events-out/output-delays.ts). */
+  delayMs?: (groupCode: string) => number;
 }
 
 export class EventJournal {
@@ -66,9 +72,11 @@ export class EventJournal {
   private holdTimer: NodeJS.Timeout | undefined;
   /** Appends to the shared outbox, in order, caught up after a failure (outbox-share.ts). */
   private readonly sharer: OutboxShare | undefined;
+  private readonly gate: DelayGate;
 
   constructor(private readonly options: JournalOptions) {
     this.log = options.log.child({ module: 'events' });
+    this.gate = new DelayGate(options.delayMs ?? (() => 0), (stored) => this.told(stored), (key) => this.matches.get(key));
     this.load();
     this.expireTimer = setInterval(() => this.expire(), Math.min(3_600_000, options.retentionMs)).unref();
     const shared = options.shared;
@@ -118,7 +126,7 @@ export class EventJournal {
       event.data = { ...event.data, record };
       this.keep(record);
     }
-    const stored: StoredEvent = { event, text: JSON.stringify(event), order: derived.order, organizationId };
+    const stored: StoredEvent = { event, text: JSON.stringify(event), order: derived.order, organizationId, keptAt: Date.now() };
     this.options.files?.write(stored);
     if (derived.order >= 0) match.byOrder.set(derived.order, stored);
     match.events.push(stored);
@@ -126,13 +134,18 @@ export class EventJournal {
       const log = match;
       this.sharer.add(log, stored, () => {
         log.durable = Math.max(log.durable, seq);
-        this.told(stored);
+        this.gate.run(log);
       });
     } else {
       match.durable = seq;
-      this.told(stored);
+      this.gate.run(match);
     }
     return stored;
+  }
+
+  /** A code's output delay changed: its matches' waiting events due under the new one are handed on now. */
+  delayChanged(groupCode: string): void {
+    this.gate.changed(this.matches.values(), groupCode);
   }
 
   /** The record kept (a failure is logged: the record is still in the match_ended event). */
@@ -157,7 +170,10 @@ export class EventJournal {
       cursors = read;
       if (rows.length) {
         const match = logOf(rows.map(storedOf));
+        // Handed on by the lost node, or not: a delayed match's wait for them begins again here (never early).
+        match.handed = this.gate.duePrefix(match);
         this.matches.set(matchKey, match);
+        this.gate.run(match);
         const record = match.ended ? match.events.at(-1)?.event.data.record as MatchRecord | undefined : undefined;
         if (record?.matchKey === matchKey) this.keep(record);
         this.log.info({ matchKey, events: rows.length }, 'event journal: match read from the shared outbox');
@@ -215,7 +231,8 @@ export class EventJournal {
   /** An ended match every endpoint has: its events leave memory (the files and the record stay). */
   release(matchKey: string): void {
     const match = this.matches.get(matchKey);
-    if (!match?.ended) return;
+    // Events still held back by the output delay stay until they are handed on.
+    if (!match?.ended || match.handed < match.events.length) return;
     this.matches.delete(matchKey);
     this.sharer?.forget(matchKey);
     this.released.set(matchKey, storedAtOf(match));
@@ -256,6 +273,7 @@ export class EventJournal {
     clearInterval(this.expireTimer);
     clearInterval(this.holdTimer);
     this.sharer?.close();
+    this.gate.close();
     this.options.files?.close();
   }
 
@@ -278,11 +296,16 @@ export class EventJournal {
     if (!files) return;
     files.expire(this.options.retentionMs, Date.now());
     const all: StoredEvent[] = [];
+    const waiting: MatchLog[] = [];
     for (const events of files.loadEvents()) {
       const match = logOf(events);
-      all.push(...match.events);
+      // An event still within its match's output delay waits (a timer), and is not in the resume window.
+      match.handed = this.gate.duePrefix(match);
+      all.push(...match.events.slice(0, match.handed));
       this.matches.set(match.matchKey, match);
+      if (match.handed < match.durable) waiting.push(match);
     }
+    for (const match of waiting) this.gate.run(match);
     // The resume window after a restart: the stored events by time (they were added in about that order).
     all.sort((a, b) => a.event.time.localeCompare(b.event.time) || a.event.seq - b.event.seq);
     const now = Date.now();

@@ -1,5 +1,5 @@
-// A match's log in the event journal (journal.ts): its events in seq order, what tells a repeat
-// from a new event, and how far they are durable and shared; built empty or from stored events.
+// A match's events as the journal holds them in memory (journal.ts): the log, built empty or read
+// back from the journal's files or the shared outbox.
 import type { OutboxEvent } from '../ports/event-outbox.js';
 import type { StoredEvent } from './types.js';
 
@@ -12,11 +12,17 @@ export interface MatchLog {
   /** Derivation order → the event stored with it: tells a repeat from a new event of a reused order (digested only then: a new event costs no hash). */
   byOrder: Map<number, StoredEvent>;
   ended: boolean;
-  /** The events up to this seq are durable (in the shared outbox too, when there is one): delivery sends only those. */
+  /** The events up to this seq are durable (in the shared outbox too, when there is one). */
   durable: number;
+  /** The events up to this seq were handed on (durable, and past the match's output delay: delay-gate.ts): delivery sends only those. */
+  handed: number;
   /** Shared outbox: the events up to this seq are confirmed there; the tells chained in seq order (outbox-share.ts). */
   shared: number;
   tail: Promise<void>;
+}
+
+export function emptyLog(matchKey: string, groupCode: string): MatchLog {
+  return { matchKey, groupCode, events: [], lastOrder: -1, byOrder: new Map(), ended: false, durable: 0, handed: 0, shared: 0, tail: Promise.resolve() };
 }
 
 /** A match's log from its stored events (seq order; a repeated line is skipped). */
@@ -36,10 +42,6 @@ export function logOf(events: StoredEvent[]): MatchLog {
   return match;
 }
 
-export function emptyLog(matchKey: string, groupCode: string): MatchLog {
-  return { matchKey, groupCode, events: [], lastOrder: -1, byOrder: new Map(), ended: false, durable: 0, shared: 0, tail: Promise.resolve() };
-}
-
 /** An ended match's record's storedAt (epoch ms), from its match_ended event (now when it has none). */
 export function storedAtOf(match: MatchLog): number {
   const record = match.events.at(-1)?.event.data.record as { storedAt?: string } | undefined;
@@ -48,5 +50,7 @@ export function storedAtOf(match: MatchLog): number {
 }
 
 export function storedOf(row: OutboxEvent): StoredEvent {
-  return { event: JSON.parse(row.text) as StoredEvent['event'], text: row.text, order: row.order, organizationId: row.organizationId, storedAt: Date.now() };
+  // keptAt: the output delay counts again from the takeover (the shared outbox does not keep the first store's time).
+  const now = Date.now();
+  return { event: JSON.parse(row.text) as StoredEvent['event'], text: row.text, order: row.order, organizationId: row.organizationId, storedAt: now, keptAt: now };
 }

@@ -32,4 +32,6 @@ export interface StoredEvent {
   organizationId: string;
   /** When this process stored (or, after a restart, loaded) it: wall clock, epoch ms (retries, the stream's window). */
   storedAt?: number;
+  /** When it was first stored, epoch ms (kept in its journal line: a restart keeps it): an output delay counts from it. */
+  keptAt?: number;
 }

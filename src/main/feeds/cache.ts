@@ -60,14 +60,25 @@ export class FeedCache {
     if (!this.byFrame.has(frame)) this.byFrame.set(frame, { scoreboard: tables.scoreboard, serverTime: tables.serverTime, players: null, playersJson, texts: new Map() });
   }
 
-  /** The feed's text for a frame that was loaded (undefined otherwise). */
-  text(frame: object, feed: FeedName, format: Format): Rendered | undefined {
+  /** `to` gets `from`'s tables (not its texts), when `from`'s are made: a delayed match's timeline keeps them without the frame (feeds/timeline.ts). */
+  copy(from: object, to: object): boolean {
+    const t = this.byFrame.get(from);
+    if (!t) return false;
+    this.byFrame.set(to, { ...t, texts: new Map() });
+    return true;
+  }
+
+  /**
+   * The feed's text for a frame that was loaded (undefined otherwise). `clockAt`: the time its
+   * scoreboard's clock is shown at instead of `now` (a delayed match's feeds: the delay ago).
+   */
+  text(frame: object, feed: FeedName, format: Format, clockAt?: number): Rendered | undefined {
     const t = this.byFrame.get(frame);
     if (!t) return undefined;
     let key: string = feed + '.' + format;
     let seconds = 0;
     if (feed === 'scoreboard') {
-      seconds = clockSeconds(t.scoreboard.clock, this.now(t.serverTime));
+      seconds = clockSeconds(t.scoreboard.clock, clockAt ?? this.now(t.serverTime));
       key += '.' + seconds;
     }
     const kept = t.texts.get(key);

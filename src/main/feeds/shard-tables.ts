@@ -30,6 +30,11 @@ export class ShardFeedTables {
     this.pool = pool;
   }
 
+  /** Whether a shard of this process runs the match. */
+  runsHere(groupCode: string): boolean {
+    return this.routes.get(groupCode) !== undefined;
+  }
+
   /** The tables of the match's latest frame from its shard; undefined at once when no shard here runs it, or later when none answered in time. */
   ask(groupCode: string): Promise<ShardTablesAnswer | undefined> | undefined {
     const pool = this.pool;

@@ -11,6 +11,7 @@
 //   POST /admin/matches/:groupCode/standby   a standby observer: arm, swap (Bearer; rest/standby.ts)
 //   POST /admin/matches/:groupCode/failover
 //   /admin/fixtures…                         the schedule (rest/fixtures.ts)
+//   /admin/delays, /admin/matches/:groupCode/delay   the output delay (rest/delays.ts)
 //
 // The state-changing routes take Bearer only: a browser sends cached Basic credentials with
 // cross-site form posts, but a cross-site page cannot set an Authorization header it does not know.
@@ -25,6 +26,8 @@ import type { MatchDirectory } from '../ports/match-directory.js';
 import type { Reply, Request, RouteOptions, Router } from './http.js';
 import { NO_STORE } from './admin-context.js';
 import type { EventOutput } from '../events-out/index.js';
+import type { OutputDelays } from '../events-out/output-delays.js';
+import { registerDelays } from './delays.js';
 import { registerEventsAdmin } from './events-admin.js';
 import { registerRehearsals, type RehearsalRouteDeps } from './rehearsals.js';
 import { registerStandby, type StandbyRouteDeps } from './standby.js';
@@ -44,6 +47,8 @@ export interface AdminRouteDeps {
   fixtures?: FixtureRouteDeps;
   /** Webhook endpoints and match records (rest/events-admin.ts); null with EVENTS_ENABLED=false. */
   eventOutput: EventOutput | null;
+  /** The per-match output delays (rest/delays.ts). */
+  delays?: OutputDelays;
 }
 
 
@@ -147,5 +152,6 @@ export function registerAdmin(router: Router, deps: AdminRouteDeps): void {
     reply.send(200, 'application/json; charset=utf-8', JSON.stringify({ endpoints: out.endpoints(), deadLetters }), NO_STORE);
   }, ADMIN_REQUEST);
   if (deps.eventOutput) registerEventsAdmin(router, deps.eventOutput, { authorize: (req, reply) => authorize(req, reply, false), decodeParam, client, options: ADMIN_REQUEST, log });
+  if (deps.delays) registerDelays(router, deps.delays, { authorize: (req, reply) => authorize(req, reply, false), decodeParam, client, options: ADMIN_REQUEST, log });
   if (deps.standby) registerStandby(router, deps.standby, { authorize: (req, reply) => authorize(req, reply, false), decodeParam, client, options: ADMIN_REQUEST, log });
 }

@@ -7,10 +7,12 @@
 // If-None-Match names the current one gets 304 without a body. The tables and texts are made once
 // per frame (feeds/cache.ts): a repeat poll of an unchanged match is a lookup and a compare.
 import { matchDataJson } from '../../protocol/wire.js';
+import type { OutputDelays } from '../events-out/output-delays.js';
 import { FeedCache, matchesEtag } from '../feeds/cache.js';
 import { isFormat, type Format } from '../feeds/formats.js';
 import { FEED_NAMES, type FeedName } from '../feeds/tables.js';
 import type { ShardFeedTables, ShardTablesAnswer } from '../feeds/shard-tables.js';
+import { FeedTimelines, type MatchWhere } from '../feeds/timeline.js';
 import type { Frame, FrameBus } from '../ports/frame-bus.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import type { Router } from './http.js';
@@ -24,6 +26,8 @@ export interface FeedFrames {
   read(groupCode: string): Promise<{ frame: Frame; json: string } | undefined>;
   /** The tables of a match this process runs, from its shard (feeds/shard-tables.ts); undefined when no shard here runs it. */
   tables?(groupCode: string): Promise<ShardTablesAnswer | undefined> | undefined;
+  /** Where the code's live match is (a delayed match's timeline: feeds/timeline.ts). */
+  where?(groupCode: string): MatchWhere;
 }
 
 /** FeedFrames over the FrameBus (its FrameText messages), as GET /match reads them (rest/match-data.ts). */
@@ -31,6 +35,7 @@ export function feedFrames(frames: FrameBus, shared?: MatchDirectory, local?: Sh
   return {
     peek: (groupCode) => frames.latest(groupCode),
     ...(local ? { tables: (groupCode: string) => local.ask(groupCode) } : {}),
+    where: (groupCode) => (local?.runsHere(groupCode) ? 'here' : shared?.get(groupCode) ? 'elsewhere' : frames.latest(groupCode) ? 'here' : 'none'),
     async read(groupCode) {
       const found = await readLatestFrameText(frames, shared, groupCode);
       if (!found) return undefined;
@@ -43,10 +48,37 @@ export function feedFrames(frames: FrameBus, shared?: MatchDirectory, local?: Sh
 
 const NAME = /^([a-z]+)(?:\.([a-z]+))?$/;
 
-export function registerFeeds(router: Router, source: FeedFrames, trustReplayTimestamps: boolean): void {
+/** Registers the feeds; returns what stops a delayed match's timeline (feeds/timeline.ts), when there are delays. */
+export function registerFeeds(router: Router, source: FeedFrames, trustReplayTimestamps: boolean, delays?: OutputDelays): () => void {
   // The scoreboard's clock: the wall clock; under TRUST_REPLAY_TIMESTAMPS the match's own clock,
   // which is the frame's serverTime (it stands still between frames: replays and tests only).
   const cache = new FeedCache(trustReplayTimestamps ? (serverTime) => serverTime : () => Date.now());
+
+  /** The key of the match's latest tables in the cache (made now when they are not), or undefined when there is no live match. */
+  async function current(groupCode: string, gone: () => boolean): Promise<object | undefined> {
+    let frame: object | undefined = source.peek(groupCode);
+    if (frame && cache.has(frame)) return frame;
+    // A match of this process: its shard makes the tables (no frame text, no parse).
+    const made = await source.tables?.(groupCode);
+    if (gone()) return undefined;
+    if (made) {
+      // Kept with the frame they show while it is the latest (a newer one came meanwhile: used for this answer only).
+      const latest = source.peek(groupCode);
+      frame = latest?.frameNo === made.frameNo ? latest : {};
+      cache.loadTables(frame, made.tables, made.playersJson);
+      return frame;
+    }
+    const read = await source.read(groupCode);
+    if (!read || gone()) return undefined;
+    cache.load(read.frame, read.json);
+    return read.frame;
+  }
+
+  const timelines = delays ? new FeedTimelines(delays, async (groupCode) => {
+    const frame = await current(groupCode, () => false);
+    if (!frame) return null;
+    return { frame, key: () => { const key = {}; cache.copy(frame, key); return key; } };
+  }, (groupCode) => source.where?.(groupCode) ?? 'here') : null;
 
   router.get('/feeds/:groupCode/:name', async (req, reply) => {
     let groupCode: string;
@@ -64,27 +96,28 @@ export function registerFeeds(router: Router, source: FeedFrames, trustReplayTim
     const format = byExtension ?? byQuery ?? 'json';
     if (!isFormat(format)) return reply.error(400, 'Unknown format: json, csv or xml');
 
-    let frame: object | undefined = source.peek(groupCode);
-    if (!frame || !cache.has(frame)) {
-      // A match of this process: its shard makes the tables (no frame text, no parse).
-      const made = await source.tables?.(groupCode);
-      if (reply.finished) return;
-      if (made) {
-        // Kept with the frame they show while it is the latest (a newer one came meanwhile: used for this answer only).
-        const latest = source.peek(groupCode);
-        frame = latest?.frameNo === made.frameNo ? latest : {};
-        cache.loadTables(frame, made.tables, made.playersJson);
-      } else {
-        const read = await source.read(groupCode);
-        if (reply.finished) return;
-        if (!read) return reply.error(404, 'Match not found');
-        frame = read.frame;
-        cache.load(frame, read.json);
+    let frame: object | undefined;
+    let clockAt: number | undefined;
+    const delayMs = timelines?.delayMs(groupCode) ?? 0;
+    if (delayMs > 0) {
+      // A delayed match: the tables of `delay` ago (feeds/timeline.ts), never the live ones.
+      const then = timelines!.at(groupCode, delayMs);
+      if ('retryAfterS' in then) {
+        const body = JSON.stringify({ error: 'The feeds of this match are delayed; its tables of that long ago are not known yet' });
+        return reply.send(503, 'application/json; charset=utf-8', body, { 'Retry-After': String(then.retryAfterS), 'Cache-Control': 'no-cache' });
       }
+      if (then.key === null) return reply.error(404, 'Match not found');
+      frame = then.key;
+      if (!trustReplayTimestamps) clockAt = Date.now() - delayMs;
+    } else {
+      frame = await current(groupCode, () => reply.finished);
+      if (reply.finished) return;
+      if (!frame) return reply.error(404, 'Match not found');
     }
-    const text = cache.text(frame, feed as FeedName, format as Format)!;
+    const text = cache.text(frame, feed as FeedName, format as Format, clockAt)!;
     const headers = { ETag: text.etag, 'Cache-Control': 'no-cache', 'Access-Control-Expose-Headers': 'ETag' };
     if (matchesEtag(req.headers['if-none-match'], text.etag)) return reply.notModified(headers);
     reply.send(200, text.contentType, text.body, headers);
   }, { headers: ['if-none-match'] });
+  return () => timelines?.close();
 }

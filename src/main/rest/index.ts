@@ -18,6 +18,7 @@ import { registerAdmin } from './admin.js';
 import { feedFrames, registerFeeds } from './feeds.js';
 import type { ShardFeedTables } from '../feeds/shard-tables.js';
 import type { EventOutput } from '../events-out/index.js';
+import type { OutputDelays } from '../events-out/output-delays.js';
 import { registerEvents } from './events.js';
 import type { StandbyRouteDeps } from './standby.js';
 import type { FixtureRouteDeps } from './fixtures.js';
@@ -52,24 +53,28 @@ export interface RestDeps {
   scheduledTeams?: (groupCode: string) => { leftTeam: unknown; rightTeam: unknown } | undefined;
   /** The feeds' tables of this process's matches, from their shards (feeds/shard-tables.ts). */
   feedTables?: ShardFeedTables;
+  /** The per-match output delays (events-out/output-delays.ts): the feeds and the admin routes. */
+  delays?: OutputDelays;
 }
 
-export function registerRestRoutes(app: TemplatedApp, deps: RestDeps): void {
+/** Registers every route; returns what stops the routes' own timers (a delayed match's feed timeline). */
+export function registerRestRoutes(app: TemplatedApp, deps: RestDeps): () => void {
   const { config } = deps;
   const router = createRouter(app, deps.log.child({ module: 'rest' }), config.MAX_BODY_BYTES);
   registerStatus(router, () => deps.directory.count(), deps.cluster);
   registerMatchData(router, deps.frames, deps.cluster ? deps.directory : undefined);
   if (deps.admin) {
-    registerAdmin(router, { ...deps.admin, directory: deps.directory, trustProxy: config.TRUST_PROXY, log: deps.log, eventOutput: deps.eventOutput });
+    registerAdmin(router, { ...deps.admin, directory: deps.directory, trustProxy: config.TRUST_PROXY, log: deps.log, eventOutput: deps.eventOutput, ...(deps.delays ? { delays: deps.delays } : {}) });
   }
   registerEvents(router, deps.eventOutput, deps.log);
   registerPreviews(router, { store: deps.previews, keys: deps.keys, log: deps.log });
   registerOrg(router, deps.keys);
   registerTeamInfo(router, deps.teamInfo, deps.scheduledTeams);
-  registerFeeds(router, feedFrames(deps.frames, deps.cluster ? deps.directory : undefined, deps.feedTables), config.TRUST_REPLAY_TIMESTAMPS);
+  const stopFeeds = registerFeeds(router, feedFrames(deps.frames, deps.cluster ? deps.directory : undefined, deps.feedTables), config.TRUST_REPLAY_TIMESTAMPS, deps.delays);
   if (deps.backend) {
     registerSupport(router, deps.backend.packages);
     registerOAuth(router, config, deps.log, deps.backend.request);
   }
   router.finish();
+  return stopFeeds;
 }

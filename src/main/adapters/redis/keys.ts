@@ -41,6 +41,9 @@ export function redisKeys(prefix: string) {
     fixtures: `${prefix}fixtures`,
     /** Incremented by every write of the fixtures hash: a node lists them again only when it moved. */
     fixturesRevision: `${prefix}fixtures:rev`,
+    /** OutputDelayStore (output-delay-store.ts): a hash of group code → seconds (no expiry: operator data), and its revision. */
+    outputDelays: `${prefix}odelays`,
+    outputDelaysRevision: `${prefix}odelays:rev`,
     /** EventOutbox (event-outbox.ts): a match's events, a stream with entry ids `0-<seq>` (PX = EVENTS_RETENTION_MS). */
     eventStream: (matchKey: string) => `${prefix}ev:${matchKey}`,
     /** The webhook endpoints' cursors of a match: a hash, endpoint id → the last seq it has. */

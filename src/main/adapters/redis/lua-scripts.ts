@@ -5,6 +5,7 @@
 import * as directory from './lua/directory.js';
 import * as eventOutbox from './lua/event-outbox.js';
 import * as fixtures from './lua/fixtures.js';
+import * as outputDelays from './lua/output-delays.js';
 import * as previews from './lua/previews.js';
 import * as records from './lua/records.js';
 import * as sessions from './lua/sessions.js';
@@ -52,6 +53,8 @@ export interface ScriptCommands {
   odsFixtureAdd(key: string, revision: string, max: number, ...pairs: string[]): Promise<string>;
   odsFixtureSwap(key: string, revision: string, code: string, read: string, next: string): Promise<number>;
   odsFixtureAll(key: string): Promise<string[]>;
+  // OutputDelayStore (output-delay-store.ts).
+  odsDelaySet(key: string, revision: string, code: string, seconds: string, max: number): Promise<number>;
   // EventOutbox (event-outbox.ts).
   odsEventAppend(stream: string, seq: number, order: number, organizationId: string, text: string, ttlMs: number): Promise<number>;
   odsEventAdvance(cursors: string, endpointId: string, seq: number, ttlMs: number): Promise<number>;
@@ -93,6 +96,7 @@ export const LUA_SCRIPTS: Record<keyof ScriptCommands, ScriptDefinition> = {
   odsFixtureAdd: { numberOfKeys: 2, lua: fixtures.ADD },
   odsFixtureSwap: { numberOfKeys: 2, lua: fixtures.SWAP },
   odsFixtureAll: { numberOfKeys: 1, lua: fixtures.ALL },
+  odsDelaySet: { numberOfKeys: 2, lua: outputDelays.SET },
   odsEventAppend: { numberOfKeys: 1, lua: eventOutbox.APPEND },
   odsEventAdvance: { numberOfKeys: 1, lua: eventOutbox.ADVANCE },
   odsEventHold: { numberOfKeys: 1, lua: eventOutbox.HOLD },

@@ -1,0 +1,59 @@
+// OutputDelayStore in memory (ports/output-delay-store.ts), kept in a file when given one (the
+// embedded default: DATA_DIR/output-delays.json, operator data like the schedule): read at
+// construction, written after every change atomically (a temporary file, then rename) and
+// synchronously, so a delay is on disk before the operator is answered. A few writes an hour.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { OutputDelayStore } from '../../ports/output-delay-store.js';
+
+/** The file of the embedded default's output delays, in DATA_DIR. */
+export const OUTPUT_DELAYS_FILE = 'output-delays.json';
+
+const FILE_VERSION = 1;
+
+export class MemoryOutputDelayStore implements OutputDelayStore {
+  private readonly seconds = new Map<string, number>();
+  private changes = 0;
+
+  /** `file`: where the delays are kept (null: memory only). An unreadable file stops the start. */
+  constructor(private readonly file: string | null = null) {
+    if (file === null || !fs.existsSync(file)) return;
+    let parsed: { version?: unknown; delays?: unknown };
+    try {
+      parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as typeof parsed;
+    } catch (err) {
+      throw new Error(`${file}: not an output delays file (${(err as Error).message}); move it away to start without the delays`);
+    }
+    if (parsed.version !== FILE_VERSION || typeof parsed.delays !== 'object' || parsed.delays === null) throw new Error(`${file}: not an output delays file of version ${FILE_VERSION}`);
+    for (const [code, s] of Object.entries(parsed.delays as Record<string, unknown>)) {
+      if (typeof s === 'number' && Number.isInteger(s) && s > 0) this.seconds.set(code, s);
+    }
+  }
+
+  async all(): Promise<Record<string, number>> {
+    return Object.fromEntries(this.seconds);
+  }
+
+  async set(groupCode: string, seconds: number, max: number): Promise<boolean> {
+    if (seconds > 0 && !this.seconds.has(groupCode) && this.seconds.size >= max) return false;
+    if (seconds > 0) this.seconds.set(groupCode, seconds);
+    else this.seconds.delete(groupCode);
+    this.changes++;
+    this.save();
+    return true;
+  }
+
+  async revision(): Promise<number> {
+    return this.changes;
+  }
+
+  close(): void {}
+
+  private save(): void {
+    if (this.file === null) return;
+    const tmp = `${this.file}.${process.pid}.tmp`;
+    fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(tmp, JSON.stringify({ version: FILE_VERSION, delays: Object.fromEntries(this.seconds) }), { mode: 0o600 });
+    fs.renameSync(tmp, this.file);
+  }
+}
