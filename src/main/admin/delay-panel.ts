@@ -6,6 +6,8 @@
 // there. Inserted into the page (dashboard-page.ts) as one piece; no template literals in the script,
 // all text through textContent; its table has no thead (the page's sorting takes every "thead th").
 
+import { panelHelpers } from './panel-script.js';
+
 export const DELAY_PANEL_HTML = String.raw`
 <style>
   #output-delay { margin-top: 20px; }
@@ -35,20 +37,7 @@ export const DELAY_PANEL_HTML = String.raw`
 <script>
 (function () {
   'use strict';
-  var $ = function (id) { return document.getElementById(id); };
-  var token = function () { var t = $('admin-token'); return t ? t.value : ''; };
-  var base = location.pathname.replace(/dashboard\/?$/, '') + 'admin/';
-  function say(text, ok) { var m = $('od-msg'); m.textContent = text; m.className = ok ? 'good' : 'bad'; }
-  function call(method, path, body) {
-    var init = { method: method, headers: { Authorization: 'Bearer ' + token() } };
-    if (body !== undefined) { init.headers['Content-Type'] = 'application/json'; init.body = JSON.stringify(body); }
-    return fetch(base + path, init).then(function (res) {
-      return res.json().catch(function () { return {}; }).then(function (data) {
-        if (!res.ok) throw new Error(data.error || ('HTTP ' + res.status));
-        return data;
-      });
-    });
-  }
+  ${panelHelpers('od-msg', 'admin/')}
   function set(code, seconds) {
     return call('POST', 'matches/' + encodeURIComponent(code) + '/delay', { seconds: seconds })
       .then(function (r) { say(r.groupCode + ': ' + (r.seconds ? 'delayed by ' + r.seconds + ' s' : 'no delay'), true); refresh(); })

@@ -9,6 +9,8 @@
 // template literals in the script, all text through textContent. Its table has no thead: the page's
 // sorting handler takes every "thead th" for a column of the matches table.
 
+import { panelHelpers } from './panel-script.js';
+
 export const REHEARSAL_PANEL_HTML = String.raw`
 <style>
   #rehearse { margin-top: 20px; }
@@ -54,20 +56,7 @@ export const REHEARSAL_PANEL_HTML = String.raw`
 <script>
 (function () {
   'use strict';
-  var $ = function (id) { return document.getElementById(id); };
-  var token = function () { var t = $('admin-token'); return t ? t.value : ''; };
-  var base = location.pathname.replace(/dashboard\/?$/, '') + 'admin/rehearsals';
-  function say(text, ok) { var m = $('rh-msg'); m.textContent = text; m.className = ok ? 'good' : 'bad'; }
-  function call(method, path, body) {
-    var init = { method: method, headers: { Authorization: 'Bearer ' + token() } };
-    if (body !== undefined) { init.headers['Content-Type'] = 'application/json'; init.body = JSON.stringify(body); }
-    return fetch(base + path, init).then(function (res) {
-      return res.json().catch(function () { return {}; }).then(function (data) {
-        if (!res.ok) throw new Error(data.error || ('HTTP ' + res.status));
-        return data;
-      });
-    });
-  }
+  ${panelHelpers('rh-msg', 'admin/rehearsals')}
   function team(side) {
     var name = $('rh-' + side + '-name').value.trim(), tri = $('rh-' + side + '-tricode').value.trim(), url = $('rh-' + side + '-url').value.trim();
     if (!name && !tri && !url) return undefined;
