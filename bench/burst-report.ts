@@ -39,8 +39,8 @@ process.stdout.write(`bins ${last - first + 1} (${((last - first + 1) / 10).toFi
 // Per series: the distribution over the window's bins.
 const series: [string, Map<number, Bin>, string[]][] = [['generator', genBins, ['sent', 'frames', 'elu', 'eld', 'cpuMs']]];
 for (const [name, bins] of threads) series.push([name, bins, name === 'main'
-  ? ['elu', 'eld', 'gcMs', 'gcMax', 'gcMajor', 'outs', 'frames', 'outMs', 'outMax', 'snaps', 'posts']
-  : ['elu', 'eld', 'gcMs', 'gcMax', 'gcMajor', 'batches', 'msgs', 'batchMs', 'batchMax', 'timerMs', 'timerMax', 'frames', 'framesAtTimer', 'postMs']]);
+  ? ['elu', 'eld', 'cpuMs', 'waitMs', 'slices', 'procCpuMs', 'gcMs', 'gcMax', 'gcMajor', 'outs', 'frames', 'outMs', 'outMax', 'snaps', 'posts']
+  : ['elu', 'eld', 'cpuMs', 'waitMs', 'slices', 'gcMs', 'gcMax', 'gcMajor', 'batches', 'msgs', 'batchMs', 'batchMax', 'timerMs', 'timerMax', 'frames', 'framesAtTimer', 'postMs']]);
 process.stdout.write('series            key        mean      p50      p90      p99      max\n');
 for (const [name, bins, keys] of series) {
   for (const k of keys) {
@@ -61,8 +61,8 @@ const inFlight = (p: { sent: number; recv: number }, bins: Map<number, Bin>, k: 
 const slow = probes.filter((p) => p.lat >= p99);
 const fast = probes.filter((p) => p.lat < percentile(sorted, 50));
 process.stdout.write(`\nin flight (max over the bins from send to receipt): the slowest probes (≥ p99, ${slow.length}) against the faster half (${fast.length}); mean of each\n`);
-const keysFlight: [string, string][] = [['generator', 'eld'], ['generator', 'elu'], ['main', 'eld'], ['main', 'elu'], ['main', 'gcMax'], ['main', 'outMax'], ['main', 'frames']];
-for (const name of threads.keys()) if (name !== 'main') keysFlight.push([name, 'eld'], [name, 'gcMax'], [name, 'batchMax'], [name, 'timerMax'], [name, 'frames'], [name, 'snaps']);
+const keysFlight: [string, string][] = [['generator', 'eld'], ['generator', 'elu'], ['main', 'eld'], ['main', 'elu'], ['main', 'waitMs'], ['main', 'procCpuMs'], ['main', 'gcMax'], ['main', 'gcMajor'], ['main', 'outMax'], ['main', 'frames']];
+for (const name of threads.keys()) if (name !== 'main') keysFlight.push([name, 'eld'], [name, 'waitMs'], [name, 'gcMax'], [name, 'batchMax'], [name, 'timerMax'], [name, 'frames'], [name, 'snaps']);
 for (const [name, k] of keysFlight) {
   const bins = name === 'generator' ? genBins : threads.get(name)!;
   const mean = (list: typeof probes) => list.reduce((a, p) => a + inFlight(p, bins, k), 0) / Math.max(1, list.length);
@@ -74,10 +74,30 @@ const phase = new Array<number>(10).fill(0);
 for (const p of slow) phase[Math.floor((p.sent % 1000) / 100)]++;
 process.stdout.write(`\nslow probes by send phase in the second (100 ms each): ${phase.join(' ')}\n`);
 
+// Per second: the probes sent in it, and the largest or summed figures of the threads.
+process.stdout.write('\nper second: probes sent in it (p50 / max ms); gen: eld max, cpu ms; process cpu ms; main: eld max, cpu, wait (runnable, no core) ms, gc ms (sum, max), frames, outMax; each shard: eld max, cpu, wait, gc ms (sum, max), msgs, batchMax, timerMax\n');
+for (let s0 = Math.floor(first / 10); s0 <= Math.floor(last / 10); s0++) {
+  const lat = probes.filter((p) => Math.floor(p.sent / 1000) === s0).map((p) => p.lat).sort((a, b) => a - b);
+  const agg = (bins: Map<number, Bin> | undefined, k: string, f: 'max' | 'sum', w = 5) => {
+    let v = 0;
+    for (let b = s0 * 10; b < s0 * 10 + 10; b++) { const x = bins?.get(b)?.[k] ?? 0; v = f === 'max' ? Math.max(v, x) : v + x; }
+    return v.toFixed(0).padStart(w);
+  };
+  const main = threads.get('main');
+  const parts = [`${lat.length ? percentile(lat, 50) : '-'} / ${lat.length ? lat[lat.length - 1] : '-'}`.padStart(11), agg(genBins, 'eld', 'max'), agg(genBins, 'cpuMs', 'sum'), ' |', agg(main, 'procCpuMs', 'sum'), ' |',
+    agg(main, 'eld', 'max'), agg(main, 'cpuMs', 'sum'), agg(main, 'waitMs', 'sum'), agg(main, 'gcMs', 'sum', 4), agg(main, 'gcMax', 'max', 4), agg(main, 'frames', 'sum', 6), agg(main, 'outMax', 'max', 4)];
+  for (const [name, bins] of threads) if (name !== 'main') parts.push(' |', agg(bins, 'eld', 'max'), agg(bins, 'cpuMs', 'sum'), agg(bins, 'waitMs', 'sum'), agg(bins, 'gcMs', 'sum', 4), agg(bins, 'gcMax', 'max', 4), agg(bins, 'msgs', 'sum', 6), agg(bins, 'batchMax', 'max', 4), agg(bins, 'timerMax', 'max', 4));
+  process.stdout.write(`  ${String(s0 - Math.floor(first / 10)).padStart(3)} ${parts.join(' ')}\n`);
+}
+
 // The timeline around the slowest probes.
-const cols: [string, string][] = [['generator', 'sent'], ['generator', 'eld'], ['main', 'elu'], ['main', 'eld'], ['main', 'gcMax'], ['main', 'frames'], ['main', 'outMax']];
-for (const name of threads.keys()) if (name !== 'main') cols.push([name, 'elu'], [name, 'eld'], [name, 'gcMax'], [name, 'msgs'], [name, 'batchMax'], [name, 'timerMax'], [name, 'frames'], [name, 'snaps']);
-const worst = [...probes].sort((a, b) => b.lat - a.lat).slice(0, AROUND);
+const cols: [string, string][] = [['generator', 'sent'], ['generator', 'eld'], ['main', 'procCpuMs'], ['main', 'cpuMs'], ['main', 'waitMs'], ['main', 'eld'], ['main', 'gcMax'], ['main', 'frames'], ['main', 'outMax']];
+for (const name of threads.keys()) if (name !== 'main') cols.push([name, 'cpuMs'], [name, 'waitMs'], [name, 'eld'], [name, 'gcMax'], [name, 'msgs'], [name, 'batchMax'], [name, 'timerMax'], [name, 'frames'], [name, 'snaps']);
+const worst: typeof probes = [];
+for (const p of [...probes].sort((a, b) => b.lat - a.lat)) {
+  if (worst.length >= AROUND) break;
+  if (!worst.some((w) => Math.abs(w.sent - p.sent) < 2000)) worst.push(p); // one per episode
+}
 for (const p of worst) {
   const b0 = Math.floor(p.sent / 100);
   process.stdout.write(`\nprobe sent at bin ${b0} (+${p.sent % 100} ms), ${p.lat} ms: bins ${b0 - 5}..${Math.floor(p.recv / 100) + 2}\n`);

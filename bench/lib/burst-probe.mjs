@@ -7,6 +7,9 @@
 //   elu     the thread's event-loop utilization in the bin (0..1), read by a 100 ms timer
 //   eld     the event loop's longest delay in the bin, ms (monitorEventLoopDelay, 10 ms resolution)
 //   gcN, gcMs, gcMax, gcMajor  GC pauses that began in the bin (perf_hooks 'gc' entries), ms
+//   cpuMs, waitMs, slices      the thread's CPU time, its time runnable but waiting for a core, and its
+//                              time slices (/proc/thread-self/schedstat); the main thread adds procCpuMs,
+//                              the whole process's CPU (shards and V8's and libuv's helper threads too)
 // The main thread adds (its shard threads' `message` listeners, Worker.prototype.on wrapped):
 //   outs, frames, snaps, outMs, outMax   shard outputs handled, their frames, snapshots, and the
 //                                        time the handlers took (publish and the fan-out to sockets)
@@ -46,6 +49,11 @@ function start(dir) {
     }
   }).observe({ entryTypes: ['gc'] });
 
+  // This thread's time on the CPU and waiting for it (runnable, not running: the core taken by
+  // another thread), ns, and its time slices, from the scheduler (/proc/thread-self/schedstat).
+  const sched = () => { try { return fs.readFileSync('/proc/thread-self/schedstat', 'latin1').split(' ').map(Number); } catch { return [0, 0, 0]; } };
+  let s0 = sched();
+  let cpu0 = process.cpuUsage();
   const eld = monitorEventLoopDelay({ resolution: 10 });
   eld.enable();
   let elu = performance.eventLoopUtilization();
@@ -57,6 +65,14 @@ function start(dir) {
     elu = next;
     max(b, 'eld', eld.max / 1e6);
     eld.reset();
+    const s1 = sched();
+    add(b, 'cpuMs', (s1[0] - s0[0]) / 1e6); add(b, 'waitMs', (s1[1] - s0[1]) / 1e6); add(b, 'slices', s1[2] - s0[2]);
+    s0 = s1;
+    if (isMainThread) { // the whole process (every thread: the shards and V8's and libuv's helpers too)
+      const c1 = process.cpuUsage();
+      add(b, 'procCpuMs', (c1.user - cpu0.user + c1.system - cpu0.system) / 1000);
+      cpu0 = c1;
+    }
   }, 100).unref();
   let final = false;
   const flush = () => {

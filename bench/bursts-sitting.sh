@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Issue 28, "Step 7" (docs/benchmarks.md): what limits capacity at M=1,500 on one core. Runs, one after
+# the other, each run's JSON line appended to bench/results/bursts-sitting.jsonl with its label:
+#   diag      burst timelines at M=1,500, pinned 0:1, 30 s (lib/burst-probe.mjs in the service,
+#             --timeline in the generator; one directory per run under $DIAG_DIR, read with
+#             `npx tsx bench/burst-report.ts <dir>`): the default, --single-threaded-gc, the one-core profile
+#   gc        p99 A/B at M=1,500, pinned, 20 s, alternated twice: the default, GC variants (node flags)
+#   onecore   the one-core profile (SHARD_WORKERS=0, --single-threaded-gc) against the default at
+#             M=1,000, 1,500, 2,000, pinned, 20 s, alternated (A B A B)
+#
+#   npm run build && bash bench/bursts-sitting.sh [part...]
+# ENTRY=<dist/main/index.js of a copy> runs that build (so that rebuilding the tree meanwhile changes nothing queued).
+set -u
+ENTRY=${ENTRY:-$PWD/dist/main/index.js}
+DIAG_DIR=${DIAG_DIR:-/tmp/bursts-diag}
+PROBE=$PWD/bench/lib/burst-probe.mjs
+PARTS=${*:-diag gc onecore}
+OUT=bench/results/bursts-sitting.jsonl
+mkdir -p bench/results
+log() { echo "# $(date +%T) load $(cut -d' ' -f1-3 /proc/loadavg): $*" | tee -a "$OUT"; }
+run() { # label, node flags, then the benchmark's arguments (env: the caller's)
+  local label=$1 flags=$2; shift 2
+  log "$label [$flags]: $*"
+  BENCH_ENTRY=$ENTRY BENCH_NODE_ARGS="$flags" npx tsx bench/broadcast.ts "$@" 2>/dev/null | grep '^{"bench"' | sed "s/^{/{\"label\":\"$label\",/" | tee -a "$OUT"
+}
+diag() { # label, node flags: a 30 s timeline at M=1,500
+  local label=$1 flags=$2; shift 2
+  rm -rf "$DIAG_DIR/$label" && mkdir -p "$DIAG_DIR/$label"
+  BURST_PROBE_DIR=$DIAG_DIR/$label run "diag-$label" "--import $PROBE $flags" --matches 1500 --rate 3 --duration 30 --pin 0:1 --timeline "$DIAG_DIR/$label/generator.jsonl"
+}
+STGC=--single-threaded-gc
+
+for part in $PARTS; do
+  case $part in
+    diag)
+      diag default ''
+      diag stgc "$STGC"
+      SHARD_WORKERS=0 diag onecore "$STGC" ;;
+    gc)
+      for _ in 1 2; do
+        run default '' --matches 1500 --rate 3 --duration 20 --pin 0:1
+        run stgc "$STGC" --matches 1500 --rate 3 --duration 20 --pin 0:1
+        run stgc-semi64 "$STGC --max-semi-space-size=64" --matches 1500 --rate 3 --duration 20 --pin 0:1
+      done ;;
+    onecore)
+      for _ in 1 2; do
+        for m in 1000 1500 2000; do
+          run default "${DEFAULT_FLAGS:-}" --matches $m --rate 3 --duration 20 --pin 0:1
+          SHARD_WORKERS=0 run onecore "$STGC" --matches $m --rate 3 --duration 20 --pin 0:1
+        done
+      done ;;
+  esac
+done
+log done
