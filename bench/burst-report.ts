@@ -36,6 +36,27 @@ const sorted = probes.map((p) => p.lat).sort((a, b) => a - b);
 const p99 = percentile(sorted, 99);
 process.stdout.write(`bins ${last - first + 1} (${((last - first + 1) / 10).toFixed(1)} s), probes ${probes.length}: p50 ${percentile(sorted, 50)} p95 ${percentile(sorted, 95)} p99 ${p99} max ${sorted[sorted.length - 1]} ms\n\n`);
 
+// One line of the run's figures (per second of the window; the comparison table of docs/benchmarks.md Step 7).
+{
+  const secs = (last - first + 1) / 10;
+  const sum = (bins: Map<number, Bin> | undefined, k: string) => { let v = 0; for (let b = first; b <= last; b++) v += bins?.get(b)?.[k] ?? 0; return v; };
+  const count = (bins: Map<number, Bin> | undefined, k: string) => { let n = 0; for (let b = first; b <= last; b++) if (bins?.get(b)?.[k]) n++; return n; };
+  const maxOf = (bins: Map<number, Bin> | undefined, k: string) => { let v = 0; for (let b = first; b <= last; b++) v = Math.max(v, bins?.get(b)?.[k] ?? 0); return v; };
+  const eldP99 = (bins: Map<number, Bin> | undefined) => { const v: number[] = []; for (let b = first; b <= last; b++) v.push(bins?.get(b)?.eld ?? 0); v.sort((a, c) => a - c); return percentile(v, 99); };
+  const main = threads.get('main');
+  const summary: Record<string, number | string> = {
+    dir: path.basename(dir), p50: percentile(sorted, 50), p99, max: sorted[sorted.length - 1],
+    procCpuPct: sum(main, 'procCpuMs') / secs / 10, genCpuPct: sum(genBins, 'cpuMs') / secs / 10, genEldP99: eldP99(genBins), genEldMax: maxOf(genBins, 'eld'),
+    mainCpuPct: sum(main, 'cpuMs') / secs / 10, mainWaitMsPerS: sum(main, 'waitMs') / secs, mainGcMsPerS: sum(main, 'gcMs') / secs, mainGcPerS: sum(main, 'gcN') / secs,
+    mainGcMax: maxOf(main, 'gcMax'), mainMajors: count(main, 'gcMajor'), mainMajorMax: maxOf(main, 'gcMajor'), mainEldP99: eldP99(main), mainOutMax: maxOf(main, 'outMax'),
+  };
+  for (const [name, bins] of threads) if (name !== 'main') Object.assign(summary, {
+    shardCpuPct: sum(bins, 'cpuMs') / secs / 10, shardWaitMsPerS: sum(bins, 'waitMs') / secs, shardGcMsPerS: sum(bins, 'gcMs') / secs, shardGcPerS: sum(bins, 'gcN') / secs,
+    shardGcMax: maxOf(bins, 'gcMax'), shardMajors: count(bins, 'gcMajor'), shardBatchMax: maxOf(bins, 'batchMax'), shardTimerMax: maxOf(bins, 'timerMax'),
+  });
+  process.stdout.write('summary ' + JSON.stringify(summary, (_k, v: unknown) => (typeof v === 'number' ? Math.round(v * 10) / 10 : v)) + '\n\n');
+}
+
 // Per series: the distribution over the window's bins.
 const series: [string, Map<number, Bin>, string[]][] = [['generator', genBins, ['sent', 'frames', 'elu', 'eld', 'cpuMs']]];
 for (const [name, bins] of threads) series.push([name, bins, name === 'main'

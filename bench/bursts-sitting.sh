@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Issue 28, "Step 7" (docs/benchmarks.md): what limits capacity at M=1,500 on one core. Runs, one after
 # the other, each run's JSON line appended to bench/results/bursts-sitting.jsonl with its label:
-#   diag      burst timelines at M=1,500, pinned 0:1, 30 s (lib/burst-probe.mjs in the service,
+#   diag      burst timelines at M=1,500, pinned 0:1, 20 s (lib/burst-probe.mjs in the service,
 #             --timeline in the generator; one directory per run under $DIAG_DIR, read with
-#             `npx tsx bench/burst-report.ts <dir>`): the default, --single-threaded-gc, the one-core profile
-#   gc        p99 A/B at M=1,500, pinned, 20 s, alternated twice: the default, GC variants (node flags)
+#             `npx tsx bench/burst-report.ts <dir>`): the default, the one-core profile
+#   gc        p99 A/B at M=1,500, pinned, 20 s, alternated twice, each run with its timeline: the default,
+#             --single-threaded-gc, --max-semi-space-size=64, SNAPSHOT_INTERVAL_MS=5000
 #   onecore   the one-core profile (SHARD_WORKERS=0, --single-threaded-gc) against the default at
 #             M=1,000, 1,500, 2,000, pinned, 20 s, alternated (A B A B)
 #
@@ -23,10 +24,10 @@ run() { # label, node flags, then the benchmark's arguments (env: the caller's)
   log "$label [$flags]: $*"
   BENCH_ENTRY=$ENTRY BENCH_NODE_ARGS="$flags" npx tsx bench/broadcast.ts "$@" 2>/dev/null | grep '^{"bench"' | sed "s/^{/{\"label\":\"$label\",/" | tee -a "$OUT"
 }
-diag() { # label, node flags: a 30 s timeline at M=1,500
+diag() { # label, node flags: a timeline at M=1,500 (DIAG_SECONDS, 20 by default)
   local label=$1 flags=$2; shift 2
   rm -rf "$DIAG_DIR/$label" && mkdir -p "$DIAG_DIR/$label"
-  BURST_PROBE_DIR=$DIAG_DIR/$label run "diag-$label" "--import $PROBE $flags" --matches 1500 --rate 3 --duration 30 --pin 0:1 --timeline "$DIAG_DIR/$label/generator.jsonl"
+  BURST_PROBE_DIR=$DIAG_DIR/$label run "diag-$label" "--import $PROBE $flags" --matches 1500 --rate 3 --duration "${DIAG_SECONDS:-20}" --pin 0:1 --timeline "$DIAG_DIR/$label/generator.jsonl"
 }
 STGC=--single-threaded-gc
 
@@ -34,13 +35,14 @@ for part in $PARTS; do
   case $part in
     diag)
       diag default ''
-      diag stgc "$STGC"
       SHARD_WORKERS=0 diag onecore "$STGC" ;;
     gc)
-      for _ in 1 2; do
-        run default '' --matches 1500 --rate 3 --duration 20 --pin 0:1
-        run stgc "$STGC" --matches 1500 --rate 3 --duration 20 --pin 0:1
-        run stgc-semi64 "$STGC --max-semi-space-size=64" --matches 1500 --rate 3 --duration 20 --pin 0:1
+      # with the probe (the same for every variant): each run is also a timeline
+      for r in 1 2; do
+        diag "default-$r" ''
+        diag "stgc-$r" "$STGC"
+        diag "semi64-$r" --max-semi-space-size=64
+        SNAPSHOT_INTERVAL_MS=5000 diag "snap5s-$r" ''
       done ;;
     onecore)
       for _ in 1 2; do
