@@ -27,7 +27,7 @@ run() { # label, node flags, then the benchmark's arguments (env: the caller's)
 diag() { # label, node flags: a timeline at M=1,500 (DIAG_SECONDS, 20 by default)
   local label=$1 flags=$2; shift 2
   rm -rf "$DIAG_DIR/$label" && mkdir -p "$DIAG_DIR/$label"
-  BURST_PROBE_DIR=$DIAG_DIR/$label run "diag-$label" "--import $PROBE $flags" --matches 1500 --rate 3 --duration "${DIAG_SECONDS:-20}" --pin 0:1 --timeline "$DIAG_DIR/$label/generator.jsonl"
+  BURST_PROBE_DIR=$DIAG_DIR/$label run "diag-$label" "--import $PROBE $flags" --matches "${DIAG_M:-1500}" --rate 3 --duration "${DIAG_SECONDS:-20}" --pin 0:1 --timeline "$DIAG_DIR/$label/generator.jsonl"
 }
 STGC=--single-threaded-gc
 
