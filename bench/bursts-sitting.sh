@@ -5,14 +5,16 @@
 #             --timeline in the generator; one directory per run under $DIAG_DIR, read with
 #             `npx tsx bench/burst-report.ts <dir>`): the default, the one-core profile
 #   gc        p99 A/B at M=1,500, pinned, 20 s, alternated twice, each run with its timeline: the default,
-#             --single-threaded-gc, --max-semi-space-size=64, SNAPSHOT_INTERVAL_MS=5000
+#             --single-threaded-gc, --max-semi-space-size=64, SNAPSHOT_INTERVAL_MS=5000, AFTER_ENTRY's build
 #   onecore   the one-core profile (SHARD_WORKERS=0, --single-threaded-gc) against the default at
 #             M=1,000, 1,500, 2,000, pinned, 20 s, alternated (A B A B)
 #
 #   npm run build && bash bench/bursts-sitting.sh [part...]
-# ENTRY=<dist/main/index.js of a copy> runs that build (so that rebuilding the tree meanwhile changes nothing queued).
+# ENTRY=<dist/main/index.js of a copy> runs that build (so that rebuilding the tree meanwhile changes nothing
+# queued); AFTER_ENTRY: the build of a change, run as one more variant of the gc part (label "after").
 set -u
 ENTRY=${ENTRY:-$PWD/dist/main/index.js}
+AFTER_ENTRY=${AFTER_ENTRY:-}
 DIAG_DIR=${DIAG_DIR:-/tmp/bursts-diag}
 PROBE=$PWD/bench/lib/burst-probe.mjs
 PARTS=${*:-diag gc onecore}
@@ -43,6 +45,7 @@ for part in $PARTS; do
         diag "stgc-$r" "$STGC"
         diag "semi64-$r" --max-semi-space-size=64
         SNAPSHOT_INTERVAL_MS=5000 diag "snap5s-$r" ''
+        [ -n "$AFTER_ENTRY" ] && ENTRY=$AFTER_ENTRY diag "after-$r" ''
       done ;;
     onecore)
       for _ in 1 2; do
