@@ -6,10 +6,11 @@
 #             `npx tsx bench/burst-report.ts <dir>`): the default, the one-core profile
 #   gc        p99 A/B at M=1,500, pinned, 20 s, alternated twice, each run with its timeline: the default,
 #             --single-threaded-gc, --max-semi-space-size=64, SNAPSHOT_INTERVAL_MS=5000, AFTER_ENTRY's build
+#   young     the default, AFTER_ENTRY's build, and that with SHARD_YOUNG_GENERATION_MB=192, alternated twice (timelines)
 #   onecore   the one-core profile (SHARD_WORKERS=0, --single-threaded-gc) against the default at
 #             M=1,000, 1,500, 2,000, pinned, 20 s, alternated (A B A B)
 #
-#   npm run build && bash bench/bursts-sitting.sh [part...]
+#   npm run build && bash bench/bursts-sitting.sh [part...]   (parts: diag gc young onecore; default: diag gc onecore)
 # ENTRY=<dist/main/index.js of a copy> runs that build (so that rebuilding the tree meanwhile changes nothing
 # queued); AFTER_ENTRY: the build of a change, run as one more variant of the gc part (label "after").
 set -u
@@ -46,6 +47,13 @@ for part in $PARTS; do
         diag "semi64-$r" --max-semi-space-size=64
         SNAPSHOT_INTERVAL_MS=5000 diag "snap5s-$r" ''
         [ -n "$AFTER_ENTRY" ] && ENTRY=$AFTER_ENTRY diag "after-$r" ''
+      done ;;
+    young)
+      # the shard's young generation (SHARD_YOUNG_GENERATION_MB=192: semi-spaces of 64 MB) on AFTER_ENTRY's build
+      for r in 3 4; do
+        diag "default-$r" ''
+        ENTRY=$AFTER_ENTRY diag "after-$r" ''
+        ENTRY=$AFTER_ENTRY SHARD_YOUNG_GENERATION_MB=192 diag "after-young192-$r" ''
       done ;;
     onecore)
       for _ in 1 2; do
