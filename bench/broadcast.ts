@@ -7,6 +7,7 @@
 //                              [--idle [--idle-window 10] [--idle-until 45]] [--name NAME]
 //                              [--pin 0:1] [--counters on|off] [--feeds]
 //                              [--target http://127.0.0.1:5100 [--target-ports 5100,5101,5200] [--target-pid N]]
+//                              [--timeline FILE]
 //
 // Patterns: `uniform` sends the recording's messages in order (its mix of types) at a fixed
 // interval of 1000/rate ms; `recorded` keeps the recording's gaps and bursts, scaled so the
@@ -38,6 +39,8 @@
 // target between runs for figures that start from an empty server. --idle against a target settles
 // for a fixed max(5 s, 5 ms per match) instead of reading the applied-messages counter. A target's
 // frontends default to full clients (--counters off): the reference deflates its handshake too.
+// --timeline FILE (one step): the generator's side of a burst timeline per 100 ms (lib/timeline.ts;
+// the service's side: lib/burst-probe.mjs; joined by bench/burst-report.ts).
 import fs from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
@@ -50,6 +53,7 @@ import { consumeProbes, PROBE_BASE, withProbe } from './lib/probes.js';
 import { jsonLine, machine, percentile, RESULTS_DIR, table, writeResults } from './lib/report.js';
 import { startServiceProcess, type HostStats } from './lib/service.js';
 import { targetServer, type TargetServer } from './lib/target.js';
+import { GeneratorTimeline } from './lib/timeline.js';
 
 import { recordedMatch } from '#built/tools/recorded-match.js';
 import { flag, opt } from './lib/args.js';
@@ -78,6 +82,7 @@ const TARGET_PID = opt('target-pid', '') ? Number(opt('target-pid', '')) : null;
 // The reference compresses every message, the handshake's too, with a shared deflate window: a
 // counter that inflates nothing cannot log on there, so a target's frontends are full clients.
 const COUNTERS = opt('counters', TARGET ? 'off' : 'on') !== 'off';
+const TIMELINE = opt('timeline', '');
 const RUN_TAG = TARGET ? (Date.now() % 1296).toString(36).toUpperCase().padStart(2, '0') : '';
 
 // ---------------------------------------------------------------- the recorded messages
@@ -154,6 +159,7 @@ async function runStep(M: number): Promise<StepResult> {
   let sampled = 0;
   const rawFramesSeen: number[] = [];
   let pollers: ReturnType<typeof startFeedPollers> | undefined;
+  const timeline = TIMELINE ? new GeneratorTimeline(TIMELINE) : null;
   try {
     // Connect observers (and lobby data), then frontends, in batches to avoid a connect storm.
     const BATCH = 50;
@@ -213,7 +219,7 @@ async function runStep(M: number): Promise<StepResult> {
         const sample = f === 0 && sampled < SAMPLE;
         if (sample) sampled++;
         if (!sample && COUNTERS) {
-          m.frontends.push(new FrameCounter({ url: broadcast, groupCode: m.code, onFrame: (bytes) => { if (measuring) { framesReceived++; framesBytes += bytes; } } }));
+          m.frontends.push(new FrameCounter({ url: broadcast, groupCode: m.code, onFrame: (bytes) => { if (measuring) { framesReceived++; framesBytes += bytes; timeline?.frame(Date.now()); } } }));
           continue;
         }
         const c = new EioClient({
@@ -224,10 +230,11 @@ async function runStep(M: number): Promise<StepResult> {
             if (measuring) {
               framesReceived++;
               framesBytes += length;
+              timeline?.frame(Date.now());
             }
             if (!sample) return;
             // Probes are consumed during the warm-up too, so none is counted late.
-            consumeProbes(text, m.sentAt, measuring, latencies);
+            consumeProbes(text, m.sentAt, measuring, latencies, timeline ? (s, r) => timeline.probe(s, r) : undefined);
           },
         });
         m.frontends.push(c);
@@ -254,7 +261,7 @@ async function runStep(M: number): Promise<StepResult> {
           if (due > now) break;
           const data = withProbe(m, rec.type, rec.data, now);
           m.observer.emit('obs_data', JSON.stringify({ obsName: 'Bench', groupCode: m.code, type: rec.type, data }));
-          if (measuring) { sent++; countDue(m, now); }
+          if (measuring) { sent++; countDue(m, now); timeline?.sent(now); }
           m.next++;
           m.sent++;
           if (m.next >= game.length) { m.next = 0; m.sent = 0; m.origin = now; m.loopStart = Number(game[0].timestamp); }
@@ -275,6 +282,7 @@ async function runStep(M: number): Promise<StepResult> {
     const threads0 = svc.pid !== null ? threadCpu(svc.pid) : new Map();
     const t0 = Date.now();
     measuring = true;
+    timeline?.start();
     if (pollers) pollers.measuring.on = true;
     let lastReport = t0;
     while (Date.now() - t0 < DURATION) {
@@ -285,6 +293,7 @@ async function runStep(M: number): Promise<StepResult> {
       }
     }
     measuring = false;
+    timeline?.stop();
     if (pollers) pollers.measuring.on = false;
     const t1 = Date.now();
     const cpu1 = svc.cpuSeconds();

@@ -18,13 +18,13 @@ export function withProbe(m: ProbeSender, type: unknown, data: unknown, now: num
 }
 
 /** Consumes the probes a match_data message shows; records their latency when `measuring`. */
-export function consumeProbes(text: string, sentAt: Map<number, number>, measuring: boolean, latencies: number[]): void {
+export function consumeProbes(text: string, sentAt: Map<number, number>, measuring: boolean, latencies: number[], onProbe?: (sent: number, received: number) => void): void {
   const now = Date.now();
   const frame = JSON.parse(eventPayload(text)) as { teams: { players: { money: number }[] }[] };
   for (const team of frame.teams) for (const p of team.players) {
     const sent = sentAt.get(p.money);
     if (sent === undefined) continue;
-    if (measuring) latencies.push(now - sent);
+    if (measuring) { latencies.push(now - sent); onProbe?.(sent, now); }
     sentAt.delete(p.money);
   }
 }

@@ -63,8 +63,9 @@ describe('memory snapshot store packs the snapshots of matches that stopped chan
     const a = snap('PACK01', 2, text(1));
     store.keep(a);
     store.keep(snap('PACK02', 1, text(2)));
-    expect(store.latest('PACK01')).toBe(a); // plain: the object as put
-    await expect.poll(() => store.latest('PACK01') !== a, { timeout: 10_000 }).toBe(true); // packed: rebuilt on read
+    expect(store.isPacked('PACK01')).toBe(false);
+    expect(store.latest('PACK01')).toEqual(a); // plain: its text from the match's buffer
+    await expect.poll(() => store.isPacked('PACK01'), { timeout: 10_000 }).toBe(true); // packed: rebuilt on read
     expect(store.latest('PACK01')).toEqual(a);
     expect((await store.loadAll()).map((s) => s.text).sort()).toEqual([text(1), text(2)]);
     expect(store.keep(snap('PACK01', 1, 'stale'))).toBe(false); // fenced by the packed one's epoch
@@ -72,10 +73,15 @@ describe('memory snapshot store packs the snapshots of matches that stopped chan
     expect(store.latest('PACK01')?.text).toBe(text(1));
     const b = snap('PACK01', 2, text(3));
     expect(store.keep(b)).toBe(true); // a put after packing is plain again
-    expect(store.latest('PACK01')).toBe(b);
+    expect(store.isPacked('PACK01')).toBe(false);
+    expect(store.latest('PACK01')).toEqual(b);
+    expect(store.keep(snap('PACK01', 2, text(44) + ' and a longer tail'.repeat(200)))).toBe(true); // outgrows the match's buffer
+    expect(store.latest('PACK01')?.text).toBe(text(44) + ' and a longer tail'.repeat(200));
+    expect(store.keep(b)).toBe(true); // shorter again: the buffer's first bytes only
+    expect(store.latest('PACK01')).toEqual(b);
     expect(store.drop('PACK02', 1)).toBe(true);
     expect(store.latest('PACK02')).toBeUndefined();
-    await expect.poll(() => store.latest('PACK01') !== b, { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => store.isPacked('PACK01'), { timeout: 10_000 }).toBe(true);
     expect(store.latest('PACK01')).toEqual(b);
   });
 });

@@ -15,8 +15,14 @@ import { packText, unpackText } from '../snapshot-codec.js';
 export const PACK_AFTER_MS = 3000;
 
 interface Kept {
-  /** The snapshot as put, its text plain; null once packed. */
-  plain: MatchSnapshot | null;
+  /**
+   * The snapshot as put, without its text, and the text's UTF-8 bytes in `bytes`: the match's own
+   * buffer, written again by its next put. Not the text itself: a changing match's text (~17 kB) is
+   * replaced every SNAPSHOT_INTERVAL_MS, so each one outlived two scavenges and died in the old
+   * space, ~25 MB a second of the main thread's major-GC work at 1,500 matches (docs/benchmarks.md,
+   * issue 28 "Step 7"); the copy in the buffer lets the text die young. Null once packed.
+   */
+  plain: { rest: Omit<MatchSnapshot, 'text'>; bytes: Buffer; length: number } | null;
   /** The snapshot without its text, and the text packed (its bytes as latin1); null while plain. */
   packed: { rest: Omit<MatchSnapshot, 'text'>; text: string } | null;
   readonly epoch: number;
@@ -47,7 +53,12 @@ export class MemorySnapshotStore implements SnapshotStore {
   keep(snapshot: MatchSnapshot): boolean {
     const current = this.byCode.get(snapshot.groupCode);
     if (current && current.epoch > snapshot.epoch) return false;
-    this.byCode.set(snapshot.groupCode, { plain: snapshot, packed: null, epoch: snapshot.epoch });
+    const { text, ...rest } = snapshot;
+    const length = Buffer.byteLength(text);
+    let bytes = current?.plain?.bytes;
+    if (!bytes || bytes.length < length) bytes = Buffer.allocUnsafeSlow(Math.max(1024, Math.ceil(length * 1.25))); // room to grow
+    bytes.write(text, 0, length, 'utf8');
+    this.byCode.set(snapshot.groupCode, { plain: { rest, bytes, length }, packed: null, epoch: snapshot.epoch });
     this.plainSince.delete(snapshot.groupCode);
     this.plainSince.set(snapshot.groupCode, performance.now());
     if (this.timer === undefined) {
@@ -55,6 +66,11 @@ export class MemorySnapshotStore implements SnapshotStore {
       this.timer.unref();
     }
     return true;
+  }
+
+  /** Whether the match's snapshot is kept packed (tests). */
+  isPacked(groupCode: string): boolean {
+    return this.byCode.get(groupCode)?.packed != null;
   }
 
   latest(groupCode: string): MatchSnapshot | undefined {
@@ -94,14 +110,18 @@ export class MemorySnapshotStore implements SnapshotStore {
       this.plainSince.delete(code);
       const kept = this.byCode.get(code);
       if (!kept?.plain) continue;
-      const { text, ...rest } = kept.plain;
-      kept.packed = { rest, text: packText(text).toString('latin1') };
-      kept.plain = null;
+      kept.packed = { rest: kept.plain.rest, text: packText(plainText(kept.plain)).toString('latin1') };
+      kept.plain = null; // its buffer goes too: an idle match keeps the packed text only
     }
     this.close();
   }
 }
 
+function plainText(plain: NonNullable<Kept['plain']>): string {
+  return plain.bytes.toString('utf8', 0, plain.length);
+}
+
 function snapshotOf(kept: Kept): MatchSnapshot {
-  return kept.plain ?? { ...kept.packed!.rest, text: unpackText(Buffer.from(kept.packed!.text, 'latin1')) };
+  if (kept.plain) return { ...kept.plain.rest, text: plainText(kept.plain) };
+  return { ...kept.packed!.rest, text: unpackText(Buffer.from(kept.packed!.text, 'latin1')) };
 }
