@@ -191,9 +191,12 @@ export class EventJournal {
       const [groupCode] = waiting[0];
       this.matches.set(matchKey, emptyLog(matchKey, groupCode));
     }
-    for (const listener of this.adoptListeners) listener(matchKey, cursors);
-    for (const args of waiting) this.add(...args);
-    done(); // the appends of those are on their way, before any later snapshot write
+    try {
+      for (const listener of this.adoptListeners) listener(matchKey, cursors);
+      for (const args of waiting) this.add(...args);
+    } finally {
+      done(); // the appends of those are on their way, before any later snapshot write
+    }
   }
 
   /**
