@@ -25,6 +25,9 @@ export interface SharedLog {
   tail: Promise<void>;
 }
 
+/** A group whose snapshots wait: how many reasons (a match behind, an adoption), and the promise they wait on. */
+interface Pending { count: number; done: Promise<void>; resolve: () => void }
+
 const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 5000;
 
@@ -32,7 +35,7 @@ export class OutboxShare {
   /** Matches behind the outbox: their catch-up's timer and next delay. */
   private readonly behind = new Map<string, { log: SharedLog; timer: NodeJS.Timeout | undefined; delayMs: number; done: () => void }>();
   /** Group codes whose snapshots wait (a match behind, or being read): how many reasons, and who waits. */
-  private readonly pending = new Map<string, { count: number; waiters: Array<() => void> }>();
+  private readonly pending = new Map<string, Pending>();
   private closed = false;
 
   constructor(private readonly outbox: EventOutbox, private readonly log: Logger) {}
@@ -47,14 +50,17 @@ export class OutboxShare {
 
   /** Resolves once the group's events so far are in the outbox; undefined when they are (the usual case). */
   whenShared(groupCode: string): Promise<void> | undefined {
-    const p = this.pending.get(groupCode);
-    return p ? new Promise((resolve) => p.waiters.push(resolve)) : undefined;
+    return this.pending.get(groupCode)?.done; // one promise per wait, however many snapshots wait on it
   }
 
   /** The group's snapshots wait until `done()` (the journal reads a match from the outbox meanwhile). */
   hold(groupCode: string): () => void {
     let p = this.pending.get(groupCode);
-    if (!p) this.pending.set(groupCode, (p = { count: 0, waiters: [] }));
+    if (!p) {
+      let resolve = () => {};
+      const done = new Promise<void>((r) => { resolve = r; });
+      this.pending.set(groupCode, (p = { count: 0, done, resolve }));
+    }
     p.count++;
     let once = false;
     return () => {
@@ -62,7 +68,7 @@ export class OutboxShare {
       once = true;
       if (--p.count > 0) return;
       this.pending.delete(groupCode);
-      for (const resolve of p.waiters) resolve();
+      p.resolve();
     };
   }
 
@@ -80,7 +86,7 @@ export class OutboxShare {
     for (const key of [...this.behind.keys()]) this.forget(key);
     for (const [code, p] of this.pending) {
       this.pending.delete(code);
-      for (const resolve of p.waiters) resolve();
+      p.resolve();
     }
   }
 

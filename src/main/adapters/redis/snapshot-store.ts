@@ -41,7 +41,7 @@ export class RedisSnapshotStore implements SnapshotStore {
   private readonly log: Logger;
   private readonly bases = new Map<string, Base>();
   /** Snapshots whose write waits (`put`'s `after`), by group code: the newest only. */
-  private readonly deferred = new Map<string, MatchSnapshot>();
+  private readonly deferred = new Map<string, { snapshot: MatchSnapshot; resolve: (written: boolean) => void; reject: (err: Error) => void }>();
   private nextBaseId = 1;
   private readonly offStatus: () => void;
 
@@ -56,17 +56,35 @@ export class RedisSnapshotStore implements SnapshotStore {
   put(snapshot: MatchSnapshot, after?: Promise<void>): Promise<boolean> {
     if (!this.local.keep(snapshot)) return Promise.resolve(false);
     const { groupCode } = snapshot;
+    const waiting = this.deferred.get(groupCode);
     if (!after) {
-      this.deferred.delete(groupCode);
+      if (waiting) this.dropDeferred(groupCode);
       return this.write(snapshot);
     }
-    // Its match's events are not all in the shared outbox yet: a newer snapshot meanwhile replaces it.
-    this.deferred.set(groupCode, snapshot);
-    return after.then(() => {
-      if (this.deferred.get(groupCode) !== snapshot) return false;
-      this.deferred.delete(groupCode);
-      return this.write(snapshot);
+    // Its match's events are not all in the shared outbox yet: written once they are; a newer
+    // snapshot meanwhile replaces it (one wait per match, however long Redis refuses writes).
+    return new Promise<boolean>((resolve, reject) => {
+      if (waiting) {
+        waiting.resolve(false);
+        Object.assign(waiting, { snapshot, resolve, reject });
+        return;
+      }
+      this.deferred.set(groupCode, { snapshot, resolve, reject });
+      void after.then(() => {
+        const entry = this.deferred.get(groupCode);
+        if (!entry) return;
+        this.deferred.delete(groupCode);
+        this.write(entry.snapshot).then(entry.resolve, entry.reject);
+      });
     });
+  }
+
+  /** A waiting snapshot that will not be written (replaced by one written at once, or its match deleted). */
+  private dropDeferred(groupCode: string): void {
+    const entry = this.deferred.get(groupCode);
+    if (!entry) return;
+    this.deferred.delete(groupCode);
+    entry.resolve(false);
   }
 
   private write(snapshot: MatchSnapshot): Promise<boolean> {
@@ -126,7 +144,7 @@ export class RedisSnapshotStore implements SnapshotStore {
   async delete(groupCode: string, epoch: number): Promise<void> {
     if (!this.local.drop(groupCode, epoch)) return; // this node put a higher epoch
     this.bases.delete(groupCode);
-    this.deferred.delete(groupCode);
+    this.dropDeferred(groupCode);
     await this.track(this.conn.cmd.odsSnapshotDelete(this.conn.keys.snapshot(groupCode), epoch));
   }
 
