@@ -107,7 +107,7 @@ export class OutboxShare {
     if (this.behind.has(log.matchKey) || this.closed) return;
     const b = { log, timer: undefined as NodeJS.Timeout | undefined, delayMs: FIRST_RETRY_MS, done: this.hold(log.groupCode) };
     this.behind.set(log.matchKey, b);
-    b.timer = setTimeout(() => void this.catchUp(log.matchKey), b.delayMs);
+    b.timer = setTimeout(() => void this.catchUp(log.matchKey), b.delayMs).unref();
   }
 
   private async catchUp(matchKey: string): Promise<void> {
@@ -115,20 +115,22 @@ export class OutboxShare {
     if (!b) return;
     const log = b.log;
     try {
-      for (const row of await this.outbox.events(matchKey, log.shared)) if (row.seq === log.shared + 1) log.shared = row.seq;
+      await this.skipStored(log);
       while (log.shared < log.events.length) {
         const stored = log.events[log.shared];
         const { event } = stored;
-        if (!await this.outbox.append({ matchKey, seq: event.seq, order: stored.order, organizationId: stored.organizationId, text: stored.text })) {
+        if (await this.outbox.append({ matchKey, seq: event.seq, order: stored.order, organizationId: stored.organizationId, text: stored.text })) {
+          log.shared = event.seq;
+        } else if (!await this.skipStored(log)) {
+          // Refused, and not because a late append of ours ran meanwhile: another node numbered it.
           this.log.error({ eventId: event.id }, 'event journal: another node stored this seq already (two owners of one match?)');
           break;
         }
-        log.shared = event.seq;
       }
     } catch (err) {
       if (this.behind.get(matchKey) !== b) return;
       b.delayMs = Math.min(MAX_RETRY_MS, b.delayMs * 2);
-      b.timer = setTimeout(() => void this.catchUp(matchKey), b.delayMs);
+      b.timer = setTimeout(() => void this.catchUp(matchKey), b.delayMs).unref();
       this.log.debug({ matchKey, error: (err as Error).message }, 'event journal: shared outbox catch-up retried');
       return;
     }
@@ -136,5 +138,15 @@ export class OutboxShare {
     this.behind.delete(matchKey);
     b.done();
     this.log.info({ matchKey, shared: log.shared }, 'event journal: shared outbox caught up');
+  }
+
+  /** What the outbox has after the confirmed part, as this node numbered it (an append whose answer came late may have run): confirmed. Whether any was. */
+  private async skipStored(log: SharedLog): Promise<boolean> {
+    const before = log.shared;
+    for (const row of await this.outbox.events(log.matchKey, log.shared)) {
+      if (row.seq !== log.shared + 1 || row.text !== log.events[log.shared]?.text) break;
+      log.shared = row.seq;
+    }
+    return log.shared > before;
   }
 }

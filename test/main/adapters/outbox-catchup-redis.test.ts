@@ -29,8 +29,8 @@ afterEach(async () => {
   for (const c of open.splice(0)) c.close();
 });
 
-async function connect(): Promise<RedisConnection> {
-  const conn = await RedisConnection.open({ url: server.url, prefix: `t${run}-${++prefixes}:`, nodeId: 'node-a', timeoutMs: 2000, probeIntervalMs: 1000, log });
+async function connect(timeoutMs = 2000): Promise<RedisConnection> {
+  const conn = await RedisConnection.open({ url: server.url, prefix: `t${run}-${++prefixes}:`, nodeId: 'node-a', timeoutMs, probeIntervalMs: 1000, log });
   open.push(conn);
   return conn;
 }
@@ -70,6 +70,30 @@ describe('the shared outbox after a failed append', () => {
       await expect.poll(inOutbox, { timeout: 10_000 }).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
       expect(told).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     } finally {
+      journal.close();
+    }
+  });
+
+  it('an append whose answer came too late but ran is confirmed, not appended twice', async () => {
+    // CLIENT PAUSE WRITE holds every write until UNPAUSE: the appends time out after 300 ms (the node
+    // falls behind), then run in Redis once the pause ends; the catch-up finds them there.
+    const outbox = new RedisEventOutbox(await connect(300), { retentionMs: 60_000 });
+    const journal = new EventJournal({ files: null, shared: outbox, records: new FileRecordStore(null, 60_000), log, resumeWindowMs: 60_000, retentionMs: 60_000 });
+    const key = 'LATE-k1';
+    try {
+      journal.add('LATE', key, 'm', 'org', kill(1));
+      await expect.poll(async () => (await outbox.events(key)).length, { timeout: 10_000 }).toBe(1);
+      await server.command('CLIENT', 'PAUSE', '60000', 'WRITE');
+      for (let n = 2; n <= 4; n++) journal.add('LATE', key, 'm', 'org', kill(n));
+      await expect.poll(() => journal.whenShared('LATE') !== undefined, { timeout: 10_000 }).toBe(true);
+      const caughtUp = journal.whenShared('LATE');
+      await server.command('CLIENT', 'UNPAUSE');
+      await caughtUp;
+      const rows = await outbox.events(key);
+      expect(rows.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+      expect(rows.map((e) => e.text)).toEqual(journal.matches.get(key)!.events.map((s) => s.text));
+    } finally {
+      await server.command('CLIENT', 'UNPAUSE');
       journal.close();
     }
   });
