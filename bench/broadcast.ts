@@ -31,6 +31,7 @@
 // (lib/threads.ts): µs per observer message on the main thread, the shard threads, V8/libuv helpers.
 // --feeds: a vMix-like poller per match on the generator's side (lib/feed-pollers.ts: the scoreboard and
 // players feeds, JSON, once a second each with If-None-Match); its answers are counted (feed200, feed304).
+// --feed-matches N: only the first N matches are polled (the matches on air; default all).
 // --target drives a server this benchmark did not start (the server we replace: Spectra-Server on
 // 5100/5101/5200, `INSECURE=true REQUIRE_AUTH_KEY=false node dist/index.js`): nothing is spawned,
 // CPU, RSS and the thread split come from /proc/<--target-pid> (NaN without it), --pin pins that
@@ -74,6 +75,7 @@ const STEPS = opt('steps', RAMP ? '50,100,150,200,250,300,400,500,700,1000,1300,
 const PATTERN = opt('pattern', 'uniform') === 'recorded' ? 'recorded' : 'uniform';
 const PIN = opt('pin', '');
 const FEEDS = flag('feeds');
+const FEED_MATCHES = Number(opt('feed-matches', '0'));
 const NAME = opt('name', IDLE ? 'memory' : RAMP ? `ramp-${RATE}` : `broadcast-${RATE}`);
 const TARGET = opt('target', '');
 const TARGET_PORTS = opt('target-ports', '5100,5101,5200');
@@ -243,7 +245,7 @@ async function runStep(M: number): Promise<StepResult> {
     await sleep(1000 + M * 2);
     if (FEEDS) {
       if (!svc.urls.rest) throw new Error('--feeds needs the REST port (--target-ports ingest,rest,broadcast)');
-      pollers = startFeedPollers(svc.urls.rest, matches.map((m) => m.code));
+      pollers = startFeedPollers(svc.urls.rest, matches.slice(0, FEED_MATCHES > 0 ? FEED_MATCHES : matches.length).map((m) => m.code));
     }
     process.stderr.write(`\r  M=${M}: ${matches.length} observers, ${matches.length * F} frontends; warming up ${Math.max(WARMUP, M * 20) / 1000}s`);
 
@@ -352,7 +354,7 @@ const cols = IDLE ? ['M', 'settleMs', 'rssBefore', 'rssAfter', 'rssMin', 'rssMax
 const partCols = ['M', 'cpuMicrosPerMessage', 'mainUserPerMsg', 'mainKernelPerMsg', 'shardUserPerMsg', 'shardKernelPerMsg', 'helpersUserPerMsg', 'helpersKernelPerMsg', 'cycleMicrosPerMsg'];
 process.stdout.write('\n' + table(results, cols) + '\n');
 if (!IDLE) process.stdout.write('\n' + table(results, partCols) + '\n');
-const out: Record<string, unknown> = { bench: 'broadcast', name: NAME, machine: machine(), options: { F, RATE, PATTERN, DURATION, WARMUP, SHARDS, COMPRESSION, SAMPLE, RAMP, IDLE, PIN, COUNTERS, FEEDS, entry: TARGET ? `target ${TARGET}` : process.env.BENCH_ENTRY ?? 'dist' }, results };
+const out: Record<string, unknown> = { bench: 'broadcast', name: NAME, machine: machine(), options: { F, RATE, PATTERN, DURATION, WARMUP, SHARDS, COMPRESSION, SAMPLE, RAMP, IDLE, PIN, COUNTERS, FEEDS, FEED_MATCHES, entry: TARGET ? `target ${TARGET}` : process.env.BENCH_ENTRY ?? 'dist' }, results };
 if (RAMP) {
   const ok = results.filter(held);
   out.largestHeld = ok.length ? ok[ok.length - 1].M : 0;

@@ -13,7 +13,7 @@
 // lobbies and first rounds behind it: the steady state at game pace).
 //
 //   npm run bench:events -- [--matches 200] [--rate 3] [--pattern recorded] [--duration 30] [--runs 2]
-//     [--modes off,on,batch] [--before <dist/main/index.js>] [--no-feeds] [--warmup 5]
+//     [--modes off,on,batch] [--before <dist/main/index.js>] [--no-feeds] [--feed-matches N] [--warmup 5]
 //
 // Prints JSON lines and a table; the figures go in docs/benchmarks.md ("Match events").
 import { spawn } from 'node:child_process';
@@ -30,6 +30,8 @@ const DURATION = opt('duration', '30');
 const RUNS = Number(opt('runs', '2'));
 const WARMUP = opt('warmup', '5');
 const FEEDS = !flag('no-feeds');
+/** --feed-matches N: only the first N matches' feeds are polled (the matches on air; default all). */
+const FEED_MATCHES = opt('feed-matches', '');
 const BEFORE = opt('before', '');
 const MODES = opt('modes', BEFORE ? 'off,on,batch,before' : 'off,on,batch').split(',');
 const SECRET = `whsec_${Buffer.from('bench-events-secret-24-bytes!!').toString('base64')}`;
@@ -57,7 +59,7 @@ const envOf: Record<string, Record<string, string>> = {
 /** One bench:broadcast run as a child process with `env`: its result line. */
 function broadcastRun(env: Record<string, string>, name: string, feeds: boolean): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    const args = ['tsx', path.join(import.meta.dirname, 'broadcast.ts'), '--matches', M, '--rate', RATE, '--pattern', PATTERN, '--duration', DURATION, '--pin', '0:1', '--warmup', WARMUP, '--name', name, ...(feeds ? ['--feeds'] : [])];
+    const args = ['tsx', path.join(import.meta.dirname, 'broadcast.ts'), '--matches', M, '--rate', RATE, '--pattern', PATTERN, '--duration', DURATION, '--pin', '0:1', '--warmup', WARMUP, '--name', name, ...(feeds ? ['--feeds', ...(FEED_MATCHES ? ['--feed-matches', FEED_MATCHES] : [])] : [])];
     const child = spawn('npx', args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
