@@ -61,4 +61,39 @@ describe('MemorySessionStore', () => {
     store.endNow({ observersOf: 'G' });
     expect([v0 < v1, v1 < v2, v2 < v3, v3 < store.version]).toEqual([true, true, true, true]);
   });
+
+  it('ends exactly the sessions of a group code or match id, wherever they are kept (live, restored, taken over), and forgets those swept', () => {
+    const store = new MemorySessionStore(WINDOW);
+    const obs = (id: string, groupCode: string) => store.put({ id, role: 'observer', groupCode, obsName: '', matchId: '', playerId: '', socketId: `s-${id}` });
+    const aux = (id: string, matchId: string, playerId: string) => store.putAuxiliary({ id, role: 'auxiliary', groupCode: '', obsName: '', matchId, playerId, socketId: `s-${id}` });
+    for (let g = 0; g < 50; g++) { obs(`o${g}a`, `G${g}`); obs(`o${g}b`, `G${g}`); }
+    expect(aux('x1', 'M1', 'P1')).toBe(true);
+    expect(aux('x2', 'M1', 'P1')).toBe(false); // that player's session is live
+    expect(aux('x3', 'M1', 'P2')).toBe(true);
+    expect(aux('x4', 'M2', 'P1')).toBe(true);
+    store.detach('x1', 's-x1', 100);
+    expect(aux('x5', 'M1', 'P1')).toBe(true); // its socket went: another may log on
+    store.restore([
+      { pidHash: sha('r1'), role: 'observer', groupCode: 'G7', obsName: '', matchId: '', playerId: '', disconnectedAt: 1000 },
+      { pidHash: sha('r2'), role: 'observer', groupCode: 'G8', obsName: '', matchId: '', playerId: '', disconnectedAt: 1000 },
+      { pidHash: sha('r3'), role: 'auxiliary', groupCode: '', obsName: '', matchId: 'M1', playerId: 'P9', disconnectedAt: 1000 },
+    ], 1000);
+    store.takeOver('r2', 'r2-new', 's-r2', 2000); // now kept by its new id
+    store.takeOver('o9a', 'o9a-new', 's-o9a-2', 2000); // a live one's new id
+    obs('o3a', 'G3'); // the same id put again: one session, not two
+    const ids = (list: { id: string }[]) => list.map((s) => s.id).sort();
+    expect(ids(store.endNow({ observersOf: 'G3' }))).toEqual(['o3a', 'o3b']);
+    expect(ids(store.endNow({ observersOf: 'G7' }))).toEqual(['', 'o7a', 'o7b']); // '' : the restored one, not taken over
+    expect(ids(store.endNow({ observersOf: 'G8' }))).toEqual(['o8a', 'o8b', 'r2-new']);
+    expect(ids(store.endNow({ observersOf: 'G9' }))).toEqual(['o9a-new', 'o9b']);
+    expect(ids(store.endNow({ auxiliariesOf: 'M1' }))).toEqual(['', 'x1', 'x3', 'x5']);
+    expect(store.endNow({ observersOf: 'G3', auxiliariesOf: 'M1' })).toEqual([]);
+    expect(store.size()).toBe(2 * 50 - 8 + 1); // the other observers and x4
+    expect(store.takeOver('r1', 'late', 's', 2000)).toBeUndefined(); // ended with G7
+    // Swept sessions are gone from every lookup.
+    store.detach('o20a', 's-o20a', 3000);
+    store.sweep(3000 + WINDOW + 1);
+    expect(ids(store.endNow({ observersOf: 'G20' }))).toEqual(['o20b']);
+    expect(aux('x6', 'M2', 'P1')).toBe(false); // x4 is still live
+  });
 });

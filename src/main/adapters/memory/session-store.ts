@@ -21,27 +21,80 @@ export interface PersistedSession {
 
 type Entry = { -readonly [K in keyof SessionRecord]: SessionRecord[K] };
 
+/**
+ * Sessions kept, by what ends them together: observers by group code, auxiliaries by match id. A
+ * match's removal ends its sessions (`end`), and an auxiliary logon checks its match's: without the
+ * index each was a walk over every session, so ending every match (a shutdown, N matches and S
+ * sessions) was N × S (docs/benchmarks.md, issue 28 step 8).
+ */
+class SessionIndex {
+  private readonly sets = new Map<string, Set<Entry>>();
+
+  private keyOf(s: Entry): string {
+    return s.role === 'observer' ? 'g\u0000' + s.groupCode : 'm\u0000' + s.matchId;
+  }
+
+  add(s: Entry): void {
+    const key = this.keyOf(s);
+    const set = this.sets.get(key);
+    if (set) set.add(s);
+    else this.sets.set(key, new Set([s]));
+  }
+
+  remove(s: Entry): void {
+    const key = this.keyOf(s);
+    const set = this.sets.get(key);
+    if (!set) return;
+    set.delete(s);
+    if (set.size === 0) this.sets.delete(key);
+  }
+
+  observersOf(groupCode: string): Set<Entry> | undefined {
+    return this.sets.get('g\u0000' + groupCode);
+  }
+
+  auxiliariesOf(matchId: string): Set<Entry> | undefined {
+    return this.sets.get('m\u0000' + matchId);
+  }
+}
+
 export class MemorySessionStore implements SessionStore {
   private readonly byId = new Map<string, Entry>();
   /** Sessions read from STATE_DIR, by the digest of their id, until a client takes them over. */
   private readonly restored = new Map<string, Entry>();
+  /** The digest a restored session is kept under (its id is unknown until it is taken over). */
+  private readonly digests = new WeakMap<Entry, string>();
+  /** Every session of byId and restored, by group code (observers) and match id (auxiliaries). */
+  private readonly index = new SessionIndex();
   /** Raised by every change (the STATE_DIR adapter writes the table when it moved). */
   version = 0;
 
   constructor(protected readonly windowMs: number) {}
 
   put(session: NewSession): void {
-    this.byId.set(session.id, { ...session, disconnectedAt: null });
+    const before = this.byId.get(session.id);
+    if (before) this.index.remove(before);
+    const entry: Entry = { ...session, disconnectedAt: null };
+    this.byId.set(session.id, entry);
+    this.index.add(entry);
     this.version++;
   }
 
   /** The check and the write are one synchronous step: atomic in this process. */
   putAuxiliary(session: NewSession): boolean {
-    for (const s of this.byId.values()) {
-      if (s.role === 'auxiliary' && s.matchId === session.matchId && s.playerId === session.playerId && s.socketId !== null) return false;
+    for (const s of this.index.auxiliariesOf(session.matchId) ?? []) {
+      if (s.playerId === session.playerId && s.socketId !== null && this.byId.get(s.id) === s) return false;
     }
     this.put(session);
     return true;
+  }
+
+  /** Drops a session for good, from wherever it is kept. */
+  private drop(s: Entry): void {
+    if (this.byId.get(s.id) === s) this.byId.delete(s.id);
+    const digest = this.digests.get(s);
+    if (digest !== undefined && this.restored.get(digest) === s) this.restored.delete(digest);
+    this.index.remove(s);
   }
 
   takeOver(presentedId: unknown, newId: string, socketId: string, now: number): TakenOver | undefined {
@@ -52,14 +105,18 @@ export class MemorySessionStore implements SessionStore {
       entry = this.restored.get(digest);
       if (entry) {
         this.restored.delete(digest);
-        if (now - (entry.disconnectedAt ?? now) > this.windowMs) return undefined;
+        this.digests.delete(entry);
+        if (now - (entry.disconnectedAt ?? now) > this.windowMs) {
+          this.index.remove(entry);
+          return undefined;
+        }
         entry.id = presentedId;
         this.byId.set(presentedId, entry);
       }
     }
     if (!entry) return undefined;
     if (entry.disconnectedAt !== null && now - entry.disconnectedAt > this.windowMs) {
-      this.byId.delete(presentedId);
+      this.drop(entry);
       return undefined;
     }
     const previousSocketId = entry.socketId;
@@ -88,21 +145,20 @@ export class MemorySessionStore implements SessionStore {
 
   /** `end` in one synchronous step. */
   endNow(which: SessionEnd): SessionRecord[] {
-    const hit = (s: Entry) => (s.role === 'observer' && which.observersOf !== undefined && s.groupCode === which.observersOf)
-      || (s.role === 'auxiliary' && which.auxiliariesOf !== undefined && s.matchId === which.auxiliariesOf);
-    const ended: SessionRecord[] = [];
-    for (const [id, s] of this.byId) if (hit(s)) { this.byId.delete(id); ended.push(s); }
-    for (const [digest, s] of this.restored) if (hit(s)) { this.restored.delete(digest); ended.push(s); }
+    const ended: Entry[] = [];
+    if (which.observersOf !== undefined) ended.push(...(this.index.observersOf(which.observersOf) ?? []));
+    if (which.auxiliariesOf !== undefined) ended.push(...(this.index.auxiliariesOf(which.auxiliariesOf) ?? []));
+    for (const s of ended) this.drop(s);
     this.version++;
     return ended;
   }
 
   sweep(now: number): void {
-    for (const [id, s] of this.byId) {
-      if (s.disconnectedAt !== null && now - s.disconnectedAt > this.windowMs) this.byId.delete(id);
+    for (const s of this.byId.values()) {
+      if (s.disconnectedAt !== null && now - s.disconnectedAt > this.windowMs) this.drop(s);
     }
-    for (const [digest, s] of this.restored) {
-      if (now - (s.disconnectedAt ?? now) > this.windowMs) this.restored.delete(digest);
+    for (const s of this.restored.values()) {
+      if (now - (s.disconnectedAt ?? now) > this.windowMs) this.drop(s);
     }
   }
 
@@ -140,10 +196,15 @@ export class MemorySessionStore implements SessionStore {
     for (const p of list) {
       if (typeof p.pidHash !== 'string' || (p.role !== 'observer' && p.role !== 'auxiliary')) continue;
       if (now - p.disconnectedAt > this.windowMs) continue;
-      this.restored.set(p.pidHash, {
+      const before = this.restored.get(p.pidHash);
+      if (before) this.drop(before);
+      const entry: Entry = {
         id: '', role: p.role, groupCode: p.groupCode, obsName: p.obsName, matchId: p.matchId, playerId: p.playerId,
         ...(p.seat === 'standby' ? { seat: p.seat } : {}), socketId: null, disconnectedAt: p.disconnectedAt,
-      });
+      };
+      this.restored.set(p.pidHash, entry);
+      this.digests.set(entry, p.pidHash);
+      this.index.add(entry);
       n++;
     }
     this.version++;
