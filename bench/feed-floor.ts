@@ -11,12 +11,11 @@
 //
 // The server runs in a child process pinned to core S, the pollers here on core G. Reports the
 // server's CPU (all its threads, user and kernel from /proc) per poll and per second.
-import { fork } from 'node:child_process';
 import { createApp, listen } from '../src/main/internals/uws.js';
 import { opt } from './lib/args.js';
 import { startFeedPollers } from './lib/feed-pollers.js';
 import { jsonLine, machine, table, writeResults } from './lib/report.js';
-import { pin, threadCpu } from './lib/threads.js';
+import { cpuBetween, forkPinnedServer, threadCpu } from './lib/threads.js';
 
 const M = Number(opt('matches', '200'));
 const DURATION = Number(opt('duration', '20'));
@@ -39,10 +38,7 @@ if (process.argv[2] === 'server') {
   const { port } = await listen(app, '127.0.0.1', 0);
   process.send!({ port });
 } else {
-  const server = fork(new URL(import.meta.url).pathname, ['server', ...process.argv.slice(2)], { execArgv: ['--import', 'tsx'] });
-  const { port } = await new Promise<{ port: number }>((r) => server.once('message', (m) => r(m as { port: number })));
-  pin(server.pid!, SERVER_CORE);
-  pin(process.pid, POLLER_CORE);
+  const { child: server, port } = await forkPinnedServer(import.meta.url, 'server', SERVER_CORE, POLLER_CORE);
   const codes = Array.from({ length: M }, (_, i) => 'F' + i.toString(36).toUpperCase().padStart(5, '0'));
   const pollers = startFeedPollers(`http://127.0.0.1:${port}`, codes);
 
@@ -51,14 +47,7 @@ if (process.argv[2] === 'server') {
   pollers.measuring.on = true;
   await new Promise((r) => setTimeout(r, DURATION * 1000));
   pollers.measuring.on = false;
-  const cpu1 = threadCpu(server.pid!);
-  let user = 0;
-  let kernel = 0;
-  for (const [tid, after] of cpu1) {
-    const before = cpu0.get(tid) ?? { user: 0, kernel: 0 };
-    user += after.user - before.user;
-    kernel += after.kernel - before.kernel;
-  }
+  const { user, kernel } = cpuBetween(cpu0, threadCpu(server.pid!));
   const { ok, notModified, other, errors } = pollers.counts;
   const polls = ok + notModified;
   const result = {

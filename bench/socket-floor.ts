@@ -11,13 +11,12 @@
 // --pin does). Reports the relay's CPU (all its threads, user and kernel from /proc) per observer
 // message and per delivered frame, to set beside bench/broadcast.ts's figures (docs/benchmarks.md,
 // issue 20).
-import { fork } from 'node:child_process';
 import { WebSocket } from 'ws';
 import { recordedMatch } from '../src/tools/recorded-match.js';
 import { createApp, listen } from '../src/main/internals/uws.js';
 import { opt } from './lib/args.js';
 import { jsonLine, machine, table, writeResults } from './lib/report.js';
-import { pin, threadCpu } from './lib/threads.js';
+import { cpuBetween, forkPinnedServer, threadCpu } from './lib/threads.js';
 
 const M = Number(opt('matches', '50'));
 const F = Number(opt('frontends', '2'));
@@ -53,10 +52,7 @@ if (process.argv[2] === 'relay') {
   const { port } = await listen(app, '127.0.0.1', 0);
   process.send!({ port });
 } else {
-  const relay = fork(new URL(import.meta.url).pathname, ['relay', ...process.argv.slice(2)], { execArgv: ['--import', 'tsx'] });
-  const { port } = await new Promise<{ port: number }>((r) => relay.once('message', (m) => r(m as { port: number })));
-  pin(relay.pid!, SERVICE_CORE);
-  pin(process.pid, GENERATOR_CORE);
+  const { child: relay, port } = await forkPinnedServer(import.meta.url, 'relay', SERVICE_CORE, GENERATOR_CORE);
   const texts = recordedMatch().records.map((r) => `42["obs_data",${JSON.stringify(JSON.stringify(r))}]`);
 
   let delivered = 0;
@@ -88,16 +84,9 @@ if (process.argv[2] === 'relay') {
   const cpu0 = threadCpu(relay.pid!);
   const [sent0, delivered0] = [sent, delivered];
   await new Promise((r) => setTimeout(r, DURATION * 1000));
-  const cpu1 = threadCpu(relay.pid!);
+  const { user, kernel } = cpuBetween(cpu0, threadCpu(relay.pid!));
   const messages = sent - sent0;
   const frames = delivered - delivered0;
-  let user = 0;
-  let kernel = 0;
-  for (const [tid, after] of cpu1) {
-    const before = cpu0.get(tid) ?? { user: 0, kernel: 0 };
-    user += after.user - before.user;
-    kernel += after.kernel - before.kernel;
-  }
   const result = {
     M, F, rate: RATE, messagesPerSec: messages / DURATION, framesPerSec: frames / DURATION, delivery: frames / (messages * F),
     cpuPct: ((user + kernel) / DURATION) * 100,

@@ -3,7 +3,7 @@
 // by role: the main thread is the one whose id is the pid; the shard threads are the `shards`
 // busiest of the rest (each runs an event loop the whole time); what remains is V8's platform
 // threads (concurrent GC, compilation) and libuv's pool. Also pins a process to a core (taskset).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 
 /** CPU seconds of one thread: user and kernel. */
@@ -47,4 +47,29 @@ export function breakdown(pid: number, before: Map<number, ThreadCpu>, after: Ma
 /** Pins every thread of `pid` (and the threads they start later) to `cpus` (taskset list, e.g. "0"). */
 export function pin(pid: number, cpus: string): void {
   execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
+}
+
+/** CPU seconds of all the threads between two readings (threadCpu), user and kernel. */
+export function cpuBetween(before: Map<number, ThreadCpu>, after: Map<number, ThreadCpu>): ThreadCpu {
+  let user = 0;
+  let kernel = 0;
+  for (const [tid, a] of after) {
+    const b = before.get(tid) ?? { user: 0, kernel: 0 };
+    user += a.user - b.user;
+    kernel += a.kernel - b.kernel;
+  }
+  return { user, kernel };
+}
+
+/**
+ * A floor benchmark's server: this script (`script`, its import.meta.url) forked again with `role`
+ * first and the same arguments, pinned to `serverCore` once it sent its port; this process pinned
+ * to `generatorCore` (bench/socket-floor.ts, bench/feed-floor.ts).
+ */
+export async function forkPinnedServer(script: string, role: string, serverCore: string, generatorCore: string): Promise<{ child: ChildProcess; port: number }> {
+  const child = fork(new URL(script).pathname, [role, ...process.argv.slice(2)], { execArgv: ['--import', 'tsx'] });
+  const { port } = await new Promise<{ port: number }>((r) => child.once('message', (m) => r(m as { port: number })));
+  pin(child.pid!, serverCore);
+  pin(process.pid, generatorCore);
+  return { child, port };
 }
