@@ -50,9 +50,10 @@ export class OutputDelays {
 
   /** The code's delay in milliseconds (0: none). */
   delayMs(groupCode: string): number {
-    return (this.seconds.get(groupCode) ?? 0) * 1000;
+    return this.secondsOf(groupCode) * 1000;
   }
 
+  /** The code's delay in seconds (0: none). */
   secondsOf(groupCode: string): number {
     return this.seconds.get(groupCode) ?? 0;
   }
