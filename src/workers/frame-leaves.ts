@@ -5,6 +5,8 @@
 // allocation). Cached subtrees count by their root object (their text is the dirty marks' business);
 // what the serializer writes with JSON.stringify (open objects, values of another type than the
 // schema's) by that text; tags mark arrays, objects and maps, so that equal sequences are equal text.
+// A volatile member (a scalar the serializer writes as a segment of its own) counts by its holder
+// object and whether it is there, not by its value.
 
 type Schema = {
   type?: string | string[];
@@ -12,6 +14,9 @@ type Schema = {
   additionalProperties?: boolean | Schema;
   items?: Schema;
 };
+
+/** Whether the member `name` of objects of `schema` is a volatile member (wire-serializer.ts): not a leaf of the skeleton. */
+export type Volatile = (schema: Schema, name: string) => boolean;
 
 let counter = 0;
 const fresh = (base: string) => `${base}${counter++}`;
@@ -30,32 +35,39 @@ function leaf(v: unknown): unknown {
  * (and storing the new ones there): each leaf, each cached subtree's root object (its text is the
  * cache's business), and tags for the structure, so that equal sequences serialize to equal text.
  */
-function genLeaves(schema: Schema, v: string, cached: (s: Schema) => boolean, root = false): string {
+function genLeaves(schema: Schema, v: string, cached: (s: Schema) => boolean, volatile: Volatile, root = false): string {
   const L = (x: string) => `{ const y = ${x}; if (p[i] !== y) { same = false; p[i] = y; } i++; }`;
   if (!root && cached(schema)) return L(v);
   const type = schema.type;
   if (type === 'array' && schema.items) {
     const k = fresh('i'), x = fresh('x');
-    return `if (!Array.isArray(${v})) ${L(`leaf(${v})`)} else { ${L('ARR')} ${L(`${v}.length`)} for (let ${k} = 0; ${k} < ${v}.length; ${k}++) { const ${x} = ${v}[${k}]; if (${x} === undefined || ${x} === null) { ${L(x)} continue; } ${genLeaves(schema.items, x, cached)} } }`;
+    return `if (!Array.isArray(${v})) ${L(`leaf(${v})`)} else { ${L('ARR')} ${L(`${v}.length`)} for (let ${k} = 0; ${k} < ${v}.length; ${k}++) { const ${x} = ${v}[${k}]; if (${x} === undefined || ${x} === null) { ${L(x)} continue; } ${genLeaves(schema.items, x, cached, volatile)} } }`;
   }
   if (type === 'object' && schema.additionalProperties !== true && schema.properties) {
     let code = `if (${v} === null || typeof ${v} !== 'object') ${L(`leaf(${v})`)} else { ${L('OBJ')}`;
     for (const [name, prop] of Object.entries(schema.properties)) {
       if (name.startsWith('\u0000')) continue; // serverTime: the frame's tail, written anew every time
       const x = fresh('x');
-      code += ` const ${x} = ${v}[${JSON.stringify(name)}]; if (${x} === undefined || ${x} === null) ${L(x)} else { ${genLeaves(prop, x, cached)} }`;
+      if (volatile(schema, name)) {
+        // A member written as a segment of its own, from its holder's current value (wire-serializer.ts):
+        // what the skeleton depends on is the holder (the object the value is read from) and whether
+        // the member is there at all.
+        code += ` ${L(v)} ${L(`${v}[${JSON.stringify(name)}] === undefined`)}`;
+        continue;
+      }
+      code += ` const ${x} = ${v}[${JSON.stringify(name)}]; if (${x} === undefined || ${x} === null) ${L(x)} else { ${genLeaves(prop, x, cached, volatile)} }`;
     }
     return code + ' }';
   }
   if (type === 'object' && typeof schema.additionalProperties === 'object') {
     const k = fresh('k'), x = fresh('x');
-    return `if (${v} === null || typeof ${v} !== 'object') ${L(`leaf(${v})`)} else { ${L('OBJ')} for (const ${k} of Object.keys(${v})) { const ${x} = ${v}[${k}]; if (${x} === undefined) continue; ${L(k)} if (${x} === null) ${L('null')} else { ${genLeaves(schema.additionalProperties, x, cached)} } } ${L('END')} }`;
+    return `if (${v} === null || typeof ${v} !== 'object') ${L(`leaf(${v})`)} else { ${L('OBJ')} for (const ${k} of Object.keys(${v})) { const ${x} = ${v}[${k}]; if (${x} === undefined) continue; ${L(k)} if (${x} === null) ${L('null')} else { ${genLeaves(schema.additionalProperties, x, cached, volatile)} } } ${L('END')} }`;
   }
   return L(`leaf(${v})`); // a scalar, or an open object (JSON.stringify'd by the serializer: compared by that text)
 }
 
 /** (value, previous leaves) => whether the frame outside cached subtrees shows the same values; `p` then holds the new ones. */
-export function compileLeaves(schema: Schema, cached: (s: Schema) => boolean): (value: unknown, p: unknown[]) => boolean {
-  const body = `let i = 0; let same = true; ${genLeaves(schema, 'value', cached, true)} if (p.length !== i) { same = false; p.length = i; } return same;`;
+export function compileLeaves(schema: Schema, cached: (s: Schema) => boolean, volatile: Volatile = () => false): (value: unknown, p: unknown[]) => boolean {
+  const body = `let i = 0; let same = true; ${genLeaves(schema, 'value', cached, volatile, true)} if (p.length !== i) { same = false; p.length = i; } return same;`;
   return new Function('leaf', 'ARR', 'OBJ', 'END', `return function sameLeaves(value, p) { ${body} };`)(leaf, ARR, OBJ, END) as (value: unknown, p: unknown[]) => boolean;
 }

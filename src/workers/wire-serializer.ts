@@ -83,8 +83,16 @@ function flat(s: string): string {
  */
 let collecting: FrameLayout | null = null;
 
-/** While collecting: the serializer of each segment's subtree (null for text between subtrees), for the frames made from a skeleton. */
+/**
+ * While collecting, for the frames made from a skeleton: each segment's serializer (null for text
+ * between subtrees; a cached subtree's serializer takes the subtree, a volatile member's takes its
+ * holder) and its kind.
+ */
 let collectingFns: (((v: unknown) => string) | null)[] = [];
+let collectingKinds: SegmentKind[] = [];
+
+/** Text between subtrees, a cached subtree's text, a volatile member's value. */
+const enum SegmentKind { Gap, Subtree, Volatile }
 
 function addSegment(layout: FrameLayout, key: object | null, text: string, bytes: number): void {
   layout.keys.push(key);
@@ -121,6 +129,39 @@ function cachedSerializer(serialize: (v: unknown) => string): (o: string, v: unk
     if (t.bytes < 0) t.bytes = Buffer.byteLength(t.text);
     addSegment(layout, v, t.text, t.bytes);
     collectingFns.push(null, serialize);
+    collectingKinds.push(SegmentKind.Gap, SegmentKind.Subtree);
+    return '';
+  };
+}
+
+/**
+ * Volatile members: scalars outside the cached subtrees that change with most messages, so that a
+ * frame whose only other change is in a subtree would otherwise be serialized whole (a team's
+ * `spentThisRound` changes with most scoreboard messages of a buy phase: a third of the recorded
+ * match's frames). While a frame's layout is collected, such a member's value is a segment of its
+ * own, keyed by its holder (the object it is read from), which a frame from the skeleton writes
+ * anew from the holder's current value; the skeleton depends on the holder, not the value
+ * (./frame-leaves.ts).
+ */
+const volatileMembers = new Map<Schema, Set<string>>([[teamSchema as Schema, new Set(['spentThisRound'])]]);
+const volatileFns: ((o: string, holder: Record<string, unknown>) => string)[] = [];
+const isVolatile = (schema: Schema, name: string): boolean => volatileMembers.get(schema)?.has(name) === true;
+
+/** The writer of one volatile member (`o`: the output so far), its value serialized by `serialize`. */
+function volatileSerializer(name: string, serialize: (v: unknown) => string): (o: string, holder: Record<string, unknown>) => string {
+  const text = (holder: unknown): string => {
+    const x = (holder as Record<string, unknown>)[name];
+    return x === null ? 'null' : serialize(x);
+  };
+  return (o, holder) => {
+    const t = text(holder);
+    const layout = collecting;
+    if (layout === null) return o + t;
+    const gap = flat(o);
+    addSegment(layout, null, gap, Buffer.byteLength(gap));
+    addSegment(layout, holder, t, Buffer.byteLength(t));
+    collectingFns.push(null, text);
+    collectingKinds.push(SegmentKind.Gap, SegmentKind.Volatile);
     return '';
   };
 }
@@ -153,6 +194,11 @@ function gen(schema: Schema, v: string, root = false): string {
       // argument, named by the rest (serverTime).
       const read = name.startsWith('\u0000') ? 'extra' : `${v}[${JSON.stringify(name)}]`;
       const key = keyLiteral(name.startsWith('\u0000') ? name.slice(1) : name);
+      if (!uncached && isVolatile(schema, name)) {
+        volatileFns.push(volatileSerializer(name, compile(prop, true)));
+        code += ` if (${read} !== undefined) { o += ${sep} + ${key}; ${sep} = ','; o = vol[${volatileFns.length - 1}](o, ${v}); }`;
+        continue;
+      }
       code += ` const ${x} = ${read}; if (${x} !== undefined) { o += ${sep} + ${key}; ${sep} = ','; if (${x} === null) o += 'null'; else { ${gen(prop, x)} } }`;
     }
     return code + ` o += '}'; }`;
@@ -177,7 +223,7 @@ export function compileEscaped(schema: Schema, cache: Schema[] = []): (value: un
 
 function compile(schema: Schema, root: boolean): (value: unknown) => string {
   const body = `let o = ''; ${gen(schema, 'value', root)} return o;`;
-  return new Function('str', 'num', 'bool', 'any', 'cached', `return function serializeEscaped(value, extra) { ${body} };`)(str, num, bool, any, cachedFns) as (value: unknown) => string;
+  return new Function('str', 'num', 'bool', 'any', 'cached', 'vol', `return function serializeEscaped(value, extra) { ${body} };`)(str, num, bool, any, cachedFns, volatileFns) as (value: unknown) => string;
 }
 
 
@@ -193,7 +239,7 @@ const serializeFrame = compileEscaped(frameSchema, [
   teamProperties.moneyRecord,
   toolsSchema as Schema,
 ]) as (state: unknown, serverTime?: number) => string;
-const sameLeaves = compileLeaves(frameSchema, (sub) => cachedSchemas.has(sub));
+const sameLeaves = compileLeaves(frameSchema, (sub) => cachedSchemas.has(sub), isVolatile);
 
 const PREFIX = '42["match_data","';
 const SUFFIX = '"]';
@@ -254,7 +300,7 @@ export function wireSerializeFrame(m: Match, serverTime: number): { wire: string
 export function wireSerializeLayout(m: Match, serverTime: number): FrameLayout {
   const state = m.snapshot();
   let skeleton = skeletons.get(state);
-  if (skeleton === undefined) skeletons.set(state, (skeleton = { leaves: [], layout: null, fns: [], tailHead: '' }));
+  if (skeleton === undefined) skeletons.set(state, (skeleton = { leaves: [], layout: null, fns: [], kinds: [], tailHead: '' }));
   if (sameLeaves(state, skeleton.leaves) && skeleton.layout !== null) {
     skeletonFrames++;
     return fromSkeleton(skeleton, serverTime);
@@ -263,6 +309,7 @@ export function wireSerializeLayout(m: Match, serverTime: number): FrameLayout {
   const layout = emptyLayout();
   collecting = layout;
   collectingFns = [];
+  collectingKinds = [];
   let rest: string;
   try {
     rest = serializeFrame(state, serverTime);
@@ -284,9 +331,11 @@ export function wireSerializeLayout(m: Match, serverTime: number): FrameLayout {
     // The text between subtrees only: the subtrees' texts of this frame are not kept alive by it.
     skeleton.layout = { keys: layout.keys.slice(), texts: layout.texts.map((t, k) => (layout.keys[k] === null ? t : '')), offsets: [], bytes: layout.bytes.slice(), total: 0 };
     skeleton.fns = collectingFns;
+    skeleton.kinds = collectingKinds;
     skeleton.tailHead = rest.slice(0, cut);
   }
   collectingFns = [];
+  collectingKinds = [];
   return layout;
 }
 
@@ -300,6 +349,7 @@ interface Skeleton {
   /** Its layout without the subtrees' texts (null: none to reuse), each segment's subtree serializer, its tail up to serverTime's value. */
   layout: FrameLayout | null;
   fns: (((v: unknown) => string) | null)[];
+  kinds: SegmentKind[];
   tailHead: string;
 }
 const skeletons = new WeakMap<object, Skeleton>();
@@ -316,6 +366,11 @@ function fromSkeleton(skeleton: Skeleton, serverTime: number): FrameLayout {
     const key = prev.keys[k];
     if (key === null) {
       addSegment(layout, null, prev.texts[k], prev.bytes[k]);
+      continue;
+    }
+    if (skeleton.kinds[k] === SegmentKind.Volatile) {
+      const text = skeleton.fns[k]!(key);
+      addSegment(layout, key, text, Buffer.byteLength(text));
       continue;
     }
     let t = subtreeTexts.get(key);
