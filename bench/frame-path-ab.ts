@@ -3,8 +3,11 @@
 // makes its own frame on the leading edge): the layout (wireSerializeLayout) and the delta from the
 // previous layout (layoutDelta), CPU time per frame. The builds of several trees are loaded side by
 // side and alternated round by round (the machine's noise hits both alike); medians of the rounds.
+// `--matches N` runs N copies of the match, each message applied to every copy in turn: between two
+// frames of one match the others' frames went by, so its state and texts are out of the caches as at
+// game pace with N matches on a shard (the figures of one match are those of warm caches).
 //
-//   npx tsx bench/frame-path-ab.ts --trees <before tree>,. [--rounds 15]
+//   npx tsx bench/frame-path-ab.ts --trees <before tree>,. [--rounds 15] [--matches 1]
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { recordedMatch } from '#built/tools/recorded-match.js';
@@ -12,6 +15,7 @@ import { opt } from './lib/args.js';
 
 const TREES = opt('trees', '.').split(',').map((t) => path.resolve(t));
 const ROUNDS = Number(opt('rounds', '15'));
+const MATCHES = Number(opt('matches', '1'));
 const replay = recordedMatch();
 const raws = replay.records.map((r) => JSON.stringify(r));
 const h = replay.header;
@@ -32,23 +36,26 @@ const cpu = () => { const c = process.cpuUsage(); return c.user + c.system; };
 
 /** One pass over the recorded match: µs per frame for the layout and for the delta. */
 function round(api: Api): { layout: number; delta: number; frames: number } {
-  const m = api.Match.create({ groupCode: h.groupCode, leftTeam: h.leftTeam, rightTeam: h.rightTeam, organizationId: '', isSupporter: false }, Number(replay.records[0].timestamp), { sponsorLogoUrl: 'x' });
-  let prev: unknown = null;
+  const ms = Array.from({ length: MATCHES }, () => api.Match.create({ groupCode: h.groupCode, leftTeam: h.leftTeam, rightTeam: h.rightTeam, organizationId: '', isSupporter: false }, Number(replay.records[0].timestamp), { sponsorLogoUrl: 'x' }));
+  const prev: unknown[] = ms.map(() => null);
   let layoutUs = 0, deltaUs = 0, frames = 0;
   for (const raw of raws) {
-    const env = JSON.parse(raw) as { timestamp: number };
-    const ev = m.eventNumber;
-    m.apply(env, env.timestamp);
-    if (m.eventNumber === ev) continue;
-    const t0 = cpu();
-    const layout = api.wireSerializeLayout(m, env.timestamp);
-    const t1 = cpu();
-    if (prev !== null) api.layoutDelta(prev, layout);
-    const t2 = cpu();
-    layoutUs += t1 - t0; deltaUs += t2 - t1; frames++;
-    prev = layout;
+    for (let i = 0; i < MATCHES; i++) {
+      const m = ms[i];
+      const env = JSON.parse(raw) as { timestamp: number };
+      const ev = m.eventNumber;
+      m.apply(env, env.timestamp);
+      if (m.eventNumber === ev) continue;
+      const t0 = cpu();
+      const layout = api.wireSerializeLayout(m, env.timestamp);
+      const t1 = cpu();
+      if (prev[i] !== null) api.layoutDelta(prev[i], layout);
+      const t2 = cpu();
+      layoutUs += t1 - t0; deltaUs += t2 - t1; frames++;
+      prev[i] = layout;
+    }
   }
-  return { layout: layoutUs / frames, delta: deltaUs / frames, frames };
+  return { layout: layoutUs / frames, delta: deltaUs / frames, frames: frames / MATCHES };
 }
 
 const apis = await Promise.all(TREES.map(load));
@@ -58,6 +65,6 @@ const med = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1];
 TREES.forEach((tree, k) => {
   const rs = results[k];
   const layout = med(rs.map((x) => x.layout)), delta = med(rs.map((x) => x.delta)), both = med(rs.map((x) => x.layout + x.delta));
-  console.log(JSON.stringify({ bench: 'frame-path-ab', tree, frames: rs[0].frames, layoutUs: +layout.toFixed(2), deltaUs: +delta.toFixed(2), frameUs: +both.toFixed(2), rounds: rs.map((x) => +(x.layout + x.delta).toFixed(1)) }));
+  console.log(JSON.stringify({ bench: 'frame-path-ab', tree, matches: MATCHES, frames: rs[0].frames, layoutUs: +layout.toFixed(2), deltaUs: +delta.toFixed(2), frameUs: +both.toFixed(2), rounds: rs.map((x) => +(x.layout + x.delta).toFixed(1)) }));
 });
 process.exit(0);

@@ -357,33 +357,47 @@ const skeletons = new WeakMap<object, Skeleton>();
 /** Frames made from a skeleton (tests and benchmarks read it). */
 export let skeletonFrames = 0;
 
-/** The frame from the state's skeleton: its text between subtrees as before, each subtree's current text, a new tail. */
+/**
+ * The frame from the state's skeleton: its text between subtrees as before, each subtree's current
+ * text, each volatile member's value, a new tail. The layout's arrays are copies of the skeleton's
+ * (its keys are the skeleton's own, never changed), patched where a segment is not a gap: no array
+ * grows segment by segment.
+ */
 function fromSkeleton(skeleton: Skeleton, serverTime: number): FrameLayout {
   const prev = skeleton.layout!;
-  const layout = emptyLayout();
-  const last = prev.keys.length - 1;
+  const keys = prev.keys;
+  const last = keys.length - 1;
+  const texts = prev.texts.slice();
+  const bytes = prev.bytes.slice();
+  const offsets = prev.bytes.slice();
+  let total = 0;
   for (let k = 0; k < last; k++) {
-    const key = prev.keys[k];
-    if (key === null) {
-      addSegment(layout, null, prev.texts[k], prev.bytes[k]);
-      continue;
+    const key = keys[k];
+    if (key !== null) {
+      if (skeleton.kinds[k] === SegmentKind.Volatile) {
+        const text = skeleton.fns[k]!(key);
+        texts[k] = text;
+        bytes[k] = Buffer.byteLength(text);
+      } else {
+        let t = subtreeTexts.get(key);
+        if (t === undefined) {
+          t = { text: flat(skeleton.fns[k]!(key)), bytes: -1 };
+          subtreeTexts.set(key, t);
+        }
+        if (t.bytes < 0) t.bytes = Buffer.byteLength(t.text);
+        texts[k] = t.text;
+        bytes[k] = t.bytes;
+      }
     }
-    if (skeleton.kinds[k] === SegmentKind.Volatile) {
-      const text = skeleton.fns[k]!(key);
-      addSegment(layout, key, text, Buffer.byteLength(text));
-      continue;
-    }
-    let t = subtreeTexts.get(key);
-    if (t === undefined) {
-      t = { text: flat(skeleton.fns[k]!(key)), bytes: -1 };
-      subtreeTexts.set(key, t);
-    }
-    if (t.bytes < 0) t.bytes = Buffer.byteLength(t.text);
-    addSegment(layout, key, t.text, t.bytes);
+    offsets[k] = total;
+    total += bytes[k];
   }
   const tail = flat(skeleton.tailHead + num(serverTime) + '}' + SUFFIX);
-  addSegment(layout, null, tail, Buffer.byteLength(tail));
-  return layout;
+  texts[last] = tail;
+  bytes[last] = Buffer.byteLength(tail);
+  offsets[last] = total;
+  total += bytes[last];
+  return { keys, texts, offsets, bytes, total };
 }
 
 /**
