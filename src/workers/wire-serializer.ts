@@ -18,7 +18,10 @@
 // The rest of a frame (~1.5 kB: top-level members, team scalars, text between subtrees) is kept per
 // state as its previous frame's layout, reused with each subtree's current text and a new serverTime
 // while no value there changed (./frame-leaves.ts compares ~150 of them; issue 28). A comparison, not
-// marks: some forty rule sites in ten files write them, and a forgotten mark is a stale frame.
+// marks: some forty rule sites in ten files write them, and a forgotten mark is a stale frame. A
+// volatile member (a team's spentThisRound, which most scoreboard messages of a buy phase change) is
+// a segment of its own, written anew from its holder in every frame, so that its change alone does
+// not make the whole frame again.
 import type { FrameLayout } from '../codec/layout-delta.js';
 import { matchDataSchema, playerSchema, teamSchema, toolsSchema } from '../schemas/match-data.js';
 import { compileLeaves } from './frame-leaves.js';

@@ -73,4 +73,32 @@ describe('frames from the previous frame outside the cached subtrees', () => {
     expect(text).toBe(wire.wireSerializeFromScratch(m, 4));
     expect(text).toContain('12345');
   });
+
+  it('writes a team\'s spentThisRound (a volatile member) anew in a frame from the skeleton, and sees its team replaced', () => {
+    const { m, records } = newMatch();
+    for (const r of records.slice(0, 600)) m.apply(r, Number(r.timestamp));
+    const state = m.snapshot() as unknown as { teams: Record<string, unknown>[] };
+    wire.wireSerializeLayout(m, 1);
+    // Only the volatile member changed: the frame comes from the skeleton, with the new value.
+    state.teams[0].spentThisRound = 987654;
+    let before = wire.skeletonFrames;
+    let text = joined(wire.wireSerializeLayout(m, 2));
+    expect(wire.skeletonFrames).toBe(before + 1);
+    expect(text).toBe(wire.wireSerializeFromScratch(m, 2));
+    expect(text).toContain('987654');
+    // The team replaced by a copy (another holder): not the skeleton, which would read the old team.
+    state.teams[1] = { ...state.teams[1], spentThisRound: 424242 };
+    before = wire.skeletonFrames;
+    text = joined(wire.wireSerializeLayout(m, 3));
+    expect(wire.skeletonFrames).toBe(before);
+    expect(text).toBe(wire.wireSerializeFromScratch(m, 3));
+    expect(text).toContain('424242');
+    // The member gone (undefined: omitted) and back: other layouts, each equal to a from-scratch one.
+    delete state.teams[0].spentThisRound;
+    text = joined(wire.wireSerializeLayout(m, 4));
+    expect(text).toBe(wire.wireSerializeFromScratch(m, 4));
+    expect(text).not.toContain('987654');
+    state.teams[0].spentThisRound = 5;
+    expect(joined(wire.wireSerializeLayout(m, 5))).toBe(wire.wireSerializeFromScratch(m, 5));
+  });
 });
