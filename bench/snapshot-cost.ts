@@ -4,7 +4,8 @@
 // the snapshot that holds the frame's string literal as it is (version 2), restores of both, and
 // their sizes. `npx tsx bench/snapshot-cost.ts`
 import { Match } from '#built/workers/match/match.js';
-import { frameLiteralOfWire, stateJsonOfWire, wireSerializeMatch } from '#built/workers/wire-serializer.js';
+import { wireSerializeMatch } from '#built/workers/wire-serializer.js';
+import { frameLiteralOfWire, stateJsonOfWire } from '#built/workers/wire-text.js';
 import { recordedMatch } from '#built/tools/recorded-match.js';
 
 const replay = recordedMatch();

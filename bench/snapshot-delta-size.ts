@@ -6,7 +6,8 @@
 // bytes a match writes per second both ways. One process, no service: `npx tsx bench/snapshot-delta-size.ts`
 import { deflateRawSync } from 'node:zlib';
 import { Match } from '#built/workers/match/match.js';
-import { frameLiteralOfWire, wireSerializeMatch } from '#built/workers/wire-serializer.js';
+import { wireSerializeMatch } from '#built/workers/wire-serializer.js';
+import { frameLiteralOfWire } from '#built/workers/wire-text.js';
 import { recordedMatch } from '#built/tools/recorded-match.js';
 import { opt } from './lib/args.js';
 import { jsonLine, table } from './lib/report.js';

@@ -1,13 +1,10 @@
 // The match_data WebSocket message, serialized in one pass.
 //
-// A frame travels as 42["match_data","<the frame's JSON, escaped as a JSON string>"] (the overlay
-// JSON.parses the string argument, docs/client-contract.md 1.2). Serializing to JSON and then escaping that
-// text with JSON.stringify walks 15 KB twice; this serializer is compiled once from the same
-// schema as the JSON serializer (src/schemas/match-data.ts) and writes the escaped form directly:
-// member names are escaped at compile time, plain string values only need their quotes escaped.
-// Semantics follow JSON.stringify (undefined members omitted, non-finite numbers as null; open
-// objects are passed through JSON.stringify as received). test/workers/wire-serializer.test.ts checks it
-// over every state of the recorded match.
+// A frame's JSON travels escaped as one string (./wire-text.ts). Serializing to JSON and then escaping
+// that text walks 15 KB twice; this serializer is compiled once from the same schema as the JSON
+// serializer (src/schemas/match-data.ts) and writes the escaped form directly (./escaped-json.ts;
+// member names escaped at compile time, undefined members omitted).
+// test/workers/wire-serializer.test.ts checks it over every state of the recorded match.
 //
 // Most of a frame does not change from one frame to the next: a player's card, the round records,
 // the economy records, the tools. Those subtrees are cached: their escaped text is kept, keyed by the subtree's root
@@ -24,7 +21,9 @@
 // not make the whole frame again.
 import type { FrameLayout } from '../codec/layout-delta.js';
 import { matchDataSchema, playerSchema, teamSchema, toolsSchema } from '../schemas/match-data.js';
+import { any, bool, flat, keyLiteral, num, str } from './escaped-json.js';
 import { compileLeaves } from './frame-leaves.js';
+import { PREFIX, SUFFIX } from './wire-text.js';
 import { subtreeTexts } from './match/dirty.js';
 import type { Match } from './match/match.js';
 
@@ -35,50 +34,8 @@ type Schema = {
   items?: Schema;
 };
 
-/** Characters that make a string's JSON form differ from '"' + s + '"'. */
-const SPECIAL = /["\\\u0000-\u001f\ud800-\udfff]/;
-const QUOTE_OR_BACKSLASH = /["\\]/;
-
-/** JSON text escaped for use inside a JSON string. */
-function escapeJson(json: string): string {
-  return QUOTE_OR_BACKSLASH.test(json) ? JSON.stringify(json).slice(1, -1) : json;
-}
-
-/** Any value, as JSON.stringify writes it, escaped. */
-function any(v: unknown): string {
-  const json = JSON.stringify(v);
-  return json === undefined ? 'null' : escapeJson(json);
-}
-
-function str(v: unknown): string {
-  if (typeof v !== 'string') return any(v);
-  return SPECIAL.test(v) ? escapeJson(JSON.stringify(v)) : '\\"' + v + '\\"';
-}
-
-function num(v: unknown): string {
-  if (typeof v !== 'number') return any(v);
-  return Number.isFinite(v) ? '' + v : 'null';
-}
-
-function bool(v: unknown): string {
-  return v === true ? 'true' : v === false ? 'false' : any(v);
-}
-
-/** Escaped `"name":` as a JS string literal. */
-const keyLiteral = (name: string) => JSON.stringify(escapeJson(JSON.stringify(name)) + ':');
-
 let counter = 0;
 const fresh = (base: string) => `${base}${counter++}`;
-
-/**
- * A string built by many `+=` is a tree of pieces (a V8 cons string); every later read of it
- * (Buffer.from, postMessage, being part of a larger string) walks that tree again. Converting it
- * to a number makes V8 flatten it in place once (the trick of the flatstr package).
- */
-function flat(s: string): string {
-  void ((s as unknown as number) | 0);
-  return s;
-}
 
 /**
  * The frame being serialized with its layout (wireSerializeFrame), or null: cached subtrees then
@@ -244,36 +201,9 @@ const serializeFrame = compileEscaped(frameSchema, [
 ]) as (state: unknown, serverTime?: number) => string;
 const sameLeaves = compileLeaves(frameSchema, (sub) => cachedSchemas.has(sub), isVolatile);
 
-const PREFIX = '42["match_data","';
-const SUFFIX = '"]';
-
 /** The match_data WebSocket message text of the match's current state. */
 export function wireSerializeMatch(m: Match, serverTime: number): string {
   return flat(PREFIX + serializeFrame(m.snapshot(), serverTime) + SUFFIX);
-}
-
-const SERVER_TIME_MEMBER = ',"serverTime":';
-
-/**
- * The JSON text of the state a frame's message text shows (the frame without serverTime, its last
- * member): the message's string argument unescaped by JSON.parse, serverTime cut off. The same
- * values as JSON.stringify(m.snapshot()) gives, members in the schema's order.
- */
-export function stateJsonOfWire(wire: string): string {
-  if (!wire.startsWith(PREFIX) || !wire.endsWith(SUFFIX)) throw new Error('not a match_data message');
-  const json = JSON.parse(wire.slice(PREFIX.length - 1, wire.length - SUFFIX.length + 1)) as string;
-  const cut = json.lastIndexOf(SERVER_TIME_MEMBER);
-  if (cut < 0 || !/^-?[0-9.e+-]+}$/.test(json.slice(cut + SERVER_TIME_MEMBER.length))) throw new Error('a match_data frame without serverTime last');
-  return json.slice(0, cut) + '}';
-}
-
-/**
- * The string literal of a frame's message text, `42["match_data",<literal>]`: a JSON string whose
- * value is the frame's JSON (a version 2 snapshot's state, src/workers/match/snapshot.ts).
- */
-export function frameLiteralOfWire(wire: string): string {
-  if (!wire.startsWith(PREFIX) || !wire.endsWith(SUFFIX)) throw new Error('not a match_data message');
-  return wire.slice(PREFIX.length - 1, wire.length - SUFFIX.length + 1);
 }
 
 /** Where a frame's text comes from, for the delta against the next frame (src/codec/layout-delta.ts). */

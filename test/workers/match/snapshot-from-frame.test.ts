@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { Match } from '../../../src/workers/match/match.js';
 import { serializeMatch } from '../../../src/workers/match/serialize.js';
-import { frameLiteralOfWire, stateJsonOfWire, wireSerializeMatch } from '../../../src/workers/wire-serializer.js';
+import { wireSerializeMatch } from '../../../src/workers/wire-serializer.js';
+import { frameLiteralOfWire, stateJsonOfWire } from '../../../src/workers/wire-text.js';
 import { loadReplay, logon, recordedMatchAtStart, SETTINGS, T0 } from '../../helpers/engine.js';
 
 // Pure CPU over every message of the recorded match: seconds alone, far more beside other test files on a
