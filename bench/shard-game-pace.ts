@@ -9,7 +9,7 @@
 // snapshot round makes (issue 28). `--clone` structured-clones every output as a thread's
 // postMessage would (its serializing half; the main thread pays about as much again to read it).
 //
-//   npx tsx bench/shard-game-pace.ts [--matches 50] [--rate 3] [--seconds 20] [--rounds 5] [--trees /tmp/before,.] [--clone]
+//   npx tsx bench/shard-game-pace.ts [--matches 50] [--rate 3] [--seconds 20] [--rounds 5] [--trees /tmp/before,.] [--clone] [--snapshot-ms 1000]
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { recordedMatch } from '#built/tools/recorded-match.js';
@@ -21,6 +21,8 @@ const RATE = Number(opt('rate', '3'));
 const SECONDS = Number(opt('seconds', '20'));
 const ROUNDS = Number(opt('rounds', '5'));
 const CLONE = flag('clone');
+/** The snapshot rounds' interval (the service's default 1,000; 0: never, to see what they cost). */
+const SNAPSHOT_MS = Number(opt('snapshot-ms', '1000'));
 
 const replay = recordedMatch();
 const h = replay.header as unknown as Record<string, unknown>;
@@ -41,7 +43,7 @@ async function load(tree: string): Promise<Tree> {
   const t: Tree = { tree, run: () => undefined, cycle: () => undefined, next: [], outputs: 0 };
   const shard = new Shard({
     shard: 0, intervalMs: 100, inactivityMs: 3_600_000, trustReplayTimestamps: false, sponsorLogoUrl: '', recordReplays: false,
-    replayDir: '', serviceVersion: 'bench', compression: true, frameSerializer: 'wire', snapshotIntervalMs: 1000,
+    replayDir: '', serviceVersion: 'bench', compression: true, frameSerializer: 'wire', snapshotIntervalMs: SNAPSHOT_MS > 0 ? SNAPSHOT_MS : Number.MAX_SAFE_INTEGER,
   }, (out: unknown) => { t.outputs++; if (CLONE) structuredClone(out); });
   shard.scheduler.stop(); // no real timers: every frame here is a leading edge, the cycle sends the rest
   t.run = (cmds) => runBatch(shard, cmds);
@@ -100,6 +102,6 @@ const med = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1];
 trees.forEach((t, k) => {
   const per = results[k].map((x) => x.perMsg);
   const cyc = results[k].map((x) => x.cyclesPerMsg);
-  console.log(JSON.stringify({ bench: 'shard-game-pace', tree: t.tree, M, rate: RATE, seconds: SECONDS, usPerMsg: +med(per).toFixed(1), usPerMsgMin: +Math.min(...per).toFixed(1), cyclesUsPerMsg: +med(cyc).toFixed(1), cycleMaxMs: +med(results[k].map((x) => x.cycleMaxMs)).toFixed(1), cycleP99Ms: +med(results[k].map((x) => x.cycleP99Ms)).toFixed(1), clone: CLONE, rounds: per.map((x) => +x.toFixed(1)) }));
+  console.log(JSON.stringify({ bench: 'shard-game-pace', tree: t.tree, M, rate: RATE, seconds: SECONDS, usPerMsg: +med(per).toFixed(1), usPerMsgMin: +Math.min(...per).toFixed(1), cyclesUsPerMsg: +med(cyc).toFixed(1), cycleMaxMs: +med(results[k].map((x) => x.cycleMaxMs)).toFixed(1), cycleP99Ms: +med(results[k].map((x) => x.cycleP99Ms)).toFixed(1), clone: CLONE, snapshotMs: SNAPSHOT_MS, rounds: per.map((x) => +x.toFixed(1)) }));
 });
 process.exit(0);
