@@ -1,7 +1,8 @@
 // Values written as JSON text escaped for use inside a JSON string (a match_data frame's one string
 // argument, ./wire-serializer.ts): what its compiled serializers call for each value. Semantics
 // follow JSON.stringify (undefined as null here: the caller omits undefined members; non-finite
-// numbers as null; objects through JSON.stringify).
+// numbers as null; objects through JSON.stringify). And flat(), which the serializer applies to the
+// texts it keeps (a string built by `+=` is read many times after).
 
 /** Characters that make a string's JSON form differ from '"' + s + '"'. */
 const SPECIAL = /["\\\u0000-\u001f\ud800-\udfff]/;
