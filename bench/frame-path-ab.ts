@@ -24,21 +24,26 @@ interface Api {
   Match: { create(logon: unknown, now: number, opts: unknown): { apply(env: unknown, ts: number): unknown; eventNumber: number } };
   wireSerializeLayout(m: unknown, serverTime: number): unknown;
   layoutDelta(prev: unknown, next: unknown): Uint8Array | null;
+  /** Frames made from the skeleton so far (the module's live counter). */
+  skeletonFrames(): number;
 }
 
 async function load(tree: string): Promise<Api> {
   const imp = (p: string) => import(pathToFileURL(path.join(tree, 'dist', p)).href);
-  const [{ Match }, { wireSerializeLayout }, { layoutDelta }] = await Promise.all([imp('workers/match/match.js'), imp('workers/wire-serializer.js'), imp('codec/layout-delta.js')]);
-  return { Match, wireSerializeLayout, layoutDelta };
+  const [{ Match }, wire, { layoutDelta }] = await Promise.all([imp('workers/match/match.js'), imp('workers/wire-serializer.js'), imp('codec/layout-delta.js')]);
+  return { Match, wireSerializeLayout: wire.wireSerializeLayout, layoutDelta, skeletonFrames: () => wire.skeletonFrames ?? 0 };
 }
 
 const cpu = () => { const c = process.cpuUsage(); return c.user + c.system; };
 
-/** One pass over the recorded match: µs per frame for the layout and for the delta. */
-function round(api: Api): { layout: number; delta: number; frames: number } {
+/**
+ * One pass over the recorded match: µs per frame for the layout and for the delta; how many frames
+ * came from the skeleton (the rest were serialized whole) and the layout's µs for each kind.
+ */
+function round(api: Api): { layout: number; delta: number; frames: number; skeleton: number; layoutSkeleton: number; layoutWhole: number } {
   const ms = Array.from({ length: MATCHES }, () => api.Match.create({ groupCode: h.groupCode, leftTeam: h.leftTeam, rightTeam: h.rightTeam, organizationId: '', isSupporter: false }, Number(replay.records[0].timestamp), { sponsorLogoUrl: 'x' }));
   const prev: unknown[] = ms.map(() => null);
-  let layoutUs = 0, deltaUs = 0, frames = 0;
+  let layoutUs = 0, deltaUs = 0, frames = 0, skeleton = 0, skeletonUs = 0;
   for (const raw of raws) {
     for (let i = 0; i < MATCHES; i++) {
       const m = ms[i];
@@ -46,16 +51,18 @@ function round(api: Api): { layout: number; delta: number; frames: number } {
       const ev = m.eventNumber;
       m.apply(env, env.timestamp);
       if (m.eventNumber === ev) continue;
+      const sk = api.skeletonFrames();
       const t0 = cpu();
       const layout = api.wireSerializeLayout(m, env.timestamp);
       const t1 = cpu();
+      if (api.skeletonFrames() !== sk) { skeleton++; skeletonUs += t1 - t0; }
       if (prev[i] !== null) api.layoutDelta(prev[i], layout);
       const t2 = cpu();
       layoutUs += t1 - t0; deltaUs += t2 - t1; frames++;
       prev[i] = layout;
     }
   }
-  return { layout: layoutUs / frames, delta: deltaUs / frames, frames: frames / MATCHES };
+  return { layout: layoutUs / frames, delta: deltaUs / frames, frames: frames / MATCHES, skeleton: skeleton / MATCHES, layoutSkeleton: skeletonUs / skeleton, layoutWhole: (layoutUs - skeletonUs) / (frames - skeleton) };
 }
 
 const apis = await Promise.all(TREES.map(load));
@@ -65,6 +72,6 @@ const med = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1];
 TREES.forEach((tree, k) => {
   const rs = results[k];
   const layout = med(rs.map((x) => x.layout)), delta = med(rs.map((x) => x.delta)), both = med(rs.map((x) => x.layout + x.delta));
-  console.log(JSON.stringify({ bench: 'frame-path-ab', tree, matches: MATCHES, frames: rs[0].frames, layoutUs: +layout.toFixed(2), deltaUs: +delta.toFixed(2), frameUs: +both.toFixed(2), rounds: rs.map((x) => +(x.layout + x.delta).toFixed(1)) }));
+  console.log(JSON.stringify({ bench: 'frame-path-ab', tree, matches: MATCHES, frames: rs[0].frames, skeletonFrames: rs[0].skeleton, layoutUs: +layout.toFixed(2), layoutSkeletonUs: +med(rs.map((x) => x.layoutSkeleton)).toFixed(2), layoutWholeUs: +med(rs.map((x) => x.layoutWhole)).toFixed(2), deltaUs: +delta.toFixed(2), frameUs: +both.toFixed(2), rounds: rs.map((x) => +(x.layout + x.delta).toFixed(1)) }));
 });
 process.exit(0);

@@ -97,8 +97,8 @@ function cachedSerializer(serialize: (v: unknown) => string): (o: string, v: unk
 /**
  * Volatile members: scalars outside the cached subtrees that change with most messages, so that a
  * frame whose only other change is in a subtree would otherwise be serialized whole (a team's
- * `spentThisRound` changes with most scoreboard messages of a buy phase: a third of the recorded
- * match's frames). While a frame's layout is collected, such a member's value is a segment of its
+ * `spentThisRound` changes with most scoreboard messages of a buy phase: with it volatile, 2,645
+ * of the recorded match's 2,763 frames come from the skeleton instead of 1,729; bench/frame-path-ab.ts). While a frame's layout is collected, such a member's value is a segment of its
  * own, keyed by its holder (the object it is read from), which a frame from the skeleton writes
  * anew from the holder's current value; the skeleton depends on the holder, not the value
  * (./frame-leaves.ts).

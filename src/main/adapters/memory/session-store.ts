@@ -83,7 +83,7 @@ export class MemorySessionStore implements SessionStore {
   /** The check and the write are one synchronous step: atomic in this process. */
   putAuxiliary(session: NewSession): boolean {
     for (const s of this.index.auxiliariesOf(session.matchId) ?? []) {
-      if (s.playerId === session.playerId && s.socketId !== null && this.byId.get(s.id) === s) return false;
+      if (s.playerId === session.playerId && s.socketId !== null) return false; // a restored session has no socket
     }
     this.put(session);
     return true;
@@ -104,12 +104,12 @@ export class MemorySessionStore implements SessionStore {
       const digest = sha256Hex(presentedId);
       entry = this.restored.get(digest);
       if (entry) {
-        this.restored.delete(digest);
-        this.digests.delete(entry);
         if (now - (entry.disconnectedAt ?? now) > this.windowMs) {
-          this.index.remove(entry);
+          this.drop(entry);
           return undefined;
         }
+        this.restored.delete(digest);
+        this.digests.delete(entry);
         entry.id = presentedId;
         this.byId.set(presentedId, entry);
       }
