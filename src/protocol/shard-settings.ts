@@ -13,7 +13,7 @@ export interface ShardSettings {
   compression: boolean;
   /** FRAME_SERIALIZER: 'wire' (one pass, cached subtrees) or 'json' (fast-json-stringify, then escaped). */
   frameSerializer: 'wire' | 'json';
-  /** FRAME_EDGE: frames after the batch that changed the match (leading), at the shard's cycle only (cycle), or after a batch while the shard is busy and else at the cycle (auto; the setting's default). Absent: leading. */
+  /** FRAME_EDGE: frames after the batch that changed the match (leading and auto: with auto the main thread holds a quiet service's messages for one interval, main/shards/batches.ts), or at the shard's cycle only (cycle). Absent: leading. */
   frameEdge?: 'leading' | 'cycle' | 'auto';
   /** SNAPSHOT_INTERVAL_MS: how often the matches that changed are snapshotted to the main thread. */
   snapshotIntervalMs: number;

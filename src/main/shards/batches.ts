@@ -1,22 +1,41 @@
 // Commands to the shards, batched: queued per shard and posted as one array per batch window
 // (`batchMs`, or at once past MAX_BATCH_COMMANDS); the observer payloads of a batch travel packed
 // into one string inside one `obs` command, the auxiliary ones in the columns of one `aux` command.
+//
+// FRAME_EDGE=auto (`quietMs`: the broadcast interval): while the service is quiet (fewer than
+// AUTO_EDGE_BUSY observer and auxiliary messages in the current and the previous interval), their
+// window is the interval instead of `batchMs`, and the shard sends a batch's frames right after it:
+// one hand-off and one wake of each thread per interval instead of one per message, for the same
+// wait a frame had at the shard's cycle (docs/benchmarks.md, issue 28 "Step 11": −20 % CPU per frame
+// at 50 matches). Busy, a batch window is `batchMs` again (its hand-off is shared already).
 import { MAX_BATCH_COMMANDS } from '../../protocol/limits.js';
 import { FIELD_SEP, RECORD_SEP, type AuxBatchCmd, type ObsBatchCmd, type ShardCmd } from '../../protocol/shard-messages.js';
+
+/** FRAME_EDGE=auto: messages per interval (100 ms) from which the service counts as busy: 500 a second, ~170 matches at game pace. */
+export const AUTO_EDGE_BUSY = 50;
 
 export class ShardBatches {
   private readonly pending: ShardCmd[][] = [];
   private flushScheduled = false;
+  /** The pending flush's timer when it waits for a quiet window (so that turning busy can cut it short). */
+  private quietTimer: ReturnType<typeof setTimeout> | undefined;
   private queued = 0;
+  /** Observer and auxiliary messages in the current interval (numbered `interval`) and the previous one. */
+  private interval = 0;
+  private current = 0;
+  private previous = 0;
 
-  /** `post`: a shard's batch, when its window ends (the pool marks, retains and posts it). */
-  constructor(count: number, private readonly batchMs: number, private readonly post: (shard: number, cmds: ShardCmd[]) => void) {
+  /**
+   * `post`: a shard's batch, when its window ends (the pool marks, retains and posts it). `quietMs`:
+   * the quiet window of FRAME_EDGE=auto (0: none, every window is `batchMs`).
+   */
+  constructor(count: number, private readonly batchMs: number, private readonly post: (shard: number, cmds: ShardCmd[]) => void, private readonly quietMs = 0) {
     for (let i = 0; i < count; i++) this.pending.push([]);
   }
 
   send(shard: number, cmd: ShardCmd): void {
     this.pending[shard].push(cmd);
-    this.schedule();
+    this.schedule(false);
   }
 
   /** Queues `cmd` without scheduling a flush (the caller flushes). */
@@ -35,7 +54,7 @@ export class ShardBatches {
       last.count++;
       last.packed += RECORD_SEP + record;
     }
-    this.schedule();
+    this.schedule(this.quietAt(now));
     return true;
   }
 
@@ -49,16 +68,35 @@ export class ShardBatches {
     last.playerIds.push(playerId);
     last.raws.push(raw);
     last.nows.push(now);
-    this.schedule();
+    this.schedule(this.quietAt(now));
+  }
+
+  /** Counts a message received at `now` (epoch ms); whether the service is quiet (the quiet window applies). */
+  private quietAt(now: number): boolean {
+    if (this.quietMs <= 0) return false;
+    const interval = Math.floor(now / this.quietMs);
+    if (interval > this.interval) { // an older `now` (a standby relay's held message) counts in the current one
+      this.previous = interval === this.interval + 1 ? this.current : 0;
+      this.current = 0;
+      this.interval = interval;
+    }
+    this.current++;
+    return Math.max(this.current, this.previous) < AUTO_EDGE_BUSY;
   }
 
   /** One postMessage per shard per batch window: a message costs the same whether it carries one
-   *  payload or fifty (docs/stack-notes.md 4), and the window is small next to the 100 ms frame interval. */
-  private schedule(): void {
+   *  payload or fifty (docs/stack-notes.md 4), and the window is small next to the 100 ms frame
+   *  interval; `quiet`: this command may wait for the quiet window (other commands never do). */
+  private schedule(quiet: boolean): void {
     if (++this.queued >= MAX_BATCH_COMMANDS) return this.flush();
-    if (this.flushScheduled) return;
+    if (this.flushScheduled) {
+      if (quiet || this.quietTimer === undefined) return;
+      clearTimeout(this.quietTimer); // busy now, or a command that does not wait: the short window
+      this.quietTimer = undefined;
+    }
     this.flushScheduled = true;
-    if (this.batchMs > 0) setTimeout(this.flushNow, this.batchMs);
+    if (quiet) this.quietTimer = setTimeout(this.flushNow, this.quietMs);
+    else if (this.batchMs > 0) setTimeout(this.flushNow, this.batchMs);
     else setImmediate(this.flushNow);
   }
 
@@ -66,6 +104,8 @@ export class ShardBatches {
 
   /** Every shard's queued commands, posted now. */
   flush(): void {
+    if (this.quietTimer !== undefined) clearTimeout(this.quietTimer);
+    this.quietTimer = undefined;
     this.flushScheduled = false;
     this.queued = 0;
     for (let i = 0; i < this.pending.length; i++) {

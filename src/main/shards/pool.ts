@@ -44,7 +44,7 @@ export class ShardPool {
 
   constructor(private readonly options: ShardPoolOptions) {
     this.log = options.log.child({ module: 'shards' });
-    this.batches = new ShardBatches(options.count, options.batchMs, (index, cmds) => this.post(index, cmds));
+    this.batches = new ShardBatches(options.count, options.batchMs, (index, cmds) => this.post(index, cmds), options.settings.frameEdge === 'auto' ? options.settings.intervalMs : 0);
     this.retained = new RetainedLog(options.count, this.log);
     this.watchdog = new StallWatchdog(options.count, this.log, (index) => void this.workers[index].terminate());
     for (let i = 0; i < options.count; i++) this.workers.push(this.spawn(i));

@@ -77,7 +77,6 @@ export interface CycleContext {
   readonly deadlines: Pick<Deadlines, 'due' | 'checkInactivityAt'>;
   readonly changes: MatchChanges;
   readonly scheduler: Pick<FrameScheduler, 'isPending'>;
-  readonly edge: Pick<FrameEdge, 'cycle'>;
   readonly snapshots: Pick<SnapshotRounds, 'due'>;
   readonly stats: Pick<StatsCounter, 'cycleTook' | 'take'>;
   readonly drops: Pick<DropLog, 'counts'>;

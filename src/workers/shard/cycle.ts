@@ -22,7 +22,6 @@ export function runCycle(shard: CycleContext): void {
     }
   }
   shard.sendDueFrames(now);
-  shard.edge.cycle();
   if (shard.snapshots.due(now)) shard.takeSnapshots(false);
   shard.stats.cycleTook(Math.round((performance.now() - started) * 1000));
   const stats = shard.stats.take(now, shard.settings.shard, shard.slots.size, shard.drops.counts);

@@ -28,7 +28,7 @@ export function runBatch(shard: BatchContext, cmds: ShardCmd[]): void {
       shard.out.log('error', 'shard command failed', { cmd: cmd.t, error: (err as Error).message });
     }
   }
-  if (shard.edge.afterBatch(cmds)) shard.sendDueFrames(Date.now()); // else the cycle sends them (frame-edge.ts)
+  if (shard.edge.afterBatch()) shard.sendDueFrames(Date.now()); // else the cycle sends them (frame-edge.ts)
   shard.out.flush();
 }
 

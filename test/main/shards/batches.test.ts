@@ -1,0 +1,85 @@
+// FRAME_EDGE's rule, both halves: the main thread's batch windows (main/shards/batches.ts: a quiet
+// service's observer and auxiliary messages wait up to one interval, a busy one's `batchMs`) and the
+// shard's edge (workers/shard/frame-edge.ts: a batch's frames right after it, except with `cycle`).
+// Node's timers are faked so that the windows are exact; the posts are the real class's.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { ShardCmd } from '../../../src/protocol/shard-messages.js';
+import { AUTO_EDGE_BUSY, ShardBatches } from '../../../src/main/shards/batches.js';
+import { FrameEdge } from '../../../src/workers/shard/frame-edge.js';
+
+const INTERVAL = 100;
+const BATCH_MS = 2;
+/** Time within one interval (a multiple of INTERVAL), so that counting windows are predictable. */
+const T0 = 1_700_000_000_000;
+
+function batches(quietMs: number) {
+  const posts: { shard: number; cmds: ShardCmd[] }[] = [];
+  const b = new ShardBatches(2, BATCH_MS, (shard, cmds) => posts.push({ shard, cmds }), quietMs);
+  /** Observer messages posted so far, by count. */
+  const observed = () => posts.reduce((n, p) => n + p.cmds.reduce((k, c) => k + (c.t === 'obs' ? c.count : 0), 0), 0);
+  return { b, posts, observed };
+}
+
+describe('ShardBatches windows (FRAME_EDGE=auto)', () => {
+  beforeEach(() => { vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate'] }); });
+  afterEach(() => { vi.useRealTimers(); });
+
+  it('quiet: observer and auxiliary messages wait one interval and go as one batch per shard', () => {
+    const { b, posts, observed } = batches(INTERVAL);
+    b.obs(0, 'A', '{}', T0);
+    b.aux(1, ['B'], 'm', 'p', '{}', T0 + 10);
+    vi.advanceTimersByTime(10 + BATCH_MS);
+    b.obs(0, 'C', '{}', T0 + 40);
+    vi.advanceTimersByTime(INTERVAL - 10 - BATCH_MS - 1);
+    expect(posts).toHaveLength(0); // 99 ms after the first: still waiting
+    vi.advanceTimersByTime(1);
+    expect(posts.map((p) => p.shard)).toEqual([0, 1]);
+    expect(observed()).toBe(2);
+    expect(posts[1].cmds[0]).toMatchObject({ t: 'aux', groupCodes: [['B']] });
+  });
+
+  it('a command other than a message never waits for the quiet window, and takes the waiting messages along', () => {
+    const { b, posts, observed } = batches(INTERVAL);
+    b.obs(0, 'A', '{}', T0);
+    b.send(0, { t: 'summaries', on: true });
+    vi.advanceTimersByTime(BATCH_MS);
+    expect(posts).toHaveLength(1);
+    expect(observed()).toBe(1);
+    vi.advanceTimersByTime(INTERVAL);
+    expect(posts).toHaveLength(1); // the quiet timer was cleared with the flush
+  });
+
+  it('busy: from the AUTO_EDGE_BUSY-th message of an interval the window is batchMs, and stays so through the next interval', () => {
+    const { b, posts, observed } = batches(INTERVAL);
+    for (let i = 0; i < AUTO_EDGE_BUSY - 1; i++) b.obs(i % 2, 'G' + i, '{}', T0 + 1);
+    vi.advanceTimersByTime(BATCH_MS);
+    expect(posts).toHaveLength(0); // 49: quiet, the window is the interval
+    b.obs(0, 'G49', '{}', T0 + 2); // the 50th cuts the quiet window short
+    vi.advanceTimersByTime(BATCH_MS);
+    expect(observed()).toBe(AUTO_EDGE_BUSY);
+    b.obs(0, 'N', '{}', T0 + INTERVAL + 5); // the next interval: the previous one was busy
+    vi.advanceTimersByTime(BATCH_MS);
+    expect(observed()).toBe(AUTO_EDGE_BUSY + 1);
+    b.obs(0, 'Q', '{}', T0 + 3 * INTERVAL); // two intervals later (one message in the last): quiet again
+    vi.advanceTimersByTime(BATCH_MS);
+    expect(observed()).toBe(AUTO_EDGE_BUSY + 1);
+    vi.advanceTimersByTime(INTERVAL);
+    expect(observed()).toBe(AUTO_EDGE_BUSY + 2);
+  });
+
+  it('without a quiet window (leading, cycle) every window is batchMs', () => {
+    const { b, observed } = batches(0);
+    b.obs(0, 'A', '{}', T0);
+    vi.advanceTimersByTime(BATCH_MS);
+    expect(observed()).toBe(1);
+  });
+});
+
+describe('FrameEdge', () => {
+  it('leading and auto send a batch\'s frames after it, cycle never does', () => {
+    expect(new FrameEdge('leading').afterBatch()).toBe(true);
+    expect(new FrameEdge(undefined).afterBatch()).toBe(true);
+    expect(new FrameEdge('auto').afterBatch()).toBe(true);
+    expect(new FrameEdge('cycle').afterBatch()).toBe(false);
+  });
+});
