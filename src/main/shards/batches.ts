@@ -4,10 +4,11 @@
 //
 // FRAME_EDGE=auto (`quietMs`: the broadcast interval): while the service is quiet (fewer than
 // AUTO_EDGE_BUSY observer and auxiliary messages in the current and the previous interval), their
-// window is the interval instead of `batchMs`, and the shard sends a batch's frames right after it:
-// one hand-off and one wake of each thread per interval instead of one per message, for the same
-// wait a frame had at the shard's cycle (docs/benchmarks.md, issue 28 "Step 11": −20 % CPU per frame
-// at 50 matches). Busy, a batch window is `batchMs` again (its hand-off is shared already).
+// window ends at the interval's end (wall-clock multiples of `quietMs`) instead of after `batchMs`,
+// and the shard sends a batch's frames right after it: one hand-off and one wake of each thread per
+// interval instead of one per message, for the wait a frame had at the shard's cycle
+// (docs/benchmarks.md, issue 28 "Step 11": −9 to −20 % CPU per frame at 50 matches). Busy, a batch
+// window is `batchMs` again (its hand-off is shared already).
 import { MAX_BATCH_COMMANDS } from '../../protocol/limits.js';
 import { FIELD_SEP, RECORD_SEP, type AuxBatchCmd, type ObsBatchCmd, type ShardCmd } from '../../protocol/shard-messages.js';
 
@@ -54,7 +55,7 @@ export class ShardBatches {
       last.count++;
       last.packed += RECORD_SEP + record;
     }
-    this.schedule(this.quietAt(now));
+    this.schedule(this.quietAt(now), now);
     return true;
   }
 
@@ -68,7 +69,7 @@ export class ShardBatches {
     last.playerIds.push(playerId);
     last.raws.push(raw);
     last.nows.push(now);
-    this.schedule(this.quietAt(now));
+    this.schedule(this.quietAt(now), now);
   }
 
   /** Counts a message received at `now` (epoch ms); whether the service is quiet (the quiet window applies). */
@@ -86,8 +87,9 @@ export class ShardBatches {
 
   /** One postMessage per shard per batch window: a message costs the same whether it carries one
    *  payload or fifty (docs/stack-notes.md 4), and the window is small next to the 100 ms frame
-   *  interval; `quiet`: this command may wait for the quiet window (other commands never do). */
-  private schedule(quiet: boolean): void {
+   *  interval; `quiet`: this command may wait for the quiet window (other commands never do), which
+   *  ends at the next multiple of `quietMs` after `now`: up to one interval, half of one on average. */
+  private schedule(quiet: boolean, now = 0): void {
     if (++this.queued >= MAX_BATCH_COMMANDS) return this.flush();
     if (this.flushScheduled) {
       if (quiet || this.quietTimer === undefined) return;
@@ -95,7 +97,7 @@ export class ShardBatches {
       this.quietTimer = undefined;
     }
     this.flushScheduled = true;
-    if (quiet) this.quietTimer = setTimeout(this.flushNow, this.quietMs);
+    if (quiet) this.quietTimer = setTimeout(this.flushNow, this.quietMs - (now % this.quietMs));
     else if (this.batchMs > 0) setTimeout(this.flushNow, this.batchMs);
     else setImmediate(this.flushNow);
   }

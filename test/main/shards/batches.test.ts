@@ -38,6 +38,15 @@ describe('ShardBatches windows (FRAME_EDGE=auto)', () => {
     expect(posts[1].cmds[0]).toMatchObject({ t: 'aux', groupCodes: [['B']] });
   });
 
+  it('the quiet window ends at the interval\'s end, not one interval after the first message', () => {
+    const { b, observed } = batches(INTERVAL);
+    b.obs(0, 'A', '{}', T0 + 70);
+    vi.advanceTimersByTime(29);
+    expect(observed()).toBe(0);
+    vi.advanceTimersByTime(1); // 30 ms later: the interval's end
+    expect(observed()).toBe(1);
+  });
+
   it('a command other than a message never waits for the quiet window, and takes the waiting messages along', () => {
     const { b, posts, observed } = batches(INTERVAL);
     b.obs(0, 'A', '{}', T0);
