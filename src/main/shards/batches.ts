@@ -7,7 +7,7 @@
 // window ends at the interval's end (wall-clock multiples of `quietMs`) instead of after `batchMs`,
 // and the shard sends a batch's frames right after it: one hand-off and one wake of each thread per
 // interval instead of one per message, for the wait a frame had at the shard's cycle
-// (docs/benchmarks.md, issue 28 "Step 11": −9 to −20 % CPU per frame at 50 matches). Busy, a batch
+// (docs/benchmarks.md, issue 28 "Step 11": −4 to −24 % CPU per frame at 50 matches, ~18 % at the median). Busy, a batch
 // window is `batchMs` again (its hand-off is shared already).
 import { MAX_BATCH_COMMANDS } from '../../protocol/limits.js';
 import { FIELD_SEP, RECORD_SEP, type AuxBatchCmd, type ObsBatchCmd, type ShardCmd } from '../../protocol/shard-messages.js';
