@@ -16,7 +16,6 @@ import type { Slot } from './slot.js';
 import type { SnapshotRounds } from './snapshots.js';
 import type { StatsCounter } from './stats.js';
 import type { Summaries } from './summaries.js';
-import type { FrameEdge } from './frame-edge.js';
 
 export type RemovalReason = 'ended' | 'inactive' | 'admin' | 'shutdown';
 
@@ -61,8 +60,6 @@ export interface CommandContext extends ApplyContext {
 export interface BatchContext extends CommandContext {
   readonly out: Pick<Outbox, 'muted' | 'mark' | 'log' | 'flush'>;
   readonly settings: Pick<ShardSettings, 'faultInjection' | 'frameEdge'>;
-  /** Whether a batch's frames go out after it or at the cycle (FRAME_EDGE). */
-  readonly edge: Pick<FrameEdge, 'afterBatch'>;
   /** Set to the batch's mark (its last command) before its commands run. */
   batchMark: number;
   /** The frames that are due (none while muted). */

@@ -32,7 +32,6 @@ import { newSlot, type Slot } from './slot.js';
 import { parseSnapshot, restoredMarks, SnapshotRounds } from './snapshots.js';
 import { StatsCounter } from './stats.js';
 import { Summaries } from './summaries.js';
-import { FrameEdge } from './frame-edge.js';
 
 export class Shard implements BatchContext, CycleContext {
   readonly slots = new Map<string, Slot>();
@@ -41,7 +40,6 @@ export class Shard implements BatchContext, CycleContext {
   readonly drops: DropLog;
   readonly stats = new StatsCounter();
   readonly scheduler: FrameScheduler;
-  readonly edge: FrameEdge;
   readonly snapshots: SnapshotRounds;
   readonly summaries = new Summaries();
   readonly deadlines: Deadlines;
@@ -64,7 +62,6 @@ export class Shard implements BatchContext, CycleContext {
     this.out = new Outbox(post);
     this.drops = new DropLog(this.out);
     this.encoder = new FrameEncoder(settings);
-    this.edge = new FrameEdge(settings.frameEdge);
     this.scheduler = new FrameScheduler(settings.intervalMs, () => guarded(() => {
       this.sendDueFrames(Date.now());
       this.out.flush();

@@ -28,7 +28,9 @@ export function runBatch(shard: BatchContext, cmds: ShardCmd[]): void {
       shard.out.log('error', 'shard command failed', { cmd: cmd.t, error: (err as Error).message });
     }
   }
-  if (shard.edge.afterBatch()) shard.sendDueFrames(Date.now()); // else the cycle sends them (frame-edge.ts)
+  // FRAME_EDGE: a batch's due frames go out right after it, except with `cycle` (then the cycle sends
+  // them); with `auto` the main thread holds a quiet service's messages for the interval (main/shards/batches.ts).
+  if (shard.settings.frameEdge !== 'cycle') shard.sendDueFrames(Date.now());
   shard.out.flush();
 }
 

@@ -1,11 +1,10 @@
-// FRAME_EDGE's rule, both halves: the main thread's batch windows (main/shards/batches.ts: a quiet
-// service's observer and auxiliary messages wait up to one interval, a busy one's `batchMs`) and the
-// shard's edge (workers/shard/frame-edge.ts: a batch's frames right after it, except with `cycle`).
+// FRAME_EDGE=auto's rule: the main thread's batch windows (main/shards/batches.ts: a quiet service's
+// observer and auxiliary messages wait up to the interval's end, a busy one's `batchMs`; the shard
+// sends a batch's frames right after it, src/workers/shard/thread.ts).
 // Node's timers are faked so that the windows are exact; the posts are the real class's.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ShardCmd } from '../../../src/protocol/shard-messages.js';
 import { AUTO_EDGE_BUSY, ShardBatches } from '../../../src/main/shards/batches.js';
-import { FrameEdge } from '../../../src/workers/shard/frame-edge.js';
 
 const INTERVAL = 100;
 const BATCH_MS = 2;
@@ -81,14 +80,5 @@ describe('ShardBatches windows (FRAME_EDGE=auto)', () => {
     b.obs(0, 'A', '{}', T0);
     vi.advanceTimersByTime(BATCH_MS);
     expect(observed()).toBe(1);
-  });
-});
-
-describe('FrameEdge', () => {
-  it('leading and auto send a batch\'s frames after it, cycle never does', () => {
-    expect(new FrameEdge('leading').afterBatch()).toBe(true);
-    expect(new FrameEdge(undefined).afterBatch()).toBe(true);
-    expect(new FrameEdge('auto').afterBatch()).toBe(true);
-    expect(new FrameEdge('cycle').afterBatch()).toBe(false);
   });
 });

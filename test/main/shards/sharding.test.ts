@@ -64,7 +64,7 @@ describe('sharding', () => {
     const cycle = await finalFrames(1, true, 'wire', { FRAME_EDGE: 'cycle' });
     for (const code of CODES) expect(cycle.get(code)).toBe(leading.get(code));
     await svc!.close();
-    // auto: the leading edge while the shard is busy, else the cycle (workers/shard/frame-edge.ts).
+    // auto: a quiet service's messages wait for the interval's end on the main thread (main/shards/batches.ts).
     const auto = await finalFrames(1, true, 'wire', { FRAME_EDGE: 'auto' });
     for (const code of CODES) expect(auto.get(code)).toBe(leading.get(code));
   }, 180_000);
