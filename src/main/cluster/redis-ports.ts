@@ -19,6 +19,7 @@ import { RedisSnapshotStore } from '../adapters/redis/snapshot-store.js';
 import { RedisStandbyStore } from '../adapters/redis/standby-store.js';
 import { RedisFixtureStore } from '../adapters/redis/fixture-store.js';
 import { RedisOutputDelayStore } from '../adapters/redis/output-delay-store.js';
+import { RedisWebhookEndpointStore } from '../adapters/redis/webhook-endpoint-store.js';
 import { RedisTeamInfoStore } from '../adapters/redis/team-info-store.js';
 import type { Config } from '../base/config.js';
 import type { Logger } from '../base/log.js';
@@ -71,6 +72,7 @@ export async function openRedisPorts(config: Config, log: Logger) {
         standby: made(new RedisStandbyStore(conn)),
         fixtures: made(new RedisFixtureStore(conn)),
         outputDelays: made(new RedisOutputDelayStore(conn)),
+        webhookEndpoints: made(new RedisWebhookEndpointStore(conn)),
       },
     };
   } catch (err) {
