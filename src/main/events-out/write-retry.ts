@@ -41,6 +41,11 @@ export class WriteRetry {
     return this.queue.length;
   }
 
+  /** Attempts made so far of the oldest write waiting (0: none waits). */
+  get headAttempts(): number {
+    return this.queue[0]?.attempts ?? 0;
+  }
+
   /** Tries the write now (behind the pending ones, when there are any); never rejects. */
   async write(key: string, write: () => Promise<void>): Promise<void> {
     if (this.queue.length === 0 && !this.closed) {
