@@ -35,13 +35,10 @@ import { openRedisPorts } from './cluster/redis-ports.js';
 import { OwnerDelivery } from './cluster/owner-delivery.js';
 import type { Config } from './base/config.js';
 import { EventBus, type MainEvents } from './base/events.js';
-import { createEventOutput } from './events-out/index.js';
+import { openEventOutput } from './events-out/index.js';
 import { OutputDelays } from './events-out/output-delays.js';
 import { MemoryOutputDelayStore, OUTPUT_DELAYS_FILE } from './adapters/memory/output-delay-store.js';
 import type { OutputDelayStore } from './ports/output-delay-store.js';
-import { MemoryWebhookEndpointStore, WEBHOOK_ENDPOINTS_FILE } from './adapters/memory/webhook-endpoint-store.js';
-import type { WebhookEndpointStore } from './ports/webhook-endpoint-store.js';
-import { EndpointBook } from './events-out/endpoint-book.js';
 import { IngestServer } from './ingest/server.js';
 import { SHUTDOWN_CLOSE_MARGIN_MS, SHUTDOWN_MIN_DRAIN_MS, SUMMARY_WAIT_MS } from './base/limits.js';
 import { createLogger, type Logger } from './base/log.js';
@@ -96,7 +93,6 @@ export interface SharedPorts {
   standby: StandbyStore;
   fixtures: FixtureStore;
   outputDelays: OutputDelayStore;
-  webhookEndpoints: WebhookEndpointStore;
 }
 
 /** The components that run this process's matches. */
@@ -169,12 +165,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
     // The schedule is operator data: kept in DATA_DIR even without STATE_DIR (docs/fixtures.md).
     fixtures: new MemoryFixtureStore(path.join(config.DATA_DIR, FIXTURES_FILE)),
     outputDelays: new MemoryOutputDelayStore(path.join(config.DATA_DIR, OUTPUT_DELAYS_FILE)),
-    // The webhook endpoints added through the admin API, secrets included (owner-only file): operator data too.
-    webhookEndpoints: new MemoryWebhookEndpointStore(path.join(config.DATA_DIR, WEBHOOK_ENDPOINTS_FILE)),
   };
-  const { previews, teamInfo, sessions, directory, snapshots, frames, control, standby: standbyStore, fixtures, outputDelays, webhookEndpoints } = shared;
+  const { previews, teamInfo, sessions, directory, snapshots, frames, control, standby: standbyStore, fixtures, outputDelays } = shared;
   // Every port in order of creation (Redis: the connection first), closed in reverse by closeAll.
-  const opened: ReadonlyArray<{ close(): void }> = redis ? redis.opened : [previews, teamInfo, sessions, directory, snapshots, frames, control, standbyStore, fixtures, outputDelays, webhookEndpoints];
+  const opened: ReadonlyArray<{ close(): void }> = redis ? redis.opened : [previews, teamInfo, sessions, directory, snapshots, frames, control, standbyStore, fixtures, outputDelays];
 
   // The key chain. KEYS_FILE is read now: a missing or invalid file stops the start (ConfigError).
   const keysFile = config.KEYS_FILE ? new KeysFile(config.KEYS_FILE, log) : undefined;
@@ -186,9 +180,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   // Match events out (events-out/): journal, webhooks, GET /events, records (EVENTS_ENABLED).
   // The per-match output delay (events-out/output-delays.ts): operator data like the schedule (DATA_DIR, or Redis).
   const delays = await OutputDelays.open(outputDelays, { shared: redis !== null, log });
-  // The webhook endpoints added through the admin API (events-out/endpoint-book.ts): DATA_DIR, or Redis.
-  const endpointBook = config.EVENTS_ENABLED ? await EndpointBook.open(webhookEndpoints, { shared: redis !== null, log }) : undefined;
-  const eventOutput = config.EVENTS_ENABLED ? createEventOutput({ config, log, directory, delays, endpointBook, shared: redis?.eventOutbox ?? null, records: redis?.records ?? null, deadLetters: redis?.deadLetters ?? null, report: (label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }) }) : null;
+  const eventOutput = config.EVENTS_ENABLED ? await openEventOutput({ config, log, directory, delays, shared: redis?.eventOutbox ?? null, records: redis?.records ?? null, deadLetters: redis?.deadLetters ?? null, endpointStore: redis?.webhookEndpoints ?? null, report: (label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }) }) : null;
   // GET /feeds of a local match: its shard makes the tables (feeds/shard-tables.ts), answered through `output`.
   const feedTables = new ShardFeedTables(routes);
   const output = new ShardOutput({ log, frames, directory, routes, snapshots, teamInfo, sync, events, feedTables: feedTables.take, ...(eventOutput ? { matchEvents: eventOutput.take, eventsShared: (code: string) => eventOutput.journal.whenShared(code) } : {}) });
@@ -269,7 +261,6 @@ export async function startService(config: Config, options: ServiceOptions = {})
     eventOutput?.close();
     stopRest();
     delays.close();
-    endpointBook?.close();
     for (let i = opened.length - 1; i >= 0; i--) opened[i].close();
     for (const app of [ingestApp, restApp]) (app as unknown as { close?: () => void }).close?.();
   };

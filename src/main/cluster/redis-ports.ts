@@ -59,6 +59,7 @@ export async function openRedisPorts(config: Config, log: Logger) {
       eventOutbox: made(new RedisEventOutbox(conn, { retentionMs: config.EVENTS_RETENTION_MS })),
       records: made(new RedisRecordStore(conn, { retentionMs: config.EVENTS_RETENTION_MS })),
       deadLetters: made(new RedisDeadLetters(conn, { retentionMs: config.EVENTS_RETENTION_MS })),
+      webhookEndpoints: made(new RedisWebhookEndpointStore(conn)),
       frameStats: frames.stats,
       opened,
       shared: {
@@ -72,7 +73,6 @@ export async function openRedisPorts(config: Config, log: Logger) {
         standby: made(new RedisStandbyStore(conn)),
         fixtures: made(new RedisFixtureStore(conn)),
         outputDelays: made(new RedisOutputDelayStore(conn)),
-        webhookEndpoints: made(new RedisWebhookEndpointStore(conn)),
       },
     };
   } catch (err) {

@@ -13,7 +13,9 @@ import type { MatchDirectory } from '../ports/match-directory.js';
 import type { DeadLetterStore, RecordStore } from '../ports/record-store.js';
 import { isRehearsal } from '../ports/rehearsal-marker.js';
 import { WebhookDelivery } from './delivery.js';
-import type { EndpointBook } from './endpoint-book.js';
+import { MemoryWebhookEndpointStore, WEBHOOK_ENDPOINTS_FILE } from '../adapters/memory/webhook-endpoint-store.js';
+import type { WebhookEndpointStore } from '../ports/webhook-endpoint-store.js';
+import { EndpointBook } from './endpoint-book.js';
 import { EndpointError, parseEndpoint, viewOf, type EndpointView, type WebhookEndpoint } from './endpoints.js';
 import { EventJournal } from './journal.js';
 import { JournalFiles } from './journal-files.js';
@@ -64,10 +66,19 @@ export interface EventOutputDeps {
   deadLetters?: DeadLetterStore | null;
   /** The per-match output delays (output-delays.ts): a delayed match's events are handed on once due (delay-gate.ts). */
   delays?: OutputDelays;
-  /** The endpoints added through the admin API (endpoint-book.ts), or none (memory only: tests of parts). */
+  /** The endpoints added through the admin API (endpoint-book.ts; closed with the output), or none (memory only). */
   endpointBook?: EndpointBook;
   /** The write retries' back-off (write-retry.ts; tests). */
   retryDelays?: { firstDelayMs: number; maxDelayMs: number };
+}
+
+/**
+ * The event output, its admin-added webhook endpoints read first (endpoint-book.ts; an unreadable
+ * store stops the start): from Redis's store (REDIS_URL), else DATA_DIR/webhook-endpoints.json.
+ */
+export async function openEventOutput({ endpointStore, ...deps }: Omit<EventOutputDeps, 'endpointBook'> & { endpointStore: WebhookEndpointStore | null }): Promise<EventOutput> {
+  const store = endpointStore ?? new MemoryWebhookEndpointStore(path.join(deps.config.DATA_DIR, WEBHOOK_ENDPOINTS_FILE));
+  return createEventOutput({ ...deps, endpointBook: await EndpointBook.open(store, { shared: endpointStore !== null, log: deps.log }) });
 }
 
 export function createEventOutput({ config, log, directory, report, shared = null, delays, endpointBook, retryDelays, ...kept }: EventOutputDeps): EventOutput {
@@ -161,6 +172,7 @@ export function createEventOutput({ config, log, directory, report, shared = nul
       stopWatching();
       stopDelays();
       stopBook();
+      endpointBook?.close();
       recordRetry.close();
       letterRetry.close();
       clearInterval(pruneTimer);
