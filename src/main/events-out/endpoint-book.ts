@@ -45,7 +45,8 @@ export class EndpointBook {
     const { source: _source, ...kept } = { ...endpoint, createdAt };
     const added = await this.store.add(kept, MAX_ADMIN_ENDPOINTS);
     if (!added.ok) throw new EndpointError(added.reason === 'exists' ? `id: ${endpoint.id} is taken` : `at most ${MAX_ADMIN_ENDPOINTS} endpoints can be added through the admin API`);
-    this.apply(endpoint.id, { ...endpoint, createdAt });
+    // A refresh may have read it from the store meanwhile.
+    if (this.endpoints.get(endpoint.id)?.createdAt !== createdAt) this.apply(endpoint.id, { ...endpoint, createdAt });
   }
 
   /** Removes one (the store first); false when none has this id. */

@@ -48,8 +48,6 @@ export interface EventOutput {
   deadLetters(): Promise<DeadLetterView[]>;
   /** Sends a dead letter's event again to its endpoint (redeliver.ts). */
   redeliver(id: string): Promise<RedeliverOutcome>;
-  /** Record and dead-letter writes waiting to be tried again (write-retry.ts). */
-  pendingWrites(): number;
   close(): void;
 }
 
@@ -68,8 +66,6 @@ export interface EventOutputDeps {
   delays?: OutputDelays;
   /** The endpoints added through the admin API (endpoint-book.ts; closed with the output), or none (memory only). */
   endpointBook?: EndpointBook;
-  /** The write retries' back-off (write-retry.ts; tests). */
-  retryDelays?: { firstDelayMs: number; maxDelayMs: number };
 }
 
 /**
@@ -81,11 +77,11 @@ export async function openEventOutput({ endpointStore, ...deps }: Omit<EventOutp
   return createEventOutput({ ...deps, endpointBook: await EndpointBook.open(store, { shared: endpointStore !== null, log: deps.log }) });
 }
 
-export function createEventOutput({ config, log, directory, report, shared = null, delays, endpointBook, retryDelays, ...kept }: EventOutputDeps): EventOutput {
+export function createEventOutput({ config, log, directory, report, shared = null, delays, endpointBook, ...kept }: EventOutputDeps): EventOutput {
   const files = new JournalFiles(path.join(path.resolve(config.STATE_DIR || config.DATA_DIR), 'events'), log);
   // Records and dead letters whose write failed (Redis unreachable) are written again until they land.
-  const recordRetry = new WriteRetry({ log: log.child({ module: 'events' }), what: 'match record', ...retryDelays });
-  const letterRetry = new WriteRetry({ log: log.child({ module: 'webhooks' }), what: 'dead letter', ...retryDelays });
+  const recordRetry = new WriteRetry({ log: log.child({ module: 'events' }), what: 'match record' });
+  const letterRetry = new WriteRetry({ log: log.child({ module: 'webhooks' }), what: 'dead letter' });
   const records = retryingRecords(kept.records ?? new FileRecordStore(files, config.EVENTS_RETENTION_MS), recordRetry);
   const deadLetters = retryingDeadLetters(kept.deadLetters ?? new FileDeadLetters(files), letterRetry);
   const journal = new EventJournal({ files, shared, records, log, resumeWindowMs: config.EVENTS_RESUME_WINDOW_MS, retentionMs: config.EVENTS_RETENTION_MS, ...(delays ? { delayMs: (code: string) => delays.delayMs(code) } : {}) });
@@ -167,7 +163,6 @@ export function createEventOutput({ config, log, directory, report, shared = nul
     },
     deadLetters: async () => withIds(await deadLetters.list()),
     redeliver: (id) => redelivery.redeliver(id),
-    pendingWrites: () => recordRetry.pending + letterRetry.pending,
     close() {
       stopWatching();
       stopDelays();

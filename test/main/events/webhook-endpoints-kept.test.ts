@@ -5,7 +5,8 @@
 // signed with the secret shown once at its creation); its dead letters (a receiver answering 500,
 // WEBHOOK_RETRY_FOR_MS=1000) are redelivered through the admin API (401 without the token), leave
 // the list, and a second redelivery is 404; an event past the retention is 410; a removed endpoint's
-// dead letter is 404; an endpoint of the WEBHOOKS setting cannot be removed through the API (400).
+// dead letter is 404; an endpoint of the WEBHOOKS setting cannot be removed through the API (400);
+// an entry of the file that is not an endpoint is skipped at the start, logged by its id.
 import fs from 'node:fs';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
@@ -65,11 +66,16 @@ describe('webhook endpoints added through the admin API', () => {
     const gone: DeadLetter = { ...letters[0], eventId: 'GONE-0000.1', deadAt: new Date().toISOString() };
     fs.writeFileSync(lettersFile, JSON.stringify([...letters, gone]));
 
+    // An entry that is not an endpoint (edited by hand): skipped at the start, by id, the rest kept.
+    const kept = JSON.parse(fs.readFileSync(file, 'utf8')) as { version: number; endpoints: Record<string, unknown>[] };
+    fs.writeFileSync(file, JSON.stringify({ ...kept, endpoints: [...kept.endpoints, { ...kept.endpoints[0], id: 'broken', url: 'ftp://nope' }] }), { mode: 0o600 });
+
     // Restarted over the same DATA_DIR: the endpoint is there, no answer shows its secret.
     const second = await startTestService({ ...env, DATA_DIR: first.dataDir });
     services.push(second);
     const after = await listed(second);
     expect(after.endpoints.map((e) => `${e.id} ${e.source}`).sort()).toEqual(['from-setting setting', 'kept admin']);
+    expect(second.logged({ msg: 'webhook endpoint in the store skipped', endpoint: 'broken' })).toHaveLength(1);
     expect(JSON.stringify(after)).not.toContain(secret);
 
     failing = false;
@@ -107,7 +113,7 @@ describe('webhook endpoints added through the admin API', () => {
     const orphan = await redeliver(other.id);
     expect(orphan.status).toBe(404);
     expect((await orphan.json() as { error: string }).error).toContain('no longer exists');
-    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ version: 1, endpoints: [] });
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).endpoints.map((e: { id: string }) => e.id)).toEqual(['broken']);
     for (const s of [first, second]) expect(s.logs.some((l) => l.includes(secret))).toBe(false);
   }, 180_000);
 });
