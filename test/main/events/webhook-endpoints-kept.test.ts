@@ -1,7 +1,7 @@
 // Webhook endpoints added through the admin API outlive a restart, and dead letters are redelivered
 // (issue 35; README, "Webhooks"; docs/events.md, "What is kept where"), on one service without Redis:
 // the endpoint is kept in DATA_DIR/webhook-endpoints.json (owner-only, its secret in it and in no
-// answer or log line); after a restart over the same DATA_DIR it is listed and used (every delivery
+// answer, log line or metric); after a restart over the same DATA_DIR it is listed and used (every delivery
 // signed with the secret shown once at its creation); its dead letters (a receiver answering 500,
 // WEBHOOK_RETRY_FOR_MS=1000) are redelivered through the admin API (401 without the token), leave
 // the list, and a second redelivery is 404; an event past the retention is 410; a removed endpoint's
@@ -115,5 +115,8 @@ describe('webhook endpoints added through the admin API', () => {
     expect((await orphan.json() as { error: string }).error).toContain('no longer exists');
     expect(JSON.parse(fs.readFileSync(file, 'utf8')).endpoints.map((e: { id: string }) => e.id)).toEqual(['broken']);
     for (const s of [first, second]) expect(s.logs.some((l) => l.includes(secret))).toBe(false);
+    const metrics = await (await fetch(`${second.metricsUrl}/metrics`)).text();
+    expect(metrics).toContain('ods_backend_calls_total{call="webhook"');
+    expect(metrics).not.toContain(secret);
   }, 180_000);
 });
