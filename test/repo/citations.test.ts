@@ -29,6 +29,7 @@ const NOT_HERE = new Set([
   'deliveries.json', 'dead-letters.json', // the webhook outbox's state, written under events/ at run time (events-out/journal-files.ts)
   'fixtures.json', // the schedule, written under DATA_DIR at run time (adapters/memory/fixture-store.ts)
   'output-delays.json', // the output delays, written under DATA_DIR at run time (adapters/memory/output-delay-store.ts)
+  'webhook-endpoints.json', // the webhook endpoints added through the admin API, written under DATA_DIR at run time (adapters/memory/webhook-endpoint-store.ts)
   'config.json', // the overlay frontend's own configuration file (docs/client-contract.md)
   'players.json', // a feed's URL name (GET /feeds/:code/players.json, docs/feeds.md), not a file
 ]);

@@ -122,7 +122,7 @@ export const SETTINGS = {
   INGEST_PORT: s(int(0, 65535), 5100, 'ingestion Socket.IO port (observer and auxiliary clients); 0 = ephemeral'),
   REST_PORT: s(int(0, 65535), 5101, 'REST API port; 0 = ephemeral'),
   BROADCAST_PORT: s(int(0, 65535), 5200, 'broadcast Socket.IO port (overlay frontends); 0 = ephemeral'),
-  DATA_DIR: s(str, './.data', 'where the generated certificate and access key are kept'),
+  DATA_DIR: s(str, './.data', 'where the generated certificate and access key are kept, and the operator data without REDIS_URL: the day\'s schedule (fixtures.json), the output delays (output-delays.json) and the webhook endpoints added through the admin API (webhook-endpoints.json, with their secrets, owner-only)'),
   LOG_LEVEL: s(oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), 'info', 'pino log level'),
   LOG_FORMAT: s(oneOf('json', 'pretty'), process.env.NODE_ENV === 'development' ? 'pretty' : 'json', 'json (default) or pretty (default when NODE_ENV=development)'),
   REQUIRE_AUTH_KEY: s(bool, true, 'false accepts every access key'),

@@ -19,6 +19,7 @@ import { RedisSnapshotStore } from '../adapters/redis/snapshot-store.js';
 import { RedisStandbyStore } from '../adapters/redis/standby-store.js';
 import { RedisFixtureStore } from '../adapters/redis/fixture-store.js';
 import { RedisOutputDelayStore } from '../adapters/redis/output-delay-store.js';
+import { RedisWebhookEndpointStore } from '../adapters/redis/webhook-endpoint-store.js';
 import { RedisTeamInfoStore } from '../adapters/redis/team-info-store.js';
 import type { Config } from '../base/config.js';
 import type { Logger } from '../base/log.js';
@@ -58,6 +59,7 @@ export async function openRedisPorts(config: Config, log: Logger) {
       eventOutbox: made(new RedisEventOutbox(conn, { retentionMs: config.EVENTS_RETENTION_MS })),
       records: made(new RedisRecordStore(conn, { retentionMs: config.EVENTS_RETENTION_MS })),
       deadLetters: made(new RedisDeadLetters(conn, { retentionMs: config.EVENTS_RETENTION_MS })),
+      webhookEndpoints: made(new RedisWebhookEndpointStore(conn)),
       frameStats: frames.stats,
       opened,
       shared: {

@@ -21,7 +21,7 @@ import type { EventOutbox } from '../ports/event-outbox.js';
 import type { DeadLetterStore } from '../ports/record-store.js';
 import { EndpointLanes, type DeliveryStats, type Lane, type Part } from './endpoint-lanes.js';
 
-import { wants, type WebhookEndpoint } from './endpoints.js';
+import { startOf, wants, type WebhookEndpoint } from './endpoints.js';
 import type { EventJournal } from './journal.js';
 import type { MatchLog } from './match-log.js';
 import type { StoredEvent } from './types.js';
@@ -85,7 +85,7 @@ export class WebhookDelivery {
     this.remove(endpoint.id);
     const known = this.deps.cursors[endpoint.id];
     const cursors = known ?? {};
-    if (!known && endpoint.source === 'admin') for (const match of this.deps.journal.matches.values()) cursors[match.matchKey] = match.handed;
+    if (!known && endpoint.source === 'admin') for (const match of this.deps.journal.matches.values()) cursors[match.matchKey] = startOf(endpoint, match);
     this.deps.cursors[endpoint.id] = cursors;
     const lanes = new EndpointLanes(endpoint, cursors, this.deps.timeoutMs, this.deps.report);
     this.endpoints.set(endpoint.id, lanes);

@@ -10,16 +10,21 @@ import { ConfigError, type Config } from '../base/config.js';
 import type { Logger } from '../base/log.js';
 import type { EventOutbox } from '../ports/event-outbox.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
-import type { DeadLetter, DeadLetterStore, RecordStore } from '../ports/record-store.js';
+import type { DeadLetterStore, RecordStore } from '../ports/record-store.js';
 import { isRehearsal } from '../ports/rehearsal-marker.js';
 import { WebhookDelivery } from './delivery.js';
+import { MemoryWebhookEndpointStore, WEBHOOK_ENDPOINTS_FILE } from '../adapters/memory/webhook-endpoint-store.js';
+import type { WebhookEndpointStore } from '../ports/webhook-endpoint-store.js';
+import { EndpointBook } from './endpoint-book.js';
 import { EndpointError, parseEndpoint, viewOf, type EndpointView, type WebhookEndpoint } from './endpoints.js';
 import { EventJournal } from './journal.js';
 import { JournalFiles } from './journal-files.js';
 import { watchOperational, type OperationalDeps } from './operational.js';
 import type { OutputDelays } from './output-delays.js';
 import { FileDeadLetters, FileRecordStore } from './record-files.js';
+import { Redelivery, withIds, type DeadLetterView, type RedeliverOutcome } from './redeliver.js';
 import { EventStream } from './stream.js';
+import { retryingDeadLetters, retryingRecords, WriteRetry } from './write-retry.js';
 
 export interface EventOutput {
   readonly journal: EventJournal;
@@ -35,11 +40,14 @@ export interface EventOutput {
   /** Starts the operational events (operational.ts); close() stops them. */
   watch(deps: Omit<OperationalDeps, 'note'>): void;
   endpoints(): (EndpointView & { stats: unknown })[];
-  /** Adds an endpoint from an admin request: the endpoint with its secret (shown once), or throws EndpointError. */
-  addEndpoint(body: unknown): WebhookEndpoint;
-  removeEndpoint(id: string): boolean;
-  /** The kept dead letters, oldest first (every node's with REDIS_URL). */
-  deadLetters(): Promise<DeadLetter[]>;
+  /** Adds an endpoint from an admin request, kept before it resolves: the endpoint with its secret (shown once); rejects with EndpointError, or the store's error. */
+  addEndpoint(body: unknown): Promise<WebhookEndpoint>;
+  /** Removes an endpoint added through the admin API (from the store first): false when there is none with this id. */
+  removeEndpoint(id: string): Promise<boolean>;
+  /** The kept dead letters, oldest first, each with its id (every node's with REDIS_URL). */
+  deadLetters(): Promise<DeadLetterView[]>;
+  /** Sends a dead letter's event again to its endpoint (redeliver.ts). */
+  redeliver(id: string): Promise<RedeliverOutcome>;
   close(): void;
 }
 
@@ -56,12 +64,26 @@ export interface EventOutputDeps {
   deadLetters?: DeadLetterStore | null;
   /** The per-match output delays (output-delays.ts): a delayed match's events are handed on once due (delay-gate.ts). */
   delays?: OutputDelays;
+  /** The endpoints added through the admin API (endpoint-book.ts; closed with the output), or none (memory only). */
+  endpointBook?: EndpointBook;
 }
 
-export function createEventOutput({ config, log, directory, report, shared = null, delays, ...kept }: EventOutputDeps): EventOutput {
+/**
+ * The event output, its admin-added webhook endpoints read first (endpoint-book.ts; an unreadable
+ * store stops the start): from Redis's store (REDIS_URL), else DATA_DIR/webhook-endpoints.json.
+ */
+export async function openEventOutput({ endpointStore, ...deps }: Omit<EventOutputDeps, 'endpointBook'> & { endpointStore: WebhookEndpointStore | null }): Promise<EventOutput> {
+  const store = endpointStore ?? new MemoryWebhookEndpointStore(path.join(deps.config.DATA_DIR, WEBHOOK_ENDPOINTS_FILE));
+  return createEventOutput({ ...deps, endpointBook: await EndpointBook.open(store, { shared: endpointStore !== null, log: deps.log }) });
+}
+
+export function createEventOutput({ config, log, directory, report, shared = null, delays, endpointBook, ...kept }: EventOutputDeps): EventOutput {
   const files = new JournalFiles(path.join(path.resolve(config.STATE_DIR || config.DATA_DIR), 'events'), log);
-  const records = kept.records ?? new FileRecordStore(files, config.EVENTS_RETENTION_MS);
-  const deadLetters = kept.deadLetters ?? new FileDeadLetters(files);
+  // Records and dead letters whose write failed (Redis unreachable) are written again until they land.
+  const recordRetry = new WriteRetry({ log: log.child({ module: 'events' }), what: 'match record' });
+  const letterRetry = new WriteRetry({ log: log.child({ module: 'webhooks' }), what: 'dead letter' });
+  const records = retryingRecords(kept.records ?? new FileRecordStore(files, config.EVENTS_RETENTION_MS), recordRetry);
+  const deadLetters = retryingDeadLetters(kept.deadLetters ?? new FileDeadLetters(files), letterRetry);
   const journal = new EventJournal({ files, shared, records, log, resumeWindowMs: config.EVENTS_RESUME_WINDOW_MS, retentionMs: config.EVENTS_RETENTION_MS, ...(delays ? { delayMs: (code: string) => delays.delayMs(code) } : {}) });
   const stopDelays = delays?.onChange((code) => journal.delayChanged(code)) ?? (() => {});
   const cursors = files.deliveryCursors();
@@ -81,11 +103,28 @@ export function createEventOutput({ config, log, directory, report, shared = nul
     if (endpoints.has(endpoint.id)) throw new ConfigError(`WEBHOOKS: endpoint id ${endpoint.id} is used twice`);
     endpoints.set(endpoint.id, endpoint);
   }
-  for (const endpoint of endpoints.values()) delivery.add(endpoint);
+  // The endpoints added through the admin API (kept: endpoint-book.ts); one under a setting's id is not used.
+  const applyKept = (id: string, endpoint: WebhookEndpoint | null) => {
+    if (endpoints.get(id)?.source === 'setting') {
+      if (endpoint) log.warn({ endpoint: id }, 'webhook endpoint added through the admin API has the id of one in WEBHOOKS: the setting\'s is used');
+      return;
+    }
+    if (endpoint) {
+      endpoints.set(id, endpoint);
+      delivery.add(endpoint);
+    } else if (endpoints.delete(id)) delivery.remove(id);
+  };
+  for (const endpoint of endpointBook?.all() ?? []) applyKept(endpoint.id, endpoint);
+  const stopBook = endpointBook?.onChange(applyKept) ?? (() => {});
+  for (const endpoint of endpoints.values()) if (endpoint.source === 'setting') delivery.add(endpoint);
   delivery.releaseDelivered();
   delivery.prune();
   const pruneTimer = setInterval(() => delivery.prune(), 3_600_000).unref();
   const stream = new EventStream(journal, config.EVENTS_MAX_STREAMS);
+  const redelivery = new Redelivery({
+    journal, deadLetters, outboxes: shared ? [shared, files] : [files], endpoint: (id) => endpoints.get(id),
+    timeoutMs: config.OUTBOUND_TIMEOUT_MS, ...(report ? { report } : {}),
+  });
   let stopWatching = () => {};
   const take: EventOutput['take'] = (groupCode, matchKey, matchId, event) => {
     const record = directory.get(groupCode);
@@ -107,23 +146,30 @@ export function createEventOutput({ config, log, directory, report, shared = nul
       stopWatching = watchOperational({ ...deps, note: (...args) => this.note(...args) });
     },
     endpoints: () => [...endpoints.values()].map((e) => ({ ...viewOf(e), stats: delivery.statsOf(e.id) })),
-    addEndpoint(body) {
-      const endpoint = parseEndpoint(body, 'admin', makeId);
+    async addEndpoint(body) {
+      const endpoint: WebhookEndpoint = { ...parseEndpoint(body, 'admin', makeId), createdAt: Date.now() };
       if (endpoints.has(endpoint.id)) throw new EndpointError(`id: ${endpoint.id} is taken`);
-      endpoints.set(endpoint.id, endpoint);
-      delivery.add(endpoint);
+      if (endpointBook) await endpointBook.add(endpoint); // applied through applyKept
+      else applyKept(endpoint.id, endpoint);
       return endpoint;
     },
-    removeEndpoint(id) {
+    async removeEndpoint(id) {
       const endpoint = endpoints.get(id);
+      if (endpoint?.source === 'setting') throw new EndpointError(`${id} is in the WEBHOOKS setting: remove it there`);
+      if (endpointBook) return endpointBook.remove(id);
       if (!endpoint) return false;
-      endpoints.delete(id);
-      return delivery.remove(id);
+      applyKept(id, null);
+      return true;
     },
-    deadLetters: () => deadLetters.list(),
+    deadLetters: async () => withIds(await deadLetters.list()),
+    redeliver: (id) => redelivery.redeliver(id),
     close() {
       stopWatching();
       stopDelays();
+      stopBook();
+      endpointBook?.close();
+      recordRetry.close();
+      letterRetry.close();
       clearInterval(pruneTimer);
       stream.close();
       delivery.close();

@@ -75,6 +75,14 @@ export class FileDeadLetters implements DeadLetterStore {
     return [...this.letters];
   }
 
+  async remove(endpointId: string, eventId: string): Promise<number> {
+    const before = this.letters.length;
+    for (let i = this.letters.length - 1; i >= 0; i--) if (this.letters[i].endpointId === endpointId && this.letters[i].eventId === eventId) this.letters.splice(i, 1);
+    const removed = before - this.letters.length;
+    if (removed) this.files?.saveJson('dead-letters', this.letters);
+    return removed;
+  }
+
   /** The files are the journal's (journal-files.ts writes what is pending when it closes). */
   close(): void {}
 }

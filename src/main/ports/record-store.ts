@@ -8,7 +8,8 @@
 // Asynchronous: a shared adapter answers over the network. A record is kept for the retention
 // (EVENTS_RETENTION_MS) from its `storedAt`: past it, it is neither listed nor returned, and `prune`
 // removes it. `put` of the same record again changes nothing (a node that takes an ended match over
-// keeps its record again). The dead letters are a list capped at the newest `max`.
+// keeps its record again). The dead letters are a list capped at the newest `max`; one leaves it when
+// its event was redelivered (events-out/redeliver.ts).
 // Contract: test/main/ports/record-store.contract.ts.
 import type { Score, TeamRef } from '../../protocol/match-events.js';
 
@@ -94,6 +95,8 @@ export interface DeadLetterStore {
   add(letter: DeadLetter): Promise<void>;
   /** The kept dead letters, oldest first (at most the cap). */
   list(): Promise<DeadLetter[]>;
+  /** Removes every dead letter of this event to this endpoint (it was redelivered); resolves with how many. */
+  remove(endpointId: string, eventId: string): Promise<number>;
   /** Stops the adapter's own timers and files. */
   close(): void;
 }

@@ -121,5 +121,18 @@ export function describeDeadLetterStoreContract(name: string, harness: StoreHarn
       const second = track(await harness.reopen(first));
       expect(await second.list()).toEqual([letter(7)]);
     });
+
+    it('remove takes every dead letter of that event to that endpoint, and no other; another store sees it gone', async () => {
+      const first = await make();
+      const again = { ...letter(8), deadAt: new Date(1_700_000_200_000).toISOString(), attempts: 5 };
+      const otherEndpoint = { ...letter(8), endpointId: 'wh_2' };
+      for (const l of [letter(7), letter(8), otherEndpoint, again, letter(9)]) await first.add(l);
+      expect(await first.remove('wh_1', 'K-1.8')).toBe(2);
+      expect(await first.list()).toEqual([letter(7), otherEndpoint, letter(9)]);
+      expect(await first.remove('wh_1', 'K-1.8')).toBe(0);
+      expect(await first.remove('wh_1', 'NOPE-1.1')).toBe(0);
+      const second = track(await harness.reopen(first));
+      expect(await second.list()).toEqual([letter(7), otherEndpoint, letter(9)]);
+    });
   });
 }

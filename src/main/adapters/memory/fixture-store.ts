@@ -4,7 +4,7 @@
 // on (a crash right after a map's end keeps its result). Changes are an operator's upload or edit,
 // a logon to a scheduled code and a map's end: a few a minute, never per message.
 import fs from 'node:fs';
-import path from 'node:path';
+import { writeFileAtomicSync } from '../../base/atomic-file.js';
 import type { Fixture, FixtureAdd, FixtureStore } from '../../ports/fixture-store.js';
 
 /** The file of the embedded default's fixtures, in DATA_DIR. */
@@ -65,10 +65,7 @@ export class MemoryFixtureStore implements FixtureStore {
   private save(): void {
     this.changes++;
     if (this.file === null) return;
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
-    fs.writeFileSync(tmp, JSON.stringify({ version: FILE_VERSION, fixtures: [...this.fixtures.values()] }), { mode: 0o600 });
-    fs.renameSync(tmp, this.file);
+    writeFileAtomicSync(this.file, JSON.stringify({ version: FILE_VERSION, fixtures: [...this.fixtures.values()] }));
   }
 
   close(): void {}

@@ -3,7 +3,7 @@
 // construction, written after every change atomically (a temporary file, then rename) and
 // synchronously, so a delay is on disk before the operator is answered. A few writes an hour.
 import fs from 'node:fs';
-import path from 'node:path';
+import { writeFileAtomicSync } from '../../base/atomic-file.js';
 import type { OutputDelayStore } from '../../ports/output-delay-store.js';
 
 /** The file of the embedded default's output delays, in DATA_DIR. */
@@ -51,9 +51,6 @@ export class MemoryOutputDelayStore implements OutputDelayStore {
 
   private save(): void {
     if (this.file === null) return;
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
-    fs.writeFileSync(tmp, JSON.stringify({ version: FILE_VERSION, delays: Object.fromEntries(this.seconds) }), { mode: 0o600 });
-    fs.renameSync(tmp, this.file);
+    writeFileAtomicSync(this.file, JSON.stringify({ version: FILE_VERSION, delays: Object.fromEntries(this.seconds) }));
   }
 }

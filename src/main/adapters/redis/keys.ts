@@ -44,6 +44,9 @@ export function redisKeys(prefix: string) {
     /** OutputDelayStore (output-delay-store.ts): a hash of group code → seconds (no expiry: operator data), and its revision. */
     outputDelays: `${prefix}odelays`,
     outputDelaysRevision: `${prefix}odelays:rev`,
+    /** WebhookEndpointStore (webhook-endpoint-store.ts): a hash of endpoint id → its JSON, secret included (no expiry: operator data), and its revision. */
+    webhookEndpoints: `${prefix}whendpoints`,
+    webhookEndpointsRevision: `${prefix}whendpoints:rev`,
     /** EventOutbox (event-outbox.ts): a match's events, a stream with entry ids `0-<seq>` (PX = EVENTS_RETENTION_MS). */
     eventStream: (matchKey: string) => `${prefix}ev:${matchKey}`,
     /** The webhook endpoints' cursors of a match: a hash, endpoint id → the last seq it has. */

@@ -12,6 +12,7 @@ import * as sessions from './lua/sessions.js';
 import * as snapshots from './lua/snapshots.js';
 import * as standby from './lua/standby.js';
 import * as teamInfo from './lua/team-info.js';
+import * as webhookEndpoints from './lua/webhook-endpoints.js';
 
 type Arg = string | number;
 type Flag = '0' | '1';
@@ -55,6 +56,9 @@ export interface ScriptCommands {
   odsFixtureAll(key: string): Promise<string[]>;
   // OutputDelayStore (output-delay-store.ts).
   odsDelaySet(key: string, revision: string, code: string, seconds: string, max: number): Promise<number>;
+  // WebhookEndpointStore (webhook-endpoint-store.ts).
+  odsEndpointAdd(key: string, revision: string, id: string, json: string, max: number): Promise<'ok' | 'exists' | 'full'>;
+  odsEndpointRemove(key: string, revision: string, id: string): Promise<number>;
   // EventOutbox (event-outbox.ts).
   odsEventAppend(stream: string, seq: number, order: number, organizationId: string, text: string, ttlMs: number): Promise<number>;
   odsEventAdvance(cursors: string, endpointId: string, seq: number, ttlMs: number): Promise<number>;
@@ -66,6 +70,7 @@ export interface ScriptCommands {
   odsRecordPrune(index: string, recordPrefix: string, cutoff: number): Promise<number>;
   odsDeadLetterAdd(list: string, json: string, max: number, ttlMs: number): Promise<number>;
   odsDeadLetterList(list: string): Promise<string[]>;
+  odsDeadLetterRemove(key: string, endpointId: string, eventId: string): Promise<number>;
 }
 
 /** `numberOfKeys` absent: the caller gives it first (a variable number of keys). */
@@ -97,6 +102,8 @@ export const LUA_SCRIPTS: Record<keyof ScriptCommands, ScriptDefinition> = {
   odsFixtureSwap: { numberOfKeys: 2, lua: fixtures.SWAP },
   odsFixtureAll: { numberOfKeys: 1, lua: fixtures.ALL },
   odsDelaySet: { numberOfKeys: 2, lua: outputDelays.SET },
+  odsEndpointAdd: { numberOfKeys: 2, lua: webhookEndpoints.ADD },
+  odsEndpointRemove: { numberOfKeys: 2, lua: webhookEndpoints.REMOVE },
   odsEventAppend: { numberOfKeys: 1, lua: eventOutbox.APPEND },
   odsEventAdvance: { numberOfKeys: 1, lua: eventOutbox.ADVANCE },
   odsEventHold: { numberOfKeys: 1, lua: eventOutbox.HOLD },
@@ -106,4 +113,5 @@ export const LUA_SCRIPTS: Record<keyof ScriptCommands, ScriptDefinition> = {
   odsRecordPrune: { numberOfKeys: 1, lua: records.PRUNE },
   odsDeadLetterAdd: { numberOfKeys: 1, lua: records.DEAD_ADD },
   odsDeadLetterList: { numberOfKeys: 1, lua: records.DEAD_LIST },
+  odsDeadLetterRemove: { numberOfKeys: 1, lua: records.DEAD_REMOVE },
 };

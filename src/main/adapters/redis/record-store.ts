@@ -2,7 +2,7 @@
 // is a hash (keys.record: its summary's JSON, the record, its group code) that expires at the end of
 // its retention, indexed by a sorted set of storedAt (keys.recordIndex) that each put and prune cut
 // by score; the dead letters are one list capped at the newest MAX_DEAD_LETTERS (keys.deadLetters),
-// expiring EVENTS_RETENTION_MS after the last one. A record's JSON above DEFLATE_FROM bytes is
+// expiring EVENTS_RETENTION_MS after the last one (a redelivered one leaves it: LREM). A record's JSON above DEFLATE_FROM bytes is
 // stored deflated (the recorded match's ~35 kB record: docs/events.md, "What is kept where").
 // Every call is one script (lua/records.ts) or one read, with the connection's REDIS_TIMEOUT_MS.
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
@@ -70,6 +70,11 @@ export class RedisDeadLetters implements DeadLetterStore {
 
   async list(): Promise<DeadLetter[]> {
     return (await this.conn.cmd.odsDeadLetterList(this.conn.keys.deadLetters)).map((t) => JSON.parse(t) as DeadLetter);
+  }
+
+  /** One script: every matching entry removed by its text (LREM). */
+  remove(endpointId: string, eventId: string): Promise<number> {
+    return this.conn.cmd.odsDeadLetterRemove(this.conn.keys.deadLetters, endpointId, eventId);
   }
 
   /** No timers or subscriptions of its own; the connection is the composition root's. */

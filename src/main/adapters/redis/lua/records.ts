@@ -49,3 +49,13 @@ return 1
 export const DEAD_LIST = `
 return redis.call('LRANGE', KEYS[1], 0, -1)
 `;
+
+/** KEYS: dead letters. ARGV: endpointId, eventId. Removes every dead letter of that event to that endpoint; answers how many. */
+export const DEAD_REMOVE = `
+local n = 0
+for _, text in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+  local ok, l = pcall(cjson.decode, text)
+  if ok and type(l) == 'table' and l.endpointId == ARGV[1] and l.eventId == ARGV[2] then n = n + redis.call('LREM', KEYS[1], 0, text) end
+end
+return n
+`;
