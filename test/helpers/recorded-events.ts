@@ -104,3 +104,29 @@ export function expectWholeMatchDelivered(
   expect(rounds).toEqual(facts.rounds.map((r) => r.score));
   expect(events.filter((e) => e.type === 'kill')).toHaveLength(facts.kills.length);
 }
+
+/**
+ * The recording with every run of consecutive messages that share a millisecond in the other order
+ * (the game gives no order among them: issue 35's variant), made here from the real recording.
+ */
+export function sameMillisecondReversed<R extends { timestamp?: unknown }>(records: readonly R[]): R[] {
+  const out: R[] = [];
+  for (let i = 0; i < records.length;) {
+    let j = i + 1;
+    while (j < records.length && records[j].timestamp === records[i].timestamp) j++;
+    out.push(...records.slice(i, j).reverse());
+    i = j;
+  }
+  return out;
+}
+
+/** Index just after the record that settles round n's end (docs/events.md: the first message more than `settleMs` after its `score`). */
+export function afterRoundSettled(records: ReadonlyArray<{ type: string; timestamp?: unknown }>, n: number, settleMs: number): number {
+  let seen = 0;
+  for (let i = 0; i < records.length; i++) {
+    if (records[i].type !== 'score' || ++seen !== n) continue;
+    const at = records[i].timestamp as number;
+    for (let j = i + 1; j < records.length; j++) if ((records[j].timestamp as number) - at > settleMs) return j + 1;
+  }
+  throw new Error(`no settled round end ${n}`);
+}

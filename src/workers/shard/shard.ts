@@ -102,7 +102,7 @@ export class Shard implements BatchContext, CycleContext {
       recorder: this.settings.recordReplays ? ReplayRecorder.reopen(this.settings.replayDir, cmd.groupCode, meta.recordStart) : undefined,
     });
     this.slots.set(cmd.groupCode, slot);
-    if (this.settings.matchEvents) startEvents(slot, meta.lastEventAt, true);
+    if (this.settings.matchEvents) startEvents(slot, meta.lastEventAt, true, meta.events);
     this.deadlines.add(slot, slot.match.nextTimerAt);
     if (match.matchId) this.changes.matchIdChanged(slot);
     this.changes.rosterChanged(slot);
