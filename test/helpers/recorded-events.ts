@@ -121,7 +121,7 @@ export function sameMillisecondReversed<R extends { timestamp?: unknown }>(recor
 }
 
 /** Index just after the record that settles round n's end (docs/events.md: the first message more than `settleMs` after its `score`). */
-export function afterRoundSettled(records: ReadonlyArray<{ type: string; timestamp?: unknown }>, n: number, settleMs: number): number {
+export function afterRoundSettled(records: ReadonlyArray<{ type?: unknown; timestamp?: unknown }>, n: number, settleMs: number): number {
   let seen = 0;
   for (let i = 0; i < records.length; i++) {
     if (records[i].type !== 'score' || ++seen !== n) continue;

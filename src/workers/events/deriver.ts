@@ -2,7 +2,7 @@
 // calls observe(), which compares the state with what this match's deriver last saw (phase, round,
 // score, map, agents, spike, timeouts, running, ended) and emits an event per difference; a few
 // messages carry what the state does not keep (a kill's weapon and assists, the planter), and
-// message() reads them from the envelope. A round's end is settled before() a later message
+// message() reads them from the envelope. A round's end is settled when the clock passes it (timeReached())
 // (round-end.ts). Cheap per message: a few comparisons, the roster only at phase changes and round
 // ends. Nothing here is sent while the shard is muted (outbox.ts). What a restore cannot read back
 // from the state is journaled with the match's snapshot (journal()).
@@ -45,7 +45,7 @@ export class MatchEventDeriver {
   private readonly tracker = new RoundTracker();
   /** The round whose score changed, until it is settled (round-end.ts). */
   private pendingEnd: PendingEnd | null = null;
-  /** Agent picks of the millisecond `picksAt` (playerIds), emitted in roster order once it is over. */
+  /** Agent picks of the millisecond `picksAt` (playerIds), emitted in roster order once it is over (timeReached()). */
   private picks: string[] = [];
   private picksAt = 0;
   /** Events not taken yet; the event number of the change they belong to, and the next index in it. */
@@ -86,12 +86,13 @@ export class MatchEventDeriver {
   }
 
   /**
-   * A message at `at` is about to be applied: a round whose score changed more than ROUND_SETTLE_MS
-   * before is settled first, from the state the earlier messages left (round-end.ts). `eventNumber`:
-   * the match's now; the events are numbered with the next one, before the message's own (also
-   * after a restore, whose first change may have had events already).
+   * The match's clock reached `at`: a message at `at` is about to be applied, or (live clock) a cycle
+   * ran. A round whose score changed more than ROUND_SETTLE_MS before is settled, from the state the
+   * earlier messages left (round-end.ts), and the agent picks of an earlier millisecond go out.
+   * `eventNumber`: the match's now; the events are numbered with the next one, before any later
+   * change's (also after a restore, whose first change may have had events already).
    */
-  before(state: MatchState, eventNumber: number, at: number): void {
+  timeReached(state: MatchState, eventNumber: number, at: number): void {
     const end = this.pendingEnd;
     const picks = this.picks.length > 0 && at > this.picksAt;
     const settle = end !== null && at - end.at > ROUND_SETTLE_MS;
@@ -101,9 +102,20 @@ export class MatchEventDeriver {
     if (settle) this.settle(state);
   }
 
-  /** Events of the change that raised the match's event number to `eventNumber` are numbered from eventNumber × 64. */
+  /** When timeReached() next has work (epoch ms, the match's clock), or null. */
+  get dueAt(): number | null {
+    const end = this.pendingEnd ? this.pendingEnd.at + ROUND_SETTLE_MS + 1 : Infinity;
+    const due = Math.min(end, this.picks.length > 0 ? this.picksAt + 1 : Infinity);
+    return due === Infinity ? null : due;
+  }
+
+  /**
+   * Events of the change that raised the match's event number to `eventNumber` are numbered from
+   * eventNumber × 64. Never backwards: events numbered ahead (timeReached()) are followed by the
+   * next ones of that number, so the order only grows (the journal keeps only higher ones).
+   */
   private begin(eventNumber: number): void {
-    if (eventNumber === this.eventNumber) return;
+    if (eventNumber <= this.eventNumber) return;
     this.eventNumber = eventNumber;
     this.index = 0;
   }
@@ -177,7 +189,7 @@ export class MatchEventDeriver {
     this.pending.push({ type, at, round, order: this.eventNumber * 64 + Math.min(63, this.index++), data });
   }
 
-  /** Locked agents that changed: held until their millisecond is over (before()), then emitted in roster order. */
+  /** Locked agents that changed: held until their millisecond is over (timeReached()), then emitted in roster order. */
   private agentPicks(state: MatchState, at: number): void {
     if (state.isRunning) return;
     for (const t of state.teams) {

@@ -11,9 +11,19 @@ export function startEvents(slot: Slot, now: number, restored: boolean, journal?
   slot.events.deriver = new MatchEventDeriver(match.snapshot(), match.eventNumber, now, restored, journal);
 }
 
-/** A message at `at` is about to be applied: a round it comes after is settled (events/round-end.ts). */
-export function beforeMessage(slot: Slot, at: number): void {
-  slot.events.deriver?.before(slot.match.snapshot(), slot.match.eventNumber, at);
+/**
+ * The match's clock reached `at`: a message at `at` is about to be applied (apply.ts), or a cycle of
+ * the live clock ran (cycle.ts). A round's end it passes is settled (events/round-end.ts).
+ */
+export function timeReached(slot: Slot, at: number): void {
+  slot.events.deriver?.timeReached(slot.match.snapshot(), slot.match.eventNumber, at);
+}
+
+/** The match's next deadline: its engine's timer or its deriver's (a round's end to settle), or null. */
+export function nextDeadline(slot: Slot): number | null {
+  const timer = slot.match.nextTimerAt;
+  const events = slot.events.deriver?.dueAt ?? null;
+  return timer === null ? events : events === null ? timer : Math.min(timer, events);
 }
 
 /** An accepted message: what its envelope tells that the state does not keep (a kill's weapon, …). */

@@ -1,5 +1,5 @@
 // The event deriver on its own (src/workers/events/deriver.ts), driven as the shard drives it
-// (workers/shard/apply.ts, match-events.ts: before() the message, the engine's apply, message(),
+// (workers/shard/apply.ts, match-events.ts: timeReached() at the message, the engine's apply, message(),
 // observe()) with the real engine and the recorded 19-round match: how each round was won, what a
 // player spent, the recording with the messages of each millisecond in the other order, a plant the
 // engine refused, and a restore (snapshot and journal) at many points of the match.
@@ -38,7 +38,7 @@ function step(run: Run, rec: Rec): void {
   if (rec.type === 'round_info' && rec.data.roundPhase === 'combat') {
     run.spentAtCombat.set(rec.data.roundNumber, new Map(state.teams.flatMap((t) => t.players.map((p) => [p.riotId, p.moneySpent] as [string, number]))));
   }
-  deriver.before(state, match.eventNumber, rec.timestamp);
+  deriver.timeReached(state, match.eventNumber, rec.timestamp);
   const result = match.apply(rec, rec.timestamp);
   if (result.ok) deriver.message(match.snapshot(), match.eventNumber, rec.type, rec.data, rec.timestamp);
   deriver.observe(match.snapshot(), match.eventNumber, match.lastChangeAt);
@@ -125,6 +125,8 @@ describe('the event deriver on the recorded match', () => {
     expect(variant).not.toEqual(records);
     const reordered = play(variant);
     expect(reordered.events.map(plainEvent)).toEqual(clean.events.map(plainEvent));
+    // Numbered in the order emitted (the journal keeps only an order above the last it stored).
+    for (const run of [clean, reordered]) run.events.forEach((e, i) => i > 0 && expect(e.order).toBeGreaterThan(run.events[i - 1].order));
   });
 
   it('emits no spike_planted for a plant the engine refused (round 9\'s, after its end)', () => {
