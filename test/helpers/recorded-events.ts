@@ -20,6 +20,8 @@ export interface RecordingFacts {
   /** `${round}|${name}` → kills (team kills apart), deaths, headshots, first bloods, from the killfeed. */
   perRound: Map<string, { kills: number; deaths: number; headshots: number; firstBloods: number }>;
   teamOf: Map<string, 0 | 1>;
+  /** The round of each `spike_planted` row that came during combat (the engine takes a plant then only: one came after round 9 ended). */
+  plants: number[];
 }
 
 export function recordingFacts(replay: Replay): RecordingFacts {
@@ -30,6 +32,8 @@ export function recordingFacts(replay: Replay): RecordingFacts {
   const kills: ExpectedKill[] = [];
   const totals = new Map<string, { kills: number; deaths: number; assists: number }>();
   const perRound = new Map<string, { kills: number; deaths: number; headshots: number; firstBloods: number }>();
+  const plants: number[] = [];
+  let phase = '';
   let round = 0;
   let prev = { team_0: 0, team_1: 0 };
   let blood = false;
@@ -43,7 +47,10 @@ export function recordingFacts(replay: Replay): RecordingFacts {
     if (r.type === 'round_info') {
       if (r.data.roundNumber !== round) blood = false;
       round = r.data.roundNumber;
+      phase = r.data.roundPhase;
       if (r.data.roundPhase === 'game_end') break;
+    } else if (r.type === 'spike_planted') {
+      if (phase === 'combat' && plants.at(-1) !== round) plants.push(round);
     } else if (r.type === 'score') {
       const winner: 0 | 1 = r.data.team_0 > prev.team_0 ? 0 : 1;
       // Game team 0 attacks in rounds 1–12, defends from 13 (the side switch; no overtime in the recording).
@@ -65,7 +72,7 @@ export function recordingFacts(replay: Replay): RecordingFacts {
       totals.set(r.data.name, { kills: r.data.kills, deaths: r.data.deaths, assists: r.data.assists });
     }
   }
-  return { rounds, kills, finalScore: prev, totals, perRound, teamOf };
+  return { rounds, kills, finalScore: prev, totals, perRound, teamOf, plants };
 }
 
 /** A minimal CSV reader for the exports (quoted fields with "" escapes; no newlines inside fields in these files). */
