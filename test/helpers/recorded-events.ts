@@ -20,6 +20,8 @@ export interface RecordingFacts {
   /** `${round}|${name}` → kills (team kills apart), deaths, headshots, first bloods, from the killfeed. */
   perRound: Map<string, { kills: number; deaths: number; headshots: number; firstBloods: number }>;
   teamOf: Map<string, 0 | 1>;
+  /** The round of each `spike_planted` row that came during combat (the engine takes a plant then only: one came after round 9 ended). */
+  plants: number[];
 }
 
 export function recordingFacts(replay: Replay): RecordingFacts {
@@ -30,6 +32,8 @@ export function recordingFacts(replay: Replay): RecordingFacts {
   const kills: ExpectedKill[] = [];
   const totals = new Map<string, { kills: number; deaths: number; assists: number }>();
   const perRound = new Map<string, { kills: number; deaths: number; headshots: number; firstBloods: number }>();
+  const plants: number[] = [];
+  let phase = '';
   let round = 0;
   let prev = { team_0: 0, team_1: 0 };
   let blood = false;
@@ -43,7 +47,10 @@ export function recordingFacts(replay: Replay): RecordingFacts {
     if (r.type === 'round_info') {
       if (r.data.roundNumber !== round) blood = false;
       round = r.data.roundNumber;
+      phase = r.data.roundPhase;
       if (r.data.roundPhase === 'game_end') break;
+    } else if (r.type === 'spike_planted') {
+      if (phase === 'combat' && plants.at(-1) !== round) plants.push(round);
     } else if (r.type === 'score') {
       const winner: 0 | 1 = r.data.team_0 > prev.team_0 ? 0 : 1;
       // Game team 0 attacks in rounds 1–12, defends from 13 (the side switch; no overtime in the recording).
@@ -65,7 +72,7 @@ export function recordingFacts(replay: Replay): RecordingFacts {
       totals.set(r.data.name, { kills: r.data.kills, deaths: r.data.deaths, assists: r.data.assists });
     }
   }
-  return { rounds, kills, finalScore: prev, totals, perRound, teamOf };
+  return { rounds, kills, finalScore: prev, totals, perRound, teamOf, plants };
 }
 
 /** A minimal CSV reader for the exports (quoted fields with "" escapes; no newlines inside fields in these files). */
@@ -103,4 +110,30 @@ export function expectWholeMatchDelivered(
   const rounds = events.filter((e) => e.type === 'round_ended').map((e) => (e.data as { score: unknown }).score);
   expect(rounds).toEqual(facts.rounds.map((r) => r.score));
   expect(events.filter((e) => e.type === 'kill')).toHaveLength(facts.kills.length);
+}
+
+/**
+ * The recording with every run of consecutive messages that share a millisecond in the other order
+ * (the game gives no order among them: issue 35's variant), made here from the real recording.
+ */
+export function sameMillisecondReversed<R extends { timestamp?: unknown }>(records: readonly R[]): R[] {
+  const out: R[] = [];
+  for (let i = 0; i < records.length;) {
+    let j = i + 1;
+    while (j < records.length && records[j].timestamp === records[i].timestamp) j++;
+    out.push(...records.slice(i, j).reverse());
+    i = j;
+  }
+  return out;
+}
+
+/** Index just after the record that settles round n's end (docs/events.md: the first message more than `settleMs` after its `score`). */
+export function afterRoundSettled(records: ReadonlyArray<{ type?: unknown; timestamp?: unknown }>, n: number, settleMs: number): number {
+  let seen = 0;
+  for (let i = 0; i < records.length; i++) {
+    if (records[i].type !== 'score' || ++seen !== n) continue;
+    const at = records[i].timestamp as number;
+    for (let j = i + 1; j < records.length; j++) if ((records[j].timestamp as number) - at > settleMs) return j + 1;
+  }
+  throw new Error(`no settled round end ${n}`);
 }

@@ -2,17 +2,29 @@
 // calls observe(), which compares the state with what this match's deriver last saw (phase, round,
 // score, map, agents, spike, timeouts, running, ended) and emits an event per difference; a few
 // messages carry what the state does not keep (a kill's weapon and assists, the planter), and
-// message() reads them from the envelope. Cheap per message: a few comparisons, the roster only at
-// phase changes and scores. Nothing here is sent while the shard is muted (outbox.ts).
-import type { DerivedEvent, MatchEventType, RoundWinMethod, TeamId } from '../../protocol/match-events.js';
+// message() reads them from the envelope. A round's end is settled when the clock passes it (timeReached())
+// (round-end.ts). Cheap per message: a few comparisons, the roster only at phase changes and round
+// ends. Nothing here is sent while the shard is muted (outbox.ts). What a restore cannot read back
+// from the state is journaled with the match's snapshot (journal()).
+import type { DerivedEvent, MatchEventType, TeamId } from '../../protocol/match-events.js';
 import type { KillfeedData } from '../../schemas/messages.js';
 import { assistCodename, weaponDisplay } from '../match/names.js';
 import type { MatchState, PlayerState } from '../match/types.js';
 import { findByName, matchLines, playerRef, roundLines, score, teamRef, teams } from './refs.js';
-import { RoundTracker } from './round-tracker.js';
+import { ROUND_SETTLE_MS, roundMovedOn, winMethod, type PendingEnd } from './round-end.js';
+import { RoundTracker, type TrackerJournal } from './round-tracker.js';
 
 /** The removal reasons of a match (shard context), as a match_ended event gives them. */
 export type EndReason = 'completed' | 'inactive' | 'admin' | 'shutdown';
+
+/** What a restored deriver cannot read back from the state (snapshots.ts keeps it beside the match). */
+export interface DeriverJournal {
+  end: PendingEnd | null;
+  round: TrackerJournal;
+  /** Agent picks not emitted yet (playerIds) and their time. */
+  picks: string[];
+  picksAt: number;
+}
 
 export class MatchEventDeriver {
   private running = false;
@@ -31,19 +43,30 @@ export class MatchEventDeriver {
   /** playerId → agent codename last reported locked. */
   private readonly agents = new Map<string, string>();
   private readonly tracker = new RoundTracker();
+  /** The round whose score changed, until it is settled (round-end.ts). */
+  private pendingEnd: PendingEnd | null = null;
+  /** Agent picks of the millisecond `picksAt` (playerIds), emitted in roster order once it is over (timeReached()). */
+  private picks: string[] = [];
+  private picksAt = 0;
   /** Events not taken yet; the event number of the change they belong to, and the next index in it. */
   private pending: DerivedEvent[] = [];
   private eventNumber = -1;
   private index = 0;
 
-  /** `restored`: rebuilt from a snapshot; its present state is what was seen (nothing is emitted for it). */
-  constructor(state: MatchState, eventNumber: number, now: number, restored: boolean) {
+  /**
+   * `restored`: rebuilt from a snapshot; its present state is what was seen (nothing is emitted for
+   * it), with what `journal` (journal() when the snapshot was taken; none in an older version's) kept.
+   */
+  constructor(state: MatchState, eventNumber: number, now: number, restored: boolean, journal?: DeriverJournal) {
     this.begin(eventNumber);
     if (restored) {
       this.see(state);
       this.ended = !state.isRunning && state.roundPhase === 'game_end';
       for (const t of state.teams) for (const p of t.players) if (p.locked) this.agents.set(p.riotId, p.agentInternal);
-      this.tracker.resume(state);
+      this.tracker.resume(state, journal?.round);
+      this.pendingEnd = journal?.end ?? null;
+      this.picks = journal?.picks ?? [];
+      this.picksAt = journal?.picksAt ?? 0;
     } else {
       this.emit('match_created', now, state, { teams: teams(state), map: state.map });
       this.see(state); // the engine's initial values (map "Loading", …) are no change
@@ -57,9 +80,42 @@ export class MatchEventDeriver {
     return out;
   }
 
-  /** Events of the change that raised the match's event number to `eventNumber` are numbered from eventNumber × 64. */
+  /** What a restore needs beside the state (plain JSON), as of the last change observed. */
+  journal(): DeriverJournal {
+    return { end: this.pendingEnd, round: this.tracker.toJournal(), picks: this.picks, picksAt: this.picksAt };
+  }
+
+  /**
+   * The match's clock reached `at`: a message at `at` is about to be applied, or (live clock) a cycle
+   * ran. A round whose score changed more than ROUND_SETTLE_MS before is settled, from the state the
+   * earlier messages left (round-end.ts), and the agent picks of an earlier millisecond go out.
+   * `eventNumber`: the match's now; the events are numbered with the next one, before any later
+   * change's (also after a restore, whose first change may have had events already).
+   */
+  timeReached(state: MatchState, eventNumber: number, at: number): void {
+    const end = this.pendingEnd;
+    const picks = this.picks.length > 0 && at > this.picksAt;
+    const settle = end !== null && at - end.at > ROUND_SETTLE_MS;
+    if (!picks && !settle) return;
+    this.begin(eventNumber + 1);
+    if (picks) this.emitPicks(state);
+    if (settle) this.settle(state);
+  }
+
+  /** When timeReached() next has work (epoch ms, the match's clock), or null. */
+  get dueAt(): number | null {
+    const end = this.pendingEnd ? this.pendingEnd.at + ROUND_SETTLE_MS + 1 : Infinity;
+    const due = Math.min(end, this.picks.length > 0 ? this.picksAt + 1 : Infinity);
+    return due === Infinity ? null : due;
+  }
+
+  /**
+   * Events of the change that raised the match's event number to `eventNumber` are numbered from
+   * eventNumber × 64. Never backwards: events numbered ahead (timeReached()) are followed by the
+   * next ones of that number, so the order only grows (the journal keeps only higher ones).
+   */
   private begin(eventNumber: number): void {
-    if (eventNumber === this.eventNumber) return;
+    if (eventNumber <= this.eventNumber) return;
     this.eventNumber = eventNumber;
     this.index = 0;
   }
@@ -68,7 +124,8 @@ export class MatchEventDeriver {
   message(state: MatchState, eventNumber: number, type: string, data: unknown, at: number): void {
     this.begin(eventNumber);
     if (type === 'killfeed') this.kill(state, data as KillfeedData, at);
-    else if (type === 'spike_planted' && !this.planted) {
+    else if (type === 'scoreboard' || type === 'aux_scoreboard' || type === 'aux_scoreboard_team') this.spikeSeen(state);
+    else if (type === 'spike_planted' && !this.planted && state.spikeState.planted) { // the engine takes a plant in combat only
       const planter = this.carrier(state);
       this.planted = true;
       this.emit('spike_planted', at, state, { planter });
@@ -83,6 +140,8 @@ export class MatchEventDeriver {
     this.begin(eventNumber);
     if (state.map !== this.map && state.map !== '') this.emit('map_selected', at, state, { map: state.map });
     this.agentPicks(state, at);
+    if (this.picks.length > 0 && state.isRunning) this.emitPicks(state);
+    if (this.pendingEnd && roundMovedOn(state, this.pendingEnd)) this.settle(state);
     if (state.isRunning && !this.running && state.matchId) this.emit('match_started', at, state, { matchId: state.matchId, teams: teams(state), map: state.map });
     if (state.roundPhase === 'shopping' && (state.roundNumber !== this.round || this.phase !== 'shopping')) {
       this.tracker.reset(state);
@@ -92,6 +151,7 @@ export class MatchEventDeriver {
     if (spike.planted && !this.planted) this.emit('spike_planted', at, state, { planter: this.carrier(state) });
     if (spike.defused && !this.defused) this.emit('spike_defused', at, state, { defuser: this.defuser(state) });
     if (spike.detonated && !this.detonated) this.emit('spike_detonated', at, state, {});
+    if (this.phase === 'shopping' && state.roundPhase !== 'shopping') this.tracker.buyPhaseEnded(state);
     this.scoreChange(state, at);
     this.timeouts(state, at);
     if (state.roundPhase === 'game_end' && !state.isRunning && !this.ended) this.end(state, at, 'completed');
@@ -102,7 +162,9 @@ export class MatchEventDeriver {
   removed(state: MatchState, eventNumber: number, at: number, reason: EndReason): void {
     if (this.ended) return;
     this.begin(eventNumber);
-    this.index = Math.max(this.index, 63); // after anything derived from the same change
+    this.index = Math.max(this.index, 63 - this.picks.length - (this.pendingEnd ? 2 : 0)); // after anything derived from the same change
+    if (this.picks.length > 0) this.emitPicks(state);
+    if (this.pendingEnd) this.settle(state);
     this.end(state, at, reason);
   }
 
@@ -123,34 +185,66 @@ export class MatchEventDeriver {
     this.techPause = ts.techPause;
   }
 
-  private emit(type: MatchEventType, at: number, state: MatchState, data: Record<string, unknown>): void {
-    this.pending.push({ type, at, round: state.roundNumber, order: this.eventNumber * 64 + Math.min(63, this.index++), data });
+  private emit(type: MatchEventType, at: number, state: MatchState, data: Record<string, unknown>, round = state.roundNumber): void {
+    this.pending.push({ type, at, round, order: this.eventNumber * 64 + Math.min(63, this.index++), data });
   }
 
+  /** Locked agents that changed: held until their millisecond is over (timeReached()), then emitted in roster order. */
   private agentPicks(state: MatchState, at: number): void {
     if (state.isRunning) return;
     for (const t of state.teams) {
       for (const p of t.players) {
         if (!p.locked || this.agents.get(p.riotId) === p.agentInternal) continue;
         this.agents.set(p.riotId, p.agentInternal);
-        this.emit('agent_selected', at, state, { player: playerRef(p, t.ingameTeamId) });
+        if (this.picks.length > 0 && at !== this.picksAt) this.emitPicks(state);
+        if (!this.picks.includes(p.riotId)) this.picks.push(p.riotId);
+        this.picksAt = at;
       }
     }
   }
 
+  private emitPicks(state: MatchState): void {
+    const at = this.picksAt;
+    const picked = new Set(this.picks);
+    this.picks = [];
+    for (const t of [...state.teams].sort((a, b) => a.ingameTeamId - b.ingameTeamId)) {
+      for (const p of [...t.players].sort((a, b) => a.position - b.position)) {
+        if (picked.has(p.riotId)) this.emit('agent_selected', at, state, { player: playerRef(p, t.ingameTeamId) });
+      }
+    }
+  }
+
+  /** A scoreboard row came: the attacker it shows holding the spike is the planter-to-be. */
+  private spikeSeen(state: MatchState): void {
+    for (const t of state.teams) {
+      if (!t.isAttacking) continue;
+      for (const p of t.players) if (p.hasSpike) this.tracker.spikeHolder = p.name;
+    }
+  }
+
+  /** A team's count rose: its round's end is opened, settled later (round-end.ts). */
   private scoreChange(state: MatchState, at: number): void {
     const s = score(state);
     const won: TeamId | null = s.team_0 > this.score0 ? 0 : s.team_1 > this.score1 ? 1 : null;
     if (won === null) return;
+    if (this.pendingEnd) this.settle(state); // a second score before the first settled: that round is over
     const team = state.teams[0].ingameTeamId === won ? state.teams[0] : state.teams[1];
-    const method: RoundWinMethod = state.attackersWon
-      ? (state.spikeState.detonated ? 'detonation' : 'elimination')
-      : state.spikeState.defused ? 'defuse' : state.wasTimeout ? 'time' : 'elimination';
-    const side = team.isAttacking ? 'attack' : 'defense';
-    this.emit('round_ended', at, state, { round: state.roundNumber, winner: { ...teamRef(team), side }, method, score: s, players: roundLines(state) });
-    const clutch = this.tracker.clutch[won];
-    if (clutch && this.tracker.alive.get(clutch.player.name) !== false) {
-      this.emit('clutch', at, state, { player: playerRef(clutch.player, won), against: clutch.against });
+    this.pendingEnd = { round: state.roundNumber, at, winner: won, side: team.isAttacking ? 'attack' : 'defense', score: s };
+  }
+
+  /** The pending round's `round_ended` (and `clutch`), at the score change's time, from everything its messages said. */
+  private settle(state: MatchState): void {
+    const end = this.pendingEnd!;
+    this.pendingEnd = null;
+    const team = state.teams[0].ingameTeamId === end.winner ? state.teams[0] : state.teams[1];
+    const tracker = this.tracker;
+    this.emit('round_ended', end.at, state, {
+      round: end.round, winner: { ...teamRef(team), side: end.side }, method: winMethod(state, end), score: end.score,
+      players: roundLines(state, (p) => tracker.spentBy(p)),
+    }, end.round);
+    const clutch = tracker.clutch[end.winner];
+    if (clutch && tracker.alive.get(clutch.player.name) !== false) {
+      this.emit('clutch', end.at, state, { player: playerRef(clutch.player, end.winner), against: clutch.against }, end.round);
     }
   }
 
@@ -224,8 +318,14 @@ export class MatchEventDeriver {
     return out;
   }
 
-  /** The attacker holding the spike, when the scoreboard says (the plant message names nobody). */
+  /**
+   * The planter: the last attacker a scoreboard row showed holding the spike (the plant message names
+   * nobody, and a row of the plant's own millisecond may show the spike gone already); else the
+   * attacker holding it now, when a row says so.
+   */
   private carrier(state: MatchState): ReturnType<typeof playerRef> | null {
+    const holder = this.tracker.spikeHolder === null ? undefined : findByName(state, this.tracker.spikeHolder);
+    if (holder && state.teams.some((t) => t.isAttacking && t.ingameTeamId === holder.team)) return playerRef(holder.player, holder.team);
     for (const t of state.teams) {
       if (!t.isAttacking) continue;
       const p = t.players.find((x: PlayerState) => x.hasSpike);

@@ -21,24 +21,23 @@ export function findByName(state: MatchState, name: string): { player: PlayerSta
   return undefined;
 }
 
-export function roundLines(state: MatchState): RoundPlayerLine[] {
-  const out: RoundPlayerLine[] = [];
-  for (const t of state.teams) {
-    for (const p of t.players) {
-      out.push({ playerId: p.riotId, name: p.name, team: t.ingameTeamId, kills: p.kills, deaths: p.deaths, assists: p.assists, spent: p.moneySpent });
-    }
-  }
-  return out;
+/** `spent`: the credits a player spent in the round's buy phase (round-tracker.ts). */
+export function roundLines(state: MatchState, spent: (p: PlayerState) => number): RoundPlayerLine[] {
+  return byPosition(state).map(({ p, team }) => ({ playerId: p.riotId, name: p.name, team, kills: p.kills, deaths: p.deaths, assists: p.assists, spent: spent(p) }));
 }
 
 export function matchLines(state: MatchState): MatchPlayerLine[] {
-  const out: MatchPlayerLine[] = [];
-  for (const t of state.teams) {
-    for (const p of t.players) {
-      out.push({ playerId: p.riotId, name: p.name, agent: p.agentProper, team: t.ingameTeamId, kills: p.kills, deaths: p.deaths, assists: p.assists });
-    }
-  }
-  return out;
+  return byPosition(state).map(({ p, team }) => ({ playerId: p.riotId, name: p.name, agent: p.agentProper, team, kills: p.kills, deaths: p.deaths, assists: p.assists }));
+}
+
+/**
+ * Every player, game team 0 first, each team in the game's roster order (`position`), not in the
+ * order their roster messages came (the game gives none among messages of one millisecond).
+ */
+function byPosition(state: MatchState): { p: PlayerState; team: TeamId }[] {
+  const out: { p: PlayerState; team: TeamId }[] = [];
+  for (const id of [0, 1] as const) for (const p of teamByIngameId(state, id).players) out.push({ p, team: id });
+  return out.sort((a, b) => a.team - b.team || a.p.position - b.p.position);
 }
 
 /** Both teams, game team 0 first. */

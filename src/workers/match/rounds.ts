@@ -34,8 +34,8 @@ export function applyGameMode(state: MatchState, mode: string): void {
   }
 }
 
-/** Outcome of the round just played, for the attacking and the defending side (8). */
-function outcome(state: MatchState): { attackers: RoundRecordType; defenders: RoundRecordType } {
+/** Outcome of the round just played, for the attacking and the defending side (8); also how match events name the win (workers/events/round-end.ts). */
+export function outcome(state: MatchState): { attackers: RoundRecordType; defenders: RoundRecordType } {
   if (state.attackersWon) return { attackers: state.spikeState.detonated ? 'detonated' : 'kills', defenders: 'lost' };
   if (state.spikeState.defused) return { attackers: 'lost', defenders: 'defused' };
   if (state.wasTimeout) return { attackers: 'lost', defenders: 'timeout' };

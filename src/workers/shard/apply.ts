@@ -5,7 +5,7 @@
 import { jsonDepthExceeds } from '../../protocol/json-depth.js';
 import { auxSessionRefusal } from '../match/match.js';
 import type { ApplyContext } from './context.js';
-import { messageEvents } from './match-events.js';
+import { messageEvents, timeReached } from './match-events.js';
 import type { Slot } from './slot.js';
 
 type Envelope = Record<string, unknown>;
@@ -89,6 +89,7 @@ function applyTo(shard: ApplyContext, slot: Slot, env: Envelope, type: string, r
   const ts = shard.clock.messageTime(receivedAt, env);
   slot.received.at = receivedAt;
   if (!shard.out.muted) slot.recorder?.record(env, ts);
+  timeReached(slot, ts);
   const result = auxPlayerId === undefined ? slot.match.apply(env, ts) : slot.match.applyAux(env, auxPlayerId, ts);
   if (!result.ok) {
     shard.drops.drop(slot.groupCode, slot, result.reason, type, result.detail);

@@ -5,7 +5,7 @@
 // into the Shard for them. This file owns the slot's `reported` part (what the main thread was told).
 import type { Deadlines } from './deadlines.js';
 import { forwardEffects } from './effects.js';
-import { sendEvents } from './match-events.js';
+import { nextDeadline, sendEvents } from './match-events.js';
 import type { Outbox } from './outbox.js';
 import type { FrameScheduler } from './scheduler.js';
 import type { Slot } from './slot.js';
@@ -38,6 +38,6 @@ export class MatchChanges {
   touched(slot: Slot): void {
     sendEvents(slot, this.out);
     this.scheduler.touched(slot);
-    this.deadlines.timerMoved(slot, slot.match.nextTimerAt);
+    this.deadlines.timerMoved(slot, nextDeadline(slot)); // the engine's timer or a round's end to settle
   }
 }

@@ -1,8 +1,9 @@
 // The shard's cycle, every BROADCAST_INTERVAL_MS: the matches whose earliest deadline is due
-// (deadlines.ts: an engine timer, live clock only, since with the recorded clock only messages move
+// (deadlines.ts: an engine timer or a round's end to settle, live clock only, since with the recorded clock only messages move
 // time; an inactivity check), the frames that are due, then the periodic outputs (snapshot round,
 // stats, dashboard summaries), in one output. Nothing here visits a match that has nothing due.
 import type { CycleContext } from './context.js';
+import { timeReached } from './match-events.js';
 import type { Slot } from './slot.js';
 
 export function runCycle(shard: CycleContext): void {
@@ -12,6 +13,7 @@ export function runCycle(shard: CycleContext): void {
   const deadlines = shard.deadlines;
   for (let slot = deadlines.due(now); slot !== undefined; slot = deadlines.due(now)) {
     if (tickTime !== null && slot.deadline.timerAt <= tickTime) {
+      timeReached(slot, tickTime); // a round's end to settle (events/round-end.ts)
       slot.match.advance(tickTime);
       shard.changes.forwardEffects(slot);
       shard.changes.touched(slot); // moves timerAt past tickTime (advance ran every timer due)

@@ -1,13 +1,29 @@
 // The shard's side of match events (workers/events/deriver.ts): a deriver per match (EVENTS_ENABLED),
 // fed after each change, its events on to the main thread in the shard's output, each with the
 // match's instance key (group code and creation time: the same on every node and after a restore).
-import { MatchEventDeriver, type EndReason } from '../events/deriver.js';
+import { MatchEventDeriver, type DeriverJournal, type EndReason } from '../events/deriver.js';
 import type { Outbox } from './outbox.js';
 import type { Slot } from './slot.js';
 
-export function startEvents(slot: Slot, now: number, restored: boolean): void {
+/** `journal`: what the restored match's snapshot kept of its deriver (snapshots.ts), if anything. */
+export function startEvents(slot: Slot, now: number, restored: boolean, journal?: DeriverJournal): void {
   const match = slot.match;
-  slot.events.deriver = new MatchEventDeriver(match.snapshot(), match.eventNumber, now, restored);
+  slot.events.deriver = new MatchEventDeriver(match.snapshot(), match.eventNumber, now, restored, journal);
+}
+
+/**
+ * The match's clock reached `at`: a message at `at` is about to be applied (apply.ts), or a cycle of
+ * the live clock ran (cycle.ts). A round's end it passes is settled (events/round-end.ts).
+ */
+export function timeReached(slot: Slot, at: number): void {
+  slot.events.deriver?.timeReached(slot.match.snapshot(), slot.match.eventNumber, at);
+}
+
+/** The match's next deadline: its engine's timer or its deriver's (a round's end to settle), or null. */
+export function nextDeadline(slot: Slot): number | null {
+  const timer = slot.match.nextTimerAt;
+  const events = slot.events.deriver?.dueAt ?? null;
+  return timer === null ? events : events === null ? timer : Math.min(timer, events);
 }
 
 /** An accepted message: what its envelope tells that the state does not keep (a kill's weapon, …). */

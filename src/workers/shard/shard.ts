@@ -25,7 +25,7 @@ import type { BatchContext, CycleContext, RemovalReason } from './context.js';
 import { Deadlines } from './deadlines.js';
 import { DropLog } from './drops.js';
 import { FrameEncoder, type MadeFrame } from './frames.js';
-import { removedEvents, startEvents } from './match-events.js';
+import { nextDeadline, removedEvents, startEvents } from './match-events.js';
 import { Outbox } from './outbox.js';
 import { FrameScheduler } from './scheduler.js';
 import { newSlot, type Slot } from './slot.js';
@@ -85,7 +85,7 @@ export class Shard implements BatchContext, CycleContext {
     });
     this.slots.set(groupCode, slot);
     if (this.settings.matchEvents) startEvents(slot, now, false);
-    this.deadlines.add(slot, slot.match.nextTimerAt);
+    this.deadlines.add(slot, nextDeadline(slot));
     this.changes.forwardEffects(slot);
     this.changes.touched(slot);
   }
@@ -102,8 +102,8 @@ export class Shard implements BatchContext, CycleContext {
       recorder: this.settings.recordReplays ? ReplayRecorder.reopen(this.settings.replayDir, cmd.groupCode, meta.recordStart) : undefined,
     });
     this.slots.set(cmd.groupCode, slot);
-    if (this.settings.matchEvents) startEvents(slot, meta.lastEventAt, true);
-    this.deadlines.add(slot, slot.match.nextTimerAt);
+    if (this.settings.matchEvents) startEvents(slot, meta.lastEventAt, true, meta.events);
+    this.deadlines.add(slot, nextDeadline(slot));
     if (match.matchId) this.changes.matchIdChanged(slot);
     this.changes.rosterChanged(slot);
     this.changes.touched(slot);

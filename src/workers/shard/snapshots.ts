@@ -11,21 +11,29 @@
 // each snapshot carries its own mark, and a match restored for a crash's replay skips the replayed
 // batches its snapshot already holds (apply.ts liveSlot).
 import type { ShardSnapshots } from '../../protocol/shard-messages.js';
+import type { DeriverJournal } from '../events/deriver.js';
 import { Match } from '../match/match.js';
 import type { SnapshotState } from '../match/snapshot.js';
 import type { Slot, SnapshotMarks } from './slot.js';
 
-/** The shard's bookkeeping a restored match keeps; `mark`: the last batch the snapshot holds (absent before issue 28). */
+/**
+ * The shard's bookkeeping a restored match keeps; `mark`: the last batch the snapshot holds (absent
+ * before issue 28); `events`: what its event deriver cannot read back from the state (absent
+ * without EVENTS_ENABLED and before issue 35).
+ */
 export interface SlotMeta {
   lastActivityAt: number;
   lastEventAt: number;
   recordStart: number;
   mark?: number;
+  events?: DeriverJournal;
 }
 
-/** {"slot":<SlotMeta: numbers only>,"match":<the engine's snapshot>} */
+/** {"slot":<SlotMeta: no member named "match" at any depth>,"match":<the engine's snapshot>} */
 export function snapshotText(slot: Slot, state?: SnapshotState, mark = -1): string {
   const meta: SlotMeta = { lastActivityAt: slot.sent.activityAt, lastEventAt: slot.received.at, recordStart: slot.recordStart, mark };
+  const deriver = slot.events.deriver;
+  if (deriver) meta.events = deriver.journal();
   return '{"slot":' + JSON.stringify(meta) + ',"match":' + slot.match.toSnapshot(state) + '}';
 }
 

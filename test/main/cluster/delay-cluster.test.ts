@@ -8,6 +8,8 @@ import { closeAll } from '../../helpers/clients.js';
 import { CLUSTER_KEY, startCluster, type Cluster } from '../../helpers/cluster.js';
 import { recordedMatch, replayObserver, sendRecords } from '../../helpers/recorded.js';
 import { startReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.js';
+import { afterRoundSettled } from '../../helpers/recorded-events.js';
+import { ROUND_SETTLE_MS } from '../../../src/workers/events/round-end.js';
 
 const replay = recordedMatch();
 const CODE = 'DLYCL1';
@@ -22,11 +24,8 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-function afterRoundEnd(n: number): number {
-  let seen = 0;
-  for (let i = 0; i < replay.records.length; i++) if (replay.records[i].type === 'score' && ++seen === n) return i + 1;
-  throw new Error(`no round end ${n}`);
-}
+/** The index just after the record that settles the n-th round's end (its round_ended then goes out: docs/events.md). */
+const afterRoundEnd = (n: number): number => afterRoundSettled(replay.records, n, ROUND_SETTLE_MS);
 
 const auth = { authorization: `Bearer ${TOKEN}` };
 const setDelay = (rest: string, seconds: number) => fetch(`${rest}/admin/matches/${CODE}/delay`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ seconds }) });

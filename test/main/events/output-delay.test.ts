@@ -13,6 +13,8 @@ import { closeAll } from '../../helpers/clients.js';
 import { recordedMatch, replayObserver, sendRecords } from '../../helpers/recorded.js';
 import { startTestService, tempDir, type TestService } from '../../helpers/service.js';
 import { startReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.js';
+import { afterRoundSettled } from '../../helpers/recorded-events.js';
+import { ROUND_SETTLE_MS } from '../../../src/workers/events/round-end.js';
 
 const replay = recordedMatch();
 const KEY = 'delay-key-0123456789';
@@ -22,12 +24,8 @@ const D = 2;
 /** The restart's delay: long enough that the restarted service answers its first feed poll within it. */
 const RESTART_DELAY = 5;
 
-/** The index just after the n-th `score` row (the n-th round's end). */
-function afterRoundEnd(n: number): number {
-  let seen = 0;
-  for (let i = 0; i < replay.records.length; i++) if (replay.records[i].type === 'score' && ++seen === n) return i + 1;
-  throw new Error(`no round end ${n}`);
-}
+/** The index just after the record that settles the n-th round's end (its round_ended then goes out: docs/events.md). */
+const afterRoundEnd = (n: number): number => afterRoundSettled(replay.records, n, ROUND_SETTLE_MS);
 
 const services: TestService[] = [];
 const receivers: WebhookReceiver[] = [];

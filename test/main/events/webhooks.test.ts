@@ -106,7 +106,8 @@ describe('webhooks', () => {
     const players = end.data.players as { name: string; kills: number; deaths: number; assists: number }[];
     expect(players).toHaveLength(10);
     for (const p of players) expect({ kills: p.kills, deaths: p.deaths, assists: p.assists }).toEqual(facts.totals.get(p.name));
-    expect(events.filter((e) => e.type === 'spike_planted')).toHaveLength(replay.records.filter((r) => r.type === 'spike_planted').length);
+    expect(events.filter((e) => e.type === 'spike_planted').map((e) => e.round)).toEqual(facts.plants);
+    expect(facts.plants).toHaveLength(replay.records.filter((r) => r.type === 'spike_planted').length - 1);
 
     // The record, as JSON and as CSV, equals the figures computed from the rows.
     const key = encodeURIComponent(end.matchKey);
