@@ -6,8 +6,11 @@
 // observer that reconnected to this node after its match's owner was killed loses nothing that
 // reached this node: the loss is what the dead owner received after its last snapshot.
 //
-// Bounded: at most MAX_HELD messages per match, none older than RECOVERY_WINDOW_MS; past that they
-// are dropped and counted (`stats.dropped`).
+// A message Redis did not take (unreachable, a failover under way) is not one nobody received: it
+// is kept in send order and sent again every RESEND_MS (counted `redelivered`).
+//
+// Bounded: at most MAX_HELD messages per match (held, and again not yet taken), none older than
+// RECOVERY_WINDOW_MS; past that they are dropped and counted (`stats.dropped`).
 import type { MainEventBus } from '../base/events.js';
 import type { Logger } from '../base/log.js';
 import type { RemoteMatches } from '../matches/routing.js';
@@ -17,6 +20,9 @@ import type { InboxMessage, OwnerInbox } from '../ports/owner-inbox.js';
 const MAX_HELD = 2000;
 
 interface Held { seq: number; message: InboxMessage; at: number }
+
+/** How often messages Redis did not take are sent again (ioredis reconnects within a second). */
+const RESEND_MS = 500;
 
 export interface OwnerDeliveryDeps {
   inbox: OwnerInbox;
@@ -32,6 +38,9 @@ export class OwnerDelivery implements RemoteMatches {
   private seq = 0;
   /** Codes whose owner is missing: their messages in send order. */
   private readonly held = new Map<string, Held[]>();
+  /** Codes with messages Redis did not take (unreachable): their messages in send order, sent again. */
+  private readonly unsent = new Map<string, Held[]>();
+  private resendTimer: NodeJS.Timeout | null = null;
   private readonly log: Logger;
 
   constructor(private readonly deps: OwnerDeliveryDeps) {
@@ -47,11 +56,44 @@ export class OwnerDelivery implements RemoteMatches {
       return true;
     }
     this.stats.sent++;
-    this.deps.inbox.send(groupCode, message).then(
-      (receivers) => { if (receivers === 0) this.hold(groupCode, { seq, message, at }); },
-      () => { this.stats.dropped++; }, // Redis unreachable: counted; the observer's resume re-sends nothing, so this is the documented loss
-    );
+    const item = { seq, message, at };
+    if (this.unsent.has(groupCode)) this.queueUnsent(groupCode, item);
+    else this.publish(groupCode, item);
     return true;
+  }
+
+  private publish(groupCode: string, item: Held): void {
+    this.deps.inbox.send(groupCode, item.message).then(
+      (receivers) => { if (receivers === 0) this.hold(groupCode, item); },
+      // Redis did not take it (unreachable, a failover): not "nobody runs the match"; sent again, in order.
+      () => this.queueUnsent(groupCode, item),
+    );
+  }
+
+  /** A message Redis did not take: kept in send order (same bounds as held ones) and sent again every RESEND_MS. */
+  private queueUnsent(groupCode: string, item: Held): void {
+    let queue = this.unsent.get(groupCode);
+    if (!queue) {
+      queue = [];
+      this.unsent.set(groupCode, queue);
+    }
+    if (!this.bounded(queue, item)) return;
+    this.insert(queue, item);
+    if (this.resendTimer) return;
+    this.resendTimer = setTimeout(() => {
+      this.resendTimer = null;
+      const all = [...this.unsent];
+      this.unsent.clear();
+      for (const [code, items] of all) {
+        this.stats.redelivered += items.length;
+        for (const it of items) {
+          if (this.held.has(code)) this.hold(code, it);
+          else if (this.unsent.has(code)) this.queueUnsent(code, it);
+          else this.publish(code, it);
+        }
+      }
+    }, RESEND_MS);
+    this.resendTimer.unref();
   }
 
   /** Codes with held messages (the takeover loop retries these first). */
@@ -77,10 +119,12 @@ export class OwnerDelivery implements RemoteMatches {
 
   /** The match is gone: whatever was held for it is dropped. */
   forget(groupCode: string): void {
-    const queue = this.held.get(groupCode);
-    if (!queue) return;
-    this.held.delete(groupCode);
-    this.stats.dropped += queue.length;
+    for (const map of [this.held, this.unsent]) {
+      const queue = map.get(groupCode);
+      if (!queue) continue;
+      map.delete(groupCode);
+      this.stats.dropped += queue.length;
+    }
   }
 
   private hold(groupCode: string, item: Held): void {
@@ -91,16 +135,24 @@ export class OwnerDelivery implements RemoteMatches {
       this.log.warn({ groupCode }, 'no node runs this match now: its ingestion data is held until one does');
       this.deps.events.emit('matchOwnerMissing', { groupCode });
     }
+    if (!this.bounded(queue, item)) return;
+    this.stats.held++;
+    this.insert(queue, item);
+  }
+
+  /** Drops what is older than maxAgeMs; false (counted dropped) when the queue is full. */
+  private bounded(queue: Held[], item: Held): boolean {
     while (queue.length > 0 && item.at - queue[0].at > this.deps.maxAgeMs) {
       queue.shift();
       this.stats.dropped++;
     }
-    if (queue.length >= MAX_HELD) {
-      this.stats.dropped++;
-      return;
-    }
-    this.stats.held++;
-    // Replies to earlier sends can come after later messages were held: keep send order.
+    if (queue.length < MAX_HELD) return true;
+    this.stats.dropped++;
+    return false;
+  }
+
+  /** Replies to earlier sends can come after later messages were queued: keep send order. */
+  private insert(queue: Held[], item: Held): void {
     let i = queue.length;
     while (i > 0 && queue[i - 1].seq > item.seq) i--;
     queue.splice(i, 0, item);
