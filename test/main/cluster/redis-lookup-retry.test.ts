@@ -31,6 +31,9 @@ let a: ServiceProcess;
 let b: ServiceProcess;
 let proxy: FailoverProxy;
 let ingestUrl = '';
+let nodeEnv: Record<string, string> = {};
+/** Nodes a test started. */
+const extra: ServiceProcess[] = [];
 
 /** The final frame of an uninterrupted run of the recording in one embedded service. */
 async function cleanFinal(groupCode: string): Promise<string> {
@@ -67,12 +70,12 @@ beforeAll(async () => {
   redis = await startRedisServer();
   redisProxy = new OutageProxy(redis.socketPath);
   const redisUrl = (await redisProxy.start()).replace('http:', 'redis:');
-  const env = {
+  nodeEnv = {
     REDIS_URL: redisUrl, AUTH_KEY: CLUSTER_KEY, REDIS_LEASE_TTL_MS: '3000', REDIS_PROBE_INTERVAL_MS: '500', LOG_LEVEL: 'info',
     TRUST_REPLAY_TIMESTAMPS: 'true', SNAPSHOT_INTERVAL_MS: '200', SESSION_LOOKUP_RETRY_MS: '100', SESSION_LOOKUP_DEADLINE_MS: '4000',
   };
-  a = await spawnService({ ...env, NODE_ID: 'node-a' });
-  b = await spawnService({ ...env, NODE_ID: 'node-b' });
+  a = await spawnService({ ...nodeEnv, NODE_ID: 'node-a' });
+  b = await spawnService({ ...nodeEnv, NODE_ID: 'node-b' });
   // The balancer: every connection to A while it lives, then to B.
   proxy = new FailoverProxy([a.ports.ingest, b.ports.ingest]);
   ingestUrl = await proxy.start();
@@ -80,7 +83,7 @@ beforeAll(async () => {
 afterAll(async () => {
   closeAll();
   await proxy?.close();
-  await Promise.all([a, b].map((n) => n?.stop('SIGKILL')));
+  await Promise.all([a, b, ...extra].map((n) => n?.stop('SIGKILL')));
   await redisProxy?.close();
   await redis?.stop();
   await reference?.close();
@@ -184,4 +187,37 @@ describe('a reconnection to another node while Redis does not answer', () => {
       s.close();
     }
   }, 120_000);
+  it('data for a match another node runs, received while Redis does not take it, is sent to the owner again once Redis is back: nothing dropped, the match ends as an uninterrupted run', async () => {
+    const code = 'LKUP03';
+    const expected = cleanFinal(code);
+    const c = await spawnService({ ...nodeEnv, NODE_ID: 'node-c' });
+    extra.push(c);
+    const onB = await frontend(b.urls.broadcast, code);
+    // The match runs on B; the observer that sends its data is on C (a second logon with the group secret).
+    const first = connectObserver(b.urls.ingest);
+    const created = await logon(first, 'obs_logon', replayLogon(replay, { key: CLUSTER_KEY, groupCode: code }));
+    expect(created.ack.value).toBe(true);
+    first.close();
+    const s = connectObserver(c.urls.ingest);
+    try {
+      expect((await logon(s, 'obs_logon', replayLogon(replay, { key: CLUSTER_KEY, groupCode: code, groupSecret: created.ack.reason }))).ack).toMatchObject({ value: true, reason: 'reconnected' });
+      const half = killAfter(700);
+      await sendRecords(s, replay, { pace: 'instant', groupCode: code, to: half });
+      await expect.poll(() => received(c)).toBe(half);
+      const forwarded = async (outcome: string) => (await scrapeMetrics(c.urls.metrics!)).value('ods_cluster_forwarded_total', { outcome });
+      redisProxy.cut();
+      const cutAt = killAfter(half + 1);
+      await sendRecords(s, replay, { pace: 'instant', groupCode: code, from: half, to: cutAt }); // C cannot hand these to Redis
+      await expect.poll(() => received(c)).toBe(cutAt);
+      redisProxy.restore();
+      await expect.poll(() => forwarded('redelivered'), { timeout: 20_000 }).toBeGreaterThanOrEqual(cutAt - half);
+      await sendRecords(s, replay, { pace: 'instant', groupCode: code, from: cutAt });
+      await onB.waitFor((f) => f.roundPhase === 'game_end', 90_000);
+      expect(await forwarded('dropped')).toBe(0);
+      expect(logLines(b, 'match adopted from its snapshot').filter((l) => l.groupCode === code)).toEqual([]); // it stayed on B
+      expect(JSON.parse(onB.raw[onB.raw.length - 1])).toEqual(JSON.parse(await expected));
+    } finally {
+      s.close();
+    }
+  }, 180_000);
 });
