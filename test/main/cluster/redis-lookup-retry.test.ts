@@ -11,11 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeAll, connectObserver, connected, frontend, logon } from '../../helpers/clients.js';
 import { CLUSTER_KEY, logLines } from '../../helpers/cluster.js';
 import { FailoverProxy } from '../../helpers/failover-proxy.js';
+import { BO3, exampleCsv, fixture, upload, withMatchId } from '../../helpers/fixtures.js';
 import { tcpOf } from '../../helpers/internals/ws.js';
 import { webSocketOf } from '../../helpers/internals/socketio-client.js';
 import { scrapeMetrics } from '../../helpers/metrics.js';
 import { OutageProxy } from '../../helpers/outage-proxy.js';
-import { playReplay, recordedMatch, replayLogon, sendRecords } from '../../helpers/recorded.js';
+import { playReplay, recordedMatch, replayLogon, replayObserver, sendRecords } from '../../helpers/recorded.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
 import { spawnService, type ServiceProcess } from '../../helpers/service-process.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
@@ -23,6 +24,7 @@ import { atPace } from '../../helpers/waits.js';
 import { decodeSnapshot } from '../../../src/main/adapters/redis/snapshot-store.js';
 
 const replay = recordedMatch();
+const TOKEN = 'lookup-retry-admin-token-2b9e41';
 
 let reference: TestService;
 let redis: RedisServer;
@@ -72,7 +74,7 @@ beforeAll(async () => {
   const redisUrl = (await redisProxy.start()).replace('http:', 'redis:');
   nodeEnv = {
     REDIS_URL: redisUrl, AUTH_KEY: CLUSTER_KEY, REDIS_LEASE_TTL_MS: '3000', REDIS_PROBE_INTERVAL_MS: '500', LOG_LEVEL: 'info',
-    TRUST_REPLAY_TIMESTAMPS: 'true', SNAPSHOT_INTERVAL_MS: '200', SESSION_LOOKUP_RETRY_MS: '100', SESSION_LOOKUP_DEADLINE_MS: '4000',
+    TRUST_REPLAY_TIMESTAMPS: 'true', SNAPSHOT_INTERVAL_MS: '200', ADMIN_TOKEN: `ops:${TOKEN}`, SESSION_LOOKUP_RETRY_MS: '100', SESSION_LOOKUP_DEADLINE_MS: '4000',
   };
   a = await spawnService({ ...nodeEnv, NODE_ID: 'node-a' });
   b = await spawnService({ ...nodeEnv, NODE_ID: 'node-b' });
@@ -220,4 +222,32 @@ describe('a reconnection to another node while Redis does not answer', () => {
       s.close();
     }
   }, 180_000);
+  it('a map that ends while Redis does not answer: its result is recorded once Redis is back; the admin routes answer 503 meanwhile, never "not found"', async () => {
+    expect((await upload(b.urls.rest, TOKEN, exampleCsv())).status).toBe(201);
+    const map = withMatchId(replay, 'lookup-retry-map-1');
+    const fe = await frontend(b.urls.broadcast, BO3.code);
+    const { socket: s, ack } = await replayObserver(b.urls.ingest, map, {
+      key: CLUSTER_KEY, groupCode: BO3.code,
+      leftTeam: { name: BO3.wolves.name, tricode: 'XXX', url: '', attackStart: true }, rightTeam: { name: BO3.owls.name, tricode: 'YYY', url: '', attackStart: false },
+    });
+    try {
+      expect(ack.value).toBe(true);
+      const end = map.records.length - 40;
+      await sendRecords(s, map, { pace: 'instant', groupCode: BO3.code, to: end });
+      await expect.poll(async () => (await fixture(b.urls.rest, TOKEN, BO3.code))?.live !== null, { timeout: 20_000 }).toBe(true);
+      redisProxy.cut();
+      await sendRecords(s, map, { pace: 'instant', groupCode: BO3.code, from: end });
+      await fe.waitFor((f) => f.roundPhase === 'game_end', 60_000);
+      await expect.poll(() => logLines(b, 'fixture update failed (retried)').length, { timeout: 20_000 }).toBeGreaterThan(0);
+      const during = await fetch(`${b.urls.rest}/admin/fixtures/${BO3.code}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      expect(during.status).toBe(503);
+      expect(((await during.json()) as { error: string }).error).toMatch(/did not answer/);
+      redisProxy.restore();
+      await expect.poll(async () => (await fixture(b.urls.rest, TOKEN, BO3.code))?.results.length, { timeout: 30_000 }).toBe(1);
+      expect(await fixture(b.urls.rest, TOKEN, BO3.code)).toMatchObject({ wins: [0, 1], results: [{ scores: [6, 13], winner: 1 }], live: null });
+      expect(logLines(b, 'fixture not updated')).toEqual([]);
+    } finally {
+      s.close();
+    }
+  }, 120_000);
 });
