@@ -189,7 +189,7 @@ describe('a reconnection to another node while Redis does not answer', () => {
       s.close();
     }
   }, 120_000);
-  it('data for a match another node runs, received while Redis does not take it, is sent to the owner again once Redis is back: nothing dropped, the match ends as an uninterrupted run', async () => {
+  it('data for a match another node runs, received while Redis does not take it, is sent to the owner again once Redis is back: nothing dropped, the match ends as an uninterrupted run; GET /match there answers 503 meanwhile', async () => {
     const code = 'LKUP03';
     const expected = cleanFinal(code);
     const c = await spawnService({ ...nodeEnv, NODE_ID: 'node-c' });
@@ -206,15 +206,24 @@ describe('a reconnection to another node while Redis does not answer', () => {
       const half = killAfter(700);
       await sendRecords(s, replay, { pace: 'instant', groupCode: code, to: half });
       await expect.poll(() => received(c)).toBe(half);
+      // B applied all of it (nothing in flight through Redis when it goes: what was in flight then may have been published, and is not sent again).
+      await expect.poll(() => snapshotChangeAt(code), { timeout: 20_000 }).toBe(Number(replay.records[half - 1].timestamp));
       const forwarded = async (outcome: string) => (await scrapeMetrics(c.urls.metrics!)).value('ods_cluster_forwarded_total', { outcome });
       redisProxy.cut();
       const cutAt = killAfter(half + 1);
       await sendRecords(s, replay, { pace: 'instant', groupCode: code, from: half, to: cutAt }); // C cannot hand these to Redis
       await expect.poll(() => received(c)).toBe(cutAt);
+      // C knows the match is live (its directory view) but its frame cannot come: 503, not "Match not found".
+      const match = await fetch(`${c.urls.rest}/match/${code}`);
+      expect(match.status).toBe(503);
+      expect(((await match.json()) as { error: string }).error).toMatch(/live/);
       redisProxy.restore();
       await expect.poll(() => forwarded('redelivered'), { timeout: 20_000 }).toBeGreaterThanOrEqual(cutAt - half);
       await sendRecords(s, replay, { pace: 'instant', groupCode: code, from: cutAt });
-      await onB.waitFor((f) => f.roundPhase === 'game_end', 90_000);
+      await onB.waitFor((f) => f.roundPhase === 'game_end', 90_000).catch((err) => {
+        for (const [n, node] of [['b', b], ['c', c]] as const) console.log(n, node.out.filter((l) => !l.includes('"module":"ingest"') || l.includes('warn')).slice(-40).join('\n'));
+        throw err;
+      });
       expect(await forwarded('dropped')).toBe(0);
       expect(logLines(b, 'match adopted from its snapshot').filter((l) => l.groupCode === code)).toEqual([]); // it stayed on B
       expect(JSON.parse(onB.raw[onB.raw.length - 1])).toEqual(JSON.parse(await expected));
