@@ -8,11 +8,11 @@ const ROOT = import.meta.dirname;
 // without them, those files are left out with a message, so that `npm test` works on a machine
 // that has only Node; in CI (CI set) nothing is left out: a missing package fails the run.
 const runs = (cmd: string, args: string[]) => spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
-const NEEDS_REDIS = ['adapters/ports-redis', 'adapters/fixture-store-redis', 'adapters/output-delay-store-redis', 'adapters/webhook-endpoint-store-redis', 'cluster/webhooks-cluster', 'cluster/delay-cluster', 'cluster/fixtures-cluster', 'adapters/directory-redis', 'adapters/frames-redis', 'adapters/inbox-redis', 'cluster/cluster', 'cluster/cluster-takeover', 'cluster/cluster-nginx', 'cluster/rehearsal', 'cluster/sentinel-failover', 'adapters/event-outbox', 'cluster/events-cluster', 'adapters/record-store-redis', 'cluster/records-cluster', 'adapters/outbox-catchup-redis'].map((f) => `test/main/${f}.test.ts`);
+const NEEDS_REDIS = ['adapters/ports-redis', 'adapters/fixture-store-redis', 'adapters/output-delay-store-redis', 'adapters/webhook-endpoint-store-redis', 'cluster/webhooks-cluster', 'cluster/delay-cluster', 'cluster/fixtures-cluster', 'adapters/directory-redis', 'adapters/frames-redis', 'adapters/inbox-redis', 'cluster/cluster', 'cluster/cluster-takeover', 'cluster/cluster-nginx', 'cluster/rehearsal', 'cluster/sentinel-failover', 'adapters/event-outbox', 'cluster/events-cluster', 'adapters/record-store-redis', 'cluster/records-cluster', 'adapters/outbox-catchup-redis', 'cluster/redis-lookup-retry', 'cluster/sentinel-session-lookup'].map((f) => `test/main/${f}.test.ts`);
 const leftOut = process.env.CI ? [] : [
   ...(runs('redis-server', ['--version']) ? [] : NEEDS_REDIS),
   ...(runs('/usr/sbin/nginx', ['-v']) ? [] : ['test/main/cluster/cluster-nginx.test.ts']),
-  ...(runs('redis-sentinel', ['--version']) ? [] : ['test/main/cluster/sentinel-failover.test.ts']),
+  ...(runs('redis-sentinel', ['--version']) ? [] : ['test/main/cluster/sentinel-failover.test.ts', 'test/main/cluster/sentinel-session-lookup.test.ts']),
 ];
 if (leftOut.length > 0) {
   console.warn(`scale-out tests SKIPPED (${[...new Set(leftOut)].join(', ')}): redis-server, redis-sentinel or nginx not found. Install Debian's packages (apt-get update && apt-get install -y redis-server redis-sentinel nginx-light); .ci/run does this when it runs as root.`);

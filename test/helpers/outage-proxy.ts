@@ -21,7 +21,8 @@ export class OutageProxy {
   private readonly held = new Set<net.Socket>();
   private down = false;
 
-  constructor(private readonly targetPort: number) {}
+  /** `target`: a port on 127.0.0.1, or a unix socket path (a Redis server of test/helpers/redis-server.ts). */
+  constructor(private readonly target: number | string) {}
 
   /** Listens on an ephemeral port; resolves with the URL to give the client. */
   async start(): Promise<string> {
@@ -37,7 +38,7 @@ export class OutageProxy {
       return;
     }
     client.setNoDelay(true);
-    const upstream = net.connect(this.targetPort, '127.0.0.1');
+    const upstream = typeof this.target === 'number' ? net.connect(this.target, '127.0.0.1') : net.connect(this.target);
     upstream.setNoDelay(true);
     const pair = { client, upstream };
     this.pairs.add(pair);
@@ -68,7 +69,9 @@ export class OutageProxy {
       // What the service sends is lost while the network is down; its first packet after the
       // outage reaches a peer that no longer knows the connection, which answers with a reset.
       upstream.on('data', () => {
-        if (!this.down) upstream.resetAndDestroy();
+        if (this.down) return;
+        if (typeof this.target === 'number') upstream.resetAndDestroy();
+        else upstream.destroy(); // a unix socket has no reset
       });
       upstream.resume();
       this.held.add(upstream);

@@ -209,6 +209,8 @@ export const SETTINGS = {
   REDIS_KEY_PREFIX: s(keyPrefix, 'ods:', 'prefix of every Redis key and channel (several deployments can share one Redis)'),
   REDIS_LEASE_TTL_MS: s(int(1000, 600_000), 10_000, 'a node owns each of its matches through a Redis lease of this length, renewed every third of it; a lost node\'s matches are taken over after it'),
   REDIS_TIMEOUT_MS: s(int(100, 60_000), 2000, 'timeout of each Redis command, and of the connection at start'),
+  SESSION_LOOKUP_RETRY_MS: s(int(10, 10_000), 250, 'an ingestion session lookup that Redis did not answer (unreachable, a failover under way) is asked again after this, doubling up to 2 s, while the socket\'s messages are held (at most INGEST_BACKLOG_PER_SOCKET)'),
+  SESSION_LOOKUP_DEADLINE_MS: s(int(1000, 600_000), 15_000, 'a reconnected ingestion socket whose session lookup Redis has not answered this long after its connection (or whose held messages are full) has its transport closed: the client reconnects by itself and its session is looked up again, its held messages first'),
   REDIS_PROBE_INTERVAL_MS: s(int(100, 60_000), 2000, 'pub/sub liveness probe: a node publishes to itself this often and reconnects its subscriber when 3 probes in a row do not come back'),
   NODE_ID: s(nodeId, '', 'this node\'s name in Redis, logs and the dashboard. Unset: host name, process id and a random suffix'),
   // Match events, webhooks, the live stream and match records (README, "Events, webhooks and records"; docs/events.md).

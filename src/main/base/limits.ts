@@ -33,6 +33,10 @@ export const STALL_CREDIT_MS = 2000;
 export const BACKLOG_DRAIN_MIN_MS = 5;
 /** ... nor less often than this (a backlog moves at least 20 times a second). */
 export const BACKLOG_DRAIN_MAX_MS = 50;
+/** A session lookup the store did not answer is asked again after SESSION_LOOKUP_RETRY_MS, doubling up to this (a Sentinel promotion takes ~2–3 s). */
+export const LOOKUP_RETRY_MAX_MS = 2000;
+/** Most pids parked at once by ingest/resume.ts (sockets closed before their lookup was answered; each waits RECOVERY_WINDOW_MS for its client). */
+export const PARKED_LOOKUPS_MAX = 10_000;
 /** Longest session id (socket.io pid, 20 characters in practice) looked up: longer ones are not socket.io's. */
 export const MAX_SESSION_ID_LENGTH = 256;
 

@@ -6,17 +6,25 @@
 // observer that reconnected to this node after its match's owner was killed loses nothing that
 // reached this node: the loss is what the dead owner received after its last snapshot.
 //
-// Bounded: at most MAX_HELD messages per match, none older than RECOVERY_WINDOW_MS; past that they
-// are dropped and counted (`stats.dropped`).
+// A message Redis certainly did not take (not connected: a failover under way, an outage) is not one
+// nobody received: it is kept in send order and sent again every RESEND_MS (counted `redelivered`).
+// One in flight when the connection closed may have been published: it is not sent again (a
+// duplicate would apply it twice) but counted dropped.
+//
+// Bounded: at most MAX_HELD messages per match (held, and again not yet taken), none older than
+// RECOVERY_WINDOW_MS; past that they are dropped and counted (`stats.dropped`).
 import type { MainEventBus } from '../base/events.js';
 import type { Logger } from '../base/log.js';
 import type { RemoteMatches } from '../matches/routing.js';
-import type { InboxMessage, OwnerInbox } from '../ports/owner-inbox.js';
+import { InboxNotSent, type InboxMessage, type OwnerInbox } from '../ports/owner-inbox.js';
 
 /** Messages held for one match whose owner is missing (a minute and a half at an observer's peak 20 msg/s). */
 const MAX_HELD = 2000;
 
 interface Held { seq: number; message: InboxMessage; at: number }
+
+/** How often messages Redis did not take are sent again (ioredis reconnects within a second). */
+const RESEND_MS = 500;
 
 export interface OwnerDeliveryDeps {
   inbox: OwnerInbox;
@@ -32,6 +40,9 @@ export class OwnerDelivery implements RemoteMatches {
   private seq = 0;
   /** Codes whose owner is missing: their messages in send order. */
   private readonly held = new Map<string, Held[]>();
+  /** Codes with messages Redis did not take (unreachable): their messages in send order, sent again. */
+  private readonly unsent = new Map<string, { queue: Held[]; inFlight: number }>();
+  private resendTimer: NodeJS.Timeout | null = null;
   private readonly log: Logger;
 
   constructor(private readonly deps: OwnerDeliveryDeps) {
@@ -47,11 +58,69 @@ export class OwnerDelivery implements RemoteMatches {
       return true;
     }
     this.stats.sent++;
-    this.deps.inbox.send(groupCode, message).then(
-      (receivers) => { if (receivers === 0) this.hold(groupCode, { seq, message, at }); },
-      () => { this.stats.dropped++; }, // Redis unreachable: counted; the observer's resume re-sends nothing, so this is the documented loss
-    );
+    const item = { seq, message, at };
+    if (this.unsent.has(groupCode)) this.queueUnsent(groupCode, item);
+    else this.publish(groupCode, item);
     return true;
+  }
+
+  private publish(groupCode: string, item: Held, resent = false): void {
+    this.deps.inbox.send(groupCode, item.message).then((receivers) => {
+      if (resent) this.resent(groupCode, true);
+      if (receivers === 0) this.hold(groupCode, item);
+    }, (err) => {
+      // Redis did not take it (unreachable, a failover): not "nobody runs the match"; sent again, in
+      // order. Unless it may have gone out (in flight as the connection closed): a duplicate would
+      // apply it twice (a kill counted twice), so it is counted dropped.
+      if (err instanceof InboxNotSent) this.queueUnsent(groupCode, item);
+      else this.stats.dropped++;
+      if (resent) this.resent(groupCode, false);
+    });
+  }
+
+  /**
+   * A message Redis did not take: kept in send order (same bounds as held ones). While a code has
+   * such messages, or a resend of them is in flight, its new messages queue behind them.
+   */
+  private queueUnsent(groupCode: string, item: Held): void {
+    let entry = this.unsent.get(groupCode);
+    if (!entry) {
+      entry = { queue: [], inFlight: 0 };
+      this.unsent.set(groupCode, entry);
+    }
+    if (!this.bounded(entry.queue, item)) return;
+    this.insert(entry.queue, item);
+    if (entry.inFlight === 0) this.armResend();
+  }
+
+  /** Every RESEND_MS the queued messages of each code not already resending go out, in order. */
+  private armResend(): void {
+    if (this.resendTimer) return;
+    this.resendTimer = setTimeout(() => {
+      this.resendTimer = null;
+      for (const [code, entry] of this.unsent) {
+        if (entry.inFlight > 0 || entry.queue.length === 0) continue;
+        const items = entry.queue.splice(0);
+        entry.inFlight = items.length;
+        for (const it of items) {
+          if (this.held.has(code)) {
+            this.hold(code, it);
+            this.resent(code, true);
+          } else this.publish(code, it, true);
+        }
+      }
+    }, RESEND_MS);
+    this.resendTimer.unref();
+  }
+
+  /** One resent message answered: once none is in flight, the code goes back to direct sends (or waits for the next resend). */
+  private resent(groupCode: string, ok: boolean): void {
+    const entry = this.unsent.get(groupCode);
+    if (!entry) return;
+    if (ok) this.stats.redelivered++;
+    if (--entry.inFlight > 0) return;
+    if (entry.queue.length === 0) this.unsent.delete(groupCode);
+    else this.armResend();
   }
 
   /** Codes with held messages (the takeover loop retries these first). */
@@ -78,9 +147,11 @@ export class OwnerDelivery implements RemoteMatches {
   /** The match is gone: whatever was held for it is dropped. */
   forget(groupCode: string): void {
     const queue = this.held.get(groupCode);
-    if (!queue) return;
+    if (queue) this.stats.dropped += queue.length;
     this.held.delete(groupCode);
-    this.stats.dropped += queue.length;
+    const unsent = this.unsent.get(groupCode);
+    if (unsent) this.stats.dropped += unsent.queue.length;
+    this.unsent.delete(groupCode);
   }
 
   private hold(groupCode: string, item: Held): void {
@@ -91,16 +162,24 @@ export class OwnerDelivery implements RemoteMatches {
       this.log.warn({ groupCode }, 'no node runs this match now: its ingestion data is held until one does');
       this.deps.events.emit('matchOwnerMissing', { groupCode });
     }
+    if (!this.bounded(queue, item)) return;
+    this.stats.held++;
+    this.insert(queue, item);
+  }
+
+  /** Drops what is older than maxAgeMs; false (counted dropped) when the queue is full. */
+  private bounded(queue: Held[], item: Held): boolean {
     while (queue.length > 0 && item.at - queue[0].at > this.deps.maxAgeMs) {
       queue.shift();
       this.stats.dropped++;
     }
-    if (queue.length >= MAX_HELD) {
-      this.stats.dropped++;
-      return;
-    }
-    this.stats.held++;
-    // Replies to earlier sends can come after later messages were held: keep send order.
+    if (queue.length < MAX_HELD) return true;
+    this.stats.dropped++;
+    return false;
+  }
+
+  /** Replies to earlier sends can come after later messages were queued: keep send order. */
+  private insert(queue: Held[], item: Held): void {
     let i = queue.length;
     while (i > 0 && queue[i - 1].seq > item.seq) i--;
     queue.splice(i, 0, item);

@@ -180,7 +180,11 @@ export class Logons {
       replies.bind(state, session);
       replies.emit(socket, 'aux_logon_ack', JSON.stringify({ type: 'aux_authenticate', value: true, reason: '' }));
       log.info({ socket: socket.id, matchId, playerId, client: this.clientOf(state) }, 'auxiliary client logged on');
-    }, (err) => replies.handlerFailed(state, 'aux_logon', err));
+    }, (err) => {
+      // The store did not answer: not "the player has a session" (refused with a reason, not left without an ack).
+      log.warn({ socket: socket.id, matchId, playerId, error: (err as Error)?.message }, 'auxiliary logon refused: shared store (Redis) unreachable');
+      replies.fail(socket, 'aux_logon_ack', 'aux_authenticate', STORE_UNREACHABLE);
+    });
   }
 
   /** The session id: the pid socket.io issued to the socket (its id without recovery). */

@@ -102,8 +102,9 @@ export class IngestServer {
     const dispatch = new IngestDispatch(this.logons, this.data, this.replies);
     this.backlog = new IngestBacklog({ limits: this.limits, stall: this.stall, counters: this.counters, replies: this.replies, handle: dispatch.handle });
     this.resume = new SessionResume({
-      log: this.log, sessions: deps.sessions, backlog: this.backlog, replies: this.replies, states: this.states,
+      log: this.log, sessions: deps.sessions, backlog: this.backlog, replies: this.replies, counters: this.counters, states: this.states,
       maxHeld: Math.max(1, c.INGEST_BACKLOG_PER_SOCKET),
+      retryMs: c.SESSION_LOOKUP_RETRY_MS, deadlineMs: c.SESSION_LOOKUP_DEADLINE_MS, windowMs: c.RECOVERY_WINDOW_MS,
       resumed: (session) => {
         if (session.role !== 'observer') return;
         this.linkEvents.resumed(session.groupCode, Date.now());
@@ -153,6 +154,7 @@ export class IngestServer {
     socket.on(OTHER_EVENT, (...args: unknown[]) => receive('other', args));
     socket.on('disconnect', () => {
       this.states.delete(socket.id);
+      this.resume.disconnected(state, Date.now());
       const session = state.session;
       if (!session) return;
       const detached = this.deps.sessions.detach(session.id, socket.id, Date.now());

@@ -40,8 +40,8 @@ export class IngestCounters {
   /** Events received by name (known names, else 'other') and sent by name. */
   readonly eventsIn: Record<string, number> = {};
   readonly eventsOut: Record<string, number> = {};
-  /** Sockets closed by the service: idle, and logons refused by a cap. */
-  readonly closed = { idle: 0, capacity: 0 };
+  /** Sockets closed by the service: idle, logons refused by a cap, transports closed because the session store did not answer (resume.ts). */
+  readonly closed = { idle: 0, capacity: 0, lookup: 0 };
   /** Backlog figures: events that waited, the most one socket had waiting at once. */
   readonly backlog = { queued: 0, peak: 0 };
 }

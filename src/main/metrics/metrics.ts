@@ -109,6 +109,7 @@ export class Metrics {
         this.reset();
         this.inc({ listener: 'ingest', reason: 'idle' }, ingest.closed.idle);
         this.inc({ listener: 'ingest', reason: 'capacity' }, ingest.closed.capacity);
+        this.inc({ listener: 'ingest', reason: 'session_lookup' }, ingest.closed.lookup);
         this.inc({ listener: 'broadcast', reason: 'idle' }, broadcast.closed.idle);
         this.inc({ listener: 'broadcast', reason: 'misbehaving' }, broadcast.closed.misbehaving);
       },

@@ -6,7 +6,9 @@
 // Order: the messages one node sends for one code arrive in the order sent (one connection, one
 // channel). `send` resolves with how many nodes received the message (Redis: SPUBLISH's answer):
 // 0 means nobody runs the match right now (its owner died: the sender holds the data until a node
-// adopts it, cluster/owner-delivery.ts); it rejects when Redis is unreachable.
+// adopts it, cluster/owner-delivery.ts); it rejects when Redis is unreachable: with InboxNotSent
+// when the message certainly never left (it may be sent again without a duplicate), with another
+// error when its fate is unknown (written, then the connection closed or the command timed out).
 // Only the shared adapter exists: in one process every match is local.
 // Adapter: adapters/redis/owner-inbox.ts. Contract: test/main/ports/owner-inbox.contract.ts.
 
@@ -15,6 +17,9 @@ export type InboxMessage =
   | { t: 'obs'; raw: string; seat?: 'standby' }
   | { t: 'aux'; matchId: string; playerId: string; raw: string }
   | { t: 'aux_disconnected'; matchId: string; playerId: string };
+
+/** A send that certainly did not leave this node (Redis was not connected): safe to send again. */
+export class InboxNotSent extends Error {}
 
 export interface OwnerInbox {
   /** To the node that runs `groupCode` (whichever it is, if any). */

@@ -17,7 +17,7 @@ import { decided, status, wins } from '../fixtures/series.js';
 import type { Fixture } from '../ports/fixture-store.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import { sendJson as json, type AdminRouteContext } from './admin-context.js';
-import type { Reply, Request, Router } from './http.js';
+import type { Handler, Reply, Request, Router } from './http.js';
 
 export interface FixtureRouteDeps {
   keeper: FixtureKeeper;
@@ -34,7 +34,27 @@ export const shown = (f: Fixture) => ({ ...f, status: status(f), wins: wins(f) }
 
 const jsonPath = (path: string) => `field ${path || '(the fixture)'}`;
 
-export function registerFixtures(router: Router, deps: FixtureRouteDeps, ctx: FixtureRouteContext): void {
+/**
+ * Every route's store error (Redis did not answer) is a 503 { error }: never "not found", "deleted"
+ * or an empty schedule (a change may or may not have been made; the operator tries again).
+ */
+function storeGuarded(router: Router, log: FixtureRouteContext['log']): Router {
+  const guard = (h: Handler): Handler => async (req, reply) => {
+    try {
+      await h(req, reply);
+    } catch (err) {
+      log.warn({ path: req.path, error: (err as Error).message }, 'schedule store did not answer');
+      reply.error(503, 'The schedule store did not answer; try again (a change may or may not have been made)');
+    }
+  };
+  return {
+    get: (p, h, o) => router.get(p, guard(h), o), put: (p, h, o) => router.put(p, guard(h), o),
+    post: (p, h, o) => router.post(p, guard(h), o), finish: () => router.finish(),
+  };
+}
+
+export function registerFixtures(outer: Router, deps: FixtureRouteDeps, ctx: FixtureRouteContext): void {
+  const router = storeGuarded(outer, ctx.log);
   const { log, client } = ctx;
   const { keeper } = deps;
   const store = keeper.store;
@@ -113,7 +133,7 @@ export function registerFixtures(router: Router, deps: FixtureRouteDeps, ctx: Fi
       if (!(err instanceof UploadError)) throw err;
       return refuse(reply, tokenId, 'fixture_change', err, code);
     }
-    const f = await keeper.queue(code, () => store.update(code, (cur) => ({ ...next, results: cur.results.slice(0, next.bestOf), live: cur.live, reopened: cur.reopened, createdAt: cur.createdAt }))) as Fixture | undefined;
+    const f = await keeper.run(code, () => store.update(code, (cur) => ({ ...next, results: cur.results.slice(0, next.bestOf), live: cur.live, reopened: cur.reopened, createdAt: cur.createdAt }))) as Fixture | undefined;
     keeper.remember(code, f);
     if (!f) return reply.error(404, 'Fixture not found');
     log.info({ tokenId, action: 'fixture_change', groupCode: code, client: client(req) }, 'admin action: fixture changed');
@@ -125,7 +145,7 @@ export function registerFixtures(router: Router, deps: FixtureRouteDeps, ctx: Fi
     if (tokenId === null) return;
     const code = await find(req, reply);
     if (code === null) return;
-    await keeper.queue(code, () => store.update(code, () => null));
+    await keeper.run(code, () => store.update(code, () => null));
     keeper.remember(code, undefined);
     log.info({ tokenId, action: 'fixture_delete', groupCode: code, client: client(req) }, 'admin action: fixture deleted');
     json(reply, 200, { groupCode: code, deleted: true });
@@ -147,7 +167,7 @@ export function registerFixtures(router: Router, deps: FixtureRouteDeps, ctx: Fi
     if (!valid) return refuse(reply, tokenId, 'fixture_result', new UploadError('The body must be { "scores": [a, b] }: whole numbers 0–100, the fixture\'s team 1 first, not a draw'), code);
     const [a, b] = scores as [number, number];
     const out = { problem: '' };
-    const f = await keeper.queue(code, () => store.update(code, (cur) => {
+    const f = await keeper.run(code, () => store.update(code, (cur) => {
       const max = cur.live ? cur.results.length : cur.results.length + 1;
       if (!Number.isInteger(n) || n < 1 || n > Math.min(max, cur.bestOf)) {
         out.problem = `Map ${req.params[1]}: results exist for maps 1–${cur.results.length}${cur.live ? ' (a map is being played)' : `; map ${cur.results.length + 1} may be added`}`;
@@ -173,7 +193,7 @@ export function registerFixtures(router: Router, deps: FixtureRouteDeps, ctx: Fi
     if (tokenId === null) return;
     const code = await find(req, reply);
     if (code === null) return;
-    const f = await keeper.queue(code, () => store.update(code, (cur) => ({ ...cur, reopened: true, updatedAt: Date.now() }))) as Fixture | undefined;
+    const f = await keeper.run(code, () => store.update(code, (cur) => ({ ...cur, reopened: true, updatedAt: Date.now() }))) as Fixture | undefined;
     keeper.remember(code, f);
     if (!f) return reply.error(404, 'Fixture not found');
     log.info({ tokenId, action: 'fixture_reopen', groupCode: code, client: client(req) }, 'admin action: series reopened');
@@ -192,7 +212,7 @@ async function purgeFinished(keeper: FixtureKeeper): Promise<void> {
   const cutoff = Date.now() - FIXTURES_FINISHED_RETENTION_MS;
   for (const f of await keeper.store.list()) {
     if (status(f) !== 'finished' || f.updatedAt > cutoff) continue;
-    await keeper.queue(f.groupCode, () => keeper.store.update(f.groupCode, (cur) => (status(cur) === 'finished' && cur.updatedAt <= cutoff ? null : undefined)));
+    await keeper.run(f.groupCode, () => keeper.store.update(f.groupCode, (cur) => (status(cur) === 'finished' && cur.updatedAt <= cutoff ? null : undefined)));
     keeper.remember(f.groupCode, undefined);
   }
 }

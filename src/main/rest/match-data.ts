@@ -70,6 +70,8 @@ export function registerMatchData(router: Router, frames: FrameBus, shared?: Mat
       return reply.error(400, 'Invalid group code');
     }
     const found = await readLatestFrameText(frames, shared, groupCode);
+    // Live in the shared directory but no frame came (Redis or its node did not answer in time): not "no match".
+    if (!found && shared?.get(groupCode)) return reply.error(503, 'The match is live, but its latest frame did not come in time. Try again in a moment.');
     if (!found) return reply.error(404, 'Match not found');
     frames.frameTextUsed(found.frame, true);
     reply.send(200, 'application/json; charset=utf-8', matchDataJson(found.frameText), { 'Cache-Control': 'no-store' });

@@ -164,12 +164,25 @@ export class StandbyRelay {
       evidenceAt: 0, recent: [], recentCount: new Map(), held: [], holdDownUntil: 0, failovers: [], failoverCount: 0, armedUntil: 0,
     };
     this.relays.set(groupCode, r);
-    const relay = r;
-    // The primary seat survives a restart (STATE_DIR) and an owner change (Redis): read it once.
+    this.readPrimary(groupCode, r, 0);
+    return r;
+  }
+
+  /**
+   * The primary seat survives a restart (STATE_DIR) and an owner change (Redis): read once. A read
+   * the store did not answer is not "no stored seat" (an adopted match whose standby was primary
+   * would relay the wrong seat): it is asked again, 1 s doubling to 30 s, while the relay lives.
+   */
+  private readPrimary(groupCode: string, relay: Relay, failures: number): void {
     whenReady(this.deps.store.get(groupCode), (stored) => {
       if (stored && stored.primary !== relay.primary && relay.failoverCount === 0) relay.primary = stored.primary;
-    }, () => undefined);
-    return r;
+    }, (err) => {
+      if (failures === 0) this.log.warn({ groupCode, error: (err as Error)?.message }, 'primary seat not read (retried)');
+      const t = setTimeout(() => {
+        if (this.relays.get(groupCode) === relay && relay.failoverCount === 0) this.readPrimary(groupCode, relay, failures + 1);
+      }, Math.min(30_000, 1000 * 2 ** failures));
+      t.unref();
+    });
   }
 
   private remember(r: Relay, key: string, now: number): void {

@@ -9,7 +9,7 @@
 // where <len> is the decimal length of the string that follows (JS string length): no escaping,
 // one concatenation per message, and the raw text (most of the bytes) is never copied but once.
 import type { Logger } from '../../base/log.js';
-import type { InboxMessage, OwnerInbox } from '../../ports/owner-inbox.js';
+import { InboxNotSent, type InboxMessage, type OwnerInbox } from '../../ports/owner-inbox.js';
 import type { RedisConnection } from './connection.js';
 
 type InboxListener = (message: InboxMessage) => void;
@@ -69,13 +69,15 @@ export class RedisOwnerInbox implements OwnerInbox {
   send(groupCode: string, message: InboxMessage): Promise<number> {
     if (this.closed || this.conn.cmd.status !== 'ready') {
       this.stats.sendFailed++;
-      return Promise.reject(new Error('redis unreachable'));
+      return Promise.reject(new InboxNotSent('redis unreachable'));
     }
     this.stats.sent++;
     const sent = this.conn.cmd.spublish(this.conn.keys.ownerChannel(groupCode), encodeInboxMessage(message)) as Promise<number>;
     return sent.catch((err: Error): never => {
       this.stats.sendFailed++;
-      throw err;
+      // ioredis refused to write it (no offline queue): it never left. Anything else (the connection
+      // closed with it in flight, a timeout) may have been published.
+      throw err.message.startsWith("Stream isn't writeable") ? new InboxNotSent(err.message) : err;
     });
   }
 

@@ -113,6 +113,7 @@ export class RedisSessionStore implements SessionStore {
     const k = this.conn.keys;
     for (let attempt = 0; attempt < TAKE_OVER_ATTEMPTS; attempt++) {
       const read = await this.conn.cmd.get(k.session(presentedId));
+      if (read === TAKEN_OVER && newId !== presentedId) return this.alreadyMine(newId, socketId);
       const old = read === null ? undefined : decode(read);
       if (!old || old.id !== presentedId) return undefined;
       if (old.disconnectedAt !== null && now - old.disconnectedAt > this.windowMs) return undefined; // its PX removes it
@@ -129,6 +130,19 @@ export class RedisSessionStore implements SessionStore {
     }
     this.log.warn('session takeover gave up: the session kept changing');
     return undefined;
+  }
+
+  /**
+   * A takeover that is asked again (ingest/resume.ts retries one the store did not answer) may find
+   * that its own earlier swap went through although its reply was lost (a timeout, a failover):
+   * the session is then under `newId`, held by this socket.
+   */
+  private async alreadyMine(newId: string, socketId: string): Promise<TakenOver | undefined> {
+    const raw = await this.conn.cmd.get(this.conn.keys.session(newId));
+    const record = raw === null ? undefined : decode(raw);
+    if (!record || record.id !== newId || record.socketId !== socketId) return undefined;
+    this.view.set(newId, { record, raw: raw! });
+    return { session: { ...record }, previousSocketId: null, disconnectedAt: null };
   }
 
   detach(id: string, socketId: string, now: number): boolean {
