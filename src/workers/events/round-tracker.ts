@@ -51,7 +51,7 @@ export class RoundTracker {
     for (const team of state.teams) for (const p of team.players) this.alive.set(p.name, true);
   }
 
-  /** The buy phase ended: what each player spent in it, as the economy rule counts it (match-rules.md 8.1). */
+  /** The buy phase ended: what each player spent in it, as the economy rule counts it (docs/match-rules.md 8.1). */
   buyPhaseEnded(state: MatchState): void {
     for (const team of state.teams) for (const p of team.players) this.spent.set(p.riotId, p.moneySpent);
   }
