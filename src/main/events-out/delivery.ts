@@ -14,10 +14,14 @@
 // not delivered are sent from here. A batch endpoint (docs/events.md, "Batched deliveries") has one request in flight
 // at a time, at least BATCH_INTERVAL_MS apart, holding every event due then (several matches, each
 // match's in seq order); its pump runs once after the events of one shard cycle were stored.
+// With a shared outbox a request for a match starts only while this node may still deliver it for
+// longer than the request's timeout (journal.outputsLeftMs: its lease, or its hold, as this node
+// knows it), and a cursor move carries the node's epoch (a deposed node's is refused by Redis:
+// journal.depose); every request names its node (`x-ods-node`, NODE_ID) so a receiver can tell.
 import { randomBytes } from 'node:crypto';
 import type { OutboundReport } from '../backend/http.js';
 import type { Logger } from '../base/log.js';
-import type { EventOutbox } from '../ports/event-outbox.js';
+import { OutputFencedError, type EventOutbox } from '../ports/event-outbox.js';
 import type { DeadLetterStore } from '../ports/record-store.js';
 import { EndpointLanes, type DeliveryStats, type Lane, type Part } from './endpoint-lanes.js';
 
@@ -34,6 +38,8 @@ const BATCH_MAX_EVENTS = 100;
 const BATCH_MAX_BYTES = 512 * 1024;
 /** A batch endpoint's requests start at least this far apart: what comes meanwhile waits for the next (at most 4 requests a second). */
 const BATCH_INTERVAL_MS = 250;
+/** A match whose outputs this node may not deliver now (its lease too short: journal.outputsLeftMs) is looked at again after this. */
+const DEFER_MS = 250;
 
 export interface DeliveryDeps {
   journal: EventJournal;
@@ -49,6 +55,8 @@ export interface DeliveryDeps {
   deadLetters: DeadLetterStore;
   /** The outbox shared by the nodes (REDIS_URL), or null. */
   shared?: EventOutbox | null;
+  /** This node's id, sent as `x-ods-node` with every request (REDIS_URL: NODE_ID or the generated one). */
+  nodeId?: string;
 }
 
 export class WebhookDelivery {
@@ -56,6 +64,9 @@ export class WebhookDelivery {
   private readonly log: Logger;
   private readonly unsubscribe: () => void;
   private readonly unsubscribeAdopt: () => void;
+  /** Lanes put off because this node's hold on their match is too short now (pump): endpoint → matchKeys, one timer. */
+  private readonly deferred = new Map<EndpointLanes, Set<string>>();
+  private deferTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: DeliveryDeps) {
     this.log = deps.log.child({ module: 'webhooks' });
@@ -115,6 +126,8 @@ export class WebhookDelivery {
   close(): void {
     this.unsubscribe();
     this.unsubscribeAdopt();
+    clearTimeout(this.deferTimer);
+    this.deferred.clear();
     for (const lanes of this.endpoints.values()) lanes.stop();
     this.endpoints.clear();
   }
@@ -166,6 +179,7 @@ export class WebhookDelivery {
       const match = this.deps.journal.matches.get(matchKey);
       const lane = lanes.lanes.get(matchKey);
       if (!match || lane?.busy) continue;
+      if (this.mustWait(lanes, matchKey)) continue;
       const next = this.next(lanes, match);
       if (next) void this.send(lanes, [{ match, lane: this.laneOf(lanes, matchKey), events: [next] }], next.text, next.event.id);
     }
@@ -187,6 +201,7 @@ export class WebhookDelivery {
       if (texts.length >= BATCH_MAX_EVENTS || bytes >= BATCH_MAX_BYTES) break;
       lanes.ready.delete(matchKey);
       const match = this.deps.journal.matches.get(matchKey);
+      if (match && this.mustWait(lanes, matchKey)) continue;
       const first = match && this.next(lanes, match);
       if (!match || !first) continue;
       const events: StoredEvent[] = [];
@@ -204,6 +219,28 @@ export class WebhookDelivery {
     if (!parts.length) return;
     lanes.lastBatchAt = Date.now();
     void this.send(lanes, parts, `[${texts.join(',')}]`, `msg_${randomBytes(12).toString('hex')}`);
+  }
+
+  /**
+   * Whether a request for this match must wait: this node may deliver it for no longer than a
+   * request's timeout (its lease, or hold, is about to run out as far as it knows: a paused node's
+   * is). It is looked at again every DEFER_MS; a renewal puts it back on its way.
+   */
+  private mustWait(lanes: EndpointLanes, matchKey: string): boolean {
+    if (this.deps.journal.outputsLeftMs(matchKey) > this.deps.timeoutMs) return false;
+    let keys = this.deferred.get(lanes);
+    if (!keys) this.deferred.set(lanes, (keys = new Set()));
+    keys.add(matchKey);
+    this.deferTimer ??= setTimeout(() => {
+      this.deferTimer = undefined;
+      const all = [...this.deferred];
+      this.deferred.clear();
+      for (const [l, k] of all) {
+        for (const key of k) l.ready.add(key);
+        this.pump(l);
+      }
+    }, DEFER_MS).unref();
+    return true;
   }
 
   private laneOf(lanes: EndpointLanes, matchKey: string): Lane {
@@ -248,6 +285,7 @@ export class WebhookDelivery {
         'webhook-id': id,
         'webhook-timestamp': String(timestamp),
         'webhook-signature': lanes.sign(id, timestamp, body),
+        ...(this.deps.nodeId ? { 'x-ods-node': this.deps.nodeId } : {}),
       };
       const status = await lanes.post(body, headers);
       if (status < 200 || status > 299) error = `HTTP ${status}`;
@@ -304,7 +342,9 @@ export class WebhookDelivery {
     lane.attempts = 0;
     lanes.cursors[matchKey] = stored.event.seq;
     this.persist();
-    this.deps.shared?.advance(lanes.endpoint.id, matchKey, stored.event.seq).catch((err: Error) => {
+    const fence = this.deps.journal.fenceOf(matchKey);
+    if (fence) this.deps.shared?.advance(lanes.endpoint.id, matchKey, stored.event.seq, fence).catch((err: Error) => {
+      if (err instanceof OutputFencedError) return this.deps.journal.depose(matchKey);
       this.log.warn({ endpoint: lanes.endpoint.id, eventId: stored.event.id, error: err.message }, 'webhook cursor not in the shared outbox (a takeover may send it again)');
     });
     lanes.ready.add(matchKey);

@@ -56,17 +56,25 @@ export interface EventOutputDeps {
   deadLetters?: DeadLetterStore | null;
   /** The per-match output delays (output-delays.ts): a delayed match's events are handed on once due (delay-gate.ts). */
   delays?: OutputDelays;
+  /** REDIS_URL: this node's id (the webhooks' `x-ods-node`), its epoch of a code it runs, and its lease's time left (journal.ts). */
+  node?: { id: string; epochOf(groupCode: string): number | undefined; leaseLeftMs(groupCode: string): number };
 }
 
-export function createEventOutput({ config, log, directory, report, shared = null, delays, ...kept }: EventOutputDeps): EventOutput {
+export function createEventOutput({ config, log, directory, report, shared = null, delays, node, ...kept }: EventOutputDeps): EventOutput {
   const files = new JournalFiles(path.join(path.resolve(config.STATE_DIR || config.DATA_DIR), 'events'), log);
   const records = kept.records ?? new FileRecordStore(files, config.EVENTS_RETENTION_MS);
   const deadLetters = kept.deadLetters ?? new FileDeadLetters(files);
-  const journal = new EventJournal({ files, shared, records, log, resumeWindowMs: config.EVENTS_RESUME_WINDOW_MS, retentionMs: config.EVENTS_RETENTION_MS, ...(delays ? { delayMs: (code: string) => delays.delayMs(code) } : {}) });
+  const journal = new EventJournal({ files, shared, records, log, resumeWindowMs: config.EVENTS_RESUME_WINDOW_MS, retentionMs: config.EVENTS_RETENTION_MS, ...(delays ? { delayMs: (code: string) => delays.delayMs(code) } : {}),
+    ...(node ? { epochOf: (code: string) => node.epochOf(code), leaseLeftMs: (code: string) => node.leaseLeftMs(code) } : {}) });
   const stopDelays = delays?.onChange((code) => journal.delayChanged(code)) ?? (() => {});
   const cursors = files.deliveryCursors();
   const delivery = new WebhookDelivery({
-    journal, log, cursors, shared, ...(report ? { report } : {}), deadLetters, timeoutMs: config.OUTBOUND_TIMEOUT_MS, retryForMs: config.WEBHOOK_RETRY_FOR_MS,
+    // A request starts only while the node's lease (or hold) of its match lasts longer than the
+    // request's timeout (delivery.ts), so with REDIS_URL that timeout is at most half the lease TTL
+    // (a renewed lease has two thirds of it left, less the renewal's round trip).
+    journal, log, cursors, shared, ...(report ? { report } : {}), deadLetters, retryForMs: config.WEBHOOK_RETRY_FOR_MS,
+    timeoutMs: shared && node ? Math.min(config.OUTBOUND_TIMEOUT_MS, Math.floor(config.REDIS_LEASE_TTL_MS / 2)) : config.OUTBOUND_TIMEOUT_MS,
+    ...(node ? { nodeId: node.id } : {}),
     save: (c) => files.saveJson('deliveries', c),
   });
   const endpoints = new Map<string, WebhookEndpoint>();

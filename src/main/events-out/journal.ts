@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import type { DerivedEvent } from '../../protocol/match-events.js';
 import { EVENTS_VERSION } from '../../protocol/match-events.js';
 import type { Logger } from '../base/log.js';
-import type { EventOutbox } from '../ports/event-outbox.js';
+import { OutputFencedError, type EventOutbox, type OutputFence } from '../ports/event-outbox.js';
 import type { RecordStore } from '../ports/record-store.js';
 import { DelayGate } from './delay-gate.js';
 import type { JournalFiles } from './journal-files.js';
@@ -55,6 +55,10 @@ export interface JournalOptions {
   retentionMs: number;
   /** A group code's output delay, ms (0: none; events-out/output-delays.ts). */
   delayMs?: (groupCode: string) => number;
+  /** Shared outbox: this node's epoch for a group code it runs (its route's), undefined when it runs none. */
+  epochOf?: (groupCode: string) => number | undefined;
+  /** Shared outbox: how long this node's lease of the code lasts still, as it knows it (ports/match-ownership.ts). */
+  leaseLeftMs?: (groupCode: string) => number;
 }
 
 export class EventJournal {
@@ -70,6 +74,10 @@ export class EventJournal {
   private readonly log: Logger;
   private readonly expireTimer: NodeJS.Timeout;
   private holdTimer: NodeJS.Timeout | undefined;
+  /** Shared outbox: matchKey → until when (performance.now()) this node's hold of it lasts at least (sent before the renewal: conservative). */
+  private readonly heldUntil = new Map<string, number>();
+  /** Shared outbox: matches this node was deposed from (a write fenced) → its epoch then: their later events are dropped here unless it runs them again at a higher epoch. */
+  private readonly deposed = new Map<string, number>();
   /** Appends to the shared outbox, in order, caught up after a failure (outbox-share.ts). */
   private readonly sharer: OutboxShare | undefined;
   private readonly gate: DelayGate;
@@ -81,7 +89,7 @@ export class EventJournal {
     this.expireTimer = setInterval(() => this.expire(), Math.min(3_600_000, options.retentionMs)).unref();
     const shared = options.shared;
     if (!shared) return;
-    this.sharer = new OutboxShare(shared, this.log);
+    this.sharer = new OutboxShare(shared, this.log, (matchKey) => this.depose(matchKey));
     this.holdTimer = setInterval(() => void this.holdAndClaim(shared), HOLD_EVERY_MS).unref();
   }
 
@@ -89,6 +97,12 @@ export class EventJournal {
   add(groupCode: string, matchKey: string, matchId: string, organizationId: string, derived: DerivedEvent): StoredEvent | null {
     let match = this.matches.get(matchKey);
     if (!match && this.released.has(matchKey)) return null;
+    const epoch = this.options.epochOf?.(groupCode);
+    const deposedAt = this.deposed.get(matchKey);
+    if (deposedAt !== undefined) {
+      if (epoch === undefined || epoch <= deposedAt) return null; // derived by a shard that is about to be evicted
+      this.deposed.delete(matchKey);
+    }
     const waiting = this.adopting.get(matchKey);
     if (waiting) {
       waiting.push([groupCode, matchKey, matchId, organizationId, derived]);
@@ -104,6 +118,10 @@ export class EventJournal {
       this.matches.set(matchKey, match);
     }
     if (match.ended) return null;
+    if (epoch !== undefined && epoch > match.epoch) {
+      match.epoch = epoch; // a match run here (adopted, or re-asserted after Redis lost it): its lease bounds delivery
+      match.claimed = false;
+    }
     // An operational event (order < 0: the main thread's, operational.ts) is never a repeat.
     if (derived.order >= 0) {
       // A restored match applies again the messages since its snapshot: the same events with the same
@@ -124,7 +142,7 @@ export class EventJournal {
       match.ended = true;
       const record = buildRecord(match.events.map((s) => s.event), event);
       event.data = { ...event.data, record };
-      this.keep(record);
+      this.keep(record, match);
     }
     const stored: StoredEvent = { event, text: JSON.stringify(event), order: derived.order, organizationId, keptAt: Date.now() };
     this.options.files?.write(stored);
@@ -148,9 +166,11 @@ export class EventJournal {
     this.gate.changed(this.matches.values(), groupCode);
   }
 
-  /** The record kept (a failure is logged: the record is still in the match_ended event). */
-  private keep(record: MatchRecord): void {
-    this.options.records.put(record).catch((err: Error) => {
+  /** The record kept (a failure is logged: the record is still in the match_ended event); fenced by the match's epoch with a shared store. */
+  private keep(record: MatchRecord, match: MatchLog): void {
+    const fence: OutputFence | undefined = this.options.shared ? { groupCode: match.groupCode, epoch: match.epoch, live: true } : undefined;
+    this.options.records.put(record, fence).catch((err: Error) => {
+      if (err instanceof OutputFencedError) return this.depose(record.matchKey);
       this.log.error({ matchKey: record.matchKey, error: err.message }, 'match record not kept (it is in the match_ended event)');
     });
   }
@@ -161,21 +181,25 @@ export class EventJournal {
   }
 
   /** A match read from the shared outbox (taken over from another node), then the events derived meanwhile. */
-  private async adopt(shared: EventOutbox, matchKey: string, done = () => {}): Promise<void> {
+  private async adopt(shared: EventOutbox, matchKey: string, done = () => {}, claimedEpoch?: number): Promise<void> {
     let cursors: Record<string, number> = {};
+    const groupCode = matchKey.slice(0, matchKey.lastIndexOf('-'));
+    const epoch = claimedEpoch ?? this.options.epochOf?.(groupCode) ?? 0;
     try {
       // Held from before this node appends anything of it: lost a moment later, it is still an orphan to claim.
-      await shared.hold([matchKey], HOLD_TTL_MS);
+      await this.renewHolds(shared, [{ matchKey, epoch }]);
       const [rows, read] = await Promise.all([shared.events(matchKey), shared.cursors(matchKey)]);
       cursors = read;
       if (rows.length) {
         const match = logOf(rows.map(storedOf));
+        match.epoch = epoch;
+        match.claimed = claimedEpoch !== undefined;
         // Handed on by the lost node, or not: a delayed match's wait for them begins again here (never early).
         match.handed = this.gate.duePrefix(match);
         this.matches.set(matchKey, match);
         this.gate.run(match);
         const record = match.ended ? match.events.at(-1)?.event.data.record as MatchRecord | undefined : undefined;
-        if (record?.matchKey === matchKey) this.keep(record);
+        if (record?.matchKey === matchKey) this.keep(record, match);
         this.log.info({ matchKey, events: rows.length }, 'event journal: match read from the shared outbox');
       }
     } catch (err) {
@@ -188,8 +212,9 @@ export class EventJournal {
         shared.settle(matchKey).catch(() => undefined);
         return done();
       }
-      const [groupCode] = waiting[0];
-      this.matches.set(matchKey, emptyLog(matchKey, groupCode));
+      const log = emptyLog(matchKey, waiting[0][0]);
+      log.epoch = epoch;
+      this.matches.set(matchKey, log);
     }
     try {
       for (const listener of this.adoptListeners) listener(matchKey, cursors);
@@ -205,16 +230,58 @@ export class EventJournal {
    */
   private async holdAndClaim(shared: EventOutbox): Promise<void> {
     try {
-      await shared.hold([...this.matches.keys()], HOLD_TTL_MS);
-      for (const matchKey of await shared.claimOrphans(HOLD_TTL_MS, 50)) {
+      await this.renewHolds(shared, [...this.matches.values()].map((m) => ({ matchKey: m.matchKey, epoch: m.epoch })));
+      for (const { matchKey, epoch } of await shared.claimOrphans(HOLD_TTL_MS, 50)) {
         if (this.matches.has(matchKey) || this.adopting.has(matchKey) || this.released.has(matchKey)) continue;
-        this.log.info({ matchKey }, 'event journal: orphan of a lost node claimed');
+        this.heldUntil.set(matchKey, performance.now() + HOLD_TTL_MS - HOLD_EVERY_MS); // claimed a moment ago, for HOLD_TTL_MS
+        this.log.info({ matchKey, epoch }, 'event journal: orphan of a lost node claimed');
         this.adopting.set(matchKey, []);
-        await this.adopt(shared, matchKey);
+        await this.adopt(shared, matchKey, undefined, epoch);
       }
     } catch (err) {
       this.log.warn({ error: (err as Error).message }, 'event journal: holds not renewed');
     }
+  }
+
+  /** Holds renewed (their time counted from before the call); the matches whose outputs another node claimed are deposed here. */
+  private async renewHolds(shared: EventOutbox, held: Array<{ matchKey: string; epoch: number }>): Promise<void> {
+    const sentAt = performance.now();
+    const lost = new Set(await shared.hold(held, HOLD_TTL_MS));
+    for (const { matchKey } of held) if (!lost.has(matchKey)) this.heldUntil.set(matchKey, sentAt + HOLD_TTL_MS);
+    for (const matchKey of lost) this.depose(matchKey);
+  }
+
+  /**
+   * Shared outbox: another node holds the match's outputs now (a write of this node was fenced): it
+   * leaves memory here without settling (the files stay), and nothing more of it is delivered from here.
+   */
+  depose(matchKey: string): void {
+    const match = this.matches.get(matchKey);
+    if (!match) return;
+    this.matches.delete(matchKey);
+    this.heldUntil.delete(matchKey);
+    this.sharer?.forget(matchKey);
+    this.deposed.set(matchKey, match.epoch);
+    this.log.warn({ matchKey, epoch: match.epoch }, 'event journal: another node holds this match\'s outputs now (a write was fenced): no more delivery from here');
+  }
+
+  /**
+   * How long this node may still deliver the match's events (ms; Infinity without a shared outbox):
+   * a running match's lease left, an ended or claimed one's hold left, as this node knows them.
+   * Delivery starts a request only while this is above the request's timeout (delivery.ts).
+   */
+  outputsLeftMs(matchKey: string): number {
+    const match = this.matches.get(matchKey);
+    if (!match) return 0;
+    if (!this.options.shared) return Infinity;
+    if (!match.ended && !match.claimed) return this.options.leaseLeftMs?.(match.groupCode) ?? Infinity;
+    return (this.heldUntil.get(matchKey) ?? 0) - performance.now();
+  }
+
+  /** The fence of a cursor move of this match (ports/event-outbox.ts), undefined when it is not held here. */
+  fenceOf(matchKey: string): OutputFence | undefined {
+    const match = this.matches.get(matchKey);
+    return match ? { groupCode: match.groupCode, epoch: match.epoch, live: !match.ended && !match.claimed } : undefined;
   }
 
   /**
@@ -237,6 +304,7 @@ export class EventJournal {
     // Events still held back by the output delay stay until they are handed on.
     if (!match?.ended || match.handed < match.events.length) return;
     this.matches.delete(matchKey);
+    this.heldUntil.delete(matchKey);
     this.sharer?.forget(matchKey);
     this.released.set(matchKey, storedAtOf(match));
     this.options.shared?.settle(matchKey).catch(() => undefined);

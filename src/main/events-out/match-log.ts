@@ -19,10 +19,14 @@ export interface MatchLog {
   /** Shared outbox: the events up to this seq are confirmed there; the tells chained in seq order (outbox-share.ts). */
   shared: number;
   tail: Promise<void>;
+  /** Shared outbox: this node's epoch for the match's outputs (its MatchOwnership epoch, or an orphan claim's): every write carries it (ports/event-outbox.ts). */
+  epoch: number;
+  /** Shared outbox: its outputs came to this node through an orphan claim (no lease here: the hold bounds delivery). */
+  claimed: boolean;
 }
 
 export function emptyLog(matchKey: string, groupCode: string): MatchLog {
-  return { matchKey, groupCode, events: [], lastOrder: -1, byOrder: new Map(), ended: false, durable: 0, handed: 0, shared: 0, tail: Promise.resolve() };
+  return { matchKey, groupCode, events: [], lastOrder: -1, byOrder: new Map(), ended: false, durable: 0, handed: 0, shared: 0, tail: Promise.resolve(), epoch: 0, claimed: false };
 }
 
 /** A match's log from its stored events (seq order; a repeated line is skipped). */
