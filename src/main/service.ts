@@ -200,7 +200,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const routing = new MatchRouting({ pool, directory, routes, events, relay: standby.relay, ...(remote ? { remote } : {}) });
   const matches: MatchComponents = { pool, routes, lifecycle, routing, output, recovery, totals };
   const cluster = redis && remote
-    ? new Cluster({ log, events, redis, lifecycle, routing, routes, remote, leaseTtlMs: config.REDIS_LEASE_TTL_MS })
+    ? new Cluster({ log, events, redis, lifecycle, routing, routes, remote, leaseTtlMs: config.REDIS_LEASE_TTL_MS, ...(eventOutput ? { outputs: (code: string, key: string) => eventOutput.journal.takeOver(code, key) } : {}) })
     : null;
 
   // Durable snapshots (STATE_DIR): the matches of the previous run come back before anything listens.

@@ -340,7 +340,8 @@ export class WebhookDelivery {
 
   private advance(lanes: EndpointLanes, lane: Lane, matchKey: string, stored: StoredEvent): void {
     lane.attempts = 0;
-    lanes.cursors[matchKey] = stored.event.seq;
+    // Never backwards: a request sent before a takeover's cursors were applied (onAdopt) answers later.
+    lanes.cursors[matchKey] = Math.max(lanes.cursors[matchKey] ?? 0, stored.event.seq);
     this.persist();
     const fence = this.deps.journal.fenceOf(matchKey);
     if (fence) this.deps.shared?.advance(lanes.endpoint.id, matchKey, stored.event.seq, fence).catch((err: Error) => {

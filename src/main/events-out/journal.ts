@@ -161,6 +161,18 @@ export class EventJournal {
     return stored;
   }
 
+  /**
+   * Shared outbox: this node adopted the match (cluster/takeover.ts): its outputs are taken over in
+   * the same step, read from the outbox now (events, cursors) rather than at its first derived event.
+   */
+  takeOver(groupCode: string, matchKey: string): void {
+    const shared = this.options.shared;
+    if (!shared || this.matches.has(matchKey) || this.adopting.has(matchKey)) return;
+    this.deposed.delete(matchKey);
+    this.adopting.set(matchKey, []);
+    void this.adopt(shared, matchKey, this.sharer?.hold(groupCode));
+  }
+
   /** A code's output delay changed: its matches' waiting events due under the new one are handed on now. */
   delayChanged(groupCode: string): void {
     this.gate.changed(this.matches.values(), groupCode);
@@ -183,6 +195,7 @@ export class EventJournal {
   /** A match read from the shared outbox (taken over from another node), then the events derived meanwhile. */
   private async adopt(shared: EventOutbox, matchKey: string, done = () => {}, claimedEpoch?: number): Promise<void> {
     let cursors: Record<string, number> = {};
+    let told = false;
     const groupCode = matchKey.slice(0, matchKey.lastIndexOf('-'));
     const epoch = claimedEpoch ?? this.options.epochOf?.(groupCode) ?? 0;
     try {
@@ -197,6 +210,9 @@ export class EventJournal {
         // Handed on by the lost node, or not: a delayed match's wait for them begins again here (never early).
         match.handed = this.gate.duePrefix(match);
         this.matches.set(matchKey, match);
+        // The endpoints' cursors first: handed on before them, its lanes would start at seq 1 (sent again).
+        told = true;
+        for (const listener of this.adoptListeners) listener(matchKey, cursors);
         this.gate.run(match);
         const record = match.ended ? match.events.at(-1)?.event.data.record as MatchRecord | undefined : undefined;
         if (record?.matchKey === matchKey) this.keep(record, match);
@@ -217,7 +233,7 @@ export class EventJournal {
       this.matches.set(matchKey, log);
     }
     try {
-      for (const listener of this.adoptListeners) listener(matchKey, cursors);
+      if (!told) for (const listener of this.adoptListeners) listener(matchKey, cursors);
       for (const args of waiting) this.add(...args);
     } finally {
       done(); // the appends of those are on their way, before any later snapshot write
