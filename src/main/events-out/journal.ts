@@ -248,7 +248,14 @@ export class EventJournal {
     try {
       await this.renewHolds(shared, [...this.matches.values()].map((m) => ({ matchKey: m.matchKey, epoch: m.epoch })));
       for (const { matchKey, epoch } of await shared.claimOrphans(HOLD_TTL_MS, 50)) {
-        if (this.matches.has(matchKey) || this.adopting.has(matchKey) || this.released.has(matchKey)) continue;
+        const mine = this.matches.get(matchKey);
+        if (mine && epoch > mine.epoch) {
+          // Our own hold lapsed (a slow renewal) and we claimed it back: its fence is the new epoch now.
+          mine.epoch = epoch;
+          mine.claimed = mine.ended;
+          this.heldUntil.set(matchKey, performance.now() + HOLD_TTL_MS - HOLD_EVERY_MS);
+        }
+        if (mine || this.adopting.has(matchKey) || this.released.has(matchKey)) continue;
         this.heldUntil.set(matchKey, performance.now() + HOLD_TTL_MS - HOLD_EVERY_MS); // claimed a moment ago, for HOLD_TTL_MS
         this.log.info({ matchKey, epoch }, 'event journal: orphan of a lost node claimed');
         this.adopting.set(matchKey, []);

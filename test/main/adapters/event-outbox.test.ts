@@ -120,6 +120,25 @@ describe('RedisEventOutbox', () => {
     await expect(b.advance('wh_1', 'FEN-1', 2, fenceB)).rejects.toBeInstanceOf(OutputFencedError);
   });
 
+  it('a lapsed hold of a running match whose code has a live lease is no orphan (its owner runs it); an ended one is', async () => {
+    const prefix = `t${run}-leased:`;
+    const connA = await connect(prefix, 'node-a');
+    const raw = connA.cmd as unknown as Redis;
+    const a = new RedisEventOutbox(connA, { retentionMs: 60_000 });
+    const b = new RedisEventOutbox(await connect(prefix, 'node-b'), { retentionMs: 60_000 });
+    const fence: OutputFence = { groupCode: 'RUN', epoch: 3, live: true };
+    await raw.set(connA.keys.epoch, '3');
+    await raw.set(connA.keys.lease('RUN'), 'node-a 3', 'PX', 60_000);
+    await a.append({ matchKey: 'RUN-1', seq: 1, order: 1, organizationId: '', text: '{"id":"RUN-1.1","type":"round_started"}' }, fence);
+    await raw.zadd(connA.keys.eventHolds, 0, 'RUN-1'); // its hold lapsed (node A's renewals were late)
+    expect(await b.claimOrphans(60_000, 10)).toEqual([]);
+    expect(await a.append({ matchKey: 'RUN-1', seq: 2, order: 2, organizationId: '', text: '{"id":"RUN-1.2","type":"match_ended"}' }, fence)).toBe(true);
+    await raw.zadd(connA.keys.eventHolds, 0, 'RUN-1'); // its hold lapsed again
+    const claimed = await b.claimOrphans(60_000, 10);
+    expect(claimed.map((c) => c.matchKey)).toEqual(['RUN-1']);
+    expect(claimed[0].epoch).toBeGreaterThan(3);
+  });
+
   it('a match\'s stream and cursors expire after the retention from their last write', async () => {
     const conn = await connect(`t${run}-ttl:`, 'node-a');
     const outbox = new RedisEventOutbox(conn, { retentionMs: 30_000 });

@@ -55,7 +55,7 @@ export class RedisEventOutbox implements EventOutbox {
 
   async claimOrphans(ttlMs: number, max: number): Promise<ClaimedOutputs[]> {
     const k = this.conn.keys;
-    const flat = await this.conn.cmd.odsEventClaim(k.eventHolds, k.epoch, ttlMs, max, k.eventFencePrefix, this.options.retentionMs);
+    const flat = await this.conn.cmd.odsEventClaim(k.eventHolds, k.epoch, ttlMs, max, k.eventFencePrefix, this.options.retentionMs, k.lease(''), k.eventStream(''));
     const out: ClaimedOutputs[] = [];
     for (let i = 0; i + 1 < flat.length; i += 2) out.push({ matchKey: flat[i], epoch: Number(flat[i + 1]) });
     return out;

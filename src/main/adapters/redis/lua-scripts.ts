@@ -59,7 +59,7 @@ export interface ScriptCommands {
   odsEventAppend(stream: string, fence: string, lease: string, seq: number, order: number, organizationId: string, text: string, ttlMs: number, epoch: number, live: string): Promise<number>;
   odsEventAdvance(cursors: string, fence: string, lease: string, endpointId: string, seq: number, ttlMs: number, epoch: number, live: string): Promise<number>;
   odsEventHold(open: string, ttlMs: number, fencePrefix: string, ...pairs: Array<string | number>): Promise<string[]>;
-  odsEventClaim(open: string, epochCounter: string, ttlMs: number, max: number, fencePrefix: string, fenceTtlMs: number): Promise<string[]>;
+  odsEventClaim(open: string, epochCounter: string, ttlMs: number, max: number, fencePrefix: string, fenceTtlMs: number, leasePrefix: string, streamPrefix: string): Promise<string[]>;
   // RecordStore and DeadLetterStore (record-store.ts).
   odsRecordPut(record: string, index: string, fence: string, lease: string, matchKey: string, storedAt: number, summary: string, body: string | Buffer, groupCode: string, ttlMs: number, cutoff: number, epoch: number | '', fenceTtlMs: number): Promise<number>;
   odsRecordList(index: string, recordPrefix: string, cutoff: number, groupCode: string, limit: number): Promise<string[]>;

@@ -63,10 +63,13 @@ return lost
 `;
 
 /**
- * KEYS: open, epoch (the MatchOwnership epoch counter). ARGV: ttlMs, max, fence prefix, fence ttlMs.
- * The matches whose holder's claim lapsed, claimed for the caller (one caller gets each), each with a
- * new epoch from the counter, raised into its fence: the lost holder's late writes are refused from
- * then on. Flat: matchKey, epoch, …
+ * KEYS: open, epoch (the MatchOwnership epoch counter). ARGV: ttlMs, max, fence prefix, fence ttlMs,
+ * lease prefix, stream prefix. The matches whose holder's claim lapsed, claimed for the caller (one
+ * caller gets each), each with a new epoch from the counter, raised into its fence: the lost holder's
+ * late writes are refused from then on. Flat: matchKey, epoch, …
+ * A running match (its last event is not match_ended) whose group code has a live lease is no
+ * orphan: the lease's holder runs it (a code gets a new match only after the old one ended), and
+ * claiming it would fence that owner; its hold is pushed on instead.
  */
 export const CLAIM = `
 local t = redis.call('TIME')
@@ -75,6 +78,13 @@ local lapsed = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, ton
 local out = {}
 for _, key in ipairs(lapsed) do
   redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), key)
+  local code = string.match(key, '^(.*)%-[^-]*$') or key
+  local owned = false
+  if redis.call('EXISTS', ARGV[5] .. code) == 1 then
+    local last = redis.call('XREVRANGE', ARGV[6] .. key, '+', '-', 'COUNT', 1)
+    owned = not (#last > 0 and string.find(last[1][2][6] or '', '"type":"match_ended"', 1, true))
+  end
+  if not owned then
   local fk = ARGV[3] .. key
   local epoch = redis.call('INCR', KEYS[2])
   local cur = tonumber(redis.call('GET', fk) or '0')
@@ -85,6 +95,7 @@ for _, key in ipairs(lapsed) do
   redis.call('SET', fk, string.format('%d', epoch), 'PX', ARGV[4])
   out[#out + 1] = key
   out[#out + 1] = string.format('%d', epoch)
+  end
 end
 return out
 `;
