@@ -8,7 +8,7 @@ const ROOT = import.meta.dirname;
 // without them, those files are left out with a message, so that `npm test` works on a machine
 // that has only Node; in CI (CI set) nothing is left out: a missing package fails the run.
 const runs = (cmd: string, args: string[]) => spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
-const NEEDS_REDIS = ['adapters/ports-redis', 'adapters/fixture-store-redis', 'adapters/output-delay-store-redis', 'cluster/delay-cluster', 'cluster/fixtures-cluster', 'adapters/directory-redis', 'adapters/frames-redis', 'adapters/inbox-redis', 'cluster/cluster', 'cluster/cluster-takeover', 'cluster/cluster-nginx', 'cluster/rehearsal', 'cluster/sentinel-failover', 'adapters/event-outbox', 'cluster/events-cluster', 'adapters/record-store-redis', 'cluster/records-cluster', 'adapters/outbox-catchup-redis', 'cluster/events-paused-owner'].map((f) => `test/main/${f}.test.ts`);
+const NEEDS_REDIS = ['adapters/ports-redis', 'adapters/fixture-store-redis', 'adapters/output-delay-store-redis', 'cluster/delay-cluster', 'cluster/fixtures-cluster', 'adapters/directory-redis', 'adapters/frames-redis', 'adapters/inbox-redis', 'cluster/cluster', 'cluster/cluster-takeover', 'cluster/cluster-nginx', 'cluster/rehearsal', 'cluster/sentinel-failover', 'adapters/event-outbox', 'cluster/events-cluster', 'adapters/record-store-redis', 'cluster/records-cluster', 'adapters/outbox-catchup-redis', 'cluster/events-paused-owner', 'cluster/owner-delivery-order'].map((f) => `test/main/${f}.test.ts`);
 const leftOut = process.env.CI ? [] : [
   ...(runs('redis-server', ['--version']) ? [] : NEEDS_REDIS),
   ...(runs('/usr/sbin/nginx', ['-v']) ? [] : ['test/main/cluster/cluster-nginx.test.ts']),

@@ -6,6 +6,13 @@
 // observer that reconnected to this node after its match's owner was killed loses nothing that
 // reached this node: the loss is what the dead owner received after its last snapshot.
 //
+// In order across a takeover (docs/reliability.md, "The events-cluster loss"): a message sent to the
+// inbox before this node adopted the match may be answered (nobody received it) after the adoption,
+// when later messages already went straight to the shard: applied last, it would rewind the match.
+// So while sends of a code are in flight, a release to this node waits for their answers, and the
+// match's messages meanwhile are held behind them (`pending`: routing.ts sends a local match's
+// messages here then).
+//
 // Bounded: at most MAX_HELD messages per match, none older than RECOVERY_WINDOW_MS; past that they
 // are dropped and counted (`stats.dropped`).
 import type { MainEventBus } from '../base/events.js';
@@ -32,6 +39,10 @@ export class OwnerDelivery implements RemoteMatches {
   private seq = 0;
   /** Codes whose owner is missing: their messages in send order. */
   private readonly held = new Map<string, Held[]>();
+  /** Sends to the inbox not answered yet, per code. */
+  private readonly inFlight = new Map<string, number>();
+  /** Codes adopted here whose release waits for their sends in flight: where the held messages go then. */
+  private readonly releaseTo = new Map<string, (message: InboxMessage) => void>();
   private readonly log: Logger;
 
   constructor(private readonly deps: OwnerDeliveryDeps) {
@@ -42,16 +53,33 @@ export class OwnerDelivery implements RemoteMatches {
     const seq = ++this.seq;
     const queue = this.held.get(groupCode);
     const at = Date.now();
-    if (queue) {
+    if (queue || this.releaseTo.has(groupCode)) {
       this.hold(groupCode, { seq, message, at });
       return true;
     }
     this.stats.sent++;
+    this.inFlight.set(groupCode, (this.inFlight.get(groupCode) ?? 0) + 1);
     this.deps.inbox.send(groupCode, message).then(
       (receivers) => { if (receivers === 0) this.hold(groupCode, { seq, message, at }); },
       () => { this.stats.dropped++; }, // Redis unreachable: counted; the observer's resume re-sends nothing, so this is the documented loss
-    );
+    ).finally(() => this.answered(groupCode));
     return true;
+  }
+
+  /** Whether the code's messages must go through here although it runs on this node: sends in flight, or held ones (routing.ts). */
+  pending(groupCode: string): boolean {
+    return this.held.has(groupCode) || (this.inFlight.get(groupCode) ?? 0) > 0;
+  }
+
+  /** One send answered: the last one of a code adopted here releases what waited behind them. */
+  private answered(groupCode: string): void {
+    const n = (this.inFlight.get(groupCode) ?? 1) - 1;
+    if (n > 0) return void this.inFlight.set(groupCode, n);
+    this.inFlight.delete(groupCode);
+    const deliver = this.releaseTo.get(groupCode);
+    if (!deliver) return;
+    this.releaseTo.delete(groupCode);
+    this.release(groupCode, deliver);
   }
 
   /** Codes with held messages (the takeover loop retries these first). */
@@ -64,6 +92,11 @@ export class OwnerDelivery implements RemoteMatches {
    * adopted it: its own shard) or, without `deliver`, sent to the inbox again.
    */
   release(groupCode: string, deliver?: (message: InboxMessage) => void): void {
+    if (deliver && (this.inFlight.get(groupCode) ?? 0) > 0) {
+      // Sends of this code are unanswered: they may come back unreceived, and must go first.
+      this.releaseTo.set(groupCode, deliver);
+      return;
+    }
     const queue = this.held.get(groupCode);
     if (!queue) return;
     this.held.delete(groupCode);
@@ -77,6 +110,7 @@ export class OwnerDelivery implements RemoteMatches {
 
   /** The match is gone: whatever was held for it is dropped. */
   forget(groupCode: string): void {
+    this.releaseTo.delete(groupCode);
     const queue = this.held.get(groupCode);
     if (!queue) return;
     this.held.delete(groupCode);
