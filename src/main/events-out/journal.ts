@@ -246,7 +246,7 @@ export class EventJournal {
    */
   private async holdAndClaim(shared: EventOutbox): Promise<void> {
     try {
-      await this.renewHolds(shared, [...this.matches.values()].map((m) => ({ matchKey: m.matchKey, epoch: m.epoch })));
+      await this.renewHolds(shared, [...this.matches.values()].map((m) => ({ matchKey: m.matchKey, epoch: this.epochNow(m) })));
       for (const { matchKey, epoch } of await shared.claimOrphans(HOLD_TTL_MS, 50)) {
         const mine = this.matches.get(matchKey);
         if (mine && epoch > mine.epoch) {
@@ -304,7 +304,17 @@ export class EventJournal {
   /** The fence of a cursor move of this match (ports/event-outbox.ts), undefined when it is not held here. */
   fenceOf(matchKey: string): OutputFence | undefined {
     const match = this.matches.get(matchKey);
-    return match ? { groupCode: match.groupCode, epoch: match.epoch, live: !match.ended && !match.claimed } : undefined;
+    return match ? { groupCode: match.groupCode, epoch: this.epochNow(match), live: !match.ended && !match.claimed } : undefined;
+  }
+
+  /** The match's epoch here, raised when this node runs it at a higher one now (re-asserted after Redis lost it: lifecycle.refence). */
+  private epochNow(match: MatchLog): number {
+    const epoch = match.ended ? undefined : this.options.epochOf?.(match.groupCode);
+    if (epoch !== undefined && epoch > match.epoch) {
+      match.epoch = epoch;
+      match.claimed = false;
+    }
+    return match.epoch;
   }
 
   /**
