@@ -24,6 +24,7 @@ import type { Logger } from '../base/log.js';
 import { OutputFencedError, type EventOutbox } from '../ports/event-outbox.js';
 import type { DeadLetterStore } from '../ports/record-store.js';
 import { EndpointLanes, type DeliveryStats, type Lane, type Part } from './endpoint-lanes.js';
+import { LeaseGate } from './lease-gate.js';
 
 import { wants, type WebhookEndpoint } from './endpoints.js';
 import type { EventJournal } from './journal.js';
@@ -38,8 +39,6 @@ const BATCH_MAX_EVENTS = 100;
 const BATCH_MAX_BYTES = 512 * 1024;
 /** A batch endpoint's requests start at least this far apart: what comes meanwhile waits for the next (at most 4 requests a second). */
 const BATCH_INTERVAL_MS = 250;
-/** A match whose outputs this node may not deliver now (its lease too short: journal.outputsLeftMs) is looked at again after this. */
-const DEFER_MS = 250;
 
 export interface DeliveryDeps {
   journal: EventJournal;
@@ -64,12 +63,12 @@ export class WebhookDelivery {
   private readonly log: Logger;
   private readonly unsubscribe: () => void;
   private readonly unsubscribeAdopt: () => void;
-  /** Lanes put off because this node's hold on their match is too short now (pump): endpoint → matchKeys, one timer. */
-  private readonly deferred = new Map<EndpointLanes, Set<string>>();
-  private deferTimer: NodeJS.Timeout | undefined;
+  /** With a shared outbox, requests start only while this node's lease of their match outlasts them (lease-gate.ts). */
+  private readonly leaseGate: LeaseGate;
 
   constructor(private readonly deps: DeliveryDeps) {
     this.log = deps.log.child({ module: 'webhooks' });
+    this.leaseGate = new LeaseGate((key) => deps.journal.outputsLeftMs(key), deps.timeoutMs, (lanes) => this.pump(lanes));
     this.unsubscribe = deps.journal.subscribe((stored) => this.onEvent(stored));
     this.unsubscribeAdopt = deps.journal.onAdopt((matchKey, cursors) => this.onAdopt(matchKey, cursors));
   }
@@ -126,8 +125,7 @@ export class WebhookDelivery {
   close(): void {
     this.unsubscribe();
     this.unsubscribeAdopt();
-    clearTimeout(this.deferTimer);
-    this.deferred.clear();
+    this.leaseGate.close();
     for (const lanes of this.endpoints.values()) lanes.stop();
     this.endpoints.clear();
   }
@@ -179,7 +177,7 @@ export class WebhookDelivery {
       const match = this.deps.journal.matches.get(matchKey);
       const lane = lanes.lanes.get(matchKey);
       if (!match || lane?.busy) continue;
-      if (this.mustWait(lanes, matchKey)) continue;
+      if (this.leaseGate.mustWait(lanes, matchKey)) continue;
       const next = this.next(lanes, match);
       if (next) void this.send(lanes, [{ match, lane: this.laneOf(lanes, matchKey), events: [next] }], next.text, next.event.id);
     }
@@ -201,7 +199,7 @@ export class WebhookDelivery {
       if (texts.length >= BATCH_MAX_EVENTS || bytes >= BATCH_MAX_BYTES) break;
       lanes.ready.delete(matchKey);
       const match = this.deps.journal.matches.get(matchKey);
-      if (match && this.mustWait(lanes, matchKey)) continue;
+      if (match && this.leaseGate.mustWait(lanes, matchKey)) continue;
       const first = match && this.next(lanes, match);
       if (!match || !first) continue;
       const events: StoredEvent[] = [];
@@ -221,27 +219,6 @@ export class WebhookDelivery {
     void this.send(lanes, parts, `[${texts.join(',')}]`, `msg_${randomBytes(12).toString('hex')}`);
   }
 
-  /**
-   * Whether a request for this match must wait: this node may deliver it for no longer than a
-   * request's timeout (its lease, or hold, is about to run out as far as it knows: a paused node's
-   * is). It is looked at again every DEFER_MS; a renewal puts it back on its way.
-   */
-  private mustWait(lanes: EndpointLanes, matchKey: string): boolean {
-    if (this.deps.journal.outputsLeftMs(matchKey) > this.deps.timeoutMs) return false;
-    let keys = this.deferred.get(lanes);
-    if (!keys) this.deferred.set(lanes, (keys = new Set()));
-    keys.add(matchKey);
-    this.deferTimer ??= setTimeout(() => {
-      this.deferTimer = undefined;
-      const all = [...this.deferred];
-      this.deferred.clear();
-      for (const [l, k] of all) {
-        for (const key of k) l.ready.add(key);
-        this.pump(l);
-      }
-    }, DEFER_MS).unref();
-    return true;
-  }
 
   private laneOf(lanes: EndpointLanes, matchKey: string): Lane {
     let lane = lanes.lanes.get(matchKey);

@@ -6,12 +6,10 @@
 // a window of the latest events (EVENTS_RESUME_WINDOW_MS) for Last-Event-ID. A match_ended event
 // carries the match's record (record.ts), which is kept for the retention (EVENTS_RETENTION_MS) by
 // the RecordStore (ports/record-store.ts: on disk with only its summary in memory, or in Redis).
-// With a shared outbox (REDIS_URL: ports/event-outbox.ts) every event is also appended there before
-// anyone is told of it (outbox-share.ts, which catches up after a failed append), and a match this
-// node does not hold (it took the match over from a lost node) is first read from there: its events so far, and each endpoint's cursor (`onAdopt`), so
-// that the numbering goes on and delivery resumes where the lost node was; an ended match read
-// there has its record kept again (the same record: a lost node may not have kept it).
-import { createHash } from 'node:crypto';
+// With a shared outbox (REDIS_URL: ports/event-outbox.ts) every event is also appended there first
+// (outbox-share.ts), every write fenced by this node's epoch for the match (output-holds.ts), and a
+// match taken over from a lost node is first read from there (its events, each endpoint's cursor:
+// `onAdopt`; an ended one's record kept again), so numbering and delivery go on where it was.
 import type { DerivedEvent } from '../../protocol/match-events.js';
 import { EVENTS_VERSION } from '../../protocol/match-events.js';
 import type { Logger } from '../base/log.js';
@@ -19,32 +17,22 @@ import { OutputFencedError, type EventOutbox, type OutputFence } from '../ports/
 import type { RecordStore } from '../ports/record-store.js';
 import { DelayGate } from './delay-gate.js';
 import type { JournalFiles } from './journal-files.js';
-import { emptyLog, logOf, storedAtOf, storedOf, type MatchLog } from './match-log.js';
+import { digestOf, emptyLog, isoTime, logOf, storedAtOf, storedOf, type MatchLog } from './match-log.js';
+import { loadLogs } from './journal-load.js';
 import { OutboxShare } from './outbox-share.js';
+import { OutputHolds, type RunningHere } from './output-holds.js';
+import { ResumeWindow } from './resume-window.js';
 import { buildRecord, type MatchRecord } from './record.js';
 import type { MatchEvent, StoredEvent } from './types.js';
 
 export type { MatchLog } from './match-log.js';
 
-/** The most events the stream's resume window holds, whatever their age (memory bound). */
-const MAX_WINDOW_EVENTS = 100_000;
 /** Shared outbox: how often a node renews its holds, and how long one lasts (a lost node's matches are orphans after it). */
 const HOLD_EVERY_MS = 2000;
 const HOLD_TTL_MS = 10_000;
 
-/** JS dates span ±8.64e15 ms: an event's time comes from the match's clock, which an observer's
- *  timestamps can move (TRUST_REPLAY_TIMESTAMPS); one out of that range is written as now. */
-function isoTime(at: number): string {
-  return new Date(Number.isFinite(at) && Math.abs(at) <= 8.64e15 ? at : Date.now()).toISOString();
-}
-
-/** Type and data (the record aside, added here) of an event, digested. */
-function digestOf(type: string, data: Record<string, unknown>): string {
-  const { record: _record, ...rest } = data;
-  return createHash('sha1').update(type).update('|').update(JSON.stringify(rest)).digest('base64');
-}
-
-export interface JournalOptions {
+/** With a shared outbox, `RunningHere` says what this node runs (epochs, leases: output-holds.ts). */
+export interface JournalOptions extends RunningHere {
   files: JournalFiles | null;
   /** The outbox shared by the nodes (REDIS_URL), or null. */
   shared?: EventOutbox | null;
@@ -55,18 +43,14 @@ export interface JournalOptions {
   retentionMs: number;
   /** A group code's output delay, ms (0: none; events-out/output-delays.ts). */
   delayMs?: (groupCode: string) => number;
-  /** Shared outbox: this node's epoch for a group code it runs (its route's), undefined when it runs none. */
-  epochOf?: (groupCode: string) => number | undefined;
-  /** Shared outbox: how long this node's lease of the code lasts still, as it knows it (ports/match-ownership.ts). */
-  leaseLeftMs?: (groupCode: string) => number;
 }
 
 export class EventJournal {
   readonly matches = new Map<string, MatchLog>();
   /** Matches that ended and were released from memory (their record stays), → their record's storedAt (ms): a late event for one is dropped. */
   private readonly released = new Map<string, number>();
-  /** The latest events of every match in the order they were added (the live stream's resume window). */
-  private recent: StoredEvent[] = [];
+  /** The latest events of every match in the order they were handed on (the live stream's resume window). */
+  private readonly window_: ResumeWindow;
   private readonly listeners = new Set<(stored: StoredEvent) => void>();
   private readonly adoptListeners = new Set<(matchKey: string, cursors: Record<string, number>) => void>();
   /** Matches being read from the shared outbox: the events derived meanwhile, applied once it is read. */
@@ -74,16 +58,16 @@ export class EventJournal {
   private readonly log: Logger;
   private readonly expireTimer: NodeJS.Timeout;
   private holdTimer: NodeJS.Timeout | undefined;
-  /** Shared outbox: matchKey → until when (performance.now()) this node's hold of it lasts at least (sent before the renewal: conservative). */
-  private readonly heldUntil = new Map<string, number>();
-  /** Shared outbox: matches this node was deposed from (a write fenced) → its epoch then: their later events are dropped here unless it runs them again at a higher epoch. */
-  private readonly deposed = new Map<string, number>();
+  /** Shared outbox: this node's holds of the matches' outputs, and the matches it was deposed from (output-holds.ts). */
+  private readonly holds: OutputHolds | undefined;
   /** Appends to the shared outbox, in order, caught up after a failure (outbox-share.ts). */
   private readonly sharer: OutboxShare | undefined;
   private readonly gate: DelayGate;
 
   constructor(private readonly options: JournalOptions) {
     this.log = options.log.child({ module: 'events' });
+    this.window_ = new ResumeWindow(options.resumeWindowMs);
+    this.holds = options.shared ? new OutputHolds(options.shared, HOLD_TTL_MS, options, (key) => this.depose(key)) : undefined;
     this.gate = new DelayGate(options.delayMs ?? (() => 0), (stored) => this.told(stored), (key) => this.matches.get(key));
     this.load();
     this.expireTimer = setInterval(() => this.expire(), Math.min(3_600_000, options.retentionMs)).unref();
@@ -98,11 +82,7 @@ export class EventJournal {
     let match = this.matches.get(matchKey);
     if (!match && this.released.has(matchKey)) return null;
     const epoch = this.options.epochOf?.(groupCode);
-    const deposedAt = this.deposed.get(matchKey);
-    if (deposedAt !== undefined) {
-      if (epoch === undefined || epoch <= deposedAt) return null; // derived by a shard that is about to be evicted
-      this.deposed.delete(matchKey);
-    }
+    if (this.holds?.isDeposed(matchKey, epoch)) return null; // derived by a shard that is about to be evicted
     const waiting = this.adopting.get(matchKey);
     if (waiting) {
       waiting.push([groupCode, matchKey, matchId, organizationId, derived]);
@@ -161,14 +141,11 @@ export class EventJournal {
     return stored;
   }
 
-  /**
-   * Shared outbox: this node adopted the match (cluster/takeover.ts): its outputs are taken over in
-   * the same step, read from the outbox now (events, cursors) rather than at its first derived event.
-   */
+  /** Shared outbox: this node adopted the match (cluster/takeover.ts): its outputs are read from the outbox now, in the same step. */
   takeOver(groupCode: string, matchKey: string): void {
     const shared = this.options.shared;
     if (!shared || this.matches.has(matchKey) || this.adopting.has(matchKey)) return;
-    this.deposed.delete(matchKey);
+    this.holds?.reinstate(matchKey);
     this.adopting.set(matchKey, []);
     void this.adopt(shared, matchKey, this.sharer?.hold(groupCode));
   }
@@ -188,7 +165,7 @@ export class EventJournal {
   }
 
   private told(stored: StoredEvent): void {
-    this.remember(stored);
+    this.window_.remember(stored);
     for (const listener of this.listeners) listener(stored);
   }
 
@@ -200,7 +177,7 @@ export class EventJournal {
     const epoch = claimedEpoch ?? this.options.epochOf?.(groupCode) ?? 0;
     try {
       // Held from before this node appends anything of it: lost a moment later, it is still an orphan to claim.
-      await this.renewHolds(shared, [{ matchKey, epoch }]);
+      await this.holds?.renew([{ matchKey, epoch }]);
       const [rows, read] = await Promise.all([shared.events(matchKey), shared.cursors(matchKey)]);
       cursors = read;
       if (rows.length) {
@@ -246,17 +223,12 @@ export class EventJournal {
    */
   private async holdAndClaim(shared: EventOutbox): Promise<void> {
     try {
-      await this.renewHolds(shared, [...this.matches.values()].map((m) => ({ matchKey: m.matchKey, epoch: this.epochNow(m) })));
+      await this.holds?.renew([...this.matches.values()].map((m) => ({ matchKey: m.matchKey, epoch: this.holds?.epochNow(m) ?? m.epoch })));
       for (const { matchKey, epoch } of await shared.claimOrphans(HOLD_TTL_MS, 50)) {
         const mine = this.matches.get(matchKey);
-        if (mine && epoch > mine.epoch) {
-          // Our own hold lapsed (a slow renewal) and we claimed it back: its fence is the new epoch now.
-          mine.epoch = epoch;
-          mine.claimed = mine.ended;
-          this.heldUntil.set(matchKey, performance.now() + HOLD_TTL_MS - HOLD_EVERY_MS);
-        }
+        if (mine) this.holds?.claimedBack(mine, epoch, HOLD_EVERY_MS);
         if (mine || this.adopting.has(matchKey) || this.released.has(matchKey)) continue;
-        this.heldUntil.set(matchKey, performance.now() + HOLD_TTL_MS - HOLD_EVERY_MS); // claimed a moment ago, for HOLD_TTL_MS
+        this.holds?.claimed(matchKey, HOLD_EVERY_MS); // claimed a moment ago, for HOLD_TTL_MS
         this.log.info({ matchKey, epoch }, 'event journal: orphan of a lost node claimed');
         this.adopting.set(matchKey, []);
         await this.adopt(shared, matchKey, undefined, epoch);
@@ -266,55 +238,26 @@ export class EventJournal {
     }
   }
 
-  /** Holds renewed (their time counted from before the call); the matches whose outputs another node claimed are deposed here. */
-  private async renewHolds(shared: EventOutbox, held: Array<{ matchKey: string; epoch: number }>): Promise<void> {
-    const sentAt = performance.now();
-    const lost = new Set(await shared.hold(held, HOLD_TTL_MS));
-    for (const { matchKey } of held) if (!lost.has(matchKey)) this.heldUntil.set(matchKey, sentAt + HOLD_TTL_MS);
-    for (const matchKey of lost) this.depose(matchKey);
-  }
-
-  /**
-   * Shared outbox: another node holds the match's outputs now (a write of this node was fenced): it
-   * leaves memory here without settling (the files stay), and nothing more of it is delivered from here.
-   */
+  /** Shared outbox: another node holds the match's outputs (a write here was fenced): it leaves memory unsettled, nothing more of it goes from here. */
   depose(matchKey: string): void {
     const match = this.matches.get(matchKey);
     if (!match) return;
     this.matches.delete(matchKey);
-    this.heldUntil.delete(matchKey);
+    this.holds?.depose(matchKey, match.epoch);
     this.sharer?.forget(matchKey);
-    this.deposed.set(matchKey, match.epoch);
     this.log.warn({ matchKey, epoch: match.epoch }, 'event journal: another node holds this match\'s outputs now (a write was fenced): no more delivery from here');
   }
 
-  /**
-   * How long this node may still deliver the match's events (ms; Infinity without a shared outbox):
-   * a running match's lease left, an ended or claimed one's hold left, as this node knows them.
-   * Delivery starts a request only while this is above the request's timeout (delivery.ts).
-   */
+  /** How long this node may still deliver the match's events (ms; Infinity without a shared outbox; output-holds.ts). */
   outputsLeftMs(matchKey: string): number {
     const match = this.matches.get(matchKey);
-    if (!match) return 0;
-    if (!this.options.shared) return Infinity;
-    if (!match.ended && !match.claimed) return this.options.leaseLeftMs?.(match.groupCode) ?? Infinity;
-    return (this.heldUntil.get(matchKey) ?? 0) - performance.now();
+    return match ? this.holds?.outputsLeftMs(match) ?? Infinity : 0;
   }
 
   /** The fence of a cursor move of this match (ports/event-outbox.ts), undefined when it is not held here. */
   fenceOf(matchKey: string): OutputFence | undefined {
     const match = this.matches.get(matchKey);
-    return match ? { groupCode: match.groupCode, epoch: this.epochNow(match), live: !match.ended && !match.claimed } : undefined;
-  }
-
-  /** The match's epoch here, raised when this node runs it at a higher one now (re-asserted after Redis lost it: lifecycle.refence). */
-  private epochNow(match: MatchLog): number {
-    const epoch = match.ended ? undefined : this.options.epochOf?.(match.groupCode);
-    if (epoch !== undefined && epoch > match.epoch) {
-      match.epoch = epoch;
-      match.claimed = false;
-    }
-    return match.epoch;
+    return match && this.holds?.fenceOf(match);
   }
 
   /**
@@ -337,7 +280,7 @@ export class EventJournal {
     // Events still held back by the output delay stay until they are handed on.
     if (!match?.ended || match.handed < match.events.length) return;
     this.matches.delete(matchKey);
-    this.heldUntil.delete(matchKey);
+    this.holds?.forget(matchKey);
     this.sharer?.forget(matchKey);
     this.released.set(matchKey, storedAtOf(match));
     this.options.shared?.settle(matchKey).catch(() => undefined);
@@ -363,14 +306,12 @@ export class EventJournal {
 
   /** The events after the one with this id, within the resume window; null when it is not in it. */
   after(id: string): StoredEvent[] | null {
-    for (let i = this.recent.length - 1; i >= 0; i--) if (this.recent[i].event.id === id) return this.recent.slice(i + 1);
-    return null;
+    return this.window_.after(id);
   }
 
   /** Every event in the resume window, oldest first. */
   window(): readonly StoredEvent[] {
-    this.trim(Date.now());
-    return this.recent;
+    return this.window_.all();
   }
 
   close(): void {
@@ -381,42 +322,15 @@ export class EventJournal {
     this.options.files?.close();
   }
 
-  private remember(stored: StoredEvent): void {
-    stored.storedAt = Date.now();
-    this.recent.push(stored);
-    if (this.recent.length % 256 === 0) this.trim(Date.now());
-    if (this.recent.length > MAX_WINDOW_EVENTS) this.recent = this.recent.slice(-MAX_WINDOW_EVENTS / 2);
-  }
-
-  private trim(now: number): void {
-    const from = now - this.options.resumeWindowMs;
-    let i = 0;
-    while (i < this.recent.length && (this.recent[i].storedAt ?? 0) < from) i++;
-    if (i > 0) this.recent = this.recent.slice(i);
-  }
-
   private load(): void {
-    const files = this.options.files;
-    if (!files) return;
-    files.expire(this.options.retentionMs, Date.now());
-    const all: StoredEvent[] = [];
-    const waiting: MatchLog[] = [];
-    for (const events of files.loadEvents()) {
-      const match = logOf(events);
-      // An event still within its match's output delay waits (a timer), and is not in the resume window.
-      match.handed = this.gate.duePrefix(match);
-      all.push(...match.events.slice(0, match.handed));
-      this.matches.set(match.matchKey, match);
-      if (match.handed < match.durable) waiting.push(match);
-    }
-    for (const match of waiting) this.gate.run(match);
-    // The resume window after a restart: the stored events by time (they were added in about that order).
-    all.sort((a, b) => a.event.time.localeCompare(b.event.time) || a.event.seq - b.event.seq);
-    const now = Date.now();
-    for (const stored of all) stored.storedAt = now;
-    this.recent = all.slice(-MAX_WINDOW_EVENTS / 2);
-    if (all.length) this.log.info({ events: all.length, matches: this.matches.size }, 'event journal loaded');
+    if (!this.options.files) return;
+    const { logs, window } = loadLogs(this.options.files, this.options.retentionMs, (m) => this.gate.duePrefix(m));
+    for (const match of logs) this.matches.set(match.matchKey, match);
+    for (const match of logs) if (match.handed < match.durable) this.gate.run(match);
+    this.window_.reload(window);
+    if (window.length) this.log.info({ events: window.length, matches: this.matches.size }, 'event journal loaded');
   }
+
 
   private expire(): void {
     const now = Date.now();

@@ -1,5 +1,6 @@
 // A match's events as the journal holds them in memory (journal.ts): the log, built empty or read
 // back from the journal's files or the shared outbox.
+import { createHash } from 'node:crypto';
 import type { OutboxEvent } from '../ports/event-outbox.js';
 import type { StoredEvent } from './types.js';
 
@@ -57,4 +58,16 @@ export function storedOf(row: OutboxEvent): StoredEvent {
   // keptAt: the output delay counts again from the takeover (the shared outbox does not keep the first store's time).
   const now = Date.now();
   return { event: JSON.parse(row.text) as StoredEvent['event'], text: row.text, order: row.order, organizationId: row.organizationId, storedAt: now, keptAt: now };
+}
+
+/** JS dates span ±8.64e15 ms: an event's time comes from the match's clock, which an observer's
+ *  timestamps can move (TRUST_REPLAY_TIMESTAMPS); one out of that range is written as now. */
+export function isoTime(at: number): string {
+  return new Date(Number.isFinite(at) && Math.abs(at) <= 8.64e15 ? at : Date.now()).toISOString();
+}
+
+/** Type and data (the record aside, added here) of an event, digested. */
+export function digestOf(type: string, data: Record<string, unknown>): string {
+  const { record: _record, ...rest } = data;
+  return createHash('sha1').update(type).update('|').update(JSON.stringify(rest)).digest('base64');
 }
