@@ -20,6 +20,8 @@ export interface ClusterDeps {
   routes: LocalRoutes;
   remote: OwnerDelivery;
   leaseTtlMs: number;
+  /** An adopted match's outputs taken over in the same step (takeover.ts). */
+  outputs?: (groupCode: string, matchKey: string) => void;
 }
 
 export class Cluster {
@@ -34,6 +36,7 @@ export class Cluster {
     this.takeover = new MatchTakeover({
       log: deps.log, ownership: redis.ownership, directory: redis.shared.directory, snapshots: redis.shared.snapshots,
       lifecycle: deps.lifecycle, routing: deps.routing, routes: deps.routes, remote: deps.remote, events, leaseTtlMs: deps.leaseTtlMs,
+      ...(deps.outputs ? { outputs: deps.outputs } : {}),
     });
     this.unsubscribe.push(
       events.on('matchRunning', ({ groupCode }) => {

@@ -11,6 +11,13 @@
 // One in flight when the connection closed may have been published: it is not sent again (a
 // duplicate would apply it twice) but counted dropped.
 //
+// In order across a takeover (docs/reliability.md, "The events-cluster loss"): a message sent to the
+// inbox before this node adopted the match may be answered (nobody received it) after the adoption,
+// when later messages already went straight to the shard: applied last, it would rewind the match.
+// So while sends of a code are in flight (or wait to be sent again), a release to this node waits for
+// them, and the match's messages meanwhile are held behind them (`pending`: routing.ts sends a local
+// match's messages here then).
+//
 // Bounded: at most MAX_HELD messages per match (held, and again not yet taken), none older than
 // RECOVERY_WINDOW_MS; past that they are dropped and counted (`stats.dropped`).
 import type { MainEventBus } from '../base/events.js';
@@ -43,6 +50,10 @@ export class OwnerDelivery implements RemoteMatches {
   /** Codes with messages Redis did not take (unreachable): their messages in send order, sent again. */
   private readonly unsent = new Map<string, { queue: Held[]; inFlight: number }>();
   private resendTimer: NodeJS.Timeout | null = null;
+  /** Sends to the inbox not answered yet, per code. */
+  private readonly inFlight = new Map<string, number>();
+  /** Codes adopted here whose release waits for their sends in flight: where the held messages go then. */
+  private readonly releaseTo = new Map<string, (message: InboxMessage) => void>();
   private readonly log: Logger;
 
   constructor(private readonly deps: OwnerDeliveryDeps) {
@@ -53,7 +64,7 @@ export class OwnerDelivery implements RemoteMatches {
     const seq = ++this.seq;
     const queue = this.held.get(groupCode);
     const at = Date.now();
-    if (queue) {
+    if (queue || this.releaseTo.has(groupCode)) {
       this.hold(groupCode, { seq, message, at });
       return true;
     }
@@ -65,6 +76,7 @@ export class OwnerDelivery implements RemoteMatches {
   }
 
   private publish(groupCode: string, item: Held, resent = false): void {
+    this.inFlight.set(groupCode, (this.inFlight.get(groupCode) ?? 0) + 1);
     this.deps.inbox.send(groupCode, item.message).then((receivers) => {
       if (resent) this.resent(groupCode, true);
       if (receivers === 0) this.hold(groupCode, item);
@@ -75,7 +87,28 @@ export class OwnerDelivery implements RemoteMatches {
       if (err instanceof InboxNotSent) this.queueUnsent(groupCode, item);
       else this.stats.dropped++;
       if (resent) this.resent(groupCode, false);
-    });
+    }).finally(() => this.answered(groupCode));
+  }
+
+  /** Whether the code's messages must go through here although it runs on this node: sends in flight or to resend, or held ones (routing.ts). */
+  pending(groupCode: string): boolean {
+    return this.held.has(groupCode) || this.unsent.has(groupCode) || (this.inFlight.get(groupCode) ?? 0) > 0;
+  }
+
+  /** One send answered: the last one of a code adopted here (none left to resend) releases what waited behind them. */
+  private answered(groupCode: string): void {
+    const n = (this.inFlight.get(groupCode) ?? 1) - 1;
+    if (n > 0) return void this.inFlight.set(groupCode, n);
+    this.inFlight.delete(groupCode);
+    this.releaseWaiting(groupCode);
+  }
+
+  /** A code adopted here whose sends are all answered and none waits to be sent again: its held messages go to its shard. */
+  private releaseWaiting(groupCode: string): void {
+    const deliver = this.releaseTo.get(groupCode);
+    if (!deliver || this.unsent.has(groupCode) || this.inFlight.has(groupCode)) return;
+    this.releaseTo.delete(groupCode);
+    this.release(groupCode, deliver);
   }
 
   /**
@@ -103,7 +136,7 @@ export class OwnerDelivery implements RemoteMatches {
         const items = entry.queue.splice(0);
         entry.inFlight = items.length;
         for (const it of items) {
-          if (this.held.has(code)) {
+          if (this.held.has(code) || this.releaseTo.has(code)) {
             this.hold(code, it);
             this.resent(code, true);
           } else this.publish(code, it, true);
@@ -119,8 +152,9 @@ export class OwnerDelivery implements RemoteMatches {
     if (!entry) return;
     if (ok) this.stats.redelivered++;
     if (--entry.inFlight > 0) return;
-    if (entry.queue.length === 0) this.unsent.delete(groupCode);
-    else this.armResend();
+    if (entry.queue.length > 0) return this.armResend();
+    this.unsent.delete(groupCode);
+    this.releaseWaiting(groupCode);
   }
 
   /** Codes with held messages (the takeover loop retries these first). */
@@ -133,6 +167,11 @@ export class OwnerDelivery implements RemoteMatches {
    * adopted it: its own shard) or, without `deliver`, sent to the inbox again.
    */
   release(groupCode: string, deliver?: (message: InboxMessage) => void): void {
+    if (deliver && ((this.inFlight.get(groupCode) ?? 0) > 0 || this.unsent.has(groupCode))) {
+      // Sends of this code are unanswered (or wait to be sent again): they may come back unreceived, and must go first.
+      this.releaseTo.set(groupCode, deliver);
+      return;
+    }
     const queue = this.held.get(groupCode);
     if (!queue) return;
     this.held.delete(groupCode);
@@ -146,6 +185,7 @@ export class OwnerDelivery implements RemoteMatches {
 
   /** The match is gone: whatever was held for it is dropped. */
   forget(groupCode: string): void {
+    this.releaseTo.delete(groupCode);
     const queue = this.held.get(groupCode);
     if (queue) this.stats.dropped += queue.length;
     this.held.delete(groupCode);

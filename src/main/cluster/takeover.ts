@@ -34,6 +34,23 @@ export interface TakeoverDeps {
   remote: OwnerDelivery;
   events: MainEventBus;
   leaseTtlMs: number;
+  /** Its outputs taken over in the same step (the event journal reads the match from the shared outbox: journal.takeOver). */
+  outputs?: (groupCode: string, matchKey: string) => void;
+}
+
+/**
+ * The match's instance key (events, records: `<code>-<recordStart base 36>`, workers/shard/match-events.ts)
+ * from its snapshot's bookkeeping (workers/shard/snapshots.ts: `{"slot":{…"recordStart":n…},"match":…}`); undefined when absent.
+ */
+export function matchKeyOfSnapshot(groupCode: string, text: string): string | undefined {
+  const cut = text.indexOf(',"match":');
+  if (!text.startsWith('{"slot":') || cut < 0) return undefined;
+  try {
+    const start = (JSON.parse(text.slice(8, cut)) as { recordStart?: unknown }).recordStart;
+    return typeof start === 'number' ? `${groupCode}-${start.toString(36)}` : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export class MatchTakeover {
@@ -139,6 +156,8 @@ export class MatchTakeover {
       }
       this.stats.adopted++;
       lifecycle.adopt(record, snapshot);
+      const matchKey = matchKeyOfSnapshot(groupCode, snapshot.text);
+      if (matchKey) this.deps.outputs?.(groupCode, matchKey);
       this.delivered(groupCode, true);
     } catch (err) {
       this.log.warn({ groupCode, error: (err as Error).message }, 'adoption attempt failed; retried');

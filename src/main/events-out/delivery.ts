@@ -14,12 +14,17 @@
 // not delivered are sent from here. A batch endpoint (docs/events.md, "Batched deliveries") has one request in flight
 // at a time, at least BATCH_INTERVAL_MS apart, holding every event due then (several matches, each
 // match's in seq order); its pump runs once after the events of one shard cycle were stored.
+// With a shared outbox a request for a match starts only while this node may still deliver it for
+// longer than the request's timeout (journal.outputsLeftMs: its lease, or its hold, as this node
+// knows it), and a cursor move carries the node's epoch (a deposed node's is refused by Redis:
+// journal.depose); every request names its node (`x-ods-node`, NODE_ID) so a receiver can tell.
 import { randomBytes } from 'node:crypto';
 import type { OutboundReport } from '../backend/http.js';
 import type { Logger } from '../base/log.js';
-import type { EventOutbox } from '../ports/event-outbox.js';
+import { OutputFencedError, type EventOutbox } from '../ports/event-outbox.js';
 import type { DeadLetterStore } from '../ports/record-store.js';
 import { EndpointLanes, type DeliveryStats, type Lane, type Part } from './endpoint-lanes.js';
+import { LeaseGate } from './lease-gate.js';
 
 import { startOf, wants, type WebhookEndpoint } from './endpoints.js';
 import type { EventJournal } from './journal.js';
@@ -49,6 +54,8 @@ export interface DeliveryDeps {
   deadLetters: DeadLetterStore;
   /** The outbox shared by the nodes (REDIS_URL), or null. */
   shared?: EventOutbox | null;
+  /** This node's id, sent as `x-ods-node` with every request (REDIS_URL: NODE_ID or the generated one). */
+  nodeId?: string;
 }
 
 export class WebhookDelivery {
@@ -56,9 +63,12 @@ export class WebhookDelivery {
   private readonly log: Logger;
   private readonly unsubscribe: () => void;
   private readonly unsubscribeAdopt: () => void;
+  /** With a shared outbox, requests start only while this node's lease of their match outlasts them (lease-gate.ts). */
+  private readonly leaseGate: LeaseGate;
 
   constructor(private readonly deps: DeliveryDeps) {
     this.log = deps.log.child({ module: 'webhooks' });
+    this.leaseGate = new LeaseGate((key) => deps.journal.outputsLeftMs(key), deps.timeoutMs, (lanes) => this.pump(lanes));
     this.unsubscribe = deps.journal.subscribe((stored) => this.onEvent(stored));
     this.unsubscribeAdopt = deps.journal.onAdopt((matchKey, cursors) => this.onAdopt(matchKey, cursors));
   }
@@ -115,6 +125,7 @@ export class WebhookDelivery {
   close(): void {
     this.unsubscribe();
     this.unsubscribeAdopt();
+    this.leaseGate.close();
     for (const lanes of this.endpoints.values()) lanes.stop();
     this.endpoints.clear();
   }
@@ -166,6 +177,7 @@ export class WebhookDelivery {
       const match = this.deps.journal.matches.get(matchKey);
       const lane = lanes.lanes.get(matchKey);
       if (!match || lane?.busy) continue;
+      if (this.leaseGate.mustWait(lanes, matchKey)) continue;
       const next = this.next(lanes, match);
       if (next) void this.send(lanes, [{ match, lane: this.laneOf(lanes, matchKey), events: [next] }], next.text, next.event.id);
     }
@@ -187,6 +199,7 @@ export class WebhookDelivery {
       if (texts.length >= BATCH_MAX_EVENTS || bytes >= BATCH_MAX_BYTES) break;
       lanes.ready.delete(matchKey);
       const match = this.deps.journal.matches.get(matchKey);
+      if (match && this.leaseGate.mustWait(lanes, matchKey)) continue;
       const first = match && this.next(lanes, match);
       if (!match || !first) continue;
       const events: StoredEvent[] = [];
@@ -205,6 +218,7 @@ export class WebhookDelivery {
     lanes.lastBatchAt = Date.now();
     void this.send(lanes, parts, `[${texts.join(',')}]`, `msg_${randomBytes(12).toString('hex')}`);
   }
+
 
   private laneOf(lanes: EndpointLanes, matchKey: string): Lane {
     let lane = lanes.lanes.get(matchKey);
@@ -248,6 +262,7 @@ export class WebhookDelivery {
         'webhook-id': id,
         'webhook-timestamp': String(timestamp),
         'webhook-signature': lanes.sign(id, timestamp, body),
+        ...(this.deps.nodeId ? { 'x-ods-node': this.deps.nodeId } : {}),
       };
       const status = await lanes.post(body, headers);
       if (status < 200 || status > 299) error = `HTTP ${status}`;
@@ -302,9 +317,12 @@ export class WebhookDelivery {
 
   private advance(lanes: EndpointLanes, lane: Lane, matchKey: string, stored: StoredEvent): void {
     lane.attempts = 0;
-    lanes.cursors[matchKey] = stored.event.seq;
+    // Never backwards: a request sent before a takeover's cursors were applied (onAdopt) answers later.
+    lanes.cursors[matchKey] = Math.max(lanes.cursors[matchKey] ?? 0, stored.event.seq);
     this.persist();
-    this.deps.shared?.advance(lanes.endpoint.id, matchKey, stored.event.seq).catch((err: Error) => {
+    const fence = this.deps.journal.fenceOf(matchKey);
+    if (fence) this.deps.shared?.advance(lanes.endpoint.id, matchKey, stored.event.seq, fence).catch((err: Error) => {
+      if (err instanceof OutputFencedError) return this.deps.journal.depose(matchKey);
       this.log.warn({ endpoint: lanes.endpoint.id, eventId: stored.event.id, error: err.message }, 'webhook cursor not in the shared outbox (a takeover may send it again)');
     });
     lanes.ready.add(matchKey);

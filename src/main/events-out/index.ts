@@ -66,6 +66,8 @@ export interface EventOutputDeps {
   delays?: OutputDelays;
   /** The endpoints added through the admin API (endpoint-book.ts; closed with the output), or none (memory only). */
   endpointBook?: EndpointBook;
+  /** REDIS_URL: this node's id (the webhooks' `x-ods-node`), its epoch of a code it runs, and its lease's time left (journal.ts). */
+  node?: { id: string; epochOf(groupCode: string): number | undefined; leaseLeftMs(groupCode: string): number };
 }
 
 /**
@@ -77,18 +79,24 @@ export async function openEventOutput({ endpointStore, ...deps }: Omit<EventOutp
   return createEventOutput({ ...deps, endpointBook: await EndpointBook.open(store, { shared: endpointStore !== null, log: deps.log }) });
 }
 
-export function createEventOutput({ config, log, directory, report, shared = null, delays, endpointBook, ...kept }: EventOutputDeps): EventOutput {
+export function createEventOutput({ config, log, directory, report, shared = null, delays, endpointBook, node, ...kept }: EventOutputDeps): EventOutput {
   const files = new JournalFiles(path.join(path.resolve(config.STATE_DIR || config.DATA_DIR), 'events'), log);
   // Records and dead letters whose write failed (Redis unreachable) are written again until they land.
   const recordRetry = new WriteRetry({ log: log.child({ module: 'events' }), what: 'match record' });
   const letterRetry = new WriteRetry({ log: log.child({ module: 'webhooks' }), what: 'dead letter' });
   const records = retryingRecords(kept.records ?? new FileRecordStore(files, config.EVENTS_RETENTION_MS), recordRetry);
   const deadLetters = retryingDeadLetters(kept.deadLetters ?? new FileDeadLetters(files), letterRetry);
-  const journal = new EventJournal({ files, shared, records, log, resumeWindowMs: config.EVENTS_RESUME_WINDOW_MS, retentionMs: config.EVENTS_RETENTION_MS, ...(delays ? { delayMs: (code: string) => delays.delayMs(code) } : {}) });
+  const journal = new EventJournal({ files, shared, records, log, resumeWindowMs: config.EVENTS_RESUME_WINDOW_MS, retentionMs: config.EVENTS_RETENTION_MS, ...(delays ? { delayMs: (code: string) => delays.delayMs(code) } : {}),
+    ...(node ? { epochOf: (code: string) => node.epochOf(code), leaseLeftMs: (code: string) => node.leaseLeftMs(code) } : {}) });
   const stopDelays = delays?.onChange((code) => journal.delayChanged(code)) ?? (() => {});
   const cursors = files.deliveryCursors();
   const delivery = new WebhookDelivery({
-    journal, log, cursors, shared, ...(report ? { report } : {}), deadLetters, timeoutMs: config.OUTBOUND_TIMEOUT_MS, retryForMs: config.WEBHOOK_RETRY_FOR_MS,
+    // A request starts only while the node's lease (or hold) of its match lasts longer than the
+    // request's timeout (delivery.ts), so with REDIS_URL that timeout is at most half the lease TTL
+    // (a renewed lease has two thirds of it left, less the renewal's round trip).
+    journal, log, cursors, shared, ...(report ? { report } : {}), deadLetters, retryForMs: config.WEBHOOK_RETRY_FOR_MS,
+    timeoutMs: shared && node ? Math.min(config.OUTBOUND_TIMEOUT_MS, Math.floor(config.REDIS_LEASE_TTL_MS / 2)) : config.OUTBOUND_TIMEOUT_MS,
+    ...(node ? { nodeId: node.id } : {}),
     save: (c) => files.saveJson('deliveries', c),
   });
   const endpoints = new Map<string, WebhookEndpoint>();

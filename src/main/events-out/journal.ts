@@ -6,45 +6,33 @@
 // a window of the latest events (EVENTS_RESUME_WINDOW_MS) for Last-Event-ID. A match_ended event
 // carries the match's record (record.ts), which is kept for the retention (EVENTS_RETENTION_MS) by
 // the RecordStore (ports/record-store.ts: on disk with only its summary in memory, or in Redis).
-// With a shared outbox (REDIS_URL: ports/event-outbox.ts) every event is also appended there before
-// anyone is told of it (outbox-share.ts, which catches up after a failed append), and a match this
-// node does not hold (it took the match over from a lost node) is first read from there: its events so far, and each endpoint's cursor (`onAdopt`), so
-// that the numbering goes on and delivery resumes where the lost node was; an ended match read
-// there has its record kept again (the same record: a lost node may not have kept it).
-import { createHash } from 'node:crypto';
+// With a shared outbox (REDIS_URL: ports/event-outbox.ts) every event is also appended there first
+// (outbox-share.ts), every write fenced by this node's epoch for the match (output-holds.ts), and a
+// match taken over from a lost node is first read from there (its events, each endpoint's cursor:
+// `onAdopt`; an ended one's record kept again), so numbering and delivery go on where it was.
 import type { DerivedEvent } from '../../protocol/match-events.js';
 import { EVENTS_VERSION } from '../../protocol/match-events.js';
 import type { Logger } from '../base/log.js';
-import type { EventOutbox } from '../ports/event-outbox.js';
+import { OutputFencedError, type EventOutbox, type OutputFence } from '../ports/event-outbox.js';
 import type { RecordStore } from '../ports/record-store.js';
 import { DelayGate } from './delay-gate.js';
 import type { JournalFiles } from './journal-files.js';
-import { emptyLog, logOf, storedAtOf, storedOf, type MatchLog } from './match-log.js';
+import { digestOf, emptyLog, isoTime, logOf, storedAtOf, storedOf, type MatchLog } from './match-log.js';
+import { loadLogs } from './journal-load.js';
 import { OutboxShare } from './outbox-share.js';
+import { OutputHolds, type RunningHere } from './output-holds.js';
+import { ResumeWindow } from './resume-window.js';
 import { buildRecord, type MatchRecord } from './record.js';
 import type { MatchEvent, StoredEvent } from './types.js';
 
 export type { MatchLog } from './match-log.js';
 
-/** The most events the stream's resume window holds, whatever their age (memory bound). */
-const MAX_WINDOW_EVENTS = 100_000;
 /** Shared outbox: how often a node renews its holds, and how long one lasts (a lost node's matches are orphans after it). */
 const HOLD_EVERY_MS = 2000;
 const HOLD_TTL_MS = 10_000;
 
-/** JS dates span ±8.64e15 ms: an event's time comes from the match's clock, which an observer's
- *  timestamps can move (TRUST_REPLAY_TIMESTAMPS); one out of that range is written as now. */
-function isoTime(at: number): string {
-  return new Date(Number.isFinite(at) && Math.abs(at) <= 8.64e15 ? at : Date.now()).toISOString();
-}
-
-/** Type and data (the record aside, added here) of an event, digested. */
-function digestOf(type: string, data: Record<string, unknown>): string {
-  const { record: _record, ...rest } = data;
-  return createHash('sha1').update(type).update('|').update(JSON.stringify(rest)).digest('base64');
-}
-
-export interface JournalOptions {
+/** With a shared outbox, `RunningHere` says what this node runs (epochs, leases: output-holds.ts). */
+export interface JournalOptions extends RunningHere {
   files: JournalFiles | null;
   /** The outbox shared by the nodes (REDIS_URL), or null. */
   shared?: EventOutbox | null;
@@ -61,8 +49,8 @@ export class EventJournal {
   readonly matches = new Map<string, MatchLog>();
   /** Matches that ended and were released from memory (their record stays), → their record's storedAt (ms): a late event for one is dropped. */
   private readonly released = new Map<string, number>();
-  /** The latest events of every match in the order they were added (the live stream's resume window). */
-  private recent: StoredEvent[] = [];
+  /** The latest events of every match in the order they were handed on (the live stream's resume window). */
+  private readonly window_: ResumeWindow;
   private readonly listeners = new Set<(stored: StoredEvent) => void>();
   private readonly adoptListeners = new Set<(matchKey: string, cursors: Record<string, number>) => void>();
   /** Matches being read from the shared outbox: the events derived meanwhile, applied once it is read. */
@@ -70,18 +58,22 @@ export class EventJournal {
   private readonly log: Logger;
   private readonly expireTimer: NodeJS.Timeout;
   private holdTimer: NodeJS.Timeout | undefined;
+  /** Shared outbox: this node's holds of the matches' outputs, and the matches it was deposed from (output-holds.ts). */
+  private readonly holds: OutputHolds | undefined;
   /** Appends to the shared outbox, in order, caught up after a failure (outbox-share.ts). */
   private readonly sharer: OutboxShare | undefined;
   private readonly gate: DelayGate;
 
   constructor(private readonly options: JournalOptions) {
     this.log = options.log.child({ module: 'events' });
+    this.window_ = new ResumeWindow(options.resumeWindowMs);
+    this.holds = options.shared ? new OutputHolds(options.shared, HOLD_TTL_MS, options, (key) => this.depose(key)) : undefined;
     this.gate = new DelayGate(options.delayMs ?? (() => 0), (stored) => this.told(stored), (key) => this.matches.get(key));
     this.load();
     this.expireTimer = setInterval(() => this.expire(), Math.min(3_600_000, options.retentionMs)).unref();
     const shared = options.shared;
     if (!shared) return;
-    this.sharer = new OutboxShare(shared, this.log);
+    this.sharer = new OutboxShare(shared, this.log, (matchKey) => this.depose(matchKey));
     this.holdTimer = setInterval(() => void this.holdAndClaim(shared), HOLD_EVERY_MS).unref();
   }
 
@@ -89,6 +81,8 @@ export class EventJournal {
   add(groupCode: string, matchKey: string, matchId: string, organizationId: string, derived: DerivedEvent): StoredEvent | null {
     let match = this.matches.get(matchKey);
     if (!match && this.released.has(matchKey)) return null;
+    const epoch = this.options.epochOf?.(groupCode);
+    if (this.holds?.isDeposed(matchKey, epoch)) return null; // derived by a shard that is about to be evicted
     const waiting = this.adopting.get(matchKey);
     if (waiting) {
       waiting.push([groupCode, matchKey, matchId, organizationId, derived]);
@@ -104,6 +98,10 @@ export class EventJournal {
       this.matches.set(matchKey, match);
     }
     if (match.ended) return null;
+    if (epoch !== undefined && epoch > match.epoch) {
+      match.epoch = epoch; // a match run here (adopted, or re-asserted after Redis lost it): its lease bounds delivery
+      match.claimed = false;
+    }
     // An operational event (order < 0: the main thread's, operational.ts) is never a repeat.
     if (derived.order >= 0) {
       // A restored match applies again the messages since its snapshot: the same events with the same
@@ -124,7 +122,7 @@ export class EventJournal {
       match.ended = true;
       const record = buildRecord(match.events.map((s) => s.event), event);
       event.data = { ...event.data, record };
-      this.keep(record);
+      this.keep(record, match);
     }
     const stored: StoredEvent = { event, text: JSON.stringify(event), order: derived.order, organizationId, keptAt: Date.now() };
     this.options.files?.write(stored);
@@ -143,39 +141,58 @@ export class EventJournal {
     return stored;
   }
 
+  /** Shared outbox: this node adopted the match (cluster/takeover.ts): its outputs are read from the outbox now, in the same step. */
+  takeOver(groupCode: string, matchKey: string): void {
+    const shared = this.options.shared;
+    if (!shared || this.matches.has(matchKey) || this.adopting.has(matchKey)) return;
+    this.holds?.reinstate(matchKey);
+    this.adopting.set(matchKey, []);
+    void this.adopt(shared, matchKey, this.sharer?.hold(groupCode));
+  }
+
   /** A code's output delay changed: its matches' waiting events due under the new one are handed on now. */
   delayChanged(groupCode: string): void {
     this.gate.changed(this.matches.values(), groupCode);
   }
 
-  /** The record kept (a failure is logged: the record is still in the match_ended event). */
-  private keep(record: MatchRecord): void {
-    this.options.records.put(record).catch((err: Error) => {
+  /** The record kept (a failure is logged: the record is still in the match_ended event); fenced by the match's epoch with a shared store. */
+  private keep(record: MatchRecord, match: MatchLog): void {
+    const fence: OutputFence | undefined = this.options.shared ? { groupCode: match.groupCode, epoch: match.epoch, live: true } : undefined;
+    this.options.records.put(record, fence).catch((err: Error) => {
+      if (err instanceof OutputFencedError) return this.depose(record.matchKey);
       this.log.error({ matchKey: record.matchKey, error: err.message }, 'match record not kept (it is in the match_ended event)');
     });
   }
 
   private told(stored: StoredEvent): void {
-    this.remember(stored);
+    this.window_.remember(stored);
     for (const listener of this.listeners) listener(stored);
   }
 
   /** A match read from the shared outbox (taken over from another node), then the events derived meanwhile. */
-  private async adopt(shared: EventOutbox, matchKey: string, done = () => {}): Promise<void> {
+  private async adopt(shared: EventOutbox, matchKey: string, done = () => {}, claimedEpoch?: number): Promise<void> {
     let cursors: Record<string, number> = {};
+    let told = false;
+    const groupCode = matchKey.slice(0, matchKey.lastIndexOf('-'));
+    const epoch = claimedEpoch ?? this.options.epochOf?.(groupCode) ?? 0;
     try {
       // Held from before this node appends anything of it: lost a moment later, it is still an orphan to claim.
-      await shared.hold([matchKey], HOLD_TTL_MS);
+      await this.holds?.renew([{ matchKey, epoch }]);
       const [rows, read] = await Promise.all([shared.events(matchKey), shared.cursors(matchKey)]);
       cursors = read;
       if (rows.length) {
         const match = logOf(rows.map(storedOf));
+        match.epoch = epoch;
+        match.claimed = claimedEpoch !== undefined;
         // Handed on by the lost node, or not: a delayed match's wait for them begins again here (never early).
         match.handed = this.gate.duePrefix(match);
         this.matches.set(matchKey, match);
+        // The endpoints' cursors first: handed on before them, its lanes would start at seq 1 (sent again).
+        told = true;
+        for (const listener of this.adoptListeners) listener(matchKey, cursors);
         this.gate.run(match);
         const record = match.ended ? match.events.at(-1)?.event.data.record as MatchRecord | undefined : undefined;
-        if (record?.matchKey === matchKey) this.keep(record);
+        if (record?.matchKey === matchKey) this.keep(record, match);
         this.log.info({ matchKey, events: rows.length }, 'event journal: match read from the shared outbox');
       }
     } catch (err) {
@@ -188,11 +205,12 @@ export class EventJournal {
         shared.settle(matchKey).catch(() => undefined);
         return done();
       }
-      const [groupCode] = waiting[0];
-      this.matches.set(matchKey, emptyLog(matchKey, groupCode));
+      const log = emptyLog(matchKey, waiting[0][0]);
+      log.epoch = epoch;
+      this.matches.set(matchKey, log);
     }
     try {
-      for (const listener of this.adoptListeners) listener(matchKey, cursors);
+      if (!told) for (const listener of this.adoptListeners) listener(matchKey, cursors);
       for (const args of waiting) this.add(...args);
     } finally {
       done(); // the appends of those are on their way, before any later snapshot write
@@ -205,16 +223,41 @@ export class EventJournal {
    */
   private async holdAndClaim(shared: EventOutbox): Promise<void> {
     try {
-      await shared.hold([...this.matches.keys()], HOLD_TTL_MS);
-      for (const matchKey of await shared.claimOrphans(HOLD_TTL_MS, 50)) {
-        if (this.matches.has(matchKey) || this.adopting.has(matchKey) || this.released.has(matchKey)) continue;
-        this.log.info({ matchKey }, 'event journal: orphan of a lost node claimed');
+      await this.holds?.renew([...this.matches.values()].map((m) => ({ matchKey: m.matchKey, epoch: this.holds?.epochNow(m) ?? m.epoch })));
+      for (const { matchKey, epoch } of await shared.claimOrphans(HOLD_TTL_MS, 50)) {
+        const mine = this.matches.get(matchKey);
+        if (mine) this.holds?.claimedBack(mine, epoch, HOLD_EVERY_MS);
+        if (mine || this.adopting.has(matchKey) || this.released.has(matchKey)) continue;
+        this.holds?.claimed(matchKey, HOLD_EVERY_MS); // claimed a moment ago, for HOLD_TTL_MS
+        this.log.info({ matchKey, epoch }, 'event journal: orphan of a lost node claimed');
         this.adopting.set(matchKey, []);
-        await this.adopt(shared, matchKey);
+        await this.adopt(shared, matchKey, undefined, epoch);
       }
     } catch (err) {
       this.log.warn({ error: (err as Error).message }, 'event journal: holds not renewed');
     }
+  }
+
+  /** Shared outbox: another node holds the match's outputs (a write here was fenced): it leaves memory unsettled, nothing more of it goes from here. */
+  depose(matchKey: string): void {
+    const match = this.matches.get(matchKey);
+    if (!match) return;
+    this.matches.delete(matchKey);
+    this.holds?.depose(matchKey, match.epoch);
+    this.sharer?.forget(matchKey);
+    this.log.warn({ matchKey, epoch: match.epoch }, 'event journal: another node holds this match\'s outputs now (a write was fenced): no more delivery from here');
+  }
+
+  /** How long this node may still deliver the match's events (ms; Infinity without a shared outbox; output-holds.ts). */
+  outputsLeftMs(matchKey: string): number {
+    const match = this.matches.get(matchKey);
+    return match ? this.holds?.outputsLeftMs(match) ?? Infinity : 0;
+  }
+
+  /** The fence of a cursor move of this match (ports/event-outbox.ts), undefined when it is not held here. */
+  fenceOf(matchKey: string): OutputFence | undefined {
+    const match = this.matches.get(matchKey);
+    return match && this.holds?.fenceOf(match);
   }
 
   /**
@@ -237,6 +280,7 @@ export class EventJournal {
     // Events still held back by the output delay stay until they are handed on.
     if (!match?.ended || match.handed < match.events.length) return;
     this.matches.delete(matchKey);
+    this.holds?.forget(matchKey);
     this.sharer?.forget(matchKey);
     this.released.set(matchKey, storedAtOf(match));
     this.options.shared?.settle(matchKey).catch(() => undefined);
@@ -262,14 +306,12 @@ export class EventJournal {
 
   /** The events after the one with this id, within the resume window; null when it is not in it. */
   after(id: string): StoredEvent[] | null {
-    for (let i = this.recent.length - 1; i >= 0; i--) if (this.recent[i].event.id === id) return this.recent.slice(i + 1);
-    return null;
+    return this.window_.after(id);
   }
 
   /** Every event in the resume window, oldest first. */
   window(): readonly StoredEvent[] {
-    this.trim(Date.now());
-    return this.recent;
+    return this.window_.all();
   }
 
   close(): void {
@@ -280,42 +322,15 @@ export class EventJournal {
     this.options.files?.close();
   }
 
-  private remember(stored: StoredEvent): void {
-    stored.storedAt = Date.now();
-    this.recent.push(stored);
-    if (this.recent.length % 256 === 0) this.trim(Date.now());
-    if (this.recent.length > MAX_WINDOW_EVENTS) this.recent = this.recent.slice(-MAX_WINDOW_EVENTS / 2);
-  }
-
-  private trim(now: number): void {
-    const from = now - this.options.resumeWindowMs;
-    let i = 0;
-    while (i < this.recent.length && (this.recent[i].storedAt ?? 0) < from) i++;
-    if (i > 0) this.recent = this.recent.slice(i);
-  }
-
   private load(): void {
-    const files = this.options.files;
-    if (!files) return;
-    files.expire(this.options.retentionMs, Date.now());
-    const all: StoredEvent[] = [];
-    const waiting: MatchLog[] = [];
-    for (const events of files.loadEvents()) {
-      const match = logOf(events);
-      // An event still within its match's output delay waits (a timer), and is not in the resume window.
-      match.handed = this.gate.duePrefix(match);
-      all.push(...match.events.slice(0, match.handed));
-      this.matches.set(match.matchKey, match);
-      if (match.handed < match.durable) waiting.push(match);
-    }
-    for (const match of waiting) this.gate.run(match);
-    // The resume window after a restart: the stored events by time (they were added in about that order).
-    all.sort((a, b) => a.event.time.localeCompare(b.event.time) || a.event.seq - b.event.seq);
-    const now = Date.now();
-    for (const stored of all) stored.storedAt = now;
-    this.recent = all.slice(-MAX_WINDOW_EVENTS / 2);
-    if (all.length) this.log.info({ events: all.length, matches: this.matches.size }, 'event journal loaded');
+    if (!this.options.files) return;
+    const { logs, window } = loadLogs(this.options.files, this.options.retentionMs, (m) => this.gate.duePrefix(m));
+    for (const match of logs) this.matches.set(match.matchKey, match);
+    for (const match of logs) if (match.handed < match.durable) this.gate.run(match);
+    this.window_.reload(window);
+    if (window.length) this.log.info({ events: window.length, matches: this.matches.size }, 'event journal loaded');
   }
+
 
   private expire(): void {
     const now = Date.now();

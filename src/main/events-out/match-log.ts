@@ -1,5 +1,6 @@
 // A match's events as the journal holds them in memory (journal.ts): the log, built empty or read
 // back from the journal's files or the shared outbox.
+import { createHash } from 'node:crypto';
 import type { OutboxEvent } from '../ports/event-outbox.js';
 import type { StoredEvent } from './types.js';
 
@@ -19,10 +20,14 @@ export interface MatchLog {
   /** Shared outbox: the events up to this seq are confirmed there; the tells chained in seq order (outbox-share.ts). */
   shared: number;
   tail: Promise<void>;
+  /** Shared outbox: this node's epoch for the match's outputs (its MatchOwnership epoch, or an orphan claim's): every write carries it (ports/event-outbox.ts). */
+  epoch: number;
+  /** Shared outbox: its outputs came to this node through an orphan claim (no lease here: the hold bounds delivery). */
+  claimed: boolean;
 }
 
 export function emptyLog(matchKey: string, groupCode: string): MatchLog {
-  return { matchKey, groupCode, events: [], lastOrder: -1, byOrder: new Map(), ended: false, durable: 0, handed: 0, shared: 0, tail: Promise.resolve() };
+  return { matchKey, groupCode, events: [], lastOrder: -1, byOrder: new Map(), ended: false, durable: 0, handed: 0, shared: 0, tail: Promise.resolve(), epoch: 0, claimed: false };
 }
 
 /** A match's log from its stored events (seq order; a repeated line is skipped). */
@@ -53,4 +58,16 @@ export function storedOf(row: OutboxEvent): StoredEvent {
   // keptAt: the output delay counts again from the takeover (the shared outbox does not keep the first store's time).
   const now = Date.now();
   return { event: JSON.parse(row.text) as StoredEvent['event'], text: row.text, order: row.order, organizationId: row.organizationId, storedAt: now, keptAt: now };
+}
+
+/** JS dates span ±8.64e15 ms: an event's time comes from the match's clock, which an observer's
+ *  timestamps can move (TRUST_REPLAY_TIMESTAMPS); one out of that range is written as now. */
+export function isoTime(at: number): string {
+  return new Date(Number.isFinite(at) && Math.abs(at) <= 8.64e15 ? at : Date.now()).toISOString();
+}
+
+/** Type and data (the record aside, added here) of an event, digested. */
+export function digestOf(type: string, data: Record<string, unknown>): string {
+  const { record: _record, ...rest } = data;
+  return createHash('sha1').update(type).update('|').update(JSON.stringify(rest)).digest('base64');
 }

@@ -11,7 +11,7 @@
 // that takes the match over resumes from its snapshot and derives no event for what that state holds
 // already: a snapshot ahead of the outbox would lose those events for good.
 import type { Logger } from '../base/log.js';
-import type { EventOutbox } from '../ports/event-outbox.js';
+import { OutputFencedError, type EventOutbox, type OutputFence } from '../ports/event-outbox.js';
 import type { StoredEvent } from './types.js';
 
 /** What this module reads and keeps of a match's log (match-log.ts). */
@@ -23,6 +23,8 @@ export interface SharedLog {
   shared: number;
   /** Tells happen in seq order: each event's tell is chained after the one before. */
   tail: Promise<void>;
+  /** This node's epoch for the match's outputs: the appends carry it (a deposed node's are refused). */
+  epoch: number;
 }
 
 /** A group whose snapshots wait: how many reasons (a match behind, an adoption), and the promise they wait on. */
@@ -38,7 +40,8 @@ export class OutboxShare {
   private readonly pending = new Map<string, Pending>();
   private closed = false;
 
-  constructor(private readonly outbox: EventOutbox, private readonly log: Logger) {}
+  /** `deposed`: an append was refused by the fence (another node holds the match's outputs now). */
+  constructor(private readonly outbox: EventOutbox, private readonly log: Logger, private readonly deposed: (matchKey: string) => void) {}
 
   /** The next event of `log`, appended (unless the match is behind), then `told` in seq order. */
   add(log: SharedLog, stored: StoredEvent, told: () => void): void {
@@ -93,11 +96,12 @@ export class OutboxShare {
   private async append(log: SharedLog, stored: StoredEvent): Promise<void> {
     const { event } = stored;
     try {
-      const added = await this.outbox.append({ matchKey: event.matchKey, seq: event.seq, order: stored.order, organizationId: stored.organizationId, text: stored.text });
+      const added = await this.outbox.append({ matchKey: event.matchKey, seq: event.seq, order: stored.order, organizationId: stored.organizationId, text: stored.text }, fenceOf(log));
       if (added) log.shared = Math.max(log.shared, event.seq);
       else if (!this.behind.has(log.matchKey)) this.log.error({ eventId: event.id }, 'event journal: another node stored this seq already (two owners of one match?)');
       // else: refused after an earlier event that failed; the catch-up appends it
     } catch (err) {
+      if (err instanceof OutputFencedError) return this.deposed(log.matchKey);
       this.log.warn({ eventId: event.id, error: (err as Error).message }, 'event journal: not in the shared outbox yet; appended again once Redis answers');
       this.fallBehind(log);
     }
@@ -119,7 +123,7 @@ export class OutboxShare {
       while (log.shared < log.events.length) {
         const stored = log.events[log.shared];
         const { event } = stored;
-        if (await this.outbox.append({ matchKey, seq: event.seq, order: stored.order, organizationId: stored.organizationId, text: stored.text })) {
+        if (await this.outbox.append({ matchKey, seq: event.seq, order: stored.order, organizationId: stored.organizationId, text: stored.text }, fenceOf(log))) {
           log.shared = event.seq;
         } else if (!await this.skipStored(log)) {
           // Refused, and not because a late append of ours ran meanwhile: another node numbered it.
@@ -129,6 +133,10 @@ export class OutboxShare {
       }
     } catch (err) {
       if (this.behind.get(matchKey) !== b) return;
+      if (err instanceof OutputFencedError) {
+        this.forget(matchKey);
+        return this.deposed(matchKey);
+      }
       b.delayMs = Math.min(MAX_RETRY_MS, b.delayMs * 2);
       b.timer = setTimeout(() => void this.catchUp(matchKey), b.delayMs).unref();
       this.log.debug({ matchKey, error: (err as Error).message }, 'event journal: shared outbox catch-up retried');
@@ -149,4 +157,9 @@ export class OutboxShare {
     }
     return log.shared > before;
   }
+}
+
+/** An append is always of a running match's event (a match_ended's included): the lease's epoch fences it too. */
+function fenceOf(log: SharedLog): OutputFence {
+  return { groupCode: log.groupCode, epoch: log.epoch, live: true };
 }

@@ -8,6 +8,7 @@
 // event, kept with the events). The stores are wrapped (retryingRecords, retryingDeadLetters), so
 // their callers (journal.ts, delivery.ts) see a put or an add that never fails.
 import type { Logger } from '../base/log.js';
+import { OutputFencedError, type OutputFence } from '../ports/event-outbox.js';
 import type { DeadLetter, DeadLetterStore, MatchRecord, RecordStore } from '../ports/record-store.js';
 
 const FIRST_DELAY_MS = 250;
@@ -46,13 +47,17 @@ export class WriteRetry {
     return this.queue[0]?.attempts ?? 0;
   }
 
-  /** Tries the write now (behind the pending ones, when there are any); never rejects. */
+  /**
+   * Tries the write now (behind the pending ones, when there are any); rejects only when Redis
+   * refused it as a deposed owner's (OutputFencedError: never tried again, the caller deposes).
+   */
   async write(key: string, write: () => Promise<void>): Promise<void> {
     if (this.queue.length === 0 && !this.closed) {
       try {
         await write();
         return;
       } catch (err) {
+        if (err instanceof OutputFencedError) throw err;
         this.options.log.warn({ key, error: (err as Error).message }, `${this.options.what} not kept yet: tried again until it lands`);
       }
     }
@@ -95,7 +100,12 @@ export class WriteRetry {
         const head = this.queue[0];
         try {
           await head.write();
-        } catch {
+        } catch (err) {
+          if (err instanceof OutputFencedError) { // another node owns the match's outputs now: its write, not ours
+            this.queue.shift();
+            this.options.log.warn({ key: head.key }, `${this.options.what} not kept: another node owns the match's outputs now`);
+            continue;
+          }
           head.attempts++;
           this.delay = Math.min(this.options.maxDelayMs ?? MAX_DELAY_MS, this.delay * 2);
           return;
@@ -114,7 +124,7 @@ export class WriteRetry {
 /** The record store, its puts tried again until they land. */
 export function retryingRecords(store: RecordStore, retry: WriteRetry): RecordStore {
   return {
-    put: (record: MatchRecord) => retry.write(record.matchKey, () => store.put(record)),
+    put: (record: MatchRecord, fence?: OutputFence) => retry.write(record.matchKey, () => store.put(record, fence)),
     list: (filter) => store.list(filter),
     get: (matchKey) => store.get(matchKey),
     prune: (now) => store.prune(now),

@@ -14,6 +14,8 @@ import { ObserverClock } from './observer-clock.js';
 /** Scale-out: where data for a match that another node runs goes (cluster/owner-delivery.ts). */
 export interface RemoteMatches {
   send(groupCode: string, message: InboxMessage): boolean;
+  /** Whether a match run here must still take this path (messages sent before its adoption are unanswered: cluster/owner-delivery.ts). */
+  pending(groupCode: string): boolean;
 }
 
 export interface RoutingDeps {
@@ -44,7 +46,8 @@ export class MatchRouting {
     const { remote, routes, directory } = this.deps;
     const local = routes.get(groupCode) !== undefined;
     // Another node's live match; a code nobody has goes to the shard, which drops and counts it as in one process.
-    if (remote && !local && directory.get(groupCode)) return remote.send(groupCode, seat === 'standby' ? { t: 'obs', raw, seat } : { t: 'obs', raw });
+    // A match adopted here a moment ago whose earlier messages are still on their way through the inbox: behind them.
+    if (remote && (local ? remote.pending(groupCode) : directory.get(groupCode))) return remote.send(groupCode, seat === 'standby' ? { t: 'obs', raw, seat } : { t: 'obs', raw });
     return this.toMatch(groupCode, raw, seat, Date.now(), local);
   }
 

@@ -7,6 +7,10 @@
 // Asynchronous: a shared adapter answers over the network. `append` is ordered and gap-free per
 // match: it stores seq n only right after seq n - 1, so two nodes can never number two different
 // events alike. `advance` only moves a cursor forward.
+// Fenced (docs/reliability.md, "One owner of a match's outputs"): every write carries the writer's
+// epoch for the match (`OutputFence`); a shared adapter refuses it (OutputFencedError) once the
+// match's outputs are held at a higher epoch: another node took the match, or its orphaned outputs,
+// over. So a deposed owner's late writes are refused by the store, not avoided by timing.
 // Contract: test/main/ports/event-outbox.contract.ts.
 
 /** One event as the outbox keeps it: its envelope's JSON (`text`) and what routing needs. */
@@ -21,24 +25,47 @@ export interface OutboxEvent {
   text: string;
 }
 
+/** Who writes a match's outputs: its group code, the writer's epoch, and whether the match still runs (then its lease's epoch fences too). */
+export interface OutputFence {
+  groupCode: string;
+  epoch: number;
+  live: boolean;
+}
+
+/** A write refused because the match's outputs are held at a higher epoch than the writer's (it was deposed). */
+export class OutputFencedError extends Error {
+  constructor(readonly matchKey: string, readonly epoch: number) {
+    super(`outputs of ${matchKey} are held at an epoch above ${epoch}: this node was deposed`);
+    this.name = 'OutputFencedError';
+  }
+}
+
+/** An orphan claimed: its match and the epoch its outputs are now held at by the claimer. */
+export interface ClaimedOutputs {
+  matchKey: string;
+  epoch: number;
+}
+
 export interface EventOutbox {
-  /** Stores the event; false when its seq is not the next one of its match (stored already, here or by another node). */
-  append(event: OutboxEvent): Promise<boolean>;
+  /** Stores the event; false when its seq is not the next one of its match (stored already, here or by another node). Throws OutputFencedError when fenced. */
+  append(event: OutboxEvent, fence: OutputFence): Promise<boolean>;
   /** The match's events with a seq above `afterSeq` (0: all), in seq order. */
   events(matchKey: string, afterSeq?: number): Promise<OutboxEvent[]>;
-  /** The endpoint has every event of the match up to `seq` (a lower seq than the stored one changes nothing). */
-  advance(endpointId: string, matchKey: string, seq: number): Promise<void>;
+  /** The endpoint has every event of the match up to `seq` (a lower seq than the stored one changes nothing). Throws OutputFencedError when fenced. */
+  advance(endpointId: string, matchKey: string, seq: number, fence: OutputFence): Promise<void>;
   /** endpoint id → the last seq of the match it has. */
   cursors(matchKey: string): Promise<Record<string, number>>;
   /**
    * This node holds these matches (their lanes: events not yet every endpoint's) for `ttlMs` more;
-   * renewed while it does. A match whose holder stopped renewing (a lost node) is an orphan.
+   * renewed while it does. A match whose holder stopped renewing (a lost node) is an orphan. Each
+   * with this node's epoch for it: a hold fenced by a higher one (another node claimed the match's
+   * outputs) is not renewed; those matches are returned (this node was deposed from them).
    */
-  hold(matchKeys: readonly string[], ttlMs: number): Promise<void>;
+  hold(held: readonly ClaimedOutputs[], ttlMs: number): Promise<string[]>;
   /** This node holds the match no more (every endpoint has its events). */
   settle(matchKey: string): Promise<void>;
-  /** Orphans, claimed for this node for `ttlMs` (each goes to one caller only); at most `max`. */
-  claimOrphans(ttlMs: number, max: number): Promise<string[]>;
+  /** Orphans, claimed for this node for `ttlMs` (each goes to one caller only), each with a new epoch that fences the lost holder; at most `max`. */
+  claimOrphans(ttlMs: number, max: number): Promise<ClaimedOutputs[]>;
   /** Stops the adapter's own timers and files. */
   close(): void;
 }

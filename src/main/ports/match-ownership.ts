@@ -23,6 +23,12 @@ export interface MatchOwnership {
   readonly nodeId: string;
   /** Whether this node holds the code's lease, as far as it knows. */
   owns(groupCode: string): boolean;
+  /**
+   * How long this node's lease of the code lasts still (ms), as this node knows it, conservatively:
+   * counted from before the claim, adoption or renewal that set it (0 when it holds none). A node
+   * frozen past its lease finds it run out here when it resumes, before any renewal answers.
+   */
+  leaseLeftMs(groupCode: string): number;
   /** The node that holds the code's lease, as last seen (admin rows); undefined when none. */
   ownerOf(groupCode: string): string | undefined;
   /** Group codes with a live record and no lease: their owner is gone. */

@@ -12,6 +12,7 @@
 // its event was redelivered (events-out/redeliver.ts).
 // Contract: test/main/ports/record-store.contract.ts.
 import type { Score, TeamRef } from '../../protocol/match-events.js';
+import type { OutputFence } from './event-outbox.js';
 
 export interface RoundLine {
   round: number;
@@ -74,7 +75,8 @@ export interface RecordFilter {
 
 export interface RecordStore {
   /** Keeps the record (with its summary) for the retention from its storedAt. */
-  put(record: MatchRecord): Promise<void>;
+  /** `fence`: the writer's epoch for the match (ports/event-outbox.ts): a shared store refuses the write (OutputFencedError) when another node holds the match's outputs. */
+  put(record: MatchRecord, fence?: OutputFence): Promise<void>;
   /** The summaries within the retention, newest (storedAt) first. */
   list(filter?: RecordFilter): Promise<RecordSummary[]>;
   /** One record, undefined when none is kept under this key (or it is past the retention). */

@@ -10,7 +10,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RedisConnection } from '../../../src/main/adapters/redis/connection.js';
 import { RedisEventOutbox } from '../../../src/main/adapters/redis/event-outbox.js';
 import { JournalFiles } from '../../../src/main/events-out/journal-files.js';
-import type { EventOutbox } from '../../../src/main/ports/event-outbox.js';
+import { OutputFencedError, type EventOutbox, type OutputFence } from '../../../src/main/ports/event-outbox.js';
+import type { Redis } from 'ioredis';
+import { RedisRecordStore } from '../../../src/main/adapters/redis/record-store.js';
+import type { MatchRecord } from '../../../src/main/ports/record-store.js';
 import { describeEventOutboxContract } from '../ports/event-outbox.contract.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
 
@@ -61,26 +64,87 @@ describeEventOutboxContract('redis', {
 });
 
 describe('RedisEventOutbox', () => {
-  it('a node\'s holds lapse when it stops renewing them; each orphan is then claimed by one node only; a settled match is no orphan', async () => {
+  it('a node\'s holds lapse when it stops renewing them; each orphan is then claimed by one node only, with a new epoch; a settled match is no orphan', async () => {
     const prefix = `t${run}-holds:`;
     const a = new RedisEventOutbox(await connect(prefix, 'node-a'), { retentionMs: 60_000 });
     const b = new RedisEventOutbox(await connect(prefix, 'node-b'), { retentionMs: 60_000 });
-    const c = new RedisEventOutbox(await connect(prefix, 'node-c'), { retentionMs: 60_000 });
-    await a.hold(['M1', 'M2', 'M3'], 300);
+    const connC = await connect(prefix, 'node-c');
+    const c = new RedisEventOutbox(connC, { retentionMs: 60_000 });
+    await (connC.cmd as unknown as Redis).set(connC.keys.epoch, '1'); // A's matches are of epoch 1
+    expect(await a.hold(['M1', 'M2', 'M3'].map((matchKey) => ({ matchKey, epoch: 1 })), 300)).toEqual([]);
     expect(await b.claimOrphans(60_000, 10)).toEqual([]);
     await a.settle('M3');
     // Node A stops renewing (it is lost): after 300 ms its matches are orphans.
-    await expect.poll(async () => (await b.claimOrphans(60_000, 10)).sort(), { timeout: 10_000 }).toEqual(['M1', 'M2']);
+    let claimed: Array<{ matchKey: string; epoch: number }> = [];
+    await expect.poll(async () => (claimed = [...claimed, ...await b.claimOrphans(60_000, 10)]).map((x) => x.matchKey).sort(), { timeout: 10_000 }).toEqual(['M1', 'M2']);
+    for (const { epoch } of claimed) expect(epoch).toBeGreaterThan(1);
     expect(await c.claimOrphans(60_000, 10)).toEqual([]);
-    await b.hold(['M1'], 60_000);
+    // A comes back (it was paused): its holds of them are refused (fenced by the claims' epochs), B's renewed.
+    expect((await a.hold(['M1', 'M2'].map((matchKey) => ({ matchKey, epoch: 1 })), 60_000)).sort()).toEqual(['M1', 'M2']);
+    expect(await b.hold(claimed, 60_000)).toEqual([]);
     expect(await c.claimOrphans(60_000, 10)).toEqual([]);
+  });
+
+  it('fencing: a deposed owner\'s late append, cursor move and record write are refused by Redis; the new owner\'s go', async () => {
+    const prefix = `t${run}-fence:`;
+    const connA = await connect(prefix, 'node-a');
+    const a = new RedisEventOutbox(connA, { retentionMs: 60_000 });
+    const b = new RedisEventOutbox(await connect(prefix, 'node-b'), { retentionMs: 60_000 });
+    const recordsA = new RedisRecordStore(connA, { retentionMs: 60_000 });
+    const raw = connA.cmd as unknown as Redis;
+    const row = (seq: number) => ({ matchKey: 'FEN-1', seq, order: seq, organizationId: '', text: `{"seq":${seq}}` });
+    const fenceA: OutputFence = { groupCode: 'FEN', epoch: 4, live: true };
+    const fenceB: OutputFence = { groupCode: 'FEN', epoch: 5, live: true };
+    // A owns the match (its lease, epoch 4) and writes.
+    await raw.set(connA.keys.lease('FEN'), 'node-a 4', 'PX', 60_000);
+    expect(await a.append(row(1), fenceA)).toBe(true);
+    await a.advance('wh_1', 'FEN-1', 1, fenceA);
+    // A is deposed: B adopted the match (the lease is B's, epoch 5) before writing anything.
+    await raw.set(connA.keys.lease('FEN'), 'node-b 5', 'PX', 60_000);
+    await expect(a.append(row(2), fenceA)).rejects.toBeInstanceOf(OutputFencedError);
+    await expect(a.advance('wh_1', 'FEN-1', 1, fenceA)).rejects.toBeInstanceOf(OutputFencedError);
+    const record = { matchKey: 'FEN-1', groupCode: 'FEN', storedAt: new Date().toISOString() } as unknown as MatchRecord;
+    await expect(recordsA.put(record, fenceA)).rejects.toBeInstanceOf(OutputFencedError);
+    // B's writes go, and raise the match's fence: once B's lease is gone too (the match ended, the
+    // code released), A's writes of that match are still refused, even an ended match's (not live).
+    expect(await b.append(row(2), fenceB)).toBe(true);
+    await b.advance('wh_1', 'FEN-1', 2, fenceB);
+    await raw.del(connA.keys.lease('FEN'));
+    await expect(a.append(row(3), fenceA)).rejects.toBeInstanceOf(OutputFencedError);
+    await expect(a.advance('wh_1', 'FEN-1', 2, { ...fenceA, live: false })).rejects.toBeInstanceOf(OutputFencedError);
+    expect((await b.events('FEN-1')).map((e) => e.text)).toEqual(['{"seq":1}', '{"seq":2}']);
+    expect(await b.cursors('FEN-1')).toEqual({ wh_1: 2 });
+    // An ended match's cursor is not fenced by a later match of the reused code (another match's lease).
+    await raw.set(connA.keys.lease('FEN'), 'node-a 9', 'PX', 60_000);
+    await b.advance('wh_1', 'FEN-1', 2, { ...fenceB, live: false });
+    await expect(b.advance('wh_1', 'FEN-1', 2, fenceB)).rejects.toBeInstanceOf(OutputFencedError);
+  });
+
+  it('a lapsed hold of a running match whose code has a live lease is no orphan (its owner runs it); an ended one is', async () => {
+    const prefix = `t${run}-leased:`;
+    const connA = await connect(prefix, 'node-a');
+    const raw = connA.cmd as unknown as Redis;
+    const a = new RedisEventOutbox(connA, { retentionMs: 60_000 });
+    const b = new RedisEventOutbox(await connect(prefix, 'node-b'), { retentionMs: 60_000 });
+    const fence: OutputFence = { groupCode: 'RUN', epoch: 3, live: true };
+    await raw.set(connA.keys.epoch, '3');
+    await raw.set(connA.keys.lease('RUN'), 'node-a 3', 'PX', 60_000);
+    await a.append({ matchKey: 'RUN-1', seq: 1, order: 1, organizationId: '', text: '{"id":"RUN-1.1","type":"round_started"}' }, fence);
+    await raw.zadd(connA.keys.eventHolds, 0, 'RUN-1'); // its hold lapsed (node A's renewals were late)
+    expect(await b.claimOrphans(60_000, 10)).toEqual([]);
+    expect(await a.append({ matchKey: 'RUN-1', seq: 2, order: 2, organizationId: '', text: '{"id":"RUN-1.2","type":"match_ended"}' }, fence)).toBe(true);
+    await raw.zadd(connA.keys.eventHolds, 0, 'RUN-1'); // its hold lapsed again
+    const claimed = await b.claimOrphans(60_000, 10);
+    expect(claimed.map((c) => c.matchKey)).toEqual(['RUN-1']);
+    expect(claimed[0].epoch).toBeGreaterThan(3);
   });
 
   it('a match\'s stream and cursors expire after the retention from their last write', async () => {
     const conn = await connect(`t${run}-ttl:`, 'node-a');
     const outbox = new RedisEventOutbox(conn, { retentionMs: 30_000 });
-    await outbox.append({ matchKey: 'M1', seq: 1, order: 1, organizationId: '', text: '{}' });
-    await outbox.advance('wh_1', 'M1', 1);
+    const fence: OutputFence = { groupCode: 'M', epoch: 1, live: true };
+    await outbox.append({ matchKey: 'M1', seq: 1, order: 1, organizationId: '', text: '{}' }, fence);
+    await outbox.advance('wh_1', 'M1', 1, fence);
     for (const key of [conn.keys.eventStream('M1'), conn.keys.eventCursors('M1')]) {
       const ttl = await conn.cmd.pttl(key);
       expect(ttl).toBeGreaterThan(20_000);

@@ -48,6 +48,19 @@ export function describeMatchOwnershipContract(name: string, harness: MatchOwner
       expect(b.ownership.ownerOf('V1')).toBeUndefined();
     });
 
+    it('leaseLeftMs: the owner\'s lease time left as it knows it (0 elsewhere); unrenewed, it runs out on the owner too; a renewal gives it back', async () => {
+      const [a, b] = await harness.pair({ pausedA: true });
+      const claim = await a.directory.claim(match('LEFT1'));
+      if (!claim.ok) throw new Error('refused');
+      expect(a.ownership.leaseLeftMs('LEFT1')).toBeGreaterThan(0);
+      expect(b.ownership.leaseLeftMs('LEFT1')).toBe(0);
+      expect(a.ownership.leaseLeftMs('NOSUCH')).toBe(0);
+      // A node that did not renew (paused) counts its lease out by its own clock: it delivers nothing then.
+      await expect.poll(() => a.ownership.leaseLeftMs('LEFT1'), { timeout: harness.lapseMs, interval: 50 }).toBe(0);
+      await harness.renew(a);
+      expect(a.ownership.leaseLeftMs('LEFT1')).toBeGreaterThan(0);
+    });
+
     it('of concurrent claims of one code on both nodes, exactly one node owns it', async () => {
       const [a, b] = await harness.pair();
       const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).directory.claim(match('RACE'))));

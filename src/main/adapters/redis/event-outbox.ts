@@ -5,15 +5,20 @@
 // node that numbers a match from a stale view is refused rather than writing a second event n.
 // A sorted set (keys.eventHolds) says which node holds which match's lanes until when (Redis's
 // clock): a lapsed entry is an orphan of a lost node, claimed by one live node (lua/event-outbox.ts).
-import type { EventOutbox, OutboxEvent } from '../../ports/event-outbox.js';
+// Every write is fenced by the writer's epoch (keys.eventFence, and the group code's lease for a
+// running match: lua/event-outbox.ts FENCE).
+import { OutputFencedError, type ClaimedOutputs, type EventOutbox, type OutboxEvent, type OutputFence } from '../../ports/event-outbox.js';
 import type { RedisConnection } from './connection.js';
 
 export class RedisEventOutbox implements EventOutbox {
   constructor(private readonly conn: RedisConnection, private readonly options: { retentionMs: number }) {}
 
-  async append(event: OutboxEvent): Promise<boolean> {
-    const k = this.conn.keys.eventStream(event.matchKey);
-    return await this.conn.cmd.odsEventAppend(k, event.seq, event.order, event.organizationId, event.text, this.options.retentionMs) === 1;
+  async append(event: OutboxEvent, fence: OutputFence): Promise<boolean> {
+    const k = this.conn.keys;
+    const result = await this.conn.cmd.odsEventAppend(k.eventStream(event.matchKey), k.eventFence(event.matchKey), k.lease(fence.groupCode),
+      event.seq, event.order, event.organizationId, event.text, this.options.retentionMs, fence.epoch, fence.live ? '1' : '0');
+    if (result === -1) throw new OutputFencedError(event.matchKey, fence.epoch);
+    return result === 1;
   }
 
   async events(matchKey: string, afterSeq = 0): Promise<OutboxEvent[]> {
@@ -25,8 +30,11 @@ export class RedisEventOutbox implements EventOutbox {
     });
   }
 
-  async advance(endpointId: string, matchKey: string, seq: number): Promise<void> {
-    await this.conn.cmd.odsEventAdvance(this.conn.keys.eventCursors(matchKey), endpointId, seq, this.options.retentionMs);
+  async advance(endpointId: string, matchKey: string, seq: number, fence: OutputFence): Promise<void> {
+    const k = this.conn.keys;
+    const result = await this.conn.cmd.odsEventAdvance(k.eventCursors(matchKey), k.eventFence(matchKey), k.lease(fence.groupCode),
+      endpointId, seq, this.options.retentionMs, fence.epoch, fence.live ? '1' : '0');
+    if (result === -1) throw new OutputFencedError(matchKey, fence.epoch);
   }
 
   async cursors(matchKey: string): Promise<Record<string, number>> {
@@ -36,16 +44,21 @@ export class RedisEventOutbox implements EventOutbox {
     return out;
   }
 
-  async hold(matchKeys: readonly string[], ttlMs: number): Promise<void> {
-    if (matchKeys.length) await this.conn.cmd.odsEventHold(this.conn.keys.eventHolds, ttlMs, ...matchKeys);
+  async hold(held: readonly ClaimedOutputs[], ttlMs: number): Promise<string[]> {
+    if (!held.length) return [];
+    return this.conn.cmd.odsEventHold(this.conn.keys.eventHolds, ttlMs, this.conn.keys.eventFencePrefix, ...held.flatMap((h) => [h.matchKey, h.epoch]));
   }
 
   async settle(matchKey: string): Promise<void> {
     await this.conn.cmd.zrem(this.conn.keys.eventHolds, matchKey);
   }
 
-  claimOrphans(ttlMs: number, max: number): Promise<string[]> {
-    return this.conn.cmd.odsEventClaim(this.conn.keys.eventHolds, ttlMs, max);
+  async claimOrphans(ttlMs: number, max: number): Promise<ClaimedOutputs[]> {
+    const k = this.conn.keys;
+    const flat = await this.conn.cmd.odsEventClaim(k.eventHolds, k.epoch, ttlMs, max, k.eventFencePrefix, this.options.retentionMs, k.lease(''), k.eventStream(''));
+    const out: ClaimedOutputs[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) out.push({ matchKey: flat[i], epoch: Number(flat[i + 1]) });
+    return out;
   }
 
   /** No timers or subscriptions of its own; the connection is the composition root's. */

@@ -60,12 +60,12 @@ export interface ScriptCommands {
   odsEndpointAdd(key: string, revision: string, id: string, json: string, max: number): Promise<'ok' | 'exists' | 'full'>;
   odsEndpointRemove(key: string, revision: string, id: string): Promise<number>;
   // EventOutbox (event-outbox.ts).
-  odsEventAppend(stream: string, seq: number, order: number, organizationId: string, text: string, ttlMs: number): Promise<number>;
-  odsEventAdvance(cursors: string, endpointId: string, seq: number, ttlMs: number): Promise<number>;
-  odsEventHold(open: string, ttlMs: number, ...matchKeys: string[]): Promise<number>;
-  odsEventClaim(open: string, ttlMs: number, max: number): Promise<string[]>;
+  odsEventAppend(stream: string, fence: string, lease: string, seq: number, order: number, organizationId: string, text: string, ttlMs: number, epoch: number, live: string): Promise<number>;
+  odsEventAdvance(cursors: string, fence: string, lease: string, endpointId: string, seq: number, ttlMs: number, epoch: number, live: string): Promise<number>;
+  odsEventHold(open: string, ttlMs: number, fencePrefix: string, ...pairs: Array<string | number>): Promise<string[]>;
+  odsEventClaim(open: string, epochCounter: string, ttlMs: number, max: number, fencePrefix: string, fenceTtlMs: number, leasePrefix: string, streamPrefix: string): Promise<string[]>;
   // RecordStore and DeadLetterStore (record-store.ts).
-  odsRecordPut(record: string, index: string, matchKey: string, storedAt: number, summary: string, body: string | Buffer, groupCode: string, ttlMs: number, cutoff: number): Promise<number>;
+  odsRecordPut(record: string, index: string, fence: string, lease: string, matchKey: string, storedAt: number, summary: string, body: string | Buffer, groupCode: string, ttlMs: number, cutoff: number, epoch: number | '', fenceTtlMs: number): Promise<number>;
   odsRecordList(index: string, recordPrefix: string, cutoff: number, groupCode: string, limit: number): Promise<string[]>;
   odsRecordPrune(index: string, recordPrefix: string, cutoff: number): Promise<number>;
   odsDeadLetterAdd(list: string, json: string, max: number, ttlMs: number): Promise<number>;
@@ -104,11 +104,11 @@ export const LUA_SCRIPTS: Record<keyof ScriptCommands, ScriptDefinition> = {
   odsDelaySet: { numberOfKeys: 2, lua: outputDelays.SET },
   odsEndpointAdd: { numberOfKeys: 2, lua: webhookEndpoints.ADD },
   odsEndpointRemove: { numberOfKeys: 2, lua: webhookEndpoints.REMOVE },
-  odsEventAppend: { numberOfKeys: 1, lua: eventOutbox.APPEND },
-  odsEventAdvance: { numberOfKeys: 1, lua: eventOutbox.ADVANCE },
+  odsEventAppend: { numberOfKeys: 3, lua: eventOutbox.APPEND },
+  odsEventAdvance: { numberOfKeys: 3, lua: eventOutbox.ADVANCE },
   odsEventHold: { numberOfKeys: 1, lua: eventOutbox.HOLD },
-  odsEventClaim: { numberOfKeys: 1, lua: eventOutbox.CLAIM },
-  odsRecordPut: { numberOfKeys: 2, lua: records.PUT },
+  odsEventClaim: { numberOfKeys: 2, lua: eventOutbox.CLAIM },
+  odsRecordPut: { numberOfKeys: 4, lua: records.PUT },
   odsRecordList: { numberOfKeys: 1, lua: records.LIST },
   odsRecordPrune: { numberOfKeys: 1, lua: records.PRUNE },
   odsDeadLetterAdd: { numberOfKeys: 1, lua: records.DEAD_ADD },

@@ -40,6 +40,8 @@ export class RedisMatchOwnership implements MatchOwnership, ClaimWatcher {
   private readonly ttl: number;
   /** The codes this node holds the lease of, with their current record (kept when Redis loses it: re-asserted). */
   private readonly owned = new Map<string, DirectoryEntry>();
+  /** Code → when (performance.now()) the last claim, adoption or renewal of its lease was sent: its lease lasts at least the TTL from then. */
+  private readonly leasedAt = new Map<string, number>();
   private readonly lostListeners = new Set<(groupCode: string, epoch: number) => void>();
   private readonly reassertedListeners = new Set<(record: MatchRecord) => void>();
   private renewing: Promise<void> | null = null;
@@ -68,6 +70,11 @@ export class RedisMatchOwnership implements MatchOwnership, ClaimWatcher {
     return this.owned.has(groupCode);
   }
 
+  leaseLeftMs(groupCode: string): number {
+    const at = this.leasedAt.get(groupCode);
+    return this.owned.has(groupCode) && at !== undefined ? Math.max(0, at + this.ttl - performance.now()) : 0;
+  }
+
   ownerOf(groupCode: string): string | undefined {
     return this.directory.ownerOf(groupCode);
   }
@@ -79,8 +86,12 @@ export class RedisMatchOwnership implements MatchOwnership, ClaimWatcher {
 
   async adopt(groupCode: string, after: number): Promise<MatchRecord | undefined> {
     if (this.holdingAdoptions()) return undefined; // as if the lease were live: retried after the hold
+    const sentAt = performance.now();
     const entry = await this.directory.adoptScript(groupCode, after);
-    if (entry) this.owned.set(groupCode, entry);
+    if (entry) {
+      this.owned.set(groupCode, entry);
+      this.leasedAt.set(groupCode, sentAt);
+    }
     return entry;
   }
 
@@ -131,10 +142,14 @@ export class RedisMatchOwnership implements MatchOwnership, ClaimWatcher {
 
   claimed(entry: DirectoryEntry): void {
     this.owned.set(entry.groupCode, entry);
+    // Told at the claim's answer: a round trip after Redis set the lease (the first renewal, a third of the TTL on, counts from its sending).
+    this.leasedAt.set(entry.groupCode, performance.now());
   }
 
   released(groupCode: string, epoch: number): void {
-    if (this.owned.get(groupCode)?.epoch === epoch) this.owned.delete(groupCode);
+    if (this.owned.get(groupCode)?.epoch !== epoch) return;
+    this.owned.delete(groupCode);
+    this.leasedAt.delete(groupCode);
   }
 
   changed(entry: DirectoryEntry): void {
@@ -165,6 +180,7 @@ export class RedisMatchOwnership implements MatchOwnership, ClaimWatcher {
     for (let i = 0; i < held.length; i += RENEW_BATCH) {
       const batch = held.slice(i, i + RENEW_BATCH);
       let results: number[];
+      const sentAt = performance.now();
       try {
         results = await this.conn.cmd.odsDirRenew(this.nodeId, this.ttl, k.lease(''), k.match(''), ...batch.flat());
       } catch (err) {
@@ -176,6 +192,7 @@ export class RedisMatchOwnership implements MatchOwnership, ClaimWatcher {
         const [code, epoch] = batch[j];
         const current = this.owned.get(code);
         if (!current || current.epoch !== epoch) continue; // released or re-claimed meanwhile
+        if (results[j] === 1 || results[j] === 2) this.leasedAt.set(code, sentAt);
         if (results[j] === 0) {
           this.owned.delete(code);
           this.log.warn({ groupCode: code, epoch }, 'match lease lost to another node');
@@ -214,6 +231,7 @@ export class RedisMatchOwnership implements MatchOwnership, ClaimWatcher {
     // The view's record (if any) has the old epoch: the new claim replaces it.
     const entry = this.directory.installReply(result.record);
     this.owned.set(code, entry);
+    this.leasedAt.set(code, performance.now());
     this.log.info({ groupCode: code, epoch: entry.epoch, oldEpoch: old.epoch }, 'match re-asserted after redis lost it');
     this.emit(this.reassertedListeners, entry);
   }

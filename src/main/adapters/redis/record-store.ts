@@ -7,6 +7,7 @@
 // Every call is one script (lua/records.ts) or one read, with the connection's REDIS_TIMEOUT_MS.
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { MAX_DEAD_LETTERS, summaryOf, type DeadLetter, type DeadLetterStore, type MatchRecord, type RecordFilter, type RecordStore, type RecordSummary } from '../../ports/record-store.js';
+import { OutputFencedError, type OutputFence } from '../../ports/event-outbox.js';
 import type { RedisConnection } from './connection.js';
 
 /** A record's JSON from this many bytes on is deflated (a short one stays readable with redis-cli). */
@@ -27,15 +28,18 @@ export function decodeRecord(stored: Buffer): string {
 export class RedisRecordStore implements RecordStore {
   constructor(private readonly conn: RedisConnection, private readonly options: { retentionMs: number }) {}
 
-  async put(record: MatchRecord): Promise<void> {
+  /** With a fence, refused (OutputFencedError) when the match's outputs are held at a higher epoch (lua/event-outbox.ts FENCE). */
+  async put(record: MatchRecord, fence?: OutputFence): Promise<void> {
     const now = Date.now();
     const storedAt = Date.parse(record.storedAt);
     // The rest of its retention (a record of a match taken over from a lost node was stored earlier).
     const ttlMs = storedAt + this.options.retentionMs - now;
     if (!(ttlMs > 0)) return;
     const { keys } = this.conn;
-    await this.conn.cmd.odsRecordPut(keys.record(record.matchKey), keys.recordIndex, record.matchKey, storedAt, JSON.stringify(summaryOf(record)),
-      encodeRecord(JSON.stringify(record)), record.groupCode, ttlMs, now - this.options.retentionMs);
+    const result = await this.conn.cmd.odsRecordPut(keys.record(record.matchKey), keys.recordIndex, keys.eventFence(record.matchKey), keys.lease(record.groupCode),
+      record.matchKey, storedAt, JSON.stringify(summaryOf(record)), encodeRecord(JSON.stringify(record)), record.groupCode, ttlMs, now - this.options.retentionMs,
+      fence ? fence.epoch : '', this.options.retentionMs);
+    if (result === -1) throw new OutputFencedError(record.matchKey, fence?.epoch ?? 0);
   }
 
   async list(filter: RecordFilter = {}): Promise<RecordSummary[]> {

@@ -2,9 +2,11 @@
 // registers it. A record is a hash (keys.record: `s` its summary's JSON, `r` the record, `g` its
 // group code) that expires at the end of its retention; the index (keys.recordIndex) is a sorted
 // set, matchKey → storedAt (epoch ms). The dead letters are a capped list (keys.deadLetters).
+import { FENCE } from './event-outbox.js';
 
-/** KEYS: record, index. ARGV: matchKey, storedAt ms, summary, record, groupCode, ttlMs, cutoff ms. 1: kept. */
-export const PUT = `
+/** KEYS: record, index, fence, lease. ARGV: matchKey, storedAt ms, summary, record, groupCode, ttlMs, cutoff ms, epoch ('': unfenced), fence ttlMs. 1: kept; -1: fenced (lua/event-outbox.ts). */
+export const PUT = FENCE + `
+if ARGV[8] ~= '' and fenced(KEYS[3], KEYS[4], tonumber(ARGV[8]), '1', ARGV[9]) then return -1 end
 redis.call('HSET', KEYS[1], 's', ARGV[3], 'r', ARGV[4], 'g', ARGV[5])
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])

@@ -1,0 +1,23 @@
+// The event journal's files read back at start (journal.ts, journal-files.ts): every match's log,
+// each with the events handed on before (`handed`: an event still within its match's output delay
+// waits, and is not in the resume window), and the resume window's events by time.
+import type { JournalFiles } from './journal-files.js';
+import { logOf, type MatchLog } from './match-log.js';
+import type { StoredEvent } from './types.js';
+
+export function loadLogs(files: JournalFiles, retentionMs: number, duePrefix: (match: MatchLog) => number): { logs: MatchLog[]; window: StoredEvent[] } {
+  files.expire(retentionMs, Date.now());
+  const logs: MatchLog[] = [];
+  const window: StoredEvent[] = [];
+  for (const events of files.loadEvents()) {
+    const match = logOf(events);
+    match.handed = duePrefix(match);
+    window.push(...match.events.slice(0, match.handed));
+    logs.push(match);
+  }
+  // The stored events by time (they were added in about that order).
+  window.sort((a, b) => a.event.time.localeCompare(b.event.time) || a.event.seq - b.event.seq);
+  const now = Date.now();
+  for (const stored of window) stored.storedAt = now;
+  return { logs, window };
+}
