@@ -49,6 +49,8 @@ export interface DeliveryDeps {
   deadLetters: DeadLetterStore;
   /** The outbox shared by the nodes (REDIS_URL), or null. */
   shared?: EventOutbox | null;
+  /** This node's NODE_ID, sent as `x-ods-node` (which node delivered a request: docs/reliability.md, the torture harness); none when unset. */
+  nodeId?: string;
 }
 
 export class WebhookDelivery {
@@ -248,6 +250,7 @@ export class WebhookDelivery {
         'webhook-id': id,
         'webhook-timestamp': String(timestamp),
         'webhook-signature': lanes.sign(id, timestamp, body),
+        ...(this.deps.nodeId ? { 'x-ods-node': this.deps.nodeId } : {}),
       };
       const status = await lanes.post(body, headers);
       if (status < 200 || status > 299) error = `HTTP ${status}`;

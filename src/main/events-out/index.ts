@@ -67,6 +67,7 @@ export function createEventOutput({ config, log, directory, report, shared = nul
   const cursors = files.deliveryCursors();
   const delivery = new WebhookDelivery({
     journal, log, cursors, shared, ...(report ? { report } : {}), deadLetters, timeoutMs: config.OUTBOUND_TIMEOUT_MS, retryForMs: config.WEBHOOK_RETRY_FOR_MS,
+    ...(config.NODE_ID ? { nodeId: config.NODE_ID } : {}),
     save: (c) => files.saveJson('deliveries', c),
   });
   const endpoints = new Map<string, WebhookEndpoint>();
