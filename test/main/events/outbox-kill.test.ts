@@ -5,7 +5,7 @@
 // de-duplication, in order, with nothing missing: the 19 rounds of the recording.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFailed } from 'vitest';
 import { closeAll, connectObserver, logon } from '../../helpers/clients.js';
 import { recordedMatch, replayLogon, sendRecords } from '../../helpers/recorded.js';
 import { expectWholeMatchDelivered, recordingFacts } from '../../helpers/recorded-events.js';
@@ -57,6 +57,11 @@ function snapshotTime(stateDir: string): number {
 
 describe('the outbox on disk', () => {
   it('loses nothing when the service is killed (SIGKILL) mid-match', async () => {
+    // On a failure: what each process logged above info, and what the receiver got (a loss under load is found there).
+    onTestFailed(() => {
+      for (const p of procs) console.log(p.out.filter((l) => /"level":(40|50|60)|stderr/.test(l)).join('\n'));
+      console.log(JSON.stringify(receiver?.deliveries.map((d) => { const e = JSON.parse(d.body) as { seq: number; type: string }; return `${e.seq}:${e.type}`; })));
+    });
     receiver = await startReceiver();
     const stateDir = path.join(tempDir(), 'state');
     const [ingest, rest, broadcast] = await freePorts(3);

@@ -1,0 +1,110 @@
+// What the torture harness checks after each run (docs/reliability.md, "Torture harness"), from what
+// the receiver got and a clean run of the same records: every event of the match at least once (by
+// id: seq 1…N without a gap, match_ended last), first arrivals in seq order, the game's events (type
+// and data) and the record equal to the clean run's, the series result right, and never two nodes'
+// requests for one match overlapping at the receiver, except a request already in flight when its node
+// was stopped (SIGKILL or SIGSTOP: the documented exception).
+import type { Arrival, TortureEvent } from './receiver.js';
+
+/** Events the service adds about the link, not the game: left out of the comparison with the clean run. */
+const OPERATIONAL = new Set(['observer_failover', 'observer_silent', 'observer_back']);
+
+export interface CleanRun {
+  /** The game's events, normalised (code and key replaced, the record's storage time left out). */
+  game: string[];
+  record: string;
+  series: string;
+  results: string;
+}
+
+export interface RunOutcome {
+  /** Event ids missing (a gap in 1…N, or no match_ended at all: counted as 1). */
+  lost: number;
+  outOfOrder: number;
+  wrongEvents: number;
+  wrongRecord: boolean;
+  wrongSeries: boolean;
+  /** Overlaps of two nodes' requests for one match, beyond the in-flight exception; and those excused by it. */
+  twoOwners: number;
+  excused: number;
+  duplicates: number;
+  notes: string[];
+}
+
+/** The code and match key replaced, the record's storedAt and startedAt dropped (wall-clock times: the
+ *  record's start is match_created's time, when the logon came): comparable across runs. */
+export function normalise(value: unknown, code: string, matchKey: string): string {
+  return JSON.stringify(value, (k, v) => (k === 'storedAt' || k === 'startedAt' ? undefined : v)).replaceAll(matchKey, '<key>').replaceAll(code, '<code>');
+}
+
+/** One game event as compared: type, round, time (match_created's is the logon's wall clock: left out) and data. */
+function gameLine(e: TortureEvent, code: string, key: string): string {
+  return normalise({ type: e.type, round: e.round, time: e.type === 'match_created' ? undefined : e.time, data: { ...e.data, record: undefined } }, code, key);
+}
+
+export function cleanOf(events: TortureEvent[], code: string, results: unknown): CleanRun {
+  const ended = events.find((e) => e.type === 'match_ended');
+  if (!ended) throw new Error('the clean run has no match_ended');
+  const key = ended.matchKey;
+  const game = events.filter((e) => !OPERATIONAL.has(e.type)).sort((a, b) => a.seq - b.seq);
+  return {
+    game: game.map((e) => gameLine(e, code, key)),
+    record: normalise(ended.data.record, code, key),
+    series: normalise(ended.data.series, code, key),
+    results: normalise(results, code, key),
+  };
+}
+
+/** A node's stop (kill or freeze) at `at`: its requests that began before and ended after are in flight. */
+export interface Stop { node: string; at: number }
+
+export function check(arrivals: Arrival[], unique: TortureEvent[], clean: CleanRun, code: string, results: unknown, stops: Stop[]): RunOutcome {
+  const notes: string[] = [];
+  const ended = unique.find((e) => e.type === 'match_ended');
+  const seqs = new Set(unique.map((e) => e.seq));
+  const top = Math.max(0, ...seqs);
+  let lost = 0;
+  for (let s = 1; s <= top; s++) if (!seqs.has(s)) lost++;
+  if (!ended) { lost++; notes.push(`no match_ended (${unique.length} events, seq up to ${top})`); }
+  else if (ended.seq !== top) notes.push(`events after match_ended (seq ${ended.seq} < ${top})`);
+  if (lost && ended) notes.push(`${lost} event ids missing in 1…${top}`);
+
+  let outOfOrder = 0;
+  let highest = 0;
+  for (const e of unique) {
+    if (e.seq !== highest + 1) outOfOrder++;
+    highest = Math.max(highest, e.seq);
+  }
+  if (outOfOrder) notes.push(`${outOfOrder} first arrivals out of seq order`);
+
+  const key = ended?.matchKey ?? unique[0]?.matchKey ?? '';
+  const game = unique.filter((e) => !OPERATIONAL.has(e.type)).sort((a, b) => a.seq - b.seq)
+    .map((e) => gameLine(e, code, key));
+  let wrongEvents = Math.abs(game.length - clean.game.length);
+  for (let i = 0; i < Math.min(game.length, clean.game.length); i++) if (game[i] !== clean.game[i]) wrongEvents++;
+  if (wrongEvents) {
+    const i = game.findIndex((g, k) => g !== clean.game[k]);
+    notes.push(`${wrongEvents} game events differ from the clean run (${game.length} vs ${clean.game.length}; first at ${i}: ${(game[i] ?? '').slice(0, 160)} | clean: ${(clean.game[i] ?? '').slice(0, 160)})`);
+  }
+  const wrongRecord = !ended || normalise(ended.data.record, code, key) !== clean.record;
+  const wrongSeries = !ended || normalise(ended.data.series, code, key) !== clean.series || normalise(results, code, key) !== clean.results;
+  if (wrongRecord && ended) notes.push('the record differs from the clean run\'s');
+  if (wrongSeries) notes.push(`series: ${normalise(results, code, key).slice(0, 200)} vs clean ${clean.results.slice(0, 200)}`);
+
+  // Two nodes' requests for one match overlapping in time at the receiver.
+  let twoOwners = 0;
+  let excused = 0;
+  const inFlightAtStop = (a: Arrival) => stops.some((s) => s.node === a.node && a.start <= s.at && a.end >= s.at);
+  for (let i = 0; i < arrivals.length; i++) {
+    for (let j = i + 1; j < arrivals.length; j++) {
+      const a = arrivals[i];
+      const b = arrivals[j];
+      if (a.node === b.node || a.start > b.end || b.start > a.end || !a.matchKeys.some((k) => b.matchKeys.includes(k))) continue;
+      if (inFlightAtStop(a) || inFlightAtStop(b)) { excused++; continue; }
+      twoOwners++;
+      notes.push(`two owners: ${a.node} [${a.start}–${a.end}] seq ${a.events[0]?.seq} and ${b.node} [${b.start}–${b.end}] seq ${b.events[0]?.seq}`);
+    }
+  }
+  const duplicates = arrivals.reduce((n, a) => n + a.events.length, 0) - unique.length;
+  return { lost, outOfOrder, wrongEvents, wrongRecord, wrongSeries, twoOwners, excused, duplicates, notes };
+}
