@@ -80,12 +80,19 @@ export function check(arrivals: Arrival[], unique: TortureEvent[], clean: CleanR
   const key = ended?.matchKey ?? unique[0]?.matchKey ?? '';
   const game = unique.filter((e) => !OPERATIONAL.has(e.type)).sort((a, b) => a.seq - b.seq)
     .map((e) => gameLine(e, code, key));
-  let wrongEvents = Math.abs(game.length - clean.game.length);
-  for (let i = 0; i < Math.min(game.length, clean.game.length); i++) if (game[i] !== clean.game[i]) wrongEvents++;
-  if (wrongEvents) {
-    const i = game.findIndex((g, k) => g !== clean.game[k]);
-    notes.push(`${wrongEvents} game events differ from the clean run (${game.length} vs ${clean.game.length}; first at ${i}: ${(game[i] ?? '').slice(0, 160)} | clean: ${(clean.game[i] ?? '').slice(0, 160)})`);
+  // Compared as multisets: a missing or extra event counts once (not every event after it).
+  const left = new Map<string, number>();
+  for (const g of clean.game) left.set(g, (left.get(g) ?? 0) + 1);
+  const extra: string[] = [];
+  for (const g of game) {
+    const n = left.get(g) ?? 0;
+    if (n > 0) left.set(g, n - 1);
+    else extra.push(g);
   }
+  const missing = [...left].flatMap(([g, n]) => Array<string>(n).fill(g));
+  const wrongEvents = missing.length + extra.length;
+  const brief = (g: string) => { const j = JSON.parse(g) as { type: string; round: number }; return `${j.type} r${j.round}`; };
+  if (wrongEvents) notes.push(`game events vs the clean run: ${missing.length} missing (${missing.slice(0, 6).map(brief).join(', ')}${missing.length > 6 ? ', …' : ''}), ${extra.length} not in it (${extra.slice(0, 6).map(brief).join(', ')}${extra.length > 6 ? ', …' : ''})`);
   const wrongRecord = !ended || normalise(ended.data.record, code, key) !== clean.record;
   const wrongSeries = !ended || normalise(ended.data.series, code, key) !== clean.series || normalise(results, code, key) !== clean.results;
   if (wrongRecord && ended) notes.push('the record differs from the clean run\'s');
@@ -102,9 +109,10 @@ export function check(arrivals: Arrival[], unique: TortureEvent[], clean: CleanR
       if (a.node === b.node || a.start > b.end || b.start > a.end || !a.matchKeys.some((k) => b.matchKeys.includes(k))) continue;
       if (inFlightAtStop(a) || inFlightAtStop(b)) { excused++; continue; }
       twoOwners++;
-      notes.push(`two owners: ${a.node} [${a.start}–${a.end}] seq ${a.events[0]?.seq} and ${b.node} [${b.start}–${b.end}] seq ${b.events[0]?.seq}`);
+      if (twoOwners <= 3) notes.push(`two owners: ${a.node} [${a.start}–${a.end}] seq ${a.events[0]?.seq} and ${b.node} [${b.start}–${b.end}] seq ${b.events[0]?.seq}`);
     }
   }
+  if (twoOwners > 3) notes.push(`… ${twoOwners} overlapping pairs of two nodes' requests for the match in all`);
   const duplicates = arrivals.reduce((n, a) => n + a.events.length, 0) - unique.length;
   return { lost, outOfOrder, wrongEvents, wrongRecord, wrongSeries, twoOwners, excused, duplicates, notes };
 }

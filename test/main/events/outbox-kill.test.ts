@@ -44,11 +44,16 @@ function journalled(stateDir: string): Array<{ id: string; type: string }> {
     .map((l) => (JSON.parse(l) as { event: { id: string; type: string } }).event);
 }
 
-/** The match-clock time of the last change in the match's STATE_DIR snapshot (0 when none yet). */
+/**
+ * The match-clock time of the last change in the match's STATE_DIR snapshot (0 when none yet): the
+ * file a restart loads (`match-<digest>.json`), never the temporary file a write in progress fills
+ * before its rename (`match-….json.<pid>.tmp`): a kill then finds that snapshot not there
+ * (docs/reliability.md, "Losses found").
+ */
 function snapshotTime(stateDir: string): number {
   let t = 0;
   for (const f of fs.readdirSync(stateDir)) {
-    if (!f.startsWith('match-')) continue;
+    if (!/^match-[0-9a-f]+\.json$/.test(f)) continue;
     const snapshot = (JSON.parse(fs.readFileSync(path.join(stateDir, f), 'utf8')) as { snapshot: string }).snapshot;
     t = Math.max(t, Number(/"lastChangeAt":(\d+)/.exec(snapshot)?.[1] ?? 0));
   }
