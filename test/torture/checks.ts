@@ -24,7 +24,7 @@ export interface RunOutcome {
   wrongEvents: number;
   wrongRecord: boolean;
   wrongSeries: boolean;
-  /** Overlaps of two nodes' requests for one match, beyond the in-flight exception; and those excused by it. */
+  /** Overlaps of two nodes' requests for one match and switches back to a replaced node, beyond the in-flight exception; and the overlaps excused by it. */
   twoOwners: number;
   excused: number;
   duplicates: number;
@@ -112,6 +112,23 @@ export function check(arrivals: Arrival[], unique: TortureEvent[], clean: CleanR
       if (twoOwners <= 3) notes.push(`two owners: ${a.node} [${a.start}–${a.end}] seq ${a.events[0]?.seq} and ${b.node} [${b.start}–${b.end}] seq ${b.events[0]?.seq}`);
     }
   }
+  // A match's deliveries going back to a node another had replaced (A, B, A): two nodes delivering it
+  // in the same stretch of time, even when their requests happen not to overlap.
+  let switchBacks = 0;
+  const byStart = [...arrivals].filter((a) => !inFlightAtStop(a)).sort((a, b) => a.start - b.start);
+  for (const key of new Set(arrivals.flatMap((a) => a.matchKeys))) {
+    const retired = new Set<string>();
+    let current = '';
+    for (const a of byStart) {
+      if (!a.matchKeys.includes(key) || a.node === current) continue;
+      if (retired.has(a.node)) switchBacks++;
+      if (current) retired.add(current);
+      retired.delete(a.node);
+      current = a.node;
+    }
+  }
+  if (switchBacks) notes.push(`${switchBacks} times a match's deliveries went back to a node another had replaced (two deliverers in the same stretch)`);
+  twoOwners += switchBacks;
   if (twoOwners > 3) notes.push(`… ${twoOwners} overlapping pairs of two nodes' requests for the match in all`);
   const duplicates = arrivals.reduce((n, a) => n + a.events.length, 0) - unique.length;
   return { lost, outOfOrder, wrongEvents, wrongRecord, wrongSeries, twoOwners, excused, duplicates, notes };
