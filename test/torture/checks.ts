@@ -28,6 +28,8 @@ export interface RunOutcome {
   twoOwners: number;
   excused: number;
   duplicates: number;
+  /** Match keys the match's events came under (1: one match for the bracket). */
+  matchKeys: number;
   notes: string[];
 }
 
@@ -60,6 +62,8 @@ export interface Stop { node: string; at: number }
 
 export function check(arrivals: Arrival[], unique: TortureEvent[], clean: CleanRun, code: string, results: unknown, stops: Stop[]): RunOutcome {
   const notes: string[] = [];
+  const keys = new Set(unique.map((e) => e.matchKey));
+  if (keys.size > 1) notes.push(`the match's events came under ${keys.size} match keys (${[...keys].join(', ')}): the bracket sees ${keys.size} matches`);
   const ended = unique.find((e) => e.type === 'match_ended');
   const seqs = new Set(unique.map((e) => e.seq));
   const top = Math.max(0, ...seqs);
@@ -131,5 +135,5 @@ export function check(arrivals: Arrival[], unique: TortureEvent[], clean: CleanR
   twoOwners += switchBacks;
   if (twoOwners > 3) notes.push(`… ${twoOwners} overlapping pairs of two nodes' requests for the match in all`);
   const duplicates = arrivals.reduce((n, a) => n + a.events.length, 0) - unique.length;
-  return { lost, outOfOrder, wrongEvents, wrongRecord, wrongSeries, twoOwners, excused, duplicates, notes };
+  return { lost, outOfOrder, wrongEvents, wrongRecord, wrongSeries, twoOwners, excused, duplicates, matchKeys: keys.size, notes };
 }

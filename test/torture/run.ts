@@ -77,10 +77,10 @@ for (const name of names) {
     try {
       r = await runOnce(scenario, clean, options);
     } catch (err) {
-      r = { scenario: name, ms: Date.now() - t, stretch: [0, 0], faultAtMs: 0, lost: 0, outOfOrder: 0, wrongEvents: 0, wrongRecord: false, wrongSeries: false, twoOwners: 0, excused: 0, duplicates: 0, notes: [`harness error: ${(err as Error).message.split('\n')[0]}`] };
+      r = { scenario: name, ms: Date.now() - t, stretch: [0, 0], faultAtMs: 0, lost: 0, outOfOrder: 0, wrongEvents: 0, wrongRecord: false, wrongSeries: false, twoOwners: 0, excused: 0, duplicates: 0, matchKeys: 0, notes: [`harness error: ${(err as Error).message.split('\n')[0]}`] };
     }
     results.push(r);
-    const bad = r.lost || r.outOfOrder || r.wrongEvents || r.wrongRecord || r.wrongSeries || r.twoOwners || r.notes.some((n) => n.startsWith('harness error'));
+    const bad = r.matchKeys > 1 || r.lost || r.outOfOrder || r.wrongEvents || r.wrongRecord || r.wrongSeries || r.twoOwners || r.notes.some((n) => n.startsWith('harness error'));
     console.log(`  ${name} #${i}: ${bad ? 'FAIL' : 'ok'} (${Math.round(r.ms / 1000)} s, records ${r.stretch[0]}–${r.stretch[1]}, fault at +${r.faultAtMs} ms, ${r.duplicates} repeats${r.excused ? `, ${r.excused} in-flight overlaps excused` : ''})`);
     for (const note of r.notes) console.log(`    ${note}`);
     if (bad && r.logs) {
@@ -98,13 +98,14 @@ const summary = names.map((name) => {
   const mine = results.filter((r) => r.scenario === name);
   return {
     scenario: name, runs: mine.length,
-    failedRuns: mine.filter((r) => r.lost || r.outOfOrder || r.wrongEvents || r.wrongRecord || r.wrongSeries || r.twoOwners || r.notes.some((n) => n.startsWith('harness error'))).length,
+    failedRuns: mine.filter((r) => r.matchKeys > 1 || r.lost || r.outOfOrder || r.wrongEvents || r.wrongRecord || r.wrongSeries || r.twoOwners || r.notes.some((n) => n.startsWith('harness error'))).length,
     harnessErrors: mine.filter((r) => r.notes.some((n) => n.startsWith('harness error'))).length,
     eventsLost: mine.reduce((n, r) => n + r.lost, 0),
     outOfOrder: mine.reduce((n, r) => n + r.outOfOrder, 0),
     wrongEvents: mine.reduce((n, r) => n + r.wrongEvents, 0),
     wrongRecords: mine.filter((r) => r.wrongRecord).length,
     wrongSeries: mine.filter((r) => r.wrongSeries).length,
+    splitMatches: mine.filter((r) => r.matchKeys > 1).length,
     twoOwners: mine.reduce((n, r) => n + r.twoOwners, 0),
     inFlightExcused: mine.reduce((n, r) => n + r.excused, 0),
     repeats: mine.reduce((n, r) => n + r.duplicates, 0),
@@ -113,7 +114,7 @@ const summary = names.map((name) => {
 });
 const took = Math.round((Date.now() - started) / 1000);
 console.log(JSON.stringify({ seed, hogs: hogs.length, seconds: took, scenarios: summary }, null, 2));
-const cols = ['scenario', 'runs', 'failedRuns', 'eventsLost', 'outOfOrder', 'wrongEvents', 'wrongRecords', 'wrongSeries', 'twoOwners', 'inFlightExcused', 'seconds'] as const;
+const cols = ['scenario', 'runs', 'failedRuns', 'eventsLost', 'outOfOrder', 'wrongEvents', 'wrongRecords', 'wrongSeries', 'splitMatches', 'twoOwners', 'inFlightExcused', 'seconds'] as const;
 console.log(`| ${cols.join(' | ')} |\n|${cols.map(() => '---').join('|')}|`);
 for (const s of summary) console.log(`| ${cols.map((c) => s[c]).join(' | ')} |`);
 console.log(`took ${took} s`);
