@@ -36,7 +36,8 @@ export interface RunOutcome {
 /** The code and match key replaced, the record's storedAt and startedAt dropped (wall-clock times: the
  *  record's start is match_created's time, when the logon came): comparable across runs. */
 export function normalise(value: unknown, code: string, matchKey: string): string {
-  return JSON.stringify(value, (k, v) => (k === 'storedAt' || k === 'startedAt' ? undefined : v)).replaceAll(matchKey, '<key>').replaceAll(code, '<code>');
+  const text = JSON.stringify(value, (k, v) => (k === 'storedAt' || k === 'startedAt' ? undefined : v)) ?? 'null';
+  return (matchKey ? text.replaceAll(matchKey, '<key>') : text).replaceAll(code, '<code>');
 }
 
 /** One game event as compared: type, round, time (match_created's is the logon's wall clock: left out) and data. */
