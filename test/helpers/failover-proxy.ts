@@ -1,7 +1,8 @@
 // A TCP proxy on 127.0.0.1 in front of several nodes, as a balancer with a health check sees them:
 // each new connection goes to the first node in the list that accepts it. While node A lives,
 // every connection goes to A (sticky); when A dies (its connections close), the client's
-// reconnection lands on the next node. A plain module (tsx runs it too).
+// reconnection lands on the next node. `moveTo(i)` is a balancer moving its clients: the open
+// connections close and new ones try node i first. A plain module (tsx runs it too).
 import net from 'node:net';
 
 export class FailoverProxy {
@@ -9,6 +10,8 @@ export class FailoverProxy {
   readonly connections = new Map<number, number>();
   private server!: net.Server;
   private readonly sockets = new Set<net.Socket>();
+  /** The node new connections try first (then the ones after it, in list order, round). */
+  private first = 0;
 
   constructor(private readonly targetPorts: number[]) {}
 
@@ -18,13 +21,19 @@ export class FailoverProxy {
     return `http://127.0.0.1:${(this.server.address() as net.AddressInfo).port}`;
   }
 
+  /** New connections go to node `index` first; the open ones are closed (their clients reconnect there). */
+  moveTo(index: number): void {
+    this.first = index;
+    for (const s of this.sockets) s.destroy();
+  }
+
   private accept(client: net.Socket, index: number): void {
     if (index >= this.targetPorts.length) {
       client.destroy();
       return;
     }
     client.pause();
-    const port = this.targetPorts[index];
+    const port = this.targetPorts[(this.first + index) % this.targetPorts.length];
     const upstream = net.connect(port, '127.0.0.1');
     let opened = false;
     upstream.once('error', () => {

@@ -54,7 +54,7 @@ export interface DeliveryDeps {
   deadLetters: DeadLetterStore;
   /** The outbox shared by the nodes (REDIS_URL), or null. */
   shared?: EventOutbox | null;
-  /** This node's id, sent as `x-ods-node` with every request (REDIS_URL: NODE_ID or the generated one). */
+  /** This node's id, sent as `x-ods-node` with every request (REDIS_URL: NODE_ID or the generated one; embedded: NODE_ID when set). */
   nodeId?: string;
 }
 

@@ -96,7 +96,7 @@ export function createEventOutput({ config, log, directory, report, shared = nul
     // (a renewed lease has two thirds of it left, less the renewal's round trip).
     journal, log, cursors, shared, ...(report ? { report } : {}), deadLetters, retryForMs: config.WEBHOOK_RETRY_FOR_MS,
     timeoutMs: shared && node ? Math.min(config.OUTBOUND_TIMEOUT_MS, Math.floor(config.REDIS_LEASE_TTL_MS / 2)) : config.OUTBOUND_TIMEOUT_MS,
-    ...(node ? { nodeId: node.id } : {}),
+    ...(node ? { nodeId: node.id } : config.NODE_ID ? { nodeId: config.NODE_ID } : {}),
     save: (c) => files.saveJson('deliveries', c),
   });
   const endpoints = new Map<string, WebhookEndpoint>();

@@ -5,7 +5,7 @@
 // de-duplication, in order, with nothing missing: the 19 rounds of the recording.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFailed } from 'vitest';
 import { closeAll, connectObserver, logon } from '../../helpers/clients.js';
 import { recordedMatch, replayLogon, sendRecords } from '../../helpers/recorded.js';
 import { expectWholeMatchDelivered, recordingFacts } from '../../helpers/recorded-events.js';
@@ -44,11 +44,16 @@ function journalled(stateDir: string): Array<{ id: string; type: string }> {
     .map((l) => (JSON.parse(l) as { event: { id: string; type: string } }).event);
 }
 
-/** The match-clock time of the last change in the match's STATE_DIR snapshot (0 when none yet). */
+/**
+ * The match-clock time of the last change in the match's STATE_DIR snapshot (0 when none yet): the
+ * file a restart loads (`match-<digest>.json`), never the temporary file a write in progress fills
+ * before its rename (`match-….json.<pid>.tmp`): a kill then finds that snapshot not there
+ * (docs/reliability.md, "Losses found").
+ */
 function snapshotTime(stateDir: string): number {
   let t = 0;
   for (const f of fs.readdirSync(stateDir)) {
-    if (!f.startsWith('match-')) continue;
+    if (!/^match-[0-9a-f]+\.json$/.test(f)) continue;
     const snapshot = (JSON.parse(fs.readFileSync(path.join(stateDir, f), 'utf8')) as { snapshot: string }).snapshot;
     t = Math.max(t, Number(/"lastChangeAt":(\d+)/.exec(snapshot)?.[1] ?? 0));
   }
@@ -57,6 +62,11 @@ function snapshotTime(stateDir: string): number {
 
 describe('the outbox on disk', () => {
   it('loses nothing when the service is killed (SIGKILL) mid-match', async () => {
+    // On a failure: what each process logged above info, and what the receiver got (a loss under load is found there).
+    onTestFailed(() => {
+      for (const p of procs) console.log(p.out.filter((l) => /"level":(40|50|60)|stderr/.test(l)).join('\n'));
+      console.log(JSON.stringify(receiver?.deliveries.map((d) => { const e = JSON.parse(d.body) as { seq: number; type: string }; return `${e.seq}:${e.type}`; })));
+    });
     receiver = await startReceiver();
     const stateDir = path.join(tempDir(), 'state');
     const [ingest, rest, broadcast] = await freePorts(3);
