@@ -17,7 +17,7 @@ import type { SessionStore } from '../ports/session-store.js';
 import type { MatchSnapshot, SnapshotStore } from '../ports/snapshot-store.js';
 import type { TeamInfoStore } from '../ports/team-info-store.js';
 import type { ShardPool } from '../shards/pool.js';
-import { generateSecret, secretDigest } from './credentials.js';
+import { generateSecret, secretDigest, withoutCamSecret } from './credentials.js';
 import type { LocalRoutes } from './local-routes.js';
 import { restoreCommand } from '../shards/restore-command.js';
 import { endSessionsOfLostMatches, type JournalledMatches } from './lost-matches.js';
@@ -121,7 +121,7 @@ export class MatchLifecycle {
     };
     // Durable before the logon is answered (STATE_DIR: a synchronous write): a restart before the
     // match's first snapshot creates it again from this (docs/reliability.md, "Losses found").
-    this.deps.snapshots.keepCreated?.(record, record.epoch, { now: create.now, logon: create.logon });
+    this.deps.snapshots.keepCreated?.(record, record.epoch, { now: create.now, logon: { ...create.logon, toolsData: withoutCamSecret(create.logon.toolsData) } });
     this.deps.pool.send(shard, create);
     this.setTeams(record);
     this.log.info({ groupCode: packet.groupCode, shard, organizationId, isSupporter, rehearsal: isRehearsal(record) || undefined }, 'match created');

@@ -63,6 +63,8 @@ export class StateFiles {
   private stamp = 0;
   /** Sessions logged on since the table last landed (what `sessions-new.json` holds). */
   private newSessions: NewSessionsFile['entries'] = [];
+  /** The matches whose creation file is on disk (by group code: its createdAt) until their first snapshot lands. */
+  private readonly created = new Map<string, number>();
 
   constructor(readonly dir: string, log: Logger) {
     this.log = log.child({ module: 'state' });
@@ -83,6 +85,7 @@ export class StateFiles {
         const m = JSON.parse(fs.readFileSync(path.join(this.dir, name), 'utf8')) as PersistedMatch;
         if (m.v !== STATE_VERSION || typeof m.groupCode !== 'string' || typeof m.snapshot !== 'string' || typeof m.secretHash !== 'string') throw new Error('unknown format');
         if (m.snapshot === '' && (typeof m.created?.now !== 'number' || typeof m.created.logon !== 'object' || m.created.logon === null)) throw new Error('unknown format');
+        if (m.snapshot === '') this.created.set(m.groupCode, m.createdAt); // deleted once a snapshot of it lands
         const other = out.get(m.groupCode);
         out.set(m.groupCode, other ? preferred(m, other) : m);
       } catch (err) {
@@ -103,13 +106,17 @@ export class StateFiles {
   }
 
   writeMatch(match: PersistedMatch): void {
-    this.queue(this.fileOf(match.groupCode), JSON.stringify(match));
+    const { groupCode, createdAt } = match;
+    // The match's first snapshot on disk makes its creation file needless (unless it is another match's by then).
+    const landed = this.created.get(groupCode) === createdAt ? () => { if (this.created.get(groupCode) === createdAt) this.deleteCreated(groupCode); } : undefined;
+    this.queue(this.fileOf(groupCode), JSON.stringify(match), landed);
   }
 
   /** A match's creation, on disk when this returns (a failure is logged: the match goes on in memory). */
   writeCreatedSync(match: PersistedMatch): void {
     try {
       writeFileAtomicSync(this.fileOf(match.groupCode, CREATED_SUFFIX), JSON.stringify(match));
+      this.created.set(match.groupCode, match.createdAt);
     } catch (err) {
       this.log.error({ groupCode: match.groupCode, error: (err as Error).message }, 'state write failed: a restart before the match\'s first snapshot loses it');
     }
@@ -117,7 +124,12 @@ export class StateFiles {
 
   deleteMatch(groupCode: string): void {
     this.queue(this.fileOf(groupCode), null);
-    // Synchronous: the next match of this code writes its creation file at once.
+    this.deleteCreated(groupCode);
+  }
+
+  /** Synchronous: the next match of this code may write its creation file at once. */
+  private deleteCreated(groupCode: string): void {
+    this.created.delete(groupCode);
     try {
       fs.rmSync(this.fileOf(groupCode, CREATED_SUFFIX), { force: true });
     } catch (err) {
