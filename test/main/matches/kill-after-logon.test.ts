@@ -112,4 +112,39 @@ describe('a SIGKILL right after a logon (STATE_DIR)', () => {
     expectWholeMatchDelivered(events, [], facts);
     observer.close();
   }, 180_000);
+
+  it('a journalled match that did not come back (no state file of it) has its observer sessions ended, logged at warn', async () => {
+    const stateDir = path.join(tempDir(), 'state');
+    const [ingest, rest, broadcast] = await freePorts(3);
+    const env = {
+      AUTH_KEY: KEY, TRUST_REPLAY_TIMESTAMPS: 'true', STATE_DIR: stateDir, METRICS_ENABLED: 'false', SNAPSHOT_INTERVAL_MS: '600000',
+      INGEST_PORT: String(ingest), REST_PORT: String(rest), BROADCAST_PORT: String(broadcast),
+      INGEST_RATE_PER_SOCKET: '1000000', INGEST_BURST_PER_SOCKET: '1000000',
+    };
+    const first = await spawnService(env);
+    procs.push(first);
+    const observer = connectObserver(first.urls.ingest, { reconnection: true });
+    const { ack } = await logon(observer, 'obs_logon', replayLogon(replay, { key: KEY, groupCode: 'KLOG02' }));
+    expect(ack.value).toBe(true);
+    await sendRecords(observer, replay, { pace: 'instant', groupCode: 'KLOG02', to: Math.floor(replay.records.length / 4) });
+    const journal = () => fs.readdirSync(path.join(stateDir, 'events')).filter((f) => f.startsWith('ev-'));
+    await expect.poll(() => journal().length, { timeout: 20_000 }).toBe(1);
+    await first.stop('SIGKILL');
+    // A state directory without the match's state (an earlier version's, or a file that could not
+    // be written or read), with its session and its journalled events.
+    for (const f of fs.readdirSync(stateDir).filter((n) => n.startsWith('match-'))) fs.rmSync(path.join(stateDir, f));
+    expect(fs.readdirSync(stateDir)).toContain('sessions-new.json');
+
+    const second = await spawnService(env);
+    procs.push(second);
+    const warned = () => second.out.some((l) => l.includes('"level":40') && l.includes('match lost in the restart') && l.includes('KLOG02'));
+    await expect.poll(warned, { timeout: 10_000 }).toBe(true);
+    // The client reconnects by itself, but no session is resumed into a match the process does not have.
+    await expect.poll(() => observer.connected, { timeout: 20_000 }).toBe(true);
+    observer.emit('obs_data', JSON.stringify(replay.records[0]));
+    await expect.poll(() => second.out.some((l) => l.includes('ingestion message ignored') && l.includes('unauthenticated')), { timeout: 15_000 }).toBe(true);
+    expect(second.out.some((l) => l.includes('session resumed'))).toBe(false);
+    expect(second.out.some((l) => l.includes('no_match'))).toBe(false);
+    observer.close();
+  }, 120_000);
 });
