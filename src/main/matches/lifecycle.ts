@@ -141,7 +141,7 @@ export class MatchLifecycle {
       this.setTeams(claim.record);
       if (snap.created) {
         // Killed before its first snapshot: created again from its logon, at the same time (the same matchKey).
-        this.deps.pool.send(shard, { t: 'create', groupCode: snap.groupCode, now: snap.created.now, logon: snap.created.logon });
+        this.deps.pool.send(shard, { t: 'create', groupCode: snap.groupCode, now: snap.created.now, logon: snap.created.logon, again: true });
         this.log.warn({ groupCode: snap.groupCode }, 'match created again from its logon: the process ended before its first snapshot (what its observer sent since is lost)');
       } else {
         this.deps.pool.send(shard, restoreCommand(this.deps.frames, snap.groupCode, snap.text, ''));

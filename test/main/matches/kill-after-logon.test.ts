@@ -10,6 +10,7 @@ import path from 'node:path';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeAll, connectObserver, logon } from '../../helpers/clients.js';
+import { parseReplay } from '../../../src/playback/replay-file.js';
 import { playReplay, recordedMatch, replayLogon, sendRecords } from '../../helpers/recorded.js';
 import { expectWholeMatchDelivered, recordingFacts } from '../../helpers/recorded-events.js';
 import { freePorts, tempDir } from '../../helpers/service.js';
@@ -49,9 +50,10 @@ describe('a SIGKILL right after a logon (STATE_DIR)', () => {
   it('loses neither the match nor the session: the observer resumes by itself and the match goes on to its end', async () => {
     receiver = await startReceiver();
     const stateDir = path.join(tempDir(), 'state');
+    const replayDir = path.join(tempDir(), 'replays');
     const [ingest, rest, broadcast] = await freePorts(3);
     const env = {
-      AUTH_KEY: KEY, TRUST_REPLAY_TIMESTAMPS: 'true', STATE_DIR: stateDir, METRICS_ENABLED: 'false',
+      AUTH_KEY: KEY, TRUST_REPLAY_TIMESTAMPS: 'true', STATE_DIR: stateDir, METRICS_ENABLED: 'false', RECORD_REPLAYS: 'true', REPLAY_DIR: replayDir,
       // No snapshot round and no session-table write before the kill: only the logon's own writes.
       SNAPSHOT_INTERVAL_MS: '600000',
       INGEST_PORT: String(ingest), REST_PORT: String(rest), BROADCAST_PORT: String(broadcast),
@@ -110,6 +112,13 @@ describe('a SIGKILL right after a logon (STATE_DIR)', () => {
     expect(new Set(events.map((e) => e.matchKey)).size).toBe(1);
     expect(events.at(-1)).toMatchObject({ type: 'match_ended', data: { reason: 'completed' } });
     expectWholeMatchDelivered(events, [], facts);
+
+    // The match created again records on in the one replay file of its instance: every record sent.
+    const recorded = () => fs.readdirSync(replayDir).filter((f) => f.startsWith(`Match_${CODE}_`));
+    expect(recorded()).toHaveLength(1);
+    await expect.poll(() => {
+      try { return parseReplay(fs.readFileSync(path.join(replayDir, recorded()[0]), 'utf8')).records.length; } catch { return -1; }
+    }, { timeout: 15_000 }).toBe(replay.records.length);
     observer.close();
   }, 180_000);
 
