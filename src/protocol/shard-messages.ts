@@ -20,7 +20,7 @@ export interface CreateMatchCmd {
     obsName: string;
     clientVersion: string;
   };
-  /** Created again at start from STATE_DIR's creation file (matches/lifecycle.ts resume): its replay file, if any, is appended to, not replaced. */
+  /** Created again at start from STATE_DIR's creation file (main/matches/lifecycle.ts resume): its replay file, if any, is appended to, not replaced. */
   again?: true;
 }
 

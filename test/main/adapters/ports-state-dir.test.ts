@@ -93,7 +93,7 @@ describe('a logon\'s synchronous writes', () => {
     // Its first snapshot lands: the creation file goes, the snapshot is what the next process loads.
     await store.put({ groupCode: 'SYNC01', epoch: 3, text: '{"slot":{},"match":{}}', savedAt: 2000, match: record(1000) });
     await store.flush();
-    expect(fs.readdirSync(dir).filter((f) => f.endsWith('.created.json'))).toEqual([]);
+    expect(fs.readdirSync(dir).filter((f) => f.startsWith('created-'))).toEqual([]);
     expect((await new StateDirSnapshotStore(new StateFiles(dir, log)).loadAll()).map((s) => [s.text, s.created])).toEqual([['{"slot":{},"match":{}}', undefined]]);
 
     // The match ends and a new one of the code logs on before the deletion lands (the old file
@@ -101,7 +101,7 @@ describe('a logon\'s synchronous writes', () => {
     await store.delete('SYNC01', 3);
     await store.flush();
     store.keepCreated(record(5000), 3, { now: 5000, logon });
-    fs.writeFileSync(path.join(dir, fs.readdirSync(dir).find((f) => f.endsWith('.created.json'))!.replace('.created', '')),
+    fs.writeFileSync(path.join(dir, fs.readdirSync(dir).find((f) => f.startsWith('created-'))!.replace('created-', 'match-')),
       JSON.stringify({ v: 1, groupCode: 'SYNC01', secretHash: 'cd'.repeat(32), matchId: '', organizationId: '', isSupporter: false, keyId: '', createdAt: 1000, teams: {}, snapshot: '{"slot":{},"match":{}}', savedAt: 2000 }));
     const after = await new StateDirSnapshotStore(new StateFiles(dir, log)).loadAll();
     expect(after.map((s) => [s.match.createdAt, s.created?.now])).toEqual([[5000, 5000]]);

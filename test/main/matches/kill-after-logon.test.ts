@@ -72,8 +72,8 @@ describe('a SIGKILL right after a logon (STATE_DIR)', () => {
     // What the kill left: the logon's synchronous files, none of the asynchronous ones (so the
     // restart below cannot have resumed from a snapshot or the session table).
     const files = fs.readdirSync(stateDir);
-    expect(files.filter((f) => f.startsWith('match-') && f.endsWith('.created.json'))).toHaveLength(1);
-    expect(files.filter((f) => f.startsWith('match-') && !f.endsWith('.created.json') && f.endsWith('.json'))).toEqual([]);
+    expect(files.filter((f) => f.startsWith('created-') && f.endsWith('.json'))).toHaveLength(1);
+    expect(files.filter((f) => f.startsWith('match-'))).toEqual([]);
     expect(files).toContain('sessions-new.json');
     expect(files).not.toContain('sessions.json');
     for (const f of files.filter((n) => n.endsWith('.json'))) {
@@ -141,7 +141,7 @@ describe('a SIGKILL right after a logon (STATE_DIR)', () => {
     await first.stop('SIGKILL');
     // A state directory without the match's state (an earlier version's, or a file that could not
     // be written or read), with its session and its journalled events.
-    for (const f of fs.readdirSync(stateDir).filter((n) => n.startsWith('match-'))) fs.rmSync(path.join(stateDir, f));
+    for (const f of fs.readdirSync(stateDir).filter((n) => n.startsWith('match-') || n.startsWith('created-'))) fs.rmSync(path.join(stateDir, f));
     expect(fs.readdirSync(stateDir)).toContain('sessions-new.json');
 
     const second = await spawnService(env);

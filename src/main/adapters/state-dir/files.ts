@@ -8,7 +8,7 @@
 // Those writes are asynchronous (off the event loop; on a loaded machine they lagged by seconds).
 // What a logon makes is written synchronously before the logon is answered, to files no
 // asynchronous write touches (so an older write in flight can never land over it): the match's
-// creation (`match-….created.json`, until the match is removed; the loader prefers a snapshot of the
+// creation (`created-<digest>.json`, until the match is removed; the loader prefers a snapshot of the
 // same match) and the sessions logged on since the table last landed (`sessions-new.json`, each
 // with a stamp; the loader takes those newer than the table's). docs/reliability.md, "Losses found".
 import fs from 'node:fs';
@@ -46,7 +46,8 @@ interface SessionsFile { v: number; stamp?: number; sessions: PersistedSession[]
 interface NewSessionsFile { v: number; entries: Array<{ stamp: number; session: PersistedSession }> }
 
 const MATCH_PREFIX = 'match-';
-const CREATED_SUFFIX = '.created.json';
+/** A match's creation file: not `match-…` (a snapshot's name), so nothing that looks for snapshots takes it for one. */
+const CREATED_PREFIX = 'created-';
 const SESSIONS_FILE = 'sessions.json';
 const NEW_SESSIONS_FILE = 'sessions-new.json';
 
@@ -72,15 +73,15 @@ export class StateFiles {
     fs.chmodSync(dir, 0o700);
   }
 
-  private fileOf(groupCode: string, suffix = '.json'): string {
-    return path.join(this.dir, `${MATCH_PREFIX}${sha256Hex(groupCode).slice(0, 32)}${suffix}`);
+  private fileOf(groupCode: string, prefix = MATCH_PREFIX): string {
+    return path.join(this.dir, `${prefix}${sha256Hex(groupCode).slice(0, 32)}.json`);
   }
 
   /** Every readable match file, one per group code (unreadable ones are logged and skipped). */
   loadMatches(): PersistedMatch[] {
     const out = new Map<string, PersistedMatch>();
     for (const name of fs.readdirSync(this.dir)) {
-      if (!name.startsWith(MATCH_PREFIX) || !name.endsWith('.json')) continue;
+      if (!(name.startsWith(MATCH_PREFIX) || name.startsWith(CREATED_PREFIX)) || !name.endsWith('.json')) continue;
       try {
         const m = JSON.parse(fs.readFileSync(path.join(this.dir, name), 'utf8')) as PersistedMatch;
         if (m.v !== STATE_VERSION || typeof m.groupCode !== 'string' || typeof m.snapshot !== 'string' || typeof m.secretHash !== 'string') throw new Error('unknown format');
@@ -115,7 +116,7 @@ export class StateFiles {
   /** A match's creation, on disk when this returns (a failure is logged: the match goes on in memory). */
   writeCreatedSync(match: PersistedMatch): void {
     try {
-      writeFileAtomicSync(this.fileOf(match.groupCode, CREATED_SUFFIX), JSON.stringify(match));
+      writeFileAtomicSync(this.fileOf(match.groupCode, CREATED_PREFIX), JSON.stringify(match));
       this.created.set(match.groupCode, match.createdAt);
     } catch (err) {
       this.log.error({ groupCode: match.groupCode, error: (err as Error).message }, 'state write failed: a restart before the match\'s first snapshot loses it');
@@ -131,7 +132,7 @@ export class StateFiles {
   private deleteCreated(groupCode: string): void {
     this.created.delete(groupCode);
     try {
-      fs.rmSync(this.fileOf(groupCode, CREATED_SUFFIX), { force: true });
+      fs.rmSync(this.fileOf(groupCode, CREATED_PREFIX), { force: true });
     } catch (err) {
       this.log.error({ groupCode, error: (err as Error).message }, 'state file not deleted');
     }
