@@ -205,7 +205,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
 
   // Durable snapshots (STATE_DIR): the matches of the previous run come back before anything listens.
   // With Redis they belong to whichever node adopts them (cluster/takeover.ts), not to a starting node.
-  if (snapshots.durable && !cluster) await lifecycle.resume(await snapshots.loadAll());
+  if (snapshots.durable && !cluster) await lifecycle.resume(await snapshots.loadAll(), eventOutput?.journal.matches);
   // The schedule (fixtures/, docs/fixtures.md): after the resumed matches, which its live maps are checked against.
   const schedule = await openSchedule({ log, events, pool, routes, directory, teamInfo, store: fixtures, shared: redis !== null });
 

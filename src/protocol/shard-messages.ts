@@ -20,6 +20,8 @@ export interface CreateMatchCmd {
     obsName: string;
     clientVersion: string;
   };
+  /** Created again at start from STATE_DIR's creation file (main/matches/lifecycle.ts resume): its replay file, if any, is appended to, not replaced. */
+  again?: true;
 }
 
 /**

@@ -26,3 +26,16 @@ export function keyIdOf(key: unknown, organizationId: string | undefined): strin
   if (organizationId) return `org:${organizationId}`;
   return `key:${sha256Hex(typeof key === 'string' ? key : '').slice(0, 24)}`;
 }
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A logon's tool settings without the player-camera secret (`playercamsInfo.secret`), for what is
+ * written to disk (STATE_DIR's creation file): the secret is never written, so a match created
+ * again from its logon fetches no cameras, like one restored from a snapshot.
+ */
+export function withoutCamSecret(toolsData: unknown): unknown {
+  if (!isObject(toolsData) || !isObject(toolsData.playercamsInfo) || !('secret' in toolsData.playercamsInfo)) return toolsData;
+  const { secret: _secret, ...cams } = toolsData.playercamsInfo;
+  return { ...toolsData, playercamsInfo: cams };
+}

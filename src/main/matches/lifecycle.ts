@@ -4,6 +4,7 @@
 // (durable snapshots) or ended. Control actions travel on the ControlBus, so that each has one path
 // whichever process receives the request.
 import type { ObsLogonPacket } from '../../schemas/logon.js';
+import type { CreateMatchCmd } from '../../protocol/shard-messages.js';
 import type { MatchSync } from '../backend/match-sync.js';
 import type { Config } from '../base/config.js';
 import type { MainEventBus } from '../base/events.js';
@@ -16,9 +17,10 @@ import type { SessionStore } from '../ports/session-store.js';
 import type { MatchSnapshot, SnapshotStore } from '../ports/snapshot-store.js';
 import type { TeamInfoStore } from '../ports/team-info-store.js';
 import type { ShardPool } from '../shards/pool.js';
-import { generateSecret, secretDigest } from './credentials.js';
+import { generateSecret, secretDigest, withoutCamSecret } from './credentials.js';
 import type { LocalRoutes } from './local-routes.js';
 import { restoreCommand } from '../shards/restore-command.js';
+import { endSessionsOfLostMatches, type JournalledMatches } from './lost-matches.js';
 import { isRehearsal, REHEARSAL_KEY_PREFIX } from '../ports/rehearsal-marker.js';
 
 export interface LifecycleDeps {
@@ -102,7 +104,7 @@ export class MatchLifecycle {
     const { record } = claim;
     const shard = this.run(record);
     const team = (t: ObsLogonPacket['leftTeam']) => ({ name: t.name, tricode: t.tricode, url: t.url, attackStart: t.attackStart === true });
-    this.deps.pool.send(shard, {
+    const create: CreateMatchCmd = {
       t: 'create',
       groupCode: packet.groupCode,
       now: Date.now(),
@@ -116,7 +118,11 @@ export class MatchLifecycle {
         obsName: typeof packet.obsName === 'string' ? packet.obsName : '',
         clientVersion: typeof packet.clientVersion === 'string' ? packet.clientVersion : '',
       },
-    });
+    };
+    // Durable before the logon is answered (STATE_DIR: a synchronous write): a restart before the
+    // match's first snapshot creates it again from this (docs/reliability.md, "Losses found").
+    this.deps.snapshots.keepCreated?.(record, record.epoch, { now: create.now, logon: { ...create.logon, toolsData: withoutCamSecret(create.logon.toolsData) } });
+    this.deps.pool.send(shard, create);
     this.setTeams(record);
     this.log.info({ groupCode: packet.groupCode, shard, organizationId, isSupporter, rehearsal: isRehearsal(record) || undefined }, 'match created');
     return { kind: 'created', secret };
@@ -126,18 +132,25 @@ export class MatchLifecycle {
    * At start: the matches of durable snapshots (STATE_DIR) become live again, with the same group
    * code, secret and state, on the shard their code maps to now. Returns how many were resumed.
    */
-  async resume(snapshots: MatchSnapshot[]): Promise<number> {
+  async resume(snapshots: MatchSnapshot[], journalled?: JournalledMatches): Promise<number> {
     let n = 0;
     for (const snap of snapshots) {
       const claim = await this.deps.directory.claim(snap.match, { after: snap.epoch });
       if (!claim.ok) continue;
       const shard = this.run(claim.record);
       this.setTeams(claim.record);
-      this.deps.pool.send(shard, restoreCommand(this.deps.frames, snap.groupCode, snap.text, ''));
+      if (snap.created) {
+        // Killed before its first snapshot: created again from its logon, at the same time (the same matchKey).
+        this.deps.pool.send(shard, { t: 'create', groupCode: snap.groupCode, now: snap.created.now, logon: snap.created.logon, again: true });
+        this.log.warn({ groupCode: snap.groupCode }, 'match created again from its logon: the process ended before its first snapshot (what its observer sent since is lost)');
+      } else {
+        this.deps.pool.send(shard, restoreCommand(this.deps.frames, snap.groupCode, snap.text, ''));
+      }
       this.endOrphanedRehearsal(claim.record, shard);
       n++;
     }
     if (n > 0) this.log.info({ matches: n, groupCodes: snapshots.map((s) => s.groupCode) }, 'matches restored from STATE_DIR');
+    if (journalled) await endSessionsOfLostMatches(journalled, this.deps.directory, this.deps.sessions, this.log);
     return n;
   }
 

@@ -12,10 +12,21 @@
 // from what this process put or loaded. Adapters: adapters/memory/snapshot-store.ts,
 // adapters/state-dir/snapshot-store.ts (STATE_DIR: one file per match). Contract:
 // test/main/ports/snapshot-store.contract.ts.
+import type { CreateMatchCmd } from '../../protocol/shard-messages.js';
 import type { MatchRecord } from './match-directory.js';
 
 /** The directory record as a snapshot keeps it (the roster is reported again by the restored shard). */
 export type SnapshotMatch = Omit<MatchRecord, 'playerIds' | 'epoch'>;
+
+/**
+ * What a match was created from: its logon as the shard's `create` command had it (no key, no
+ * secret) and that command's time, which is the match's instance (its events' matchKey): a match
+ * created again from it goes on under the same matchKey.
+ */
+export interface MatchCreation {
+  readonly now: number;
+  readonly logon: CreateMatchCmd['logon'];
+}
 
 export interface MatchSnapshot {
   readonly groupCode: string;
@@ -25,6 +36,8 @@ export interface MatchSnapshot {
   readonly text: string;
   readonly match: SnapshotMatch;
   readonly savedAt: number;
+  /** Set when the match has no snapshot yet, only its creation (`text` is ''): it is created again from this. */
+  readonly created?: MatchCreation;
 }
 
 export interface SnapshotStore {
@@ -40,6 +53,14 @@ export interface SnapshotStore {
    * `latest` has it at once. A store only this process reads ignores it.
    */
   put(snapshot: MatchSnapshot, after?: Promise<void>): Promise<boolean>;
+  /**
+   * A match was just created by an observer logon: kept before the logon is answered, so that a
+   * restart before its first snapshot creates it again (STATE_DIR: a synchronous write; loadAll
+   * returns it, with `created`, until a snapshot of the same match replaces it). Left out by stores
+   * whose snapshots do not outlive the process, and by the shared one (a match that dies before its
+   * first snapshot in Redis is lost: docs/reliability.md).
+   */
+  keepCreated?(match: SnapshotMatch, epoch: number, created: MatchCreation): void;
   /** The latest snapshot of a match that this process put or loaded, or undefined. */
   latest(groupCode: string): MatchSnapshot | undefined;
   /** Every snapshot in the store (at start: the matches to resume). */

@@ -72,13 +72,15 @@ export class Shard implements BatchContext, CycleContext {
     this.changes = new MatchChanges(this.out, this.scheduler, this.deadlines);
   }
 
-  create(groupCode: string, logon: CreateMatchCmd['logon'], now: number): void {
+  /** `again`: the match is created again after a restart (STATE_DIR's creation file): its replay file goes on. */
+  create(groupCode: string, logon: CreateMatchCmd['logon'], now: number, again = false): void {
     const existing = this.slots.get(groupCode);
     if (existing) this.remove(existing, 'admin');
     const match = Match.create(logon, now, { sponsorLogoUrl: this.settings.sponsorLogoUrl });
     const wallNow = Date.now();
     const recorder = this.settings.recordReplays
-      ? new ReplayRecorder(this.settings.replayDir, groupCode, now, replayHeader(logon, this.settings.serviceVersion, now))
+      ? (again ? ReplayRecorder.reopen(this.settings.replayDir, groupCode, now) : undefined)
+        ?? new ReplayRecorder(this.settings.replayDir, groupCode, now, replayHeader(logon, this.settings.serviceVersion, now))
       : undefined;
     const slot = newSlot(groupCode, match, {
       matchId: match.matchId, lastActivityAt: wallNow, lastEventAt: wallNow, frameNo: 0, snapshot: { event: -1, replayMark: -1 }, recordStart: now, recorder,

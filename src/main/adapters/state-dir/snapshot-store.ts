@@ -1,7 +1,9 @@
 // SnapshotStore on STATE_DIR (ports/snapshot-store.ts): the memory adapter, and every snapshot it
 // keeps written to the match's file as well (with its directory record), every deletion deleting
-// the file; at start, the files are what loadAll returns.
-import type { MatchSnapshot, SnapshotStore } from '../../ports/snapshot-store.js';
+// the file; at start, the files are what loadAll returns. A match's creation (an observer logon) is
+// written at once, synchronously, to its own file (files.ts), and loaded as a snapshot with `created`
+// until a snapshot of the same match replaces it.
+import type { MatchCreation, MatchSnapshot, SnapshotMatch, SnapshotStore } from '../../ports/snapshot-store.js';
 import { MemorySnapshotStore } from '../memory/snapshot-store.js';
 import { STATE_VERSION, type PersistedMatch, type StateFiles } from './files.js';
 
@@ -10,6 +12,7 @@ const toFile = (s: MatchSnapshot): PersistedMatch => {
   return {
     v: STATE_VERSION, groupCode: s.groupCode, secretHash: m.secretDigest, matchId: m.matchId, organizationId: m.organizationId,
     isSupporter: m.isSupporter, keyId: m.keyId, createdAt: m.createdAt, teams: m.teams, snapshot: s.text, savedAt: s.savedAt, epoch: s.epoch,
+    ...(s.created ? { created: { now: s.created.now, logon: s.created.logon } } : {}),
   };
 };
 
@@ -19,6 +22,7 @@ const fromFile = (f: PersistedMatch): MatchSnapshot => ({
     groupCode: f.groupCode, secretDigest: f.secretHash, matchId: f.matchId, organizationId: f.organizationId, isSupporter: f.isSupporter,
     keyId: f.keyId ?? '', createdAt: f.createdAt, teams: f.teams,
   },
+  ...(f.created ? { created: { now: f.created.now, logon: f.created.logon as MatchCreation['logon'] } } : {}),
 });
 
 export class StateDirSnapshotStore implements SnapshotStore {
@@ -34,14 +38,20 @@ export class StateDirSnapshotStore implements SnapshotStore {
     return true;
   }
 
+  /** Synchronous: on disk before the logon is answered. */
+  keepCreated(match: SnapshotMatch, epoch: number, created: MatchCreation): void {
+    this.files.writeCreatedSync(toFile({ groupCode: match.groupCode, epoch, text: '', match, savedAt: Date.now(), created }));
+  }
+
   latest(groupCode: string): MatchSnapshot | undefined {
     return this.memory.latest(groupCode);
   }
 
   async loadAll(): Promise<MatchSnapshot[]> {
     const list = this.files.loadMatches().map(fromFile);
-    for (const s of list) this.memory.keep(s);
-    return this.memory.loadAll();
+    // A creation is no shard snapshot: never `latest` (a shard restart could not rebuild from it).
+    for (const s of list) if (!s.created) this.memory.keep(s);
+    return [...(await this.memory.loadAll()), ...list.filter((s) => s.created)];
   }
 
   async delete(groupCode: string, epoch: number): Promise<void> {
