@@ -53,7 +53,9 @@ export async function startTopology(kind: TopologyKind, env: Record<string, stri
   let restart: () => Promise<ServiceProcess> = () => Promise.reject(new Error(`no restart on ${kind}`));
   if (kind === 'embedded') {
     const ports = [await freePort(), await freePort(), await freePort()];
-    const solo = { ...env, STATE_DIR: path.join(tempDir('ods-torture-'), 'state'), INGEST_PORT: String(ports[0]), REST_PORT: String(ports[1]), BROADCAST_PORT: String(ports[2]) };
+    // One DATA_DIR across the restart too (the schedule, the webhook endpoints), as an operator's restart has.
+    const home = tempDir('ods-torture-');
+    const solo = { ...env, DATA_DIR: path.join(home, 'data'), STATE_DIR: path.join(home, 'state'), INGEST_PORT: String(ports[0]), REST_PORT: String(ports[1]), BROADCAST_PORT: String(ports[2]) };
     let n = 1;
     nodes.set('solo-1', await spawnService({ ...solo, NODE_ID: 'solo-1' }));
     order.push('solo-1');
