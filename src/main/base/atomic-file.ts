@@ -13,3 +13,21 @@ export function writeFileAtomicSync(file: string, text: string): void {
   fs.writeFileSync(tmp, text, { mode: 0o600 });
   fs.renameSync(tmp, file);
 }
+
+/**
+ * Reads a file that writeFileAtomicSync kept as `{ version, [member]: … }` (the operator's data in
+ * DATA_DIR: the schedule, the output delays, the webhook endpoints): the member's value, undefined
+ * when the file does not exist. An unreadable file or another version throws (it stops the start:
+ * `what` names the file's kind, `moveAway` what starting without it would lose).
+ */
+export function readVersionedFile(file: string, what: string, version: number, member: string, moveAway: string): unknown {
+  if (!fs.existsSync(file)) return undefined;
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+  } catch (err) {
+    throw new Error(`${file}: not ${what} (${(err as Error).message}); move it away to start without ${moveAway}`);
+  }
+  if (parsed?.version !== version || typeof parsed[member] !== 'object' || parsed[member] === null) throw new Error(`${file}: not ${what} of version ${version}`);
+  return parsed[member];
+}

@@ -3,8 +3,7 @@
 // (a temporary file, then rename) and synchronously, so a change is on disk before its caller goes
 // on (a crash right after a map's end keeps its result). Changes are an operator's upload or edit,
 // a logon to a scheduled code and a map's end: a few a minute, never per message.
-import fs from 'node:fs';
-import { writeFileAtomicSync } from '../../base/atomic-file.js';
+import { readVersionedFile, writeFileAtomicSync } from '../../base/atomic-file.js';
 import type { Fixture, FixtureAdd, FixtureStore } from '../../ports/fixture-store.js';
 
 /** The file of the embedded default's fixtures, in DATA_DIR. */
@@ -18,15 +17,10 @@ export class MemoryFixtureStore implements FixtureStore {
 
   /** `file`: where the fixtures are kept (null: memory only). An unreadable file stops the start. */
   constructor(private readonly file: string | null = null) {
-    if (file === null || !fs.existsSync(file)) return;
-    let parsed: { version?: unknown; fixtures?: unknown };
-    try {
-      parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as typeof parsed;
-    } catch (err) {
-      throw new Error(`${file}: not a fixtures file (${(err as Error).message}); move it away to start without the schedule`);
-    }
-    if (parsed.version !== FILE_VERSION || !Array.isArray(parsed.fixtures)) throw new Error(`${file}: not a fixtures file of version ${FILE_VERSION}`);
-    for (const f of parsed.fixtures as Fixture[]) this.fixtures.set(f.groupCode, f);
+    if (file === null) return;
+    const fixtures = readVersionedFile(file, 'a fixtures file', FILE_VERSION, 'fixtures', 'the schedule');
+    if (fixtures !== undefined && !Array.isArray(fixtures)) throw new Error(`${file}: not a fixtures file of version ${FILE_VERSION}`);
+    for (const f of (fixtures ?? []) as Fixture[]) this.fixtures.set(f.groupCode, f);
   }
 
   async add(fixtures: readonly Fixture[], max: number): Promise<FixtureAdd> {

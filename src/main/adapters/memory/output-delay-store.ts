@@ -2,8 +2,7 @@
 // embedded default: DATA_DIR/output-delays.json, operator data like the schedule): read at
 // construction, written after every change atomically (a temporary file, then rename) and
 // synchronously, so a delay is on disk before the operator is answered. A few writes an hour.
-import fs from 'node:fs';
-import { writeFileAtomicSync } from '../../base/atomic-file.js';
+import { readVersionedFile, writeFileAtomicSync } from '../../base/atomic-file.js';
 import type { OutputDelayStore } from '../../ports/output-delay-store.js';
 
 /** The file of the embedded default's output delays, in DATA_DIR. */
@@ -17,15 +16,9 @@ export class MemoryOutputDelayStore implements OutputDelayStore {
 
   /** `file`: where the delays are kept (null: memory only). An unreadable file stops the start. */
   constructor(private readonly file: string | null = null) {
-    if (file === null || !fs.existsSync(file)) return;
-    let parsed: { version?: unknown; delays?: unknown };
-    try {
-      parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as typeof parsed;
-    } catch (err) {
-      throw new Error(`${file}: not an output delays file (${(err as Error).message}); move it away to start without the delays`);
-    }
-    if (parsed.version !== FILE_VERSION || typeof parsed.delays !== 'object' || parsed.delays === null) throw new Error(`${file}: not an output delays file of version ${FILE_VERSION}`);
-    for (const [code, s] of Object.entries(parsed.delays as Record<string, unknown>)) {
+    if (file === null) return;
+    const delays = readVersionedFile(file, 'an output delays file', FILE_VERSION, 'delays', 'the delays') ?? {};
+    for (const [code, s] of Object.entries(delays as Record<string, unknown>)) {
       if (typeof s === 'number' && Number.isInteger(s) && s > 0) this.seconds.set(code, s);
     }
   }

@@ -3,8 +3,7 @@
 // construction, written after every change atomically and owner-only (base/atomic-file.ts: the
 // file holds the endpoints' secrets, which sign the deliveries), so an endpoint is on disk before
 // the operator is answered. A few writes a day.
-import fs from 'node:fs';
-import { writeFileAtomicSync } from '../../base/atomic-file.js';
+import { readVersionedFile, writeFileAtomicSync } from '../../base/atomic-file.js';
 import type { EndpointAdd, KeptEndpoint, WebhookEndpointStore } from '../../ports/webhook-endpoint-store.js';
 
 /** The file of the embedded default's admin-added webhook endpoints, in DATA_DIR. */
@@ -18,16 +17,11 @@ export class MemoryWebhookEndpointStore implements WebhookEndpointStore {
 
   /** `file`: where the endpoints are kept (null: memory only). An unreadable file stops the start. */
   constructor(private readonly file: string | null = null) {
-    if (file === null || !fs.existsSync(file)) return;
-    let parsed: { version?: unknown; endpoints?: unknown };
-    try {
-      parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as typeof parsed;
-    } catch (err) {
-      throw new Error(`${file}: not a webhook endpoints file (${(err as Error).message}); move it away to start without the endpoints added through the admin API`);
-    }
-    if (parsed.version !== FILE_VERSION || !Array.isArray(parsed.endpoints)) throw new Error(`${file}: not a webhook endpoints file of version ${FILE_VERSION}`);
+    if (file === null) return;
+    const endpoints = readVersionedFile(file, 'a webhook endpoints file', FILE_VERSION, 'endpoints', 'the endpoints added through the admin API');
+    if (endpoints !== undefined && !Array.isArray(endpoints)) throw new Error(`${file}: not a webhook endpoints file of version ${FILE_VERSION}`);
     // Each entry is checked by its reader (events-out/endpoint-book.ts), which skips a bad one.
-    for (const e of parsed.endpoints as KeptEndpoint[]) if (typeof e?.id === 'string') this.endpoints.set(e.id, e);
+    for (const e of (endpoints ?? []) as KeptEndpoint[]) if (typeof e?.id === 'string') this.endpoints.set(e.id, e);
   }
 
   async all(): Promise<KeptEndpoint[]> {
