@@ -92,7 +92,7 @@ export function createEventOutput({ config, log, directory, report, shared = nul
   const stopDelays = delays?.onChange((code) => journal.delayChanged(code)) ?? (() => {});
   const cursors = files.deliveryCursors();
   const delivery = new WebhookDelivery({
-    // A request starts only while the node's lease (or hold) of its match lasts longer than the
+    // A request starts only while the node's lease (or outputs lease) of its match lasts longer than the
     // request's timeout (delivery.ts), so with REDIS_URL that timeout is at most half the lease TTL
     // (a renewed lease has two thirds of it left, less the renewal's round trip).
     journal, log, cursors, shared, ...(report ? { report } : {}), deadLetters, retryForMs: config.WEBHOOK_RETRY_FOR_MS,

@@ -61,7 +61,9 @@ export class RedisOutputLeases {
     const all = [...this.held].map(([key, h]) => [key, h.epoch] as const);
     const k = this.conn.keys;
     for (let i = 0; i < all.length; i += RENEW_BATCH) {
-      const batch = all.slice(i, i + RENEW_BATCH);
+      // Still held at that epoch when sent: a lease settled meanwhile is not taken again (its DEL went first).
+      const batch = all.slice(i, i + RENEW_BATCH).filter(([key, epoch]) => this.held.get(key)?.epoch === epoch);
+      if (!batch.length) continue;
       const sentAt = performance.now();
       const results = await this.conn.cmd.odsOutputsHold(k.outputs, this.conn.nodeId, this.options.ttlMs, k.outputLease(''), k.eventFence(''), ...batch.flat());
       for (let j = 0; j < batch.length; j++) {
