@@ -71,6 +71,9 @@ export class EventJournal {
     if (!shared) return;
     this.sharer = new OutboxShare(shared, this.log, (matchKey) => this.depose(matchKey));
     this.offOutputsLost = options.outputs?.onOutputsLost((key) => this.depose(key)) ?? (() => {});
+    // Matches read from this node's files (a restart): held at their epoch there (0), refused (deposed
+    // here) once another node wrote or adopted their outputs; their outputs orphan is adopted then.
+    for (const match of this.matches.values()) void this.owner?.hold(match);
   }
 
   /** Numbers, stores and hands on one derived event; null when it was stored before (a restored shard's repeat). */
