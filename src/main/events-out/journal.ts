@@ -167,7 +167,8 @@ export class EventJournal {
 
   /** The record kept (a failure is logged: the record is still in the match_ended event); fenced by the match's epoch with a shared store. */
   private keep(record: MatchRecord, match: MatchLog): void {
-    const fence: OutputFence | undefined = this.options.shared ? { groupCode: match.groupCode, epoch: match.epoch, live: true } : undefined;
+    // An adopted orphan's outputs (claimed) are fenced by their own epoch only: the code may run a newer match by now.
+    const fence: OutputFence | undefined = this.options.shared ? { groupCode: match.groupCode, epoch: match.epoch, live: !match.claimed } : undefined;
     this.options.records.put(record, fence).catch((err: Error) => {
       if (err instanceof OutputFencedError) return this.depose(record.matchKey);
       this.log.error({ matchKey: record.matchKey, error: err.message }, 'match record not kept (it is in the match_ended event)');

@@ -189,6 +189,8 @@ export function describeMatchOwnershipContract(name: string, harness: MatchOwner
       await expect.poll(() => b.ownership.orphans(), { timeout: harness.lapseMs }).toEqual(['R1']);
       const adopted = await b.ownership.adopt('R1', claim.record.epoch);
       expect(await b.ownership.holdOutputs('R1-x', adopted!.epoch)).toBe(true);
+      // Held, B's outputs fence A at once, before B wrote anything (even a write not checked against the code's lease).
+      await expect(harness.outbox(a).advance('wh_1', 'R1-x', 1, { groupCode: 'R1', epoch: claim.record.epoch, live: false })).rejects.toBeInstanceOf(OutputFencedError);
       await harness.renew(a);
       expect(lost).toEqual(['R1-x']);
       expect(a.ownership.outputsLeftMs('R1-x')).toBe(0);

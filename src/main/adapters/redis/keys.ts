@@ -56,9 +56,8 @@ export function redisKeys(prefix: string) {
     eventStream: (matchKey: string) => `${prefix}ev:${matchKey}`,
     /** The webhook endpoints' cursors of a match: a hash, endpoint id → the last seq it has. */
     eventCursors: (matchKey: string) => `${prefix}evcur:${matchKey}`,
-    /** The epoch a match's outputs are held at (a number, raised by every write and by an orphan's claim; PX = EVENTS_RETENTION_MS): lua/event-outbox.ts FENCE. */
+    /** The epoch a match's outputs are held at (a number, raised by every write and by taking the match's outputs lease; PX = EVENTS_RETENTION_MS): lua/event-outbox.ts FENCE. */
     eventFence: (matchKey: string) => `${prefix}evfence:${matchKey}`,
-    eventFencePrefix: `${prefix}evfence:`,
     /** RecordStore (record-store.ts): a match's record, a hash (s: summary, r: record, g: group code; PX: the rest of EVENTS_RETENTION_MS). */
     record: (matchKey: string) => `${prefix}rec:${matchKey}`,
     /** The records' prefix, for the scripts that list and prune them. */

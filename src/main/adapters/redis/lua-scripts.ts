@@ -30,7 +30,7 @@ export interface ScriptCommands {
   odsDirLoad(...args: Arg[]): Promise<string[]>;
   odsDirRelinquish(lease: string, holder: string): Promise<number>;
   // MatchOwnership of a match instance's outputs (match-ownership.ts, lua/output-leases.ts).
-  odsOutputsHold(outputs: string, node: string, ttlMs: number, leasePrefix: string, fencePrefix: string, ...pairs: Arg[]): Promise<number[]>;
+  odsOutputsHold(outputs: string, node: string, ttlMs: number, leasePrefix: string, fencePrefix: string, fenceTtlMs: number, ...pairs: Arg[]): Promise<number[]>;
   odsOutputsAdopt(outputs: string, epochCounter: string, node: string, ttlMs: number, leasePrefix: string, fencePrefix: string, fenceTtlMs: number,
     groupLeasePrefix: string, groupRecordPrefix: string, streamPrefix: string, matchKey: string): Promise<number | null>;
   odsOutputsOrphans(outputs: string, leasePrefix: string): Promise<string[]>;

@@ -147,7 +147,8 @@ export class RedisMatchOwnership implements MatchOwnership, ClaimWatcher {
     const held = [...this.owned.values()];
     this.owned.clear();
     let n = 0;
-    await this.outputs.relinquishAll();
+    // The outputs leases are left to lapse (a TTL): this node may have a webhook request in flight,
+    // and an adopter that started at once could send the same events alongside it.
     await Promise.all(held.map(async (e) => {
       const deleted = await this.conn.cmd.odsDirRelinquish(this.conn.keys.lease(e.groupCode), `${this.nodeId} ${e.epoch}`).catch(() => 0);
       if (deleted === 1) n++;

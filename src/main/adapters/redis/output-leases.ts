@@ -19,7 +19,7 @@ export class RedisOutputLeases {
   async hold(matchKey: string, epoch: number): Promise<boolean> {
     const k = this.conn.keys;
     const sentAt = performance.now();
-    const [ok] = await this.conn.cmd.odsOutputsHold(k.outputs, this.conn.nodeId, this.options.ttlMs, k.outputLease(''), k.eventFence(''), matchKey, epoch);
+    const [ok] = await this.conn.cmd.odsOutputsHold(k.outputs, this.conn.nodeId, this.options.ttlMs, k.outputLease(''), k.eventFence(''), this.options.fenceTtlMs, matchKey, epoch);
     const current = this.held.get(matchKey);
     if (ok === 1 && (!current || current.epoch <= epoch)) this.held.set(matchKey, { epoch, at: sentAt });
     return ok === 1;
@@ -65,7 +65,7 @@ export class RedisOutputLeases {
       const batch = all.slice(i, i + RENEW_BATCH).filter(([key, epoch]) => this.held.get(key)?.epoch === epoch);
       if (!batch.length) continue;
       const sentAt = performance.now();
-      const results = await this.conn.cmd.odsOutputsHold(k.outputs, this.conn.nodeId, this.options.ttlMs, k.outputLease(''), k.eventFence(''), ...batch.flat());
+      const results = await this.conn.cmd.odsOutputsHold(k.outputs, this.conn.nodeId, this.options.ttlMs, k.outputLease(''), k.eventFence(''), this.options.fenceTtlMs, ...batch.flat());
       for (let j = 0; j < batch.length; j++) {
         const [key, epoch] = batch[j];
         if (this.held.get(key)?.epoch !== epoch) continue; // settled or held at another epoch meanwhile
@@ -80,15 +80,5 @@ export class RedisOutputLeases {
         }
       }
     }
-  }
-
-  /** Graceful shutdown: this node's outputs leases go (another node adopts the outputs at once). */
-  async relinquishAll(): Promise<void> {
-    const keys = [...this.held.keys()];
-    await Promise.all(keys.map(async (key) => {
-      const h = this.held.get(key)!;
-      this.held.delete(key);
-      await this.conn.cmd.odsDirRelinquish(this.conn.keys.outputLease(key), `${this.conn.nodeId} ${h.epoch}`).catch(() => 0);
-    }));
   }
 }

@@ -7,13 +7,15 @@
 // holds a higher one, and the higher epoch wins.
 
 /**
- * KEYS: outputs. ARGV: node, ttl, lease prefix, fence prefix, then (matchKey, epoch) pairs. Per
- * pair: 1 held (the lease is this node's at that epoch now), 0 lost: the outputs are held at a
- * higher epoch (another node's lease, or the fence raised by its writes or its adoption).
+ * KEYS: outputs. ARGV: node, ttl, lease prefix, fence prefix, fence ttl, then (matchKey, epoch)
+ * pairs. Per pair: 1 held (the lease is this node's at that epoch now, and the match's fence raised
+ * to it: a holder at a lower epoch is refused from then on, before this node writes anything), 0
+ * lost: the outputs are held at a higher epoch (another node's lease, or the fence raised by its
+ * writes, its hold or its adoption).
  */
 export const HOLD = `
 local res = {}
-for i = 5, #ARGV, 2 do
+for i = 6, #ARGV, 2 do
   local key, epoch = ARGV[i], tonumber(ARGV[i + 1])
   local lk = ARGV[3] .. key
   local lease = redis.call('GET', lk)
@@ -23,6 +25,7 @@ for i = 5, #ARGV, 2 do
     res[#res + 1] = 0
   else
     redis.call('SET', lk, ARGV[1] .. ' ' .. ARGV[i + 1], 'PX', ARGV[2])
+    if epoch > fence then redis.call('SET', ARGV[4] .. key, ARGV[i + 1], 'PX', ARGV[5]) end
     redis.call('SADD', KEYS[1], key)
     res[#res + 1] = 1
   end
