@@ -49,6 +49,8 @@ export class EventJournal {
   private readonly window_: ResumeWindow;
   private readonly listeners = new Set<(stored: StoredEvent) => void>();
   private readonly adoptListeners = new Set<(matchKey: string, cursors: Record<string, number>) => void>();
+  /** Matches whose outputs this node adopted while it was reading them (takeOver): their outputs lease's epoch. */
+  private readonly adoptedOutputs = new Map<string, number>();
   /** Matches being read from the shared outbox: the events derived meanwhile, applied once it is read. */
   private readonly adopting = new Map<string, Array<Parameters<EventJournal['add']>>>();
   private readonly log: Logger;
@@ -71,8 +73,7 @@ export class EventJournal {
     if (!shared) return;
     this.sharer = new OutboxShare(shared, this.log, (matchKey) => this.depose(matchKey));
     this.offOutputsLost = options.outputs?.onOutputsLost((key) => this.depose(key)) ?? (() => {});
-    // Matches read from this node's files (a restart): held at their epoch there (0), refused (deposed
-    // here) once another node wrote or adopted their outputs; their outputs orphan is adopted then.
+    // Matches read from this node's files (a restart): held at their epoch there (0), deposed if another node held them since.
     for (const match of this.matches.values()) void this.owner?.hold(match);
   }
 
@@ -145,25 +146,23 @@ export class EventJournal {
    */
   takeOver(groupCode: string, matchKey: string, outputsEpoch?: number): void {
     const shared = this.options.shared;
-    if (!shared || this.adopting.has(matchKey)) return;
+    if (!shared) return;
+    if (this.adopting.has(matchKey)) { // being read (the match's own adoption): its outputs' epoch applies once it is
+      if (outputsEpoch !== undefined) this.adoptedOutputs.set(matchKey, Math.max(outputsEpoch, this.adoptedOutputs.get(matchKey) ?? 0));
+      return;
+    }
     const mine = this.matches.get(matchKey);
-    if (mine) { // its lease lapsed here (a slow renewal) and this node adopted its outputs itself
-      if (outputsEpoch !== undefined && outputsEpoch > mine.epoch) this.owner?.raise(mine, outputsEpoch, true);
-      return;
-    }
-    if (this.released.has(matchKey)) { // delivered here already: settled again
-      this.options.outputs?.settleOutputs(matchKey).catch(() => undefined);
-      return;
-    }
+    // Here already: its lease lapsed here (a slow renewal) and this node adopted its outputs itself.
+    if (mine) return void (outputsEpoch !== undefined && outputsEpoch > mine.epoch && this.owner?.raise(mine, outputsEpoch, true));
+    // Delivered here already: settled again.
+    if (this.released.has(matchKey)) return void this.options.outputs?.settleOutputs(matchKey).catch(() => undefined);
     this.owner?.reinstate(matchKey);
     this.adopting.set(matchKey, []);
     void this.adopt(shared, matchKey, this.sharer?.hold(groupCode), outputsEpoch);
   }
 
   /** A code's output delay changed: its matches' waiting events due under the new one are handed on now. */
-  delayChanged(groupCode: string): void {
-    this.gate.changed(this.matches.values(), groupCode);
-  }
+  delayChanged(groupCode: string): void { this.gate.changed(this.matches.values(), groupCode); }
 
   /** The record kept (a failure is logged: the record is still in the match_ended event); fenced by the match's epoch with a shared store. */
   private keep(record: MatchRecord, match: MatchLog): void {
@@ -185,10 +184,17 @@ export class EventJournal {
     let cursors: Record<string, number> = {};
     let told = false;
     const groupCode = matchKey.slice(0, matchKey.lastIndexOf('-'));
-    const epoch = claimedEpoch ?? this.options.epochOf?.(groupCode) ?? 0;
+    let epoch = claimedEpoch ?? this.options.epochOf?.(groupCode) ?? 0;
+    let claimed = claimedEpoch !== undefined;
+    // Its outputs adopted by this node meanwhile (takeOver while it is read): their lease's epoch, when higher.
+    const adoptedHere = () => {
+      const outputsEpoch = this.adoptedOutputs.get(matchKey) ?? 0;
+      if (outputsEpoch > epoch) [epoch, claimed] = [outputsEpoch, true];
+      this.adoptedOutputs.delete(matchKey);
+    };
     try {
       // Its outputs lease, from before this node appends anything of it: lost a moment later, it is an outputs orphan.
-      if (claimedEpoch === undefined && await this.owner?.take(matchKey, epoch) === false) {
+      if (!claimed && await this.owner?.take(matchKey, epoch) === false && !this.adoptedOutputs.has(matchKey)) {
         this.log.warn({ matchKey, epoch }, 'event journal: another node holds this match\'s outputs at a higher epoch: not taken here');
         this.adopting.delete(matchKey);
         this.owner?.depose(matchKey, epoch);
@@ -196,10 +202,11 @@ export class EventJournal {
       }
       const [rows, read] = await Promise.all([shared.events(matchKey), shared.cursors(matchKey)]);
       cursors = read;
+      adoptedHere(); // from here on this method does not wait: no takeOver comes between
       if (rows.length) {
         const match = logOf(rows.map(storedOf));
         match.epoch = epoch;
-        match.claimed = claimedEpoch !== undefined;
+        match.claimed = claimed;
         // Handed on by the lost node, or not: a delayed match's wait for them begins again here (never early).
         match.handed = this.gate.duePrefix(match);
         this.matches.set(matchKey, match);
@@ -214,6 +221,7 @@ export class EventJournal {
     } catch (err) {
       this.log.error({ matchKey, error: (err as Error).message }, 'event journal: shared outbox unreadable; numbering from here');
     }
+    adoptedHere();
     const waiting = this.adopting.get(matchKey) ?? [];
     this.adopting.delete(matchKey);
     if (!this.matches.has(matchKey)) {
@@ -222,7 +230,7 @@ export class EventJournal {
         return done();
       }
       const log = emptyLog(matchKey, waiting[0][0]);
-      log.epoch = epoch;
+      [log.epoch, log.claimed] = [epoch, claimed];
       this.matches.set(matchKey, log);
     }
     try {
@@ -255,10 +263,7 @@ export class EventJournal {
     return match && this.owner?.fenceOf(match);
   }
 
-  /**
-   * Shared outbox: resolves once the group's events so far are in it (undefined when they are): a
-   * snapshot of the match waits for it before it goes to Redis (outbox-share.ts says why).
-   */
+  /** Shared outbox: resolves once the group's events so far are in it (undefined: they are); a snapshot waits for it (outbox-share.ts). */
   whenShared(groupCode: string): Promise<void> | undefined {
     return this.sharer?.whenShared(groupCode);
   }
@@ -324,7 +329,6 @@ export class EventJournal {
     this.window_.reload(window);
     if (window.length) this.log.info({ events: window.length, matches: this.matches.size }, 'event journal loaded');
   }
-
 
   private expire(): void {
     const now = Date.now();
