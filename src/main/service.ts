@@ -180,7 +180,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   // Match events out (events-out/): journal, webhooks, GET /events, records (EVENTS_ENABLED).
   // The per-match output delay (events-out/output-delays.ts): operator data like the schedule (DATA_DIR, or Redis).
   const delays = await OutputDelays.open(outputDelays, { shared: redis !== null, log });
-  const eventOutput = config.EVENTS_ENABLED ? await openEventOutput({ config, log, directory, delays, shared: redis?.eventOutbox ?? null, ...(redis ? { node: { id: redis.conn.nodeId, epochOf: (code: string) => routes.get(code)?.epoch, leaseLeftMs: (code: string) => redis.ownership.leaseLeftMs(code) } } : {}), records: redis?.records ?? null, deadLetters: redis?.deadLetters ?? null, endpointStore: redis?.webhookEndpoints ?? null, report: (label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }) }) : null;
+  const eventOutput = config.EVENTS_ENABLED ? await openEventOutput({ config, log, directory, delays, shared: redis?.eventOutbox ?? null, ...(redis ? { node: { id: redis.conn.nodeId, epochOf: (code: string) => routes.get(code)?.epoch, leaseLeftMs: (code: string) => redis.ownership.leaseLeftMs(code), outputs: redis.ownership } } : {}), records: redis?.records ?? null, deadLetters: redis?.deadLetters ?? null, endpointStore: redis?.webhookEndpoints ?? null, report: (label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }) }) : null;
   // GET /feeds of a local match: its shard makes the tables (feeds/shard-tables.ts), answered through `output`.
   const feedTables = new ShardFeedTables(routes);
   const output = new ShardOutput({ log, frames, directory, routes, snapshots, teamInfo, sync, events, feedTables: feedTables.take, ...(eventOutput ? { matchEvents: eventOutput.take, eventsShared: (code: string) => eventOutput.journal.whenShared(code) } : {}) });
@@ -200,7 +200,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const routing = new MatchRouting({ pool, directory, routes, events, relay: standby.relay, ...(remote ? { remote } : {}) });
   const matches: MatchComponents = { pool, routes, lifecycle, routing, output, recovery, totals };
   const cluster = redis && remote
-    ? new Cluster({ log, events, redis, lifecycle, routing, routes, remote, leaseTtlMs: config.REDIS_LEASE_TTL_MS, ...(eventOutput ? { outputs: (code: string, key: string) => eventOutput.journal.takeOver(code, key) } : {}) })
+    ? new Cluster({ log, events, redis, lifecycle, routing, routes, remote, leaseTtlMs: config.REDIS_LEASE_TTL_MS, ...(eventOutput ? { outputs: (code: string, key: string, epoch?: number) => eventOutput.journal.takeOver(code, key, epoch) } : {}) })
     : null;
 
   // Durable snapshots (STATE_DIR): the matches of the previous run come back before anything listens.

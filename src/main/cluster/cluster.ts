@@ -20,8 +20,8 @@ export interface ClusterDeps {
   routes: LocalRoutes;
   remote: OwnerDelivery;
   leaseTtlMs: number;
-  /** An adopted match's outputs taken over in the same step (takeover.ts). */
-  outputs?: (groupCode: string, matchKey: string) => void;
+  /** An adopted match's outputs taken over in the same step, or an orphan's outputs alone (`epoch`: its outputs lease's; takeover.ts). */
+  outputs?: (groupCode: string, matchKey: string, epoch?: number) => void;
 }
 
 export class Cluster {

@@ -48,7 +48,7 @@ export async function openRedisPorts(config: Config, log: Logger) {
   const made = <T extends { close(): void }>(port: T): T => { opened.push(port); return port; };
   try {
     const directory = made(await RedisMatchDirectory.open(conn, { leaseTtlMs: config.REDIS_LEASE_TTL_MS, log }));
-    const ownership = made(new RedisMatchOwnership(conn, directory, { leaseTtlMs: config.REDIS_LEASE_TTL_MS, log }));
+    const ownership = made(new RedisMatchOwnership(conn, directory, { leaseTtlMs: config.REDIS_LEASE_TTL_MS, log, outputsRetentionMs: config.EVENTS_RETENTION_MS }));
     const snapshots = made(new RedisSnapshotStore(conn, { log }));
     const frames = made(new RedisFrameBus(conn, { log }));
     const inbox = made(new RedisOwnerInbox(conn, { log }));

@@ -8,6 +8,11 @@
 //   - At once, and every ADOPT_RETRY_MS after, for a match whose ingestion data this node holds
 //     because nobody received it (cluster/owner-delivery.ts): an observer that reconnected here
 //     after its match's node died gets its match here as soon as the lease lapses.
+//   - In the same sweep, the outputs orphans (ports/match-ownership.ts `OutputLeases`: a match whose
+//     outputs are unsettled, an endpoint still lacking events, and whose node is gone; typically one
+//     that ended, so its group code has no record to adopt) are adopted, outputs only, without a
+//     snapshot: the event journal reads them from the shared outbox (journal.takeOver with the
+//     outputs lease's epoch) and delivers the rest.
 //   - A node that lost a lease to another stops running that match (lifecycle.evict); a node that
 //     re-asserted a match after Redis lost it fences with the new epoch (lifecycle.refence).
 import crypto from 'node:crypto';
@@ -34,8 +39,12 @@ export interface TakeoverDeps {
   remote: OwnerDelivery;
   events: MainEventBus;
   leaseTtlMs: number;
-  /** Its outputs taken over in the same step (the event journal reads the match from the shared outbox: journal.takeOver). */
-  outputs?: (groupCode: string, matchKey: string) => void;
+  /**
+   * Its outputs taken over in the same step (the event journal reads the match from the shared
+   * outbox: journal.takeOver); an outputs orphan's alone with `epoch` (its outputs lease's). Absent
+   * (events off): this node adopts no outputs orphan.
+   */
+  outputs?: (groupCode: string, matchKey: string, epoch?: number) => void;
 }
 
 /**
@@ -54,7 +63,7 @@ export function matchKeyOfSnapshot(groupCode: string, text: string): string | un
 }
 
 export class MatchTakeover {
-  readonly stats = { adopted: 0, evicted: 0, reasserted: 0, lostWithoutSnapshot: 0 };
+  readonly stats = { adopted: 0, outputsAdopted: 0, evicted: 0, reasserted: 0, lostWithoutSnapshot: 0 };
   private readonly log: Logger;
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly unsubscribe: Array<() => void> = [];
@@ -119,6 +128,27 @@ export class MatchTakeover {
     // A random starting point spreads a dead node's matches over the nodes that sweep at the same time.
     const start = orphans.length > 0 ? crypto.randomInt(orphans.length) : 0;
     for (const code of [...orphans.slice(start), ...orphans.slice(0, start)]) await this.tryAdopt(code);
+    await this.adoptOutputs();
+  }
+
+  /** The outputs orphans adopted here (one node gets each), each handed to the event journal with its new epoch. */
+  private async adoptOutputs(): Promise<void> {
+    const { ownership, outputs } = this.deps;
+    if (!outputs || this.closed) return;
+    try {
+      const orphans = await ownership.outputOrphans();
+      const start = orphans.length > 0 ? crypto.randomInt(orphans.length) : 0;
+      for (const matchKey of [...orphans.slice(start), ...orphans.slice(0, start)]) {
+        if (this.closed) return;
+        const epoch = await ownership.adoptOutputs(matchKey);
+        if (epoch === undefined) continue;
+        this.stats.outputsAdopted++;
+        this.log.info({ matchKey, epoch }, 'outputs of a lost node\'s match adopted');
+        outputs(matchKey.slice(0, matchKey.lastIndexOf('-')), matchKey, epoch);
+      }
+    } catch (err) {
+      this.log.warn({ error: (err as Error).message }, 'outputs orphans not adopted; retried');
+    }
   }
 
   private async tryAdopt(groupCode: string): Promise<void> {

@@ -15,7 +15,7 @@
 // at a time, at least BATCH_INTERVAL_MS apart, holding every event due then (several matches, each
 // match's in seq order); its pump runs once after the events of one shard cycle were stored.
 // With a shared outbox a request for a match starts only while this node may still deliver it for
-// longer than the request's timeout (journal.outputsLeftMs: its lease, or its hold, as this node
+// longer than the request's timeout (journal.outputsLeftMs: its lease, or its outputs lease, as this node
 // knows it), and a cursor move carries the node's epoch (a deposed node's is refused by Redis:
 // journal.depose); every request names its node (`x-ods-node`, NODE_ID) so a receiver can tell.
 import { randomBytes } from 'node:crypto';

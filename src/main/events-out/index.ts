@@ -10,6 +10,7 @@ import { ConfigError, type Config } from '../base/config.js';
 import type { Logger } from '../base/log.js';
 import type { EventOutbox } from '../ports/event-outbox.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
+import type { OutputLeases } from '../ports/match-ownership.js';
 import type { DeadLetterStore, RecordStore } from '../ports/record-store.js';
 import { isRehearsal } from '../ports/rehearsal-marker.js';
 import { WebhookDelivery } from './delivery.js';
@@ -66,8 +67,8 @@ export interface EventOutputDeps {
   delays?: OutputDelays;
   /** The endpoints added through the admin API (endpoint-book.ts; closed with the output), or none (memory only). */
   endpointBook?: EndpointBook;
-  /** REDIS_URL: this node's id (the webhooks' `x-ods-node`), its epoch of a code it runs, and its lease's time left (journal.ts). */
-  node?: { id: string; epochOf(groupCode: string): number | undefined; leaseLeftMs(groupCode: string): number };
+  /** REDIS_URL: this node's id (the webhooks' `x-ods-node`), its epoch of a code it runs, its lease's time left, and the matches' outputs leases (journal.ts). */
+  node?: { id: string; epochOf(groupCode: string): number | undefined; leaseLeftMs(groupCode: string): number; outputs: OutputLeases };
 }
 
 /**
@@ -87,11 +88,11 @@ export function createEventOutput({ config, log, directory, report, shared = nul
   const records = retryingRecords(kept.records ?? new FileRecordStore(files, config.EVENTS_RETENTION_MS), recordRetry);
   const deadLetters = retryingDeadLetters(kept.deadLetters ?? new FileDeadLetters(files), letterRetry);
   const journal = new EventJournal({ files, shared, records, log, resumeWindowMs: config.EVENTS_RESUME_WINDOW_MS, retentionMs: config.EVENTS_RETENTION_MS, ...(delays ? { delayMs: (code: string) => delays.delayMs(code) } : {}),
-    ...(node ? { epochOf: (code: string) => node.epochOf(code), leaseLeftMs: (code: string) => node.leaseLeftMs(code) } : {}) });
+    ...(node ? { epochOf: (code: string) => node.epochOf(code), leaseLeftMs: (code: string) => node.leaseLeftMs(code), outputs: node.outputs } : {}) });
   const stopDelays = delays?.onChange((code) => journal.delayChanged(code)) ?? (() => {});
   const cursors = files.deliveryCursors();
   const delivery = new WebhookDelivery({
-    // A request starts only while the node's lease (or hold) of its match lasts longer than the
+    // A request starts only while the node's lease (or outputs lease) of its match lasts longer than the
     // request's timeout (delivery.ts), so with REDIS_URL that timeout is at most half the lease TTL
     // (a renewed lease has two thirds of it left, less the renewal's round trip).
     journal, log, cursors, shared, ...(report ? { report } : {}), deadLetters, retryForMs: config.WEBHOOK_RETRY_FOR_MS,

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sha256Hex } from '../base/hashing.js';
 import type { Logger } from '../base/log.js';
-import type { ClaimedOutputs, EventOutbox, OutboxEvent } from '../ports/event-outbox.js';
+import type { EventOutbox, OutboxEvent } from '../ports/event-outbox.js';
 import type { StoredEvent } from './types.js';
 
 const EVENTS_PREFIX = 'ev-';
@@ -89,11 +89,6 @@ export class JournalFiles implements EventOutbox {
     for (const [id, mine] of Object.entries(this.deliveryCursors())) if (mine[matchKey] !== undefined) out[id] = mine[matchKey];
     return out;
   }
-
-  /** One process: nobody else could take its matches over (a restart loads them all). */
-  async hold(): Promise<string[]> { return []; }
-  async settle(): Promise<void> {}
-  async claimOrphans(): Promise<ClaimedOutputs[]> { return []; }
 
   private writeLine(key: string, seq: number, order: number, organizationId: string, text: string, last: boolean, keptAt?: number): void {
     const kept = keptAt === undefined ? '' : `"keptAt":${keptAt},`;

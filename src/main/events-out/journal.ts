@@ -7,7 +7,7 @@
 // carries the match's record (record.ts), which is kept for the retention (EVENTS_RETENTION_MS) by
 // the RecordStore (ports/record-store.ts: on disk with only its summary in memory, or in Redis).
 // With a shared outbox (REDIS_URL: ports/event-outbox.ts) every event is also appended there first
-// (outbox-share.ts), every write fenced by this node's epoch for the match (output-holds.ts), and a
+// (outbox-share.ts), every write fenced by this node's epoch for the match (output-owner.ts), and a
 // match taken over from a lost node is first read from there (its events, each endpoint's cursor:
 // `onAdopt`; an ended one's record kept again), so numbering and delivery go on where it was.
 import type { DerivedEvent } from '../../protocol/match-events.js';
@@ -20,18 +20,14 @@ import type { JournalFiles } from './journal-files.js';
 import { digestOf, emptyLog, isoTime, logOf, storedAtOf, storedOf, type MatchLog } from './match-log.js';
 import { loadLogs } from './journal-load.js';
 import { OutboxShare } from './outbox-share.js';
-import { OutputHolds, type RunningHere } from './output-holds.js';
+import { OutputOwner, type RunningHere } from './output-owner.js';
 import { ResumeWindow } from './resume-window.js';
 import { buildRecord, type MatchRecord } from './record.js';
 import type { MatchEvent, StoredEvent } from './types.js';
 
 export type { MatchLog } from './match-log.js';
 
-/** Shared outbox: how often a node renews its holds, and how long one lasts (a lost node's matches are orphans after it). */
-const HOLD_EVERY_MS = 2000;
-const HOLD_TTL_MS = 10_000;
-
-/** With a shared outbox, `RunningHere` says what this node runs (epochs, leases: output-holds.ts). */
+/** With a shared outbox, `RunningHere` says what this node runs (epochs, leases, its outputs leases: output-owner.ts). */
 export interface JournalOptions extends RunningHere {
   files: JournalFiles | null;
   /** The outbox shared by the nodes (REDIS_URL), or null. */
@@ -53,13 +49,15 @@ export class EventJournal {
   private readonly window_: ResumeWindow;
   private readonly listeners = new Set<(stored: StoredEvent) => void>();
   private readonly adoptListeners = new Set<(matchKey: string, cursors: Record<string, number>) => void>();
+  /** Matches whose outputs this node adopted while it was reading them (takeOver): their outputs lease's epoch. */
+  private readonly adoptedOutputs = new Map<string, number>();
   /** Matches being read from the shared outbox: the events derived meanwhile, applied once it is read. */
   private readonly adopting = new Map<string, Array<Parameters<EventJournal['add']>>>();
   private readonly log: Logger;
   private readonly expireTimer: NodeJS.Timeout;
-  private holdTimer: NodeJS.Timeout | undefined;
-  /** Shared outbox: this node's holds of the matches' outputs, and the matches it was deposed from (output-holds.ts). */
-  private readonly holds: OutputHolds | undefined;
+  private offOutputsLost: () => void = () => {};
+  /** Shared outbox: this node's ownership of the matches' outputs, and the matches it was deposed from (output-owner.ts). */
+  private readonly owner: OutputOwner | undefined;
   /** Appends to the shared outbox, in order, caught up after a failure (outbox-share.ts). */
   private readonly sharer: OutboxShare | undefined;
   private readonly gate: DelayGate;
@@ -67,14 +65,16 @@ export class EventJournal {
   constructor(private readonly options: JournalOptions) {
     this.log = options.log.child({ module: 'events' });
     this.window_ = new ResumeWindow(options.resumeWindowMs);
-    this.holds = options.shared ? new OutputHolds(options.shared, HOLD_TTL_MS, options, (key) => this.depose(key)) : undefined;
+    this.owner = options.shared ? new OutputOwner(options, this.log, (key) => this.matches.get(key), (key) => this.depose(key)) : undefined;
     this.gate = new DelayGate(options.delayMs ?? (() => 0), (stored) => this.told(stored), (key) => this.matches.get(key));
     this.load();
     this.expireTimer = setInterval(() => this.expire(), Math.min(3_600_000, options.retentionMs)).unref();
     const shared = options.shared;
     if (!shared) return;
     this.sharer = new OutboxShare(shared, this.log, (matchKey) => this.depose(matchKey));
-    this.holdTimer = setInterval(() => void this.holdAndClaim(shared), HOLD_EVERY_MS).unref();
+    this.offOutputsLost = options.outputs?.onOutputsLost((key) => this.depose(key)) ?? (() => {});
+    // Matches read from this node's files (a restart): held at their epoch there (0), deposed if another node held them since.
+    for (const match of this.matches.values()) void this.owner?.hold(match);
   }
 
   /** Numbers, stores and hands on one derived event; null when it was stored before (a restored shard's repeat). */
@@ -82,7 +82,7 @@ export class EventJournal {
     let match = this.matches.get(matchKey);
     if (!match && this.released.has(matchKey)) return null;
     const epoch = this.options.epochOf?.(groupCode);
-    if (this.holds?.isDeposed(matchKey, epoch)) return null; // derived by a shard that is about to be evicted
+    if (this.owner?.isDeposed(matchKey, epoch)) return null; // derived by a shard that is about to be evicted
     const waiting = this.adopting.get(matchKey);
     if (waiting) {
       waiting.push([groupCode, matchKey, matchId, organizationId, derived]);
@@ -98,10 +98,8 @@ export class EventJournal {
       this.matches.set(matchKey, match);
     }
     if (match.ended) return null;
-    if (epoch !== undefined && epoch > match.epoch) {
-      match.epoch = epoch; // a match run here (adopted, or re-asserted after Redis lost it): its lease bounds delivery
-      match.claimed = false;
-    }
+    // A match run here at a higher epoch (adopted, or re-asserted after Redis lost it): its lease bounds delivery.
+    if (epoch !== undefined && epoch > match.epoch) this.owner?.raise(match, epoch, false);
     // An operational event (order < 0: the main thread's, operational.ts) is never a repeat.
     if (derived.order >= 0) {
       // A restored match applies again the messages since its snapshot: the same events with the same
@@ -141,23 +139,35 @@ export class EventJournal {
     return stored;
   }
 
-  /** Shared outbox: this node adopted the match (cluster/takeover.ts): its outputs are read from the outbox now, in the same step. */
-  takeOver(groupCode: string, matchKey: string): void {
+  /**
+   * Shared outbox: this node adopted the match (cluster/takeover.ts), or only its outputs (an
+   * orphan's: `outputsEpoch`, the epoch of its outputs lease): they are read from the outbox now, in
+   * the same step, and held here.
+   */
+  takeOver(groupCode: string, matchKey: string, outputsEpoch?: number): void {
     const shared = this.options.shared;
-    if (!shared || this.matches.has(matchKey) || this.adopting.has(matchKey)) return;
-    this.holds?.reinstate(matchKey);
+    if (!shared) return;
+    if (this.adopting.has(matchKey)) { // being read (the match's own adoption): its outputs' epoch applies once it is
+      if (outputsEpoch !== undefined) this.adoptedOutputs.set(matchKey, Math.max(outputsEpoch, this.adoptedOutputs.get(matchKey) ?? 0));
+      return;
+    }
+    const mine = this.matches.get(matchKey);
+    // Here already: its lease lapsed here (a slow renewal) and this node adopted its outputs itself.
+    if (mine) return void (outputsEpoch !== undefined && outputsEpoch > mine.epoch && this.owner?.raise(mine, outputsEpoch, true));
+    // Delivered here already: settled again.
+    if (this.released.has(matchKey)) return void this.options.outputs?.settleOutputs(matchKey).catch(() => undefined);
+    this.owner?.reinstate(matchKey);
     this.adopting.set(matchKey, []);
-    void this.adopt(shared, matchKey, this.sharer?.hold(groupCode));
+    void this.adopt(shared, matchKey, this.sharer?.hold(groupCode), outputsEpoch);
   }
 
   /** A code's output delay changed: its matches' waiting events due under the new one are handed on now. */
-  delayChanged(groupCode: string): void {
-    this.gate.changed(this.matches.values(), groupCode);
-  }
+  delayChanged(groupCode: string): void { this.gate.changed(this.matches.values(), groupCode); }
 
   /** The record kept (a failure is logged: the record is still in the match_ended event); fenced by the match's epoch with a shared store. */
   private keep(record: MatchRecord, match: MatchLog): void {
-    const fence: OutputFence | undefined = this.options.shared ? { groupCode: match.groupCode, epoch: match.epoch, live: true } : undefined;
+    // An adopted orphan's outputs (claimed) are fenced by their own epoch only: the code may run a newer match by now.
+    const fence: OutputFence | undefined = this.options.shared ? { groupCode: match.groupCode, epoch: match.epoch, live: !match.claimed } : undefined;
     this.options.records.put(record, fence).catch((err: Error) => {
       if (err instanceof OutputFencedError) return this.depose(record.matchKey);
       this.log.error({ matchKey: record.matchKey, error: err.message }, 'match record not kept (it is in the match_ended event)');
@@ -174,16 +184,29 @@ export class EventJournal {
     let cursors: Record<string, number> = {};
     let told = false;
     const groupCode = matchKey.slice(0, matchKey.lastIndexOf('-'));
-    const epoch = claimedEpoch ?? this.options.epochOf?.(groupCode) ?? 0;
+    let epoch = claimedEpoch ?? this.options.epochOf?.(groupCode) ?? 0;
+    let claimed = claimedEpoch !== undefined;
+    // Its outputs adopted by this node meanwhile (takeOver while it is read): their lease's epoch, when higher.
+    const adoptedHere = () => {
+      const outputsEpoch = this.adoptedOutputs.get(matchKey) ?? 0;
+      if (outputsEpoch > epoch) [epoch, claimed] = [outputsEpoch, true];
+      this.adoptedOutputs.delete(matchKey);
+    };
     try {
-      // Held from before this node appends anything of it: lost a moment later, it is still an orphan to claim.
-      await this.holds?.renew([{ matchKey, epoch }]);
+      // Its outputs lease, from before this node appends anything of it: lost a moment later, it is an outputs orphan.
+      if (!claimed && await this.owner?.take(matchKey, epoch) === false && !this.adoptedOutputs.has(matchKey)) {
+        this.log.warn({ matchKey, epoch }, 'event journal: another node holds this match\'s outputs at a higher epoch: not taken here');
+        this.adopting.delete(matchKey);
+        this.owner?.depose(matchKey, epoch);
+        return done();
+      }
       const [rows, read] = await Promise.all([shared.events(matchKey), shared.cursors(matchKey)]);
       cursors = read;
+      adoptedHere(); // from here on this method does not wait: no takeOver comes between
       if (rows.length) {
         const match = logOf(rows.map(storedOf));
         match.epoch = epoch;
-        match.claimed = claimedEpoch !== undefined;
+        match.claimed = claimed;
         // Handed on by the lost node, or not: a delayed match's wait for them begins again here (never early).
         match.handed = this.gate.duePrefix(match);
         this.matches.set(matchKey, match);
@@ -198,15 +221,16 @@ export class EventJournal {
     } catch (err) {
       this.log.error({ matchKey, error: (err as Error).message }, 'event journal: shared outbox unreadable; numbering from here');
     }
+    adoptedHere();
     const waiting = this.adopting.get(matchKey) ?? [];
     this.adopting.delete(matchKey);
     if (!this.matches.has(matchKey)) {
       if (waiting.length === 0) { // an orphan with nothing stored: nothing to do
-        shared.settle(matchKey).catch(() => undefined);
+        this.options.outputs?.settleOutputs(matchKey).catch(() => undefined);
         return done();
       }
       const log = emptyLog(matchKey, waiting[0][0]);
-      log.epoch = epoch;
+      [log.epoch, log.claimed] = [epoch, claimed];
       this.matches.set(matchKey, log);
     }
     try {
@@ -217,53 +241,29 @@ export class EventJournal {
     }
   }
 
-  /**
-   * Shared outbox: this node's matches held (renewed every HOLD_EVERY_MS), and the orphans of lost
-   * nodes (an ended match with undelivered events: nobody takes it over) claimed and read here.
-   */
-  private async holdAndClaim(shared: EventOutbox): Promise<void> {
-    try {
-      await this.holds?.renew([...this.matches.values()].map((m) => ({ matchKey: m.matchKey, epoch: this.holds?.epochNow(m) ?? m.epoch })));
-      for (const { matchKey, epoch } of await shared.claimOrphans(HOLD_TTL_MS, 50)) {
-        const mine = this.matches.get(matchKey);
-        if (mine) this.holds?.claimedBack(mine, epoch, HOLD_EVERY_MS);
-        if (mine || this.adopting.has(matchKey) || this.released.has(matchKey)) continue;
-        this.holds?.claimed(matchKey, HOLD_EVERY_MS); // claimed a moment ago, for HOLD_TTL_MS
-        this.log.info({ matchKey, epoch }, 'event journal: orphan of a lost node claimed');
-        this.adopting.set(matchKey, []);
-        await this.adopt(shared, matchKey, undefined, epoch);
-      }
-    } catch (err) {
-      this.log.warn({ error: (err as Error).message }, 'event journal: holds not renewed');
-    }
-  }
-
   /** Shared outbox: another node holds the match's outputs (a write here was fenced): it leaves memory unsettled, nothing more of it goes from here. */
   depose(matchKey: string): void {
     const match = this.matches.get(matchKey);
     if (!match) return;
     this.matches.delete(matchKey);
-    this.holds?.depose(matchKey, match.epoch);
+    this.owner?.depose(matchKey, match.epoch);
     this.sharer?.forget(matchKey);
     this.log.warn({ matchKey, epoch: match.epoch }, 'event journal: another node holds this match\'s outputs now (a write was fenced): no more delivery from here');
   }
 
-  /** How long this node may still deliver the match's events (ms; Infinity without a shared outbox; output-holds.ts). */
+  /** How long this node may still deliver the match's events (ms; Infinity without a shared outbox; output-owner.ts). */
   outputsLeftMs(matchKey: string): number {
     const match = this.matches.get(matchKey);
-    return match ? this.holds?.outputsLeftMs(match) ?? Infinity : 0;
+    return match ? this.owner?.outputsLeftMs(match) ?? Infinity : 0;
   }
 
   /** The fence of a cursor move of this match (ports/event-outbox.ts), undefined when it is not held here. */
   fenceOf(matchKey: string): OutputFence | undefined {
     const match = this.matches.get(matchKey);
-    return match && this.holds?.fenceOf(match);
+    return match && this.owner?.fenceOf(match);
   }
 
-  /**
-   * Shared outbox: resolves once the group's events so far are in it (undefined when they are): a
-   * snapshot of the match waits for it before it goes to Redis (outbox-share.ts says why).
-   */
+  /** Shared outbox: resolves once the group's events so far are in it (undefined: they are); a snapshot waits for it (outbox-share.ts). */
   whenShared(groupCode: string): Promise<void> | undefined {
     return this.sharer?.whenShared(groupCode);
   }
@@ -280,10 +280,9 @@ export class EventJournal {
     // Events still held back by the output delay stay until they are handed on.
     if (!match?.ended || match.handed < match.events.length) return;
     this.matches.delete(matchKey);
-    this.holds?.forget(matchKey);
     this.sharer?.forget(matchKey);
     this.released.set(matchKey, storedAtOf(match));
-    this.options.shared?.settle(matchKey).catch(() => undefined);
+    this.options.outputs?.settleOutputs(matchKey).catch(() => undefined);
   }
 
   /** The running match of a group code here (its key and latest round), or undefined. */
@@ -316,7 +315,7 @@ export class EventJournal {
 
   close(): void {
     clearInterval(this.expireTimer);
-    clearInterval(this.holdTimer);
+    this.offOutputsLost();
     this.sharer?.close();
     this.gate.close();
     this.options.files?.close();
@@ -331,7 +330,6 @@ export class EventJournal {
     if (window.length) this.log.info({ events: window.length, matches: this.matches.size }, 'event journal loaded');
   }
 
-
   private expire(): void {
     const now = Date.now();
     const cutoff = now - this.options.retentionMs;
@@ -340,6 +338,7 @@ export class EventJournal {
       if (!match.ended || storedAtOf(match) >= cutoff) continue;
       this.matches.delete(key);
       this.sharer?.forget(key);
+      this.options.outputs?.settleOutputs(key).catch(() => undefined);
     }
     this.options.records.prune(now).catch((err: Error) => this.log.warn({ error: err.message }, 'match records past the retention not pruned'));
     const removed = this.options.files?.expire(this.options.retentionMs, now) ?? 0;

@@ -1,6 +1,6 @@
 // Webhook delivery bounded by the lease (delivery.ts; docs/reliability.md, "One owner of a match's
 // outputs"): with a shared outbox a request for a match starts only while this node may still
-// deliver it for longer than the request's timeout (journal.outputsLeftMs: its lease, or its hold,
+// deliver it for longer than the request's timeout (journal.outputsLeftMs: its lease, or its outputs lease,
 // as this node knows it: a node frozen past it finds it run out when it resumes). A lane put off is
 // looked at again every DEFER_MS; a renewal puts it back on its way.
 import type { EndpointLanes } from './endpoint-lanes.js';

@@ -20,9 +20,9 @@ export interface MatchLog {
   /** Shared outbox: the events up to this seq are confirmed there; the tells chained in seq order (outbox-share.ts). */
   shared: number;
   tail: Promise<void>;
-  /** Shared outbox: this node's epoch for the match's outputs (its MatchOwnership epoch, or an orphan claim's): every write carries it (ports/event-outbox.ts). */
+  /** Shared outbox: this node's epoch for the match's outputs (its MatchOwnership epoch: the code's lease's, or its outputs lease's): every write carries it (ports/event-outbox.ts). */
   epoch: number;
-  /** Shared outbox: its outputs came to this node through an orphan claim (no lease here: the hold bounds delivery). */
+  /** Shared outbox: its outputs alone came to this node (an outputs orphan adopted: its outputs lease, not the code's, bounds delivery and fences). */
   claimed: boolean;
 }
 

@@ -124,8 +124,8 @@ export class Metrics {
       new client.Gauge({ name: 'ods_redis_up', help: 'Whether Redis is reachable (both connections up and the pub/sub probe answered): 1 or 0', registers: [r], collect() { this.set(cluster.redisUp ? 1 : 0); } });
       new client.Gauge({ name: 'ods_cluster_matches_local', help: 'Live matches this node runs (ods_live_matches counts every node\'s)', registers: [r], collect() { this.set(cluster.localMatches()); } });
       new client.Counter({
-        name: 'ods_cluster_events_total', help: 'Scale-out events on this node: matches adopted from a gone node, evicted (another node owns them), re-asserted after Redis lost them, lost without a snapshot', labelNames: ['event'], registers: [r],
-        collect() { const t = cluster.takeover.stats; set(this, { adopted: t.adopted, evicted: t.evicted, reasserted: t.reasserted, lost_without_snapshot: t.lostWithoutSnapshot }, 'event'); },
+        name: 'ods_cluster_events_total', help: 'Scale-out events on this node: matches adopted from a gone node, the outputs of an ended one adopted (outputs_adopted), evicted (another node owns them), re-asserted after Redis lost them, lost without a snapshot', labelNames: ['event'], registers: [r],
+        collect() { const t = cluster.takeover.stats; set(this, { adopted: t.adopted, outputs_adopted: t.outputsAdopted, evicted: t.evicted, reasserted: t.reasserted, lost_without_snapshot: t.lostWithoutSnapshot }, 'event'); },
       });
       new client.Counter({
         name: 'ods_cluster_forwarded_total', help: 'Ingestion messages for matches another node runs: sent to their owner, held while no node ran the match, redelivered, dropped', labelNames: ['outcome'], registers: [r],

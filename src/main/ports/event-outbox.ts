@@ -10,7 +10,7 @@
 // Fenced (docs/reliability.md, "One owner of a match's outputs"): every write carries the writer's
 // epoch for the match (`OutputFence`); a shared adapter refuses it (OutputFencedError) once the
 // match's outputs are held at a higher epoch: another node took the match, or its orphaned outputs,
-// over. So a deposed owner's late writes are refused by the store, not avoided by timing.
+// over (MatchOwnership: ports/match-ownership.ts owns who writes them). So a deposed owner's late writes are refused by the store, not avoided by timing.
 // Contract: test/main/ports/event-outbox.contract.ts.
 
 /** One event as the outbox keeps it: its envelope's JSON (`text`) and what routing needs. */
@@ -40,12 +40,6 @@ export class OutputFencedError extends Error {
   }
 }
 
-/** An orphan claimed: its match and the epoch its outputs are now held at by the claimer. */
-export interface ClaimedOutputs {
-  matchKey: string;
-  epoch: number;
-}
-
 export interface EventOutbox {
   /** Stores the event; false when its seq is not the next one of its match (stored already, here or by another node). Throws OutputFencedError when fenced. */
   append(event: OutboxEvent, fence: OutputFence): Promise<boolean>;
@@ -55,17 +49,6 @@ export interface EventOutbox {
   advance(endpointId: string, matchKey: string, seq: number, fence: OutputFence): Promise<void>;
   /** endpoint id → the last seq of the match it has. */
   cursors(matchKey: string): Promise<Record<string, number>>;
-  /**
-   * This node holds these matches (their lanes: events not yet every endpoint's) for `ttlMs` more;
-   * renewed while it does. A match whose holder stopped renewing (a lost node) is an orphan. Each
-   * with this node's epoch for it: a hold fenced by a higher one (another node claimed the match's
-   * outputs) is not renewed; those matches are returned (this node was deposed from them).
-   */
-  hold(held: readonly ClaimedOutputs[], ttlMs: number): Promise<string[]>;
-  /** This node holds the match no more (every endpoint has its events). */
-  settle(matchKey: string): Promise<void>;
-  /** Orphans, claimed for this node for `ttlMs` (each goes to one caller only), each with a new epoch that fences the lost holder; at most `max`. */
-  claimOrphans(ttlMs: number, max: number): Promise<ClaimedOutputs[]>;
   /** Stops the adapter's own timers and files. */
   close(): void;
 }

@@ -9,6 +9,7 @@ import { RedisMatchDirectory } from '../../../src/main/adapters/redis/match-dire
 import { RedisMatchOwnership } from '../../../src/main/adapters/redis/match-ownership.js';
 import type { NewMatch } from '../../../src/main/ports/match-directory.js';
 import { describeMatchDirectoryContract } from '../ports/match-directory.contract.js';
+import { RedisEventOutbox } from '../../../src/main/adapters/redis/event-outbox.js';
 import { describeMatchOwnershipContract } from '../ports/match-ownership.contract.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
 import { sleep } from '../../helpers/waits.js';
@@ -66,6 +67,7 @@ describeMatchOwnershipContract('redis', {
   renew: (n) => (n as PortNode).node.own.renew(),
   settle: (n) => (n as PortNode).node.dir.caughtUp(),
   lapseMs: 20_000,
+  outbox: (n) => new RedisEventOutbox((n as PortNode).node.conn, { retentionMs: 60_000 }),
 });
 
 describe('RedisMatchDirectory: two nodes', () => {

@@ -64,27 +64,6 @@ describeEventOutboxContract('redis', {
 });
 
 describe('RedisEventOutbox', () => {
-  it('a node\'s holds lapse when it stops renewing them; each orphan is then claimed by one node only, with a new epoch; a settled match is no orphan', async () => {
-    const prefix = `t${run}-holds:`;
-    const a = new RedisEventOutbox(await connect(prefix, 'node-a'), { retentionMs: 60_000 });
-    const b = new RedisEventOutbox(await connect(prefix, 'node-b'), { retentionMs: 60_000 });
-    const connC = await connect(prefix, 'node-c');
-    const c = new RedisEventOutbox(connC, { retentionMs: 60_000 });
-    await (connC.cmd as unknown as Redis).set(connC.keys.epoch, '1'); // A's matches are of epoch 1
-    expect(await a.hold(['M1', 'M2', 'M3'].map((matchKey) => ({ matchKey, epoch: 1 })), 300)).toEqual([]);
-    expect(await b.claimOrphans(60_000, 10)).toEqual([]);
-    await a.settle('M3');
-    // Node A stops renewing (it is lost): after 300 ms its matches are orphans.
-    let claimed: Array<{ matchKey: string; epoch: number }> = [];
-    await expect.poll(async () => (claimed = [...claimed, ...await b.claimOrphans(60_000, 10)]).map((x) => x.matchKey).sort(), { timeout: 10_000 }).toEqual(['M1', 'M2']);
-    for (const { epoch } of claimed) expect(epoch).toBeGreaterThan(1);
-    expect(await c.claimOrphans(60_000, 10)).toEqual([]);
-    // A comes back (it was paused): its holds of them are refused (fenced by the claims' epochs), B's renewed.
-    expect((await a.hold(['M1', 'M2'].map((matchKey) => ({ matchKey, epoch: 1 })), 60_000)).sort()).toEqual(['M1', 'M2']);
-    expect(await b.hold(claimed, 60_000)).toEqual([]);
-    expect(await c.claimOrphans(60_000, 10)).toEqual([]);
-  });
-
   it('fencing: a deposed owner\'s late append, cursor move and record write are refused by Redis; the new owner\'s go', async () => {
     const prefix = `t${run}-fence:`;
     const connA = await connect(prefix, 'node-a');
@@ -118,25 +97,6 @@ describe('RedisEventOutbox', () => {
     await raw.set(connA.keys.lease('FEN'), 'node-a 9', 'PX', 60_000);
     await b.advance('wh_1', 'FEN-1', 2, { ...fenceB, live: false });
     await expect(b.advance('wh_1', 'FEN-1', 2, fenceB)).rejects.toBeInstanceOf(OutputFencedError);
-  });
-
-  it('a lapsed hold of a running match whose code has a live lease is no orphan (its owner runs it); an ended one is', async () => {
-    const prefix = `t${run}-leased:`;
-    const connA = await connect(prefix, 'node-a');
-    const raw = connA.cmd as unknown as Redis;
-    const a = new RedisEventOutbox(connA, { retentionMs: 60_000 });
-    const b = new RedisEventOutbox(await connect(prefix, 'node-b'), { retentionMs: 60_000 });
-    const fence: OutputFence = { groupCode: 'RUN', epoch: 3, live: true };
-    await raw.set(connA.keys.epoch, '3');
-    await raw.set(connA.keys.lease('RUN'), 'node-a 3', 'PX', 60_000);
-    await a.append({ matchKey: 'RUN-1', seq: 1, order: 1, organizationId: '', text: '{"id":"RUN-1.1","type":"round_started"}' }, fence);
-    await raw.zadd(connA.keys.eventHolds, 0, 'RUN-1'); // its hold lapsed (node A's renewals were late)
-    expect(await b.claimOrphans(60_000, 10)).toEqual([]);
-    expect(await a.append({ matchKey: 'RUN-1', seq: 2, order: 2, organizationId: '', text: '{"id":"RUN-1.2","type":"match_ended"}' }, fence)).toBe(true);
-    await raw.zadd(connA.keys.eventHolds, 0, 'RUN-1'); // its hold lapsed again
-    const claimed = await b.claimOrphans(60_000, 10);
-    expect(claimed.map((c) => c.matchKey)).toEqual(['RUN-1']);
-    expect(claimed[0].epoch).toBeGreaterThan(3);
   });
 
   it('a match\'s stream and cursors expire after the retention from their last write', async () => {

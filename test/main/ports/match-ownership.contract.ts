@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MatchDirectory, NewMatch } from '../../../src/main/ports/match-directory.js';
 import type { MatchOwnership } from '../../../src/main/ports/match-ownership.js';
+import { OutputFencedError, type EventOutbox, type OutputFence } from '../../../src/main/ports/event-outbox.js';
 
 export interface OwnershipNode {
   directory: MatchDirectory;
@@ -23,6 +24,8 @@ export interface MatchOwnershipHarness {
   settle(node: OwnershipNode): Promise<void>;
   /** A generous bound for an unrenewed lease to run out (a loaded machine). */
   lapseMs: number;
+  /** The shared event outbox on the node's store (the matches' events: what an outputs lease is of). */
+  outbox(node: OwnershipNode): EventOutbox;
 }
 
 const match = (groupCode: string, keyId = 'key:a'): NewMatch => ({
@@ -135,5 +138,67 @@ export function describeMatchOwnershipContract(name: string, harness: MatchOwner
       expect(a.directory.get('L1')?.epoch).toBe(adopted!.epoch);
       expect(a.directory.get('L2')?.epoch).toBe(other.record.epoch);
     });
+    it('outputs leases: an ended match\'s outputs outlive its code; its node lost, one node adopts them with a higher epoch that fences the lost holder; settled, they are no orphan', async () => {
+      const [a, b] = await harness.pair();
+      const claim = await a.directory.claim(match('O1'));
+      if (!claim.ok) throw new Error('refused');
+      const epoch = claim.record.epoch;
+      const fence: OutputFence = { groupCode: 'O1', epoch, live: true };
+      const outA = harness.outbox(a);
+      await outA.append(event('O1-x', 1, 'round_started'), fence);
+      expect(await a.ownership.holdOutputs('O1-x', epoch)).toBe(true);
+      expect(await a.ownership.holdOutputs('O1-y', epoch)).toBe(true);
+      expect(a.ownership.outputsLeftMs('O1-x')).toBeGreaterThan(0);
+      expect(b.ownership.outputsLeftMs('O1-x')).toBe(0);
+      await outA.append(event('O1-x', 2, 'match_ended'), fence);
+      a.directory.release('O1', epoch); // the match ended: its code is free for the next one
+      await a.ownership.settleOutputs('O1-y'); // every endpoint has that one's events
+      expect(await b.ownership.outputOrphans()).toEqual([]);
+      expect(await b.ownership.adoptOutputs('O1-x')).toBeUndefined(); // A holds them
+      harness.stop(a);
+      await expect.poll(() => b.ownership.outputOrphans(), { timeout: harness.lapseMs }).toEqual(['O1-x']);
+      const c = await harness.join();
+      const [first, second] = await Promise.all([b.ownership.adoptOutputs('O1-x'), c.ownership.adoptOutputs('O1-x')]);
+      expect(Number(first !== undefined) + Number(second !== undefined)).toBe(1);
+      const adopted = (first ?? second)!;
+      expect(adopted).toBeGreaterThan(epoch);
+      const [winner, loser] = first !== undefined ? [b, c] : [c, b];
+      expect(winner.ownership.outputsLeftMs('O1-x')).toBeGreaterThan(0);
+      expect(loser.ownership.outputsLeftMs('O1-x')).toBe(0);
+      expect(await b.ownership.outputOrphans()).toEqual([]);
+      // A comes back late: its writes and its hold of them are refused.
+      await expect(outA.advance('wh_1', 'O1-x', 2, { ...fence, live: false })).rejects.toBeInstanceOf(OutputFencedError);
+      expect(await a.ownership.holdOutputs('O1-x', epoch)).toBe(false);
+      await harness.outbox(winner).advance('wh_1', 'O1-x', 2, { groupCode: 'O1', epoch: adopted, live: false });
+      await winner.ownership.settleOutputs('O1-x');
+      expect(winner.ownership.outputsLeftMs('O1-x')).toBe(0);
+      expect(await b.ownership.outputOrphans()).toEqual([]);
+      harness.stop(c);
+    });
+
+    it('outputs leases: a running match\'s outputs go with the match: no outputs orphan while its code has a record; its adopter takes them at its higher epoch, and the old holder\'s renewal reports them lost', async () => {
+      const [a, b] = await harness.pair({ pausedA: true });
+      const lost: string[] = [];
+      a.ownership.onOutputsLost((key) => lost.push(key));
+      const claim = await a.directory.claim(match('R1'));
+      if (!claim.ok) throw new Error('refused');
+      await harness.outbox(a).append(event('R1-x', 1, 'round_started'), { groupCode: 'R1', epoch: claim.record.epoch, live: true });
+      expect(await a.ownership.holdOutputs('R1-x', claim.record.epoch)).toBe(true);
+      await expect.poll(() => b.ownership.outputOrphans(), { timeout: harness.lapseMs }).toEqual(['R1-x']);
+      expect(await b.ownership.adoptOutputs('R1-x')).toBeUndefined(); // the match's own adoption takes them
+      await expect.poll(() => b.ownership.orphans(), { timeout: harness.lapseMs }).toEqual(['R1']);
+      const adopted = await b.ownership.adopt('R1', claim.record.epoch);
+      expect(await b.ownership.holdOutputs('R1-x', adopted!.epoch)).toBe(true);
+      // Held, B's outputs fence A at once, before B wrote anything (even a write not checked against the code's lease).
+      await expect(harness.outbox(a).advance('wh_1', 'R1-x', 1, { groupCode: 'R1', epoch: claim.record.epoch, live: false })).rejects.toBeInstanceOf(OutputFencedError);
+      await harness.renew(a);
+      expect(lost).toEqual(['R1-x']);
+      expect(a.ownership.outputsLeftMs('R1-x')).toBe(0);
+      expect(await a.ownership.holdOutputs('R1-x', claim.record.epoch)).toBe(false);
+    });
   });
+}
+
+function event(matchKey: string, seq: number, type: string) {
+  return { matchKey, seq, order: seq, organizationId: 'org', text: JSON.stringify({ id: `${matchKey}.${seq}`, type }) };
 }

@@ -3,11 +3,11 @@
 // hash of the endpoints' cursors per match (keys.eventCursors). Both expire EVENTS_RETENTION_MS after
 // their last write. The append script takes seq n only right after n - 1 (lua/event-outbox.ts), so a
 // node that numbers a match from a stale view is refused rather than writing a second event n.
-// A sorted set (keys.eventHolds) says which node holds which match's lanes until when (Redis's
-// clock): a lapsed entry is an orphan of a lost node, claimed by one live node (lua/event-outbox.ts).
+// Which node owns a match's outputs is MatchOwnership's (the group code's lease while the match
+// runs, its outputs lease while an endpoint still lacks events: adapters/redis/match-ownership.ts).
 // Every write is fenced by the writer's epoch (keys.eventFence, and the group code's lease for a
 // running match: lua/event-outbox.ts FENCE).
-import { OutputFencedError, type ClaimedOutputs, type EventOutbox, type OutboxEvent, type OutputFence } from '../../ports/event-outbox.js';
+import { OutputFencedError, type EventOutbox, type OutboxEvent, type OutputFence } from '../../ports/event-outbox.js';
 import type { RedisConnection } from './connection.js';
 
 export class RedisEventOutbox implements EventOutbox {
@@ -41,23 +41,6 @@ export class RedisEventOutbox implements EventOutbox {
     const raw = await this.conn.cmd.hgetall(this.conn.keys.eventCursors(matchKey));
     const out: Record<string, number> = {};
     for (const [id, seq] of Object.entries(raw)) out[id] = Number(seq);
-    return out;
-  }
-
-  async hold(held: readonly ClaimedOutputs[], ttlMs: number): Promise<string[]> {
-    if (!held.length) return [];
-    return this.conn.cmd.odsEventHold(this.conn.keys.eventHolds, ttlMs, this.conn.keys.eventFencePrefix, ...held.flatMap((h) => [h.matchKey, h.epoch]));
-  }
-
-  async settle(matchKey: string): Promise<void> {
-    await this.conn.cmd.zrem(this.conn.keys.eventHolds, matchKey);
-  }
-
-  async claimOrphans(ttlMs: number, max: number): Promise<ClaimedOutputs[]> {
-    const k = this.conn.keys;
-    const flat = await this.conn.cmd.odsEventClaim(k.eventHolds, k.epoch, ttlMs, max, k.eventFencePrefix, this.options.retentionMs, k.lease(''), k.eventStream(''));
-    const out: ClaimedOutputs[] = [];
-    for (let i = 0; i + 1 < flat.length; i += 2) out.push({ matchKey: flat[i], epoch: Number(flat[i + 1]) });
     return out;
   }
 

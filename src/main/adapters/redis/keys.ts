@@ -33,6 +33,11 @@ export function redisKeys(prefix: string) {
     matches: `${prefix}matches`,
     perKey: (keyId: string) => `${prefix}perkey:${keyId}`,
     epoch: `${prefix}epoch`,
+    // MatchOwnership of a match instance's outputs (lua/output-leases.ts): the lease of one match's
+    // outputs ("<node> <epoch>", PX = REDIS_LEASE_TTL_MS), and the set of matchKeys whose outputs
+    // are unsettled (an endpoint still lacks events): one without a lease is an outputs orphan.
+    outputLease: (matchKey: string) => `${prefix}olease:${matchKey}`,
+    outputs: `${prefix}outputs`,
     // SnapshotStore: the latest snapshot of a live match (a hash: `epoch`, and `data`, the snapshot's JSON).
     snapshot: (groupCode: string) => `${prefix}snap:${groupCode}`,
     /** A match's standby observer (standby-store.ts): a hash of armedUntil, digest, primary. */
@@ -51,11 +56,8 @@ export function redisKeys(prefix: string) {
     eventStream: (matchKey: string) => `${prefix}ev:${matchKey}`,
     /** The webhook endpoints' cursors of a match: a hash, endpoint id → the last seq it has. */
     eventCursors: (matchKey: string) => `${prefix}evcur:${matchKey}`,
-    /** The epoch a match's outputs are held at (a number, raised by every write and by an orphan's claim; PX = EVENTS_RETENTION_MS): lua/event-outbox.ts FENCE. */
+    /** The epoch a match's outputs are held at (a number, raised by every write and by taking the match's outputs lease; PX = EVENTS_RETENTION_MS): lua/event-outbox.ts FENCE. */
     eventFence: (matchKey: string) => `${prefix}evfence:${matchKey}`,
-    eventFencePrefix: `${prefix}evfence:`,
-    /** The matches some node holds undelivered events of: a sorted set, matchKey → when that node's claim lapses (renewed every 2 s). */
-    eventHolds: `${prefix}evhold`,
     /** RecordStore (record-store.ts): a match's record, a hash (s: summary, r: record, g: group code; PX: the rest of EVENTS_RETENTION_MS). */
     record: (matchKey: string) => `${prefix}rec:${matchKey}`,
     /** The records' prefix, for the scripts that list and prune them. */

@@ -6,6 +6,7 @@ import * as directory from './lua/directory.js';
 import * as eventOutbox from './lua/event-outbox.js';
 import * as fixtures from './lua/fixtures.js';
 import * as outputDelays from './lua/output-delays.js';
+import * as outputLeases from './lua/output-leases.js';
 import * as previews from './lua/previews.js';
 import * as records from './lua/records.js';
 import * as sessions from './lua/sessions.js';
@@ -28,6 +29,12 @@ export interface ScriptCommands {
   odsDirOrphans(...args: Arg[]): Promise<string[]>;
   odsDirLoad(...args: Arg[]): Promise<string[]>;
   odsDirRelinquish(lease: string, holder: string): Promise<number>;
+  // MatchOwnership of a match instance's outputs (match-ownership.ts, lua/output-leases.ts).
+  odsOutputsHold(outputs: string, node: string, ttlMs: number, leasePrefix: string, fencePrefix: string, fenceTtlMs: number, ...pairs: Arg[]): Promise<number[]>;
+  odsOutputsAdopt(outputs: string, epochCounter: string, node: string, ttlMs: number, leasePrefix: string, fencePrefix: string, fenceTtlMs: number,
+    groupLeasePrefix: string, groupRecordPrefix: string, streamPrefix: string, matchKey: string): Promise<number | null>;
+  odsOutputsOrphans(outputs: string, leasePrefix: string): Promise<string[]>;
+  odsOutputsSettle(lease: string, outputs: string, holder: string, matchKey: string): Promise<number>;
   // SessionStore.
   odsSessionPut(key: string, index: string, holder: string, id: string, json: string, ttl: number, claim: Flag): Promise<number>;
   odsSessionTakeOver(oldKey: string, newKey: string, index: string, holder: string, oldId: string, read: string,
@@ -62,8 +69,6 @@ export interface ScriptCommands {
   // EventOutbox (event-outbox.ts).
   odsEventAppend(stream: string, fence: string, lease: string, seq: number, order: number, organizationId: string, text: string, ttlMs: number, epoch: number, live: string): Promise<number>;
   odsEventAdvance(cursors: string, fence: string, lease: string, endpointId: string, seq: number, ttlMs: number, epoch: number, live: string): Promise<number>;
-  odsEventHold(open: string, ttlMs: number, fencePrefix: string, ...pairs: Array<string | number>): Promise<string[]>;
-  odsEventClaim(open: string, epochCounter: string, ttlMs: number, max: number, fencePrefix: string, fenceTtlMs: number, leasePrefix: string, streamPrefix: string): Promise<string[]>;
   // RecordStore and DeadLetterStore (record-store.ts).
   odsRecordPut(record: string, index: string, fence: string, lease: string, matchKey: string, storedAt: number, summary: string, body: string | Buffer, groupCode: string, ttlMs: number, cutoff: number, epoch: number | '', fenceTtlMs: number): Promise<number>;
   odsRecordList(index: string, recordPrefix: string, cutoff: number, groupCode: string, limit: number): Promise<string[]>;
@@ -85,6 +90,10 @@ export const LUA_SCRIPTS: Record<keyof ScriptCommands, ScriptDefinition> = {
   odsDirOrphans: { numberOfKeys: 1, lua: directory.ORPHANS },
   odsDirLoad: { numberOfKeys: 1, lua: directory.LOAD },
   odsDirRelinquish: { numberOfKeys: 1, lua: directory.RELINQUISH },
+  odsOutputsHold: { numberOfKeys: 1, lua: outputLeases.HOLD },
+  odsOutputsAdopt: { numberOfKeys: 2, lua: outputLeases.ADOPT },
+  odsOutputsOrphans: { numberOfKeys: 1, lua: outputLeases.ORPHANS },
+  odsOutputsSettle: { numberOfKeys: 2, lua: outputLeases.SETTLE },
   odsSessionPut: { numberOfKeys: 3, lua: sessions.PUT },
   odsSessionTakeOver: { numberOfKeys: 4, lua: sessions.TAKE_OVER },
   odsSessionUpdate: { numberOfKeys: 3, lua: sessions.UPDATE },
@@ -106,8 +115,6 @@ export const LUA_SCRIPTS: Record<keyof ScriptCommands, ScriptDefinition> = {
   odsEndpointRemove: { numberOfKeys: 2, lua: webhookEndpoints.REMOVE },
   odsEventAppend: { numberOfKeys: 3, lua: eventOutbox.APPEND },
   odsEventAdvance: { numberOfKeys: 3, lua: eventOutbox.ADVANCE },
-  odsEventHold: { numberOfKeys: 1, lua: eventOutbox.HOLD },
-  odsEventClaim: { numberOfKeys: 2, lua: eventOutbox.CLAIM },
   odsRecordPut: { numberOfKeys: 4, lua: records.PUT },
   odsRecordList: { numberOfKeys: 1, lua: records.LIST },
   odsRecordPrune: { numberOfKeys: 1, lua: records.PRUNE },

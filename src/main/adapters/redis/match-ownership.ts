@@ -6,6 +6,7 @@
 // code this node owns (the port says what each outcome means); orphans are adopted with the adopt
 // script, which puts the new record in the directory's view. At a graceful shutdown the leases go
 // (relinquishAll), so other nodes adopt the matches at once. The scripts: lua/directory.ts.
+// The matches' outputs leases (one per match instance: output-leases.ts) are renewed with them.
 //
 // After an outage of Redis (a restart, a Sentinel failover) this node adopts nothing for one lease
 // TTL: a promoted replica may miss the last lease renewals, so live matches look orphaned there
@@ -16,6 +17,7 @@ import type { DirectoryEntry } from '../directory-view.js';
 import type { Logger } from '../../base/log.js';
 import type { MatchRecord } from '../../ports/match-directory.js';
 import type { MatchOwnership } from '../../ports/match-ownership.js';
+import { RedisOutputLeases } from './output-leases.js';
 import type { RedisConnection } from './connection.js';
 import { toStored } from './directory-records.js';
 import type { ClaimWatcher } from './directory-sync.js';
@@ -27,6 +29,8 @@ export interface RedisMatchOwnershipOptions {
   log: Logger;
   /** How often the leases are renewed (default: a third of the TTL). Tests set it long to pause a node. */
   renewIntervalMs?: number;
+  /** How long a match's output fence is kept after an outputs adoption raised it (EVENTS_RETENTION_MS; default a day). */
+  outputsRetentionMs?: number;
 }
 
 /** Codes per renewal script call. */
@@ -51,12 +55,14 @@ export class RedisMatchOwnership implements MatchOwnership, ClaimWatcher {
   /** No adoption before this time (Date.now()): set when Redis is reachable again after an outage. */
   private holdAdoptionsUntil = 0;
   private readonly offStatus: () => void;
+  private readonly outputs: RedisOutputLeases;
 
   /** Watches `directory`'s claims and starts renewing. */
   constructor(private readonly conn: RedisConnection, private readonly directory: RedisMatchDirectory, options: RedisMatchOwnershipOptions) {
     this.nodeId = conn.nodeId;
     this.ttl = options.leaseTtlMs;
     this.log = options.log.child({ module: 'redis-directory' });
+    this.outputs = new RedisOutputLeases(conn, { ttlMs: this.ttl, fenceTtlMs: options.outputsRetentionMs ?? 86_400_000, log: this.log });
     directory.watch(this);
     const interval = options.renewIntervalMs ?? Math.max(1, Math.floor(options.leaseTtlMs / 3));
     this.renewTimer = setInterval(() => { void this.renew(); }, interval);
@@ -95,6 +101,32 @@ export class RedisMatchOwnership implements MatchOwnership, ClaimWatcher {
     return entry;
   }
 
+  // ---- OutputLeases (output-leases.ts) ----------------------------------------------------------
+
+  holdOutputs(matchKey: string, epoch: number): Promise<boolean> {
+    return this.outputs.hold(matchKey, epoch);
+  }
+
+  outputsLeftMs(matchKey: string): number {
+    return this.outputs.leftMs(matchKey);
+  }
+
+  async outputOrphans(): Promise<string[]> {
+    return this.holdingAdoptions() ? [] : this.outputs.orphans();
+  }
+
+  async adoptOutputs(matchKey: string): Promise<number | undefined> {
+    return this.holdingAdoptions() ? undefined : this.outputs.adopt(matchKey);
+  }
+
+  settleOutputs(matchKey: string): Promise<void> {
+    return this.outputs.settle(matchKey);
+  }
+
+  onOutputsLost(listener: (matchKey: string) => void): () => void {
+    return this.outputs.onLost(listener);
+  }
+
   onLost(listener: (groupCode: string, epoch: number) => void): () => void {
     this.lostListeners.add(listener);
     return () => this.lostListeners.delete(listener);
@@ -115,6 +147,8 @@ export class RedisMatchOwnership implements MatchOwnership, ClaimWatcher {
     const held = [...this.owned.values()];
     this.owned.clear();
     let n = 0;
+    // The outputs leases are left to lapse (a TTL): this node may have a webhook request in flight,
+    // and an adopter that started at once could send the same events alongside it.
     await Promise.all(held.map(async (e) => {
       const deleted = await this.conn.cmd.odsDirRelinquish(this.conn.keys.lease(e.groupCode), `${this.nodeId} ${e.epoch}`).catch(() => 0);
       if (deleted === 1) n++;
@@ -175,6 +209,11 @@ export class RedisMatchOwnership implements MatchOwnership, ClaimWatcher {
   private async renewOnce(): Promise<void> {
     if (this.closed) return;
     this.directory.pruneTombstones();
+    try {
+      await this.outputs.renew();
+    } catch (err) {
+      this.warnLimited({ error: (err as Error).message }, 'outputs lease renewal failed (retrying)');
+    }
     const held = [...this.owned.values()].map((e) => [e.groupCode, e.epoch] as const);
     const k = this.conn.keys;
     for (let i = 0; i < held.length; i += RENEW_BATCH) {
