@@ -7,6 +7,7 @@
 import { connectObserver, logon } from '../helpers/clients.js';
 import { BO3, exampleCsv, upload } from '../helpers/fixtures.js';
 import { recordedMatch, replayLogon, sendRecords, type Replay } from '../helpers/recorded.js';
+import { pollUntil } from '../helpers/waits.js';
 import { check, cleanOf, type CleanRun, type RunOutcome, type Stop } from './checks.js';
 import { TortureReceiver } from './receiver.js';
 import type { FaultContext, Scenario } from './scenarios.js';
@@ -93,12 +94,10 @@ async function play(kind: TopologyKind, scenario: Scenario | null, options: RunO
     await receiver.waitFor(whole, 120_000);
     // The series result: on the node that ran the map, or in Redis.
     let results: unknown = null;
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline) {
+    await pollUntil(async () => {
       results = await fixtureResults(await topology.rest(), code).catch(() => null);
-      if ((results as { results?: unknown[] } | null)?.results?.length) break;
-      await new Promise((r) => setTimeout(r, 250)); // a poll's interval
-    }
+      return (results as { results?: unknown[] } | null)?.results?.length ? true : undefined;
+    }, 'the series result', 20_000, 250).catch(() => undefined); // none by then: the check counts a wrong series
     observer.close();
     const logs = Object.fromEntries([...topology.nodes].map(([id, node]) => [id, node.out]));
     const t0 = receiver.arrivals[0]?.start ?? 0;
