@@ -7,22 +7,18 @@
 // listed or counted in a metric, and no answer shows it again after the one that created it.
 import { randomBytes } from 'node:crypto';
 import { MATCH_EVENT_TYPES, type MatchEventType } from '../../protocol/match-events.js';
+import type { KeptEndpoint } from '../ports/webhook-endpoint-store.js';
 import type { MatchLog } from './match-log.js';
 
-export interface WebhookEndpoint {
-  id: string;
-  url: string;
-  secret: string;
-  /** Event types it wants; empty: all. */
-  events: MatchEventType[];
-  /** Organisations whose matches it gets; empty: all. */
-  organizations: string[];
-  /** Several events per delivery, as a JSON array (docs/events.md, "Batched deliveries"); false: one event per delivery. */
-  batch: boolean;
+/**
+ * An endpoint in use: the shape the WebhookEndpointStore keeps (ports/webhook-endpoint-store.ts),
+ * with where it came from; one from the WEBHOOKS setting has no `createdAt`.
+ */
+export type WebhookEndpoint = Omit<KeptEndpoint, 'createdAt'> & {
   source: 'setting' | 'admin';
   /** One added through the admin API: when, epoch ms (it gets the events stored from then on, on every node). */
   createdAt?: number;
-}
+};
 
 /** What the admin API and the dashboard show of an endpoint (never the secret). */
 export type EndpointView = Omit<WebhookEndpoint, 'secret'>;

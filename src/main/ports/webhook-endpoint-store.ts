@@ -15,8 +15,11 @@ export interface KeptEndpoint {
   url: string;
   /** Standard Webhooks secret (`whsec_…`). */
   secret: string;
+  /** Event types it wants; empty: all. */
   events: MatchEventType[];
+  /** Organisations whose matches it gets; empty: all. */
   organizations: string[];
+  /** Several events per delivery, as a JSON array (docs/events.md, "Batched deliveries"); false: one event per delivery. */
   batch: boolean;
   /** When it was added, epoch ms: every node delivers it the events stored from then on. */
   createdAt: number;
