@@ -43,6 +43,8 @@ import { IngestServer } from './ingest/server.js';
 import { SHUTDOWN_CLOSE_MARGIN_MS, SHUTDOWN_MIN_DRAIN_MS, SUMMARY_WAIT_MS } from './base/limits.js';
 import { createLogger, type Logger } from './base/log.js';
 import { MatchRouting } from './matches/routing.js';
+import { MatchInputs } from './matches/match-inputs.js';
+import { StateDirInputLog } from './adapters/state-dir/input-log.js';
 import { RehearsalControl } from './rehearsal/remote.js';
 import { Rehearsals } from './rehearsal/rehearsals.js';
 import { MatchLifecycle } from './matches/lifecycle.js';
@@ -183,21 +185,24 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const eventOutput = config.EVENTS_ENABLED ? await openEventOutput({ config, log, directory, delays, shared: redis?.eventOutbox ?? null, ...(redis ? { node: { id: redis.conn.nodeId, epochOf: (code: string) => routes.get(code)?.epoch, leaseLeftMs: (code: string) => redis.ownership.leaseLeftMs(code), outputs: redis.ownership } } : {}), records: redis?.records ?? null, deadLetters: redis?.deadLetters ?? null, endpointStore: redis?.webhookEndpoints ?? null, report: (label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }) }) : null;
   // GET /feeds of a local match: its shard makes the tables (feeds/shard-tables.ts), answered through `output`.
   const feedTables = new ShardFeedTables(routes);
-  const output = new ShardOutput({ log, frames, directory, routes, snapshots, teamInfo, sync, events, feedTables: feedTables.take, ...(eventOutput ? { matchEvents: eventOutput.take, eventsShared: (code: string) => eventOutput.journal.whenShared(code) } : {}) });
+  // The input log (ports/input-log.ts): with durable snapshots, the inputs after a match's last one.
+  const inputLog = !config.INPUT_LOG ? undefined : redis ? undefined : stateFiles ? new StateDirInputLog(path.join(config.STATE_DIR, 'inputs'), log) : undefined;
+  const output = new ShardOutput({ log, frames, directory, routes, snapshots, teamInfo, sync, events, feedTables: feedTables.take, ...(inputLog ? { inputLog } : {}), ...(eventOutput ? { matchEvents: eventOutput.take, eventsShared: (code: string) => eventOutput.journal.whenShared(code) } : {}) });
   const recovery = new ShardRecovery({ log, routes, snapshots, frames, events });
   const totals = new ShardTotals(events);
   // Scale-out: data for matches another node runs goes to their inboxes (held while nobody runs them).
   const remote = redis ? new OwnerDelivery({ inbox: redis.inbox, log, events, maxAgeMs: config.RECOVERY_WINDOW_MS }) : undefined;
   const inline = config.SHARD_WORKERS === 0 ? await loadInlineShard() : undefined;
-  const pool = new ShardPool({ ...shardPoolOptions(config, log), onOutput: output.handle, onCrash: recovery.onCrash, ...(inline ? { inline } : {}) });
+  const pool = new ShardPool({ ...shardPoolOptions(config, log), onOutput: output.handle, onCrash: recovery.onCrash, ...(inline ? { inline } : {}), ...(inputLog ? { beforePost: () => inputLog.flush() } : {}) });
+  const inputs = new MatchInputs({ pool, routes, log, ...(inputLog ? { inputLog } : {}) });
   // The texts of frames that stayed in the shards, asked for on the frame bus by its recipients
   // (broadcast, REST, with Redis the keyframe answers): the pool's shards make them (matches/frame-texts.ts).
   frames.setFrameTextSource(new FrameTexts({ pool, routes, events }));
   feedTables.setPool(pool);
-  const lifecycle = new MatchLifecycle({ config, log, pool, routes, directory, snapshots, frames, teamInfo, sessions, control, events, sync });
+  const lifecycle = new MatchLifecycle({ config, log, pool, routes, directory, snapshots, frames, teamInfo, sessions, control, events, sync, inputs });
   // A standby observer per match (standby/standby.ts): its store is one of the ports above.
-  const standby = createStandby({ config, log, store: standbyStore, directory, control, pool, routes, events });
-  const routing = new MatchRouting({ pool, directory, routes, events, relay: standby.relay, ...(remote ? { remote } : {}) });
+  const standby = createStandby({ config, log, store: standbyStore, directory, control, inputs, routes, events });
+  const routing = new MatchRouting({ pool, inputs, directory, routes, events, relay: standby.relay, ...(remote ? { remote } : {}) });
   const matches: MatchComponents = { pool, routes, lifecycle, routing, output, recovery, totals };
   const cluster = redis && remote
     ? new Cluster({ log, events, redis, lifecycle, routing, routes, remote, leaseTtlMs: config.REDIS_LEASE_TTL_MS, ...(eventOutput ? { outputs: (code: string, key: string, epoch?: number) => eventOutput.journal.takeOver(code, key, epoch) } : {}) })
@@ -261,6 +266,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     eventOutput?.close();
     stopRest();
     delays.close();
+    if (inputLog && !redis) inputLog.close(); // Redis's is one of `opened`
     for (let i = opened.length - 1; i >= 0; i--) opened[i].close();
     for (const app of [ingestApp, restApp]) (app as unknown as { close?: () => void }).close?.();
   };

@@ -27,8 +27,10 @@ export interface CreateMatchCmd {
 /**
  * Observer payloads of one batch, packed into one string (a single string crosses threads far
  * cheaper than arrays of them): records separated by RECORD_SEP, each `groupCode FIELD_SEP
- * receiveTime FIELD_SEP raw`. The raw JSON text is parsed only in the shard. Neither separator
- * can occur in valid JSON text, and the pool refuses payloads and group codes that contain them.
+ * receiveTime FIELD_SEP input FIELD_SEP raw`, `input` the payload's number in its match (the input
+ * log's, ports/input-log.ts; 0: not numbered, a code this process does not run). The raw JSON text is
+ * parsed only in the shard. Neither separator can occur in valid JSON text, and the pool refuses
+ * payloads and group codes that contain them.
  */
 export interface ObsBatchCmd {
   t: 'obs';
@@ -39,6 +41,10 @@ export interface ObsBatchCmd {
 export const RECORD_SEP = '\x1e';
 export const FIELD_SEP = '\x1f';
 
+/** One observer record of an ObsBatchCmd's `packed` (records are joined by RECORD_SEP). */
+export const packObsRecord = (groupCode: string, receivedAt: number, input: number, raw: string): string =>
+  groupCode + FIELD_SEP + receivedAt + FIELD_SEP + input + FIELD_SEP + raw;
+
 /**
  * Auxiliary payloads of one batch, as parallel arrays. The main thread resolves the session's match
  * id to the live matches that have it (its registry is the one match-id index), and sends each
@@ -47,6 +53,7 @@ export const FIELD_SEP = '\x1f';
 export interface AuxBatchCmd {
   t: 'aux';
   groupCodes: string[][]; // the target matches on this shard
+  inputs: number[][];     // the payload's number in each of those matches (the input log's)
   matchIds: string[];     // the session's match id
   playerIds: string[];    // the session's player id ('' until known)
   raws: string[];
@@ -192,6 +199,8 @@ export interface ShardSnapshots {
   texts: string[];
   /** The player-camera secrets of those matches (memory only, never written to disk). */
   camSecrets: string[];
+  /** The last input (ports/input-log.ts) each of those snapshots holds. */
+  inputs: number[];
 }
 
 /** A live match in a few fields, for the operator dashboard (GET /admin/matches). */

@@ -192,6 +192,7 @@ export const SETTINGS = {
   PING_TIMEOUT_MS: s(int(100, 300_000), 20_000, 'a socket that does not answer a ping within this is closed'),
   SHUTDOWN_TIMEOUT_MS: s(int(500, 300_000), 10_000, 'SIGTERM/SIGINT: the process exits at the latest this long after the signal'),
   STATE_DIR: s(str, '', 'directory for live-match snapshots and the resumable-session table; set: matches survive a restart. Unset: nothing is written'),
+  INPUT_LOG: s(bool, true, 'with STATE_DIR or REDIS_URL, keep every observer and auxiliary payload a match is given until a stored snapshot holds it (in STATE_DIR/inputs or a Redis stream per match), so a match rebuilt after a kill or a takeover gets them again; false: a rebuilt match loses what came after its last snapshot'),
   SNAPSHOT_INTERVAL_MS: s(int(100, 600_000), 1000, 'how often each shard snapshots the matches that changed (crash recovery; written to STATE_DIR when set)'),
   METRICS_ENABLED: s(bool, true, 'serve GET /metrics (Prometheus text format) on METRICS_HOST:METRICS_PORT'),
   METRICS_HOST: s(str, '127.0.0.1', 'bind address of the metrics listener (not public by default)'),

@@ -25,6 +25,7 @@ import type { MatchDirectory } from '../ports/match-directory.js';
 import type { MatchOwnership } from '../ports/match-ownership.js';
 import type { MatchSnapshot, SnapshotStore } from '../ports/snapshot-store.js';
 import type { OwnerDelivery } from './owner-delivery.js';
+import { snapshotMeta } from '../shards/snapshot-meta.js';
 
 const ADOPT_RETRY_MS = 250;
 
@@ -52,14 +53,8 @@ export interface TakeoverDeps {
  * from its snapshot's bookkeeping (workers/shard/snapshots.ts: `{"slot":{…"recordStart":n…},"match":…}`); undefined when absent.
  */
 export function matchKeyOfSnapshot(groupCode: string, text: string): string | undefined {
-  const cut = text.indexOf(',"match":');
-  if (!text.startsWith('{"slot":') || cut < 0) return undefined;
-  try {
-    const start = (JSON.parse(text.slice(8, cut)) as { recordStart?: unknown }).recordStart;
-    return typeof start === 'number' ? `${groupCode}-${start.toString(36)}` : undefined;
-  } catch {
-    return undefined;
-  }
+  const start = snapshotMeta(text)?.recordStart;
+  return start !== undefined ? `${groupCode}-${start.toString(36)}` : undefined;
 }
 
 export class MatchTakeover {
@@ -184,8 +179,10 @@ export class MatchTakeover {
         this.heldSince.delete(groupCode);
         return;
       }
+      // The inputs its last owner applied after that snapshot (the log closed to that owner first).
+      const logged = await lifecycle.loggedAfter(record, snapshot);
       this.stats.adopted++;
-      lifecycle.adopt(record, snapshot);
+      lifecycle.adopt(record, snapshot, logged);
       const matchKey = matchKeyOfSnapshot(groupCode, snapshot.text);
       if (matchKey) this.deps.outputs?.(groupCode, matchKey);
       this.delivered(groupCode, true);

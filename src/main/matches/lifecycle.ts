@@ -20,6 +20,9 @@ import type { ShardPool } from '../shards/pool.js';
 import { generateSecret, secretDigest, withoutCamSecret } from './credentials.js';
 import type { LocalRoutes } from './local-routes.js';
 import { restoreCommand } from '../shards/restore-command.js';
+import { snapshotMeta } from '../shards/snapshot-meta.js';
+import type { LoggedInput } from '../ports/input-log.js';
+import type { MatchInputs } from './match-inputs.js';
 import { endSessionsOfLostMatches, type JournalledMatches } from './lost-matches.js';
 import { isRehearsal, REHEARSAL_KEY_PREFIX } from '../ports/rehearsal-marker.js';
 
@@ -36,6 +39,8 @@ export interface LifecycleDeps {
   control: ControlBus;
   events: MainEventBus;
   sync: MatchSync;
+  /** The input log's side of a rebuilt match (its inputs after the snapshot again) and of a removed one. */
+  inputs: MatchInputs;
 }
 
 /** What an observer logon for a group code leads to. */
@@ -137,15 +142,18 @@ export class MatchLifecycle {
     for (const snap of snapshots) {
       const claim = await this.deps.directory.claim(snap.match, { after: snap.epoch });
       if (!claim.ok) continue;
+      const after = snap.created ? 0 : (snapshotMeta(snap.text)?.inputs ?? 0);
+      const logged = await this.deps.inputs.logged(snap.groupCode, claim.record.epoch, snap.epoch, after);
       const shard = this.run(claim.record);
       this.setTeams(claim.record);
       if (snap.created) {
         // Killed before its first snapshot: created again from its logon, at the same time (the same matchKey).
         this.deps.pool.send(shard, { t: 'create', groupCode: snap.groupCode, now: snap.created.now, logon: snap.created.logon, again: true });
-        this.log.warn({ groupCode: snap.groupCode }, 'match created again from its logon: the process ended before its first snapshot (what its observer sent since is lost)');
+        this.log.warn({ groupCode: snap.groupCode }, 'match created again from its logon: the process ended before its first snapshot');
       } else {
         this.deps.pool.send(shard, restoreCommand(this.deps.frames, snap.groupCode, snap.text, ''));
       }
+      this.deps.inputs.replay(snap.groupCode, logged, after);
       this.endOrphanedRehearsal(claim.record, shard);
       n++;
     }
@@ -154,15 +162,22 @@ export class MatchLifecycle {
     return n;
   }
 
+  /** The inputs logged after `snapshot` for the match about to be adopted under `record`'s epoch (rejects when the store did not answer). */
+  loggedAfter(record: MatchRecord, snapshot: MatchSnapshot): Promise<LoggedInput[]> {
+    return this.deps.inputs.logged(record.groupCode, record.epoch, snapshot.epoch, snapshotMeta(snapshot.text)?.inputs ?? 0);
+  }
+
   /**
    * Scale-out: a match whose owner node is gone, adopted by this node (cluster/takeover.ts) under
-   * `record`'s new epoch, is rebuilt from its latest snapshot. The player-camera secret is not in
-   * snapshots (it is a secret): the cameras come back with the next logon or backend answer.
+   * `record`'s new epoch, is rebuilt from its latest snapshot and the inputs logged after it
+   * (`logged`: MatchInputs.logged, read before). The player-camera secret is not in snapshots (it is
+   * a secret): the cameras come back with the next logon or backend answer.
    */
-  adopt(record: MatchRecord, snapshot: MatchSnapshot): void {
+  adopt(record: MatchRecord, snapshot: MatchSnapshot, logged: readonly LoggedInput[]): void {
     const shard = this.run(record);
     this.deps.pool.send(shard, restoreCommand(this.deps.frames, record.groupCode, snapshot.text, ''));
-    this.log.info({ groupCode: record.groupCode, epoch: record.epoch, snapshotEpoch: snapshot.epoch, savedAt: snapshot.savedAt }, 'match adopted from its snapshot');
+    this.deps.inputs.replay(record.groupCode, logged, snapshotMeta(snapshot.text)?.inputs ?? 0);
+    this.log.info({ groupCode: record.groupCode, epoch: record.epoch, snapshotEpoch: snapshot.epoch, savedAt: snapshot.savedAt, replayedInputs: logged.length }, 'match adopted from its snapshot');
     this.endOrphanedRehearsal(record, shard);
   }
 
@@ -181,6 +196,7 @@ export class MatchLifecycle {
     const local = this.deps.routes.delete(groupCode);
     if (!local) return false;
     this.deps.pool.send(local.shard, { t: 'evict', groupCode });
+    this.deps.inputs.drop(groupCode, local.epoch);
     this.deps.sync.forget(groupCode);
     this.deps.frames.disown(groupCode);
     this.deps.events.emit('matchStopped', { groupCode });
@@ -201,7 +217,7 @@ export class MatchLifecycle {
   /** This process runs a claimed match: its shard, its frame channel. */
   private run(record: MatchRecord): number {
     const shard = this.deps.pool.shardOf(record.groupCode);
-    this.deps.routes.add({ groupCode: record.groupCode, shard, epoch: record.epoch, camSecret: '' });
+    this.deps.routes.add({ groupCode: record.groupCode, shard, epoch: record.epoch, camSecret: '', inputs: 0 });
     this.deps.frames.open(record.groupCode, record.epoch);
     this.deps.events.emit('matchRunning', { groupCode: record.groupCode, epoch: record.epoch });
     return shard;
@@ -223,11 +239,12 @@ export class MatchLifecycle {
     const local = routes.delete(groupCode);
     if (!local) return;
     const record = directory.release(groupCode, local.epoch);
+    this.deps.inputs.drop(groupCode, local.epoch);
     snapshots.delete(groupCode, local.epoch).catch((err: Error) => this.log.error({ groupCode, error: err.message }, 'snapshot not deleted'));
     this.deps.sync.forget(groupCode);
     frames.end(groupCode);
     this.deps.events.emit('matchStopped', { groupCode });
-    this.log.info({ groupCode, reason }, 'match removed');
+    this.log.info({ groupCode, reason, inputs: local.inputs }, 'match removed');
     const matchId = record?.matchId ?? '';
     // Auxiliary sessions follow the game's match id: they end with the last live match of that id.
     const stillLive = matchId ? (directory.groupsForMatchId(matchId)?.size ?? 0) > 0 : true;

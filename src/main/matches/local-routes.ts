@@ -10,6 +10,8 @@ export interface LocalMatch {
   readonly epoch: number;
   /** The player-camera secret that travelled beside the latest snapshot ('' when restored from STATE_DIR). */
   camSecret: string;
+  /** The number of the last observer or auxiliary payload sent to its shard (matches/match-inputs.ts). */
+  inputs: number;
   /** The shard's latest dashboard summary (teams, score, round, phase, map, last event); none before the first. */
   summary?: MatchSummary;
 }

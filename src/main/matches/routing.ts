@@ -9,6 +9,7 @@ import type { ShardPool } from '../shards/pool.js';
 import type { Seat } from '../ports/standby-store.js';
 import type { LocalRoutes } from './local-routes.js';
 import type { StandbyRelay } from '../standby/relay.js';
+import type { MatchInputs } from './match-inputs.js';
 import { ObserverClock } from './observer-clock.js';
 
 /** Scale-out: where data for a match that another node runs goes (cluster/owner-delivery.ts). */
@@ -20,6 +21,8 @@ export interface RemoteMatches {
 
 export interface RoutingDeps {
   pool: ShardPool;
+  /** The payloads' way to the shards: numbered and logged (match-inputs.ts). */
+  inputs: MatchInputs;
   directory: MatchDirectory;
   routes: LocalRoutes;
   events: MainEventBus;
@@ -59,7 +62,7 @@ export class MatchRouting {
       return relay.receive(groupCode, seat, raw, now);
     }
     if (local) this.clock.seen(groupCode, now);
-    return this.deps.pool.obs(groupCode, raw, now);
+    return this.deps.inputs.obs(groupCode, raw, now);
   }
 
   /** Auxiliary data goes to every live match with the session's match id (once per shard, with their group codes); false when there is none. */
@@ -67,7 +70,7 @@ export class MatchRouting {
     const remote = this.deps.remote;
     const byShard = this.groupsByShard(matchId, remote && ((code) => remote.send(code, { t: 'aux', matchId, playerId, raw })));
     const now = Date.now();
-    for (const [shard, codes] of byShard) this.deps.pool.aux(shard, codes, matchId, playerId, raw, now);
+    for (const [shard, codes] of byShard) this.deps.inputs.aux(shard, codes, matchId, playerId, raw, now);
     return byShard.size > 0 || (this.deps.remote !== undefined && (this.deps.directory.groupsForMatchId(matchId)?.size ?? 0) > 0);
   }
 
@@ -85,7 +88,7 @@ export class MatchRouting {
     if (!local) return;
     const now = Date.now();
     if (message.t === 'obs') this.toMatch(groupCode, message.raw, message.seat ?? 'group', now, true);
-    else if (message.t === 'aux') this.deps.pool.aux(local.shard, [groupCode], message.matchId, message.playerId, message.raw, now);
+    else if (message.t === 'aux') this.deps.inputs.aux(local.shard, [groupCode], message.matchId, message.playerId, message.raw, now);
     else this.deps.pool.send(local.shard, { t: 'aux_disconnected', groupCodes: [groupCode], matchId: message.matchId, playerId: message.playerId, now });
   }
 

@@ -10,10 +10,14 @@
 // (docs/benchmarks.md, issue 28 "Step 11": −4 to −24 % CPU per frame at 50 matches, ~18 % at the median). Busy, a batch
 // window is `batchMs` again (its hand-off is shared already).
 import { MAX_BATCH_COMMANDS } from '../../protocol/limits.js';
-import { FIELD_SEP, RECORD_SEP, type AuxBatchCmd, type ObsBatchCmd, type ShardCmd } from '../../protocol/shard-messages.js';
+import { FIELD_SEP, packObsRecord, RECORD_SEP, type AuxBatchCmd, type ObsBatchCmd, type ShardCmd } from '../../protocol/shard-messages.js';
 
 /** FRAME_EDGE=auto: messages per interval (100 ms) from which the service counts as busy: 500 a second, ~170 matches at game pace. */
 export const AUTO_EDGE_BUSY = 50;
+
+/** Whether an observer payload and its code can travel packed (neither separator in them: never in valid JSON text). */
+export const packable = (groupCode: string, raw: string): boolean =>
+  !raw.includes(RECORD_SEP) && !raw.includes(FIELD_SEP) && !groupCode.includes(RECORD_SEP) && !groupCode.includes(FIELD_SEP);
 
 export class ShardBatches {
   private readonly pending: ShardCmd[][] = [];
@@ -44,11 +48,11 @@ export class ShardBatches {
     this.pending[shard].push(cmd);
   }
 
-  /** Queues an observer payload for `shard`; false when it cannot be packed (a separator in it). */
-  obs(shard: number, groupCode: string, raw: string, now: number): boolean {
-    if (raw.includes(RECORD_SEP) || raw.includes(FIELD_SEP) || groupCode.includes(RECORD_SEP) || groupCode.includes(FIELD_SEP)) return false;
+  /** Queues an observer payload for `shard` (`input`: its number in the match, 0: none); false when it cannot be packed (a separator in it). */
+  obs(shard: number, groupCode: string, raw: string, now: number, input = 0): boolean {
+    if (!packable(groupCode, raw)) return false;
     const queue = this.pending[shard];
-    const record = groupCode + FIELD_SEP + now + FIELD_SEP + raw;
+    const record = packObsRecord(groupCode, now, input, raw);
     const last = queue[queue.length - 1] as ObsBatchCmd | undefined;
     if (!last || last.t !== 'obs') queue.push({ t: 'obs', count: 1, packed: record });
     else {
@@ -59,12 +63,13 @@ export class ShardBatches {
     return true;
   }
 
-  /** Queues an auxiliary payload for the matches `groupCodes` (those on `shard` with the session's match id). */
-  aux(shard: number, groupCodes: string[], matchId: string, playerId: string, raw: string, now: number): void {
+  /** Queues an auxiliary payload for the matches `groupCodes` (those on `shard` with the session's match id; `inputs`: its number in each). */
+  aux(shard: number, groupCodes: string[], inputs: number[], matchId: string, playerId: string, raw: string, now: number): void {
     const queue = this.pending[shard];
     let last = queue[queue.length - 1] as AuxBatchCmd | undefined;
-    if (!last || last.t !== 'aux') queue.push((last = { t: 'aux', groupCodes: [], matchIds: [], playerIds: [], raws: [], nows: [] }));
+    if (!last || last.t !== 'aux') queue.push((last = { t: 'aux', groupCodes: [], inputs: [], matchIds: [], playerIds: [], raws: [], nows: [] }));
     last.groupCodes.push(groupCodes);
+    last.inputs.push(inputs);
     last.matchIds.push(matchId);
     last.playerIds.push(playerId);
     last.raws.push(raw);

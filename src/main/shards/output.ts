@@ -11,6 +11,7 @@ import type { Logger } from '../base/log.js';
 import type { Frame, FrameBus } from '../ports/frame-bus.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import type { SnapshotStore } from '../ports/snapshot-store.js';
+import type { InputLog } from '../ports/input-log.js';
 import type { TeamInfoStore } from '../ports/team-info-store.js';
 import type { LocalRoutes } from '../matches/local-routes.js';
 
@@ -29,6 +30,8 @@ export interface ShardOutputDeps {
   eventsShared?: (groupCode: string) => Promise<void> | undefined;
   /** The feeds' tables the shards made (answers to `feed_tables`: main/feeds/shard-tables.ts). */
   feedTables?: (answers: NonNullable<ShardOut['feedTables']>) => void;
+  /** The input log (STATE_DIR, Redis): a stored snapshot lets the inputs it holds go. */
+  inputLog?: InputLog;
 }
 
 export interface PublishCounters {
@@ -131,7 +134,11 @@ export class ShardOutput {
       const match = directory.get(groupCode);
       if (!local || !match) continue;
       local.camSecret = snaps.camSecrets[i];
-      snapshots.put({ groupCode, epoch: local.epoch, text: snaps.texts[i], match, savedAt: now }, this.deps.eventsShared?.(groupCode)).catch((err: Error) => {
+      const epoch = local.epoch;
+      const inputs = snaps.inputs[i];
+      snapshots.put({ groupCode, epoch, text: snaps.texts[i], match, savedAt: now }, this.deps.eventsShared?.(groupCode)).then((stored) => {
+        if (stored) this.deps.inputLog?.covered(groupCode, epoch, inputs);
+      }, (err: Error) => {
         this.log.error({ groupCode, error: err.message }, 'snapshot not stored');
       });
     }

@@ -29,6 +29,8 @@ export interface ShardPoolOptions {
   onCrash(shard: number, mode: RecoveryMode): ShardCmd[];
   /** SHARD_WORKERS=0 (threads.ts loadInlineShard): one shard on the main thread; `count` is then 1. */
   inline?: InlineShardStart;
+  /** Runs before any batch is posted: the input log writes what it was given (ports/input-log.ts), so no shard applies an input the log lacks. */
+  beforePost?: () => void;
 }
 
 export class ShardPool {
@@ -86,6 +88,7 @@ export class ShardPool {
 
   /** A batch's window ended: it gets the next mark, is retained, and goes to its shard. */
   private post(index: number, cmds: ShardCmd[]): void {
+    this.options.beforePost?.();
     const mark = ++this.mark;
     cmds.push({ t: 'mark', mark });
     this.retained.retain(index, mark, cmds);
@@ -105,14 +108,14 @@ export class ShardPool {
     this.batches.send(shard, cmd);
   }
 
-  /** Queues an observer payload for its shard; false when it cannot be packed (a separator in it). */
-  obs(groupCode: string, raw: string, now: number): boolean {
-    return this.batches.obs(this.shardOf(groupCode), groupCode, raw, now);
+  /** Queues an observer payload for its shard (`input`: its number in the match, matches/match-inputs.ts; 0: none); false when it cannot be packed (a separator in it). */
+  obs(groupCode: string, raw: string, now: number, input = 0): boolean {
+    return this.batches.obs(this.shardOf(groupCode), groupCode, raw, now, input);
   }
 
-  /** Queues an auxiliary payload for the matches `groupCodes` (those on `shard` with the session's match id). */
-  aux(shard: number, groupCodes: string[], matchId: string, playerId: string, raw: string, now: number): void {
-    this.batches.aux(shard, groupCodes, matchId, playerId, raw, now);
+  /** Queues an auxiliary payload for the matches `groupCodes` (those on `shard` with the session's match id; `inputs`: its number in each). */
+  aux(shard: number, groupCodes: string[], inputs: number[], matchId: string, playerId: string, raw: string, now: number): void {
+    this.batches.aux(shard, groupCodes, inputs, matchId, playerId, raw, now);
   }
 
   /**

@@ -7,8 +7,8 @@ import type { Logger } from '../base/log.js';
 import type { ControlBus } from '../ports/control-bus.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import type { StandbyStore } from '../ports/standby-store.js';
-import type { ShardPool } from '../shards/pool.js';
 import type { LocalRoutes } from '../matches/local-routes.js';
+import type { MatchInputs } from '../matches/match-inputs.js';
 import { StandbyAdmission } from './admission.js';
 import { StandbyRelay } from './relay.js';
 
@@ -19,10 +19,10 @@ export interface Standby {
   close(): void;
 }
 
-export function createStandby(deps: { config: Config; log: Logger; store: StandbyStore; directory: MatchDirectory; control: ControlBus; pool: ShardPool; routes: LocalRoutes; events: EventBus<MainEvents> }): Standby {
-  const { config, log, store, directory, control, pool, routes, events } = deps;
+export function createStandby(deps: { config: Config; log: Logger; store: StandbyStore; directory: MatchDirectory; control: ControlBus; inputs: MatchInputs; routes: LocalRoutes; events: EventBus<MainEvents> }): Standby {
+  const { config, log, store, directory, control, inputs, routes, events } = deps;
   const relay = new StandbyRelay({
-    config, log, store, control, runsHere: (code) => routes.get(code) !== undefined, apply: (groupCode, raw, now) => pool.obs(groupCode, raw, now),
+    config, log, store, control, runsHere: (code) => routes.get(code) !== undefined, apply: (groupCode, raw, now) => inputs.obs(groupCode, raw, now),
     failedOver: (groupCode, { cause, from, to, at }) => events.emit('observerFailover', { groupCode, cause, from, to, at }),
   });
   const admission = new StandbyAdmission({ config, log, store, directory, relay });

@@ -10,10 +10,11 @@ import type { Slot } from './slot.js';
 
 type Envelope = Record<string, unknown>;
 
-/** An observer payload (obs_data) of the session of `groupCode`. */
-export function applyObs(shard: ApplyContext, groupCode: string, raw: string, receivedAt: number): void {
+/** An observer payload (obs_data) of the session of `groupCode`; `input`: its number in the match (the input log's, 0: none). */
+export function applyObs(shard: ApplyContext, groupCode: string, raw: string, receivedAt: number, input: number): void {
   const slot = shard.slots.get(groupCode);
   if (slot !== undefined && replayed(shard, slot)) return;
+  if (slot !== undefined && input > 0) slot.inputs.n = input; // held by the match's next snapshot, whatever the payload does
   const env = parse(shard, raw, groupCode, slot);
   if (!env) return;
   const type = typeof env.type === 'string' ? env.type : '?';
@@ -49,7 +50,11 @@ const replayed = (shard: ApplyContext, slot: Slot): boolean => slot.snapshot.rep
  * An auxiliary payload (aux_data) of a session with `matchId` and `playerId`, for the matches of
  * `groupCodes` (those with that match id on this shard, resolved by the main thread).
  */
-export function applyAux(shard: ApplyContext, groupCodes: string[], matchId: string, playerId: string, raw: string, receivedAt: number): void {
+export function applyAux(shard: ApplyContext, groupCodes: string[], inputs: number[], matchId: string, playerId: string, raw: string, receivedAt: number): void {
+  for (let i = 0; i < groupCodes.length; i++) {
+    const slot = liveSlot(shard, groupCodes[i]);
+    if (slot !== undefined && inputs[i] > 0) slot.inputs.n = inputs[i];
+  }
   let first: Slot | undefined;
   for (const code of groupCodes) if ((first = auxTarget(shard, code, matchId))) break;
   const firstCode = first?.groupCode ?? '';

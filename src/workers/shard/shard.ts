@@ -83,7 +83,7 @@ export class Shard implements BatchContext, CycleContext {
         ?? new ReplayRecorder(this.settings.replayDir, groupCode, now, replayHeader(logon, this.settings.serviceVersion, now))
       : undefined;
     const slot = newSlot(groupCode, match, {
-      matchId: match.matchId, lastActivityAt: wallNow, lastEventAt: wallNow, frameNo: 0, snapshot: { event: -1, replayMark: -1 }, recordStart: now, recorder,
+      matchId: match.matchId, lastActivityAt: wallNow, lastEventAt: wallNow, frameNo: 0, snapshot: { event: -1, inputs: -1, replayMark: -1 }, inputs: 0, recordStart: now, recorder,
     });
     this.slots.set(groupCode, slot);
     if (this.settings.matchEvents) startEvents(slot, now, false);
@@ -100,7 +100,7 @@ export class Shard implements BatchContext, CycleContext {
     const slot = newSlot(cmd.groupCode, match, {
       matchId: '', lastActivityAt: meta.lastActivityAt, lastEventAt: meta.lastEventAt, frameNo: cmd.frameNoBase,
       // A crash's replay skips the batches the snapshot holds; other restores are snapshotted anew (snapshots.ts).
-      snapshot: restoredMarks(meta, cmd.replay === true, match.eventNumber), recordStart: meta.recordStart,
+      snapshot: restoredMarks(meta, cmd.replay === true, match.eventNumber), inputs: meta.inputs ?? 0, recordStart: meta.recordStart,
       recorder: this.settings.recordReplays ? ReplayRecorder.reopen(this.settings.replayDir, cmd.groupCode, meta.recordStart) : undefined,
     });
     this.slots.set(cmd.groupCode, slot);

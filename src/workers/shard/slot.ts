@@ -3,6 +3,7 @@
 // owner, the one file that writes it (others only read it):
 //   sent       shard.ts (sendFrame, sendFrameTexts): the frames sent and the text hold
 //   received   apply.ts: the last applied message's receive time
+//   inputs     apply.ts: the number of the last input given to the match (the input log's)
 //   reported   changes.ts: what the main thread was told (match id, roster size)
 //   layout     frames.ts: the last frame's layout, the base of the next delta
 //   deadline   deadlines.ts: the heap entry (engine timer, inactivity check, position)
@@ -44,9 +45,10 @@ export interface DeadlineEntry {
   heapIndex: number;
 }
 
-/** snapshots.ts: the last snapshot's eventNumber (-1: none yet); restored for a crash's replay, the last batch mark its snapshot holds (replayed batches up to it are skipped, apply.ts liveSlot), -1 otherwise. */
+/** snapshots.ts: the last snapshot's eventNumber (-1: none yet) and last input; restored for a crash's replay, the last batch mark its snapshot holds (replayed batches up to it are skipped, apply.ts liveSlot), -1 otherwise. */
 export interface SnapshotMarks {
   event: number;
+  inputs: number;
   replayMark: number;
 }
 
@@ -59,6 +61,8 @@ export interface Slot {
   readonly sent: SentFrames;
   /** Wall-clock time of the last applied message (apply.ts). */
   readonly received: { at: number };
+  /** The number of the last observer or auxiliary payload given to the match (apply.ts; the input log's, main/ports/input-log.ts). */
+  readonly inputs: { n: number };
   /** The match id the main thread was last told (`match_id` event; '' before match_start), and the roster size (changes.ts). */
   readonly reported: { matchId: string; rosterSize: number };
   readonly layout: LayoutBase;
@@ -79,6 +83,8 @@ export interface SlotOrigin {
   lastEventAt: number;
   frameNo: number;
   snapshot: SnapshotMarks;
+  /** The last input the origin holds (a snapshot's; 0 for a logon). */
+  inputs: number;
   recordStart: number;
   recorder: ReplayRecorder | undefined;
 }
@@ -88,6 +94,7 @@ export function newSlot(groupCode: string, match: Match, origin: SlotOrigin): Sl
     groupCode, match, recorder: origin.recorder, recordStart: origin.recordStart,
     sent: { event: match.eventNumber - 1, at: 0, activityAt: origin.lastActivityAt, frameNo: origin.frameNo, frameTextsUntil: 0, frameTextSent: false, feedTablesWanted: false },
     received: { at: origin.lastEventAt },
+    inputs: { n: origin.inputs },
     reported: { matchId: origin.matchId, rosterSize: 0 },
     layout: { prev: null, event: -1 },
     deadline: { timerAt: Infinity, inactivityAt: Infinity, heapIndex: -1 },

@@ -19,19 +19,21 @@ import type { Slot, SnapshotMarks } from './slot.js';
 /**
  * The shard's bookkeeping a restored match keeps; `mark`: the last batch the snapshot holds (absent
  * before issue 28); `events`: what its event deriver cannot read back from the state (absent
- * without EVENTS_ENABLED and before issue 35).
+ * without EVENTS_ENABLED and before issue 35); `inputs`: the last input it holds (the input log's,
+ * main/ports/input-log.ts; absent before it: 0).
  */
 export interface SlotMeta {
   lastActivityAt: number;
   lastEventAt: number;
   recordStart: number;
   mark?: number;
+  inputs?: number;
   events?: DeriverJournal;
 }
 
 /** {"slot":<SlotMeta: no member named "match" at any depth>,"match":<the engine's snapshot>} */
 export function snapshotText(slot: Slot, state?: SnapshotState, mark = -1): string {
-  const meta: SlotMeta = { lastActivityAt: slot.sent.activityAt, lastEventAt: slot.received.at, recordStart: slot.recordStart, mark };
+  const meta: SlotMeta = { lastActivityAt: slot.sent.activityAt, lastEventAt: slot.received.at, recordStart: slot.recordStart, mark, inputs: slot.inputs.n };
   const deriver = slot.events.deriver;
   if (deriver) meta.events = deriver.journal();
   return '{"slot":' + JSON.stringify(meta) + ',"match":' + slot.match.toSnapshot(state) + '}';
@@ -53,7 +55,7 @@ export function parseSnapshot(text: string, playercamSecret: string): { meta: Sl
  * next round, at a mark of this one.
  */
 export function restoredMarks(meta: SlotMeta, replay: boolean, eventNumber: number): SnapshotMarks {
-  return replay && typeof meta.mark === 'number' ? { event: eventNumber, replayMark: meta.mark } : { event: -1, replayMark: -1 };
+  return replay && typeof meta.mark === 'number' ? { event: eventNumber, inputs: meta.inputs ?? 0, replayMark: meta.mark } : { event: -1, inputs: -1, replayMark: -1 };
 }
 
 export class SnapshotRounds {
@@ -84,7 +86,7 @@ export class SnapshotRounds {
    * every match now, at `mark`. Otherwise the next slice of the round (the first slice begins it).
    */
   take(slots: ReadonlyMap<string, Slot>, mark: number, force: boolean, onError: (slot: Slot, err: Error) => void, snapshotState?: (slot: Slot) => SnapshotState | undefined): ShardSnapshots | undefined {
-    const out: ShardSnapshots = { mark, codes: [], texts: [], camSecrets: [] };
+    const out: ShardSnapshots = { mark, codes: [], texts: [], camSecrets: [], inputs: [] };
     if (force) {
       for (const slot of slots.values()) snapshotInto(out, slot, mark, true, onError, snapshotState);
       this.lastMark = Math.max(this.lastMark, mark);
@@ -113,9 +115,9 @@ export class SnapshotRounds {
   }
 }
 
-/** The slot's snapshot into `out` when it changed since its last one (any with `force`). */
+/** The slot's snapshot into `out` when it changed or was given inputs since its last one (any with `force`): a snapshot lets the input log go. */
 function snapshotInto(out: ShardSnapshots, slot: Slot, mark: number, force: boolean, onError: (slot: Slot, err: Error) => void, snapshotState?: (slot: Slot) => SnapshotState | undefined): void {
-  if (!force && slot.snapshot.event === slot.match.eventNumber) return;
+  if (!force && slot.snapshot.event === slot.match.eventNumber && slot.snapshot.inputs === slot.inputs.n) return;
   try {
     out.texts.push(snapshotText(slot, snapshotState?.(slot), mark));
   } catch (err) {
@@ -124,5 +126,7 @@ function snapshotInto(out: ShardSnapshots, slot: Slot, mark: number, force: bool
   }
   out.codes.push(slot.groupCode);
   out.camSecrets.push(slot.match.playercamSecret);
+  out.inputs.push(slot.inputs.n);
   slot.snapshot.event = slot.match.eventNumber;
+  slot.snapshot.inputs = slot.inputs.n;
 }

@@ -89,8 +89,11 @@ describe('restart with STATE_DIR', () => {
     const files = fs.readdirSync(stateDir);
     expect(files).toContain('sessions.json');
     expect(files.filter((f) => f.startsWith('match-'))).toHaveLength(1);
-    for (const f of files) {
-      if (f === 'events') { expect(fs.statSync(path.join(stateDir, f)).mode & 0o777).toBe(0o700); continue; } // the match events' journal (docs/events.md)
+    expect(files).toContain('inputs'); // the input log (docs/reliability.md, "The input log")
+    const inputFiles = fs.readdirSync(path.join(stateDir, 'inputs')).map((f) => path.join('inputs', f));
+    expect(inputFiles.length).toBeGreaterThan(0);
+    for (const f of [...files, ...inputFiles]) {
+      if (f === 'events' || f === 'inputs') { expect(fs.statSync(path.join(stateDir, f)).mode & 0o777).toBe(0o700); continue; } // the match events' journal (docs/events.md)
       expect(fs.statSync(path.join(stateDir, f)).mode & 0o777).toBe(0o600);
       const text = fs.readFileSync(path.join(stateDir, f), 'utf8');
       expect(text).not.toContain(secret);

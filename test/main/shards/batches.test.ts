@@ -26,7 +26,7 @@ describe('ShardBatches windows (FRAME_EDGE=auto)', () => {
   it('quiet: observer and auxiliary messages wait one interval and go as one batch per shard', () => {
     const { b, posts, observed } = batches(INTERVAL);
     b.obs(0, 'A', '{}', T0);
-    b.aux(1, ['B'], 'm', 'p', '{}', T0 + 10);
+    b.aux(1, ['B'], [1], 'm', 'p', '{}', T0 + 10);
     vi.advanceTimersByTime(10 + BATCH_MS);
     b.obs(0, 'C', '{}', T0 + 40);
     vi.advanceTimersByTime(INTERVAL - 10 - BATCH_MS - 1);

@@ -4,7 +4,7 @@
 // it answers with the next frame, in the same output.
 import { describe, expect, it } from 'vitest';
 import { feedTablesOf, type MatchData } from '../../../src/protocol/feed-tables.js';
-import { FIELD_SEP, RECORD_SEP, type ShardCmd, type ShardOut } from '../../../src/protocol/shard-messages.js';
+import { packObsRecord, RECORD_SEP, type ShardCmd, type ShardOut } from '../../../src/protocol/shard-messages.js';
 import type { ShardSettings } from '../../../src/protocol/shard-settings.js';
 import { matchDataJson } from '../../../src/protocol/wire.js';
 import { Shard } from '../../../src/workers/shard/shard.js';
@@ -21,7 +21,7 @@ const settings: ShardSettings = {
 
 let mark = 0;
 const obs = (records: typeof replay.records): ShardCmd[] => [
-  { t: 'obs', count: records.length, packed: records.map((rec) => CODE + FIELD_SEP + '0' + FIELD_SEP + JSON.stringify({ ...rec, groupCode: CODE })).join(RECORD_SEP) },
+  { t: 'obs', count: records.length, packed: records.map((rec) => packObsRecord(CODE, 0, 0, JSON.stringify({ ...rec, groupCode: CODE }))).join(RECORD_SEP) },
 ];
 const closing = (): ShardCmd => ({ t: 'mark', mark: ++mark });
 

@@ -3,7 +3,7 @@
 // quiet service's batches an interval long: main/shards/batches.ts), and none with `cycle`, whose
 // frames wait for the shard's cycle.
 import { describe, expect, it } from 'vitest';
-import { FIELD_SEP, RECORD_SEP, type ShardCmd, type ShardOut } from '../../../src/protocol/shard-messages.js';
+import { packObsRecord, RECORD_SEP, type ShardCmd, type ShardOut } from '../../../src/protocol/shard-messages.js';
 import type { ShardSettings } from '../../../src/protocol/shard-settings.js';
 import { runCycle } from '../../../src/workers/shard/cycle.js';
 import { Shard } from '../../../src/workers/shard/shard.js';
@@ -24,7 +24,7 @@ function framesAfter(frameEdge: ShardSettings['frameEdge'], cycle: boolean): { a
   shard.scheduler.stop(); // no timers: only the batch and the cycle send frames
   const frames = () => outputs.reduce((n, o) => n + o.codes.length, 0);
   const records = replay.records.slice(0, 20);
-  const obs: ShardCmd = { t: 'obs', count: records.length, packed: records.map((rec) => CODE + FIELD_SEP + '0' + FIELD_SEP + JSON.stringify({ ...rec, groupCode: CODE })).join(RECORD_SEP) };
+  const obs: ShardCmd = { t: 'obs', count: records.length, packed: records.map((rec) => packObsRecord(CODE, 0, 0, JSON.stringify({ ...rec, groupCode: CODE }))).join(RECORD_SEP) };
   runBatch(shard, [{
     t: 'create', groupCode: CODE, now: 0,
     logon: { groupCode: CODE, leftTeam: h.leftTeam as never, rightTeam: h.rightTeam as never, organizationId: '', isSupporter: false, obsName: 'test', clientVersion: '0.3.3' },

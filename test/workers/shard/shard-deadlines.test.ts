@@ -11,7 +11,7 @@ const match = Match.create({ groupCode: h.groupCode, leftTeam: h.leftTeam as nev
 
 /** A slot (the heap reads its keys only; the engine's next timer is given to it, here any time). */
 function slot(code: string, lastActivityAt: number): Slot {
-  return newSlot(code, match, { matchId: '', lastActivityAt, lastEventAt: 0, frameNo: 0, snapshot: { event: -1, replayMark: -1 }, recordStart: 0, recorder: undefined });
+  return newSlot(code, match, { matchId: '', lastActivityAt, lastEventAt: 0, frameNo: 0, snapshot: { event: -1, inputs: -1, replayMark: -1 }, inputs: 0, recordStart: 0, recorder: undefined });
 }
 
 const key = (s: Slot) => Math.min(s.deadline.timerAt, s.deadline.inactivityAt);

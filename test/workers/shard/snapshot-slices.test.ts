@@ -5,7 +5,7 @@
 // thread) with the recorded match: one that never crashes, one that "crashes" mid-round (its
 // outputs are all the pool would have), and its replacement.
 import { describe, expect, it } from 'vitest';
-import { FIELD_SEP, RECORD_SEP, type ShardCmd, type ShardOut } from '../../../src/protocol/shard-messages.js';
+import { packObsRecord, RECORD_SEP, type ShardCmd, type ShardOut } from '../../../src/protocol/shard-messages.js';
 import type { ShardSettings } from '../../../src/protocol/shard-settings.js';
 import { Shard } from '../../../src/workers/shard/shard.js';
 import { runBatch } from '../../../src/workers/shard/thread.js';
@@ -30,7 +30,7 @@ function batches(): ShardCmd[][] {
   out[0].push({ t: 'mark', mark: ++mark });
   for (let r = 0; r < records.length; r += 3) {
     const packed: string[] = [];
-    for (const code of CODES) for (const rec of records.slice(r, r + 3)) packed.push(code + FIELD_SEP + '0' + FIELD_SEP + JSON.stringify({ ...rec, groupCode: code }));
+    for (const code of CODES) for (const rec of records.slice(r, r + 3)) packed.push(packObsRecord(code, 0, 0, JSON.stringify({ ...rec, groupCode: code })));
     out.push([{ t: 'obs', count: packed.length, packed: packed.join(RECORD_SEP) }, { t: 'mark', mark: ++mark }]);
   }
   return out;

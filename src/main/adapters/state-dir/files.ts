@@ -59,7 +59,7 @@ export class StateFiles {
   private readonly log: Logger;
   /** Per file: the write in progress and the next content waiting behind it (only the latest is kept), with what to do once it landed. */
   private readonly writing = new Map<string, Promise<void>>();
-  private readonly next = new Map<string, { content: string | null; landed?: () => void }>();
+  private readonly next = new Map<string, { content: string | null; landed: Array<(ok: boolean) => void> }>();
   /** The last stamp given to a session write (the table's or a logon's). */
   private stamp = 0;
   /** Sessions logged on since the table last landed (what `sessions-new.json` holds). */
@@ -106,11 +106,16 @@ export class StateFiles {
     return [...(table?.v === STATE_VERSION && Array.isArray(table.sessions) ? table.sessions : []), ...later.map((e) => e.session)];
   }
 
-  writeMatch(match: PersistedMatch): void {
+  /** Resolves true once this content (or a later one of the same file) is on disk, false when that write failed. */
+  writeMatch(match: PersistedMatch): Promise<boolean> {
     const { groupCode, createdAt } = match;
-    // The match's first snapshot on disk makes its creation file needless (unless it is another match's by then).
-    const landed = this.created.get(groupCode) === createdAt ? () => { if (this.created.get(groupCode) === createdAt) this.deleteCreated(groupCode); } : undefined;
-    this.queue(this.fileOf(groupCode), JSON.stringify(match), landed);
+    return new Promise((resolve) => {
+      this.queue(this.fileOf(groupCode), JSON.stringify(match), (ok) => {
+        // The match's first snapshot on disk makes its creation file needless (unless it is another match's by then).
+        if (ok && this.created.get(groupCode) === createdAt) this.deleteCreated(groupCode);
+        resolve(ok);
+      });
+    });
   }
 
   /** A match's creation, on disk when this returns (a failure is logged: the match goes on in memory). */
@@ -140,7 +145,7 @@ export class StateFiles {
 
   writeSessions(sessions: PersistedSession[]): void {
     const stamp = this.nextStamp();
-    const landed = () => { this.newSessions = this.newSessions.filter((e) => e.stamp > stamp); };
+    const landed = (ok: boolean) => { if (ok) this.newSessions = this.newSessions.filter((e) => e.stamp > stamp); };
     this.queue(path.join(this.dir, SESSIONS_FILE), JSON.stringify({ v: STATE_VERSION, stamp, sessions } satisfies SessionsFile), landed);
   }
 
@@ -189,9 +194,11 @@ export class StateFiles {
     while (this.writing.size > 0) await Promise.allSettled([...this.writing.values()]);
   }
 
-  /** Latest content wins: a write waits behind the one in progress for the same file; null deletes. */
-  private queue(file: string, content: string | null, landed?: () => void): void {
-    this.next.set(file, { content, landed });
+  /** Latest content wins: a write waits behind the one in progress for the same file; null deletes. A replaced content's `landed` waits for its replacement's. */
+  private queue(file: string, content: string | null, landed?: (ok: boolean) => void): void {
+    const waiting = this.next.get(file)?.landed ?? [];
+    if (landed) waiting.push(landed);
+    this.next.set(file, { content, landed: waiting });
     if (!this.writing.has(file)) this.writing.set(file, this.drain(file));
   }
 
@@ -207,9 +214,10 @@ export class StateFiles {
           await fs.promises.writeFile(tmp, content, { mode: 0o600 });
           await fs.promises.rename(tmp, file);
         }
-        landed?.();
+        for (const done of landed) done(true);
       } catch (err) {
         this.log.error({ file: path.basename(file), error: (err as Error).message }, 'state write failed');
+        for (const done of landed) done(false);
       }
     }
     this.writing.delete(file);

@@ -31,11 +31,14 @@ export class StateDirSnapshotStore implements SnapshotStore {
 
   constructor(private readonly files: StateFiles) {}
 
-  /** Synchronous body: a deletion queued after this put is queued after its write too. */
-  async put(snapshot: MatchSnapshot): Promise<boolean> {
-    if (!this.memory.keep(snapshot)) return false;
-    this.files.writeMatch(toFile(snapshot));
-    return true;
+  /**
+   * Synchronous body: a deletion queued after this put is queued after its write too. Resolves once
+   * the snapshot (or a later one of the match) is on disk: true; false when the store holds a
+   * higher epoch's or the write failed (`latest` has it at once either way).
+   */
+  put(snapshot: MatchSnapshot): Promise<boolean> {
+    if (!this.memory.keep(snapshot)) return Promise.resolve(false);
+    return this.files.writeMatch(toFile(snapshot));
   }
 
   /** Synchronous: on disk before the logon is answered. */
@@ -48,6 +51,7 @@ export class StateDirSnapshotStore implements SnapshotStore {
   }
 
   async loadAll(): Promise<MatchSnapshot[]> {
+    await this.files.flush(); // what this process queued lands first
     const list = this.files.loadMatches().map(fromFile);
     // A creation is no shard snapshot: never `latest` (a shard restart could not rebuild from it).
     for (const s of list) if (!s.created) this.memory.keep(s);
