@@ -30,7 +30,30 @@ export interface RunOutcome {
   duplicates: number;
   /** Match keys the match's events came under (1: one match for the bracket). */
   matchKeys: number;
+  /**
+   * The observer's records the service never applied (sent − the final owner's input count): those in
+   * the connection when its node was killed or frozen, which the unchanged client never sends again
+   * (obs_data has no acknowledgement). A run with any is compared with a clean run it cannot equal:
+   * its wrong events, record and series are counted apart (`excusedWrong`), not as failures.
+   */
+  inputsLost: number;
+  excusedWrong: number;
   notes: string[];
+}
+
+/** The number of inputs the match's last owner had when it removed the match (its `match removed` log line), or undefined. */
+export function inputsApplied(logs: Iterable<string[]>, code: string): number | undefined {
+  let applied: number | undefined;
+  for (const lines of logs) {
+    for (const line of lines) {
+      if (!line.includes('match removed') || !line.includes(code)) continue;
+      try {
+        const entry = JSON.parse(line) as { msg?: string; groupCode?: string; inputs?: unknown };
+        if (entry.msg === 'match removed' && entry.groupCode === code && typeof entry.inputs === 'number') applied = Math.max(applied ?? 0, entry.inputs);
+      } catch { /* not a log line */ }
+    }
+  }
+  return applied;
 }
 
 /** The code and match key replaced, the record's storedAt and startedAt dropped (wall-clock times: the
@@ -61,8 +84,9 @@ export function cleanOf(events: TortureEvent[], code: string, results: unknown):
 /** A node's stop (kill or freeze) at `at`: its requests that began before and ended after are in flight. */
 export interface Stop { node: string; at: number }
 
-export function check(arrivals: Arrival[], unique: TortureEvent[], clean: CleanRun, code: string, results: unknown, stops: Stop[]): RunOutcome {
+export function check(arrivals: Arrival[], unique: TortureEvent[], clean: CleanRun, code: string, results: unknown, stops: Stop[], inputsLost: number): RunOutcome {
   const notes: string[] = [];
+  if (inputsLost > 0) notes.push(`${inputsLost} of the observer's records never applied (in the connection at the fault): wrong events, record and series counted apart`);
   const keys = new Set(unique.map((e) => e.matchKey));
   if (keys.size > 1) notes.push(`the match's events came under ${keys.size} match keys (${[...keys].join(', ')}): the bracket sees ${keys.size} matches`);
   const ended = unique.find((e) => e.type === 'match_ended');
@@ -136,5 +160,9 @@ export function check(arrivals: Arrival[], unique: TortureEvent[], clean: CleanR
   twoOwners += switchBacks;
   if (twoOwners > 3) notes.push(`… ${twoOwners} overlapping pairs of two nodes' requests for the match in all`);
   const duplicates = arrivals.reduce((n, a) => n + a.events.length, 0) - unique.length;
-  return { lost, outOfOrder, wrongEvents, wrongRecord, wrongSeries, twoOwners, excused, duplicates, matchKeys: keys.size, notes };
+  if (inputsLost > 0) {
+    const excusedWrong = wrongEvents + (wrongRecord ? 1 : 0) + (wrongSeries ? 1 : 0);
+    return { lost, outOfOrder, wrongEvents: 0, wrongRecord: false, wrongSeries: false, twoOwners, excused, duplicates, matchKeys: keys.size, inputsLost, excusedWrong, notes };
+  }
+  return { lost, outOfOrder, wrongEvents, wrongRecord, wrongSeries, twoOwners, excused, duplicates, matchKeys: keys.size, inputsLost, excusedWrong: 0, notes };
 }

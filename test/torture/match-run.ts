@@ -8,7 +8,7 @@ import { connectObserver, logon } from '../helpers/clients.js';
 import { BO3, exampleCsv, upload } from '../helpers/fixtures.js';
 import { recordedMatch, replayLogon, sendRecords, type Replay } from '../helpers/recorded.js';
 import { pollUntil } from '../helpers/waits.js';
-import { check, cleanOf, type CleanRun, type RunOutcome, type Stop } from './checks.js';
+import { check, cleanOf, inputsApplied, type CleanRun, type RunOutcome, type Stop } from './checks.js';
 import { TortureReceiver } from './receiver.js';
 import type { FaultContext, Scenario } from './scenarios.js';
 import { ADMIN, AUTH_KEY, nodeEnv, startTopology, type TopologyKind } from './topology.js';
@@ -111,14 +111,18 @@ async function play(kind: TopologyKind, scenario: Scenario | null, options: RunO
 
 /** The clean run's events, record and series result (one per harness invocation: every run plays the whole match). */
 export async function cleanRun(options: RunOptions): Promise<CleanRun> {
-  const { receiver, code, results } = await play('embedded', null, options);
+  const { receiver, code, results, logs } = await play('embedded', null, options);
+  const applied = inputsApplied(Object.values(logs), code);
+  if (applied !== replay.records.length) throw new Error(`the clean run applied ${applied ?? 'an unknown number of'} of ${replay.records.length} records (the nodes' log level must be info or lower)`);
   return cleanOf(receiver.unique(), code, results);
 }
 
 export async function runOnce(scenario: Scenario, clean: CleanRun, options: RunOptions): Promise<RunResult> {
   const started = Date.now();
   const { receiver, code, results, stops, stretch, faultAtMs, logs } = await play(scenario.topology, scenario, options);
-  const outcome = check(receiver.arrivals, receiver.unique(), clean, code, results, stops);
+  const applied = inputsApplied(Object.values(logs), code);
+  const outcome = check(receiver.arrivals, receiver.unique(), clean, code, results, stops, applied === undefined ? 0 : replay.records.length - applied);
+  if (applied === undefined) outcome.notes.push('the records applied are unknown (no `match removed` line: log level above info): compared strictly');
   if (receiver.badSignatures) outcome.notes.push(`${receiver.badSignatures} requests with a bad signature`);
   return { scenario: scenario.name, ms: Date.now() - started, stretch, faultAtMs, ...outcome, logs };
 }

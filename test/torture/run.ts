@@ -28,6 +28,7 @@ const { values } = parseArgs({
     'hold-ms': { type: 'string', default: '200' },
     'log-level': { type: 'string', default: 'info' },
     seed: { type: 'string', default: String(Date.now() % 1_000_000) },
+    parallel: { type: 'string', default: '1' },
     out: { type: 'string' },
   },
 });
@@ -39,6 +40,7 @@ if (unknown.length) {
 }
 const runs = Number(values.runs);
 const seed = Number(values.seed);
+const parallel = Math.max(1, Number(values.parallel));
 
 /** mulberry32: the runs' random choices (stretch, fault moment, outage length, group code) from --seed. */
 function seeded(a: number): () => number {
@@ -55,50 +57,58 @@ const stopHogs = () => { for (const h of hogs) if (h.exitCode === null) h.kill('
 process.once('exit', stopHogs);
 process.once('SIGINT', () => { stopHogs(); process.exit(130); });
 
-const options: RunOptions = {
-  random: seeded(seed),
+/** A run's options: its random choices from the seed, the scenario and the run's number (the same whatever runs beside it). */
+const optionsOf = (stream: number): RunOptions => ({
+  random: seeded(seed * 1009 + stream),
   receiverDownMaxMs: Number(values['receiver-down-max-ms']),
   holdMs: Number(values['hold-ms']),
   logLevel: values['log-level']!,
   log: (line) => console.log(`    ${line}`),
-};
+});
 
 const started = Date.now();
-console.log(`torture: ${names.join(', ')} × ${runs}, ${hogs.length} CPU hogs, seed ${seed}`);
-const clean = await cleanRun(options);
+console.log(`torture: ${names.join(', ')} × ${runs}, ${hogs.length} CPU hogs, ${parallel} at once, seed ${seed}`);
+const clean = await cleanRun(optionsOf(0));
 console.log(`clean run: ${clean.game.length} game events (${Math.round((Date.now() - started) / 1000)} s)`);
 const results: RunResult[] = [];
-for (const name of names) {
+const failed = (r: RunResult) => r.matchKeys > 1 || r.lost > 0 || r.outOfOrder > 0 || r.wrongEvents > 0 || r.wrongRecord || r.wrongSeries || r.twoOwners > 0 || r.notes.some((n) => n.startsWith('harness error'));
+
+/** One run of `name` (its `i`-th), reported as it ends. */
+async function one(name: string, i: number): Promise<RunResult> {
   const scenario = SCENARIOS.find((s) => s.name === name)!;
-  console.log(`${name}: ${scenario.what}`);
-  for (let i = 1; i <= runs; i++) {
-    let r: RunResult;
-    const t = Date.now();
-    try {
-      r = await runOnce(scenario, clean, options);
-    } catch (err) {
-      r = { scenario: name, ms: Date.now() - t, stretch: [0, 0], faultAtMs: 0, lost: 0, outOfOrder: 0, wrongEvents: 0, wrongRecord: false, wrongSeries: false, twoOwners: 0, excused: 0, duplicates: 0, matchKeys: 0, notes: [`harness error: ${(err as Error).message.split('\n')[0]}`] };
-    }
-    results.push(r);
-    const bad = r.matchKeys > 1 || r.lost || r.outOfOrder || r.wrongEvents || r.wrongRecord || r.wrongSeries || r.twoOwners || r.notes.some((n) => n.startsWith('harness error'));
-    console.log(`  ${name} #${i}: ${bad ? 'FAIL' : 'ok'} (${Math.round(r.ms / 1000)} s, records ${r.stretch[0]}–${r.stretch[1]}, fault at +${r.faultAtMs} ms, ${r.duplicates} repeats${r.excused ? `, ${r.excused} in-flight overlaps excused` : ''})`);
-    for (const note of r.notes) console.log(`    ${note}`);
-    if (bad && r.logs) {
-      const dir = path.join(os.tmpdir(), `ods-torture-${seed}`, `${name}-${i}`);
-      fs.mkdirSync(dir, { recursive: true });
-      for (const [who, lines] of Object.entries(r.logs)) fs.writeFileSync(path.join(dir, `${who}.log`), lines.join('\n') + '\n');
-      console.log(`    logs: ${dir}`);
-    }
-    delete r.logs;
+  let r: RunResult;
+  const t = Date.now();
+  try {
+    r = await runOnce(scenario, clean, optionsOf(SCENARIOS.indexOf(scenario) * 100_000 + i));
+  } catch (err) {
+    r = { scenario: name, ms: Date.now() - t, stretch: [0, 0], faultAtMs: 0, lost: 0, outOfOrder: 0, wrongEvents: 0, wrongRecord: false, wrongSeries: false, twoOwners: 0, excused: 0, duplicates: 0, matchKeys: 0, inputsLost: 0, excusedWrong: 0, notes: [`harness error: ${(err as Error).message.split('\n')[0]}`] };
   }
+  const bad = failed(r);
+  console.log(`  ${name} #${i}: ${bad ? 'FAIL' : 'ok'} (${Math.round(r.ms / 1000)} s, records ${r.stretch[0]}–${r.stretch[1]}, fault at +${r.faultAtMs} ms, ${r.duplicates} repeats${r.excused ? `, ${r.excused} in-flight overlaps excused` : ''}${r.inputsLost ? `, ${r.inputsLost} records lost in the connection` : ''})`);
+  for (const note of r.notes) console.log(`    ${note}`);
+  if (bad && r.logs) {
+    const dir = path.join(os.tmpdir(), `ods-torture-${seed}`, `${name}-${i}`);
+    fs.mkdirSync(dir, { recursive: true });
+    for (const [who, lines] of Object.entries(r.logs)) fs.writeFileSync(path.join(dir, `${who}.log`), lines.join('\n') + '\n');
+    console.log(`    logs: ${dir}`);
+  }
+  delete r.logs;
+  return r;
 }
+
+// Every scenario's runs in order, `parallel` of them at a time (each on its own set-up and ports).
+const queue = names.flatMap((name) => Array.from({ length: runs }, (_, k) => ({ name, i: k + 1 })));
+for (const name of names) console.log(`${name}: ${SCENARIOS.find((s) => s.name === name)!.what}`);
+await Promise.all(Array.from({ length: Math.min(parallel, queue.length) }, async () => {
+  for (let job = queue.shift(); job; job = queue.shift()) results.push(await one(job.name, job.i));
+}));
 stopHogs();
 
 const summary = names.map((name) => {
   const mine = results.filter((r) => r.scenario === name);
   return {
     scenario: name, runs: mine.length,
-    failedRuns: mine.filter((r) => r.matchKeys > 1 || r.lost || r.outOfOrder || r.wrongEvents || r.wrongRecord || r.wrongSeries || r.twoOwners || r.notes.some((n) => n.startsWith('harness error'))).length,
+    failedRuns: mine.filter(failed).length,
     harnessErrors: mine.filter((r) => r.notes.some((n) => n.startsWith('harness error'))).length,
     eventsLost: mine.reduce((n, r) => n + r.lost, 0),
     outOfOrder: mine.reduce((n, r) => n + r.outOfOrder, 0),
@@ -108,13 +118,16 @@ const summary = names.map((name) => {
     splitMatches: mine.filter((r) => r.matchKeys > 1).length,
     twoOwners: mine.reduce((n, r) => n + r.twoOwners, 0),
     inFlightExcused: mine.reduce((n, r) => n + r.excused, 0),
+    runsWithInputsLost: mine.filter((r) => r.inputsLost > 0).length,
+    inputsLost: mine.reduce((n, r) => n + r.inputsLost, 0),
+    excusedWrong: mine.reduce((n, r) => n + r.excusedWrong, 0),
     repeats: mine.reduce((n, r) => n + r.duplicates, 0),
-    seconds: Math.round(mine.reduce((n, r) => n + r.ms, 0) / 1000),
+    runSeconds: Math.round(mine.reduce((n, r) => n + r.ms, 0) / 1000),
   };
 });
 const took = Math.round((Date.now() - started) / 1000);
-console.log(JSON.stringify({ seed, hogs: hogs.length, seconds: took, scenarios: summary }, null, 2));
-const cols = ['scenario', 'runs', 'failedRuns', 'eventsLost', 'outOfOrder', 'wrongEvents', 'wrongRecords', 'wrongSeries', 'splitMatches', 'twoOwners', 'inFlightExcused', 'seconds'] as const;
+console.log(JSON.stringify({ seed, hogs: hogs.length, parallel, seconds: took, scenarios: summary }, null, 2));
+const cols = ['scenario', 'runs', 'failedRuns', 'eventsLost', 'outOfOrder', 'wrongEvents', 'wrongRecords', 'wrongSeries', 'splitMatches', 'twoOwners', 'inFlightExcused', 'runsWithInputsLost', 'inputsLost', 'excusedWrong', 'runSeconds'] as const;
 console.log(`| ${cols.join(' | ')} |\n|${cols.map(() => '---').join('|')}|`);
 for (const s of summary) console.log(`| ${cols.map((c) => s[c]).join(' | ')} |`);
 console.log(`took ${took} s`);
