@@ -4,7 +4,8 @@
 // (its match id and player id). Ids grow across owners, since each adoption raises the epoch, and
 // Redis refuses an XADD whose id is not above the stream's last id, which the stream keeps after
 // XTRIM too: `since` adds a fence entry `<epoch>-0` first (lua/input-log.ts), after which every
-// append of a lower epoch is refused by Redis itself, whatever the timing.
+// append of a lower epoch is refused by Redis itself, whatever the timing; `covered` and `drop` of
+// a lower epoch than the last id's change nothing either (scripts comparing it).
 //
 // `flush` does not wait (the pool calls it right before it posts a batch to a shard): it writes what
 // `append` buffered as one pipeline on the command connection (an XADD per input, a PEXPIRE per
@@ -86,13 +87,10 @@ export class RedisInputLog implements InputLog {
   }
 
   covered(groupCode: string, epoch: number, n: number): void {
-    const key = this.conn.keys.inputLog(groupCode);
-    // MINID: every entry below `<epoch>-<n + 1>` goes (those of earlier epochs too); the last id stays.
-    this.conn.cmd.pipeline().xtrim(key, 'MINID', `${epoch}-${n + 1}`).pexpire(key, this.ttlMs).exec()
-      .then((replies) => {
-        const err = replies?.find(([e]) => e)?.[0];
-        if (err) this.log.warn({ groupCode, error: err.message }, 'input log not trimmed');
-      }, (err: Error) => this.log.warn({ groupCode, error: err.message }, 'input log not trimmed'));
+    // MINID: every entry below `<epoch>-<n + 1>` goes (those of earlier epochs too); the last id
+    // stays. Not when a newer owner fenced the log: it may not have read them yet.
+    this.conn.cmd.odsInputCover(this.conn.keys.inputLog(groupCode), epoch, `${epoch}-${n + 1}`, this.ttlMs)
+      .catch((err: Error) => this.log.warn({ groupCode, error: err.message }, 'input log not trimmed'));
   }
 
   drop(groupCode: string, epoch: number): void {

@@ -79,6 +79,7 @@ export interface ScriptCommands {
   odsDeadLetterRemove(key: string, endpointId: string, eventId: string): Promise<number>;
   // InputLog (input-log.ts).
   odsInputSince(key: string, fence: string, start: string, after: number, ttlMs: number): Promise<[string, string[]][]>;
+  odsInputCover(key: string, epoch: number, minId: string, ttlMs: number): Promise<number>;
   odsInputDrop(key: string, epoch: number): Promise<number>;
 }
 
@@ -126,5 +127,6 @@ export const LUA_SCRIPTS: Record<keyof ScriptCommands, ScriptDefinition> = {
   odsDeadLetterList: { numberOfKeys: 1, lua: records.DEAD_LIST },
   odsDeadLetterRemove: { numberOfKeys: 1, lua: records.DEAD_REMOVE },
   odsInputSince: { numberOfKeys: 1, lua: inputLog.SINCE },
+  odsInputCover: { numberOfKeys: 1, lua: inputLog.COVER },
   odsInputDrop: { numberOfKeys: 1, lua: inputLog.DROP },
 };

@@ -20,16 +20,34 @@ end
 return out
 `;
 
-/** KEYS: inputLog(code). ARGV: epoch. Deletes the stream unless its last id is of a higher epoch: 1 deleted, 0 not. */
-export const DROP = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-local info = redis.call('XINFO', 'STREAM', KEYS[1])
-for i = 1, #info, 2 do
-  if info[i] == 'last-generated-id' then
-    if tonumber(string.match(info[i + 1], '^(%d+)-')) > tonumber(ARGV[1]) then return 0 end
-    break
+/** The epoch of the stream's last id (kept after trims; the stream must exist): XINFO's last-generated-id. */
+const LAST_EPOCH = `
+local function lastEpoch(key)
+  local info = redis.call('XINFO', 'STREAM', key)
+  for i = 1, #info, 2 do
+    if info[i] == 'last-generated-id' then return tonumber(string.match(info[i + 1], '^(%d+)-')) end
   end
+  return 0
 end
+`;
+
+/**
+ * KEYS: inputLog(code). ARGV: epoch, min id (`<epoch>-<n + 1>`), ttlMs. Drops every entry below the
+ * min id and refreshes the expiry, unless the stream's last id is of a higher epoch (a deposed
+ * owner's trim could take inputs its successor has not read yet): 1 trimmed, 0 no stream, -1 fenced.
+ */
+export const COVER = LAST_EPOCH + `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if lastEpoch(KEYS[1]) > tonumber(ARGV[1]) then return -1 end
+redis.call('XTRIM', KEYS[1], 'MINID', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+`;
+
+/** KEYS: inputLog(code). ARGV: epoch. Deletes the stream unless its last id is of a higher epoch: 1 deleted, 0 not. */
+export const DROP = LAST_EPOCH + `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if lastEpoch(KEYS[1]) > tonumber(ARGV[1]) then return 0 end
 redis.call('DEL', KEYS[1])
 return 1
 `;
