@@ -58,6 +58,8 @@ export function redisKeys(prefix: string) {
     eventCursors: (matchKey: string) => `${prefix}evcur:${matchKey}`,
     /** The epoch a match's outputs are held at (a number, raised by every write and by taking the match's outputs lease; PX = EVENTS_RETENTION_MS): lua/event-outbox.ts FENCE. */
     eventFence: (matchKey: string) => `${prefix}evfence:${matchKey}`,
+    /** InputLog (input-log.ts): a match's inputs after its stored snapshot, a stream with entry ids `<epoch>-<n>` (`<epoch>-0`: a fence; PX = its TTL, refreshed by every write). */
+    inputLog: (groupCode: string) => `${prefix}inlog:${groupCode}`,
     /** RecordStore (record-store.ts): a match's record, a hash (s: summary, r: record, g: group code; PX: the rest of EVENTS_RETENTION_MS). */
     record: (matchKey: string) => `${prefix}rec:${matchKey}`,
     /** The records' prefix, for the scripts that list and prune them. */

@@ -5,6 +5,7 @@
 import * as directory from './lua/directory.js';
 import * as eventOutbox from './lua/event-outbox.js';
 import * as fixtures from './lua/fixtures.js';
+import * as inputLog from './lua/input-log.js';
 import * as outputDelays from './lua/output-delays.js';
 import * as outputLeases from './lua/output-leases.js';
 import * as previews from './lua/previews.js';
@@ -76,6 +77,10 @@ export interface ScriptCommands {
   odsDeadLetterAdd(list: string, json: string, max: number, ttlMs: number): Promise<number>;
   odsDeadLetterList(list: string): Promise<string[]>;
   odsDeadLetterRemove(key: string, endpointId: string, eventId: string): Promise<number>;
+  // InputLog (input-log.ts).
+  odsInputSince(key: string, fence: string, start: string, after: number, ttlMs: number): Promise<[string, string[]][]>;
+  odsInputCover(key: string, epoch: number, minId: string, ttlMs: number): Promise<number>;
+  odsInputDrop(key: string, epoch: number): Promise<number>;
 }
 
 /** `numberOfKeys` absent: the caller gives it first (a variable number of keys). */
@@ -121,4 +126,7 @@ export const LUA_SCRIPTS: Record<keyof ScriptCommands, ScriptDefinition> = {
   odsDeadLetterAdd: { numberOfKeys: 1, lua: records.DEAD_ADD },
   odsDeadLetterList: { numberOfKeys: 1, lua: records.DEAD_LIST },
   odsDeadLetterRemove: { numberOfKeys: 1, lua: records.DEAD_REMOVE },
+  odsInputSince: { numberOfKeys: 1, lua: inputLog.SINCE },
+  odsInputCover: { numberOfKeys: 1, lua: inputLog.COVER },
+  odsInputDrop: { numberOfKeys: 1, lua: inputLog.DROP },
 };

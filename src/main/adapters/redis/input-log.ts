@@ -1,0 +1,143 @@
+// InputLog on Redis (ports/input-log.ts), shared by every node: a stream per match (keys.inputLog)
+// whose entry ids are `<epoch>-<n>` (the writer's owner epoch, the input's number in the match),
+// fields `t` (receive time), `r` (the payload as received) and, for an auxiliary payload, `m` and `p`
+// (its match id and player id). Ids grow across owners, since each adoption raises the epoch, and
+// Redis refuses an XADD whose id is not above the stream's last id, which the stream keeps after
+// XTRIM too: `since` adds a fence entry `<epoch>-0` first (lua/input-log.ts), after which every
+// append of a lower epoch is refused by Redis itself, whatever the timing; `covered` and `drop` of
+// a lower epoch than the last id's change nothing either (scripts comparing it).
+//
+// `flush` does not wait (the pool calls it right before it posts a batch to a shard): it writes what
+// `append` buffered as one pipeline on the command connection (an XADD per input, a PEXPIRE per
+// match), so the inputs reach Redis before any command sent after them, and handles the replies
+// later. A refused append (a newer owner fenced the log) is logged once per match and epoch; inputs
+// whose write failed (Redis unreachable or stalled: commands fail fast, connection.ts) are logged,
+// not retried: they were applied in memory all the same, and the match's next stored snapshot covers
+// them, so what a takeover can miss is bounded by the inputs of an outage up to that snapshot.
+// Payloads are observer data, not secrets, and never logged (sizes only).
+//
+// Garbage: every write (append, `since`, `covered`) sets the stream's TTL (default 1 hour), so the
+// log of a match whose node vanished and that nobody adopted goes by itself.
+import type { Logger } from '../../base/log.js';
+import type { InputLog, LoggedInput } from '../../ports/input-log.js';
+import type { RedisConnection } from './connection.js';
+
+export interface RedisInputLogOptions {
+  log: Logger;
+  /** The stream's expiry after its last write (ms). */
+  ttlMs?: number;
+}
+
+const DEFAULT_TTL_MS = 60 * 60_000;
+/** Failed writes are logged at most once per this (an outage would otherwise log every batch). */
+const FAILURE_LOG_EVERY_MS = 10_000;
+/** What Redis answers to an XADD whose id is not above the stream's last id. */
+const REFUSED = /equal or smaller than the target stream top item/;
+
+interface Pending { groupCode: string; epoch: number; input: LoggedInput }
+
+export class RedisInputLog implements InputLog {
+  private readonly log: Logger;
+  private readonly ttlMs: number;
+  private pending: Pending[] = [];
+  /** The epoch each match's refused append was last logged at (once per match and epoch). */
+  private readonly refusedAt = new Map<string, number>();
+  /** Inputs whose write failed since the last line that said so, and that line's time. */
+  private unlogged = 0;
+  private lastFailureLog = 0;
+
+  constructor(private readonly conn: RedisConnection, options: RedisInputLogOptions) {
+    this.log = options.log.child({ module: 'input-log' });
+    this.ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
+  }
+
+  append(groupCode: string, epoch: number, input: LoggedInput): void {
+    this.pending.push({ groupCode, epoch, input });
+  }
+
+  flush(): void {
+    if (this.pending.length === 0) return;
+    const batch = this.pending;
+    this.pending = [];
+    const pipeline = this.conn.cmd.pipeline();
+    const keys = new Set<string>();
+    for (const { groupCode, epoch, input } of batch) {
+      const key = this.conn.keys.inputLog(groupCode);
+      keys.add(key);
+      if (input.kind === 'aux') pipeline.xadd(key, `${epoch}-${input.n}`, 't', input.now, 'r', input.raw, 'm', input.matchId, 'p', input.playerId);
+      else pipeline.xadd(key, `${epoch}-${input.n}`, 't', input.now, 'r', input.raw);
+    }
+    for (const key of keys) pipeline.pexpire(key, this.ttlMs);
+    pipeline.exec().then(
+      (replies) => this.settle(batch, (i) => replies?.[i]?.[0] ?? null),
+      (err: Error) => this.settle(batch, () => err),
+    );
+  }
+
+  async since(groupCode: string, epoch: number, fromEpoch: number, after: number): Promise<LoggedInput[]> {
+    const entries = await this.conn.cmd.odsInputSince(this.conn.keys.inputLog(groupCode), epoch > 0 ? `${epoch}-0` : '',
+      `${fromEpoch}-${after + 1}`, after, this.ttlMs);
+    const out: LoggedInput[] = [];
+    for (const [id, fields] of entries) {
+      const input = this.parse(id, fields);
+      if (input) out.push(input);
+      else this.log.error({ groupCode, id }, 'unreadable input log entry skipped');
+    }
+    return out;
+  }
+
+  covered(groupCode: string, epoch: number, n: number): void {
+    // MINID: every entry below `<epoch>-<n + 1>` goes (those of earlier epochs too); the last id
+    // stays. Not when a newer owner fenced the log: it may not have read them yet.
+    this.conn.cmd.odsInputCover(this.conn.keys.inputLog(groupCode), epoch, `${epoch}-${n + 1}`, this.ttlMs)
+      .catch((err: Error) => this.log.warn({ groupCode, error: err.message }, 'input log not trimmed'));
+  }
+
+  drop(groupCode: string, epoch: number): void {
+    // What is buffered for the match goes too: written after the delete, it would start the log again.
+    if (this.pending.some((p) => p.groupCode === groupCode)) this.pending = this.pending.filter((p) => p.groupCode !== groupCode);
+    this.refusedAt.delete(groupCode);
+    this.conn.cmd.odsInputDrop(this.conn.keys.inputLog(groupCode), epoch)
+      .catch((err: Error) => this.log.warn({ groupCode, error: err.message }, 'input log not deleted (it expires)'));
+  }
+
+  /** Flushes what is buffered; the connection is the composition root's. */
+  close(): void {
+    this.flush();
+  }
+
+  /** The replies of a flush: `errorOf(i)` is the i-th XADD's error, or null when it was added. */
+  private settle(batch: Pending[], errorOf: (i: number) => Error | null): void {
+    let failed = 0;
+    let error = '';
+    batch.forEach(({ groupCode, epoch, input }, i) => {
+      const err = errorOf(i);
+      if (!err) return;
+      if (REFUSED.test(err.message)) {
+        if (this.refusedAt.get(groupCode) === epoch) return;
+        this.refusedAt.set(groupCode, epoch);
+        this.log.warn({ groupCode, epoch, n: input.n }, 'input log append refused: a newer owner holds the match\'s log (this node was deposed)');
+        return;
+      }
+      failed++;
+      error = err.message;
+    });
+    if (failed === 0) return;
+    this.unlogged += failed;
+    const now = Date.now();
+    if (now - this.lastFailureLog < FAILURE_LOG_EVERY_MS) return;
+    this.log.warn({ inputs: this.unlogged, error }, 'inputs not written to the input log (a takeover before the next snapshot would miss them)');
+    this.unlogged = 0;
+    this.lastFailureLog = now;
+  }
+
+  private parse(id: string, fields: string[]): LoggedInput | undefined {
+    const f: Record<string, string> = {};
+    for (let i = 0; i + 1 < fields.length; i += 2) f[fields[i]] = fields[i + 1];
+    const n = Number(id.slice(id.indexOf('-') + 1));
+    const now = Number(f.t);
+    if (!Number.isSafeInteger(n) || !Number.isFinite(now) || f.r === undefined) return undefined;
+    if (f.m !== undefined && f.p !== undefined) return { n, now, kind: 'aux', matchId: f.m, playerId: f.p, raw: f.r };
+    return { n, now, kind: 'obs', raw: f.r };
+  }
+}

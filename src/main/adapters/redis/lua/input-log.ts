@@ -1,0 +1,53 @@
+// The input log's Lua (adapters/redis/input-log.ts), as text only: lua-scripts.ts registers it. A
+// match's inputs are a stream (keys.inputLog) whose entry ids are `<epoch>-<n>`: Redis refuses an
+// XADD whose id is not above the stream's last id (kept after XTRIM too), so an entry `<epoch>-0`
+// (a fence: field `f`) closes the log to every writer of a lower epoch.
+
+/**
+ * KEYS: inputLog(code). ARGV: fence id (`<epoch>-0`, '' for none), start id (`<fromEpoch>-<after + 1>`),
+ * after, ttlMs. Adds the fence unless the stream's last id is at or above it already (the stream is
+ * created when missing), then answers the entries from the start id on numbered above `after`
+ * (XRANGE's shape: `[id, [field, value, …]]`), fences left out.
+ */
+export const SINCE = `
+if ARGV[1] ~= '' then redis.pcall('XADD', KEYS[1], ARGV[1], 'f', '1') end
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+local after = tonumber(ARGV[3])
+local out = {}
+for _, entry in ipairs(redis.call('XRANGE', KEYS[1], ARGV[2], '+')) do
+  if tonumber(string.match(entry[1], '-(%d+)$')) > after then out[#out + 1] = entry end
+end
+return out
+`;
+
+/** The epoch of the stream's last id (kept after trims; the stream must exist): XINFO's last-generated-id. */
+const LAST_EPOCH = `
+local function lastEpoch(key)
+  local info = redis.call('XINFO', 'STREAM', key)
+  for i = 1, #info, 2 do
+    if info[i] == 'last-generated-id' then return tonumber(string.match(info[i + 1], '^(%d+)-')) end
+  end
+  return 0
+end
+`;
+
+/**
+ * KEYS: inputLog(code). ARGV: epoch, min id (`<epoch>-<n + 1>`), ttlMs. Drops every entry below the
+ * min id and refreshes the expiry, unless the stream's last id is of a higher epoch (a deposed
+ * owner's trim could take inputs its successor has not read yet): 1 trimmed, 0 no stream, -1 fenced.
+ */
+export const COVER = LAST_EPOCH + `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if lastEpoch(KEYS[1]) > tonumber(ARGV[1]) then return -1 end
+redis.call('XTRIM', KEYS[1], 'MINID', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+`;
+
+/** KEYS: inputLog(code). ARGV: epoch. Deletes the stream unless its last id is of a higher epoch: 1 deleted, 0 not. */
+export const DROP = LAST_EPOCH + `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if lastEpoch(KEYS[1]) > tonumber(ARGV[1]) then return 0 end
+redis.call('DEL', KEYS[1])
+return 1
+`;
