@@ -186,7 +186,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   // GET /feeds of a local match: its shard makes the tables (feeds/shard-tables.ts), answered through `output`.
   const feedTables = new ShardFeedTables(routes);
   // The input log (ports/input-log.ts): with durable snapshots, the inputs after a match's last one.
-  const inputLog = !config.INPUT_LOG ? undefined : redis ? undefined : stateFiles ? new StateDirInputLog(path.join(config.STATE_DIR, 'inputs'), log) : undefined;
+  const inputLog = !config.INPUT_LOG ? undefined : redis ? redis.inputLog : stateFiles ? new StateDirInputLog(path.join(config.STATE_DIR, 'inputs'), log) : undefined;
   const output = new ShardOutput({ log, frames, directory, routes, snapshots, teamInfo, sync, events, feedTables: feedTables.take, ...(inputLog ? { inputLog } : {}), ...(eventOutput ? { matchEvents: eventOutput.take, eventsShared: (code: string) => eventOutput.journal.whenShared(code) } : {}) });
   const recovery = new ShardRecovery({ log, routes, snapshots, frames, events });
   const totals = new ShardTotals(events);

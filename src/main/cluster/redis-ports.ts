@@ -4,6 +4,7 @@
 // `opened` lists them all in order of creation, the connection first (service.ts closes them in
 // reverse).
 import crypto from 'node:crypto';
+import { RedisInputLog } from '../adapters/redis/input-log.js';
 import os from 'node:os';
 import { RedisConnection } from '../adapters/redis/connection.js';
 import { RedisControlBus } from '../adapters/redis/control-bus.js';
@@ -60,6 +61,7 @@ export async function openRedisPorts(config: Config, log: Logger) {
       records: made(new RedisRecordStore(conn, { retentionMs: config.EVENTS_RETENTION_MS })),
       deadLetters: made(new RedisDeadLetters(conn, { retentionMs: config.EVENTS_RETENTION_MS })),
       webhookEndpoints: made(new RedisWebhookEndpointStore(conn)),
+      inputLog: made(new RedisInputLog(conn, { log })),
       frameStats: frames.stats,
       opened,
       shared: {

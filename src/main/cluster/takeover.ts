@@ -169,6 +169,8 @@ export class MatchTakeover {
         if (since !== undefined && now && now.epoch !== since && ownership.ownerOf(groupCode) !== ownership.nodeId) this.delivered(groupCode, false);
         return;
       }
+      // The input log closed to the old owner before its snapshot is read (match-inputs.ts fence).
+      await lifecycle.fenceInputs(record);
       const snapshot = await snapshots.load(groupCode);
       if (!snapshot) {
         // Died before its first snapshot (within SNAPSHOT_INTERVAL_MS of its creation): nothing to rebuild it from.

@@ -162,6 +162,11 @@ export class MatchLifecycle {
     return n;
   }
 
+  /** Before a takeover loads the match's snapshot: its input log closed to the deposed owner (MatchInputs.fence). */
+  fenceInputs(record: MatchRecord): Promise<void> {
+    return this.deps.inputs.fence(record.groupCode, record.epoch);
+  }
+
   /** The inputs logged after `snapshot` for the match about to be adopted under `record`'s epoch (rejects when the store did not answer). */
   loggedAfter(record: MatchRecord, snapshot: MatchSnapshot): Promise<LoggedInput[]> {
     return this.deps.inputs.logged(record.groupCode, record.epoch, snapshot.epoch, snapshotMeta(snapshot.text)?.inputs ?? 0);

@@ -54,6 +54,15 @@ export class MatchInputs {
   }
 
   /**
+   * Closes the match's log to every writer of an epoch below `epoch` (a takeover, before it loads the
+   * snapshot: a deposed owner's later snapshot can then no longer trim inputs the successor needs, and
+   * its later appends are refused). Rejects when the store did not answer.
+   */
+  async fence(groupCode: string, epoch: number): Promise<void> {
+    await this.deps.inputLog?.since(groupCode, epoch, epoch + 1, 0); // reads nothing: the fence is the point
+  }
+
+  /**
    * Right after the match's `restore` (or `create`) command: its logged inputs again, in order, with
    * their numbers; the match's count goes on after the last (`after`: the snapshot's, when none).
    */

@@ -5,8 +5,11 @@
 // cut may tear the last record: the reader stops there).
 //
 // A record is a JSON header line, then the payload as it came, then a newline:
-//   {"c":"<group code>","n":<input>,"t":<receive time>,"l":<payload length>[,"m":"<match id>","p":"<player id>"]}\n<payload>\n
-// (the payload's length in UTF-16 units: the file is read back whole as one string).
+//   {"c":"<group code>","e":<epoch>,"n":<input>,"t":<receive time>,"l":<payload length>[,"m":"<match id>","p":"<player id>"]}\n<payload>\n
+// (the payload's length in UTF-16 units: the file is read back whole as one string). Inputs are
+// ordered by (epoch, n) as the Redis adapter's stream ids are, and fenced the same way, though one
+// process writes them: `since` at an epoch refuses later appends of lower epochs, and `covered` and
+// `drop` of an epoch below the match's latest change nothing.
 //
 // Segments rotate every `segmentMs` (or past `segmentBytes`); an old segment is deleted once every
 // match in it has a stored snapshot holding its inputs there (`covered`) or is gone (`drop`). The
@@ -25,16 +28,33 @@ export interface StateDirInputLogOptions {
   segmentMs?: number;
 }
 
+/** An input's place in its match's log: (epoch, n), ordered as the Redis adapter's stream ids. */
+type Place = readonly [epoch: number, n: number];
+/** Whether (epoch, n) comes after `place`. */
+const after = (epoch: number, n: number, place: Place): boolean => epoch > place[0] || (epoch === place[0] && n > place[1]);
+
+/** What the log knows of one match: the highest epoch that read it (the fence) or wrote it, and the place a stored snapshot (or its end) covers. */
+interface MatchLog {
+  fence: number;
+  latest: number;
+  covered?: Place;
+  /** A deposed owner's append was refused (logged once). */
+  refused?: boolean;
+}
+
 interface Segment {
   readonly file: string;
-  /** The highest input of each match in it. */
-  readonly highest: Map<string, number>;
+  /** The highest place of each match in it. */
+  readonly highest: Map<string, Place>;
   bytes: number;
   /** Of the previous run (found at start). */
   readonly old: boolean;
 }
 
 const SEGMENT = /^inputs-(\d+)\.log$/;
+
+/** A logged input with the epoch it was written under. */
+interface EpochInput { epoch: number; input: LoggedInput }
 
 export class StateDirInputLog implements InputLog {
   private readonly log: Logger;
@@ -48,11 +68,11 @@ export class StateDirInputLog implements InputLog {
   private bufferBytes = 0;
   private scheduled = false;
   /** The previous run's inputs by match (read at start, for `since`). */
-  private readonly previous = new Map<string, LoggedInput[]>();
+  private readonly previous = new Map<string, EpochInput[]>();
   /** Matches `since` was asked for: the previous run's matches resumed. */
   private readonly resumed = new Set<string>();
-  /** The highest input of each match a stored snapshot holds (Infinity: the match is gone). */
-  private readonly coveredUpTo = new Map<string, number>();
+  /** Per match: fence, latest epoch, what is covered (matchOf). */
+  private readonly matches = new Map<string, MatchLog>();
   private readonly startedAt = Date.now();
   private readonly timer: NodeJS.Timeout;
 
@@ -67,14 +87,22 @@ export class StateDirInputLog implements InputLog {
     this.timer.unref();
   }
 
-  append(groupCode: string, _epoch: number, input: LoggedInput): void {
-    const head: Record<string, unknown> = { c: groupCode, n: input.n, t: input.now, l: input.raw.length };
+  append(groupCode: string, epoch: number, input: LoggedInput): void {
+    const match = this.matchOf(groupCode);
+    if (epoch < match.fence) {
+      if (!match.refused) this.log.warn({ groupCode, epoch, fence: match.fence }, 'input log append of a deposed owner refused');
+      match.refused = true;
+      return;
+    }
+    match.latest = Math.max(match.latest, epoch);
+    const head: Record<string, unknown> = { c: groupCode, e: epoch, n: input.n, t: input.now, l: input.raw.length };
     if (input.kind === 'aux') { head.m = input.matchId; head.p = input.playerId; }
     const record = JSON.stringify(head) + '\n' + input.raw + '\n';
     this.buffer.push(record);
     this.bufferBytes += record.length;
     const highest = this.current.highest;
-    if ((highest.get(groupCode) ?? 0) < input.n) highest.set(groupCode, input.n);
+    const at = highest.get(groupCode);
+    if (!at || after(epoch, input.n, at)) highest.set(groupCode, [epoch, input.n]);
     if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(this.flushNow);
@@ -99,21 +127,28 @@ export class StateDirInputLog implements InputLog {
     if (this.current.bytes >= this.segmentBytes) this.rotate();
   }
 
-  async since(groupCode: string, _epoch: number, _fromEpoch: number, after: number): Promise<LoggedInput[]> {
+  async since(groupCode: string, epoch: number, fromEpoch: number, afterInput: number): Promise<LoggedInput[]> {
     this.flush();
     this.resumed.add(groupCode);
-    const ours = this.segments.some((s) => !s.old && s.highest.has(groupCode));
-    // Inputs of this run are read back from the files (a match rebuilt twice in one run: rare).
-    const inputs = ours ? this.read(this.segments.filter((s) => s.highest.has(groupCode)), groupCode) : (this.previous.get(groupCode) ?? []);
-    return inputs.filter((i) => i.n > after);
+    const match = this.matchOf(groupCode);
+    match.fence = Math.max(match.fence, epoch);
+    match.latest = Math.max(match.latest, epoch);
+    // The previous run's from memory; this run's read back from its files (a match rebuilt twice in one run: rare).
+    const found = [...(this.previous.get(groupCode) ?? []), ...this.read(this.segments.filter((s) => !s.old && s.highest.has(groupCode)), groupCode)];
+    const covered = match.covered;
+    return found.filter((i) => i.epoch >= fromEpoch && i.input.n > afterInput && (!covered || after(i.epoch, i.input.n, covered))).map((i) => i.input);
   }
 
-  covered(groupCode: string, _epoch: number, n: number): void {
-    if ((this.coveredUpTo.get(groupCode) ?? 0) < n) this.coveredUpTo.set(groupCode, n);
+  covered(groupCode: string, epoch: number, n: number): void {
+    const match = this.matchOf(groupCode);
+    if (epoch < match.latest) return; // a deposed owner's snapshot: its successor may not have read these yet
+    if (!match.covered || after(epoch, n, match.covered)) match.covered = [epoch, n];
   }
 
-  drop(groupCode: string): void {
-    this.coveredUpTo.set(groupCode, Infinity);
+  drop(groupCode: string, epoch: number): void {
+    const match = this.matchOf(groupCode);
+    if (epoch < match.latest) return; // not a successor's log
+    match.covered = [epoch, Infinity];
     this.previous.delete(groupCode);
   }
 
@@ -137,15 +172,24 @@ export class StateDirInputLog implements InputLog {
   private begin(): void {
     const file = path.join(this.dir, `inputs-${++this.seq}.log`);
     this.fd = fs.openSync(file, 'a', 0o600);
-    this.current = { file, highest: new Map(), bytes: 0, old: false };
+    this.current = { file, highest: new Map<string, Place>(), bytes: 0, old: false };
     this.segments.push(this.current);
+  }
+
+  private matchOf(groupCode: string): MatchLog {
+    let match = this.matches.get(groupCode);
+    if (!match) this.matches.set(groupCode, (match = { fence: 0, latest: 0 }));
+    return match;
   }
 
   /** Deletes the segments whose every match is covered or gone. */
   private sweep(): void {
     const settled = Date.now() - this.startedAt >= this.segmentMs;
-    const done = (s: Segment) => [...s.highest].every(([code, n]) =>
-      (this.coveredUpTo.get(code) ?? 0) >= n || (s.old && settled && !this.resumed.has(code)));
+    const isCovered = (code: string, [epoch, n]: Place) => {
+      const covered = this.matches.get(code)?.covered;
+      return covered !== undefined && !after(epoch, n, covered);
+    };
+    const done = (s: Segment) => [...s.highest].every(([code, place]) => isCovered(code, place) || (s.old && settled && !this.resumed.has(code)));
     for (let i = 0; i < this.segments.length; i++) {
       const s = this.segments[i];
       if (s === this.current || !done(s)) continue;
@@ -157,8 +201,8 @@ export class StateDirInputLog implements InputLog {
       }
       this.segments.splice(i--, 1);
     }
-    // Forget what no segment names any more.
-    for (const code of this.coveredUpTo.keys()) if (!this.segments.some((s) => s.highest.has(code))) this.coveredUpTo.delete(code);
+    // Forget the matches no segment names any more and no buffer holds (their fences go with them: nothing of theirs is left to fence).
+    if (this.buffer.length === 0) for (const code of this.matches.keys()) if (!this.segments.some((s) => s.highest.has(code))) this.matches.delete(code);
     if (settled) for (const code of this.previous.keys()) if (!this.resumed.has(code)) this.previous.delete(code);
   }
 
@@ -167,12 +211,15 @@ export class StateDirInputLog implements InputLog {
     const found = fs.readdirSync(this.dir).map((name) => SEGMENT.exec(name)).filter((m): m is RegExpExecArray => m !== null)
       .map((m) => ({ name: m[0], seq: Number(m[1]) })).sort((a, b) => a.seq - b.seq);
     for (const { name, seq } of found) {
-      const segment: Segment = { file: path.join(this.dir, name), highest: new Map(), bytes: 0, old: true };
+      const segment: Segment = { file: path.join(this.dir, name), highest: new Map<string, Place>(), bytes: 0, old: true };
       for (const [code, inputs] of this.parse(segment.file)) {
         const list = this.previous.get(code) ?? [];
         list.push(...inputs);
         this.previous.set(code, list);
-        segment.highest.set(code, inputs[inputs.length - 1].n);
+        const top = inputs[inputs.length - 1];
+        segment.highest.set(code, [top.epoch, top.input.n]);
+        const match = this.matchOf(code);
+        match.latest = Math.max(match.latest, top.epoch);
       }
       this.segments.push(segment);
       this.seq = Math.max(this.seq, seq);
@@ -180,13 +227,13 @@ export class StateDirInputLog implements InputLog {
     if (found.length > 0) this.log.info({ segments: found.length, matches: this.previous.size }, 'input log of the previous run read');
   }
 
-  private read(segments: Segment[], groupCode: string): LoggedInput[] {
+  private read(segments: Segment[], groupCode: string): EpochInput[] {
     return segments.flatMap((s) => this.parse(s.file).get(groupCode) ?? []);
   }
 
   /** A segment's records by match, in order; a torn or unreadable tail ends it. */
-  private parse(file: string): Map<string, LoggedInput[]> {
-    const out = new Map<string, LoggedInput[]>();
+  private parse(file: string): Map<string, EpochInput[]> {
+    const out = new Map<string, EpochInput[]>();
     let text: string;
     try {
       text = fs.readFileSync(file, 'utf8');
@@ -198,7 +245,7 @@ export class StateDirInputLog implements InputLog {
     while (pos < text.length) {
       const eol = text.indexOf('\n', pos);
       if (eol < 0) break;
-      let head: { c: string; n: number; t: number; l: number; m?: string; p?: string };
+      let head: { c: string; e?: number; n: number; t: number; l: number; m?: string; p?: string };
       try {
         head = JSON.parse(text.slice(pos, eol)) as typeof head;
       } catch {
@@ -210,8 +257,9 @@ export class StateDirInputLog implements InputLog {
       const input: LoggedInput = head.m !== undefined
         ? { n: head.n, now: head.t, kind: 'aux', matchId: head.m, playerId: head.p ?? '', raw }
         : { n: head.n, now: head.t, kind: 'obs', raw };
+      const entry: EpochInput = { epoch: head.e ?? 0, input };
       const list = out.get(head.c);
-      if (list) list.push(input); else out.set(head.c, [input]);
+      if (list) list.push(entry); else out.set(head.c, [entry]);
       pos = end + 1;
     }
     if (pos < text.length) this.log.warn({ file: path.basename(file), bytes: text.length - pos }, 'input log segment ends in a torn record: the rest is skipped');
