@@ -5,6 +5,7 @@ import { SETTINGS } from '../main/base/config.js';
 const shown: Partial<Record<string, string>> = {
   SHARD_WORKERS: 'cores − 1 (1–4)',
   LOG_FORMAT: 'json',
+  SHARD_BATCH_MS: '`2` (`0` with `SHARD_WORKERS=0`)',
 };
 const rows = Object.entries(SETTINGS).map(([name, setting]) => {
   const unset = setting.def === '' || (Array.isArray(setting.def) && setting.def.length === 0);
