@@ -36,11 +36,12 @@ const FAILURE_LOG_EVERY_MS = 10_000;
 const REFUSED = /equal or smaller than the target stream top item/;
 /**
  * A flush's inputs go in script calls of at most this many inputs and about this many payload
- * characters (a script runs alone on Redis: a flush of a busy node's thousands does not hold it up
- * at once, nor build one huge command here).
+ * characters: a script runs alone on Redis (1,000 recorded inputs took it 6–9 ms on the shared
+ * bench machine, 250 about 2 ms), and the node's CPU per input was the same for chunks of 100 to
+ * 10,000 (docs/benchmarks.md, "Input log (issue 35)").
  */
-const CHUNK_INPUTS = 1000;
-const CHUNK_CHARS = 1 << 20;
+const CHUNK_INPUTS = 250;
+const CHUNK_CHARS = 1 << 18;
 
 interface Pending { groupCode: string; epoch: number; input: LoggedInput }
 
