@@ -28,8 +28,11 @@ const replay = recordedMatch();
 const raws = replay.records.map((r) => JSON.stringify(r));
 const bytes = raws.reduce((n, r) => n + r.length, 0);
 
-/** Appends every record once per round under a fresh code; CPU µs per input, and the wall time to the last landing. */
-async function measure(name: string, log: InputLog, landed: (code: string, n: number) => Promise<void>) {
+/**
+ * Appends every record once per round under a fresh code; CPU µs per input up to `settled` (the
+ * replies handled), wall time to the same point; `landed` then checks the last input is stored.
+ */
+async function measure(name: string, log: InputLog, settled: () => Promise<void>, landed: (code: string, n: number) => Promise<void>) {
   const cpu: number[] = [];
   const wall: number[] = [];
   for (let round = 0; round < rounds; round++) {
@@ -41,9 +44,10 @@ async function measure(name: string, log: InputLog, landed: (code: string, n: nu
       if ((i + 1) % perFlush === 0) log.flush();
     }
     log.flush();
+    await settled();
     const c = process.cpuUsage(c0);
-    await landed(code, raws.length);
     wall.push(performance.now() - t0);
+    await landed(code, raws.length);
     cpu.push((c.user + c.system) / raws.length);
     log.drop(code, 1);
   }
@@ -53,7 +57,7 @@ async function measure(name: string, log: InputLog, landed: (code: string, n: nu
 
 const rows = [];
 const files = new StateDirInputLog(path.join(tempDir(), 'inputs'), silent);
-rows.push(await measure('STATE_DIR', files, async () => {}));
+rows.push(await measure('STATE_DIR', files, async () => {}, async () => {}));
 files.close();
 
 const server = await startRedisServer();
@@ -61,11 +65,13 @@ try {
   const conn = await RedisConnection.open({ url: server.url, prefix: 'bench:', nodeId: 'bench', timeoutMs: 5000, probeIntervalMs: 60_000, log: silent });
   const redis = new RedisInputLog(conn, { log: silent });
   const reader = new RedisInputLog(conn, { log: silent });
-  rows.push(await measure('Redis', redis, async (code, n) => {
-    for (;;) {
-      const got = await reader.since(code, 1, 1, n - 1);
-      if (got.length > 0) return;
-    }
+  const settled = async () => {
+    await conn.cmd.ping();
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+  rows.push(await measure('Redis', redis, settled, async (code, n) => {
+    const got = await reader.since(code, 1, 1, n - 1);
+    if (got.length !== 1) throw new Error(`input ${n} of ${code} not in the stream after the replies`);
   }));
   redis.close();
   conn.close();

@@ -111,6 +111,38 @@ describe('RedisInputLog', () => {
     expect(await owner.since('FEN1', 6, 0, 0)).toEqual([]);
   });
 
+  it('a flush of thousands (several script calls) of two matches, one fenced: the live one\'s all stored in order, the fenced one refused, logged once', async () => {
+    const prefix = freshPrefix();
+    const captured = capturing();
+    const conn = await connect(prefix, 'node-a');
+    const deposed = new RedisInputLog(conn, { log: captured.log });
+    const owner = new RedisInputLog(await connect(prefix, 'node-b'), { log: silent });
+    expect(await owner.since('BIGF', 3, 0, 0)).toEqual([]);
+    const big = 'x'.repeat(300_000); // above a call's 256 Ki characters: each ends a chunk early
+    const expected = [];
+    for (let n = 1; n <= 2500; n++) {
+      const input = n % 7 === 0
+        ? { n, now: n, kind: 'aux' as const, matchId: `m${n}`, playerId: `p${n}`, raw: `"aux-${n}"` }
+        : { n, now: n, kind: 'obs' as const, raw: n >= 600 && n < 606 ? big : `"obs-${n}"` };
+      expected.push(input);
+      deposed.append('BIGL', 2, input);
+      deposed.append('BIGF', 2, { n, now: n, kind: 'obs', raw: `"fenced-${n}"` });
+    }
+    deposed.flush();
+    const got = await pollUntil(async () => { const g = await deposed.since('BIGL', 2, 2, 0); return g.length === 2500 && g; }, 'the live match\'s inputs', 30_000);
+    expect(got).toEqual(expected);
+    expect(await conn.cmd.pttl(conn.keys.inputLog('BIGL'))).toBeGreaterThan(0);
+    await pollUntil(() => captured.lines.length >= 1, 'the refusal logged');
+    expect(await owner.since('BIGF', 3, 0, 0)).toEqual([]);
+    // A marker after them on the same connection: every chunk's answer has been handled when it landed.
+    deposed.append('MARK2', 2, { n: 1, now: 1, kind: 'obs', raw: '1' });
+    deposed.flush();
+    await pollUntil(async () => (await deposed.since('MARK2', 2, 2, 0)).length === 1, 'the marker');
+    expect(captured.lines).toHaveLength(1);
+    expect(captured.lines[0]).toMatchObject({ level: 40, groupCode: 'BIGF', epoch: 2, n: 1 });
+    expect(captured.text.join('')).not.toContain('fenced-');
+  });
+
   it('Redis away: flush and the trims throw nothing (the failure is logged), since rejects; back, the log works again', async () => {
     const captured = capturing();
     const conn = await connect(freshPrefix(), 'node-a');

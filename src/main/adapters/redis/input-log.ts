@@ -8,9 +8,10 @@
 // a lower epoch than the last id's change nothing either (scripts comparing it).
 //
 // `flush` does not wait (the pool calls it right before it posts a batch to a shard): it writes what
-// `append` buffered as one pipeline on the command connection (an XADD per input, a PEXPIRE per
-// match), so the inputs reach Redis before any command sent after them, and handles the replies
-// later. A refused append (a newer owner fenced the log) is logged once per match and epoch; inputs
+// `append` buffered as one script call on the command connection (lua/input-log.ts APPEND: an XADD
+// per input, a PEXPIRE per match, chunked for a flush of thousands), so the inputs reach Redis before
+// any command sent after them, and handles the reply later: one command and one reply per flush
+// rather than two per input (the main thread's CPU per input: docs/benchmarks.md, "Input log"). A refused append (a newer owner fenced the log) is logged once per match and epoch; inputs
 // whose write failed (Redis unreachable or stalled: commands fail fast, connection.ts) are logged,
 // not retried: they were applied in memory all the same, and the match's next stored snapshot covers
 // them, so what a takeover can miss is bounded by the inputs of an outage up to that snapshot.
@@ -33,6 +34,14 @@ const DEFAULT_TTL_MS = 60 * 60_000;
 const FAILURE_LOG_EVERY_MS = 10_000;
 /** What Redis answers to an XADD whose id is not above the stream's last id. */
 const REFUSED = /equal or smaller than the target stream top item/;
+/**
+ * A flush's inputs go in script calls of at most this many inputs and about this many payload
+ * characters: a script runs alone on Redis (1,000 recorded inputs took it 6–9 ms on the shared
+ * bench machine, 250 about 2 ms), and the node's CPU per input was the same for chunks of 100 to
+ * 10,000 (docs/benchmarks.md, "Input log (issue 35)").
+ */
+const CHUNK_INPUTS = 250;
+const CHUNK_CHARS = 1 << 18;
 
 interface Pending { groupCode: string; epoch: number; input: LoggedInput }
 
@@ -59,18 +68,34 @@ export class RedisInputLog implements InputLog {
     if (this.pending.length === 0) return;
     const batch = this.pending;
     this.pending = [];
-    const pipeline = this.conn.cmd.pipeline();
-    const keys = new Set<string>();
-    for (const { groupCode, epoch, input } of batch) {
-      const key = this.conn.keys.inputLog(groupCode);
-      keys.add(key);
-      if (input.kind === 'aux') pipeline.xadd(key, `${epoch}-${input.n}`, 't', input.now, 'r', input.raw, 'm', input.matchId, 'p', input.playerId);
-      else pipeline.xadd(key, `${epoch}-${input.n}`, 't', input.now, 'r', input.raw);
+    let start = 0;
+    let chars = 0;
+    for (let i = 0; i < batch.length; i++) {
+      chars += batch[i].input.raw.length;
+      if (i + 1 - start < CHUNK_INPUTS && chars < CHUNK_CHARS && i + 1 < batch.length) continue;
+      this.write(start === 0 && i + 1 === batch.length ? batch : batch.slice(start, i + 1));
+      start = i + 1;
+      chars = 0;
     }
-    for (const key of keys) pipeline.pexpire(key, this.ttlMs);
-    pipeline.exec().then(
-      (replies) => this.settle(batch, (i) => replies?.[i]?.[0] ?? null),
-      (err: Error) => this.settle(batch, () => err),
+  }
+
+  /** One script call (lua/input-log.ts APPEND): the chunk's streams as its keys, then its inputs in order. */
+  private write(chunk: Pending[]): void {
+    const index = new Map<string, number>();
+    const keys: string[] = [];
+    const args: (string | number)[] = [];
+    for (const { groupCode, epoch, input } of chunk) {
+      let k = index.get(groupCode);
+      if (k === undefined) {
+        k = keys.push(this.conn.keys.inputLog(groupCode));
+        index.set(groupCode, k);
+      }
+      if (input.kind === 'aux') args.push(-k, `${epoch}-${input.n}`, input.now, input.raw, input.matchId, input.playerId);
+      else args.push(k, `${epoch}-${input.n}`, input.now, input.raw);
+    }
+    this.conn.cmd.odsInputAppend(keys.length, keys, this.ttlMs, args).then(
+      (failed) => { if (failed.length > 0) this.settle(chunk, failed); },
+      (err: Error) => this.settle(chunk, null, err.message),
     );
   }
 
@@ -106,24 +131,26 @@ export class RedisInputLog implements InputLog {
     this.flush();
   }
 
-  /** The replies of a flush: `errorOf(i)` is the i-th XADD's error, or null when it was added. */
-  private settle(batch: Pending[], errorOf: (i: number) => Error | null): void {
-    let failed = 0;
-    let error = '';
-    batch.forEach(({ groupCode, epoch, input }, i) => {
-      const err = errorOf(i);
-      if (!err) return;
-      if (REFUSED.test(err.message)) {
-        if (this.refusedAt.get(groupCode) === epoch) return;
+  /**
+   * What a chunk's write did not add: `failed` the script's answer (`[i, error, …]`, i from 1), or
+   * null when the whole call failed (`error`: every input of the chunk).
+   */
+  private settle(chunk: Pending[], failed: (number | string)[] | null, error = ''): void {
+    let count = failed ? 0 : chunk.length;
+    for (let j = 0; failed && j < failed.length; j += 2) {
+      const { groupCode, epoch, input } = chunk[Number(failed[j]) - 1];
+      const message = String(failed[j + 1]);
+      if (REFUSED.test(message)) {
+        if (this.refusedAt.get(groupCode) === epoch) continue;
         this.refusedAt.set(groupCode, epoch);
         this.log.warn({ groupCode, epoch, n: input.n }, 'input log append refused: a newer owner holds the match\'s log (this node was deposed)');
-        return;
+        continue;
       }
-      failed++;
-      error = err.message;
-    });
-    if (failed === 0) return;
-    this.unlogged += failed;
+      count++;
+      error = message;
+    }
+    if (count === 0) return;
+    this.unlogged += count;
     const now = Date.now();
     if (now - this.lastFailureLog < FAILURE_LOG_EVERY_MS) return;
     this.log.warn({ inputs: this.unlogged, error }, 'inputs not written to the input log (a takeover before the next snapshot would miss them)');

@@ -78,6 +78,8 @@ export interface ScriptCommands {
   odsDeadLetterList(list: string): Promise<string[]>;
   odsDeadLetterRemove(key: string, endpointId: string, eventId: string): Promise<number>;
   // InputLog (input-log.ts).
+  /** The number of keys first, then the keys, ttlMs and each input's arguments (arrays are flattened by ioredis). */
+  odsInputAppend(numberOfKeys: number, keys: string[], ttlMs: number, inputs: Arg[]): Promise<(number | string)[]>;
   odsInputSince(key: string, fence: string, start: string, after: number, ttlMs: number): Promise<[string, string[]][]>;
   odsInputCover(key: string, epoch: number, minId: string, ttlMs: number): Promise<number>;
   odsInputDrop(key: string, epoch: number): Promise<number>;
@@ -126,6 +128,7 @@ export const LUA_SCRIPTS: Record<keyof ScriptCommands, ScriptDefinition> = {
   odsDeadLetterAdd: { numberOfKeys: 1, lua: records.DEAD_ADD },
   odsDeadLetterList: { numberOfKeys: 1, lua: records.DEAD_LIST },
   odsDeadLetterRemove: { numberOfKeys: 1, lua: records.DEAD_REMOVE },
+  odsInputAppend: { lua: inputLog.APPEND },
   odsInputSince: { numberOfKeys: 1, lua: inputLog.SINCE },
   odsInputCover: { numberOfKeys: 1, lua: inputLog.COVER },
   odsInputDrop: { numberOfKeys: 1, lua: inputLog.DROP },

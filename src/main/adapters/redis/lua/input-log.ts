@@ -4,6 +4,36 @@
 // (a fence: field `f`) closes the log to every writer of a lower epoch.
 
 /**
+ * KEYS: the streams of a flush's matches (inputLog(code), each once). ARGV: ttlMs, then each input in
+ * order as `k id t r` (an observer payload: KEYS[k], fields t and r) or `-k id t r m p` (an
+ * auxiliary one, fields m and p too). XADDs each with `redis.pcall`, so a refused one (the fence: its
+ * id not above the stream's last) or a failed one leaves the rest written, then refreshes each
+ * stream's expiry. Answers the inputs not added, flat: `[i, error, …]` (i: the input's place, from 1).
+ */
+export const APPEND = `
+local failed = {}
+local i, n = 2, 0
+while i <= #ARGV do
+  n = n + 1
+  local k = tonumber(ARGV[i])
+  local res
+  if k > 0 then
+    res = redis.pcall('XADD', KEYS[k], ARGV[i + 1], 't', ARGV[i + 2], 'r', ARGV[i + 3])
+    i = i + 4
+  else
+    res = redis.pcall('XADD', KEYS[-k], ARGV[i + 1], 't', ARGV[i + 2], 'r', ARGV[i + 3], 'm', ARGV[i + 4], 'p', ARGV[i + 5])
+    i = i + 6
+  end
+  if type(res) == 'table' and res.err then
+    failed[#failed + 1] = n
+    failed[#failed + 1] = res.err
+  end
+end
+for k = 1, #KEYS do redis.pcall('PEXPIRE', KEYS[k], ARGV[1]) end
+return failed
+`;
+
+/**
  * KEYS: inputLog(code). ARGV: fence id (`<epoch>-0`, '' for none), start id (`<fromEpoch>-<after + 1>`),
  * after, ttlMs. Adds the fence unless the stream's last id is at or above it already (the stream is
  * created when missing), then answers the entries from the start id on numbered above `after`
