@@ -191,7 +191,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const recovery = new ShardRecovery({ log, routes, snapshots, frames, events });
   const totals = new ShardTotals(events);
   // Scale-out: data for matches another node runs goes to their inboxes (held while nobody runs them).
-  const remote = redis ? new OwnerDelivery({ inbox: redis.inbox, log, events, maxAgeMs: config.RECOVERY_WINDOW_MS }) : undefined;
+  const remote = redis ? new OwnerDelivery({ inbox: redis.inbox, log, events, maxAgeMs: config.RECOVERY_WINDOW_MS, nodeId: redis.conn.nodeId, retainMs: 2 * config.REDIS_LEASE_TTL_MS + config.SNAPSHOT_INTERVAL_MS }) : undefined;
   const inline = config.SHARD_WORKERS === 0 ? await loadInlineShard() : undefined;
   const pool = new ShardPool({ ...shardPoolOptions(config, log), onOutput: output.handle, onCrash: recovery.onCrash, ...(inline ? { inline } : {}), ...(inputLog ? { beforePost: () => inputLog.flush() } : {}) });
   const inputs = new MatchInputs({ pool, routes, log, ...(inputLog ? { inputLog } : {}) });
@@ -263,6 +263,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     dashboard?.close();
     keysFile?.close();
     cluster?.close();
+    remote?.close();
     eventOutput?.close();
     stopRest();
     delays.close();

@@ -27,8 +27,9 @@ export interface CreateMatchCmd {
 /**
  * Observer payloads of one batch, packed into one string (a single string crosses threads far
  * cheaper than arrays of them): records separated by RECORD_SEP, each `groupCode FIELD_SEP
- * receiveTime FIELD_SEP input FIELD_SEP raw`, `input` the payload's number in its match (the input
- * log's, ports/input-log.ts; 0: not numbered, a code this process does not run). The raw JSON text is
+ * receiveTime FIELD_SEP input FIELD_SEP via FIELD_SEP raw`, `input` the payload's number in its match
+ * (the input log's, main/ports/input-log.ts; 0: not numbered, a code this process does not run),
+ * `via` the node that forwarded it and its send number (main/ports/owner-inbox.ts; '' when it came here). The raw JSON text is
  * parsed only in the shard. Neither separator can occur in valid JSON text, and the pool refuses
  * payloads and group codes that contain them.
  */
@@ -42,8 +43,8 @@ export const RECORD_SEP = '\x1e';
 export const FIELD_SEP = '\x1f';
 
 /** One observer record of an ObsBatchCmd's `packed` (records are joined by RECORD_SEP). */
-export const packObsRecord = (groupCode: string, receivedAt: number, input: number, raw: string): string =>
-  groupCode + FIELD_SEP + receivedAt + FIELD_SEP + input + FIELD_SEP + raw;
+export const packObsRecord = (groupCode: string, receivedAt: number, input: number, via: string, raw: string): string =>
+  groupCode + FIELD_SEP + receivedAt + FIELD_SEP + input + FIELD_SEP + via + FIELD_SEP + raw;
 
 /**
  * Auxiliary payloads of one batch, as parallel arrays. The main thread resolves the session's match
@@ -54,6 +55,7 @@ export interface AuxBatchCmd {
   t: 'aux';
   groupCodes: string[][]; // the target matches on this shard
   inputs: number[][];     // the payload's number in each of those matches (the input log's)
+  vias: string[];         // who forwarded it ('' when it came here; main/ports/owner-inbox.ts)
   matchIds: string[];     // the session's match id
   playerIds: string[];    // the session's player id ('' until known)
   raws: string[];

@@ -86,7 +86,7 @@ async function one(name: string, i: number): Promise<RunResult> {
   const bad = failed(r);
   console.log(`  ${name} #${i}: ${bad ? 'FAIL' : 'ok'} (${Math.round(r.ms / 1000)} s, records ${r.stretch[0]}–${r.stretch[1]}, fault at +${r.faultAtMs} ms, ${r.duplicates} repeats${r.excused ? `, ${r.excused} in-flight overlaps excused` : ''}${r.inputsLost ? `, ${r.inputsLost} records lost in the connection` : ''})`);
   for (const note of r.notes) console.log(`    ${note}`);
-  if (bad && r.logs) {
+  if ((bad || r.inputsLost > 0) && r.logs) {
     const dir = path.join(os.tmpdir(), `ods-torture-${seed}`, `${name}-${i}`);
     fs.mkdirSync(dir, { recursive: true });
     for (const [who, lines] of Object.entries(r.logs)) fs.writeFileSync(path.join(dir, `${who}.log`), lines.join('\n') + '\n');

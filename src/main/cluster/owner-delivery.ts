@@ -20,10 +20,22 @@
 //
 // Bounded: at most MAX_HELD messages per match (held, and again not yet taken), none older than
 // RECOVERY_WINDOW_MS; past that they are dropped and counted (`stats.dropped`).
+//
+// Forwarded to a frozen owner (docs/reliability.md): an owner that stalls (a pause, SIGSTOP) still
+// counts as a receiver, so what this node forwards to it meanwhile sits unread in its socket, and is
+// refused by the input log once a successor holds the match. So every payload sent here carries
+// `via` (this node and its send number, ports/owner-inbox.ts), which the owner's input log and the
+// match's snapshots keep, and is kept here for `retainMs` (two leases and a snapshot interval: the
+// time a stalled owner's match takes to be adopted). When this node adopts the match, the payloads it
+// forwarded that neither the snapshot nor the logged inputs after it hold (`lastForwarded`) are
+// applied first, in order, then the held ones. (Adopted by a third node, they are not: that node
+// does not have them; a cluster of two, or the observer's own node adopting, is the case covered.)
 import type { MainEventBus } from '../base/events.js';
 import type { Logger } from '../base/log.js';
 import type { RemoteMatches } from '../matches/routing.js';
+import type { LoggedInput } from '../ports/input-log.js';
 import { InboxNotSent, type InboxMessage, type OwnerInbox } from '../ports/owner-inbox.js';
+import { snapshotMeta } from '../shards/snapshot-meta.js';
 
 /** Messages held for one match whose owner is missing (a minute and a half at an observer's peak 20 msg/s). */
 const MAX_HELD = 2000;
@@ -40,6 +52,23 @@ export interface OwnerDeliveryDeps {
   events: MainEventBus;
   /** RECOVERY_WINDOW_MS: nothing older is kept (its client could not resume a session that old either). */
   maxAgeMs: number;
+  /** This node's id (NODE_ID): the `via` of what it forwards. */
+  nodeId: string;
+  /** How long a forwarded payload is kept in case its owner stalled (two leases and a snapshot interval). */
+  retainMs: number;
+}
+
+/**
+ * The send number of the last payload `nodeId` forwarded that a match rebuilt from `snapshotText`
+ * and the inputs `logged` after it holds (0: none): the node re-applies what it forwarded after that.
+ */
+export function lastForwarded(nodeId: string, snapshotText: string, logged: readonly LoggedInput[]): number {
+  let last = snapshotMeta(snapshotText)?.forwarded[nodeId] ?? 0;
+  const prefix = `${nodeId}:`;
+  for (const input of logged) {
+    if (input.via?.startsWith(prefix) && !input.via.includes(':', prefix.length)) last = Math.max(last, Number(input.via.slice(prefix.length)) || 0);
+  }
+  return last;
 }
 
 export class OwnerDelivery implements RemoteMatches {
@@ -52,24 +81,31 @@ export class OwnerDelivery implements RemoteMatches {
   private resendTimer: NodeJS.Timeout | null = null;
   /** Sends to the inbox not answered yet, per code. */
   private readonly inFlight = new Map<string, number>();
-  /** Codes adopted here whose release waits for their sends in flight: where the held messages go then. */
-  private readonly releaseTo = new Map<string, (message: InboxMessage) => void>();
+  /** Codes adopted here whose release waits for their sends in flight: where the held messages go then, and the last forwarded one the match holds. */
+  private readonly releaseTo = new Map<string, { deliver: (message: InboxMessage) => void; applied?: number }>();
+  /** Per code, what this node forwarded in the last `retainMs` (in send order), in case its owner stalled. */
+  private readonly retained = new Map<string, Held[]>();
+  private readonly sweepTimer: NodeJS.Timeout;
   private readonly log: Logger;
 
   constructor(private readonly deps: OwnerDeliveryDeps) {
     this.log = deps.log.child({ module: 'cluster' });
+    this.sweepTimer = setInterval(() => this.sweepRetained(Date.now()), deps.retainMs);
+    this.sweepTimer.unref();
   }
 
-  send(groupCode: string, message: InboxMessage): boolean {
+  send(groupCode: string, original: InboxMessage): boolean {
     const seq = ++this.seq;
+    const message: InboxMessage = original.t === 'aux_disconnected' ? original : { ...original, via: `${this.deps.nodeId}:${seq}` };
     const queue = this.held.get(groupCode);
     const at = Date.now();
+    const item = { seq, message, at };
+    if (message.t !== 'aux_disconnected') this.retain(groupCode, item);
     if (queue || this.releaseTo.has(groupCode)) {
-      this.hold(groupCode, { seq, message, at });
+      this.hold(groupCode, item);
       return true;
     }
     this.stats.sent++;
-    const item = { seq, message, at };
     if (this.unsent.has(groupCode)) this.queueUnsent(groupCode, item);
     else this.publish(groupCode, item);
     return true;
@@ -105,10 +141,25 @@ export class OwnerDelivery implements RemoteMatches {
 
   /** A code adopted here whose sends are all answered and none waits to be sent again: its held messages go to its shard. */
   private releaseWaiting(groupCode: string): void {
-    const deliver = this.releaseTo.get(groupCode);
-    if (!deliver || this.unsent.has(groupCode) || this.inFlight.has(groupCode)) return;
+    const waiting = this.releaseTo.get(groupCode);
+    if (!waiting || this.unsent.has(groupCode) || this.inFlight.has(groupCode)) return;
     this.releaseTo.delete(groupCode);
-    this.release(groupCode, deliver);
+    this.release(groupCode, waiting.deliver, waiting.applied);
+  }
+
+  /** Keeps a forwarded payload for `retainMs` (and at most MAX_HELD per code). */
+  private retain(groupCode: string, item: Held): void {
+    let list = this.retained.get(groupCode);
+    if (!list) this.retained.set(groupCode, (list = []));
+    while (list.length > 0 && (item.at - list[0].at > this.deps.retainMs || list.length >= MAX_HELD)) list.shift();
+    list.push(item);
+  }
+
+  private sweepRetained(now: number): void {
+    for (const [code, list] of this.retained) {
+      while (list.length > 0 && now - list[0].at > this.deps.retainMs) list.shift();
+      if (list.length === 0) this.retained.delete(code);
+    }
   }
 
   /**
@@ -164,28 +215,42 @@ export class OwnerDelivery implements RemoteMatches {
 
   /**
    * The match runs somewhere again: the held messages are handed to `deliver` in order (this node
-   * adopted it: its own shard) or, without `deliver`, sent to the inbox again.
+   * adopted it: its own shard) or, without `deliver`, sent to the inbox again. `applied` (this node
+   * adopted it from a snapshot and its input log): the send number of the last payload this node
+   * forwarded that the rebuilt match holds; the ones forwarded after it that the old owner never
+   * applied go first (see the top of this file).
    */
-  release(groupCode: string, deliver?: (message: InboxMessage) => void): void {
+  release(groupCode: string, deliver?: (message: InboxMessage) => void, applied?: number): void {
     if (deliver && ((this.inFlight.get(groupCode) ?? 0) > 0 || this.unsent.has(groupCode))) {
       // Sends of this code are unanswered (or wait to be sent again): they may come back unreceived, and must go first.
-      this.releaseTo.set(groupCode, deliver);
+      this.releaseTo.set(groupCode, applied === undefined ? { deliver } : { deliver, applied });
       return;
     }
-    const queue = this.held.get(groupCode);
-    if (!queue) return;
+    const held = this.held.get(groupCode) ?? [];
     this.held.delete(groupCode);
+    const retained = this.retained.get(groupCode) ?? [];
+    if (deliver) this.retained.delete(groupCode);
+    // Forwarded to the old owner and never applied: before the held ones (all in send order).
+    const lost = deliver && applied !== undefined ? retained.filter((r) => r.seq > applied && !held.some((h) => h.seq === r.seq)) : [];
+    if (held.length === 0 && lost.length === 0) return;
+    const queue = lost.length === 0 ? held : [...lost, ...held].sort((a, b) => a.seq - b.seq);
     this.stats.redelivered += queue.length;
-    this.log.info({ groupCode, messages: queue.length, to: deliver ? 'this node' : 'the owner' }, 'held ingestion data delivered');
+    this.log.info({ groupCode, messages: queue.length, unapplied: lost.length, to: deliver ? 'this node' : 'the owner' }, 'held ingestion data delivered');
     for (const { message } of queue) {
       if (deliver) deliver(message);
       else this.send(groupCode, message);
     }
   }
 
-  /** The match is gone: whatever was held for it is dropped. */
+  /** Stops the sweep of kept payloads (shutdown). */
+  close(): void {
+    clearInterval(this.sweepTimer);
+  }
+
+  /** The match is gone: whatever was held or kept for it is dropped. */
   forget(groupCode: string): void {
     this.releaseTo.delete(groupCode);
+    this.retained.delete(groupCode);
     const queue = this.held.get(groupCode);
     if (queue) this.stats.dropped += queue.length;
     this.held.delete(groupCode);

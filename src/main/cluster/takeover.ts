@@ -24,7 +24,7 @@ import type { LocalRoutes } from '../matches/local-routes.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
 import type { MatchOwnership } from '../ports/match-ownership.js';
 import type { MatchSnapshot, SnapshotStore } from '../ports/snapshot-store.js';
-import type { OwnerDelivery } from './owner-delivery.js';
+import { lastForwarded, type OwnerDelivery } from './owner-delivery.js';
 import { snapshotMeta } from '../shards/snapshot-meta.js';
 
 const ADOPT_RETRY_MS = 250;
@@ -187,7 +187,8 @@ export class MatchTakeover {
       lifecycle.adopt(record, snapshot, logged);
       const matchKey = matchKeyOfSnapshot(groupCode, snapshot.text);
       if (matchKey) this.deps.outputs?.(groupCode, matchKey);
-      this.delivered(groupCode, true);
+      // What this node forwarded to the old owner that the match does not hold goes first (owner-delivery.ts).
+      this.delivered(groupCode, true, lastForwarded(ownership.nodeId, snapshot.text, logged));
     } catch (err) {
       this.log.warn({ groupCode, error: (err as Error).message }, 'adoption attempt failed; retried');
     } finally {
@@ -195,10 +196,10 @@ export class MatchTakeover {
     }
   }
 
-  /** The match runs again (here: `local`), so what was held for it goes there. */
-  private delivered(groupCode: string, local: boolean): void {
+  /** The match runs again (here: `local`), so what was held for it goes there; `applied`: see OwnerDelivery.release. */
+  private delivered(groupCode: string, local: boolean, applied?: number): void {
     this.heldSince.delete(groupCode);
     const { remote, routing } = this.deps;
-    remote.release(groupCode, local ? (message) => routing.fromInbox(groupCode, message) : undefined);
+    remote.release(groupCode, local ? (message) => routing.fromInbox(groupCode, message) : undefined, applied);
   }
 }

@@ -6,6 +6,7 @@
 // INPUT_LOG=false) the payloads are still numbered and nothing is kept.
 import type { Logger } from '../base/log.js';
 import type { InputLog, LoggedInput } from '../ports/input-log.js';
+import type { Via } from '../ports/owner-inbox.js';
 import { packable } from '../shards/batches.js';
 import type { ShardPool } from '../shards/pool.js';
 import type { LocalRoutes } from './local-routes.js';
@@ -20,28 +21,28 @@ export interface MatchInputsDeps {
 export class MatchInputs {
   constructor(private readonly deps: MatchInputsDeps) {}
 
-  /** An observer payload for `groupCode` (a match run here, or a code nobody runs: its shard drops it); false when it cannot be packed. */
-  obs(groupCode: string, raw: string, now: number): boolean {
+  /** An observer payload for `groupCode` (a match run here, or a code nobody runs: its shard drops it; `via`: the node that forwarded it); false when it cannot be packed. */
+  obs(groupCode: string, raw: string, now: number, via?: Via): boolean {
     const { pool, routes, inputLog } = this.deps;
     const local = routes.get(groupCode);
     if (!local) return pool.obs(groupCode, raw, now);
-    if (!packable(groupCode, raw)) return false;
+    if (!packable(groupCode, raw) || (via !== undefined && !packable(via, ''))) return false;
     const n = ++local.inputs;
-    inputLog?.append(groupCode, local.epoch, { n, now, kind: 'obs', raw });
-    return pool.obs(groupCode, raw, now, n);
+    inputLog?.append(groupCode, local.epoch, via === undefined ? { n, now, kind: 'obs', raw } : { n, now, kind: 'obs', raw, via });
+    return pool.obs(groupCode, raw, now, n, via);
   }
 
-  /** An auxiliary payload for the matches `groupCodes` on `shard` (run here). */
-  aux(shard: number, groupCodes: string[], matchId: string, playerId: string, raw: string, now: number): void {
+  /** An auxiliary payload for the matches `groupCodes` on `shard` (run here; `via`: the node that forwarded it). */
+  aux(shard: number, groupCodes: string[], matchId: string, playerId: string, raw: string, now: number, via?: Via): void {
     const { pool, routes, inputLog } = this.deps;
     const inputs = groupCodes.map((code) => {
       const local = routes.get(code);
       if (!local) return 0;
       const n = ++local.inputs;
-      inputLog?.append(code, local.epoch, { n, now, kind: 'aux', matchId, playerId, raw });
+      inputLog?.append(code, local.epoch, via === undefined ? { n, now, kind: 'aux', matchId, playerId, raw } : { n, now, kind: 'aux', matchId, playerId, raw, via });
       return n;
     });
-    pool.aux(shard, groupCodes, inputs, matchId, playerId, raw, now);
+    pool.aux(shard, groupCodes, inputs, matchId, playerId, raw, now, via);
   }
 
   /**
@@ -72,8 +73,8 @@ export class MatchInputs {
     if (!local) return;
     local.inputs = after;
     for (const input of inputs) {
-      if (input.kind === 'obs') pool.obs(groupCode, input.raw, input.now, input.n);
-      else pool.aux(local.shard, [groupCode], [input.n], input.matchId, input.playerId, input.raw, input.now);
+      if (input.kind === 'obs') pool.obs(groupCode, input.raw, input.now, input.n, input.via);
+      else pool.aux(local.shard, [groupCode], [input.n], input.matchId, input.playerId, input.raw, input.now, input.via);
       local.inputs = Math.max(local.inputs, input.n);
     }
     if (inputs.length > 0) this.deps.log.info({ groupCode, inputs: inputs.length, from: inputs[0].n, to: local.inputs }, 'inputs after the snapshot applied again from the input log');

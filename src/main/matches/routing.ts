@@ -4,7 +4,7 @@
 // through an event or a promise.
 import type { MainEventBus } from '../base/events.js';
 import type { MatchDirectory } from '../ports/match-directory.js';
-import type { InboxMessage } from '../ports/owner-inbox.js';
+import type { InboxMessage, Via } from '../ports/owner-inbox.js';
 import type { ShardPool } from '../shards/pool.js';
 import type { Seat } from '../ports/standby-store.js';
 import type { LocalRoutes } from './local-routes.js';
@@ -54,15 +54,15 @@ export class MatchRouting {
     return this.toMatch(groupCode, raw, seat, Date.now(), local);
   }
 
-  /** An observer payload for a match this process runs (`local`) or nobody runs: through the standby relay when the match has one. */
-  private toMatch(groupCode: string, raw: string, seat: Seat, now: number, local: boolean): boolean {
+  /** An observer payload for a match this process runs (`local`) or nobody runs: through the standby relay when the match has one (`via`: the node that forwarded it). */
+  private toMatch(groupCode: string, raw: string, seat: Seat, now: number, local: boolean, via?: Via): boolean {
     const relay = this.deps.relay;
     if (local && relay?.active(groupCode, seat)) {
       if (seat === relay.primaryOf(groupCode)) this.clock.seen(groupCode, now);
-      return relay.receive(groupCode, seat, raw, now);
+      return relay.receive(groupCode, seat, raw, now, via);
     }
     if (local) this.clock.seen(groupCode, now);
-    return this.deps.inputs.obs(groupCode, raw, now);
+    return this.deps.inputs.obs(groupCode, raw, now, via);
   }
 
   /** Auxiliary data goes to every live match with the session's match id (once per shard, with their group codes); false when there is none. */
@@ -87,8 +87,8 @@ export class MatchRouting {
     const local = this.deps.routes.get(groupCode);
     if (!local) return;
     const now = Date.now();
-    if (message.t === 'obs') this.toMatch(groupCode, message.raw, message.seat ?? 'group', now, true);
-    else if (message.t === 'aux') this.deps.inputs.aux(local.shard, [groupCode], message.matchId, message.playerId, message.raw, now);
+    if (message.t === 'obs') this.toMatch(groupCode, message.raw, message.seat ?? 'group', now, true, message.via);
+    else if (message.t === 'aux') this.deps.inputs.aux(local.shard, [groupCode], message.matchId, message.playerId, message.raw, now, message.via);
     else this.deps.pool.send(local.shard, { t: 'aux_disconnected', groupCodes: [groupCode], matchId: message.matchId, playerId: message.playerId, now });
   }
 

@@ -14,10 +14,12 @@
 // Adapters: adapters/state-dir/input-log.ts (segment files), adapters/redis/input-log.ts (a stream
 // per match). Contract: test/main/ports/input-log.contract.ts.
 
-/** One payload as the match's shard was given it: `now` its receive time, `n` its number in the match. */
+import type { Via } from './owner-inbox.js';
+
+/** One payload as the match's shard was given it: `now` its receive time, `n` its number in the match, `via` who forwarded it (another node: ports/owner-inbox.ts). */
 export type LoggedInput =
-  | { readonly n: number; readonly now: number; readonly kind: 'obs'; readonly raw: string }
-  | { readonly n: number; readonly now: number; readonly kind: 'aux'; readonly matchId: string; readonly playerId: string; readonly raw: string };
+  | { readonly n: number; readonly now: number; readonly kind: 'obs'; readonly raw: string; readonly via?: Via }
+  | { readonly n: number; readonly now: number; readonly kind: 'aux'; readonly matchId: string; readonly playerId: string; readonly raw: string; readonly via?: Via };
 
 export interface InputLog {
   /** Buffers one input of the match `groupCode`, run here under `epoch`; written by the next `flush`. */

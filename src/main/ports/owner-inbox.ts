@@ -12,10 +12,18 @@
 // Only the shared adapter exists: in one process every match is local.
 // Adapter: adapters/redis/owner-inbox.ts. Contract: test/main/ports/owner-inbox.contract.ts.
 
+/**
+ * Who forwarded a payload, as `<node id>:<its send number>` (numbers grow per sending node): kept
+ * with the input in the owner's input log and the match's snapshots, so that when the sender takes
+ * the match over it knows which of the payloads it forwarded the old owner never applied
+ * (cluster/owner-delivery.ts, docs/reliability.md "Forwarded to a frozen owner").
+ */
+export type Via = string;
+
 export type InboxMessage =
   /** `seat`: 'standby' for the standby observer's data (ports/standby-store.ts); absent: the group secret's seat. */
-  | { t: 'obs'; raw: string; seat?: 'standby' }
-  | { t: 'aux'; matchId: string; playerId: string; raw: string }
+  | { t: 'obs'; raw: string; seat?: 'standby'; via?: Via }
+  | { t: 'aux'; matchId: string; playerId: string; raw: string; via?: Via }
   | { t: 'aux_disconnected'; matchId: string; playerId: string };
 
 /** A send that certainly did not leave this node (Redis was not connected): safe to send again. */

@@ -48,11 +48,11 @@ export class ShardBatches {
     this.pending[shard].push(cmd);
   }
 
-  /** Queues an observer payload for `shard` (`input`: its number in the match, 0: none); false when it cannot be packed (a separator in it). */
-  obs(shard: number, groupCode: string, raw: string, now: number, input = 0): boolean {
-    if (!packable(groupCode, raw)) return false;
+  /** Queues an observer payload for `shard` (`input`: its number in the match, 0: none; `via`: who forwarded it); false when it cannot be packed (a separator in it). */
+  obs(shard: number, groupCode: string, raw: string, now: number, input = 0, via = ''): boolean {
+    if (!packable(groupCode, raw) || !packable(via, '')) return false;
     const queue = this.pending[shard];
-    const record = packObsRecord(groupCode, now, input, raw);
+    const record = packObsRecord(groupCode, now, input, via, raw);
     const last = queue[queue.length - 1] as ObsBatchCmd | undefined;
     if (!last || last.t !== 'obs') queue.push({ t: 'obs', count: 1, packed: record });
     else {
@@ -64,12 +64,13 @@ export class ShardBatches {
   }
 
   /** Queues an auxiliary payload for the matches `groupCodes` (those on `shard` with the session's match id; `inputs`: its number in each). */
-  aux(shard: number, groupCodes: string[], inputs: number[], matchId: string, playerId: string, raw: string, now: number): void {
+  aux(shard: number, groupCodes: string[], inputs: number[], matchId: string, playerId: string, raw: string, now: number, via = ''): void {
     const queue = this.pending[shard];
     let last = queue[queue.length - 1] as AuxBatchCmd | undefined;
-    if (!last || last.t !== 'aux') queue.push((last = { t: 'aux', groupCodes: [], inputs: [], matchIds: [], playerIds: [], raws: [], nows: [] }));
+    if (!last || last.t !== 'aux') queue.push((last = { t: 'aux', groupCodes: [], inputs: [], vias: [], matchIds: [], playerIds: [], raws: [], nows: [] }));
     last.groupCodes.push(groupCodes);
     last.inputs.push(inputs);
+    last.vias.push(via);
     last.matchIds.push(matchId);
     last.playerIds.push(playerId);
     last.raws.push(raw);

@@ -108,14 +108,14 @@ export class ShardPool {
     this.batches.send(shard, cmd);
   }
 
-  /** Queues an observer payload for its shard (`input`: its number in the match, matches/match-inputs.ts; 0: none); false when it cannot be packed (a separator in it). */
-  obs(groupCode: string, raw: string, now: number, input = 0): boolean {
-    return this.batches.obs(this.shardOf(groupCode), groupCode, raw, now, input);
+  /** Queues an observer payload for its shard (`input`: its number in the match, matches/match-inputs.ts, 0: none; `via`: who forwarded it); false when it cannot be packed (a separator in it). */
+  obs(groupCode: string, raw: string, now: number, input = 0, via = ''): boolean {
+    return this.batches.obs(this.shardOf(groupCode), groupCode, raw, now, input, via);
   }
 
   /** Queues an auxiliary payload for the matches `groupCodes` (those on `shard` with the session's match id; `inputs`: its number in each). */
-  aux(shard: number, groupCodes: string[], inputs: number[], matchId: string, playerId: string, raw: string, now: number): void {
-    this.batches.aux(shard, groupCodes, inputs, matchId, playerId, raw, now);
+  aux(shard: number, groupCodes: string[], inputs: number[], matchId: string, playerId: string, raw: string, now: number, via = ''): void {
+    this.batches.aux(shard, groupCodes, inputs, matchId, playerId, raw, now, via);
   }
 
   /**

@@ -5,6 +5,8 @@ export interface SnapshotMeta {
   recordStart?: number;
   /** The last input the snapshot holds (ports/input-log.ts); 0 for snapshots from before the input log. */
   inputs: number;
+  /** Per node that forwarded payloads to the match, the send number of the last one the snapshot holds (ports/owner-inbox.ts Via). */
+  forwarded: Record<string, number>;
 }
 
 /** The bookkeeping part of a snapshot's text; undefined when it is not a shard snapshot. */
@@ -12,10 +14,15 @@ export function snapshotMeta(text: string): SnapshotMeta | undefined {
   const cut = text.indexOf(',"match":');
   if (!text.startsWith('{"slot":') || cut < 0) return undefined;
   try {
-    const meta = JSON.parse(text.slice(8, cut)) as { recordStart?: unknown; inputs?: unknown };
+    const meta = JSON.parse(text.slice(8, cut)) as { recordStart?: unknown; inputs?: unknown; forwarded?: unknown };
+    const forwarded = Object.create(null) as Record<string, number>;
+    if (meta.forwarded && typeof meta.forwarded === 'object') {
+      for (const [node, seq] of Object.entries(meta.forwarded)) if (typeof seq === 'number') forwarded[node] = seq;
+    }
     return {
       ...(typeof meta.recordStart === 'number' ? { recordStart: meta.recordStart } : {}),
       inputs: typeof meta.inputs === 'number' ? meta.inputs : 0,
+      forwarded,
     };
   } catch {
     return undefined;

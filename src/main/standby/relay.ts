@@ -51,7 +51,7 @@ export interface StandbyRelayDeps {
   /** Whether this process runs the match (its relay lives on the owner only). */
   runsHere(groupCode: string): boolean;
   /** Applies one observer payload of the match (the shard pool's obs). */
-  apply(groupCode: string, raw: string, now: number): boolean;
+  apply(groupCode: string, raw: string, now: number, via?: string): boolean;
   /** Told of each failover (the observer_failover event: events-out/operational.ts). */
   failedOver?(groupCode: string, record: FailoverRecord): void;
 }
@@ -93,15 +93,15 @@ export class StandbyRelay {
     if (this.deps.runsHere(groupCode)) this.relayOf(groupCode).armedUntil = armedUntil;
   }
 
-  /** An observer payload of `seat`; false when it is not forwardable (counted by the caller). */
-  receive(groupCode: string, seat: Seat, raw: string, now: number): boolean {
+  /** An observer payload of `seat` (`via`: the node that forwarded it, ports/owner-inbox.ts); false when it is not forwardable (counted by the caller). */
+  receive(groupCode: string, seat: Seat, raw: string, now: number, via?: string): boolean {
     const r = this.relayOf(groupCode);
     r.lastAt[seat] = now;
     if (seat === r.primary) {
       const envelope = parseEnvelope(raw, groupCode);
       this.remember(r, envelope ? contentKey(envelope.type, envelope.data) : contentKey('raw', raw), now);
       r.evidenceAt = 0;
-      return this.deps.apply(groupCode, raw, now);
+      return this.deps.apply(groupCode, raw, now, via);
     }
     const envelope = parseEnvelope(raw, groupCode);
     if (!envelope) return false;

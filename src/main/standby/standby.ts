@@ -22,7 +22,7 @@ export interface Standby {
 export function createStandby(deps: { config: Config; log: Logger; store: StandbyStore; directory: MatchDirectory; control: ControlBus; inputs: MatchInputs; routes: LocalRoutes; events: EventBus<MainEvents> }): Standby {
   const { config, log, store, directory, control, inputs, routes, events } = deps;
   const relay = new StandbyRelay({
-    config, log, store, control, runsHere: (code) => routes.get(code) !== undefined, apply: (groupCode, raw, now) => inputs.obs(groupCode, raw, now),
+    config, log, store, control, runsHere: (code) => routes.get(code) !== undefined, apply: (groupCode, raw, now, via) => inputs.obs(groupCode, raw, now, via),
     failedOver: (groupCode, { cause, from, to, at }) => events.emit('observerFailover', { groupCode, cause, from, to, at }),
   });
   const admission = new StandbyAdmission({ config, log, store, directory, relay });

@@ -10,11 +10,11 @@ import type { Slot } from './slot.js';
 
 type Envelope = Record<string, unknown>;
 
-/** An observer payload (obs_data) of the session of `groupCode`; `input`: its number in the match (the input log's, 0: none). */
-export function applyObs(shard: ApplyContext, groupCode: string, raw: string, receivedAt: number, input: number): void {
+/** An observer payload (obs_data) of the session of `groupCode`; `input`: its number in the match (the input log's, 0: none); `via`: who forwarded it ('' : nobody). */
+export function applyObs(shard: ApplyContext, groupCode: string, raw: string, receivedAt: number, input: number, via: string): void {
   const slot = shard.slots.get(groupCode);
   if (slot !== undefined && replayed(shard, slot)) return;
-  if (slot !== undefined && input > 0) slot.inputs.n = input; // held by the match's next snapshot, whatever the payload does
+  if (slot !== undefined) given(slot, input, via); // held by the match's next snapshot, whatever the payload does
   const env = parse(shard, raw, groupCode, slot);
   if (!env) return;
   const type = typeof env.type === 'string' ? env.type : '?';
@@ -46,14 +46,24 @@ export function liveSlot(shard: ApplyContext, groupCode: string): Slot | undefin
 
 const replayed = (shard: ApplyContext, slot: Slot): boolean => slot.snapshot.replayMark >= shard.batchMark;
 
+/** The match was given input `input` (0: not numbered), forwarded by `via` (`<node>:<send number>`, '' : not forwarded): its snapshot says so. */
+function given(slot: Slot, input: number, via: string): void {
+  if (input > 0) slot.inputs.n = input;
+  if (via === '') return;
+  const cut = via.lastIndexOf(':');
+  const seq = Number(via.slice(cut + 1));
+  const node = via.slice(0, cut);
+  if (cut > 0 && Number.isSafeInteger(seq) && (slot.inputs.forwarded[node] ?? 0) < seq) slot.inputs.forwarded[node] = seq;
+}
+
 /**
  * An auxiliary payload (aux_data) of a session with `matchId` and `playerId`, for the matches of
  * `groupCodes` (those with that match id on this shard, resolved by the main thread).
  */
-export function applyAux(shard: ApplyContext, groupCodes: string[], inputs: number[], matchId: string, playerId: string, raw: string, receivedAt: number): void {
+export function applyAux(shard: ApplyContext, groupCodes: string[], inputs: number[], via: string, matchId: string, playerId: string, raw: string, receivedAt: number): void {
   for (let i = 0; i < groupCodes.length; i++) {
     const slot = liveSlot(shard, groupCodes[i]);
-    if (slot !== undefined && inputs[i] > 0) slot.inputs.n = inputs[i];
+    if (slot !== undefined) given(slot, inputs[i], via);
   }
   let first: Slot | undefined;
   for (const code of groupCodes) if ((first = auxTarget(shard, code, matchId))) break;

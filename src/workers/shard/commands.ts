@@ -23,7 +23,7 @@ export function runCommand(shard: CommandContext, cmd: ShardCmd, now: number): v
     }
     case 'obs': return unpackObs(shard, cmd);
     case 'aux': {
-      for (let i = 0; i < cmd.raws.length; i++) applyAux(shard, cmd.groupCodes[i], cmd.inputs[i], cmd.matchIds[i], cmd.playerIds[i], cmd.raws[i], cmd.nows[i]);
+      for (let i = 0; i < cmd.raws.length; i++) applyAux(shard, cmd.groupCodes[i], cmd.inputs[i], cmd.vias[i], cmd.matchIds[i], cmd.playerIds[i], cmd.raws[i], cmd.nows[i]);
       return;
     }
     case 'aux_disconnected': {
@@ -90,7 +90,7 @@ export function runCommand(shard: CommandContext, cmd: ShardCmd, now: number): v
   }
 }
 
-/** The packed observer records (`groupCode FIELD_SEP receiveTime FIELD_SEP input FIELD_SEP raw`, RECORD_SEP between), in order. */
+/** The packed observer records (`groupCode FIELD_SEP receiveTime FIELD_SEP input FIELD_SEP via FIELD_SEP raw`, RECORD_SEP between), in order. */
 function unpackObs(shard: CommandContext, cmd: ObsBatchCmd): void {
   const packed = cmd.packed;
   let start = 0;
@@ -100,7 +100,8 @@ function unpackObs(shard: CommandContext, cmd: ObsBatchCmd): void {
     const a = packed.indexOf(FIELD_SEP, start);
     const b = packed.indexOf(FIELD_SEP, a + 1);
     const c = packed.indexOf(FIELD_SEP, b + 1);
-    applyObs(shard, packed.slice(start, a), packed.slice(c + 1, end), Number(packed.slice(a + 1, b)), Number(packed.slice(b + 1, c)));
+    const d = packed.indexOf(FIELD_SEP, c + 1);
+    applyObs(shard, packed.slice(start, a), packed.slice(d + 1, end), Number(packed.slice(a + 1, b)), Number(packed.slice(b + 1, c)), d > c + 1 ? packed.slice(c + 1, d) : '');
     start = end + 1;
   }
 }

@@ -100,7 +100,7 @@ export class Shard implements BatchContext, CycleContext {
     const slot = newSlot(cmd.groupCode, match, {
       matchId: '', lastActivityAt: meta.lastActivityAt, lastEventAt: meta.lastEventAt, frameNo: cmd.frameNoBase,
       // A crash's replay skips the batches the snapshot holds; other restores are snapshotted anew (snapshots.ts).
-      snapshot: restoredMarks(meta, cmd.replay === true, match.eventNumber), inputs: meta.inputs ?? 0, recordStart: meta.recordStart,
+      snapshot: restoredMarks(meta, cmd.replay === true, match.eventNumber), inputs: meta.inputs ?? 0, forwarded: meta.forwarded, recordStart: meta.recordStart,
       recorder: this.settings.recordReplays ? ReplayRecorder.reopen(this.settings.replayDir, cmd.groupCode, meta.recordStart) : undefined,
     });
     this.slots.set(cmd.groupCode, slot);

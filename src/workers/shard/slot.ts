@@ -61,8 +61,12 @@ export interface Slot {
   readonly sent: SentFrames;
   /** Wall-clock time of the last applied message (apply.ts). */
   readonly received: { at: number };
-  /** The number of the last observer or auxiliary payload given to the match (apply.ts; the input log's, main/ports/input-log.ts). */
-  readonly inputs: { n: number };
+  /**
+   * The number of the last observer or auxiliary payload given to the match (apply.ts; the input
+   * log's, main/ports/input-log.ts), and per node that forwarded payloads to it, the send number of
+   * the last one (main/cluster/owner-delivery.ts).
+   */
+  readonly inputs: { n: number; forwarded: Record<string, number> };
   /** The match id the main thread was last told (`match_id` event; '' before match_start), and the roster size (changes.ts). */
   readonly reported: { matchId: string; rosterSize: number };
   readonly layout: LayoutBase;
@@ -83,8 +87,9 @@ export interface SlotOrigin {
   lastEventAt: number;
   frameNo: number;
   snapshot: SnapshotMarks;
-  /** The last input the origin holds (a snapshot's; 0 for a logon). */
+  /** The last input the origin holds (a snapshot's; 0 for a logon), and the last forwarded one per node. */
   inputs: number;
+  forwarded?: Record<string, number>;
   recordStart: number;
   recorder: ReplayRecorder | undefined;
 }
@@ -94,7 +99,7 @@ export function newSlot(groupCode: string, match: Match, origin: SlotOrigin): Sl
     groupCode, match, recorder: origin.recorder, recordStart: origin.recordStart,
     sent: { event: match.eventNumber - 1, at: 0, activityAt: origin.lastActivityAt, frameNo: origin.frameNo, frameTextsUntil: 0, frameTextSent: false, feedTablesWanted: false },
     received: { at: origin.lastEventAt },
-    inputs: { n: origin.inputs },
+    inputs: { n: origin.inputs, forwarded: Object.assign(Object.create(null) as Record<string, number>, origin.forwarded) },
     reported: { matchId: origin.matchId, rosterSize: 0 },
     layout: { prev: null, event: -1 },
     deadline: { timerAt: Infinity, inactivityAt: Infinity, heapIndex: -1 },

@@ -28,12 +28,15 @@ export interface SlotMeta {
   recordStart: number;
   mark?: number;
   inputs?: number;
+  /** Per node that forwarded payloads to the match, the send number of the last one (absent: none). */
+  forwarded?: Record<string, number>;
   events?: DeriverJournal;
 }
 
 /** {"slot":<SlotMeta: no member named "match" at any depth>,"match":<the engine's snapshot>} */
 export function snapshotText(slot: Slot, state?: SnapshotState, mark = -1): string {
   const meta: SlotMeta = { lastActivityAt: slot.sent.activityAt, lastEventAt: slot.received.at, recordStart: slot.recordStart, mark, inputs: slot.inputs.n };
+  for (const _ in slot.inputs.forwarded) { meta.forwarded = slot.inputs.forwarded; break; }
   const deriver = slot.events.deriver;
   if (deriver) meta.events = deriver.journal();
   return '{"slot":' + JSON.stringify(meta) + ',"match":' + slot.match.toSnapshot(state) + '}';

@@ -21,6 +21,10 @@ export const INBOX_MESSAGES: InboxMessage[] = [
   { t: 'obs', raw: 'R' },
   { t: 'obs', raw: '{"type":"killfeed","data":{}}', seat: 'standby' },
   { t: 'obs', raw: 's', seat: 'standby' },
+  // Who forwarded it (cluster/owner-delivery.ts): node ids may hold ':' and digits.
+  { t: 'obs', raw: '{"type":"score","data":{}}', via: 'node-b:17' },
+  { t: 'obs', raw: 'v', seat: 'standby', via: 'n:1:2' },
+  { t: 'aux', matchId: 'm:2', playerId: 'p2', raw: '{"x":1}', via: 'node-a:9007199254740991' },
 ];
 
 export function describeOwnerInboxContract(name: string, harness: OwnerInboxHarness): void {

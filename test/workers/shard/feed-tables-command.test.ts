@@ -21,7 +21,7 @@ const settings: ShardSettings = {
 
 let mark = 0;
 const obs = (records: typeof replay.records): ShardCmd[] => [
-  { t: 'obs', count: records.length, packed: records.map((rec) => packObsRecord(CODE, 0, 0, JSON.stringify({ ...rec, groupCode: CODE }))).join(RECORD_SEP) },
+  { t: 'obs', count: records.length, packed: records.map((rec) => packObsRecord(CODE, 0, 0, '', JSON.stringify({ ...rec, groupCode: CODE }))).join(RECORD_SEP) },
 ];
 const closing = (): ShardCmd => ({ t: 'mark', mark: ++mark });
 

@@ -24,7 +24,7 @@ function framesAfter(frameEdge: ShardSettings['frameEdge'], cycle: boolean): { a
   shard.scheduler.stop(); // no timers: only the batch and the cycle send frames
   const frames = () => outputs.reduce((n, o) => n + o.codes.length, 0);
   const records = replay.records.slice(0, 20);
-  const obs: ShardCmd = { t: 'obs', count: records.length, packed: records.map((rec) => packObsRecord(CODE, 0, 0, JSON.stringify({ ...rec, groupCode: CODE }))).join(RECORD_SEP) };
+  const obs: ShardCmd = { t: 'obs', count: records.length, packed: records.map((rec) => packObsRecord(CODE, 0, 0, '', JSON.stringify({ ...rec, groupCode: CODE }))).join(RECORD_SEP) };
   runBatch(shard, [{
     t: 'create', groupCode: CODE, now: 0,
     logon: { groupCode: CODE, leftTeam: h.leftTeam as never, rightTeam: h.rightTeam as never, organizationId: '', isSupporter: false, obsName: 'test', clientVersion: '0.3.3' },

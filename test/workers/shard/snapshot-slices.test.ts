@@ -30,7 +30,7 @@ function batches(): ShardCmd[][] {
   out[0].push({ t: 'mark', mark: ++mark });
   for (let r = 0; r < records.length; r += 3) {
     const packed: string[] = [];
-    for (const code of CODES) for (const rec of records.slice(r, r + 3)) packed.push(packObsRecord(code, 0, 0, JSON.stringify({ ...rec, groupCode: code })));
+    for (const code of CODES) for (const rec of records.slice(r, r + 3)) packed.push(packObsRecord(code, 0, 0, '', JSON.stringify({ ...rec, groupCode: code })));
     out.push([{ t: 'obs', count: packed.length, packed: packed.join(RECORD_SEP) }, { t: 'mark', mark: ++mark }]);
   }
   return out;

@@ -90,8 +90,8 @@ export class RedisInputLog implements InputLog {
         k = keys.push(this.conn.keys.inputLog(groupCode));
         index.set(groupCode, k);
       }
-      if (input.kind === 'aux') args.push(-k, `${epoch}-${input.n}`, input.now, input.raw, input.matchId, input.playerId);
-      else args.push(k, `${epoch}-${input.n}`, input.now, input.raw);
+      if (input.kind === 'aux') args.push(-k, `${epoch}-${input.n}`, input.now, input.raw, input.via ?? '', input.matchId, input.playerId);
+      else args.push(k, `${epoch}-${input.n}`, input.now, input.raw, input.via ?? '');
     }
     this.conn.cmd.odsInputAppend(keys.length, keys, this.ttlMs, args).then(
       (failed) => { if (failed.length > 0) this.settle(chunk, failed); },
@@ -164,7 +164,8 @@ export class RedisInputLog implements InputLog {
     const n = Number(id.slice(id.indexOf('-') + 1));
     const now = Number(f.t);
     if (!Number.isSafeInteger(n) || !Number.isFinite(now) || f.r === undefined) return undefined;
-    if (f.m !== undefined && f.p !== undefined) return { n, now, kind: 'aux', matchId: f.m, playerId: f.p, raw: f.r };
-    return { n, now, kind: 'obs', raw: f.r };
+    const via = f.v !== undefined ? { via: f.v } : {};
+    if (f.m !== undefined && f.p !== undefined) return { n, now, kind: 'aux', matchId: f.m, playerId: f.p, raw: f.r, ...via };
+    return { n, now, kind: 'obs', raw: f.r, ...via };
   }
 }

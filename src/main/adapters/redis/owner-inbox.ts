@@ -6,6 +6,7 @@
 //   's' <raw>                                                      { t: 'obs', raw, seat: 'standby' } (the standby observer)
 //   'a' <len>:<matchId><len>:<playerId><raw>                       { t: 'aux', matchId, playerId, raw }
 //   'd' <len>:<matchId><len>:<playerId>                            { t: 'aux_disconnected', … }
+//   'v' <len>:<via><one of the above>                              the same with `via` (who forwarded it)
 // where <len> is the decimal length of the string that follows (JS string length): no escaping,
 // one concatenation per message, and the raw text (most of the bytes) is never copied but once.
 import type { Logger } from '../../base/log.js';
@@ -24,6 +25,7 @@ export interface RedisOwnerInboxStats {
 }
 
 export function encodeInboxMessage(message: InboxMessage): string {
+  if (message.t !== 'aux_disconnected' && message.via !== undefined) return `v${message.via.length}:${message.via}${encodeInboxMessage({ ...message, via: undefined })}`;
   switch (message.t) {
     case 'obs': return (message.seat === 'standby' ? 's' : 'o') + message.raw;
     case 'aux': return `a${message.matchId.length}:${message.matchId}${message.playerId.length}:${message.playerId}${message.raw}`;
@@ -34,7 +36,11 @@ export function encodeInboxMessage(message: InboxMessage): string {
 /** The message of an owner-channel payload, or null when it is malformed. */
 export function decodeInboxMessage(payload: Buffer): InboxMessage | null {
   if (payload.length < 1) return null;
-  const text = payload.toString('utf8');
+  return decodeText(payload.toString('utf8'));
+}
+
+function decodeText(text: string): InboxMessage | null {
+  if (text.length < 1) return null;
   const kind = text.charCodeAt(0);
   if (kind === 0x6f /* o */) return { t: 'obs', raw: text.slice(1) };
   if (kind === 0x73 /* s */) return { t: 'obs', raw: text.slice(1), seat: 'standby' };
@@ -47,6 +53,11 @@ export function decodeInboxMessage(payload: Buffer): InboxMessage | null {
     at = colon + 1 + len;
     return text.slice(colon + 1, at);
   };
+  if (kind === 0x76 /* v */) {
+    const via = field();
+    const inner = via === null ? null : decodeText(text.slice(at));
+    return inner === null || inner.t === 'aux_disconnected' || inner.via !== undefined ? null : { ...inner, via: via! };
+  }
   const matchId = field();
   const playerId = matchId === null ? null : field();
   if (matchId === null || playerId === null) return null;

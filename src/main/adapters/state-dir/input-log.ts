@@ -5,7 +5,7 @@
 // cut may tear the last record: the reader stops there).
 //
 // A record is a JSON header line, then the payload as it came, then a newline:
-//   {"c":"<group code>","e":<epoch>,"n":<input>,"t":<receive time>,"l":<payload length>[,"m":"<match id>","p":"<player id>"]}\n<payload>\n
+//   {"c":"<group code>","e":<epoch>,"n":<input>,"t":<receive time>,"l":<payload length>[,"m":"<match id>","p":"<player id>"][,"v":"<via>"]}\n<payload>\n
 // (the payload's length in UTF-16 units: the file is read back whole as one string). Inputs are
 // ordered by (epoch, n) as the Redis adapter's stream ids are, and fenced the same way, though one
 // process writes them: `since` at an epoch refuses later appends of lower epochs, and `covered` and
@@ -97,6 +97,7 @@ export class StateDirInputLog implements InputLog {
     match.latest = Math.max(match.latest, epoch);
     const head: Record<string, unknown> = { c: groupCode, e: epoch, n: input.n, t: input.now, l: input.raw.length };
     if (input.kind === 'aux') { head.m = input.matchId; head.p = input.playerId; }
+    if (input.via !== undefined) head.v = input.via;
     const record = JSON.stringify(head) + '\n' + input.raw + '\n';
     this.buffer.push(record);
     this.bufferBytes += record.length;
@@ -245,7 +246,7 @@ export class StateDirInputLog implements InputLog {
     while (pos < text.length) {
       const eol = text.indexOf('\n', pos);
       if (eol < 0) break;
-      let head: { c: string; e?: number; n: number; t: number; l: number; m?: string; p?: string };
+      let head: { c: string; e?: number; n: number; t: number; l: number; m?: string; p?: string; v?: string };
       try {
         head = JSON.parse(text.slice(pos, eol)) as typeof head;
       } catch {
@@ -254,9 +255,10 @@ export class StateDirInputLog implements InputLog {
       const end = eol + 1 + head.l;
       if (typeof head.l !== 'number' || text[end] !== '\n') break;
       const raw = text.slice(eol + 1, end);
+      const via = head.v !== undefined ? { via: head.v } : {};
       const input: LoggedInput = head.m !== undefined
-        ? { n: head.n, now: head.t, kind: 'aux', matchId: head.m, playerId: head.p ?? '', raw }
-        : { n: head.n, now: head.t, kind: 'obs', raw };
+        ? { n: head.n, now: head.t, kind: 'aux', matchId: head.m, playerId: head.p ?? '', raw, ...via }
+        : { n: head.n, now: head.t, kind: 'obs', raw, ...via };
       const entry: EpochInput = { epoch: head.e ?? 0, input };
       const list = out.get(head.c);
       if (list) list.push(entry); else out.set(head.c, [entry]);

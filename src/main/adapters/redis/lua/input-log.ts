@@ -5,8 +5,8 @@
 
 /**
  * KEYS: the streams of a flush's matches (inputLog(code), each once). ARGV: ttlMs, then each input in
- * order as `k id t r` (an observer payload: KEYS[k], fields t and r) or `-k id t r m p` (an
- * auxiliary one, fields m and p too). XADDs each with `redis.pcall`, so a refused one (the fence: its
+ * order as `k id t r v` (an observer payload: KEYS[k], fields t and r, and v unless it is '') or
+ * `-k id t r v m p` (an auxiliary one, fields m and p too). XADDs each with `redis.pcall`, so a refused one (the fence: its
  * id not above the stream's last) or a failed one leaves the rest written, then refreshes each
  * stream's expiry. Answers the inputs not added, flat: `[i, error, …]` (i: the input's place, from 1).
  */
@@ -17,12 +17,15 @@ while i <= #ARGV do
   n = n + 1
   local k = tonumber(ARGV[i])
   local res
+  local v = ARGV[i + 4]
   if k > 0 then
-    res = redis.pcall('XADD', KEYS[k], ARGV[i + 1], 't', ARGV[i + 2], 'r', ARGV[i + 3])
-    i = i + 4
+    if v == '' then res = redis.pcall('XADD', KEYS[k], ARGV[i + 1], 't', ARGV[i + 2], 'r', ARGV[i + 3])
+    else res = redis.pcall('XADD', KEYS[k], ARGV[i + 1], 't', ARGV[i + 2], 'r', ARGV[i + 3], 'v', v) end
+    i = i + 5
   else
-    res = redis.pcall('XADD', KEYS[-k], ARGV[i + 1], 't', ARGV[i + 2], 'r', ARGV[i + 3], 'm', ARGV[i + 4], 'p', ARGV[i + 5])
-    i = i + 6
+    if v == '' then res = redis.pcall('XADD', KEYS[-k], ARGV[i + 1], 't', ARGV[i + 2], 'r', ARGV[i + 3], 'm', ARGV[i + 5], 'p', ARGV[i + 6])
+    else res = redis.pcall('XADD', KEYS[-k], ARGV[i + 1], 't', ARGV[i + 2], 'r', ARGV[i + 3], 'm', ARGV[i + 5], 'p', ARGV[i + 6], 'v', v) end
+    i = i + 7
   end
   if type(res) == 'table' and res.err then
     failed[#failed + 1] = n
