@@ -31,6 +31,10 @@ export function redisKeys(prefix: string) {
     lease: (groupCode: string) => `${prefix}lease:${groupCode}`,
     match: (groupCode: string) => `${prefix}match:${groupCode}`,
     matches: `${prefix}matches`,
+    // The epoch a code's last match ended under (its release; PX = ENDED_TTL_MS, an hour): a node
+    // frozen past its lease that wakes up with an older epoch of the code is told its match is gone,
+    // not that Redis lost it (lua/directory.ts RENEW).
+    ended: (groupCode: string) => `${prefix}ended:${groupCode}`,
     perKey: (keyId: string) => `${prefix}perkey:${keyId}`,
     epoch: `${prefix}epoch`,
     // MatchOwnership of a match instance's outputs (lua/output-leases.ts): the lease of one match's

@@ -90,7 +90,7 @@ export interface ScriptDefinition { numberOfKeys?: number; lua: string }
 
 export const LUA_SCRIPTS: Record<keyof ScriptCommands, ScriptDefinition> = {
   odsDirClaim: { numberOfKeys: 5, lua: directory.CLAIM },
-  odsDirRelease: { numberOfKeys: 4, lua: directory.RELEASE },
+  odsDirRelease: { numberOfKeys: 5, lua: directory.RELEASE },
   odsDirUpdate: { numberOfKeys: 1, lua: directory.UPDATE },
   odsDirRenew: { numberOfKeys: 0, lua: directory.RENEW },
   odsDirAdopt: { numberOfKeys: 4, lua: directory.ADOPT },

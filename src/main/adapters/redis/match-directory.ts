@@ -17,6 +17,9 @@ import type { RedisConnection } from './connection.js';
 import { storedJson, toEntry, toStored, type Stored } from './directory-records.js';
 import { RedisDirectoryView, type ClaimWatcher, type Field, type FieldValue } from './directory-sync.js';
 
+/** How long a released code remembers the epoch it ended under (keys.ts `ended`): the longest a frozen node can wake up and still be told its match is gone rather than re-assert it. */
+const ENDED_TTL_MS = 3_600_000;
+
 export interface RedisMatchDirectoryOptions {
   /** REDIS_LEASE_TTL_MS (the claim script takes the lease). */
   leaseTtlMs: number;
@@ -143,7 +146,7 @@ export class RedisMatchDirectory extends RedisDirectoryView implements MatchDire
     this.releasing.set(code, { epoch, seq });
     this.failedReleases.delete(code);
     const k = this.keys;
-    this.conn.cmd.odsDirRelease(k.lease(code), k.match(code), k.matches, k.perKey(keyId), this.nodeId, epoch, k.directoryChannel, seq, code).then(
+    this.conn.cmd.odsDirRelease(k.lease(code), k.match(code), k.matches, k.perKey(keyId), k.ended(code), this.nodeId, epoch, k.directoryChannel, seq, code, ENDED_TTL_MS).then(
       (done) => {
         if (done === 0 && this.releasing.get(code)?.seq === seq) this.releasing.delete(code);
       },

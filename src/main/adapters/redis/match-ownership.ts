@@ -221,7 +221,7 @@ export class RedisMatchOwnership implements MatchOwnership, ClaimWatcher {
       let results: number[];
       const sentAt = performance.now();
       try {
-        results = await this.conn.cmd.odsDirRenew(this.nodeId, this.ttl, k.lease(''), k.match(''), ...batch.flat());
+        results = await this.conn.cmd.odsDirRenew(this.nodeId, this.ttl, k.lease(''), k.match(''), k.ended(''), ...batch.flat());
       } catch (err) {
         // Redis unreachable: the node keeps its matches (the lease TTL runs in Redis, which is down too).
         this.warnLimited({ error: (err as Error).message, leases: held.length }, 'lease renewal failed (retrying)');

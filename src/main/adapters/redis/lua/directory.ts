@@ -58,8 +58,10 @@ pubset(ARGV[7], ARGV[1], ARGV[8], rec)
 return {'ok', rec}
 `;
 
-// KEYS: lease, match, matches, perKey. ARGV: node, epoch, channel, seq, code.
-// Only the claim of that epoch is removed; the lease only when it is this node's.
+// KEYS: lease, match, matches, perKey, ended. ARGV: node, epoch, channel, seq, code, ended ttl.
+// Only the claim of that epoch is removed; the lease only when it is this node's. The code's `ended`
+// marker keeps the epoch (for `ended ttl` ms): a node frozen meanwhile with an older epoch of it
+// learns at its next renewal that its match went on elsewhere and ended (RENEW: 0), not that Redis lost it.
 export const RELEASE = `${LUA_LIB}
 local cur = redis.call('GET', KEYS[2])
 if not cur then return 0 end
@@ -67,6 +69,7 @@ local h = split(cur)
 if h.epoch ~= tonumber(ARGV[2]) then return 0 end
 if redis.call('GET', KEYS[1]) == ARGV[1] .. ' ' .. ARGV[2] then redis.call('DEL', KEYS[1]) end
 redis.call('DEL', KEYS[2])
+redis.call('SET', KEYS[5], ARGV[2], 'PX', ARGV[6])
 redis.call('SREM', KEYS[3], ARGV[5])
 if redis.call('DECR', KEYS[4]) <= 0 then redis.call('DEL', KEYS[4]) end
 redis.call('PUBLISH', ARGV[3], '{"t":"del","w":' .. cjson.encode(ARGV[1]) .. ',"s":' .. ARGV[4] ..
@@ -88,12 +91,13 @@ pubset(ARGV[5], ARGV[1], ARGV[6], rec)
 return 1
 `;
 
-// ARGV: node, ttl, lease prefix, match prefix, then (code, epoch) pairs. Per pair: 1 renewed (the
-// lease is ours), 2 re-taken (no lease, the record is still our epoch's: nobody adopted it),
-// 3 gone (no lease, no record: Redis lost it, re-assert), 0 lost (another node's lease or epoch).
+// ARGV: node, ttl, lease prefix, match prefix, ended prefix, then (code, epoch) pairs. Per pair: 1
+// renewed (the lease is ours), 2 re-taken (no lease, the record is still our epoch's: nobody adopted
+// it), 3 gone (no lease, no record, no `ended` marker of our epoch or later: Redis lost it,
+// re-assert), 0 lost (another node's lease or epoch, or the match ended under our epoch or a later one).
 export const RENEW = `${LUA_LIB}
 local res = {}
-for i = 5, #ARGV, 2 do
+for i = 6, #ARGV, 2 do
   local code, epoch = ARGV[i], ARGV[i + 1]
   local mine = ARGV[1] .. ' ' .. epoch
   local lk = ARGV[3] .. code
@@ -105,7 +109,10 @@ for i = 5, #ARGV, 2 do
     res[#res + 1] = 0
   else
     local cur = redis.call('GET', ARGV[4] .. code)
-    if not cur then
+    local ended = tonumber(redis.call('GET', ARGV[5] .. code) or '')
+    if not cur and ended and ended >= tonumber(epoch) then
+      res[#res + 1] = 0
+    elseif not cur then
       res[#res + 1] = 3
     elseif split(cur).epoch == tonumber(epoch) then
       redis.call('SET', lk, mine, 'PX', ARGV[2])
