@@ -179,6 +179,30 @@ describe('RedisMatchDirectory: two nodes', () => {
     expect(b.countForKey('key:a')).toBe(1);
   });
 
+  it('a node frozen past its lease, waking after its match was adopted and ended elsewhere, is told it lost the match: it does not re-assert it', async () => {
+    prefix = `x${randomUUID().slice(0, 8)}:`;
+    // A renews only when the test says (its timer every hour): frozen between its renewals.
+    nodes = [await node(prefix, 'A', { renewIntervalMs: 3_600_000 }), await node(prefix, 'B')];
+    [{ dir: a, own: ownA }, { dir: b, own: ownB }] = nodes;
+    const lost: number[] = [];
+    const reasserted: number[] = [];
+    ownA.onLost((_code, epoch) => lost.push(epoch));
+    ownA.onReasserted((r) => reasserted.push(r.epoch));
+    const claim = await a.claim(match('Z1'));
+    if (!claim.ok) throw new Error('refused');
+    await expect.poll(() => ownB.orphans(), { timeout: 10_000 }).toEqual(['Z1']); // A's lease lapsed
+    const adopted = await ownB.adopt('Z1', claim.record.epoch);
+    expect(adopted?.epoch).toBeGreaterThan(claim.record.epoch);
+    expect(b.release('Z1', adopted!.epoch)).toBeDefined(); // the match ends on B
+    await expect.poll(() => raw('EXISTS', `${prefix}match:Z1`)).toBe(':0\r\n');
+    expect((await raw('GET', `${prefix}ended:Z1`)).split('\r\n')[1]).toBe(String(adopted!.epoch));
+    await ownA.renew(); // A wakes up: no lease, no record, but the code ended at a later epoch
+    expect(lost).toEqual([claim.record.epoch]);
+    expect(reasserted).toEqual([]);
+    expect(ownA.owns('Z1')).toBe(false);
+    expect(await raw('EXISTS', `${prefix}match:Z1`)).toBe(':0\r\n');
+  });
+
   it('Redis restarted empty: A re-asserts its matches with higher epochs and B sees them again', async () => {
     await pair();
     const reasserted: number[] = [];
