@@ -96,8 +96,9 @@ async function one(name: string, i: number): Promise<RunResult> {
   return r;
 }
 
-// Every scenario's runs in order, `parallel` of them at a time (each on its own set-up and ports).
-const queue = names.flatMap((name) => Array.from({ length: runs }, (_, k) => ({ name, i: k + 1 })));
+// The scenarios' runs in turn (the first of each, then the second of each, …: a harness stopped
+// early has as many runs of each), `parallel` of them at a time (each on its own set-up and ports).
+const queue = Array.from({ length: runs }, (_, k) => names.map((name) => ({ name, i: k + 1 }))).flat();
 for (const name of names) console.log(`${name}: ${SCENARIOS.find((s) => s.name === name)!.what}`);
 await Promise.all(Array.from({ length: Math.min(parallel, queue.length) }, async () => {
   for (let job = queue.shift(); job; job = queue.shift()) results.push(await one(job.name, job.i));
