@@ -7,7 +7,7 @@
 // CPU hogs (`yes > /dev/null`) beside it (default 2; 0 for none), --receiver-down-max-ms (default
 // 60000: the receiver-down outage is 5–60 s), --hold-ms (the most the receiver holds a request; 200),
 // --seed (the runs' random choices), --log-level (the nodes'; info), --out <file> (every run's
-// result as JSON). A failed run's node logs and receiver view go to <tmp>/ods-torture-<seed>/. It loops each
+// result as JSON; and each run's as it ends, to <file>.runs.jsonl). A failed run's node logs and receiver view go to <tmp>/ods-torture-<seed>/. It loops each
 // scenario's fault (scenarios.ts) on a fresh set-up, checks each run against a clean run of the same
 // records (checks.ts), prints a line per run, then the counts per scenario as JSON and as a table.
 // Exit code 0 when every run held.
@@ -93,6 +93,8 @@ async function one(name: string, i: number): Promise<RunResult> {
     console.log(`    logs: ${dir}`);
   }
   delete r.logs;
+  // Each run as it ends (a harness stopped early keeps what it ran): <out>.runs.jsonl.
+  if (values.out) fs.appendFileSync(`${values.out}.runs.jsonl`, JSON.stringify(r) + '\n');
   return r;
 }
 
