@@ -38,7 +38,6 @@ import { EventBus, type MainEvents } from './base/events.js';
 import { openEventOutput } from './events-out/index.js';
 import { OutputDelays } from './events-out/output-delays.js';
 import { MemoryOutputDelayStore, OUTPUT_DELAYS_FILE } from './adapters/memory/output-delay-store.js';
-import type { OutputDelayStore } from './ports/output-delay-store.js';
 import { IngestServer } from './ingest/server.js';
 import { SHUTDOWN_CLOSE_MARGIN_MS, SHUTDOWN_MIN_DRAIN_MS, SUMMARY_WAIT_MS } from './base/limits.js';
 import { createLogger, type Logger } from './base/log.js';
@@ -51,21 +50,13 @@ import { MatchLifecycle } from './matches/lifecycle.js';
 import { createStandby } from './standby/standby.js';
 import { openSchedule } from './fixtures/open.js';
 import { FIXTURES_FILE, MemoryFixtureStore } from './adapters/memory/fixture-store.js';
-import type { FixtureStore } from './ports/fixture-store.js';
 import { LocalRoutes } from './matches/local-routes.js';
 import { ShardRecovery } from './shards/recovery.js';
 import { FrameTexts } from './matches/frame-texts.js';
 import { ShardOutput } from './shards/output.js';
 import { ShardTotals } from './shards/totals.js';
 import { Metrics } from './metrics/metrics.js';
-import type { ControlBus } from './ports/control-bus.js';
-import type { FrameBus } from './ports/frame-bus.js';
-import type { MatchDirectory } from './ports/match-directory.js';
-import type { PreviewStore } from './ports/preview-store.js';
-import type { SessionStore } from './ports/session-store.js';
-import type { SnapshotStore } from './ports/snapshot-store.js';
-import type { StandbyStore } from './ports/standby-store.js';
-import type { TeamInfoStore } from './ports/team-info-store.js';
+import type { SharedPorts } from './ports/shared-ports.js';
 import { registerRestRoutes } from './rest/index.js';
 import { ShardFeedTables } from './feeds/shard-tables.js';
 import { ShardPool } from './shards/pool.js';
@@ -81,20 +72,6 @@ export interface ServiceOptions {
   logger?: Logger;
   /** Enables test-only socket events. */
   testHooks?: boolean;
-}
-
-/** The ports: what processes will share when the service scales out (memory adapters here; STATE_DIR's for snapshots and sessions). */
-export interface SharedPorts {
-  previews: PreviewStore;
-  teamInfo: TeamInfoStore;
-  sessions: SessionStore;
-  directory: MatchDirectory;
-  snapshots: SnapshotStore;
-  frames: FrameBus;
-  control: ControlBus;
-  standby: StandbyStore;
-  fixtures: FixtureStore;
-  outputDelays: OutputDelayStore;
 }
 
 /** The components that run this process's matches. */

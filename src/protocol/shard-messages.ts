@@ -201,7 +201,7 @@ export interface ShardSnapshots {
   texts: string[];
   /** The player-camera secrets of those matches (memory only, never written to disk). */
   camSecrets: string[];
-  /** The last input (ports/input-log.ts) each of those snapshots holds. */
+  /** The last input (main/ports/input-log.ts) each of those snapshots holds. */
   inputs: number[];
 }
 
