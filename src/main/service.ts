@@ -168,7 +168,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const recovery = new ShardRecovery({ log, routes, snapshots, frames, events });
   const totals = new ShardTotals(events);
   // Scale-out: data for matches another node runs goes to their inboxes (held while nobody runs them).
-  const remote = redis ? new OwnerDelivery({ inbox: redis.inbox, log, events, maxAgeMs: config.RECOVERY_WINDOW_MS, nodeId: redis.conn.nodeId, retainMs: 2 * config.REDIS_LEASE_TTL_MS + config.SNAPSHOT_INTERVAL_MS }) : undefined;
+  const remote = redis ? new OwnerDelivery({ inbox: redis.inbox, log, events, maxAgeMs: config.RECOVERY_WINDOW_MS, nodeId: redis.conn.nodeId, retainMs: 2 * config.REDIS_LEASE_TTL_MS + config.SNAPSHOT_INTERVAL_MS, maxHeld: Math.max(2000, 2 * config.INGEST_BACKLOG_PER_SOCKET) }) : undefined;
   const inline = config.SHARD_WORKERS === 0 ? await loadInlineShard() : undefined;
   const pool = new ShardPool({ ...shardPoolOptions(config, log), onOutput: output.handle, onCrash: recovery.onCrash, ...(inline ? { inline } : {}), ...(inputLog ? { beforePost: () => inputLog.flush() } : {}) });
   const inputs = new MatchInputs({ pool, routes, log, ...(inputLog ? { inputLog } : {}) });

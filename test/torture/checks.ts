@@ -41,6 +41,12 @@ export interface RunOutcome {
   notes: string[];
 }
 
+/** Whether a node dropped data it held for the match (its bound reached: cluster/owner-delivery.ts): a loss of the service's, never excused. */
+export function heldDropped(logs: Iterable<string[]>, code: string): boolean {
+  for (const lines of logs) if (lines.some((l) => l.includes('dropped: its bound is reached') && l.includes(code))) return true;
+  return false;
+}
+
 /** The number of inputs the match's last owner had when it removed the match (its `match removed` log line), or undefined. */
 export function inputsApplied(logs: Iterable<string[]>, code: string): number | undefined {
   let applied: number | undefined;

@@ -18,8 +18,10 @@
 // them, and the match's messages meanwhile are held behind them (`pending`: routing.ts sends a local
 // match's messages here then).
 //
-// Bounded: at most MAX_HELD messages per match (held, and again not yet taken), none older than
-// RECOVERY_WINDOW_MS; past that they are dropped and counted (`stats.dropped`).
+// Bounded: at most `maxHeld` messages per match (held, again not yet taken, or kept in case the owner
+// stalled; twice an ingestion socket's backlog, so that an observer and its standby flushing what they
+// buffered fit), none older than RECOVERY_WINDOW_MS; past that they are dropped and counted
+// (`stats.dropped`).
 //
 // Forwarded to a frozen owner (docs/reliability.md): an owner that stalls (a pause, SIGSTOP) still
 // counts as a receiver, so what this node forwards to it meanwhile sits unread in its socket, and is
@@ -37,9 +39,6 @@ import type { LoggedInput } from '../ports/input-log.js';
 import { InboxNotSent, type InboxMessage, type OwnerInbox } from '../ports/owner-inbox.js';
 import { snapshotMeta } from '../shards/snapshot-meta.js';
 
-/** Messages held for one match whose owner is missing (a minute and a half at an observer's peak 20 msg/s). */
-const MAX_HELD = 2000;
-
 interface Held { seq: number; message: InboxMessage; at: number }
 
 /** How often messages Redis did not take are sent again (ioredis reconnects within a second). */
@@ -56,6 +55,8 @@ export interface OwnerDeliveryDeps {
   nodeId: string;
   /** How long a forwarded payload is kept in case its owner stalled (two leases and a snapshot interval). */
   retainMs: number;
+  /** Messages held, or kept, per match (see the top of this file). */
+  maxHeld: number;
 }
 
 /**
@@ -86,6 +87,8 @@ export class OwnerDelivery implements RemoteMatches {
   /** Per code, what this node forwarded in the last `retainMs` (in send order), in case its owner stalled. */
   private readonly retained = new Map<string, Held[]>();
   private readonly sweepTimer: NodeJS.Timeout;
+  /** Queues whose drop was logged (once each). */
+  private readonly dropLogged = new WeakSet<Held[]>();
   private readonly log: Logger;
 
   constructor(private readonly deps: OwnerDeliveryDeps) {
@@ -147,11 +150,18 @@ export class OwnerDelivery implements RemoteMatches {
     this.release(groupCode, waiting.deliver, waiting.applied);
   }
 
-  /** Keeps a forwarded payload for `retainMs` (and at most MAX_HELD per code). */
+  /** Keeps a forwarded payload for `retainMs` (and at most `maxHeld` per code). */
   private retain(groupCode: string, item: Held): void {
     let list = this.retained.get(groupCode);
     if (!list) this.retained.set(groupCode, (list = []));
-    while (list.length > 0 && (item.at - list[0].at > this.deps.retainMs || list.length >= MAX_HELD)) list.shift();
+    while (list.length > 0 && item.at - list[0].at > this.deps.retainMs) list.shift();
+    if (list.length >= this.deps.maxHeld) {
+      list.shift(); // lost only if its owner stalled: logged once per list
+      if (!this.dropLogged.has(list)) {
+        this.dropLogged.add(list);
+        this.log.warn({ groupCode, kept: list.length, maxHeld: this.deps.maxHeld }, 'forwarded data kept for a takeover dropped: its bound is reached');
+      }
+    }
     list.push(item);
   }
 
@@ -172,7 +182,7 @@ export class OwnerDelivery implements RemoteMatches {
       entry = { queue: [], inFlight: 0 };
       this.unsent.set(groupCode, entry);
     }
-    if (!this.bounded(entry.queue, item)) return;
+    if (!this.bounded(groupCode, entry.queue, item)) return;
     this.insert(entry.queue, item);
     if (entry.inFlight === 0) this.armResend();
   }
@@ -267,20 +277,25 @@ export class OwnerDelivery implements RemoteMatches {
       this.log.warn({ groupCode }, 'no node runs this match now: its ingestion data is held until one does');
       this.deps.events.emit('matchOwnerMissing', { groupCode });
     }
-    if (!this.bounded(queue, item)) return;
+    if (!this.bounded(groupCode, queue, item)) return;
     this.stats.held++;
     this.insert(queue, item);
   }
 
-  /** Drops what is older than maxAgeMs; false (counted dropped) when the queue is full. */
-  private bounded(queue: Held[], item: Held): boolean {
+  /** Drops what is older than maxAgeMs; false (counted dropped) when the queue is full. Logged once per code and queue. */
+  private bounded(groupCode: string, queue: Held[], item: Held): boolean {
+    const before = this.stats.dropped;
     while (queue.length > 0 && item.at - queue[0].at > this.deps.maxAgeMs) {
       queue.shift();
       this.stats.dropped++;
     }
-    if (queue.length < MAX_HELD) return true;
-    this.stats.dropped++;
-    return false;
+    const fits = queue.length < this.deps.maxHeld;
+    if (!fits) this.stats.dropped++;
+    if (this.stats.dropped > before && !this.dropLogged.has(queue)) {
+      this.dropLogged.add(queue);
+      this.log.warn({ groupCode, held: queue.length, maxHeld: this.deps.maxHeld, maxAgeMs: this.deps.maxAgeMs }, 'held ingestion data dropped: its bound is reached');
+    }
+    return fits;
   }
 
   /** Replies to earlier sends can come after later messages were queued: keep send order. */

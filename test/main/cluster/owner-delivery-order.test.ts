@@ -26,7 +26,7 @@ describe('OwnerDelivery across an adoption', () => {
   it('data sent to the inbox before the adoption and answered after it goes to the shard first, then what came meanwhile', async () => {
     conn = await RedisConnection.open({ url: server.url, prefix: `o${randomUUID().slice(0, 8)}:`, nodeId: 'node-b', timeoutMs: 2000, probeIntervalMs: 5000, log });
     const events = new EventBus<MainEvents>();
-    const remote = new OwnerDelivery({ inbox: new RedisOwnerInbox(conn, { log }), log, events, maxAgeMs: 60_000, nodeId: 'node-b', retainMs: 10_000 });
+    const remote = new OwnerDelivery({ inbox: new RedisOwnerInbox(conn, { log }), log, events, maxAgeMs: 60_000, nodeId: 'node-b', retainMs: 10_000, maxHeld: 2000 });
     const applied: string[] = [];
     const apply = (m: InboxMessage) => { if (m.t === 'obs') applied.push(m.raw); };
     // The routing's rule (matches/routing.ts): a match run here goes through OwnerDelivery while it is pending.
