@@ -20,8 +20,10 @@ export interface CreateMatchCmd {
     obsName: string;
     clientVersion: string;
   };
-  /** Created again at start from STATE_DIR's creation file (main/matches/lifecycle.ts resume): its replay file, if any, is appended to, not replaced. */
+  /** Created again from its creation record (STATE_DIR at a restart, Redis at a takeover: main/matches/lifecycle.ts): its replay file, if any, is appended to, not replaced. */
   again?: true;
+  /** Created again by a node taking it over: its frame numbers go on after its latest frame (every frontend gets a keyframe next). */
+  frameNoBase?: number;
 }
 
 /**

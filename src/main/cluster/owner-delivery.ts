@@ -103,7 +103,6 @@ export class OwnerDelivery implements RemoteMatches {
     const queue = this.held.get(groupCode);
     const at = Date.now();
     const item = { seq, message, at };
-    if (message.t !== 'aux_disconnected') this.retain(groupCode, item);
     if (queue || this.releaseTo.has(groupCode)) {
       this.hold(groupCode, item);
       return true;
@@ -116,15 +115,23 @@ export class OwnerDelivery implements RemoteMatches {
 
   private publish(groupCode: string, item: Held, resent = false): void {
     this.inFlight.set(groupCode, (this.inFlight.get(groupCode) ?? 0) + 1);
+    // Kept until a takeover's reckoning, whatever the answer: `via` tells then whether the match got it.
+    if (item.message.t !== 'aux_disconnected') this.retain(groupCode, item);
     this.deps.inbox.send(groupCode, item.message).then((receivers) => {
       if (resent) this.resent(groupCode, true);
-      if (receivers === 0) this.hold(groupCode, item);
+      if (receivers === 0) {
+        this.unretain(groupCode, item); // nobody got it: held instead
+        this.hold(groupCode, item);
+      }
     }, (err) => {
       // Redis did not take it (unreachable, a failover): not "nobody runs the match"; sent again, in
       // order. Unless it may have gone out (in flight as the connection closed): a duplicate would
-      // apply it twice (a kill counted twice), so it is counted dropped.
-      if (err instanceof InboxNotSent) this.queueUnsent(groupCode, item);
-      else this.stats.dropped++;
+      // apply it twice (a kill counted twice), so it is counted dropped (and stays kept: a takeover
+      // here applies it if the match does not hold it).
+      if (err instanceof InboxNotSent) {
+        this.unretain(groupCode, item);
+        this.queueUnsent(groupCode, item);
+      } else this.stats.dropped++;
       if (resent) this.resent(groupCode, false);
     }).finally(() => this.answered(groupCode));
   }
@@ -163,6 +170,13 @@ export class OwnerDelivery implements RemoteMatches {
       }
     }
     list.push(item);
+  }
+
+  /** A kept payload that did not reach an owner after all (held or to be sent again instead). */
+  private unretain(groupCode: string, item: Held): void {
+    const list = this.retained.get(groupCode);
+    const i = list ? list.lastIndexOf(item) : -1;
+    if (i >= 0) list!.splice(i, 1);
   }
 
   private sweepRetained(now: number): void {

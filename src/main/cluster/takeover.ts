@@ -66,6 +66,8 @@ export class MatchTakeover {
   private readonly inFlight = new Set<string>();
   /** The epoch a match had when its data started to be held here: a different one means a new owner. */
   private readonly heldSince = new Map<string, number>();
+  /** When held data was last offered again to a live owner (its subscriber may have blinked). */
+  private readonly offeredAt = new Map<string, number>();
   private closed = false;
 
   constructor(private readonly deps: TakeoverDeps) {
@@ -154,6 +156,7 @@ export class MatchTakeover {
     if (!known) {
       remote.forget(groupCode);
       this.heldSince.delete(groupCode);
+      this.offeredAt.delete(groupCode);
       return;
     }
     this.inFlight.add(groupCode);
@@ -163,17 +166,24 @@ export class MatchTakeover {
       // Adopted by an earlier attempt whose snapshot read failed: the lease is ours already.
       const record = ownership.owns(groupCode) ? known : await ownership.adopt(groupCode, known.epoch);
       if (!record) {
-        // The lease is live: the old owner is still there (its inbox subscriber blinked) or another node adopted it.
+        // The lease is live: another node adopted it (a new epoch: the held data goes there), or the old
+        // owner is still there and its inbox subscriber blinked (a Redis failover: it subscribes again
+        // when it reconnects), so the held data is offered to it again, every half lease at most.
         const since = this.heldSince.get(groupCode);
         const now = directory.get(groupCode);
-        if (since !== undefined && now && now.epoch !== since && ownership.ownerOf(groupCode) !== ownership.nodeId) this.delivered(groupCode, false);
+        if (since === undefined || !now || ownership.ownerOf(groupCode) === ownership.nodeId) return;
+        if (now.epoch !== since) return this.delivered(groupCode, false);
+        const at = Date.now();
+        if (at - (this.offeredAt.get(groupCode) ?? 0) < this.deps.leaseTtlMs / 2) return;
+        this.offeredAt.set(groupCode, at);
+        remote.release(groupCode); // sent to the inbox again; held again if still nobody takes it
         return;
       }
       // The input log closed to the old owner before its snapshot is read (match-inputs.ts fence).
       await lifecycle.fenceInputs(record);
       const snapshot = await snapshots.load(groupCode);
       if (!snapshot) {
-        // Died before its first snapshot (within SNAPSHOT_INTERVAL_MS of its creation): nothing to rebuild it from.
+        // Neither a snapshot nor its creation (kept before the logon's ack: a Redis write that failed): nothing to rebuild it from.
         this.stats.lostWithoutSnapshot++;
         this.log.error({ groupCode }, 'orphaned match has no snapshot: it cannot be taken over and is removed');
         directory.release(groupCode, record.epoch);
@@ -185,7 +195,7 @@ export class MatchTakeover {
       const logged = await lifecycle.loggedAfter(record, snapshot);
       this.stats.adopted++;
       lifecycle.adopt(record, snapshot, logged);
-      const matchKey = matchKeyOfSnapshot(groupCode, snapshot.text);
+      const matchKey = snapshot.created ? `${groupCode}-${snapshot.created.now.toString(36)}` : matchKeyOfSnapshot(groupCode, snapshot.text);
       if (matchKey) this.deps.outputs?.(groupCode, matchKey);
       // What this node forwarded to the old owner that the match does not hold goes first (owner-delivery.ts).
       this.delivered(groupCode, true, lastForwarded(ownership.nodeId, snapshot.text, logged));
@@ -199,6 +209,7 @@ export class MatchTakeover {
   /** The match runs again (here: `local`), so what was held for it goes there; `applied`: see OwnerDelivery.release. */
   private delivered(groupCode: string, local: boolean, applied?: number): void {
     this.heldSince.delete(groupCode);
+    this.offeredAt.delete(groupCode);
     const { remote, routing } = this.deps;
     remote.release(groupCode, local ? (message) => routing.fromInbox(groupCode, message) : undefined, applied);
   }

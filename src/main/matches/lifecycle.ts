@@ -126,7 +126,7 @@ export class MatchLifecycle {
     };
     // Durable before the logon is answered (STATE_DIR: a synchronous write): a restart before the
     // match's first snapshot creates it again from this (docs/reliability.md, "Losses found").
-    this.deps.snapshots.keepCreated?.(record, record.epoch, { now: create.now, logon: { ...create.logon, toolsData: withoutCamSecret(create.logon.toolsData) } });
+    await this.deps.snapshots.keepCreated?.(record, record.epoch, { now: create.now, logon: { ...create.logon, toolsData: withoutCamSecret(create.logon.toolsData) } });
     this.deps.pool.send(shard, create);
     this.setTeams(record);
     this.log.info({ groupCode: packet.groupCode, shard, organizationId, isSupporter, rehearsal: isRehearsal(record) || undefined }, 'match created');
@@ -180,8 +180,11 @@ export class MatchLifecycle {
    */
   adopt(record: MatchRecord, snapshot: MatchSnapshot, logged: readonly LoggedInput[]): void {
     const shard = this.run(record);
-    this.deps.pool.send(shard, restoreCommand(this.deps.frames, record.groupCode, snapshot.text, ''));
-    this.deps.inputs.replay(record.groupCode, logged, snapshotMeta(snapshot.text)?.inputs ?? 0);
+    const { created } = snapshot;
+    // Lost before its first snapshot: created again from its logon, at the same time (the same matchKey).
+    if (created) this.deps.pool.send(shard, { t: 'create', groupCode: record.groupCode, now: created.now, logon: created.logon, again: true, frameNoBase: (this.deps.frames.latest(record.groupCode)?.frameNo ?? 0) + 1 });
+    else this.deps.pool.send(shard, restoreCommand(this.deps.frames, record.groupCode, snapshot.text, ''));
+    this.deps.inputs.replay(record.groupCode, logged, created ? 0 : (snapshotMeta(snapshot.text)?.inputs ?? 0));
     this.log.info({ groupCode: record.groupCode, epoch: record.epoch, snapshotEpoch: snapshot.epoch, savedAt: snapshot.savedAt, replayedInputs: logged.length }, 'match adopted from its snapshot');
     this.endOrphanedRehearsal(record, shard);
   }

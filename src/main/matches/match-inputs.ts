@@ -7,7 +7,6 @@
 import type { Logger } from '../base/log.js';
 import type { InputLog, LoggedInput } from '../ports/input-log.js';
 import type { Via } from '../ports/owner-inbox.js';
-import { packable } from '../shards/batches.js';
 import type { ShardPool } from '../shards/pool.js';
 import type { LocalRoutes } from './local-routes.js';
 
@@ -26,10 +25,11 @@ export class MatchInputs {
     const { pool, routes, inputLog } = this.deps;
     const local = routes.get(groupCode);
     if (!local) return pool.obs(groupCode, raw, now);
-    if (!packable(groupCode, raw) || (via !== undefined && !packable(via, ''))) return false;
-    const n = ++local.inputs;
+    const n = local.inputs + 1;
+    if (!pool.obs(groupCode, raw, now, n, via)) return false; // not packable: not numbered either
+    local.inputs = n;
     inputLog?.append(groupCode, local.epoch, via === undefined ? { n, now, kind: 'obs', raw } : { n, now, kind: 'obs', raw, via });
-    return pool.obs(groupCode, raw, now, n, via);
+    return true;
   }
 
   /** An auxiliary payload for the matches `groupCodes` on `shard` (run here; `via`: the node that forwarded it). */

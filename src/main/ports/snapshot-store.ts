@@ -55,12 +55,14 @@ export interface SnapshotStore {
   put(snapshot: MatchSnapshot, after?: Promise<void>): Promise<boolean>;
   /**
    * A match was just created by an observer logon: kept before the logon is answered, so that a
-   * restart before its first snapshot creates it again (STATE_DIR: a synchronous write; loadAll
-   * returns it, with `created`, until a snapshot of the same match replaces it). Left out by stores
-   * whose snapshots do not outlive the process, and by the shared one (a match that dies before its
-   * first snapshot in Redis is lost: docs/reliability.md).
+   * restart (or, shared, another node's takeover) before its first snapshot creates it again from
+   * this, and its input log gives it what it was given since (STATE_DIR: a synchronous write; Redis:
+   * awaited; `loadAll` and `load` return it, with `created` and `text` '', until a snapshot of the same
+   * match replaces it; never `latest`: a shard restart cannot rebuild from it). A failed write is
+   * logged, not thrown: the match goes on, unprotected until its first snapshot. Left out by stores
+   * whose snapshots do not outlive the process.
    */
-  keepCreated?(match: SnapshotMatch, epoch: number, created: MatchCreation): void;
+  keepCreated?(match: SnapshotMatch, epoch: number, created: MatchCreation): void | Promise<void>;
   /** The latest snapshot of a match that this process put or loaded, or undefined. */
   latest(groupCode: string): MatchSnapshot | undefined;
   /** Every snapshot in the store (at start: the matches to resume). */

@@ -16,7 +16,7 @@ import { FIELD_SEP, packObsRecord, RECORD_SEP, type AuxBatchCmd, type ObsBatchCm
 export const AUTO_EDGE_BUSY = 50;
 
 /** Whether an observer payload and its code can travel packed (neither separator in them: never in valid JSON text). */
-export const packable = (groupCode: string, raw: string): boolean =>
+const packable = (groupCode: string, raw: string): boolean =>
   !raw.includes(RECORD_SEP) && !raw.includes(FIELD_SEP) && !groupCode.includes(RECORD_SEP) && !groupCode.includes(FIELD_SEP);
 
 export class ShardBatches {

@@ -19,7 +19,7 @@ export function runCommand(shard: CommandContext, cmd: ShardCmd, now: number): v
     case 'create': {
       const existing = shard.slots.get(cmd.groupCode);
       if (existing !== undefined && liveSlot(shard, cmd.groupCode) === undefined) return; // replayed: the snapshot holds it
-      return shard.create(cmd.groupCode, cmd.logon, cmd.now, cmd.again === true);
+      return shard.create(cmd.groupCode, cmd.logon, cmd.now, cmd.again === true, cmd.frameNoBase ?? 0);
     }
     case 'obs': return unpackObs(shard, cmd);
     case 'aux': {

@@ -39,7 +39,7 @@ export interface CommandContext extends ApplyContext {
   /** `mark`: the last batch mark processed; `muted`. */
   readonly out: Pick<Outbox, 'muted' | 'mark'>;
   /** A match's lifetime. */
-  create(groupCode: string, logon: CreateMatchCmd['logon'], now: number, again?: boolean): void;
+  create(groupCode: string, logon: CreateMatchCmd['logon'], now: number, again?: boolean, frameNoBase?: number): void;
   restore(cmd: RestoreMatchCmd): void;
   /** A match that ends without game_end: a last frame saying so, then the removal path. */
   endMatch(slot: Slot, now: number, reason: 'inactive' | 'admin' | 'shutdown'): void;

@@ -73,7 +73,7 @@ export class Shard implements BatchContext, CycleContext {
   }
 
   /** `again`: the match is created again after a restart (STATE_DIR's creation file): its replay file goes on. */
-  create(groupCode: string, logon: CreateMatchCmd['logon'], now: number, again = false): void {
+  create(groupCode: string, logon: CreateMatchCmd['logon'], now: number, again = false, frameNoBase = 0): void {
     const existing = this.slots.get(groupCode);
     if (existing) this.remove(existing, 'admin');
     const match = Match.create(logon, now, { sponsorLogoUrl: this.settings.sponsorLogoUrl });
@@ -83,7 +83,7 @@ export class Shard implements BatchContext, CycleContext {
         ?? new ReplayRecorder(this.settings.replayDir, groupCode, now, replayHeader(logon, this.settings.serviceVersion, now))
       : undefined;
     const slot = newSlot(groupCode, match, {
-      matchId: match.matchId, lastActivityAt: wallNow, lastEventAt: wallNow, frameNo: 0, snapshot: { event: -1, inputs: -1, replayMark: -1 }, inputs: 0, recordStart: now, recorder,
+      matchId: match.matchId, lastActivityAt: wallNow, lastEventAt: wallNow, frameNo: frameNoBase, snapshot: { event: -1, inputs: -1, replayMark: -1 }, inputs: 0, recordStart: now, recorder,
     });
     this.slots.set(groupCode, slot);
     if (this.settings.matchEvents) startEvents(slot, now, false);

@@ -19,7 +19,7 @@
 // match's events to be in the shared outbox (`after`; events-out/outbox-share.ts says why). Data written by earlier
 // versions (deflated whole, or plain JSON) reads as before.
 import type { Logger } from '../../base/log.js';
-import type { MatchSnapshot, SnapshotStore } from '../../ports/snapshot-store.js';
+import type { MatchCreation, MatchSnapshot, SnapshotMatch, SnapshotStore } from '../../ports/snapshot-store.js';
 import { MemorySnapshotStore } from '../memory/snapshot-store.js';
 import { BASE_EVERY, DATA_IS_BASE, decodeStored, encodeBase, encodeDelta } from './snapshot-format.js';
 import type { RedisConnection } from './connection.js';
@@ -106,6 +106,16 @@ export class RedisSnapshotStore implements SnapshotStore {
     }));
   }
 
+  /** A logon's creation, as a snapshot with `created` (not in the local map: never `latest`); awaited before the logon's ack. */
+  async keepCreated(match: SnapshotMatch, epoch: number, created: MatchCreation): Promise<void> {
+    const groupCode = match.groupCode;
+    try {
+      if (!(await this.write({ groupCode, epoch, text: '', match, savedAt: Date.now(), created }))) this.log.warn({ groupCode, epoch }, 'match creation not kept: a higher epoch holds the code');
+    } catch (err) {
+      this.log.warn({ groupCode, error: (err as Error).message }, 'match creation not kept in Redis: a takeover before its first snapshot would lose the match');
+    }
+  }
+
   latest(groupCode: string): MatchSnapshot | undefined {
     return this.local.latest(groupCode);
   }
@@ -114,7 +124,7 @@ export class RedisSnapshotStore implements SnapshotStore {
   async load(groupCode: string): Promise<MatchSnapshot | undefined> {
     const [data, base] = await this.conn.cmd.hmgetBuffer(this.conn.keys.snapshot(groupCode), 'data', 'base');
     const snapshot = data === null ? undefined : this.parse(groupCode, data, base);
-    if (snapshot) this.local.keep(snapshot);
+    if (snapshot && !snapshot.created) this.local.keep(snapshot);
     return snapshot;
   }
 
@@ -134,7 +144,7 @@ export class RedisSnapshotStore implements SnapshotStore {
         if (err || !Buffer.isBuffer(data)) return; // deleted since the SCAN saw it
         const snapshot = this.parse(keys[i], data, base ?? null);
         if (!snapshot) return;
-        this.local.keep(snapshot);
+        if (!snapshot.created) this.local.keep(snapshot);
         out.push(snapshot);
       });
     } while (cursor !== '0');

@@ -1,0 +1,82 @@
+// A match whose node dies before its first snapshot is taken over all the same (docs/reliability.md,
+// "The input log"; issue 35): its logon's creation is in Redis before the logon is answered, and
+// everything it was given since is in its input log. Node A runs the match with SNAPSHOT_INTERVAL_MS
+// at 10 minutes (so it never has a snapshot) and is killed once it applied the first quarter; the
+// observer moves to B through the balancer; B creates the match again from its creation (the same
+// matchKey), gives it the logged inputs, and the match ends as an uninterrupted run.
+import { Redis } from 'ioredis';
+import { io, type Socket } from 'socket.io-client';
+import { afterAll, describe, expect, it } from 'vitest';
+import { closeAll, connectObserver, logon } from '../../helpers/clients.js';
+import { CLUSTER_KEY, logLines, startCluster, type Cluster } from '../../helpers/cluster.js';
+import { FailoverProxy } from '../../helpers/failover-proxy.js';
+import { playReplay, recordedMatch, replayLogon, sendRecords } from '../../helpers/recorded.js';
+
+const replay = recordedMatch();
+const CODE = 'NOSNP1';
+const REF = 'NOSNPR';
+const QUARTER = Math.floor(replay.records.length / 4);
+
+let cluster: Cluster | undefined;
+let proxy: FailoverProxy | undefined;
+const sockets: Socket[] = [];
+afterAll(async () => {
+  closeAll();
+  for (const s of sockets) s.close();
+  await proxy?.close();
+  await cluster?.stop();
+});
+
+function overlay(url: string, code: string): string[] {
+  const socket = io(url, { forceNew: true, rejectUnauthorized: false, reconnection: true, reconnectionDelay: 100, reconnectionDelayMax: 300 });
+  sockets.push(socket);
+  const frames: string[] = [];
+  socket.on('connect', () => socket.emit('logon', JSON.stringify({ groupCode: code })));
+  socket.on('match_data', (f: string) => frames.push(f));
+  return frames;
+}
+const last = (frames: string[]) => JSON.parse(frames[frames.length - 1]) as Record<string, unknown>;
+
+describe('the loss of a node before its match\'s first snapshot (Redis)', () => {
+  it('the match is created again from its creation and its input log on another node: it ends as an uninterrupted run', async () => {
+    cluster = await startCluster(2, {
+      TRUST_REPLAY_TIMESTAMPS: 'true', SNAPSHOT_INTERVAL_MS: '600000', METRICS_ENABLED: 'false', EVENTS_ENABLED: 'false',
+      INGEST_RATE_PER_SOCKET: '1000000', INGEST_BURST_PER_SOCKET: '1000000',
+    });
+    const [a, b] = cluster.nodes;
+    proxy = new FailoverProxy([a.ports.ingest, b.ports.ingest]);
+    const observer = connectObserver(await proxy.start(), { reconnection: true });
+    expect((await logon(observer, 'obs_logon', replayLogon(replay, { key: CLUSTER_KEY, groupCode: CODE }))).ack.value).toBe(true);
+    await sendRecords(observer, replay, { pace: 'instant', groupCode: CODE, to: QUARTER });
+    const redis = new Redis(cluster.redis.socketPath, { maxRetriesPerRequest: 1 });
+    try {
+      // A logged every one of them (the stream's last id is `<epoch>-<QUARTER>`).
+      await expect.poll(async () => {
+        const info = await redis.xinfo('STREAM', `ods:inlog:${CODE}`).catch(() => []) as unknown[];
+        return String(info[info.indexOf('last-generated-id') + 1] ?? '').split('-')[1];
+      }, { timeout: 15_000 }).toBe(String(QUARTER));
+      expect(await redis.exists(`ods:snap:${CODE}`)).toBe(1); // its creation (kept before the logon's ack)
+    } finally {
+      redis.disconnect();
+    }
+
+    await a.stop('SIGKILL');
+    proxy.moveTo(1);
+    await expect.poll(() => logLines(b, 'match adopted from its snapshot').some((l) => l.groupCode === CODE), { timeout: 30_000 }).toBe(true);
+    expect(logLines(b, 'orphaned match has no snapshot: it cannot be taken over and is removed')).toEqual([]);
+    await expect.poll(() => observer.connected, { timeout: 20_000 }).toBe(true);
+    const watch = overlay(b.urls.broadcast, CODE);
+    await sendRecords(observer, replay, { pace: 'instant', groupCode: CODE, from: QUARTER });
+    await expect.poll(() => watch.length > 0 && last(watch).roundPhase === 'game_end', { timeout: 30_000 }).toBe(true);
+
+    const refFrames = overlay(b.urls.broadcast, REF);
+    const ref = await playReplay(replay, { url: b.urls.ingest, key: CLUSTER_KEY, pace: 'instant', groupCode: REF });
+    sockets.push(ref.socket);
+    await expect.poll(() => refFrames.length > 0 && last(refFrames).roundPhase === 'game_end', { timeout: 30_000 }).toBe(true);
+    expect({ ...last(watch), groupCode: REF }).toEqual(last(refFrames));
+    const removed = () => logLines(b, 'match removed').find((l) => l.groupCode === CODE);
+    await expect.poll(() => removed() !== undefined, { timeout: 30_000 }).toBe(true);
+    expect(removed()!.inputs).toBe(replay.records.length);
+    observer.close();
+  }, 180_000);
+});
