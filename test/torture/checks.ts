@@ -92,7 +92,7 @@ export interface Stop { node: string; at: number }
 
 export function check(arrivals: Arrival[], unique: TortureEvent[], clean: CleanRun, code: string, results: unknown, stops: Stop[], inputsLost: number): RunOutcome {
   const notes: string[] = [];
-  if (inputsLost > 0) notes.push(`${inputsLost} of the observer's records never applied (in the connection at the fault): wrong events, record and series counted apart`);
+  if (inputsLost > 0) notes.push(`${inputsLost} of the observer's records never applied (in the connection or the stopped node's buffers at the fault): wrong events, record and series counted apart`);
   const keys = new Set(unique.map((e) => e.matchKey));
   if (keys.size > 1) notes.push(`the match's events came under ${keys.size} match keys (${[...keys].join(', ')}): the bracket sees ${keys.size} matches`);
   const ended = unique.find((e) => e.type === 'match_ended');

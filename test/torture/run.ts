@@ -84,7 +84,7 @@ async function one(name: string, i: number): Promise<RunResult> {
     r = { scenario: name, ms: Date.now() - t, stretch: [0, 0], faultAtMs: 0, lost: 0, outOfOrder: 0, wrongEvents: 0, wrongRecord: false, wrongSeries: false, twoOwners: 0, excused: 0, duplicates: 0, matchKeys: 0, inputsLost: 0, excusedWrong: 0, notes: [`harness error: ${(err as Error).message.split('\n')[0]}`] };
   }
   const bad = failed(r);
-  console.log(`  ${name} #${i}: ${bad ? 'FAIL' : 'ok'} (${Math.round(r.ms / 1000)} s, records ${r.stretch[0]}–${r.stretch[1]}, fault at +${r.faultAtMs} ms, ${r.duplicates} repeats${r.excused ? `, ${r.excused} in-flight overlaps excused` : ''}${r.inputsLost ? `, ${r.inputsLost} records lost in the connection` : ''})`);
+  console.log(`  ${name} #${i}: ${bad ? 'FAIL' : 'ok'} (${Math.round(r.ms / 1000)} s, records ${r.stretch[0]}–${r.stretch[1]}, fault at +${r.faultAtMs} ms, ${r.duplicates} repeats${r.excused ? `, ${r.excused} in-flight overlaps excused` : ''}${r.inputsLost ? `, ${r.inputsLost} records lost at the fault` : ''})`);
   for (const note of r.notes) console.log(`    ${note}`);
   if ((bad || r.inputsLost > 0) && r.logs) {
     const dir = path.join(os.tmpdir(), `ods-torture-${seed}`, `${name}-${i}`);

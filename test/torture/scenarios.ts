@@ -69,7 +69,7 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'receiver-down',
     topology: 'redis',
-    what: 'the webhook receiver down (connection refused) for a random 5–60 s',
+    what: 'the webhook receiver down (connection refused) for a random 5 s to --receiver-down-max-ms (60 s)',
     async fault({ receiver, random, receiverDownMaxMs, log }) {
       const ms = random(Math.min(5000, receiverDownMaxMs), receiverDownMaxMs);
       log(`receiver down for ${Math.round(ms)} ms`);
