@@ -78,7 +78,7 @@ describe('data forwarded to an owner that froze', () => {
 
     const watch = overlay(b.urls.broadcast, CODE);
     await sendRecords(observer, replay, { pace: 'instant', groupCode: CODE, from: QUARTER + DURING });
-    await expect.poll(() => watch.length > 0 && last(watch).roundPhase === 'game_end', { timeout: 30_000 }).toBe(true);
+    await expect.poll(() => watch.length > 0 && last(watch).roundPhase === 'game_end', { timeout: 90_000 }).toBe(true);
 
     // An uninterrupted run of the recording on B: the same final frame.
     const refFrames = overlay(b.urls.broadcast, REF);
@@ -91,5 +91,5 @@ describe('data forwarded to an owner that froze', () => {
     await expect.poll(() => removed() !== undefined, { timeout: 30_000 }).toBe(true);
     expect(removed()!.inputs).toBe(replay.records.length);
     observer.close();
-  }, 180_000);
+  }, 300_000);
 });

@@ -67,7 +67,7 @@ describe('the loss of a node before its match\'s first snapshot (Redis)', () => 
     await expect.poll(() => observer.connected, { timeout: 20_000 }).toBe(true);
     const watch = overlay(b.urls.broadcast, CODE);
     await sendRecords(observer, replay, { pace: 'instant', groupCode: CODE, from: QUARTER });
-    await expect.poll(() => watch.length > 0 && last(watch).roundPhase === 'game_end', { timeout: 30_000 }).toBe(true);
+    await expect.poll(() => watch.length > 0 && last(watch).roundPhase === 'game_end', { timeout: 90_000 }).toBe(true);
 
     const refFrames = overlay(b.urls.broadcast, REF);
     const ref = await playReplay(replay, { url: b.urls.ingest, key: CLUSTER_KEY, pace: 'instant', groupCode: REF });
@@ -78,5 +78,5 @@ describe('the loss of a node before its match\'s first snapshot (Redis)', () => 
     await expect.poll(() => removed() !== undefined, { timeout: 30_000 }).toBe(true);
     expect(removed()!.inputs).toBe(replay.records.length);
     observer.close();
-  }, 180_000);
+  }, 300_000);
 });
