@@ -170,3 +170,19 @@ export async function frontend(url: string, groupCode: string, transports?: Tran
     },
   };
 }
+
+/**
+ * An overlay frontend like the real one across a restart or a takeover: reconnects on its own and
+ * logs on again at every connect; every `match_data` it gets, in order (closed by closeAll).
+ */
+export function reconnectingOverlay(url: string, groupCode: string): string[] {
+  const socket = io(url, { forceNew: true, rejectUnauthorized: false, reconnection: true, reconnectionDelay: 100, reconnectionDelayMax: 300 });
+  opened.add(socket);
+  const frames: string[] = [];
+  socket.on('connect', () => socket.emit('logon', JSON.stringify({ groupCode })));
+  socket.on('match_data', (f: string) => frames.push(f));
+  return frames;
+}
+
+/** The last frame such an overlay got, parsed. */
+export const lastFrame = (frames: string[]) => JSON.parse(frames[frames.length - 1]) as Record<string, unknown>;

@@ -5,9 +5,9 @@
 // match (its snapshot and the input log after it) does not hold, then what it held. A, resumed, is
 // deposed: nothing of the match is lost. The overlay on B ends on an uninterrupted run's final frame.
 import { Redis } from 'ioredis';
-import { io, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import { afterAll, describe, expect, it } from 'vitest';
-import { closeAll, connectObserver, logon } from '../../helpers/clients.js';
+import { closeAll, connectObserver, lastFrame, logon, reconnectingOverlay } from '../../helpers/clients.js';
 import { CLUSTER_KEY, logLines, startCluster, type Cluster } from '../../helpers/cluster.js';
 import { FailoverProxy } from '../../helpers/failover-proxy.js';
 import { playReplay, recordedMatch, replayLogon, sendRecords } from '../../helpers/recorded.js';
@@ -29,16 +29,6 @@ afterAll(async () => {
   await proxy?.close();
   await cluster?.stop();
 });
-
-function overlay(url: string, code: string): string[] {
-  const socket = io(url, { forceNew: true, rejectUnauthorized: false, reconnection: true, reconnectionDelay: 100, reconnectionDelayMax: 300 });
-  sockets.push(socket);
-  const frames: string[] = [];
-  socket.on('connect', () => socket.emit('logon', JSON.stringify({ groupCode: code })));
-  socket.on('match_data', (f: string) => frames.push(f));
-  return frames;
-}
-const last = (frames: string[]) => JSON.parse(frames[frames.length - 1]) as Record<string, unknown>;
 
 describe('data forwarded to an owner that froze', () => {
   it('is applied by the node that forwarded it once it adopts the match: the match ends as an uninterrupted run', async () => {
@@ -76,16 +66,16 @@ describe('data forwarded to an owner that froze', () => {
     a.proc.kill('SIGCONT');
     await expect.poll(() => logLines(a, 'match evicted: another node owns it now').some((l) => l.groupCode === CODE), { timeout: 20_000 }).toBe(true);
 
-    const watch = overlay(b.urls.broadcast, CODE);
+    const watch = reconnectingOverlay(b.urls.broadcast, CODE);
     await sendRecords(observer, replay, { pace: 'instant', groupCode: CODE, from: QUARTER + DURING });
-    await expect.poll(() => watch.length > 0 && last(watch).roundPhase === 'game_end', { timeout: 90_000 }).toBe(true);
+    await expect.poll(() => watch.length > 0 && lastFrame(watch).roundPhase === 'game_end', { timeout: 90_000 }).toBe(true);
 
     // An uninterrupted run of the recording on B: the same final frame.
-    const refFrames = overlay(b.urls.broadcast, REF);
+    const refFrames = reconnectingOverlay(b.urls.broadcast, REF);
     const ref = await playReplay(replay, { url: b.urls.ingest, key: CLUSTER_KEY, pace: 'instant', groupCode: REF });
     sockets.push(ref.socket);
-    await expect.poll(() => refFrames.length > 0 && last(refFrames).roundPhase === 'game_end', { timeout: 30_000 }).toBe(true);
-    expect({ ...last(watch), groupCode: REF }).toEqual(last(refFrames));
+    await expect.poll(() => refFrames.length > 0 && lastFrame(refFrames).roundPhase === 'game_end', { timeout: 30_000 }).toBe(true);
+    expect({ ...lastFrame(watch), groupCode: REF }).toEqual(lastFrame(refFrames));
     // Every record the observer sent was given to the match once: its input count when B removes it.
     const removed = () => logLines(b, 'match removed').find((l) => l.groupCode === CODE);
     await expect.poll(() => removed() !== undefined, { timeout: 30_000 }).toBe(true);

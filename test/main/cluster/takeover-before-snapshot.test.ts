@@ -5,9 +5,9 @@
 // observer moves to B through the balancer; B creates the match again from its creation (the same
 // matchKey), gives it the logged inputs, and the match ends as an uninterrupted run.
 import { Redis } from 'ioredis';
-import { io, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import { afterAll, describe, expect, it } from 'vitest';
-import { closeAll, connectObserver, logon } from '../../helpers/clients.js';
+import { closeAll, connectObserver, lastFrame, logon, reconnectingOverlay } from '../../helpers/clients.js';
 import { CLUSTER_KEY, logLines, startCluster, type Cluster } from '../../helpers/cluster.js';
 import { FailoverProxy } from '../../helpers/failover-proxy.js';
 import { playReplay, recordedMatch, replayLogon, sendRecords } from '../../helpers/recorded.js';
@@ -26,16 +26,6 @@ afterAll(async () => {
   await proxy?.close();
   await cluster?.stop();
 });
-
-function overlay(url: string, code: string): string[] {
-  const socket = io(url, { forceNew: true, rejectUnauthorized: false, reconnection: true, reconnectionDelay: 100, reconnectionDelayMax: 300 });
-  sockets.push(socket);
-  const frames: string[] = [];
-  socket.on('connect', () => socket.emit('logon', JSON.stringify({ groupCode: code })));
-  socket.on('match_data', (f: string) => frames.push(f));
-  return frames;
-}
-const last = (frames: string[]) => JSON.parse(frames[frames.length - 1]) as Record<string, unknown>;
 
 describe('the loss of a node before its match\'s first snapshot (Redis)', () => {
   it('the match is created again from its creation and its input log on another node: it ends as an uninterrupted run', async () => {
@@ -65,15 +55,15 @@ describe('the loss of a node before its match\'s first snapshot (Redis)', () => 
     await expect.poll(() => logLines(b, 'match adopted from its snapshot').some((l) => l.groupCode === CODE), { timeout: 30_000 }).toBe(true);
     expect(logLines(b, 'orphaned match has no snapshot: it cannot be taken over and is removed')).toEqual([]);
     await expect.poll(() => observer.connected, { timeout: 20_000 }).toBe(true);
-    const watch = overlay(b.urls.broadcast, CODE);
+    const watch = reconnectingOverlay(b.urls.broadcast, CODE);
     await sendRecords(observer, replay, { pace: 'instant', groupCode: CODE, from: QUARTER });
-    await expect.poll(() => watch.length > 0 && last(watch).roundPhase === 'game_end', { timeout: 90_000 }).toBe(true);
+    await expect.poll(() => watch.length > 0 && lastFrame(watch).roundPhase === 'game_end', { timeout: 90_000 }).toBe(true);
 
-    const refFrames = overlay(b.urls.broadcast, REF);
+    const refFrames = reconnectingOverlay(b.urls.broadcast, REF);
     const ref = await playReplay(replay, { url: b.urls.ingest, key: CLUSTER_KEY, pace: 'instant', groupCode: REF });
     sockets.push(ref.socket);
-    await expect.poll(() => refFrames.length > 0 && last(refFrames).roundPhase === 'game_end', { timeout: 30_000 }).toBe(true);
-    expect({ ...last(watch), groupCode: REF }).toEqual(last(refFrames));
+    await expect.poll(() => refFrames.length > 0 && lastFrame(refFrames).roundPhase === 'game_end', { timeout: 30_000 }).toBe(true);
+    expect({ ...lastFrame(watch), groupCode: REF }).toEqual(lastFrame(refFrames));
     const removed = () => logLines(b, 'match removed').find((l) => l.groupCode === CODE);
     await expect.poll(() => removed() !== undefined, { timeout: 30_000 }).toBe(true);
     expect(removed()!.inputs).toBe(replay.records.length);

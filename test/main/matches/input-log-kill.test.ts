@@ -8,9 +8,9 @@
 // uninterrupted run's. With INPUT_LOG=false the same run loses the first half (the second case).
 import fs from 'node:fs';
 import path from 'node:path';
-import { io, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import { afterAll, describe, expect, it } from 'vitest';
-import { closeAll, connectObserver, logon } from '../../helpers/clients.js';
+import { closeAll, connectObserver, lastFrame, logon, reconnectingOverlay } from '../../helpers/clients.js';
 import { parseReplay } from '../../../src/playback/replay-file.js';
 import { playReplay, recordedMatch, replayLogon, sendRecords } from '../../helpers/recorded.js';
 import { freePorts, tempDir } from '../../helpers/service.js';
@@ -32,18 +32,6 @@ afterAll(async () => {
   for (const p of procs) await p.stop('SIGKILL');
   for (const r of receivers) await r.close();
 });
-
-/** An overlay frontend like the real one: reconnects on its own and logs on again at every connect. */
-function overlay(url: string, code: string): string[] {
-  const socket = io(url, { forceNew: true, reconnection: true, reconnectionDelay: 100, reconnectionDelayMax: 300 });
-  sockets.push(socket);
-  const frames: string[] = [];
-  socket.on('connect', () => socket.emit('logon', JSON.stringify({ groupCode: code })));
-  socket.on('match_data', (f: string) => frames.push(f));
-  return frames;
-}
-
-const last = (frames: string[]) => JSON.parse(frames[frames.length - 1]) as Record<string, unknown>;
 
 interface Received { type: string; round?: number; time?: number; groupCode: string; matchKey: string; data: Record<string, unknown> }
 
@@ -88,21 +76,21 @@ async function killedHalfway(inputLog: boolean, code: string, ref: string) {
 
   const second = await spawnService(env);
   procs.push(second);
-  const watch = overlay(second.urls.broadcast, code);
+  const watch = reconnectingOverlay(second.urls.broadcast, code);
   await expect.poll(() => observer.connected, { timeout: 20_000 }).toBe(true);
   await expect.poll(() => second.out.some((l) => l.includes('session resumed') && l.includes(code)), { timeout: 15_000 }).toBe(true);
   await sendRecords(observer, replay, { pace: 'instant', groupCode: code, from: HALF });
-  await expect.poll(() => watch.length > 0 && last(watch).roundPhase === 'game_end', { timeout: 30_000 }).toBe(true);
+  await expect.poll(() => watch.length > 0 && lastFrame(watch).roundPhase === 'game_end', { timeout: 30_000 }).toBe(true);
 
   // An uninterrupted run of the whole recording on the same process.
-  const refFrames = overlay(second.urls.broadcast, ref);
+  const refFrames = reconnectingOverlay(second.urls.broadcast, ref);
   const refRun = await playReplay(replay, { url: second.urls.ingest, key: KEY, pace: 'instant', groupCode: ref });
   sockets.push(refRun.socket);
-  await expect.poll(() => refFrames.length > 0 && last(refFrames).roundPhase === 'game_end', { timeout: 30_000 }).toBe(true);
+  await expect.poll(() => refFrames.length > 0 && lastFrame(refFrames).roundPhase === 'game_end', { timeout: 30_000 }).toBe(true);
   const ofCode = (c: string) => (receiver.unique() as unknown as Received[]).filter((e) => e.groupCode === c);
   for (const c of [code, ref]) await receiver.waitFor(() => ofCode(c).some((e) => e.type === 'match_ended'), 60_000);
   observer.close();
-  return { second, final: { ...last(watch), groupCode: ref }, refFinal: last(refFrames), events: comparable(ofCode(code), code), refEvents: comparable(ofCode(ref), ref) };
+  return { second, final: { ...lastFrame(watch), groupCode: ref }, refFinal: lastFrame(refFrames), events: comparable(ofCode(code), code), refEvents: comparable(ofCode(ref), ref) };
 }
 
 describe('a SIGKILL in the middle of a match (STATE_DIR, no snapshot yet)', () => {

@@ -7,9 +7,9 @@
 // an uninterrupted run's final frame, and the webhook receiver gets the whole match through match_ended.
 import fs from 'node:fs';
 import path from 'node:path';
-import { io, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import { afterAll, describe, expect, it } from 'vitest';
-import { closeAll, connectObserver, logon } from '../../helpers/clients.js';
+import { closeAll, connectObserver, lastFrame, logon, reconnectingOverlay } from '../../helpers/clients.js';
 import { parseReplay } from '../../../src/playback/replay-file.js';
 import { playReplay, recordedMatch, replayLogon, sendRecords } from '../../helpers/recorded.js';
 import { expectWholeMatchDelivered, recordingFacts } from '../../helpers/recorded-events.js';
@@ -33,18 +33,6 @@ afterAll(async () => {
   for (const p of procs) await p.stop('SIGKILL');
   await receiver?.close();
 });
-
-/** An overlay frontend like the real one: reconnects on its own and logs on again at every connect. */
-function overlay(url: string, code: string): string[] {
-  const socket = io(url, { forceNew: true, reconnection: true, reconnectionDelay: 100, reconnectionDelayMax: 300 });
-  sockets.push(socket);
-  const frames: string[] = [];
-  socket.on('connect', () => socket.emit('logon', JSON.stringify({ groupCode: code })));
-  socket.on('match_data', (f: string) => frames.push(f));
-  return frames;
-}
-
-const last = (frames: string[]) => JSON.parse(frames[frames.length - 1]) as Record<string, unknown>;
 
 describe('a SIGKILL right after a logon (STATE_DIR)', () => {
   it('loses neither the match nor the session: the observer resumes by itself and the match goes on to its end', async () => {
@@ -87,23 +75,23 @@ describe('a SIGKILL right after a logon (STATE_DIR)', () => {
     const second = await spawnService(env);
     procs.push(second);
     await expect.poll(() => second.out.some((l) => l.includes('match created again from its logon') && l.includes(CODE)), { timeout: 10_000 }).toBe(true);
-    const watch = overlay(second.urls.broadcast, CODE);
+    const watch = reconnectingOverlay(second.urls.broadcast, CODE);
     await expect.poll(() => watch.length, { timeout: 15_000 }).toBeGreaterThan(0);
 
     // The observer's client reconnects by itself and resumes its session, without a second logon.
     await expect.poll(() => observer.connected, { timeout: 20_000 }).toBe(true);
     await expect.poll(() => second.out.some((l) => l.includes('session resumed') && l.includes(CODE)), { timeout: 15_000 }).toBe(true);
     await sendRecords(observer, replay, { pace: 'instant', groupCode: CODE });
-    await expect.poll(() => watch.length > 0 && last(watch).roundPhase === 'game_end', { timeout: 30_000 }).toBe(true);
+    await expect.poll(() => watch.length > 0 && lastFrame(watch).roundPhase === 'game_end', { timeout: 30_000 }).toBe(true);
     expect(acks).toHaveLength(1);
     expect(second.out.some((l) => l.includes('no_match'))).toBe(false);
 
     // The same final frame as an uninterrupted run of the recording on the same process.
-    const refFrames = overlay(second.urls.broadcast, REF);
+    const refFrames = reconnectingOverlay(second.urls.broadcast, REF);
     const ref = await playReplay(replay, { url: second.urls.ingest, key: KEY, pace: 'instant', groupCode: REF });
     sockets.push(ref.socket);
-    await expect.poll(() => refFrames.length > 0 && last(refFrames).roundPhase === 'game_end', { timeout: 30_000 }).toBe(true);
-    expect({ ...last(watch), groupCode: REF }).toEqual(last(refFrames));
+    await expect.poll(() => refFrames.length > 0 && lastFrame(refFrames).roundPhase === 'game_end', { timeout: 30_000 }).toBe(true);
+    expect({ ...lastFrame(watch), groupCode: REF }).toEqual(lastFrame(refFrames));
 
     // The webhook receiver gets the whole match, numbered without a gap, through its match_ended.
     const ofCode = () => receiver!.unique().filter((e) => e.groupCode === CODE);
