@@ -1,5 +1,5 @@
 // bench/session-end.ts — ending every match's sessions (what a shutdown without durable snapshots,
-// or a day's matches ending, asks of the SessionStore: `end` per match, ports/session-store.ts) in
+// or a day's matches ending, asks of the SessionStore: `end` per match, sessions/session-store.ts) in
 // the memory adapter: M matches, each with one observer session and A auxiliary sessions, then
 // every match ended in turn (its observers, then its auxiliaries). Prints the CPU it took, per tree
 // (`--trees A,B`: each tree's built dist/, alternated, for the A/B in one sitting; issue 28 step 8).

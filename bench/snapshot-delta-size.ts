@@ -1,7 +1,7 @@
 // What snapshots stored as deltas would save on Redis (issue 20, "all Redis traffic per frame"):
 // the recorded match replayed, one snapshot per second of its clock (what a changing match writes
 // at SNAPSHOT_INTERVAL_MS=1000, version 2: the frame's literal), each deflated at level 1 as the
-// Redis adapter stores it (adapters/snapshot-codec.ts), against a base written every `--every`
+// Redis adapter stores it (matches/snapshot-codec.ts), against a base written every `--every`
 // snapshots and the others deflated with that base as the preset dictionary. Prints the average
 // bytes a match writes per second both ways. One process, no service: `npx tsx bench/snapshot-delta-size.ts`
 import { deflateRawSync } from 'node:zlib';

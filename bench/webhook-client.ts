@@ -1,6 +1,6 @@
 // What one webhook POST costs the service's thread, by client: node:http with a keep-alive agent
 // (the client before issue 26's cost work), undici's Pool.request, and the service's own poster
-// (events-out/post.ts: undici with its timer, bound and report). A local receiver in another process
+// (events/post.ts: undici with its timer, bound and report). A local receiver in another process
 // answers 204 (so its CPU is not counted); 8 requests in flight (an endpoint's lanes); the CPU of this
 // process (process.cpuUsage) per request, the median of --rounds rounds of --requests each.
 //
@@ -52,7 +52,7 @@ if (process.argv[2] === 'receiver') {
   };
   const poster = webhookPoster(url.href, 10_000);
   const viaPoster = () => poster.post(body, headers());
-  const clients: Record<string, () => Promise<number>> = { 'node:http keep-alive': viaHttp, 'undici Pool.request': viaPool, 'events-out/post.ts (undici)': viaPoster };
+  const clients: Record<string, () => Promise<number>> = { 'node:http keep-alive': viaHttp, 'undici Pool.request': viaPool, 'events/post.ts (undici)': viaPoster };
 
   const round = async (call: () => Promise<number>, n: number): Promise<number> => {
     const start = process.cpuUsage();

@@ -69,7 +69,7 @@ export const STACKS = [
       ['listeners', ['main/ingest/', 'main/broadcast/']],
       // Scale-out on Redis; the operator dashboard; rehearsals (a recording played into a match).
       ['operations', ['main/cluster/', 'main/admin/', 'main/rehearsal/', 'main/events-out/']],
-      // A live match as flat tables for graphics systems (GET /feeds: rest/feeds.ts).
+      // A live match as flat tables for graphics systems (GET /feeds: feeds/rest.ts).
       ['feeds', ['main/feeds/']],
       ['rest', ['main/rest/']],
       // Prometheus metrics: reads every other floor's counters.

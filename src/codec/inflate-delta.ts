@@ -1,6 +1,6 @@
 // The decoder of the frame deltas (deflate-delta.ts, layout-delta.ts): a frame rebuilt from its
 // delta and the frame before it, as a permessage-deflate receiver with context takeover would. Used
-// by a node rebuilding the frames another node publishes (main/adapters/redis/frame-watch.ts).
+// by a node rebuilding the frames another node publishes (main/frames/adapters/redis/frame-watch.ts).
 //
 // src/codec is a floor of its own: it depends on node built-ins only (Buffer, zlib), and both the
 // shard threads (the encoders) and the main thread (the decoder) use it.

@@ -10,53 +10,53 @@
 import path from 'node:path';
 import { Dashboard } from './admin/dashboard.js';
 import { LinkHealth } from './admin/link-health.js';
-import { createAdminTokens } from './admin/tokens.js';
-import { StateFiles } from './adapters/state-dir/files.js';
-import { StateDirSessionStore } from './adapters/state-dir/session-store.js';
-import { StateDirSnapshotStore } from './adapters/state-dir/snapshot-store.js';
-import { MemoryControlBus } from './adapters/memory/control-bus.js';
-import { MemoryFrameBus } from './adapters/memory/frame-bus.js';
-import { MemoryMatchDirectory } from './adapters/memory/match-directory.js';
-import { MemoryPreviewStore } from './adapters/memory/preview-store.js';
-import { MemorySessionStore } from './adapters/memory/session-store.js';
-import { MemorySnapshotStore } from './adapters/memory/snapshot-store.js';
-import { MemoryTeamInfoStore } from './adapters/memory/team-info-store.js';
-import { MemoryStandbyStore } from './adapters/memory/standby-store.js';
-import { StateDirStandbyStore } from './adapters/state-dir/standby-store.js';
+import { createAdminTokens } from './http/admin-tokens.js';
+import { StateFiles } from './state-dir/files.js';
+import { StateDirSessionStore } from './sessions/adapters/state-dir/session-store.js';
+import { StateDirSnapshotStore } from './matches/adapters/state-dir/snapshot-store.js';
+import { MemoryControlBus } from './control/adapters/memory/control-bus.js';
+import { MemoryFrameBus } from './frames/adapters/memory/frame-bus.js';
+import { MemoryMatchDirectory } from './matches/adapters/memory/match-directory.js';
+import { MemoryPreviewStore } from './previews/adapters/memory/preview-store.js';
+import { MemorySessionStore } from './sessions/adapters/memory/session-store.js';
+import { MemorySnapshotStore } from './matches/adapters/memory/snapshot-store.js';
+import { MemoryTeamInfoStore } from './previews/adapters/memory/team-info-store.js';
+import { MemoryStandbyStore } from './standby/adapters/memory/standby-store.js';
+import { StateDirStandbyStore } from './standby/adapters/state-dir/standby-store.js';
 import { resolveAuthKey, type AuthKeySource } from './base/auth-key.js';
 import { createOutbound } from './backend/http.js';
 import { createKeyValidator, type KeyValidator } from './backend/key-validation.js';
 import { KeysFile } from './backend/keys-file.js';
-import { MatchSync } from './backend/match-sync.js';
+import { MatchSync } from './matches/match-sync.js';
 import { createSupportPackages } from './backend/store.js';
 import { BroadcastServer } from './broadcast/server.js';
-import { Cluster } from './cluster/cluster.js';
-import { openRedisPorts } from './cluster/redis-ports.js';
-import { OwnerDelivery } from './cluster/owner-delivery.js';
+import { Cluster } from './matches/cluster.js';
+import { openRedisPorts } from './redis-ports.js';
+import { OwnerDelivery } from './matches/owner-delivery.js';
 import type { Config } from './base/config.js';
 import { EventBus, type MainEvents } from './base/events.js';
-import { openEventOutput } from './events-out/index.js';
-import { OutputDelays } from './events-out/output-delays.js';
-import { MemoryOutputDelayStore, OUTPUT_DELAYS_FILE } from './adapters/memory/output-delay-store.js';
+import { openEventOutput } from './events/index.js';
+import { OutputDelays } from './output-delay/output-delays.js';
+import { MemoryOutputDelayStore, OUTPUT_DELAYS_FILE } from './output-delay/adapters/memory/output-delay-store.js';
 import { IngestServer } from './ingest/server.js';
 import { SHUTDOWN_CLOSE_MARGIN_MS, SHUTDOWN_MIN_DRAIN_MS, SUMMARY_WAIT_MS } from './base/limits.js';
 import { createLogger, type Logger } from './base/log.js';
 import { MatchRouting } from './matches/routing.js';
 import { MatchInputs } from './matches/match-inputs.js';
-import { StateDirInputLog } from './adapters/state-dir/input-log.js';
+import { StateDirInputLog } from './matches/adapters/state-dir/input-log.js';
 import { RehearsalControl } from './rehearsal/remote.js';
 import { Rehearsals } from './rehearsal/rehearsals.js';
 import { MatchLifecycle } from './matches/lifecycle.js';
 import { createStandby } from './standby/standby.js';
-import { openSchedule } from './fixtures/open.js';
-import { FIXTURES_FILE, MemoryFixtureStore } from './adapters/memory/fixture-store.js';
+import { openSchedule } from './schedule/open.js';
+import { FIXTURES_FILE, MemoryFixtureStore } from './schedule/adapters/memory/fixture-store.js';
 import { LocalRoutes } from './matches/local-routes.js';
-import { ShardRecovery } from './shards/recovery.js';
-import { FrameTexts } from './matches/frame-texts.js';
-import { ShardOutput } from './shards/output.js';
+import { ShardRecovery } from './matches/shard-recovery.js';
+import { FrameTexts } from './frames/frame-texts.js';
+import { ShardOutput } from './matches/shard-output.js';
 import { ShardTotals } from './shards/totals.js';
 import { Metrics } from './metrics/metrics.js';
-import type { SharedPorts } from './ports/shared-ports.js';
+import type { SharedPorts } from './shared-ports.js';
 import { registerRestRoutes } from './rest/index.js';
 import { ShardFeedTables } from './feeds/shard-tables.js';
 import { ShardPool } from './shards/pool.js';
@@ -127,7 +127,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const request = createOutbound((label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }));
 
   // Ports: the embedded default keeps everything in memory; STATE_DIR makes snapshots and sessions
-  // durable; REDIS_URL shares them all between nodes (cluster/redis-ports.ts).
+  // durable; REDIS_URL shares them all between nodes (redis-ports.ts).
   const redis = config.REDIS_URL ? await openRedisPorts(config, log) : null;
   const stateFiles = config.STATE_DIR ? new StateFiles(config.STATE_DIR, log) : null;
   const shared: SharedPorts = redis ? redis.shared : {
@@ -157,12 +157,12 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const routes = new LocalRoutes();
   const sync = new MatchSync({ config, log, directory, events, request });
   // Match events out (events-out/): journal, webhooks, GET /events, records (EVENTS_ENABLED).
-  // The per-match output delay (events-out/output-delays.ts): operator data like the schedule (DATA_DIR, or Redis).
+  // The per-match output delay (output-delay/output-delays.ts): operator data like the schedule (DATA_DIR, or Redis).
   const delays = await OutputDelays.open(outputDelays, { shared: redis !== null, log });
   const eventOutput = config.EVENTS_ENABLED ? await openEventOutput({ config, log, directory, delays, shared: redis?.eventOutbox ?? null, ...(redis ? { node: { id: redis.conn.nodeId, epochOf: (code: string) => routes.get(code)?.epoch, leaseLeftMs: (code: string) => redis.ownership.leaseLeftMs(code), outputs: redis.ownership } } : {}), records: redis?.records ?? null, deadLetters: redis?.deadLetters ?? null, endpointStore: redis?.webhookEndpoints ?? null, report: (label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }) }) : null;
   // GET /feeds of a local match: its shard makes the tables (feeds/shard-tables.ts), answered through `output`.
   const feedTables = new ShardFeedTables(routes);
-  // The input log (ports/input-log.ts): with durable snapshots, the inputs after a match's last one.
+  // The input log (matches/input-log.ts): with durable snapshots, the inputs after a match's last one.
   const inputLog = !config.INPUT_LOG ? undefined : redis ? redis.inputLog : stateFiles ? new StateDirInputLog(path.join(config.STATE_DIR, 'inputs'), log) : undefined;
   const output = new ShardOutput({ log, frames, directory, routes, snapshots, teamInfo, sync, events, feedTables: feedTables.take, ...(inputLog ? { inputLog } : {}), ...(eventOutput ? { matchEvents: eventOutput.take, eventsShared: (code: string) => eventOutput.journal.whenShared(code) } : {}) });
   const recovery = new ShardRecovery({ log, routes, snapshots, frames, events });
@@ -173,7 +173,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const pool = new ShardPool({ ...shardPoolOptions(config, log), onOutput: output.handle, onCrash: recovery.onCrash, ...(inline ? { inline } : {}), ...(inputLog ? { beforePost: () => inputLog.flush() } : {}) });
   const inputs = new MatchInputs({ pool, routes, log, ...(inputLog ? { inputLog } : {}) });
   // The texts of frames that stayed in the shards, asked for on the frame bus by its recipients
-  // (broadcast, REST, with Redis the keyframe answers): the pool's shards make them (matches/frame-texts.ts).
+  // (broadcast, REST, with Redis the keyframe answers): the pool's shards make them (frames/frame-texts.ts).
   frames.setFrameTextSource(new FrameTexts({ pool, routes, events }));
   feedTables.setPool(pool);
   const lifecycle = new MatchLifecycle({ config, log, pool, routes, directory, snapshots, frames, teamInfo, sessions, control, events, sync, inputs });
@@ -186,7 +186,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     : null;
 
   // Durable snapshots (STATE_DIR): the matches of the previous run come back before anything listens.
-  // With Redis they belong to whichever node adopts them (cluster/takeover.ts), not to a starting node.
+  // With Redis they belong to whichever node adopts them (matches/takeover.ts), not to a starting node.
   if (snapshots.durable && !cluster) await lifecycle.resume(await snapshots.loadAll(), eventOutput?.journal.matches);
   // The schedule (fixtures/, docs/fixtures.md): after the resumed matches, which its live maps are checked against.
   const schedule = await openSchedule({ log, events, pool, routes, directory, teamInfo, store: fixtures, shared: redis !== null });

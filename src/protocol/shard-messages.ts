@@ -30,8 +30,8 @@ export interface CreateMatchCmd {
  * Observer payloads of one batch, packed into one string (a single string crosses threads far
  * cheaper than arrays of them): records separated by RECORD_SEP, each `groupCode FIELD_SEP
  * receiveTime FIELD_SEP input FIELD_SEP via FIELD_SEP raw`, `input` the payload's number in its match
- * (the input log's, main/ports/input-log.ts; 0: not numbered, a code this process does not run),
- * `via` the node that forwarded it and its send number (main/ports/owner-inbox.ts; '' when it came here). The raw JSON text is
+ * (the input log's, main/matches/input-log.ts; 0: not numbered, a code this process does not run),
+ * `via` the node that forwarded it and its send number (main/matches/owner-inbox.ts; '' when it came here). The raw JSON text is
  * parsed only in the shard. Neither separator can occur in valid JSON text, and the pool refuses
  * payloads and group codes that contain them.
  */
@@ -57,7 +57,7 @@ export interface AuxBatchCmd {
   t: 'aux';
   groupCodes: string[][]; // the target matches on this shard
   inputs: number[][];     // the payload's number in each of those matches (the input log's)
-  vias: string[];         // who forwarded it ('' when it came here; main/ports/owner-inbox.ts)
+  vias: string[];         // who forwarded it ('' when it came here; main/matches/owner-inbox.ts)
   matchIds: string[];     // the session's match id
   playerIds: string[];    // the session's player id ('' until known)
   raws: string[];
@@ -203,7 +203,7 @@ export interface ShardSnapshots {
   texts: string[];
   /** The player-camera secrets of those matches (memory only, never written to disk). */
   camSecrets: string[];
-  /** The last input (main/ports/input-log.ts) each of those snapshots holds. */
+  /** The last input (main/matches/input-log.ts) each of those snapshots holds. */
   inputs: number[];
 }
 

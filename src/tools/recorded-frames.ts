@@ -1,6 +1,6 @@
 // The recorded match's frames as a shard makes them: 100 ms steps of the recorded clock, each frame's
 // frame text (the WebSocket message) and its delta against the one before (deflateDelta, codec/layout-delta.ts). For the tests
-// and benchmarks of the frame path between nodes (test/main/adapters/frames-redis.test.ts, bench/cluster-frames.ts).
+// and benchmarks of the frame path between nodes (test/main/frames/frames-redis.test.ts, bench/cluster-frames.ts).
 import { wireMessage } from '../protocol/wire.js';
 import { deflateDelta } from '../codec/layout-delta.js';
 import { Match } from '../workers/match/match.js';

@@ -3,7 +3,7 @@
 // options given to ioredis carry REDIS_URL's credentials and database, never its host.
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/main/base/config.js';
-import { describeTarget, sentinelOptions } from '../../src/main/adapters/redis/connection.js';
+import { describeTarget, sentinelOptions } from '../../src/main/redis/connection.js';
 
 describe('Sentinel settings', () => {
   it('a list of host:port (IPv6 in brackets) is read; anything else is refused with the expected form', () => {

@@ -3,7 +3,7 @@
 // Moves and splits rename files; this fails on the first stale citation it leaves behind.
 //
 // Three forms are checked. A path from the repository's root (src/main/base/events.ts) must exist as
-// written. A relative path (cluster/cluster.ts, ../helpers/clients.ts) must exist under the
+// written. A relative path (matches/cluster.ts, ../helpers/clients.ts) must exist under the
 // citing file's folder or one of the folders above it; documents and files outside src/ cite source
 // files from src/main/, src/workers/ or src/, so those are tried too. A bare file name (pool.ts)
 // must name a file of the repository. A path right after a possessive (socket.io's lib/socket.ts,
@@ -26,10 +26,10 @@ const GENERATED = /^bench\/results\//;
 /** Bare names of files the repository does not hold, each for a reason. */
 const NOT_HERE = new Set([
   'sessions.json', 'sessions-new.json', 'standby.json', // written under STATE_DIR at run time (adapters/state-dir/)
-  'deliveries.json', 'dead-letters.json', // the webhook outbox's state, written under events/ at run time (events-out/journal-files.ts)
-  'fixtures.json', // the schedule, written under DATA_DIR at run time (adapters/memory/fixture-store.ts)
-  'output-delays.json', // the output delays, written under DATA_DIR at run time (adapters/memory/output-delay-store.ts)
-  'webhook-endpoints.json', // the webhook endpoints added through the admin API, written under DATA_DIR at run time (adapters/memory/webhook-endpoint-store.ts)
+  'deliveries.json', 'dead-letters.json', // the webhook outbox's state, written under events/ at run time (events/journal-files.ts)
+  'fixtures.json', // the schedule, written under DATA_DIR at run time (schedule/adapters/memory/fixture-store.ts)
+  'output-delays.json', // the output delays, written under DATA_DIR at run time (output-delay/adapters/memory/output-delay-store.ts)
+  'webhook-endpoints.json', // the webhook endpoints added through the admin API, written under DATA_DIR at run time (events/adapters/memory/webhook-endpoint-store.ts)
   'config.json', // the overlay frontend's own configuration file (docs/client-contract.md)
   'players.json', // a feed's URL name (GET /feeds/:code/players.json, docs/feeds.md), not a file
 ]);
@@ -111,10 +111,10 @@ describe('citations', () => {
   it('resolves a relative citation the way the check reads it', () => {
     // The check itself: a relative path found from the citing folder or above, a wrong one not.
     const exists = (file: string, cited: string) => bases(file).some((base) => fs.existsSync(path.join(root, base, cited)));
-    expect(exists('src/main/events.ts', 'cluster/cluster.ts')).toBe(true);
-    expect(exists('src/main/matches/forwarding.ts', 'cluster/cluster.ts')).toBe(true);
+    expect(exists('src/main/events.ts', 'matches/cluster.ts')).toBe(true);
+    expect(exists('src/main/matches/forwarding.ts', 'matches/cluster.ts')).toBe(true);
     expect(exists('src/main/events.ts', 'cluster/owner-inbox-routing.ts')).toBe(false);
-    expect(exists('docs/architecture.md', 'adapters/redis/keys.ts')).toBe(true);
+    expect(exists('docs/architecture.md', 'redis/keys.ts')).toBe(true);
     expect([..."socket.io's lib/socket.ts, see ./b.ts".matchAll(RELATIVE)].map((m) => m[1])).toEqual(['./b.ts']);
   });
 });

@@ -41,7 +41,7 @@ export interface RunOutcome {
   notes: string[];
 }
 
-/** Whether a node dropped data it held for the match (its bound reached: cluster/owner-delivery.ts): a loss of the service's, never excused. */
+/** Whether a node dropped data it held for the match (its bound reached: matches/owner-delivery.ts): a loss of the service's, never excused. */
 export function heldDropped(logs: Iterable<string[]>, code: string): boolean {
   for (const lines of logs) if (lines.some((l) => l.includes('dropped: its bound is reached') && l.includes(code))) return true;
   return false;

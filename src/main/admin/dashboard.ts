@@ -11,12 +11,12 @@
 import type { BroadcastServer } from '../broadcast/server.js';
 import type { IngestServer } from '../ingest/server.js';
 import type { LocalRoutes } from '../matches/local-routes.js';
-import { isRehearsal } from '../ports/rehearsal-marker.js';
-import type { PublishCounters } from '../shards/output.js';
+import { isRehearsal } from '../matches/rehearsal-marker.js';
+import type { PublishCounters } from '../matches/shard-output.js';
 import type { ShardTotals } from '../shards/totals.js';
-import type { FrameBus } from '../ports/frame-bus.js';
-import type { MatchDirectory } from '../ports/match-directory.js';
-import type { ResponseStream } from '../rest/response-stream.js';
+import type { FrameBus } from '../frames/frame-bus.js';
+import type { MatchDirectory } from '../matches/match-directory.js';
+import type { ResponseStream } from '../http/response-stream.js';
 import { DASHBOARD_HISTORY_POINTS, DASHBOARD_SAMPLE_MS, SUMMARY_LEASE_MS } from '../base/limits.js';
 import type { LinkHealth, LinkHealthRow } from './link-health.js';
 
@@ -38,7 +38,7 @@ export interface DashboardDeps {
   ownerOf?: (groupCode: string) => string | undefined;
   /** Each match's links (observers, overlays, standby) and the silent flag (link-health.ts). */
   links?: LinkHealth;
-  /** A scheduled match's mismatch flags (fixtures/keeper.ts): the row's `mismatch`. */
+  /** A scheduled match's mismatch flags (schedule/keeper.ts): the row's `mismatch`. */
   mismatchOf?: (groupCode: string) => string[] | undefined;
 }
 

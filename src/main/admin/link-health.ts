@@ -12,9 +12,9 @@ import type { IngestServer } from '../ingest/server.js';
 import type { LocalRoutes } from '../matches/local-routes.js';
 import type { ObserverClock } from '../matches/observer-clock.js';
 import type { FailoverCause, StandbyRelay } from '../standby/relay.js';
-import type { FrameBus } from '../ports/frame-bus.js';
-import type { MatchRecord } from '../ports/match-directory.js';
-import { seatOf } from '../ports/session-store.js';
+import type { FrameBus } from '../frames/frame-bus.js';
+import type { MatchRecord } from '../matches/match-directory.js';
+import { seatOf } from '../sessions/session-store.js';
 import type { MatchSummary } from '../../protocol/shard-messages.js';
 
 export interface ObserverLink {

@@ -73,7 +73,7 @@ export interface AdminTokenEntry { id: string; token: string }
 export const defaultTokenId = (token: string): string => `token-${sha256Hex(token).slice(0, 8)}`;
 
 /**
- * Admin tokens: `[id:]token` entries separated by commas, parsed here once (admin/tokens.ts keeps
+ * Admin tokens: `[id:]token` entries separated by commas, parsed here once (http/admin-tokens.ts keeps
  * their digests). The error never echoes the value (it is a secret).
  */
 const adminTokens: Parser<readonly AdminTokenEntry[]> = (raw, name) => {

@@ -16,42 +16,42 @@ export type RecoveryMode = 'full' | 'snapshots' | 'none';
 export type OutboundOutcome = '2xx' | '3xx' | '4xx' | '5xx' | 'timeout' | 'network' | 'too-large';
 
 export interface MainEvents {
-  /** A shard's stats, once a second per shard. From shards/output.ts; to shards/totals.ts, metrics/metrics.ts. */
+  /** A shard's stats, once a second per shard. From matches/shard-output.ts; to shards/totals.ts, metrics/metrics.ts. */
   shardStats: { shard: number; stats: ShardStats };
   /**
    * A shard thread died and a new one took its place: its counters start again from zero, its
-   * matches were rebuilt or lost. From shards/recovery.ts; to shards/totals.ts.
+   * matches were rebuilt or lost. From matches/shard-recovery.ts; to shards/totals.ts.
    */
   shardRestarted: { shard: number; mode: RecoveryMode; restored: number; lost: number };
   /**
    * A match is gone from its shard: the shard removed it (ended, inactive, force-ended, shutdown),
-   * or it was lost with its shard. From shards/output.ts, shards/recovery.ts; to
+   * or it was lost with its shard. From matches/shard-output.ts, matches/shard-recovery.ts; to
    * matches/lifecycle.ts, which removes it everywhere (one path).
    */
   matchGone: { groupCode: string; reason: string };
-  /** The backend answered a match's registration. From backend/match-sync.ts; to matches/routing.ts (the shard's `registered`). */
+  /** The backend answered a match's registration. From matches/match-sync.ts; to matches/routing.ts (the shard's `registered`). */
   matchRegistered: { groupCode: string; registered: boolean };
-  /** Player cameras fetched for a match. From backend/match-sync.ts; to matches/routing.ts (the shard's `playercams`). */
+  /** Player cameras fetched for a match. From matches/match-sync.ts; to matches/routing.ts (the shard's `playercams`). */
   playercams: { groupCode: string; result: unknown };
-  /** Players' MMR fetched for a match. From backend/match-sync.ts; to matches/routing.ts (the shard's `mmr`). */
+  /** Players' MMR fetched for a match. From matches/match-sync.ts; to matches/routing.ts (the shard's `mmr`). */
   mmr: { groupCode: string; result: unknown };
   /**
    * This process runs a match now (created, resumed, restored, adopted from another node) or no
    * longer does (removed, or evicted: another node owns it). From matches/lifecycle.ts; to
-   * cluster/cluster.ts (scale-out: the match's inbox is listened to while it runs here) and
+   * matches/cluster.ts (scale-out: the match's inbox is listened to while it runs here) and
    * rehearsal/rehearsals.ts (a rehearsal ends with its match).
    */
   matchRunning: { groupCode: string; epoch: number };
   matchStopped: { groupCode: string };
-  /** Scale-out: ingestion data for a match reached no node (its owner is gone). From cluster/owner-delivery.ts; to cluster/takeover.ts. */
+  /** Scale-out: ingestion data for a match reached no node (its owner is gone). From matches/owner-delivery.ts; to matches/takeover.ts. */
   matchOwnerMissing: { groupCode: string };
   /**
    * A match ended with game_end: its map and each side's rounds (left, right); and a match's roster
-   * grew: each side's players as `name#tag`. From shards/output.ts; to fixtures/keeper.ts (the series).
+   * grew: each side's players as `name#tag`. From matches/shard-output.ts; to schedule/keeper.ts (the series).
    */
   mapFinished: { groupCode: string; map: string; scores: [number, number] };
   rosterSeen: { groupCode: string; sides: [string[], string[]] };
-  /** The standby observer became the primary of a match (or back). From standby/relay.ts; to events-out/operational.ts. */
+  /** The standby observer became the primary of a match (or back). From standby/relay.ts; to events/operational.ts. */
   observerFailover: { groupCode: string; cause: string; from: string; to: string; at: number };
   /** An outbound HTTP call ended. From backend/http.ts (OutboundHttp); to metrics/metrics.ts. */
   outboundCall: { label: string; seconds: number; outcome: OutboundOutcome };

@@ -1,5 +1,5 @@
 // The feeds' tables of a match this process runs, made by its shard from the match's state (the
-// `feed_tables` command; the answer comes in the shard's output, shards/output.ts). Why not the frame
+// `feed_tables` command; the answer comes in the shard's output, matches/shard-output.ts). Why not the frame
 // text, as GET /match reads it: a poll a second of a changing match found a new frame almost every
 // time, and each cost the text's trip from the shard (which also started a hold: the text of every
 // frame of the next 5 s crossed threads), its unescaping and a JSON.parse of ~15 kB, for the few

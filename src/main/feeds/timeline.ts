@@ -1,6 +1,6 @@
-// The feeds of a match with an output delay (README, "Output delay"; events-out/output-delays.ts):
+// The feeds of a match with an output delay (README, "Output delay"; output-delay/output-delays.ts):
 // GET /feeds answers with the tables as they were `delay` seconds ago. For each delayed code only, a
-// timeline: once a second its current tables are sampled (the same path a poll takes: rest/feeds.ts)
+// timeline: once a second its current tables are sampled (the same path a poll takes: feeds/rest.ts)
 // and kept when they changed, stamped with the time they were answered (a sample is never newer than
 // its stamp). A poll gets the newest sample stamped at least `delay` ago; ETag/304 work as live (the
 // cache's texts per sample). Memory: at most delay + 2 samples per delayed code (one a second, only
@@ -16,7 +16,7 @@
 // right after an operator set or raised the delay, when the oldest sample kept (what the feeds showed
 // a moment before) is answered until the delay catches up: the feeds stand still, nothing new leaks.
 // After a restart that is not known, so the timeline starts empty (503 for up to `delay` seconds).
-import type { OutputDelays } from '../events-out/output-delays.js';
+import type { OutputDelays } from '../output-delay/output-delays.js';
 
 const SAMPLE_EVERY_MS = 1000;
 /** Another node's match is sampled here until this long after its feeds' last poll here. */

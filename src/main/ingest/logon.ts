@@ -8,13 +8,13 @@ import { clientAddress } from '../base/client-address.js';
 import type { Config } from '../base/config.js';
 import { sessionPid } from '../internals/socketio.js';
 import type { Logger } from '../base/log.js';
-import { keyIdOf, secretMatches } from '../matches/credentials.js';
+import { keyIdOf, secretMatches } from '../sessions/credentials.js';
 import type { MatchLifecycle } from '../matches/lifecycle.js';
-import { whenReady } from '../ports/awaitable.js';
-import type { MatchDirectory } from '../ports/match-directory.js';
-import type { NewSession, SessionStore } from '../ports/session-store.js';
+import { whenReady } from '../base/awaitable.js';
+import type { MatchDirectory } from '../matches/match-directory.js';
+import type { NewSession, SessionStore } from '../sessions/session-store.js';
 import type { StandbyAdmission } from '../standby/admission.js';
-import type { FixtureKeeper } from '../fixtures/keeper.js';
+import type { FixtureKeeper } from '../schedule/keeper.js';
 import { valueDepthExceeds } from '../../protocol/json-depth.js';
 import { isAuxLogon, isObsLogon } from '../../schemas/logon.js';
 import { parsePayload } from '../sockets/io-server.js';
@@ -34,7 +34,7 @@ export interface LogonDeps {
   sharedStoreUp: () => boolean;
   /** The standby observers (standby/admission.ts); unset: a second observer needs the group secret. */
   standby?: StandbyAdmission;
-  /** The schedule (fixtures/keeper.ts, docs/fixtures.md): refuses or rewrites a logon to a scheduled code. */
+  /** The schedule (schedule/keeper.ts, docs/fixtures.md): refuses or rewrites a logon to a scheduled code. */
   schedule?: Pick<FixtureKeeper, 'plan' | 'started'>;
   /** A socket of this listener took an observer seat (the standby relay learns it is open). */
   seatOpened?: (groupCode: string, seat: 'group' | 'standby', reconnected: boolean) => void;

@@ -4,7 +4,7 @@
 import type { Config } from '../base/config.js';
 import type { MatchRouting } from '../matches/routing.js';
 import { valueDepthExceeds } from '../../protocol/json-depth.js';
-import { seatOf, type Role } from '../ports/session-store.js';
+import { seatOf, type Role } from '../sessions/session-store.js';
 import { RawPayload } from '../sockets/ingest-parser.js';
 import type { SocketReplies, SocketState } from './socket-state.js';
 

@@ -14,9 +14,9 @@ import { idleSweepMs, INGEST_KEEPALIVE_MS, INGEST_SEND_BUFFER_BYTES } from '../b
 import type { Logger } from '../base/log.js';
 import type { MatchRouting } from '../matches/routing.js';
 import type { MatchLifecycle } from '../matches/lifecycle.js';
-import type { ControlBus } from '../ports/control-bus.js';
-import type { MatchDirectory } from '../ports/match-directory.js';
-import { seatOf, type SessionStore } from '../ports/session-store.js';
+import type { ControlBus } from '../control/control-bus.js';
+import type { MatchDirectory } from '../matches/match-directory.js';
+import { seatOf, type SessionStore } from '../sessions/session-store.js';
 import type { StandbyAdmission } from '../standby/admission.js';
 import type { StandbyRelay } from '../standby/relay.js';
 import { AddressLimiter } from '../sockets/address-limit.js';
@@ -48,7 +48,7 @@ export interface IngestDeps {
   sharedStoreUp?: () => boolean;
   /** The standby observers: who may log on as one, and the owner's relay that learns which seats have sockets here. */
   standby?: { admission: StandbyAdmission; relay: StandbyRelay };
-  /** The schedule (fixtures/keeper.ts): a logon to a scheduled code takes the fixture's teams and series. */
+  /** The schedule (schedule/keeper.ts): a logon to a scheduled code takes the fixture's teams and series. */
   schedule?: LogonDeps['schedule'];
   /** Test-only events (see test/main/sockets/socket-isolation.test.ts); never enabled from the environment. */
   testHooks: boolean;

@@ -5,26 +5,26 @@
 // whichever process receives the request.
 import type { ObsLogonPacket } from '../../schemas/logon.js';
 import type { CreateMatchCmd } from '../../protocol/shard-messages.js';
-import type { MatchSync } from '../backend/match-sync.js';
+import type { MatchSync } from './match-sync.js';
 import type { Config } from '../base/config.js';
 import type { MainEventBus } from '../base/events.js';
 import { FORCE_END_TIMEOUT_MS, SHARD_DRAIN_MIN_MS } from '../base/limits.js';
 import type { Logger } from '../base/log.js';
-import type { ControlBus, ControlMessage } from '../ports/control-bus.js';
-import type { FrameBus } from '../ports/frame-bus.js';
-import type { MatchDirectory, MatchRecord } from '../ports/match-directory.js';
-import type { SessionStore } from '../ports/session-store.js';
-import type { MatchSnapshot, SnapshotStore } from '../ports/snapshot-store.js';
-import type { TeamInfoStore } from '../ports/team-info-store.js';
+import type { ControlBus, ControlMessage } from '../control/control-bus.js';
+import type { FrameBus } from '../frames/frame-bus.js';
+import type { MatchDirectory, MatchRecord } from './match-directory.js';
+import type { SessionStore } from '../sessions/session-store.js';
+import type { MatchSnapshot, SnapshotStore } from './snapshot-store.js';
+import type { TeamInfoStore } from '../previews/team-info-store.js';
 import type { ShardPool } from '../shards/pool.js';
-import { generateSecret, secretDigest, withoutCamSecret } from './credentials.js';
+import { generateSecret, secretDigest, withoutCamSecret } from '../sessions/credentials.js';
 import type { LocalRoutes } from './local-routes.js';
 import { restoreCommand } from '../shards/restore-command.js';
 import { snapshotMeta } from '../shards/snapshot-meta.js';
-import type { LoggedInput } from '../ports/input-log.js';
+import type { LoggedInput } from './input-log.js';
 import type { MatchInputs } from './match-inputs.js';
 import { endSessionsOfLostMatches, type JournalledMatches } from './lost-matches.js';
-import { isRehearsal, REHEARSAL_KEY_PREFIX } from '../ports/rehearsal-marker.js';
+import { isRehearsal, REHEARSAL_KEY_PREFIX } from './rehearsal-marker.js';
 
 export interface LifecycleDeps {
   config: Config;
@@ -173,7 +173,7 @@ export class MatchLifecycle {
   }
 
   /**
-   * Scale-out: a match whose owner node is gone, adopted by this node (cluster/takeover.ts) under
+   * Scale-out: a match whose owner node is gone, adopted by this node (matches/takeover.ts) under
    * `record`'s new epoch, is rebuilt from its latest snapshot and the inputs logged after it
    * (`logged`: MatchInputs.logged, read before). The player-camera secret is not in snapshots (it is
    * a secret): the cameras come back with the next logon or backend answer.

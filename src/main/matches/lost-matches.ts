@@ -7,10 +7,10 @@
 // (its data ignored and counted, `unauthenticated`), and the operator's Connect makes a new match
 // (docs/client-contract.md 1.5, docs/reliability.md "Losses found").
 import type { Logger } from '../base/log.js';
-import type { MatchDirectory } from '../ports/match-directory.js';
-import type { SessionStore } from '../ports/session-store.js';
+import type { MatchDirectory } from './match-directory.js';
+import type { SessionStore } from '../sessions/session-store.js';
 
-/** The journal's matches (events-out/journal.ts `matches`), by matchKey. */
+/** The journal's matches (events/journal.ts `matches`), by matchKey. */
 export type JournalledMatches = ReadonlyMap<string, { readonly groupCode: string; readonly ended: boolean }>;
 
 /** Ends the observer sessions of journalled matches that did not end and are not live; returns how many sessions ended. */

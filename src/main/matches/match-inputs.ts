@@ -1,12 +1,12 @@
 // The observer and auxiliary payloads on their way to a match's shard, numbered per match and given
-// to the input log (ports/input-log.ts) before the shard applies them; and, when a match is rebuilt
+// to the input log (matches/input-log.ts) before the shard applies them; and, when a match is rebuilt
 // from a snapshot (a restart, a takeover), the logged inputs after that snapshot given to its shard
 // again with their numbers and receive times, so it goes on from where its last owner was
 // (docs/reliability.md, "The input log"). Without an input log (no STATE_DIR, no Redis, or
 // INPUT_LOG=false) the payloads are still numbered and nothing is kept.
 import type { Logger } from '../base/log.js';
-import type { InputLog, LoggedInput } from '../ports/input-log.js';
-import type { Via } from '../ports/owner-inbox.js';
+import type { InputLog, LoggedInput } from './input-log.js';
+import type { Via } from './owner-inbox.js';
 import type { ShardPool } from '../shards/pool.js';
 import type { LocalRoutes } from './local-routes.js';
 

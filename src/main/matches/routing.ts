@@ -3,19 +3,19 @@
 // what the backend answered for a match to the shard that holds it. Direct calls: nothing here goes
 // through an event or a promise.
 import type { MainEventBus } from '../base/events.js';
-import type { MatchDirectory } from '../ports/match-directory.js';
-import type { InboxMessage, Via } from '../ports/owner-inbox.js';
+import type { MatchDirectory } from './match-directory.js';
+import type { InboxMessage, Via } from './owner-inbox.js';
 import type { ShardPool } from '../shards/pool.js';
-import type { Seat } from '../ports/standby-store.js';
+import type { Seat } from '../standby/standby-store.js';
 import type { LocalRoutes } from './local-routes.js';
 import type { StandbyRelay } from '../standby/relay.js';
 import type { MatchInputs } from './match-inputs.js';
 import { ObserverClock } from './observer-clock.js';
 
-/** Scale-out: where data for a match that another node runs goes (cluster/owner-delivery.ts). */
+/** Scale-out: where data for a match that another node runs goes (matches/owner-delivery.ts). */
 export interface RemoteMatches {
   send(groupCode: string, message: InboxMessage): boolean;
-  /** Whether a match run here must still take this path (messages sent before its adoption are unanswered: cluster/owner-delivery.ts). */
+  /** Whether a match run here must still take this path (messages sent before its adoption are unanswered: matches/owner-delivery.ts). */
   pending(groupCode: string): boolean;
 }
 
@@ -81,7 +81,7 @@ export class MatchRouting {
 
   /**
    * Scale-out: a message from another node's ingestion for a match this process runs (its inbox,
-   * cluster/cluster.ts), applied as if it had arrived here.
+   * matches/cluster.ts), applied as if it had arrived here.
    */
   fromInbox(groupCode: string, message: InboxMessage): void {
     const local = this.deps.routes.get(groupCode);

@@ -13,11 +13,11 @@ import type { MainEventBus, OutboundOutcome } from '../base/events.js';
 import type { IngestServer } from '../ingest/server.js';
 import { METRICS_REQUEST_TIMEOUT_MS } from '../base/limits.js';
 import type { Logger } from '../base/log.js';
-import type { ShardRecovery } from '../shards/recovery.js';
-import type { PublishCounters } from '../shards/output.js';
+import type { ShardRecovery } from '../matches/shard-recovery.js';
+import type { PublishCounters } from '../matches/shard-output.js';
 import type { ShardTotals } from '../shards/totals.js';
-import type { Cluster } from '../cluster/cluster.js';
-import type { MatchDirectory } from '../ports/match-directory.js';
+import type { Cluster } from '../matches/cluster.js';
+import type { MatchDirectory } from '../matches/match-directory.js';
 import type { Listeners } from '../sockets/listeners.js';
 import { registerStandbyMetrics } from '../standby/metrics.js';
 import type { StandbyRelay } from '../standby/relay.js';
@@ -38,7 +38,7 @@ export interface MetricsDeps {
   listeners?: Listeners;
   /** The standby observers and the links' health (standby/metrics.ts). */
   standby?: { relay: StandbyRelay; silentMatches?: () => number };
-  /** Live scheduled matches flagged as not the fixture's (fixtures/keeper.ts). */
+  /** Live scheduled matches flagged as not the fixture's (schedule/keeper.ts). */
   fixtureMismatches?: () => number;
 }
 

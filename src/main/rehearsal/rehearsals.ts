@@ -1,7 +1,7 @@
 // Rehearsals (README, "Rehearsals"): an operator plays a recording into a group code, so that the
 // overlays on it run through a whole match with the real teams and tool settings before match day.
 // A rehearsal is a match like a logon's (claimed in the directory, counted against the caps, run by
-// a shard, removed by the one removal path), marked by its key id (ports/rehearsal-marker.ts), fed
+// a shard, removed by the one removal path), marked by its key id (matches/rehearsal-marker.ts), fed
 // by the playback engine (src/playback) instead of an observer: each record goes into the match's
 // path on this node exactly as an observer's obs_data would (routing.obs), so the overlays get
 // what a live match sends them. It runs on the node that claimed the code; another node's requests
@@ -16,7 +16,7 @@ import type { MainEventBus } from '../base/events.js';
 import type { Logger } from '../base/log.js';
 import type { MatchRouting } from '../matches/routing.js';
 import type { MatchLifecycle } from '../matches/lifecycle.js';
-import type { ControlBus, ControlMessage, RehearsalAction } from '../ports/control-bus.js';
+import type { ControlBus, ControlMessage, RehearsalAction } from '../control/control-bus.js';
 import { envelope } from './recording.js';
 import type { RehearsalSpec } from './request.js';
 

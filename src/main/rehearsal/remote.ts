@@ -6,9 +6,9 @@
 import crypto from 'node:crypto';
 import { FORCE_END_TIMEOUT_MS } from '../base/limits.js';
 import type { Logger } from '../base/log.js';
-import { isRehearsal } from '../ports/rehearsal-marker.js';
-import type { ControlBus, ControlMessage, RehearsalAction } from '../ports/control-bus.js';
-import type { MatchDirectory } from '../ports/match-directory.js';
+import { isRehearsal } from '../matches/rehearsal-marker.js';
+import type { ControlBus, ControlMessage, RehearsalAction } from '../control/control-bus.js';
+import type { MatchDirectory } from '../matches/match-directory.js';
 import type { Answer, Rehearsals, RehearsalStatus } from './rehearsals.js';
 
 export interface RehearsalControlDeps {

@@ -7,31 +7,31 @@
 //   GET  /admin/matches                      { serverTime, matches, totals, history } (Bearer)
 //   POST /admin/matches/:groupCode/end       force-end (Bearer)
 //   POST /admin/matches/:groupCode/secret    new group secret, returned once (Bearer)
-//   /admin/rehearsals…                       rehearsals (Bearer; rest/rehearsals.ts)
-//   POST /admin/matches/:groupCode/standby   a standby observer: arm, swap (Bearer; rest/standby.ts)
+//   /admin/rehearsals…                       rehearsals (Bearer; rehearsal/rest.ts)
+//   POST /admin/matches/:groupCode/standby   a standby observer: arm, swap (Bearer; standby/rest.ts)
 //   POST /admin/matches/:groupCode/failover
-//   /admin/fixtures…                         the schedule (rest/fixtures.ts)
-//   /admin/delays, /admin/matches/:groupCode/delay   the output delay (rest/delays.ts)
+//   /admin/fixtures…                         the schedule (schedule/rest.ts)
+//   /admin/delays, /admin/matches/:groupCode/delay   the output delay (output-delay/rest.ts)
 //
 // The state-changing routes take Bearer only: a browser sends cached Basic credentials with
 // cross-site form posts, but a cross-site page cannot set an Authorization header it does not know.
 import type { Dashboard } from '../admin/dashboard.js';
-import type { AdminTokens } from '../admin/tokens.js';
+import type { AdminTokens } from '../http/admin-tokens.js';
 import { DASHBOARD_HTML } from '../admin/dashboard-page.js';
 import { clientAddress } from '../base/client-address.js';
 import { DASHBOARD_RECONNECT_MS, MAX_GROUP_CODE_LENGTH } from '../base/limits.js';
 import type { Logger } from '../base/log.js';
 import type { MatchLifecycle } from '../matches/lifecycle.js';
-import type { MatchDirectory } from '../ports/match-directory.js';
-import type { Reply, Request, RouteOptions, Router } from './http.js';
-import { NO_STORE } from './admin-context.js';
-import type { EventOutput } from '../events-out/index.js';
-import type { OutputDelays } from '../events-out/output-delays.js';
-import { registerDelays } from './delays.js';
-import { registerEventsAdmin } from './events-admin.js';
-import { registerRehearsals, type RehearsalRouteDeps } from './rehearsals.js';
-import { registerStandby, type StandbyRouteDeps } from './standby.js';
-import { registerFixtures, type FixtureRouteDeps } from './fixtures.js';
+import type { MatchDirectory } from '../matches/match-directory.js';
+import type { Reply, Request, RouteOptions, Router } from '../http/router.js';
+import { NO_STORE } from '../http/admin-context.js';
+import type { EventOutput } from '../events/index.js';
+import type { OutputDelays } from '../output-delay/output-delays.js';
+import { registerDelays } from '../output-delay/rest.js';
+import { registerEventsAdmin } from '../events/rest-admin.js';
+import { registerRehearsals, type RehearsalRouteDeps } from '../rehearsal/rest.js';
+import { registerStandby, type StandbyRouteDeps } from '../standby/rest.js';
+import { registerFixtures, type FixtureRouteDeps } from '../schedule/rest.js';
 
 export interface AdminRouteDeps {
   tokens: AdminTokens;
@@ -41,13 +41,13 @@ export interface AdminRouteDeps {
   trustProxy: boolean;
   log: Logger;
   rehearsal: RehearsalRouteDeps;
-  /** The standby observer's routes (rest/standby.ts). */
+  /** The standby observer's routes (standby/rest.ts). */
   standby?: StandbyRouteDeps;
-  /** The schedule's routes (rest/fixtures.ts). */
+  /** The schedule's routes (schedule/rest.ts). */
   fixtures?: FixtureRouteDeps;
-  /** Webhook endpoints and match records (rest/events-admin.ts); null with EVENTS_ENABLED=false. */
+  /** Webhook endpoints and match records (events/rest-admin.ts); null with EVENTS_ENABLED=false. */
   eventOutput: EventOutput | null;
-  /** The per-match output delays (rest/delays.ts). */
+  /** The per-match output delays (output-delay/rest.ts). */
   delays?: OutputDelays;
 }
 

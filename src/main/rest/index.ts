@@ -2,35 +2,35 @@
 // each needs (the composition root, service.ts, builds it all). Every response carries
 // Access-Control-Allow-Origin: *; unknown routes answer 404 { error }.
 import type { Dashboard } from '../admin/dashboard.js';
-import type { AdminTokens } from '../admin/tokens.js';
+import type { AdminTokens } from '../http/admin-tokens.js';
 import type { Outbound } from '../backend/http.js';
 import type { KeyValidator } from '../backend/key-validation.js';
 import type { SupportPackages } from '../backend/store.js';
 import type { Config } from '../base/config.js';
 import type { Logger } from '../base/log.js';
 import type { MatchLifecycle } from '../matches/lifecycle.js';
-import type { FrameBus } from '../ports/frame-bus.js';
-import type { MatchDirectory } from '../ports/match-directory.js';
-import type { PreviewStore } from '../ports/preview-store.js';
-import type { TeamInfoStore } from '../ports/team-info-store.js';
+import type { FrameBus } from '../frames/frame-bus.js';
+import type { MatchDirectory } from '../matches/match-directory.js';
+import type { PreviewStore } from '../previews/preview-store.js';
+import type { TeamInfoStore } from '../previews/team-info-store.js';
 import type { TemplatedApp } from '../internals/uws.js';
 import { registerAdmin } from './admin.js';
-import { feedFrames, registerFeeds } from './feeds.js';
+import { feedFrames, registerFeeds } from '../feeds/rest.js';
 import type { ShardFeedTables } from '../feeds/shard-tables.js';
-import type { EventOutput } from '../events-out/index.js';
-import type { OutputDelays } from '../events-out/output-delays.js';
-import { registerEvents } from './events.js';
-import type { StandbyRouteDeps } from './standby.js';
-import type { FixtureRouteDeps } from './fixtures.js';
-import { createRouter } from './http.js';
+import type { EventOutput } from '../events/index.js';
+import type { OutputDelays } from '../output-delay/output-delays.js';
+import { registerEvents } from '../events/rest.js';
+import type { StandbyRouteDeps } from '../standby/rest.js';
+import type { FixtureRouteDeps } from '../schedule/rest.js';
+import { createRouter } from '../http/router.js';
 import { registerMatchData } from './match-data.js';
-import { registerOAuth } from './oauth.js';
-import { registerOrg } from './org.js';
-import { registerPreviews } from './previews.js';
-import type { RehearsalRouteDeps } from './rehearsals.js';
+import { registerOAuth } from '../backend/rest-oauth.js';
+import { registerOrg } from '../backend/rest-org.js';
+import { registerPreviews } from '../previews/rest.js';
+import type { RehearsalRouteDeps } from '../rehearsal/rest.js';
 import { registerStatus, type ClusterStatus } from './status.js';
-import { registerSupport } from './support.js';
-import { registerTeamInfo } from './team-info.js';
+import { registerSupport } from '../backend/rest-support.js';
+import { registerTeamInfo } from '../previews/rest-team-info.js';
 
 export interface RestDeps {
   config: Config;
@@ -49,11 +49,11 @@ export interface RestDeps {
   eventOutput: EventOutput | null;
   /** ADMIN_TOKEN: the operator routes. */
   admin?: { tokens: AdminTokens; dashboard: Dashboard; lifecycle: MatchLifecycle; rehearsal: RehearsalRouteDeps; standby?: StandbyRouteDeps; fixtures?: FixtureRouteDeps };
-  /** A scheduled code's teams before its first match (GET /getTeamInfoForCode; fixtures/keeper.ts). */
+  /** A scheduled code's teams before its first match (GET /getTeamInfoForCode; schedule/keeper.ts). */
   scheduledTeams?: (groupCode: string) => { leftTeam: unknown; rightTeam: unknown } | undefined;
   /** The feeds' tables of this process's matches, from their shards (feeds/shard-tables.ts). */
   feedTables?: ShardFeedTables;
-  /** The per-match output delays (events-out/output-delays.ts): the feeds and the admin routes. */
+  /** The per-match output delays (output-delay/output-delays.ts): the feeds and the admin routes. */
   delays?: OutputDelays;
 }
 

@@ -1,7 +1,7 @@
 // GET /status: { status: 'UP', matchesRunning } (docs/interface.md). With REDIS_URL, matchesRunning
 // counts every node's live matches (the shared directory), and two fields are added: `node` (this
 // node's id) and `redis` ('up' or 'unreachable'; the node keeps serving what it runs either way).
-import type { Router } from './http.js';
+import type { Router } from '../http/router.js';
 
 export interface ClusterStatus {
   nodeId: string;

@@ -29,7 +29,7 @@ export interface ShardPoolOptions {
   onCrash(shard: number, mode: RecoveryMode): ShardCmd[];
   /** SHARD_WORKERS=0 (threads.ts loadInlineShard): one shard on the main thread; `count` is then 1. */
   inline?: InlineShardStart;
-  /** Runs before any batch is posted: the input log writes what it was given (ports/input-log.ts), so no shard applies an input the log lacks. */
+  /** Runs before any batch is posted: the input log writes what it was given (matches/input-log.ts), so no shard applies an input the log lacks. */
   beforePost?: () => void;
 }
 

@@ -1,6 +1,6 @@
 // Crash recovery's log. Every batch ends with a `mark`; batches are retained here until a snapshot
 // round of the shard covers them (ShardOut.snapshots.mark). When a shard thread dies, a new one gets
-// the matches' latest snapshots (restore commands from shards/recovery.ts, posted by the pool), then
+// the matches' latest snapshots (restore commands from matches/shard-recovery.ts, posted by the pool), then
 // the retained batches again: those the old thread had already acknowledged (ShardOut.ack) muted, the
 // others as new. A thread that dies again within CRASH_WINDOW_MS gets the snapshots only, a third time
 // nothing (docs/reliability.md).

@@ -3,9 +3,9 @@
 export interface SnapshotMeta {
   /** When the match instance was created (its events' matchKey), if the snapshot says. */
   recordStart?: number;
-  /** The last input the snapshot holds (ports/input-log.ts); 0 for snapshots from before the input log. */
+  /** The last input the snapshot holds (matches/input-log.ts); 0 for snapshots from before the input log. */
   inputs: number;
-  /** Per node that forwarded payloads to the match, the send number of the last one the snapshot holds (ports/owner-inbox.ts Via). */
+  /** Per node that forwarded payloads to the match, the send number of the last one the snapshot holds (matches/owner-inbox.ts Via). */
   forwarded: Record<string, number>;
 }
 

@@ -8,9 +8,9 @@
 // never come here (matches/routing.ts).
 import type { Config } from '../base/config.js';
 import type { Logger } from '../base/log.js';
-import { whenReady } from '../ports/awaitable.js';
-import type { ControlBus } from '../ports/control-bus.js';
-import type { Seat, StandbyStore } from '../ports/standby-store.js';
+import { whenReady } from '../base/awaitable.js';
+import type { ControlBus } from '../control/control-bus.js';
+import type { Seat, StandbyStore } from './standby-store.js';
 import { afterCut, contentKey, parseEnvelope, type Held } from './align.js';
 
 /** Bounds of the two windows: about 100 s at an observer's peak of 20 msg/s, and never older than a minute. */
@@ -52,7 +52,7 @@ export interface StandbyRelayDeps {
   runsHere(groupCode: string): boolean;
   /** Applies one observer payload of the match (the shard pool's obs). */
   apply(groupCode: string, raw: string, now: number, via?: string): boolean;
-  /** Told of each failover (the observer_failover event: events-out/operational.ts). */
+  /** Told of each failover (the observer_failover event: events/operational.ts). */
   failedOver?(groupCode: string, record: FailoverRecord): void;
 }
 
@@ -93,7 +93,7 @@ export class StandbyRelay {
     if (this.deps.runsHere(groupCode)) this.relayOf(groupCode).armedUntil = armedUntil;
   }
 
-  /** An observer payload of `seat` (`via`: the node that forwarded it, ports/owner-inbox.ts); false when it is not forwardable (counted by the caller). */
+  /** An observer payload of `seat` (`via`: the node that forwarded it, matches/owner-inbox.ts); false when it is not forwardable (counted by the caller). */
   receive(groupCode: string, seat: Seat, raw: string, now: number, via?: string): boolean {
     const r = this.relayOf(groupCode);
     r.lastAt[seat] = now;

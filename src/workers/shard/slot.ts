@@ -63,8 +63,8 @@ export interface Slot {
   readonly received: { at: number };
   /**
    * The number of the last observer or auxiliary payload given to the match (apply.ts; the input
-   * log's, main/ports/input-log.ts), and per node that forwarded payloads to it, the send number of
-   * the last one (main/cluster/owner-delivery.ts).
+   * log's, main/matches/input-log.ts), and per node that forwarded payloads to it, the send number of
+   * the last one (main/matches/owner-delivery.ts).
    */
   readonly inputs: { n: number; forwarded: Record<string, number> };
   /** The match id the main thread was last told (`match_id` event; '' before match_start), and the roster size (changes.ts). */

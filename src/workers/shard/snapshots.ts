@@ -20,7 +20,7 @@ import type { Slot, SnapshotMarks } from './slot.js';
  * The shard's bookkeeping a restored match keeps; `mark`: the last batch the snapshot holds (absent
  * before issue 28); `events`: what its event deriver cannot read back from the state (absent
  * without EVENTS_ENABLED and before issue 35); `inputs`: the last input it holds (the input log's,
- * main/ports/input-log.ts; absent before it: 0).
+ * main/matches/input-log.ts; absent before it: 0).
  */
 export interface SlotMeta {
   lastActivityAt: number;

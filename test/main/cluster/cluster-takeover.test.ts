@@ -8,7 +8,7 @@ import { FailoverProxy } from '../../helpers/failover-proxy.js';
 import { scrapeMetrics } from '../../helpers/metrics.js';
 import { playReplay, recordedMatch, replayLogon, sendRecords } from '../../helpers/recorded.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
-import { decodeSnapshot } from '../../../src/main/adapters/redis/snapshot-store.js';
+import { decodeSnapshot } from '../../../src/main/matches/adapters/redis/snapshot-store.js';
 import { atPace } from '../../helpers/waits.js';
 
 const replay = recordedMatch();

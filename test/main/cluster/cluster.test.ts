@@ -36,7 +36,7 @@ describe('three nodes on one Redis', () => {
     const onB = await frontend(b.urls.broadcast, code);
     const onC = await frontend(c.urls.broadcast, code);
     // Frontends that need every frame's text on a watching node (frames there make it on demand:
-    // adapters/redis/frame-received.ts): no permessage-deflate, long-polling.
+    // frames/adapters/redis/frame-received.ts): no permessage-deflate, long-polling.
     const plainOnB = await frontend(b.urls.broadcast, code, ['websocket'], { perMessageDeflate: false });
     const pollingOnC = await frontend(c.urls.broadcast, code, ['polling']);
     const run = await playReplay(replay, { url: a.urls.ingest, key: CLUSTER_KEY, groupCode: code, pace: 'instant' });

@@ -1,4 +1,4 @@
-// The output delay on Redis (README, "Output delay"; ports/output-delay-store.ts): two nodes on one
+// The output delay on Redis (README, "Output delay"; output-delay/output-delay-store.ts): two nodes on one
 // real redis-server with one real webhook receiver. The delay is set through node B; node A, which
 // runs the match, holds its events by it (each delivery's webhook-timestamp against the event's time:
 // both node A's clock), in order; B's delayed feed of A's match answers like A's; 0 set through B

@@ -1,4 +1,4 @@
-// The outbox on Redis (docs/events.md, "Delivery guarantees"; ports/event-outbox.ts): two nodes share
+// The outbox on Redis (docs/events.md, "Delivery guarantees"; events/event-outbox.ts): two nodes share
 // one redis-server and one webhook endpoint. The node that runs the match is killed (SIGKILL)
 // mid-match while the receiver is down, so events wait undelivered in the outbox; the observer goes
 // on through the "balancer" to the other node, which takes the match over, reads the match's events
@@ -14,7 +14,7 @@ import { CLUSTER_KEY, logLines, startCluster, type Cluster } from '../../helpers
 import { FailoverProxy } from '../../helpers/failover-proxy.js';
 import { recordedMatch, replayLogon, sendRecords } from '../../helpers/recorded.js';
 import { expectWholeMatchDelivered, recordingFacts } from '../../helpers/recorded-events.js';
-import { decodeSnapshot } from '../../../src/main/adapters/redis/snapshot-store.js';
+import { decodeSnapshot } from '../../../src/main/matches/adapters/redis/snapshot-store.js';
 import { atPace } from '../../helpers/waits.js';
 import { startReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.js';
 

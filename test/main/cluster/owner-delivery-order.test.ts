@@ -1,4 +1,4 @@
-// Ingestion data in order across a takeover (cluster/owner-delivery.ts; docs/reliability.md, "The
+// Ingestion data in order across a takeover (matches/owner-delivery.ts; docs/reliability.md, "The
 // events-cluster loss"): a node that adopts a match while its own earlier sends of that match's data
 // to the owner's inbox are still unanswered (Redis answers after the adoption: nobody received them)
 // must apply those first, and hold what comes meanwhile behind them. Before, the late answers were
@@ -8,12 +8,12 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisConnection } from '../../../src/main/adapters/redis/connection.js';
-import { RedisOwnerInbox } from '../../../src/main/adapters/redis/owner-inbox.js';
+import { RedisConnection } from '../../../src/main/redis/connection.js';
+import { RedisOwnerInbox } from '../../../src/main/matches/adapters/redis/owner-inbox.js';
 import { EventBus } from '../../../src/main/base/events.js';
 import type { MainEvents } from '../../../src/main/base/events.js';
-import { OwnerDelivery } from '../../../src/main/cluster/owner-delivery.js';
-import type { InboxMessage } from '../../../src/main/ports/owner-inbox.js';
+import { OwnerDelivery } from '../../../src/main/matches/owner-delivery.js';
+import type { InboxMessage } from '../../../src/main/matches/owner-inbox.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
 
 const log = pino({ level: 'silent' });

@@ -1,4 +1,4 @@
-// Match records and webhook dead letters on Redis (ports/record-store.ts; docs/events.md, "What is
+// Match records and webhook dead letters on Redis (events/record-store.ts; docs/events.md, "What is
 // kept where"): two nodes share one redis-server. The recorded match is played on node A to its end,
 // with a webhook endpoint nobody listens at (its events are dead-lettered after
 // WEBHOOK_RETRY_FOR_MS). Node B's admin API lists the record, returns it as JSON and as CSV (equal to
@@ -9,8 +9,8 @@
 import net from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { decodeRecord } from '../../../src/main/adapters/redis/record-store.js';
-import type { DeadLetter, MatchRecord, RecordSummary } from '../../../src/main/ports/record-store.js';
+import { decodeRecord } from '../../../src/main/events/adapters/redis/record-store.js';
+import type { DeadLetter, MatchRecord, RecordSummary } from '../../../src/main/events/record-store.js';
 import { AdminApi, TEST_ADMIN_TOKEN } from '../../helpers/admin.js';
 import { closeAll, connectObserver, connected, logon } from '../../helpers/clients.js';
 import { CLUSTER_KEY, startCluster, type Cluster } from '../../helpers/cluster.js';

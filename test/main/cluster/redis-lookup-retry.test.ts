@@ -21,7 +21,7 @@ import { startRedisServer, type RedisServer } from '../../helpers/redis-server.j
 import { spawnService, type ServiceProcess } from '../../helpers/service-process.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { atPace } from '../../helpers/waits.js';
-import { decodeSnapshot } from '../../../src/main/adapters/redis/snapshot-store.js';
+import { decodeSnapshot } from '../../../src/main/matches/adapters/redis/snapshot-store.js';
 
 const replay = recordedMatch();
 const TOKEN = 'lookup-retry-admin-token-2b9e41';

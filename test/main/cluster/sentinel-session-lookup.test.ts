@@ -17,7 +17,7 @@ import { MASTER_NAME, startSentinelSetup, type SentinelSetup } from '../../helpe
 import { spawnService, type ServiceProcess } from '../../helpers/service-process.js';
 import { startTestService } from '../../helpers/service.js';
 import { atPace } from '../../helpers/waits.js';
-import { decodeSnapshot } from '../../../src/main/adapters/redis/snapshot-store.js';
+import { decodeSnapshot } from '../../../src/main/matches/adapters/redis/snapshot-store.js';
 
 const replay = recordedMatch();
 const CODE = 'SNTLKP';

@@ -8,7 +8,7 @@
 // record is not kept then, and is there once Redis takes writes again. No secret in any log line.
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { DeadLetter, MatchRecord, RecordSummary } from '../../../src/main/ports/record-store.js';
+import type { DeadLetter, MatchRecord, RecordSummary } from '../../../src/main/events/record-store.js';
 import { AdminApi, TEST_ADMIN_TOKEN } from '../../helpers/admin.js';
 import { closeAll, connectObserver, connected, logon } from '../../helpers/clients.js';
 import { CLUSTER_KEY, logLines, startCluster, type Cluster } from '../../helpers/cluster.js';

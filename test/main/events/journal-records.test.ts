@@ -1,4 +1,4 @@
-// The event journal (src/main/events-out/journal.ts) keeps an ended match's record for the retention
+// The event journal (src/main/events/journal.ts) keeps an ended match's record for the retention
 // on disk, with only its summary in memory, and lets the match's events go once delivered: a
 // tournament day's thousands of ended matches must not grow the heap (docs/benchmarks.md, the soak).
 import fs from 'node:fs';
@@ -6,9 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/main/base/log.js';
-import { EventJournal } from '../../../src/main/events-out/journal.js';
-import { JournalFiles } from '../../../src/main/events-out/journal-files.js';
-import { FileRecordStore } from '../../../src/main/events-out/record-files.js';
+import { EventJournal } from '../../../src/main/events/journal.js';
+import { JournalFiles } from '../../../src/main/events/journal-files.js';
+import { FileRecordStore } from '../../../src/main/events/record-files.js';
 import type { DerivedEvent } from '../../../src/protocol/match-events.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ods-journal-'));

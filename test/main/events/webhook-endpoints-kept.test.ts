@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { DeadLetter } from '../../../src/main/ports/record-store.js';
+import type { DeadLetter } from '../../../src/main/events/record-store.js';
 import { closeAll } from '../../helpers/clients.js';
 import { recordedMatch, replayObserver, sendRecords } from '../../helpers/recorded.js';
 import { startTestService, type TestService } from '../../helpers/service.js';

@@ -1,4 +1,4 @@
-// The webhook client (events-out/post.ts, undici's Pool) against real local HTTP servers: a signed
+// The webhook client (events/post.ts, undici's Pool) against real local HTTP servers: a signed
 // POST arrives as sent and verifies with the standardwebhooks package; the whole exchange times out
 // (a server that never answers, one that trickles its body); a redirect is an answer, not followed;
 // an answer past the bound and a refused connection are failures with a reason; each call is reported.
@@ -6,8 +6,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
-import { webhookPoster } from '../../../src/main/events-out/post.js';
-import { webhookSigner } from '../../../src/main/events-out/sign.js';
+import { webhookPoster } from '../../../src/main/events/post.js';
+import { webhookSigner } from '../../../src/main/events/sign.js';
 import { MAX_OUTBOUND_RESPONSE_BYTES } from '../../../src/main/base/limits.js';
 
 const SECRET = `whsec_${Buffer.from('webhook-post-test-secret-32-bytes!').toString('base64')}`;

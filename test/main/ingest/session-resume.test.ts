@@ -4,7 +4,7 @@
 // service's own pid table when the recovery offset is unusable and when the client is back before
 // the server saw the drop; emits buffered while disconnected; auxiliary sessions; and the
 // unauthenticated path for a pid the service does not resume (unknown, or its window passed: when
-// the window ends is the session store's own test, test/main/ports/session-store.contract.ts, since
+// the window ends is the session store's own test, test/main/sessions/session-store.contract.ts, since
 // RECOVERY_WINDOW_MS is at least 120 s).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { io, type Socket } from 'socket.io-client';

@@ -1,4 +1,4 @@
-// The REST router (src/main/rest/http.ts) mounted alone on a real uWS app and called over real
+// The REST router (src/main/http/router.ts) mounted alone on a real uWS app and called over real
 // HTTP: every answer carries CORS; unknown routes and methods get 404 { error }; OPTIONS answers
 // the preflight of the methods a path has; a URL past MAX_URL_LENGTH gets 414; bodies past the
 // limit get 413 (declared or streamed) and the connection closes; a handler that throws or
@@ -9,15 +9,15 @@ import http from 'node:http';
 import net from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryPreviewStore } from '../../../src/main/adapters/memory/preview-store.js';
-import { MemoryTeamInfoStore } from '../../../src/main/adapters/memory/team-info-store.js';
+import { MemoryPreviewStore } from '../../../src/main/previews/adapters/memory/preview-store.js';
+import { MemoryTeamInfoStore } from '../../../src/main/previews/adapters/memory/team-info-store.js';
 import type { KeyValidator, KeyValidity } from '../../../src/main/backend/key-validation.js';
 import { loadConfig } from '../../../src/main/base/config.js';
 import { MAX_URL_LENGTH } from '../../../src/main/base/limits.js';
 import { createLogger } from '../../../src/main/base/log.js';
-import { createRouter, queryParam } from '../../../src/main/rest/http.js';
-import { registerPreviews } from '../../../src/main/rest/previews.js';
-import { registerTeamInfo } from '../../../src/main/rest/team-info.js';
+import { createRouter, queryParam } from '../../../src/main/http/router.js';
+import { registerPreviews } from '../../../src/main/previews/rest.js';
+import { registerTeamInfo } from '../../../src/main/previews/rest-team-info.js';
 import { closeListen, createApp, listen, type us_listen_socket } from '../../../src/main/internals/uws.js';
 
 const MAX_BODY = 1000;

@@ -1,0 +1,73 @@
+// A match's events as the journal holds them in memory (journal.ts): the log, built empty or read
+// back from the journal's files or the shared outbox.
+import { createHash } from 'node:crypto';
+import type { OutboxEvent } from './event-outbox.js';
+import type { StoredEvent } from './types.js';
+
+export interface MatchLog {
+  matchKey: string;
+  groupCode: string;
+  /** Events in seq order (events[i].event.seq === i + 1). */
+  events: StoredEvent[];
+  lastOrder: number;
+  /** Derivation order → the event stored with it: tells a repeat from a new event of a reused order (digested only then: a new event costs no hash). */
+  byOrder: Map<number, StoredEvent>;
+  ended: boolean;
+  /** The events up to this seq are durable (in the shared outbox too, when there is one). */
+  durable: number;
+  /** The events up to this seq were handed on (durable, and past the match's output delay: delay-gate.ts): delivery sends only those. */
+  handed: number;
+  /** Shared outbox: the events up to this seq are confirmed there; the tells chained in seq order (outbox-share.ts). */
+  shared: number;
+  tail: Promise<void>;
+  /** Shared outbox: this node's epoch for the match's outputs (its MatchOwnership epoch: the code's lease's, or its outputs lease's): every write carries it (events/event-outbox.ts). */
+  epoch: number;
+  /** Shared outbox: its outputs alone came to this node (an outputs orphan adopted: its outputs lease, not the code's, bounds delivery and fences). */
+  claimed: boolean;
+}
+
+export function emptyLog(matchKey: string, groupCode: string): MatchLog {
+  return { matchKey, groupCode, events: [], lastOrder: -1, byOrder: new Map(), ended: false, durable: 0, handed: 0, shared: 0, tail: Promise.resolve(), epoch: 0, claimed: false };
+}
+
+/** A match's log from its stored events (seq order; a repeated line is skipped). */
+export function logOf(events: StoredEvent[]): MatchLog {
+  const first = events[0].event;
+  const match = emptyLog(first.matchKey, first.groupCode);
+  for (const stored of events) {
+    if (stored.event.seq !== match.events.length + 1) continue;
+    match.events.push(stored);
+    if (stored.order >= 0) {
+      match.lastOrder = stored.order;
+      match.byOrder.set(stored.order, stored);
+    }
+    if (stored.event.type === 'match_ended') match.ended = true;
+  }
+  match.durable = match.shared = match.events.length;
+  return match;
+}
+
+/** An ended match's record's storedAt (epoch ms), from its match_ended event (now when it has none). */
+export function storedAtOf(match: MatchLog): number {
+  const record = match.events.at(-1)?.event.data.record as { storedAt?: string } | undefined;
+  const at = record?.storedAt ? Date.parse(record.storedAt) : NaN;
+  return Number.isFinite(at) ? at : Date.now();
+}
+
+export function storedOf(row: OutboxEvent): StoredEvent {
+  // keptAt: the output delay counts again from the takeover (the shared outbox does not keep the first store's time).
+  const now = Date.now();
+  return { event: JSON.parse(row.text) as StoredEvent['event'], text: row.text, order: row.order, organizationId: row.organizationId, storedAt: now, keptAt: now };
+}
+
+/** JS dates span ±8.64e15 ms: an event's time comes from the match's clock, which an observer's
+ *  timestamps can move (TRUST_REPLAY_TIMESTAMPS); one out of that range is written as now. */
+export function isoTime(at: number): string {
+  return new Date(Number.isFinite(at) && Math.abs(at) <= 8.64e15 ? at : Date.now()).toISOString();
+}
+
+/** Type and data (the record aside, added here) of an event, digested. */
+export function digestOf(type: string, data: Record<string, unknown>): string {
+  const { record: _record, ...rest } = data;
+  return createHash('sha1').update(type).update('|').update(JSON.stringify(rest)).digest('base64');
+}

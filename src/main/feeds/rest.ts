@@ -1,0 +1,123 @@
+// GET /feeds/:groupCode/<name>[.json|.csv|.xml][?format=json|csv|xml]: a live match as flat tables
+// for graphics systems (vMix, Singular, H2R, NodeCG; README "Feeds for graphics systems",
+// docs/feeds.md). No key, like /getTeamInfoForCode and /match: a group code is an identifier only,
+// and the tables are a whitelist of what every overlay already receives (feeds/tables.ts).
+//
+// Every answer carries an ETag (a digest of its body) and Cache-Control: no-cache; a poll whose
+// If-None-Match names the current one gets 304 without a body. The tables and texts are made once
+// per frame (feeds/cache.ts): a repeat poll of an unchanged match is a lookup and a compare.
+import { matchDataJson } from '../../protocol/wire.js';
+import type { OutputDelays } from '../output-delay/output-delays.js';
+import { FeedCache, matchesEtag } from './cache.js';
+import { isFormat, type Format } from './formats.js';
+import { FEED_NAMES, type FeedName } from './tables.js';
+import type { ShardFeedTables, ShardTablesAnswer } from './shard-tables.js';
+import { FeedTimelines, type MatchWhere } from './timeline.js';
+import type { Frame, FrameBus } from '../frames/frame-bus.js';
+import type { MatchDirectory } from '../matches/match-directory.js';
+import type { Router } from '../http/router.js';
+import { readLatestFrameText } from '../rest/match-data.js';
+
+/** How the feeds get a match's frame: the one door (the frame's text may live in its shard). */
+export interface FeedFrames {
+  /** The match's latest frame as this process holds it now (maybe without its text), or undefined. */
+  peek(groupCode: string): Frame | undefined;
+  /** The match's latest frame with its match_data JSON text, or undefined when there is no live match. */
+  read(groupCode: string): Promise<{ frame: Frame; json: string } | undefined>;
+  /** The tables of a match this process runs, from its shard (feeds/shard-tables.ts); undefined when no shard here runs it. */
+  tables?(groupCode: string): Promise<ShardTablesAnswer | undefined> | undefined;
+  /** Where the code's live match is (a delayed match's timeline: feeds/timeline.ts). */
+  where?(groupCode: string): MatchWhere;
+}
+
+/** FeedFrames over the FrameBus (its FrameText messages), as GET /match reads them (rest/match-data.ts). */
+export function feedFrames(frames: FrameBus, shared?: MatchDirectory, local?: ShardFeedTables): FeedFrames {
+  return {
+    peek: (groupCode) => frames.latest(groupCode),
+    ...(local ? { tables: (groupCode: string) => local.ask(groupCode) } : {}),
+    where: (groupCode) => (local?.runsHere(groupCode) ? 'here' : shared?.get(groupCode) ? 'elsewhere' : frames.latest(groupCode) ? 'here' : 'none'),
+    async read(groupCode) {
+      const found = await readLatestFrameText(frames, shared, groupCode);
+      if (!found) return undefined;
+      // Not continuous: a poll a second needs one frame's text now, not every frame's (a hold).
+      frames.frameTextUsed(found.frame, false);
+      return { frame: found.frame, json: matchDataJson(found.frameText) };
+    },
+  };
+}
+
+const NAME = /^([a-z]+)(?:\.([a-z]+))?$/;
+
+/** Registers the feeds; returns what stops a delayed match's timeline (feeds/timeline.ts), when there are delays. */
+export function registerFeeds(router: Router, source: FeedFrames, trustReplayTimestamps: boolean, delays?: OutputDelays): () => void {
+  // The scoreboard's clock: the wall clock; under TRUST_REPLAY_TIMESTAMPS the match's own clock,
+  // which is the frame's serverTime (it stands still between frames: replays and tests only).
+  const cache = new FeedCache(trustReplayTimestamps ? (serverTime) => serverTime : () => Date.now());
+
+  /** The key of the match's latest tables in the cache (made now when they are not), or undefined when there is no live match. */
+  async function current(groupCode: string, gone: () => boolean): Promise<object | undefined> {
+    let frame: object | undefined = source.peek(groupCode);
+    if (frame && cache.has(frame)) return frame;
+    // A match of this process: its shard makes the tables (no frame text, no parse).
+    const made = await source.tables?.(groupCode);
+    if (gone()) return undefined;
+    if (made) {
+      // Kept with the frame they show while it is the latest (a newer one came meanwhile: used for this answer only).
+      const latest = source.peek(groupCode);
+      frame = latest?.frameNo === made.frameNo ? latest : {};
+      cache.loadTables(frame, made.tables, made.playersJson);
+      return frame;
+    }
+    const read = await source.read(groupCode);
+    if (!read || gone()) return undefined;
+    cache.load(read.frame, read.json);
+    return read.frame;
+  }
+
+  const timelines = delays ? new FeedTimelines(delays, async (groupCode) => {
+    const frame = await current(groupCode, () => false);
+    if (!frame) return null;
+    return { frame, key: () => { const key = {}; cache.copy(frame, key); return key; } };
+  }, (groupCode) => source.where?.(groupCode) ?? 'here') : null;
+
+  router.get('/feeds/:groupCode/:name', async (req, reply) => {
+    let groupCode: string;
+    try {
+      groupCode = decodeURIComponent(req.params[0]);
+    } catch {
+      return reply.error(400, 'Invalid group code');
+    }
+    const parsed = NAME.exec(req.params[1]);
+    const feed = parsed?.[1];
+    if (!parsed || !(FEED_NAMES as readonly string[]).includes(feed!)) return reply.error(404, 'Feed not found', { feeds: FEED_NAMES });
+    const byExtension = parsed[2];
+    const byQuery = req.query.get('format') ?? undefined;
+    if (byExtension !== undefined && byQuery !== undefined && byExtension !== byQuery) return reply.error(400, 'The extension and the format parameter differ');
+    const format = byExtension ?? byQuery ?? 'json';
+    if (!isFormat(format)) return reply.error(400, 'Unknown format: json, csv or xml');
+
+    let frame: object | undefined;
+    let clockAt: number | undefined;
+    const delayMs = timelines?.delayMs(groupCode) ?? 0;
+    if (delayMs > 0) {
+      // A delayed match: the tables of `delay` ago (feeds/timeline.ts), never the live ones.
+      const then = timelines!.at(groupCode, delayMs);
+      if ('retryAfterS' in then) {
+        const body = JSON.stringify({ error: 'The feeds of this match are delayed; its tables of that long ago are not known yet' });
+        return reply.send(503, 'application/json; charset=utf-8', body, { 'Retry-After': String(then.retryAfterS), 'Cache-Control': 'no-cache' });
+      }
+      if (then.key === null) return reply.error(404, 'Match not found');
+      frame = then.key;
+      if (!trustReplayTimestamps) clockAt = Date.now() - delayMs;
+    } else {
+      frame = await current(groupCode, () => reply.finished);
+      if (reply.finished) return;
+      if (!frame) return reply.error(404, 'Match not found');
+    }
+    const text = cache.text(frame, feed as FeedName, format as Format, clockAt)!;
+    const headers = { ETag: text.etag, 'Cache-Control': 'no-cache', 'Access-Control-Expose-Headers': 'ETag' };
+    if (matchesEtag(req.headers['if-none-match'], text.etag)) return reply.notModified(headers);
+    reply.send(200, text.contentType, text.body, headers);
+  }, { headers: ['if-none-match'] });
+  return () => timelines?.close();
+}
