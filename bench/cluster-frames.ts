@@ -19,10 +19,10 @@ import pino from 'pino';
 import { jsonLine, machine, percentile, table, writeResults } from './lib/report.js';
 import { startRedisServer } from '../test/helpers/redis-server.js';
 
-import { RedisConnection } from '#built/main/adapters/redis/connection.js';
+import { RedisConnection } from '#built/main/redis/connection.js';
 import { inflateDelta, inflateDeltaZlib } from '#built/codec/inflate-delta.js';
-import { RedisFrameBus } from '#built/main/adapters/redis/frame-bus.js';
-import type { Frame } from '#built/main/ports/frame-bus.js';
+import { RedisFrameBus } from '#built/main/frames/adapters/redis/frame-bus.js';
+import type { Frame } from '#built/main/frames/frame-bus.js';
 import { recordedFrames } from '#built/tools/recorded-frames.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 4); // round 0 warms the JIT and is not counted

@@ -7,10 +7,9 @@ import { jsonLine, machine, table, writeResults } from './lib/report.js';
 
 import { Match } from '#built/workers/match/match.js';
 import { serializeMatch } from '#built/workers/match/serialize.js';
-import { deflateDelta } from '#built/codec/layout-delta.js';
+import { deflateDelta, layoutDelta } from '#built/codec/layout-delta.js';
 import { wireMessage } from '#built/protocol/wire.js';
 import { wireSerializeFrame, wireSerializeMatch, type FrameLayout } from '#built/workers/wire-serializer.js';
-import { layoutDelta } from '#built/codec/layout-delta.js';
 import { recordedMatch } from '#built/tools/recorded-match.js';
 
 const replay = recordedMatch();

@@ -19,7 +19,7 @@ interface Store {
   put(s: Record<string, unknown>): void;
   endNow(which: { observersOf?: string; auxiliariesOf?: string }): unknown[];
 }
-const stores = await Promise.all(TREES.map(async (tree) => (await import(pathToFileURL(path.join(tree, 'dist/main/adapters/memory/session-store.js')).href)).MemorySessionStore as new (windowMs: number) => Store));
+const stores = await Promise.all(TREES.map(async (tree) => (await import(pathToFileURL(path.join(tree, 'dist/main/sessions/adapters/memory/session-store.js')).href)).MemorySessionStore as new (windowMs: number) => Store));
 
 const rows: Record<string, unknown>[] = [];
 for (let r = 0; r < ROUNDS; r++) {

@@ -16,9 +16,14 @@
 //    node built-ins only) is a floor of main/ (rehearsals) and tools/ (the replay tool). main/ (main
 //    thread) and workers/ (shard threads) never import each other. tools/ (command-line tools)
 //    stand on everything.
-// 3. CONFINED: a module under main/ports/ imports only main/ports/ and protocol/ (a port is an
-//    interface; its adapters and users are above it, never below).
-// 4. STACKS: within a scope, layers from the lowest up; a module imports its own layer and the ones
+// 3. PORTS: a port (an interface of what a second process would share) imports only other ports,
+//    protocol/, main/base/awaitable.ts and a concern's index.ts (its adapters and users are above
+//    it, never below).
+// 4. CONCERNS (issue 36): each concern of main/ is one folder behind its index.ts. A module outside
+//    a concern imports it only through that index.ts (`face`); a concern's adapters
+//    (main/<concern>/adapters/) are imported only by the composition root (ROOT_MODULES) and by
+//    adapters of the same concern (`adapter`); an index.ts hands on its own concern's modules only.
+// 5. STACKS: within a scope, layers from the lowest up; a module imports its own layer and the ones
 //    below, never one above. Each module of a scope must have a layer (a new folder is placed here).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -36,10 +41,30 @@ export const FLOORS = {
   tools: ['tools', 'main', 'workers', 'protocol', 'codec', 'schemas', 'playback'],
 };
 
-/** Folders whose modules import only the listed ones. */
-export const CONFINED = {
-  'main/ports/': ['main/ports/', 'protocol/'],
-};
+/**
+ * The concerns of main/ (issue 36: one room per concern): each a folder holding all of it (its
+ * ports, their adapters, its REST routes, its dashboard panel), behind its `index.ts`, the one door
+ * the rest of the house may use.
+ */
+export const CONCERNS = ['backend', 'control', 'frames', 'previews', 'sessions', 'output-delay', 'matches', 'standby', 'schedule', 'rehearsal', 'events', 'feeds'];
+
+/** The composition root: the only modules that build adapters (`main/<concern>/adapters/`). */
+export const ROOT_MODULES = ['main/service', 'main/index', 'main/redis-ports', 'main/shared-ports'];
+
+/**
+ * The ports: interfaces of what a second process would share. Each imports only other ports, the
+ * protocol floor, `Awaitable`, and another concern's face (for a type it names).
+ */
+export const PORTS = [
+  'main/control/control-bus', 'main/events/event-outbox', 'main/events/record-store', 'main/events/webhook-endpoint-store',
+  'main/frames/frame-bus', 'main/matches/input-log', 'main/matches/match-directory', 'main/matches/match-ownership',
+  'main/matches/owner-inbox', 'main/matches/rehearsal-marker', 'main/matches/snapshot-store', 'main/output-delay/output-delay-store',
+  'main/previews/preview-store', 'main/previews/team-info-store', 'main/schedule/fixture-store', 'main/sessions/session-store',
+  'main/standby/standby-store',
+];
+
+/** What a port may import (a module id starting with one of these, or a concern's face). */
+export const PORT_IMPORTS = [...PORTS, 'protocol/', 'main/base/awaitable'];
 
 // Module patterns, relative to src/ without `.ts`: 'dir/' is everything under dir, 'dir/*' the files
 // directly in dir, anything else one module. The most specific pattern places a module.
@@ -48,35 +73,30 @@ export const STACKS = [
   {
     scope: 'main/',
     layers: [
-      // Interfaces of what a second process would share (CONFINED above).
-      ['ports', ['main/ports/']],
       // One job each, used everywhere (main/base/): configuration, log, limits, the event bus and its
       // vocabulary, hashing, TLS, the data directory, the descriptor limit, the access key, the
-      // logged client address; the doors to library internals and uWS (main/internals/). REST's
-      // ResponseStream is an interface (no imports) that the dashboard writes to: it lives with REST,
-      // and stands here so that admin/ does not import the REST layer above it.
-      ['base', ['main/base/', 'main/internals/', 'main/rest/response-stream']],
-      // One library or one resource each: socket.io servers, port adapters, the shard threads.
-      ['infrastructure', ['main/sockets/', 'main/adapters/', 'main/shards/']],
-      // Outbound HTTP: keys, match registration and stats, OAuth, the store.
-      ['backend', ['main/backend/']],
-      // The matches' lifetime and routing; the standby observer and the schedule's series keeper (fixtures/) beside them.
-      ['matches', ['main/matches/', 'main/standby/', 'main/fixtures/']],
-      // What the shards send back, to the matches: frames and events (output), crash recovery, totals.
-      // The pool itself (the rest of main/shards/) knows no match: it is infrastructure.
-      ['shard outputs', ['main/shards/output', 'main/shards/recovery', 'main/shards/totals']],
-      // The two socket listeners: observers in, overlays out.
-      ['listeners', ['main/ingest/', 'main/broadcast/']],
-      // Scale-out on Redis; the operator dashboard; rehearsals (a recording played into a match).
-      ['operations', ['main/cluster/', 'main/admin/', 'main/rehearsal/', 'main/events-out/']],
-      // A live match as flat tables for graphics systems (GET /feeds: feeds/rest.ts).
-      ['feeds', ['main/feeds/']],
-      ['rest', ['main/rest/']],
+      // logged client address, `Awaitable`; the doors to library internals and uWS (main/internals/).
+      ['base', ['main/base/', 'main/internals/']],
+      // One library or one resource each: the kit of REST routes and dashboard panels (http/), the
+      // Redis connection, its keys and Lua scripts (redis/), STATE_DIR's files (state-dir/), the
+      // socket.io servers (sockets/), the shard threads (shards/: the pool knows no match).
+      ['infrastructure', ['main/http/', 'main/redis/', 'main/state-dir/', 'main/sockets/', 'main/shards/']],
+      // The concerns the matches stand on: the backend (keys, OAuth, the store), the control bus,
+      // the frame bus, previews and team info, sessions, the output delay.
+      ['concerns under the matches', ['main/backend/', 'main/control/', 'main/frames/', 'main/previews/', 'main/sessions/', 'main/output-delay/']],
+      // The matches: lifetime, routing, ownership, takeover, snapshots, the input log, shard output.
+      ['matches', ['main/matches/']],
+      // The concerns that stand on the matches: the standby observer, the schedule, rehearsals, the
+      // match events (journal, delivery, stream, records), the feeds.
+      ['concerns on the matches', ['main/standby/', 'main/schedule/', 'main/rehearsal/', 'main/events/', 'main/feeds/']],
+      // The transports: observers in (ingest/), overlays out (broadcast/), the REST listener and the
+      // operator dashboard. They import the concerns; no concern imports them.
+      ['transports', ['main/ingest/', 'main/broadcast/', 'main/admin/', 'main/rest/']],
       // Prometheus metrics: reads every other floor's counters.
       ['metrics', ['main/metrics/']],
       // The composition root and the process's entry: the only modules at main/'s root (a new file
       // there has no layer, and fails the check).
-      ['root', ['main/service', 'main/index']],
+      ['root', ROOT_MODULES],
     ],
   },
   {
@@ -105,6 +125,9 @@ export const STACKS = [
     ],
   },
 ];
+
+/** The concern a module belongs to (main/<concern>/…), or null. */
+const concernOf = (id) => { const m = /^main\/([^/]+)\//.exec(id); return m && CONCERNS.includes(m[1]) ? m[1] : null; };
 
 /** `src/**\/*.ts` of `root`, as module ids (relative to src/, no extension). */
 function modulesOf(src) {
@@ -251,9 +274,30 @@ export function check(root) {
       add('floor', from, to, `floor: ${show(from)} imports ${show(to)} (${fromFloor}/ may import only ${allowed.map((f) => f + '/').join(', ')})`);
       continue;
     }
-    const confined = Object.entries(CONFINED).find(([dir]) => from.startsWith(dir));
-    if (confined && !confined[1].some((dir) => to.startsWith(dir))) {
-      add('confined', from, to, `port: ${show(from)} imports ${show(to)} (a module under ${confined[0]} may import only ${confined[1].join(', ')})`);
+    if (PORTS.includes(from) && !PORT_IMPORTS.some((p) => (p.endsWith('/') ? to.startsWith(p) : to === p)) && !/^main\/[^/]+\/index$/.test(to)) {
+      add('confined', from, to, `port: ${show(from)} imports ${show(to)} (a port imports only ports, protocol/, main/base/awaitable.ts and a concern's index.ts)`);
+      continue;
+    }
+    const fromConcern = concernOf(from);
+    const toConcern = concernOf(to);
+    if (toConcern && toConcern !== fromConcern) {
+      const door = `main/${toConcern}/index`;
+      const adapter = to.startsWith(`main/${toConcern}/adapters/`);
+      if (adapter && !ROOT_MODULES.includes(from)) {
+        add('adapter', from, to, `adapter: ${show(from)} imports ${show(to)} (an adapter is built only by the composition root: ${ROOT_MODULES.map(show).join(', ')})`);
+        continue;
+      }
+      if (!adapter && to !== door) {
+        add('face', from, to, `face: ${show(from)} imports ${show(to)} (another concern is imported only through its index.ts: ${show(door)})`);
+        continue;
+      }
+    }
+    if (fromConcern && fromConcern === toConcern && to.startsWith(`main/${toConcern}/adapters/`) && !from.startsWith(`main/${toConcern}/adapters/`)) {
+      add('adapter', from, to, `adapter: ${show(from)} imports ${show(to)} (an adapter is built only by the composition root: ${ROOT_MODULES.map(show).join(', ')})`);
+      continue;
+    }
+    if (fromConcern && from === `main/${fromConcern}/index` && toConcern !== fromConcern) {
+      add('face', from, to, `face: ${show(from)} imports ${show(to)} (a concern's index.ts hands on its own modules only)`);
       continue;
     }
     for (const stack of STACKS) {

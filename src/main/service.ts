@@ -24,41 +24,29 @@ import { MemoryTeamInfoStore } from './previews/adapters/memory/team-info-store.
 import { MemoryStandbyStore } from './standby/adapters/memory/standby-store.js';
 import { StateDirStandbyStore } from './standby/adapters/state-dir/standby-store.js';
 import { resolveAuthKey, type AuthKeySource } from './base/auth-key.js';
-import { createOutbound } from './backend/http.js';
-import { createKeyValidator, type KeyValidator } from './backend/key-validation.js';
-import { KeysFile } from './backend/keys-file.js';
-import { MatchSync } from './matches/match-sync.js';
-import { createSupportPackages } from './backend/store.js';
+import { createKeyValidator, createOutbound, createSupportPackages, KeysFile, type KeyValidator } from './backend/index.js';
+import { Cluster, FrameTexts, LocalRoutes, MatchInputs, MatchLifecycle, MatchRouting, MatchSync, OwnerDelivery, ShardOutput, ShardRecovery } from './matches/index.js';
 import { BroadcastServer } from './broadcast/server.js';
-import { Cluster } from './matches/cluster.js';
 import { openRedisPorts } from './redis-ports.js';
-import { OwnerDelivery } from './matches/owner-delivery.js';
 import type { Config } from './base/config.js';
 import { EventBus, type MainEvents } from './base/events.js';
 import { openEventOutput } from './events/index.js';
-import { OutputDelays } from './output-delay/output-delays.js';
+import { MemoryWebhookEndpointStore, WEBHOOK_ENDPOINTS_FILE } from './events/adapters/memory/webhook-endpoint-store.js';
+import { OutputDelays } from './output-delay/index.js';
 import { MemoryOutputDelayStore, OUTPUT_DELAYS_FILE } from './output-delay/adapters/memory/output-delay-store.js';
 import { IngestServer } from './ingest/server.js';
 import { SHUTDOWN_CLOSE_MARGIN_MS, SHUTDOWN_MIN_DRAIN_MS, SUMMARY_WAIT_MS } from './base/limits.js';
 import { createLogger, type Logger } from './base/log.js';
-import { MatchRouting } from './matches/routing.js';
-import { MatchInputs } from './matches/match-inputs.js';
 import { StateDirInputLog } from './matches/adapters/state-dir/input-log.js';
-import { RehearsalControl } from './rehearsal/remote.js';
-import { Rehearsals } from './rehearsal/rehearsals.js';
-import { MatchLifecycle } from './matches/lifecycle.js';
-import { createStandby } from './standby/standby.js';
-import { openSchedule } from './schedule/open.js';
+import { RehearsalControl, Rehearsals } from './rehearsal/index.js';
+import { createStandby } from './standby/index.js';
+import { openSchedule } from './schedule/index.js';
 import { FIXTURES_FILE, MemoryFixtureStore } from './schedule/adapters/memory/fixture-store.js';
-import { LocalRoutes } from './matches/local-routes.js';
-import { ShardRecovery } from './matches/shard-recovery.js';
-import { FrameTexts } from './frames/frame-texts.js';
-import { ShardOutput } from './matches/shard-output.js';
 import { ShardTotals } from './shards/totals.js';
 import { Metrics } from './metrics/metrics.js';
 import type { SharedPorts } from './shared-ports.js';
 import { registerRestRoutes } from './rest/index.js';
-import { ShardFeedTables } from './feeds/shard-tables.js';
+import { ShardFeedTables } from './feeds/index.js';
 import { ShardPool } from './shards/pool.js';
 import { loadInlineShard } from './shards/threads.js';
 import { shardPoolOptions } from './shards/pool-options.js';
@@ -156,10 +144,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
   // The matches: what the shards send back goes to `output` and `recovery`, which the pool is given.
   const routes = new LocalRoutes();
   const sync = new MatchSync({ config, log, directory, events, request });
-  // Match events out (events-out/): journal, webhooks, GET /events, records (EVENTS_ENABLED).
+  // Match events out (events/): journal, webhooks, GET /events, records (EVENTS_ENABLED).
   // The per-match output delay (output-delay/output-delays.ts): operator data like the schedule (DATA_DIR, or Redis).
   const delays = await OutputDelays.open(outputDelays, { shared: redis !== null, log });
-  const eventOutput = config.EVENTS_ENABLED ? await openEventOutput({ config, log, directory, delays, shared: redis?.eventOutbox ?? null, ...(redis ? { node: { id: redis.conn.nodeId, epochOf: (code: string) => routes.get(code)?.epoch, leaseLeftMs: (code: string) => redis.ownership.leaseLeftMs(code), outputs: redis.ownership } } : {}), records: redis?.records ?? null, deadLetters: redis?.deadLetters ?? null, endpointStore: redis?.webhookEndpoints ?? null, report: (label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }) }) : null;
+  const eventOutput = config.EVENTS_ENABLED ? await openEventOutput({ config, log, directory, delays, shared: redis?.eventOutbox ?? null, ...(redis ? { node: { id: redis.conn.nodeId, epochOf: (code: string) => routes.get(code)?.epoch, leaseLeftMs: (code: string) => redis.ownership.leaseLeftMs(code), outputs: redis.ownership } } : {}), records: redis?.records ?? null, deadLetters: redis?.deadLetters ?? null, endpointStore: redis?.webhookEndpoints ?? new MemoryWebhookEndpointStore(path.join(config.DATA_DIR, WEBHOOK_ENDPOINTS_FILE)), report: (label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }) }) : null;
   // GET /feeds of a local match: its shard makes the tables (feeds/shard-tables.ts), answered through `output`.
   const feedTables = new ShardFeedTables(routes);
   // The input log (matches/input-log.ts): with durable snapshots, the inputs after a match's last one.
@@ -173,7 +161,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const pool = new ShardPool({ ...shardPoolOptions(config, log), onOutput: output.handle, onCrash: recovery.onCrash, ...(inline ? { inline } : {}), ...(inputLog ? { beforePost: () => inputLog.flush() } : {}) });
   const inputs = new MatchInputs({ pool, routes, log, ...(inputLog ? { inputLog } : {}) });
   // The texts of frames that stayed in the shards, asked for on the frame bus by its recipients
-  // (broadcast, REST, with Redis the keyframe answers): the pool's shards make them (frames/frame-texts.ts).
+  // (broadcast, REST, with Redis the keyframe answers): the pool's shards make them (matches/frame-texts.ts).
   frames.setFrameTextSource(new FrameTexts({ pool, routes, events }));
   feedTables.setPool(pool);
   const lifecycle = new MatchLifecycle({ config, log, pool, routes, directory, snapshots, frames, teamInfo, sessions, control, events, sync, inputs });

@@ -1,6 +1,6 @@
 // Match events (README, "Events, webhooks and records"; docs/events.md): what a shard derives from a
 // match as messages apply (workers/events/), before the main thread numbers, stores and delivers them
-// (main/events-out/). Plain data: it crosses the thread boundary in the shard's per-cycle output.
+// (main/events/). Plain data: it crosses the thread boundary in the shard's per-cycle output.
 
 /** The version of the event envelope and of every event's data: a new field never raises it (docs/events.md, "Versioning"). */
 export const EVENTS_VERSION = 1;

@@ -46,7 +46,12 @@ describe('the import graph of src/', () => {
     const root = tree({
       'protocol/messages.ts': "import { limit } from '../main/base/config.js';\nexport const m = limit;\n",
       'main/base/config.ts': "import { w } from '../../workers/engine/rule.js';\nexport const limit = w;\n",
-      'main/ports/store.ts': "import type { limit } from '../base/config.js';\nexport type Store = typeof limit;\n",
+      'main/sessions/session-store.ts': "import type { limit } from '../base/config.js';\nexport type Store = typeof limit;\n",
+      // Concern rooms (issue 36): another concern only through its index.ts; adapters only from the composition root.
+      'main/sessions/index.ts': "export type { Store } from './session-store.js';\nexport { route } from '../rest/routes.js';\n",
+      'main/sessions/adapters/memory/session-store.ts': "import type { Store } from '../../session-store.js';\nexport type Memory = Store;\n",
+      'main/sessions/logon.ts': "import type { Memory } from './adapters/memory/session-store.js';\nexport type Logon = Memory;\n",
+      'main/matches/lifecycle.ts': "import type { Store } from '../sessions/session-store.js';\nimport type { Memory } from '../sessions/adapters/memory/session-store.js';\nexport type L = [Store, Memory];\n",
       'main/sockets/server.ts': "import { route } from '../rest/routes.js';\nexport const server = route;\n",
       'main/rest/routes.ts': "import { server } from '../sockets/server.js';\nexport const route = () => server;\n",
       'main/service.ts': "import './rest/routes.js';\n",
@@ -63,7 +68,11 @@ describe('the import graph of src/', () => {
     has('floor', 'protocol/messages', 'main/base/config');
     has('floor', 'main/base/config', 'workers/engine/rule');
     has('floor', 'workers/engine/rule', 'main/base/config');
-    has('confined', 'main/ports/store', 'main/base/config');
+    has('confined', 'main/sessions/session-store', 'main/base/config');
+    has('face', 'main/matches/lifecycle', 'main/sessions/session-store'); // past the concern's door
+    has('adapter', 'main/matches/lifecycle', 'main/sessions/adapters/memory/session-store'); // an adapter built outside the root
+    has('adapter', 'main/sessions/logon', 'main/sessions/adapters/memory/session-store'); // even by its own concern
+    has('face', 'main/sessions/index', 'main/rest/routes'); // a door hands on its own room only
     has('layer', 'main/sockets/server', 'main/rest/routes');
     has('unplaced', 'main/newfolder/thing', '');
     has('unplaced', 'main/loose', ''); // main/'s root holds only service.ts and index.ts
@@ -74,18 +83,22 @@ describe('the import graph of src/', () => {
     // The listing a person reads names each one.
     const { stdout } = run(root, false);
     expect(stdout).toContain('circle: ');
-    expect(stdout).toContain('port: main/ports/store.ts imports main/base/config.ts');
-    expect(stdout).toMatch(/layer: main\/sockets\/server\.ts \[main: infrastructure\] imports main\/rest\/routes\.ts \[main: rest\]: an arrow up/);
+    expect(stdout).toContain('port: main/sessions/session-store.ts imports main/base/config.ts');
+    expect(stdout).toContain('face: main/matches/lifecycle.ts imports main/sessions/session-store.ts (another concern is imported only through its index.ts: main/sessions/index.ts)');
+    expect(stdout).toMatch(/layer: main\/sockets\/server\.ts \[main: infrastructure\] imports main\/rest\/routes\.ts \[main: transports\]: an arrow up/);
   });
 
   it('passes a small tree that keeps the rules', () => {
     const root = tree({
       'protocol/messages.ts': 'export const m = 1;\n',
       'codec/frame.ts': "import zlib from 'node:zlib';\nexport const z = zlib;\n",
-      'main/ports/store.ts': "import type { m } from '../../protocol/messages.js';\nexport type Store = typeof m;\n",
+      'main/sessions/session-store.ts': "import type { m } from '../../protocol/messages.js';\nexport type Store = typeof m;\n",
+      'main/sessions/index.ts': "export type { Store } from './session-store.js';\n",
+      'main/sessions/adapters/memory/session-store.ts': "import type { Store } from '../../session-store.js';\nexport class Memory { s?: Store }\n",
+      'main/matches/lifecycle.ts': "import type { Store } from '../sessions/index.js';\nexport type L = Store[];\n",
       'main/base/config.ts': "import { z } from '../../codec/frame.js';\nexport const c = z;\n",
-      'main/rest/routes.ts': "import type { Store } from '../ports/store.js';\nimport { c } from '../base/config.js';\nexport const r = (s: Store) => [s, c];\n",
-      'main/service.ts': "import { r } from './rest/routes.js';\nexport const s = r;\n",
+      'main/rest/routes.ts': "import type { Store } from '../sessions/index.js';\nimport { c } from '../base/config.js';\nexport const r = (s: Store) => [s, c];\n",
+      'main/service.ts': "import { r } from './rest/routes.js';\nimport { Memory } from './sessions/adapters/memory/session-store.js';\nexport const s = [r, new Memory()];\n",
       'workers/shard/a.ts': "import { z } from '../../codec/frame.js';\nimport { m } from '../../protocol/messages.js';\nexport const a = [z, m];\n",
     });
     const { status, result } = run(root);

@@ -7,10 +7,9 @@
 import path from 'node:path';
 import { startCluster, CLUSTER_KEY } from '../helpers/cluster.js';
 import { FailoverProxy } from '../helpers/failover-proxy.js';
-import { MASTER_NAME, startSentinelSetup, type SentinelSetup } from '../helpers/redis-sentinel.js';
+import { freePort, MASTER_NAME, type SentinelSetup, startSentinelSetup } from '../helpers/redis-sentinel.js';
 import { spawnService, tempDir, type ServiceProcess } from '../helpers/service-process.js';
 import type { RedisServer } from '../helpers/redis-server.js';
-import { freePort } from '../helpers/redis-sentinel.js';
 
 export type TopologyKind = 'embedded' | 'redis' | 'sentinel';
 export const ADMIN = 'torture:torture-admin-token-3b9f0e71c2';

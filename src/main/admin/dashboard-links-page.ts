@@ -51,7 +51,7 @@ export const LINKS_SCRIPT = String.raw`
   window.odsLinks = {
     cell: function (td, d, tr, clockOffset) {
       offset = clockOffset;
-      if (window.odsFixtures) window.odsFixtures.row(d, tr); // a scheduled match that is not the fixture's (fixtures-panel.ts)
+      if (window.odsFixtures) window.odsFixtures.row(d, tr); // a scheduled match that is not the fixture's (schedule/panel.ts)
       var l = d.links;
       tr.classList.toggle('silent', !!(l && l.silent));
       if (l && l.silent) tr.dataset.silent = '1'; else delete tr.dataset.silent;

@@ -4,11 +4,11 @@
 // second (changed rows, removed group codes, totals, the newest frames/s point). Rows are updated in
 // place, keyed by group code; all text goes through textContent.
 // A TypeScript string, so that dist/ and the image carry it; no template literals in its script.
-import { REHEARSAL_PANEL_HTML } from '../rehearsal/panel.js'; // the "Rehearse" panel, below the table; then "Schedule" and "Webhooks"
+import { REHEARSAL_PANEL_HTML } from '../rehearsal/index.js'; // the "Rehearse" panel, below the table; then "Schedule" and "Webhooks"
 import { LINKS_CSS, LINKS_SCRIPT } from './dashboard-links-page.js'; // the links column and the standby actions
-import { FIXTURES_PANEL_HTML } from '../schedule/panel.js'; // the "Schedule" panel and the rows' mismatch mark
-import { WEBHOOKS_PANEL_HTML } from '../events/panel.js';
-import { DELAY_PANEL_HTML } from '../output-delay/panel.js'; // the "Output delay" panel, last
+import { FIXTURES_PANEL_HTML } from '../schedule/index.js'; // the "Schedule" panel and the rows' mismatch mark
+import { WEBHOOKS_PANEL_HTML } from '../events/index.js';
+import { DELAY_PANEL_HTML } from '../output-delay/index.js'; // the "Output delay" panel, last
 export const DASHBOARD_HTML = String.raw`<!doctype html>
 <html lang="en">
 <head>

@@ -10,12 +10,9 @@
 // whose connection is congested is skipped and gets a full snapshot once it has drained.
 import type { BroadcastServer } from '../broadcast/server.js';
 import type { IngestServer } from '../ingest/server.js';
-import type { LocalRoutes } from '../matches/local-routes.js';
-import { isRehearsal } from '../matches/rehearsal-marker.js';
-import type { PublishCounters } from '../matches/shard-output.js';
+import { isRehearsal, type LocalRoutes, type MatchDirectory, type PublishCounters } from '../matches/index.js';
 import type { ShardTotals } from '../shards/totals.js';
-import type { FrameBus } from '../frames/frame-bus.js';
-import type { MatchDirectory } from '../matches/match-directory.js';
+import type { FrameBus } from '../frames/index.js';
 import type { ResponseStream } from '../http/response-stream.js';
 import { DASHBOARD_HISTORY_POINTS, DASHBOARD_SAMPLE_MS, SUMMARY_LEASE_MS } from '../base/limits.js';
 import type { LinkHealth, LinkHealthRow } from './link-health.js';

@@ -9,12 +9,10 @@
 import type { BroadcastServer } from '../broadcast/server.js';
 import type { Config } from '../base/config.js';
 import type { IngestServer } from '../ingest/server.js';
-import type { LocalRoutes } from '../matches/local-routes.js';
-import type { ObserverClock } from '../matches/observer-clock.js';
-import type { FailoverCause, StandbyRelay } from '../standby/relay.js';
-import type { FrameBus } from '../frames/frame-bus.js';
-import type { MatchRecord } from '../matches/match-directory.js';
-import { seatOf } from '../sessions/session-store.js';
+import type { LocalRoutes, MatchRecord, ObserverClock } from '../matches/index.js';
+import type { FailoverCause, StandbyRelay } from '../standby/index.js';
+import type { FrameBus } from '../frames/index.js';
+import { seatOf } from '../sessions/index.js';
 import type { MatchSummary } from '../../protocol/shard-messages.js';
 
 export interface ObserverLink {

@@ -13,7 +13,7 @@
 // have it at once), and otherwise gets it as a FrameText message on the bus (`receiveFrameText`).
 import zlib from 'node:zlib';
 import { matchDataJson } from '../../protocol/wire.js';
-import type { Frame, FrameBus, FrameText } from '../frames/frame-bus.js';
+import type { Frame, FrameBus, FrameText } from '../frames/index.js';
 import { wsFrame, wsFrameFromString, wsPayload } from './ws-frame.js';
 
 /** What a packet asks of the bus about its frame's text. */

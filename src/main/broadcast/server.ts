@@ -32,7 +32,7 @@ import { httpServerOptions, inactivityTimeoutMs } from '../sockets/http-deadline
 import { baseIoOptions, parsePayload } from '../sockets/io-server.js';
 import { answerUnknownPath, refuseUnknownUpgrades } from '../sockets/unknown-paths.js';
 import type { TlsFiles } from '../internals/uws.js';
-import type { Frame, FrameBus, FrameText } from '../frames/frame-bus.js';
+import type { Frame, FrameBus, FrameText } from '../frames/index.js';
 import { FramePacket } from './frame-packet.js';
 import { BroadcastWebSocketServer, type BroadcastWebSocket, type DeflateMode } from './websocket.js';
 

@@ -19,7 +19,7 @@
 // knows it), and a cursor move carries the node's epoch (a deposed node's is refused by Redis:
 // journal.depose); every request names its node (`x-ods-node`, NODE_ID) so a receiver can tell.
 import { randomBytes } from 'node:crypto';
-import type { OutboundReport } from '../backend/http.js';
+import type { OutboundReport } from '../backend/index.js';
 import type { Logger } from '../base/log.js';
 import { OutputFencedError, type EventOutbox } from './event-outbox.js';
 import type { DeadLetterStore } from './record-store.js';

@@ -1,6 +1,6 @@
 // One webhook endpoint's delivery state (delivery.ts runs it): its lanes (one per match), its
 // signer and HTTP agent, its back-off and batch timers, its counters (stats).
-import type { OutboundReport } from '../backend/http.js';
+import type { OutboundReport } from '../backend/index.js';
 import { webhookPoster, type WebhookPost } from './post.js';
 import { webhookSigner, type Signer } from './sign.js';
 import type { WebhookEndpoint } from './endpoints.js';

@@ -10,12 +10,11 @@
 // (outbox-share.ts), every write fenced by this node's epoch for the match (output-owner.ts), and a
 // match taken over from a lost node is first read from there (its events, each endpoint's cursor:
 // `onAdopt`; an ended one's record kept again), so numbering and delivery go on where it was.
-import type { DerivedEvent } from '../../protocol/match-events.js';
-import { EVENTS_VERSION } from '../../protocol/match-events.js';
+import { type DerivedEvent, EVENTS_VERSION } from '../../protocol/match-events.js';
 import type { Logger } from '../base/log.js';
 import { OutputFencedError, type EventOutbox, type OutputFence } from './event-outbox.js';
 import type { RecordStore } from './record-store.js';
-import { DelayGate } from '../output-delay/delay-gate.js';
+import { DelayGate } from './delay-gate.js';
 import type { JournalFiles } from './journal-files.js';
 import { digestOf, emptyLog, isoTime, logOf, storedAtOf, storedOf, type MatchLog } from './match-log.js';
 import { loadLogs } from './journal-load.js';

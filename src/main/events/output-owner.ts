@@ -8,7 +8,7 @@
 // from (a write or a renewal refused: another node holds their outputs) with its epoch then.
 import type { Logger } from '../base/log.js';
 import type { OutputFence } from './event-outbox.js';
-import type { OutputLeases } from '../matches/match-ownership.js';
+import type { OutputLeases } from '../matches/index.js';
 import type { MatchLog } from './match-log.js';
 
 /** A hold that Redis did not answer is tried again after this long (while the match is here). */

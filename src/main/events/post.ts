@@ -9,7 +9,7 @@
 // failure: no redirect interceptor), the answer's body is read and discarded up to a bound, and every
 // call is reported (metrics).
 import { Pool, type Dispatcher } from 'undici';
-import type { OutboundReport } from '../backend/http.js';
+import type { OutboundReport } from '../backend/index.js';
 import { MAX_OUTBOUND_RESPONSE_BYTES } from '../base/limits.js';
 
 export type WebhookPost = (body: string, headers: Record<string, string>) => Promise<number>;

@@ -8,7 +8,7 @@
 // answer says so (the dead letter stays until the list drops it). A 2xx removes every dead letter of
 // that event to that endpoint; any other outcome keeps it and says why.
 import { randomBytes } from 'node:crypto';
-import type { OutboundReport } from '../backend/http.js';
+import type { OutboundReport } from '../backend/index.js';
 import { sha256Hex } from '../base/hashing.js';
 import type { EventOutbox } from './event-outbox.js';
 import type { DeadLetter, DeadLetterStore } from './record-store.js';

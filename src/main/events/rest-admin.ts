@@ -11,7 +11,7 @@
 //   GET  /admin/records/:matchKey/players.csv  one row per player for the match
 import { stringify } from 'csv-stringify/sync';
 import { EndpointError, viewOf } from './endpoints.js';
-import type { EventOutput } from './index.js';
+import type { EventOutput } from './event-output.js';
 import { MATCH_CSV_COLUMNS, ROUND_CSV_COLUMNS, type MatchRecord } from './record.js';
 import { NO_STORE, sendJson as json, type AdminRouteContext } from '../http/admin-context.js';
 import { queryParam, type Reply, type Router } from '../http/router.js';

@@ -5,7 +5,7 @@
 //                             `groupCode` and `type` (comma-separated); resumes from `Last-Event-ID`
 //                             (or `?lastEventId=`). Without EVENTS_READ_TOKEN (or EVENTS_ENABLED=false): 404.
 import { createAdminTokens } from '../http/admin-tokens.js';
-import type { EventOutput } from './index.js';
+import type { EventOutput } from './event-output.js';
 import type { Logger } from '../base/log.js';
 import { eventsSchema } from './schema.js';
 import { NO_STORE } from '../http/admin-context.js';

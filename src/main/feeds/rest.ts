@@ -7,16 +7,15 @@
 // If-None-Match names the current one gets 304 without a body. The tables and texts are made once
 // per frame (feeds/cache.ts): a repeat poll of an unchanged match is a lookup and a compare.
 import { matchDataJson } from '../../protocol/wire.js';
-import type { OutputDelays } from '../output-delay/output-delays.js';
+import type { OutputDelays } from '../output-delay/index.js';
 import { FeedCache, matchesEtag } from './cache.js';
 import { isFormat, type Format } from './formats.js';
 import { FEED_NAMES, type FeedName } from './tables.js';
 import type { ShardFeedTables, ShardTablesAnswer } from './shard-tables.js';
 import { FeedTimelines, type MatchWhere } from './timeline.js';
-import type { Frame, FrameBus } from '../frames/frame-bus.js';
-import type { MatchDirectory } from '../matches/match-directory.js';
+import type { Frame, FrameBus } from '../frames/index.js';
+import { type MatchDirectory, readLatestFrameText } from '../matches/index.js';
 import type { Router } from '../http/router.js';
-import { readLatestFrameText } from '../rest/match-data.js';
 
 /** How the feeds get a match's frame: the one door (the frame's text may live in its shard). */
 export interface FeedFrames {
@@ -30,7 +29,7 @@ export interface FeedFrames {
   where?(groupCode: string): MatchWhere;
 }
 
-/** FeedFrames over the FrameBus (its FrameText messages), as GET /match reads them (rest/match-data.ts). */
+/** FeedFrames over the FrameBus (its FrameText messages), as GET /match reads them (matches/rest.ts). */
 export function feedFrames(frames: FrameBus, shared?: MatchDirectory, local?: ShardFeedTables): FeedFrames {
   return {
     peek: (groupCode) => frames.latest(groupCode),

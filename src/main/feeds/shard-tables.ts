@@ -8,7 +8,7 @@
 // the players feed's JSON body as it is (parsed only when CSV or XML is asked for). A match of another node (REDIS_URL) is read as before.
 import type { FeedTables } from '../../protocol/feed-tables.js';
 import type { ShardOut } from '../../protocol/shard-messages.js';
-import type { LocalRoutes } from '../matches/local-routes.js';
+import type { LocalRoutes } from '../matches/index.js';
 import type { ShardPool } from '../shards/pool.js';
 
 /** How long an answer may take (a shard answers within its cycle; one restarting does not answer). */

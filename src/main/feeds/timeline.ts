@@ -16,7 +16,7 @@
 // right after an operator set or raised the delay, when the oldest sample kept (what the feeds showed
 // a moment before) is answered until the delay catches up: the feeds stand still, nothing new leaks.
 // After a restart that is not known, so the timeline starts empty (503 for up to `delay` seconds).
-import type { OutputDelays } from '../output-delay/output-delays.js';
+import type { OutputDelays } from '../output-delay/index.js';
 
 const SAMPLE_EVERY_MS = 1000;
 /** Another node's match is sampled here until this long after its feeds' last poll here. */

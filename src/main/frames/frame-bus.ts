@@ -13,7 +13,7 @@
 // A frame from a local shard may come without its text (the shard keeps it). "This frame's text" is
 // then a message of its own, a FrameText, on the same bus: a recipient that needs it asks
 // (`askFrameText`: at once when the bus has it), the FrameTextSource of the process (the shards:
-// frames/frame-texts.ts) makes it, its maker publishes it (`publishFrameText`), and the bus keeps it
+// matches/frame-texts.ts) makes it, its maker publishes it (`publishFrameText`), and the bus keeps it
 // with the channel's latest frame and delivers it to the code's text listeners.
 //
 // Per-match channels: a subscriber gets the codes it subscribed to only (Redis: SSUBSCRIBE per

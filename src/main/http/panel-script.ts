@@ -1,5 +1,5 @@
-// The browser-side helpers that the dashboard's admin-API panels share (rehearsal-panel.ts,
-// delay-panel.ts), as script text for their inline <script>: `$(id)`, `token()` (the toolbar's
+// The browser-side helpers that the dashboard's admin-API panels share (rehearsal/panel.ts,
+// output-delay/panel.ts), as script text for their inline <script>: `$(id)`, `token()` (the toolbar's
 // admin token), `base` (the admin API's path beside the dashboard's), `say(text, ok)` into the
 // panel's message line, and `call(method, path, body)`: JSON in and out with the token as Bearer; a
 // non-2xx answer throws its `{ error }`.

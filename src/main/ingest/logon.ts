@@ -3,18 +3,16 @@
 // with the match's secret. An auxiliary logon names a live game match id and a player on its roster,
 // at most one live session per player; it needs no key (docs/reliability.md, auxiliary trust).
 import semver from 'semver';
-import type { KeyValidator } from '../backend/key-validation.js';
+import type { KeyValidator } from '../backend/index.js';
 import { clientAddress } from '../base/client-address.js';
 import type { Config } from '../base/config.js';
 import { sessionPid } from '../internals/socketio.js';
 import type { Logger } from '../base/log.js';
-import { keyIdOf, secretMatches } from '../sessions/credentials.js';
-import type { MatchLifecycle } from '../matches/lifecycle.js';
+import { keyIdOf, type NewSession, secretMatches, type SessionStore } from '../sessions/index.js';
+import type { MatchDirectory, MatchLifecycle } from '../matches/index.js';
 import { whenReady } from '../base/awaitable.js';
-import type { MatchDirectory } from '../matches/match-directory.js';
-import type { NewSession, SessionStore } from '../sessions/session-store.js';
-import type { StandbyAdmission } from '../standby/admission.js';
-import type { FixtureKeeper } from '../schedule/keeper.js';
+import type { StandbyAdmission } from '../standby/index.js';
+import type { FixtureKeeper } from '../schedule/index.js';
 import { valueDepthExceeds } from '../../protocol/json-depth.js';
 import { isAuxLogon, isObsLogon } from '../../schemas/logon.js';
 import { parsePayload } from '../sockets/io-server.js';

@@ -2,9 +2,9 @@
 // object, at most MAX_PAYLOAD_BYTES), then forwarded as raw JSON text to the match's shard
 // (matches/routing.ts). The shards parse and validate.
 import type { Config } from '../base/config.js';
-import type { MatchRouting } from '../matches/routing.js';
+import type { MatchRouting } from '../matches/index.js';
 import { valueDepthExceeds } from '../../protocol/json-depth.js';
-import { seatOf, type Role } from '../sessions/session-store.js';
+import { seatOf, type Role } from '../sessions/index.js';
 import { RawPayload } from '../sockets/ingest-parser.js';
 import type { SocketReplies, SocketState } from './socket-state.js';
 

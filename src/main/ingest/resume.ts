@@ -18,7 +18,7 @@ import { sessionPid } from '../internals/socketio.js';
 import type { Logger } from '../base/log.js';
 import { LOOKUP_RETRY_MAX_MS, PARKED_LOOKUPS_MAX } from '../base/limits.js';
 import { whenReady, type Awaitable } from '../base/awaitable.js';
-import type { SessionStore, TakenOver } from '../sessions/session-store.js';
+import type { SessionStore, TakenOver } from '../sessions/index.js';
 import type { IngestBacklog } from './backlog.js';
 import { boundSession, type BoundSession, type IngestCounters, type SocketReplies, type SocketState } from './socket-state.js';
 

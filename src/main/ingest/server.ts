@@ -8,17 +8,14 @@
 // check (payload-check.ts); and keeps the listener's own:
 // idle sweeps, keepalives, closing the sockets of ended sessions (ControlBus), shutdown.
 import type { Server } from 'socket.io';
-import type { KeyValidator } from '../backend/key-validation.js';
+import type { KeyValidator } from '../backend/index.js';
 import type { Config } from '../base/config.js';
 import { idleSweepMs, INGEST_KEEPALIVE_MS, INGEST_SEND_BUFFER_BYTES } from '../base/limits.js';
 import type { Logger } from '../base/log.js';
-import type { MatchRouting } from '../matches/routing.js';
-import type { MatchLifecycle } from '../matches/lifecycle.js';
-import type { ControlBus } from '../control/control-bus.js';
-import type { MatchDirectory } from '../matches/match-directory.js';
-import { seatOf, type SessionStore } from '../sessions/session-store.js';
-import type { StandbyAdmission } from '../standby/admission.js';
-import type { StandbyRelay } from '../standby/relay.js';
+import type { MatchDirectory, MatchLifecycle, MatchRouting } from '../matches/index.js';
+import type { ControlBus } from '../control/index.js';
+import { seatOf, type SessionStore } from '../sessions/index.js';
+import type { StandbyAdmission, StandbyRelay } from '../standby/index.js';
 import { AddressLimiter } from '../sockets/address-limit.js';
 import { IngestAdapter } from '../sockets/adapters.js';
 import { ingestParser, OTHER_EVENT } from '../sockets/ingest-parser.js';

@@ -3,7 +3,7 @@
 // once per socket and reason.
 import type { Socket } from 'socket.io';
 import type { Logger } from '../base/log.js';
-import type { SessionRecord } from '../sessions/session-store.js';
+import type { SessionRecord } from '../sessions/index.js';
 import type { SocketBudget } from './budget.js';
 import type { LinkStats } from './link-stats.js';
 

@@ -7,14 +7,28 @@ import type { Logger } from '../base/log.js';
 import type { MatchRouting } from './routing.js';
 import type { MatchLifecycle } from './lifecycle.js';
 import type { LocalRoutes } from './local-routes.js';
-import type { RedisPorts } from '../redis-ports.js';
+import type { FrameBus } from '../frames/index.js';
+import type { MatchDirectory } from './match-directory.js';
+import type { MatchOwnership } from './match-ownership.js';
+import type { OwnerInbox } from './owner-inbox.js';
 import type { OwnerDelivery } from './owner-delivery.js';
-import { MatchTakeover } from './takeover.js';
+import { MatchTakeover, type TakeoverDeps } from './takeover.js';
+
+/** What the node's runtime uses of the ports on Redis (redis-ports.ts builds them). */
+export interface ClusterPorts {
+  conn: { readonly nodeId: string; readonly up: boolean };
+  /** At a graceful stop every lease goes at once (the Redis adapter's relinquishAll). */
+  ownership: MatchOwnership & { relinquishAll(): Promise<number> };
+  inbox: OwnerInbox;
+  shared: { directory: MatchDirectory; snapshots: TakeoverDeps['snapshots']; frames: FrameBus };
+  /** The Redis frame bus's counters (bytesPublished among them). */
+  frameStats: { bytesPublished: number };
+}
 
 export interface ClusterDeps {
   log: Logger;
   events: MainEventBus;
-  redis: RedisPorts;
+  redis: ClusterPorts;
   lifecycle: MatchLifecycle;
   routing: MatchRouting;
   routes: LocalRoutes;

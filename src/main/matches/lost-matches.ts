@@ -8,7 +8,7 @@
 // (docs/client-contract.md 1.5, docs/reliability.md "Losses found").
 import type { Logger } from '../base/log.js';
 import type { MatchDirectory } from './match-directory.js';
-import type { SessionStore } from '../sessions/session-store.js';
+import type { SessionStore } from '../sessions/index.js';
 
 /** The journal's matches (events/journal.ts `matches`), by matchKey. */
 export type JournalledMatches = ReadonlyMap<string, { readonly groupCode: string; readonly ended: boolean }>;

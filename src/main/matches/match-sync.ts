@@ -9,7 +9,7 @@ import type { MainEventBus } from '../base/events.js';
 import type { Logger } from '../base/log.js';
 import { isRehearsal } from './rehearsal-marker.js';
 import type { MatchDirectory } from './match-directory.js';
-import { pathSegment, type JsonResponse, type Outbound } from '../backend/http.js';
+import { pathSegment, type JsonResponse, type Outbound } from '../backend/index.js';
 
 export interface MatchSyncDeps {
   config: Config;

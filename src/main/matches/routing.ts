@@ -6,9 +6,8 @@ import type { MainEventBus } from '../base/events.js';
 import type { MatchDirectory } from './match-directory.js';
 import type { InboxMessage, Via } from './owner-inbox.js';
 import type { ShardPool } from '../shards/pool.js';
-import type { Seat } from '../standby/standby-store.js';
+import type { Seat } from '../sessions/index.js';
 import type { LocalRoutes } from './local-routes.js';
-import type { StandbyRelay } from '../standby/relay.js';
 import type { MatchInputs } from './match-inputs.js';
 import { ObserverClock } from './observer-clock.js';
 
@@ -17,6 +16,14 @@ export interface RemoteMatches {
   send(groupCode: string, message: InboxMessage): boolean;
   /** Whether a match run here must still take this path (messages sent before its adoption are unanswered: matches/owner-delivery.ts). */
   pending(groupCode: string): boolean;
+}
+
+/** A match's standby relay as routing uses it (standby/relay.ts is the one): routing knows no standby beyond this. */
+export interface SeatRelay {
+  /** Whether the match has a standby watched here, so the seat's payloads pass through the relay. */
+  active(groupCode: string, seat: Seat): boolean;
+  primaryOf(groupCode: string): Seat;
+  receive(groupCode: string, seat: Seat, raw: string, now: number, via?: string): boolean;
 }
 
 export interface RoutingDeps {
@@ -29,7 +36,7 @@ export interface RoutingDeps {
   /** Set with REDIS_URL: matches this process does not run are someone else's. */
   remote?: RemoteMatches;
   /** Matches with a standby observer: their observer payloads pass through it (standby/relay.ts). */
-  relay?: StandbyRelay;
+  relay?: SeatRelay;
 }
 
 export class MatchRouting {

@@ -8,11 +8,11 @@ import type { ShardEvent, ShardOut } from '../../protocol/shard-messages.js';
 import type { MatchSync } from './match-sync.js';
 import type { MainEventBus } from '../base/events.js';
 import type { Logger } from '../base/log.js';
-import type { Frame, FrameBus } from '../frames/frame-bus.js';
+import type { Frame, FrameBus } from '../frames/index.js';
 import type { MatchDirectory } from './match-directory.js';
 import type { SnapshotStore } from './snapshot-store.js';
 import type { InputLog } from './input-log.js';
-import type { TeamInfoStore } from '../previews/team-info-store.js';
+import type { TeamInfoStore } from '../previews/index.js';
 import type { LocalRoutes } from './local-routes.js';
 
 export interface ShardOutputDeps {
@@ -24,7 +24,7 @@ export interface ShardOutputDeps {
   teamInfo: TeamInfoStore;
   sync: MatchSync;
   events: MainEventBus;
-  /** EVENTS_ENABLED: where each derived match event goes (events/index.ts `take`). */
+  /** EVENTS_ENABLED: where each derived match event goes (events/event-output.ts `take`). */
   matchEvents?: (groupCode: string, matchKey: string, matchId: string, event: DerivedEvent) => void;
   /** Resolves once the group's match events are in the shared outbox (undefined: they are): its snapshots wait for it. */
   eventsShared?: (groupCode: string) => Promise<void> | undefined;

@@ -5,10 +5,10 @@
 import type { ShardCmd } from '../../protocol/shard-messages.js';
 import type { MainEventBus, RecoveryMode } from '../base/events.js';
 import type { Logger } from '../base/log.js';
-import type { FrameBus } from '../frames/frame-bus.js';
+import type { FrameBus } from '../frames/index.js';
 import type { SnapshotStore } from './snapshot-store.js';
 import type { LocalRoutes } from './local-routes.js';
-import { restoreCommand } from '../shards/restore-command.js';
+import { restoreCommand } from './restore-command.js';
 
 export interface RecoveryDeps {
   log: Logger;

@@ -13,14 +13,10 @@ import type { MainEventBus, OutboundOutcome } from '../base/events.js';
 import type { IngestServer } from '../ingest/server.js';
 import { METRICS_REQUEST_TIMEOUT_MS } from '../base/limits.js';
 import type { Logger } from '../base/log.js';
-import type { ShardRecovery } from '../matches/shard-recovery.js';
-import type { PublishCounters } from '../matches/shard-output.js';
+import type { Cluster, MatchDirectory, PublishCounters, ShardRecovery } from '../matches/index.js';
 import type { ShardTotals } from '../shards/totals.js';
-import type { Cluster } from '../matches/cluster.js';
-import type { MatchDirectory } from '../matches/match-directory.js';
 import type { Listeners } from '../sockets/listeners.js';
-import { registerStandbyMetrics } from '../standby/metrics.js';
-import type { StandbyRelay } from '../standby/relay.js';
+import { registerStandbyMetrics, type StandbyRelay } from '../standby/index.js';
 
 export interface MetricsDeps {
   config: Config;

@@ -1,6 +1,6 @@
 // PUT /createPreview and GET /preview/:previewCode (docs/interface.md 4.2, 4.3, 3.1).
 import crypto from 'node:crypto';
-import type { KeyValidator } from '../backend/key-validation.js';
+import type { KeyValidator } from '../backend/index.js';
 import { PREVIEW_CODE_ATTEMPTS, PREVIEW_CODE_LENGTH as CODE_LENGTH } from '../base/limits.js';
 import type { Logger } from '../base/log.js';
 import type { Awaitable } from '../base/awaitable.js';

@@ -14,9 +14,8 @@ import type { ObsLogonPacket } from '../../schemas/logon.js';
 import type { Config } from '../base/config.js';
 import type { MainEventBus } from '../base/events.js';
 import type { Logger } from '../base/log.js';
-import type { MatchRouting } from '../matches/routing.js';
-import type { MatchLifecycle } from '../matches/lifecycle.js';
-import type { ControlBus, ControlMessage, RehearsalAction } from '../control/control-bus.js';
+import type { MatchLifecycle, MatchRouting } from '../matches/index.js';
+import type { ControlBus, ControlMessage, RehearsalAction } from '../control/index.js';
 import { envelope } from './recording.js';
 import type { RehearsalSpec } from './request.js';
 

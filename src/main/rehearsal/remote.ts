@@ -6,9 +6,8 @@
 import crypto from 'node:crypto';
 import { FORCE_END_TIMEOUT_MS } from '../base/limits.js';
 import type { Logger } from '../base/log.js';
-import { isRehearsal } from '../matches/rehearsal-marker.js';
-import type { ControlBus, ControlMessage, RehearsalAction } from '../control/control-bus.js';
-import type { MatchDirectory } from '../matches/match-directory.js';
+import { isRehearsal, type MatchDirectory } from '../matches/index.js';
+import type { ControlBus, ControlMessage, RehearsalAction } from '../control/index.js';
 import type { Answer, Rehearsals, RehearsalStatus } from './rehearsals.js';
 
 export interface RehearsalControlDeps {

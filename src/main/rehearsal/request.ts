@@ -3,7 +3,7 @@
 // loop, the teams and the overlay tool settings, or a preview code to copy teams and tools from.
 // Every problem is a clear message; nothing is claimed or started before the whole body is valid.
 import { valueDepthExceeds } from '../../protocol/json-depth.js';
-import type { PreviewStore } from '../previews/preview-store.js';
+import type { PreviewStore } from '../previews/index.js';
 import { MAX_GROUP_CODE_LENGTH } from '../base/limits.js';
 import { parseRecording, recordedRecording, RecordingError, teamOf, withoutSecrets, type Recording, type Team } from './recording.js';
 

@@ -10,11 +10,11 @@
 //
 // The start's body may carry an uploaded replay file's text: its limit is twice
 // REHEARSAL_MAX_UPLOAD_BYTES (the text is JSON-escaped inside the body) plus room for the rest.
-import type { PreviewStore } from '../previews/preview-store.js';
+import type { PreviewStore } from '../previews/index.js';
 import type { RehearsalControl } from './remote.js';
 import { parseSpec, RequestError } from './request.js';
 import type { Rehearsals } from './rehearsals.js';
-import type { RehearsalAction } from '../control/control-bus.js';
+import type { RehearsalAction } from '../control/index.js';
 import { sendJson as json, type AdminRouteContext } from '../http/admin-context.js';
 import type { Router } from '../http/router.js';
 

@@ -21,17 +21,14 @@ import { DASHBOARD_HTML } from '../admin/dashboard-page.js';
 import { clientAddress } from '../base/client-address.js';
 import { DASHBOARD_RECONNECT_MS, MAX_GROUP_CODE_LENGTH } from '../base/limits.js';
 import type { Logger } from '../base/log.js';
-import type { MatchLifecycle } from '../matches/lifecycle.js';
-import type { MatchDirectory } from '../matches/match-directory.js';
+import type { MatchDirectory, MatchLifecycle } from '../matches/index.js';
 import type { Reply, Request, RouteOptions, Router } from '../http/router.js';
 import { NO_STORE } from '../http/admin-context.js';
-import type { EventOutput } from '../events/index.js';
-import type { OutputDelays } from '../output-delay/output-delays.js';
-import { registerDelays } from '../output-delay/rest.js';
-import { registerEventsAdmin } from '../events/rest-admin.js';
-import { registerRehearsals, type RehearsalRouteDeps } from '../rehearsal/rest.js';
-import { registerStandby, type StandbyRouteDeps } from '../standby/rest.js';
-import { registerFixtures, type FixtureRouteDeps } from '../schedule/rest.js';
+import { type EventOutput, registerEventsAdmin } from '../events/index.js';
+import { type OutputDelays, registerDelays } from '../output-delay/index.js';
+import { registerRehearsals, type RehearsalRouteDeps } from '../rehearsal/index.js';
+import { registerStandby, type StandbyRouteDeps } from '../standby/index.js';
+import { registerFixtures, type FixtureRouteDeps } from '../schedule/index.js';
 
 export interface AdminRouteDeps {
   tokens: AdminTokens;

@@ -3,34 +3,22 @@
 // Access-Control-Allow-Origin: *; unknown routes answer 404 { error }.
 import type { Dashboard } from '../admin/dashboard.js';
 import type { AdminTokens } from '../http/admin-tokens.js';
-import type { Outbound } from '../backend/http.js';
-import type { KeyValidator } from '../backend/key-validation.js';
-import type { SupportPackages } from '../backend/store.js';
+import { type KeyValidator, type Outbound, registerOAuth, registerOrg, registerSupport, type SupportPackages } from '../backend/index.js';
 import type { Config } from '../base/config.js';
 import type { Logger } from '../base/log.js';
-import type { MatchLifecycle } from '../matches/lifecycle.js';
-import type { FrameBus } from '../frames/frame-bus.js';
-import type { MatchDirectory } from '../matches/match-directory.js';
-import type { PreviewStore } from '../previews/preview-store.js';
-import type { TeamInfoStore } from '../previews/team-info-store.js';
+import { type MatchDirectory, type MatchLifecycle, registerMatchData } from '../matches/index.js';
+import type { FrameBus } from '../frames/index.js';
+import { type PreviewStore, registerPreviews, registerTeamInfo, type TeamInfoStore } from '../previews/index.js';
 import type { TemplatedApp } from '../internals/uws.js';
 import { registerAdmin } from './admin.js';
-import { feedFrames, registerFeeds } from '../feeds/rest.js';
-import type { ShardFeedTables } from '../feeds/shard-tables.js';
-import type { EventOutput } from '../events/index.js';
-import type { OutputDelays } from '../output-delay/output-delays.js';
-import { registerEvents } from '../events/rest.js';
-import type { StandbyRouteDeps } from '../standby/rest.js';
-import type { FixtureRouteDeps } from '../schedule/rest.js';
+import { feedFrames, registerFeeds, type ShardFeedTables } from '../feeds/index.js';
+import { type EventOutput, registerEvents } from '../events/index.js';
+import type { OutputDelays } from '../output-delay/index.js';
+import type { StandbyRouteDeps } from '../standby/index.js';
+import type { FixtureRouteDeps } from '../schedule/index.js';
 import { createRouter } from '../http/router.js';
-import { registerMatchData } from './match-data.js';
-import { registerOAuth } from '../backend/rest-oauth.js';
-import { registerOrg } from '../backend/rest-org.js';
-import { registerPreviews } from '../previews/rest.js';
-import type { RehearsalRouteDeps } from '../rehearsal/rest.js';
+import type { RehearsalRouteDeps } from '../rehearsal/index.js';
 import { registerStatus, type ClusterStatus } from './status.js';
-import { registerSupport } from '../backend/rest-support.js';
-import { registerTeamInfo } from '../previews/rest-team-info.js';
 
 export interface RestDeps {
   config: Config;

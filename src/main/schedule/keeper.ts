@@ -16,11 +16,9 @@
 import type { ObsLogonPacket } from '../../schemas/logon.js';
 import type { MainEventBus } from '../base/events.js';
 import type { Logger } from '../base/log.js';
-import type { LocalRoutes } from '../matches/local-routes.js';
+import { isRehearsal, type LocalRoutes, type MatchDirectory } from '../matches/index.js';
 import type { Fixture, FixtureStore, LiveMap } from './fixture-store.js';
-import type { MatchDirectory } from '../matches/match-directory.js';
-import type { TeamInfoStore } from '../previews/team-info-store.js';
-import { isRehearsal } from '../matches/rehearsal-marker.js';
+import type { TeamInfoStore } from '../previews/index.js';
 import type { ShardPool } from '../shards/pool.js';
 import { FIXTURE_JOB_RETRY_FOR_MS, FIXTURES_REFRESH_MS } from './limits.js';
 import { sameName } from './parse.js';

@@ -15,7 +15,7 @@ import { csvField, parseCsvUpload } from './csv.js';
 import { buildFixtures, checkSize, parseJsonUpload, UploadError } from './parse.js';
 import { decided, status, wins } from './series.js';
 import type { Fixture } from './fixture-store.js';
-import type { MatchDirectory } from '../matches/match-directory.js';
+import type { MatchDirectory } from '../matches/index.js';
 import { sendJson as json, type AdminRouteContext } from '../http/admin-context.js';
 import type { Handler, Reply, Request, Router } from '../http/router.js';
 

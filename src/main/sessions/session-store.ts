@@ -92,6 +92,9 @@ export interface SessionStore {
   close(): void;
 }
 
-/** An observer session's seat: the standby's when it logged on with the standby secret, else the group's. */
-export const seatOf = (s: Pick<SessionRecord, 'role' | 'seat'>): 'group' | 'standby' =>
+/** An observer's seat: the standby's when it logged on with the standby secret, else the group's. */
+export type Seat = 'group' | 'standby';
+
+/** An observer session's seat. */
+export const seatOf = (s: Pick<SessionRecord, 'role' | 'seat'>): Seat =>
   (s.role === 'observer' && s.seat === 'standby' ? 'standby' : 'group');

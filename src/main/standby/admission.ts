@@ -6,9 +6,9 @@
 // an armed window nothing changes: a logon without the match's secret is refused as before.
 import type { Config } from '../base/config.js';
 import type { Logger } from '../base/log.js';
-import type { MatchDirectory, MatchRecord } from '../matches/match-directory.js';
+import type { MatchDirectory, MatchRecord } from '../matches/index.js';
 import type { StandbyStore } from './standby-store.js';
-import { generateSecret, secretDigest, secretMatches } from '../sessions/credentials.js';
+import { generateSecret, secretDigest, secretMatches } from '../sessions/index.js';
 import type { StandbyRelay } from './relay.js';
 
 export interface StandbyAdmissionDeps {

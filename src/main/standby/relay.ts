@@ -9,7 +9,7 @@
 import type { Config } from '../base/config.js';
 import type { Logger } from '../base/log.js';
 import { whenReady } from '../base/awaitable.js';
-import type { ControlBus } from '../control/control-bus.js';
+import type { ControlBus } from '../control/index.js';
 import type { Seat, StandbyStore } from './standby-store.js';
 import { afterCut, contentKey, parseEnvelope, type Held } from './align.js';
 

@@ -6,8 +6,8 @@
 //                                            { groupCode, primary, applied }; on a node that does not
 //                                            run the match, asked of its owner: 202 { groupCode, requested }
 import type { Standby } from './standby.js';
-import type { ControlBus } from '../control/control-bus.js';
-import type { MatchDirectory } from '../matches/match-directory.js';
+import type { ControlBus } from '../control/index.js';
+import type { MatchDirectory } from '../matches/index.js';
 import { sendJson as json, type AdminRouteContext } from '../http/admin-context.js';
 import type { Router } from '../http/router.js';
 

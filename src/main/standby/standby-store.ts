@@ -10,8 +10,9 @@
 // by changing `primary`, not the sessions.
 // Adapters: standby/adapters/memory/standby-store.ts, standby/adapters/state-dir/standby-store.ts, standby/adapters/redis/standby-store.ts.
 import type { Awaitable } from '../base/awaitable.js';
+import type { Seat } from '../sessions/index.js';
 
-export type Seat = 'group' | 'standby';
+export type { Seat };
 
 export interface StandbyRecord {
   /** Until when (epoch ms) an armed window admits one standby logon; 0 when not armed. */

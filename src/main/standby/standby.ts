@@ -4,11 +4,9 @@
 import type { Config } from '../base/config.js';
 import type { EventBus, MainEvents } from '../base/events.js';
 import type { Logger } from '../base/log.js';
-import type { ControlBus } from '../control/control-bus.js';
-import type { MatchDirectory } from '../matches/match-directory.js';
+import type { ControlBus } from '../control/index.js';
+import type { LocalRoutes, MatchDirectory, MatchInputs } from '../matches/index.js';
 import type { StandbyStore } from './standby-store.js';
-import type { LocalRoutes } from '../matches/local-routes.js';
-import type { MatchInputs } from '../matches/match-inputs.js';
 import { StandbyAdmission } from './admission.js';
 import { StandbyRelay } from './relay.js';
 

@@ -16,7 +16,6 @@ import path from 'node:path';
 import { writeFileAtomicSync } from '../base/atomic-file.js';
 import { sha256Hex } from '../base/hashing.js';
 import type { Logger } from '../base/log.js';
-import type { PersistedSession } from '../sessions/adapters/memory/session-store.js';
 
 export const STATE_VERSION = 1;
 
@@ -42,6 +41,21 @@ export interface PersistedMatch {
 }
 
 /** The table and the sessions logged on since, each write stamped (stamps only grow). */
+/** What STATE_DIR keeps of a session: its id as a digest only. */
+export interface PersistedSession {
+  /** sha-256 of the socket.io private session id, hex. */
+  pidHash: string;
+  role: 'observer' | 'auxiliary';
+  groupCode: string;
+  obsName: string;
+  matchId: string;
+  playerId: string;
+  /** The standby's seat (sessions/session-store.ts `seat`); absent for the group's. */
+  seat?: 'standby';
+  /** When its socket went away (the shutdown time for sockets open at shutdown). */
+  disconnectedAt: number;
+}
+
 interface SessionsFile { v: number; stamp?: number; sessions: PersistedSession[] }
 interface NewSessionsFile { v: number; entries: Array<{ stamp: number; session: PersistedSession }> }
 

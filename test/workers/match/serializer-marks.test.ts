@@ -5,8 +5,7 @@
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { recordedMatch } from '../../../src/tools/recorded-match.js';
-import { deflateDelta } from '../../../src/codec/layout-delta.js';
-import { layoutDelta } from '../../../src/codec/layout-delta.js';
+import { deflateDelta, layoutDelta } from '../../../src/codec/layout-delta.js';
 import { Match } from '../../../src/workers/match/match.js';
 import { wireSerializeFrame, type FrameLayout } from '../../../src/workers/wire-serializer.js';
 import { checkSerialization } from '../../helpers/serializer-check.js';

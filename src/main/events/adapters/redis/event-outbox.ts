@@ -1,12 +1,12 @@
 // EventOutbox on Redis (events/event-outbox.ts), shared by every node: a stream per match
 // (keys.eventStream, entry id `0-<seq>`, fields o: order, g: organisation, e: the event's JSON) and a
 // hash of the endpoints' cursors per match (keys.eventCursors). Both expire EVENTS_RETENTION_MS after
-// their last write. The append script takes seq n only right after n - 1 (lua/event-outbox.ts), so a
+// their last write. The append script takes seq n only right after n - 1 (redis/lua/event-outbox.ts), so a
 // node that numbers a match from a stale view is refused rather than writing a second event n.
 // Which node owns a match's outputs is MatchOwnership's (the group code's lease while the match
 // runs, its outputs lease while an endpoint still lacks events: matches/adapters/redis/match-ownership.ts).
 // Every write is fenced by the writer's epoch (keys.eventFence, and the group code's lease for a
-// running match: lua/event-outbox.ts FENCE).
+// running match: redis/lua/event-outbox.ts FENCE).
 import { OutputFencedError, type EventOutbox, type OutboxEvent, type OutputFence } from '../../event-outbox.js';
 import type { RedisConnection } from '../../../redis/connection.js';
 

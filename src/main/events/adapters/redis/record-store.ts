@@ -4,7 +4,7 @@
 // by score; the dead letters are one list capped at the newest MAX_DEAD_LETTERS (keys.deadLetters),
 // expiring EVENTS_RETENTION_MS after the last one (a redelivered one leaves it: LREM). A record's JSON above DEFLATE_FROM bytes is
 // stored deflated (the recorded match's ~35 kB record: docs/events.md, "What is kept where").
-// Every call is one script (lua/records.ts) or one read, with the connection's REDIS_TIMEOUT_MS.
+// Every call is one script (redis/lua/records.ts) or one read, with the connection's REDIS_TIMEOUT_MS.
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { MAX_DEAD_LETTERS, summaryOf, type DeadLetter, type DeadLetterStore, type MatchRecord, type RecordFilter, type RecordStore, type RecordSummary } from '../../record-store.js';
 import { OutputFencedError, type OutputFence } from '../../event-outbox.js';
@@ -28,7 +28,7 @@ export function decodeRecord(stored: Buffer): string {
 export class RedisRecordStore implements RecordStore {
   constructor(private readonly conn: RedisConnection, private readonly options: { retentionMs: number }) {}
 
-  /** With a fence, refused (OutputFencedError) when the match's outputs are held at a higher epoch (lua/event-outbox.ts FENCE). */
+  /** With a fence, refused (OutputFencedError) when the match's outputs are held at a higher epoch (redis/lua/event-outbox.ts FENCE). */
   async put(record: MatchRecord, fence?: OutputFence): Promise<void> {
     const now = Date.now();
     const storedAt = Date.parse(record.storedAt);

@@ -2,7 +2,7 @@
 // (keys.webhookEndpoints), id → the endpoint's JSON (its secret included: deliveries are signed with
 // it), without expiry (operator data; Redis's own persistence keeps it across a Redis restart), and a
 // revision counter every write increments (each node's view, events/endpoint-book.ts, reads the
-// hash again only when it moved). Add and remove are one script each (lua/webhook-endpoints.ts).
+// hash again only when it moved). Add and remove are one script each (redis/lua/webhook-endpoints.ts).
 import type { EndpointAdd, KeptEndpoint, WebhookEndpointStore } from '../../webhook-endpoint-store.js';
 import type { RedisConnection } from '../../../redis/connection.js';
 

@@ -202,7 +202,7 @@ export class RedisFrameBus implements FrameBus {
     if (!latest) return; // no frame yet: the first one goes as a keyframe anyway
     const text = owned.latestText ?? this.askFrameText(latest);
     if (text === null) {
-      // Its text is in the shard (frames/frame-texts.ts): answered once its FrameText is published, or with a newer frame.
+      // Its text is in the shard (matches/frame-texts.ts): answered once its FrameText is published, or with a newer frame.
       owned.answerWaits = this.textSource !== null;
       return;
     }

@@ -3,12 +3,12 @@
 // fields `t` (receive time), `r` (the payload as received) and, for an auxiliary payload, `m` and `p`
 // (its match id and player id). Ids grow across owners, since each adoption raises the epoch, and
 // Redis refuses an XADD whose id is not above the stream's last id, which the stream keeps after
-// XTRIM too: `since` adds a fence entry `<epoch>-0` first (lua/input-log.ts), after which every
+// XTRIM too: `since` adds a fence entry `<epoch>-0` first (redis/lua/input-log.ts), after which every
 // append of a lower epoch is refused by Redis itself, whatever the timing; `covered` and `drop` of
 // a lower epoch than the last id's change nothing either (scripts comparing it).
 //
 // `flush` does not wait (the pool calls it right before it posts a batch to a shard): it writes what
-// `append` buffered as one script call on the command connection (lua/input-log.ts APPEND: an XADD
+// `append` buffered as one script call on the command connection (redis/lua/input-log.ts APPEND: an XADD
 // per input, a PEXPIRE per match, chunked for a flush of thousands), so the inputs reach Redis before
 // any command sent after them, and handles the reply later: one command and one reply per flush
 // rather than two per input (the main thread's CPU per input: docs/benchmarks.md, "Input log"). A refused append (a newer owner fenced the log) is logged once per match and epoch; inputs
@@ -79,7 +79,7 @@ export class RedisInputLog implements InputLog {
     }
   }
 
-  /** One script call (lua/input-log.ts APPEND): the chunk's streams as its keys, then its inputs in order. */
+  /** One script call (redis/lua/input-log.ts APPEND): the chunk's streams as its keys, then its inputs in order. */
   private write(chunk: Pending[]): void {
     const index = new Map<string, number>();
     const keys: string[] = [];

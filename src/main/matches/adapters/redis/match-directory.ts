@@ -3,7 +3,7 @@
 // Redis holds the truth: per code the record (`match:<code>`, directory-records.ts), the lease
 // (`lease:<code>` = "<nodeId> <epoch>", PX = the lease TTL), the set of live codes (`matches`), the
 // live count per key id (`perkey:<keyId>`) and the epoch counter (`epoch`). Every change is one Lua
-// script (lua/directory.ts) that also publishes it on the directory channel.
+// script (redis/lua/directory.ts) that also publishes it on the directory channel.
 //
 // The sync reads answer from the view (directory-sync.ts). This file makes the writes: claims (the
 // claim script takes the lease too), field updates and releases, applied to the view at once, sent

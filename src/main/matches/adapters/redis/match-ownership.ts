@@ -5,7 +5,7 @@
 // claims this node holds (ClaimWatcher). Every third of the TTL one script renews the leases of every
 // code this node owns (the port says what each outcome means); orphans are adopted with the adopt
 // script, which puts the new record in the directory's view. At a graceful shutdown the leases go
-// (relinquishAll), so other nodes adopt the matches at once. The scripts: lua/directory.ts.
+// (relinquishAll), so other nodes adopt the matches at once. The scripts: redis/lua/directory.ts.
 // The matches' outputs leases (one per match instance: output-leases.ts) are renewed with them.
 //
 // After an outage of Redis (a restart, a Sentinel failover) this node adopts nothing for one lease

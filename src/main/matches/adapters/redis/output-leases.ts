@@ -2,7 +2,7 @@
 // match instance: `olease:<matchKey>` = "<nodeId> <epoch>" (PX = REDIS_LEASE_TTL_MS) and the set
 // `outputs` of the matches whose outputs are unsettled. Part of RedisMatchOwnership, which renews
 // them with the group codes' leases (one script call per batch) and holds adoptions after an outage
-// for both alike. The scripts: lua/output-leases.ts.
+// for both alike. The scripts: redis/lua/output-leases.ts.
 import type { Logger } from '../../../base/log.js';
 import type { RedisConnection } from '../../../redis/connection.js';
 

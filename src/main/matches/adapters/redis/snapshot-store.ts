@@ -9,7 +9,7 @@
 // a local map of what this node put or loaded (`load` for one match a node adopts, `loadAll` at
 // start), kept whatever Redis answers, so a shard that dies during a Redis outage still restarts
 // from its latest snapshot. `put` returns false when the local map or Redis holds a higher epoch.
-// The scripts: lua/snapshots.ts (lua-scripts.ts).
+// The scripts: redis/lua/snapshots.ts (lua-scripts.ts).
 //
 // A snapshot is most of what a node writes to Redis (~17 kB per changed match per second, against
 // ~250 B per frame on the frame bus), so it is stored deflated, and most puts as a delta against a

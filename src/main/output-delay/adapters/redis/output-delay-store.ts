@@ -2,7 +2,7 @@
 // (keys.outputDelays), group code → seconds, without expiry (operator data; Redis's own persistence
 // keeps it across a Redis restart), and a revision counter every write increments (each node's view,
 // output-delay/output-delays.ts, reads the hash again only when it moved). The bound is checked in the
-// write's script (lua/output-delays.ts).
+// write's script (redis/lua/output-delays.ts).
 import type { OutputDelayStore } from '../../output-delay-store.js';
 import type { RedisConnection } from '../../../redis/connection.js';
 

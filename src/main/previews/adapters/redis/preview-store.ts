@@ -6,7 +6,7 @@
 // A record's key and its index entry carry the same expiry time, so they leave together.
 //
 // Sizes are the JSON text's UTF-8 bytes (what Redis holds); the memory adapter counts UTF-16 units,
-// the same for the ASCII this data mostly is. The scripts: lua/previews.ts (lua-scripts.ts).
+// the same for the ASCII this data mostly is. The scripts: redis/lua/previews.ts (lua-scripts.ts).
 import type { PreviewCreate, PreviewPut, PreviewStore } from '../../preview-store.js';
 import type { RedisConnection } from '../../../redis/connection.js';
 

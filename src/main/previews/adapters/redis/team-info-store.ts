@@ -6,7 +6,7 @@
 // turn an empty array into an object and round numbers): it keeps the `teams` text as it is.
 // size() counts a sorted set of codes by expiry time (teamInfoIndex), pruned by every write:
 // cheaper than a SCAN of the whole keyspace, and exact.
-// The scripts: lua/team-info.ts (lua-scripts.ts).
+// The scripts: redis/lua/team-info.ts (lua-scripts.ts).
 import type { TeamInfo, TeamInfoFinal, TeamInfoStore } from '../../team-info-store.js';
 import type { RedisConnection } from '../../../redis/connection.js';
 

@@ -2,7 +2,7 @@
 // group code → the fixture's JSON, without expiry, and a revision counter every write increments (operator data; Redis's own persistence keeps it
 // across a Redis restart). `add` is one script (all or nothing, the bound checked in the same
 // step); `update` reads, changes and writes back with a compare-and-set script on the text read,
-// retried when another node wrote meanwhile. The scripts: lua/fixtures.ts (lua-scripts.ts).
+// retried when another node wrote meanwhile. The scripts: redis/lua/fixtures.ts (lua-scripts.ts).
 import type { Fixture, FixtureAdd, FixtureStore } from '../../fixture-store.js';
 import type { RedisConnection } from '../../../redis/connection.js';
 

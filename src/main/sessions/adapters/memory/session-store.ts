@@ -2,22 +2,9 @@
 // back at start, by the digest of their id, until a client takes them over (state-dir/session-store.ts).
 import { sha256Hex } from '../../../base/hashing.js';
 import { MAX_SESSION_ID_LENGTH } from '../../../base/limits.js';
+import type { PersistedSession } from '../../../state-dir/files.js';
 import type { NewSession, SessionEnd, SessionRecord, SessionStore, TakenOver } from '../../session-store.js';
 
-/** What STATE_DIR keeps of a session: its id as a digest only. */
-export interface PersistedSession {
-  /** sha-256 of the socket.io private session id, hex. */
-  pidHash: string;
-  role: 'observer' | 'auxiliary';
-  groupCode: string;
-  obsName: string;
-  matchId: string;
-  playerId: string;
-  /** The standby's seat (sessions/session-store.ts); absent for the group's. */
-  seat?: 'standby';
-  /** When its socket went away (the shutdown time for sockets open at shutdown). */
-  disconnectedAt: number;
-}
 
 type Entry = { -readonly [K in keyof SessionRecord]: SessionRecord[K] };
 

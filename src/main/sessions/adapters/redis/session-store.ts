@@ -28,7 +28,7 @@
 // nothing).
 //
 // Tombstones: a key taken over or ended keeps a marker text for `heldTtlMs` (see TAKEN_OVER).
-// The scripts: lua/sessions.ts (registered in lua-scripts.ts).
+// The scripts: redis/lua/sessions.ts (registered in lua-scripts.ts).
 import type { Logger } from '../../../base/log.js';
 import { MAX_SESSION_ID_LENGTH } from '../../../base/limits.js';
 import type { NewSession, SessionEnd, SessionRecord, SessionStore, TakenOver } from '../../session-store.js';

@@ -1,6 +1,6 @@
 // StandbyStore on Redis (standby/standby-store.ts): one hash per match, `standby:<code>`, with
 // `armedUntil`, `digest` (sha-256 of the standby secret, never the secret) and `primary`. The
-// admission is one script (lua/standby.ts): of two logons in an open window exactly one is admitted.
+// admission is one script (redis/lua/standby.ts): of two logons in an open window exactly one is admitted.
 // The hash expires a day after its last change, so a match released without a `delete` (a lost
 // node) leaves nothing behind for long.
 import type { Seat, StandbyRecord, StandbyStore } from '../../standby-store.js';

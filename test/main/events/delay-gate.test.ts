@@ -1,4 +1,4 @@
-// The output delay's gate (src/main/output-delay/delay-gate.ts) between the journal and a real batch
+// The output delay's gate (src/main/events/delay-gate.ts) between the journal and a real batch
 // webhook endpoint (a real local receiver): an event not yet due never rides along in a batch with
 // an earlier one that is, and a change of the delay hands on what is due under it. The second
 // event's store time is moved a minute later (as if it had come then), so that the case is

@@ -6,7 +6,7 @@
 // of them), never one per event; a match without a delay hands each event on as it becomes durable,
 // with no timer. A change of the delay hands on at once what is due under the new one (0: all).
 
-import type { StoredEvent } from '../events/types.js';
+import type { StoredEvent } from './types.js';
 
 /** What the gate reads and moves of a match's log (journal.ts, MatchLog). */
 export interface GatedMatch {

@@ -4,8 +4,8 @@
 //   GET /schema/match_data.json    the JSON Schema the frame serializer is built from
 // No key: a group code is an identifier only (docs/interface.md 5), as on the broadcast port.
 import { matchDataJson } from '../../protocol/wire.js';
-import type { Frame, FrameBus } from '../frames/frame-bus.js';
-import type { MatchDirectory } from '../matches/match-directory.js';
+import type { Frame, FrameBus } from '../frames/index.js';
+import type { MatchDirectory } from './match-directory.js';
 import { publishedMatchDataSchema } from '../../schemas/match-data.js';
 import type { Router } from '../http/router.js';
 
@@ -13,7 +13,7 @@ const SCHEMA_TEXT = JSON.stringify(publishedMatchDataSchema, null, 2) + '\n';
 
 /** Scale-out: how long a node waits for the owner's keyframe of a match it does not follow yet. */
 const REMOTE_FRAME_WAIT_MS = 2000;
-/** How long the text of a local frame may take to come from its shard (frames/frame-texts.ts). */
+/** How long the text of a local frame may take to come from its shard (matches/frame-texts.ts). */
 const TEXT_WAIT_MS = 2000;
 
 /**

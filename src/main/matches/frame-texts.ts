@@ -12,9 +12,9 @@
 // before it exists.
 import { FRAME_TEXT_HOLD_FRAMES } from '../../protocol/limits.js';
 import type { MainEventBus } from '../base/events.js';
-import type { Frame, FrameTextSource } from './frame-bus.js';
+import type { Frame, FrameTextSource } from '../frames/index.js';
 import type { ShardPool } from '../shards/pool.js';
-import type { LocalRoutes } from '../matches/local-routes.js';
+import type { LocalRoutes } from './local-routes.js';
 
 /** A hold is renewed when a text is used within this many frames of its end. */
 const RENEW_MARGIN_FRAMES = FRAME_TEXT_HOLD_FRAMES / 2;

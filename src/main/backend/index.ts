@@ -1,0 +1,8 @@
+// @generated-face backend
+export { createOutbound, pathSegment, type JsonResponse, type Outbound, type OutboundReport } from './http.js';
+export { createKeyValidator, type KeyValidator } from './key-validation.js';
+export { KeysFile } from './keys-file.js';
+export { registerOAuth } from './rest-oauth.js';
+export { registerOrg } from './rest-org.js';
+export { registerSupport } from './rest-support.js';
+export { createSupportPackages, type SupportPackages } from './store.js';

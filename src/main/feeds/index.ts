@@ -1,0 +1,3 @@
+// @generated-face feeds
+export { feedFrames, registerFeeds } from './rest.js';
+export { ShardFeedTables } from './shard-tables.js';

@@ -1,0 +1,17 @@
+// @generated-face matches
+export { Cluster } from './cluster.js';
+export { FrameTexts } from './frame-texts.js';
+export { MatchLifecycle } from './lifecycle.js';
+export { LocalRoutes } from './local-routes.js';
+export { type MatchDirectory, type MatchRecord } from './match-directory.js';
+export { MatchInputs } from './match-inputs.js';
+export { type OutputLeases } from './match-ownership.js';
+export { MatchSync } from './match-sync.js';
+export { type ObserverClock } from './observer-clock.js';
+export { OwnerDelivery } from './owner-delivery.js';
+export { isRehearsal } from './rehearsal-marker.js';
+export { readLatestFrameText, registerMatchData } from './rest.js';
+export { MatchRouting } from './routing.js';
+export { ShardOutput, type PublishCounters } from './shard-output.js';
+export { ShardRecovery } from './shard-recovery.js';
+export { type SnapshotStore } from './snapshot-store.js';

@@ -1,0 +1,6 @@
+// @generated-face schedule
+export { type FixtureStore } from './fixture-store.js';
+export { type FixtureKeeper } from './keeper.js';
+export { openSchedule } from './open.js';
+export { FIXTURES_PANEL_HTML } from './panel.js';
+export { registerFixtures, type FixtureRouteDeps } from './rest.js';

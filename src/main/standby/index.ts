@@ -1,0 +1,7 @@
+// @generated-face standby
+export { type StandbyAdmission } from './admission.js';
+export { registerStandbyMetrics } from './metrics.js';
+export { type FailoverCause, type StandbyRelay } from './relay.js';
+export { registerStandby, type StandbyRouteDeps } from './rest.js';
+export { type StandbyStore } from './standby-store.js';
+export { createStandby } from './standby.js';
