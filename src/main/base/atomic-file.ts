@@ -1,7 +1,9 @@
-// One file written atomically and owner-only: the text goes to a temporary file beside it (mode
-// 0600, created afresh), which then replaces the file (rename): a reader or a crash sees the old
-// content or the new, never a part. Synchronous: the operator's change is on disk before they are
-// answered. The directory is created owner-only when missing.
+// The one atomic file writer of the main thread: a file written atomically and owner-only. The text
+// goes to a temporary file beside it (mode 0600, created afresh), which then replaces the file
+// (rename): a reader or a crash sees the old content or the new, never a part. The directory is
+// created owner-only when missing. Synchronous where the operator's change must be on disk before
+// they are answered (DATA_DIR's files, the event journal's records); asynchronous for STATE_DIR's
+// files written while the matches run (state-dir/files.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -12,6 +14,15 @@ export function writeFileAtomicSync(file: string, text: string): void {
   fs.rmSync(tmp, { force: true });
   fs.writeFileSync(tmp, text, { mode: 0o600 });
   fs.renameSync(tmp, file);
+}
+
+/** writeFileAtomicSync off the event loop: resolves once the file has replaced the old one. */
+export async function writeFileAtomic(file: string, text: string): Promise<void> {
+  const tmp = `${file}.${process.pid}.tmp`;
+  await fs.promises.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  await fs.promises.rm(tmp, { force: true });
+  await fs.promises.writeFile(tmp, text, { mode: 0o600 });
+  await fs.promises.rename(tmp, file);
 }
 
 /**

@@ -8,6 +8,7 @@
 // the port's checked one.
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeFileAtomicSync } from '../base/atomic-file.js';
 import { sha256Hex } from '../base/hashing.js';
 import type { Logger } from '../base/log.js';
 import type { EventOutbox, OutboxEvent } from './event-outbox.js';
@@ -135,8 +136,7 @@ export class JournalFiles implements EventOutbox {
 
   writeRecord(matchKey: string, record: unknown): void {
     const file = this.recordFile(matchKey);
-    fs.writeFileSync(file + '.tmp', JSON.stringify(record), { mode: 0o600 });
-    fs.renameSync(file + '.tmp', file);
+    writeFileAtomicSync(file, JSON.stringify(record));
   }
 
   /** One match's record from its file (undefined when there is none or it cannot be read). */
@@ -195,8 +195,7 @@ export class JournalFiles implements EventOutbox {
     for (const [name, content] of this.pendingWrites) {
       const file = path.join(this.dir, name);
       try {
-        fs.writeFileSync(file + '.tmp', JSON.stringify(content), { mode: 0o600 });
-        fs.renameSync(file + '.tmp', file);
+        writeFileAtomicSync(file, JSON.stringify(content));
       } catch (err) {
         this.log.error({ file: name, error: (err as Error).message }, 'event journal: not written');
       }

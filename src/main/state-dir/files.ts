@@ -13,7 +13,7 @@
 // with a stamp; the loader takes those newer than the table's). docs/reliability.md, "Losses found".
 import fs from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomicSync } from '../base/atomic-file.js';
+import { writeFileAtomic, writeFileAtomicSync } from '../base/atomic-file.js';
 import { sha256Hex } from '../base/hashing.js';
 import type { Logger } from '../base/log.js';
 
@@ -224,9 +224,7 @@ export class StateFiles {
         if (content === null) {
           await fs.promises.rm(file, { force: true });
         } else {
-          const tmp = `${file}.${process.pid}.tmp`;
-          await fs.promises.writeFile(tmp, content, { mode: 0o600 });
-          await fs.promises.rename(tmp, file);
+          await writeFileAtomic(file, content);
         }
         for (const done of landed) done(true);
       } catch (err) {
