@@ -1,7 +1,7 @@
 // bench:broadcast — M matches, each with one observer streaming the recorded match's messages at
-// a fixed rate (the recording's mix and bursts, its gaps scaled) and F overlay frontends.
+// a fixed rate (the recording's mix and bursts, its gaps scaled) and F overlays.
 //
-//   npm run bench:broadcast -- [--matches 50] [--frontends 2] [--rate 20] [--duration 20]
+//   npm run bench:broadcast -- [--matches 50] [--overlays 2] [--rate 20] [--duration 20]
 //                              [--warmup 5] [--shards N] [--compression on|off] [--sample 50]
 //                              [--pattern uniform|recorded] [--ramp [--steps 50,100,...]]
 //                              [--idle [--idle-window 10] [--idle-until 45]] [--name NAME]
@@ -15,7 +15,7 @@
 //
 // Per step it prints obs messages/s sent, match_data frames/s received against the frames due,
 // the delivery ratio, latency from an obs_data send to the first frame reflecting it (a probe
-// value in a scoreboard row's money, read by a sample of frontends), bytes on the wire per frame
+// value in a scoreboard row's money, read by a sample of overlays), bytes on the wire per frame
 // (after the handshake, permessage-deflate negotiated as a browser does), server CPU (all threads,
 // /proc) per delivered frame, RSS, and the main thread's event-loop delay.
 // --ramp raises M until delivery < 0.95 or p99 > 250 ms and reports the largest M that held.
@@ -25,7 +25,7 @@
 // the matches idled --idle-until seconds (kbPerMatchIdle: V8 gives the new space the lobby burst
 // grew and the burst's garbage back ~20 s after it, docs/perf/memory.md). BENCH_ENTRY=<path to dist/main/index.js> runs another tree's build (A/B).
 // --pin S:G pins the service (every thread) to core S and this generator to core G (taskset): the
-// service's CPU share of its core at a fixed load, without the two competing for cores. Frontends
+// service's CPU share of its core at a fixed load, without the two competing for cores. Overlays
 // other than the latency sample only count their frames (lib/frame-counter.ts: deflate negotiated,
 // nothing inflated) unless --counters off. The CPU is also split by thread and user/kernel
 // (lib/threads.ts): µs per observer message on the main thread, the shard threads, V8/libuv helpers.
@@ -39,7 +39,7 @@
 // carry a tag of the run, since a running server keeps a match's code for 30 minutes; restart the
 // target between runs for figures that start from an empty server. --idle against a target settles
 // for a fixed max(5 s, 5 ms per match) instead of reading the applied-messages counter. A target's
-// frontends default to full clients (--counters off): the reference deflates its handshake too.
+// overlays default to full clients (--counters off): the reference deflates its handshake too.
 // --timeline FILE (one step): the generator's side of a burst timeline per 100 ms (lib/timeline.ts;
 // the service's side: lib/burst-probe.mjs; joined by bench/burst-report.ts).
 import fs from 'node:fs';
@@ -60,7 +60,7 @@ import { recordedMatch } from '#built/tools/recorded-match.js';
 import { flag, opt } from './lib/args.js';
 
 // ---------------------------------------------------------------- options
-const F = Number(opt('frontends', '2'));
+const F = Number(opt('overlays', '2'));
 const RATE = Number(opt('rate', '20'));
 const DURATION = Number(opt('duration', '20')) * 1000;
 const WARMUP = Number(opt('warmup', '5')) * 1000;
@@ -82,7 +82,7 @@ const TARGET_PORTS = opt('target-ports', '5100,5101,5200');
 const TARGET_PID = opt('target-pid', '') ? Number(opt('target-pid', '')) : null;
 // A running server keeps a match's group code after its observer left: a tag per run keeps codes new.
 // The reference compresses every message, the handshake's too, with a shared deflate window: a
-// counter that inflates nothing cannot log on there, so a target's frontends are full clients.
+// counter that inflates nothing cannot log on there, so a target's overlays are full clients.
 const COUNTERS = opt('counters', TARGET ? 'off' : 'on') !== 'off';
 const TIMELINE = opt('timeline', '');
 const RUN_TAG = TARGET ? (Date.now() % 1296).toString(36).toUpperCase().padStart(2, '0') : '';
@@ -98,7 +98,7 @@ const recordedRate = game.length / (gameSpanMs / 1000);
 interface MatchLoad {
   code: string;
   observer: EioClient;
-  frontends: (EioClient | FrameCounter)[];
+  overlays: (EioClient | FrameCounter)[];
   next: number; // index into game
   origin: number; // wall time that game[0] maps to in this loop
   loopStart: number; // recorded time of game[next] loop start
@@ -163,7 +163,7 @@ async function runStep(M: number): Promise<StepResult> {
   let pollers: ReturnType<typeof startFeedPollers> | undefined;
   const timeline = TIMELINE ? new GeneratorTimeline(TIMELINE) : null;
   try {
-    // Connect observers (and lobby data), then frontends, in batches to avoid a connect storm.
+    // Connect observers (and lobby data), then overlays, in batches to avoid a connect storm.
     const BATCH = 50;
     for (let base = 0; base < M; base += BATCH) {
       await Promise.all(Array.from({ length: Math.min(BATCH, M - base) }, async (_, k) => {
@@ -171,7 +171,7 @@ async function runStep(M: number): Promise<StepResult> {
         const code = 'B' + RUN_TAG + idx.toString(36).toUpperCase().padStart(5 - RUN_TAG.length, '0');
         const observer = await connectObserver(ingest, code);
         for (const r of lobby) observer.emit('obs_data', JSON.stringify({ ...r, groupCode: code }));
-        const m: MatchLoad = { code, observer, frontends: [], next: 0, origin: 0, loopStart: Number(game[0].timestamp), probe: PROBE_BASE, sentAt: new Map(), sent: 0, due: 0, lastFrameAt: -Infinity, pending: false };
+        const m: MatchLoad = { code, observer, overlays: [], next: 0, origin: 0, loopStart: Number(game[0].timestamp), probe: PROBE_BASE, sentAt: new Map(), sent: 0, due: 0, lastFrameAt: -Infinity, pending: false };
         matches.push(m);
       }));
       process.stderr.write(`\r  M=${M}: ${Math.min(base + BATCH, M)} observers`);
@@ -221,7 +221,7 @@ async function runStep(M: number): Promise<StepResult> {
         const sample = f === 0 && sampled < SAMPLE;
         if (sample) sampled++;
         if (!sample && COUNTERS) {
-          m.frontends.push(new FrameCounter({ url: broadcast, groupCode: m.code, onFrame: (bytes) => { if (measuring) { framesReceived++; framesBytes += bytes; timeline?.frame(Date.now()); } } }));
+          m.overlays.push(new FrameCounter({ url: broadcast, groupCode: m.code, onFrame: (bytes) => { if (measuring) { framesReceived++; framesBytes += bytes; timeline?.frame(Date.now()); } } }));
           continue;
         }
         const c = new EioClient({
@@ -239,7 +239,7 @@ async function runStep(M: number): Promise<StepResult> {
             consumeProbes(text, m.sentAt, measuring, latencies, timeline ? (s, r) => timeline.probe(s, r) : undefined);
           },
         });
-        m.frontends.push(c);
+        m.overlays.push(c);
       }
     }
     await sleep(1000 + M * 2);
@@ -247,7 +247,7 @@ async function runStep(M: number): Promise<StepResult> {
       if (!svc.urls.rest) throw new Error('--feeds needs the REST port (--target-ports ingest,rest,broadcast)');
       pollers = startFeedPollers(svc.urls.rest, matches.slice(0, FEED_MATCHES > 0 ? FEED_MATCHES : matches.length).map((m) => m.code));
     }
-    process.stderr.write(`\r  M=${M}: ${matches.length} observers, ${matches.length * F} frontends; warming up ${Math.max(WARMUP, M * 20) / 1000}s`);
+    process.stderr.write(`\r  M=${M}: ${matches.length} observers, ${matches.length * F} overlays; warming up ${Math.max(WARMUP, M * 20) / 1000}s`);
 
     // Feed: every 10 ms, each match sends the records that are due (recorded gaps / speed).
     const speed = RATE / recordedRate;
@@ -272,11 +272,11 @@ async function runStep(M: number): Promise<StepResult> {
       }
     }, 10);
 
-    // Connecting hundreds of frontends ends in a burst of keyframes and lobby frames: let the
+    // Connecting hundreds of overlays ends in a burst of keyframes and lobby frames: let the
     // warm-up grow with M so that the measurement starts in the steady state.
     await sleep(Math.max(WARMUP, M * 20));
     // Measure.
-    const bytesStart = matches.map((m) => m.frontends.map((f) => f.bytesSinceOpen()));
+    const bytesStart = matches.map((m) => m.overlays.map((f) => f.bytesSinceOpen()));
     const hostStart = await stats(); // resets the event-loop histogram
     const genLoop = monitorEventLoopDelay({ resolution: 10 });
     genLoop.enable();
@@ -305,7 +305,7 @@ async function runStep(M: number): Promise<StepResult> {
     clearInterval(feed);
     const seconds = (t1 - t0) / 1000;
     let wireBytes = 0;
-    matches.forEach((m, i) => m.frontends.forEach((f, j) => { wireBytes += f.bytesSinceOpen() - bytesStart[i][j]; }));
+    matches.forEach((m, i) => m.overlays.forEach((f, j) => { wireBytes += f.bytesSinceOpen() - bytesStart[i][j]; }));
     const due = matches.reduce((a, m) => a + m.due + (m.pending ? 1 : 0), 0) * F;
     latencies.sort((a, b) => a - b);
     const cpuSeconds = cpu1 - cpu0;
@@ -337,7 +337,7 @@ async function runStep(M: number): Promise<StepResult> {
     };
   } finally {
     pollers?.stop();
-    for (const m of matches) { m.observer.close(); for (const f of m.frontends) f.close(); }
+    for (const m of matches) { m.observer.close(); for (const f of m.overlays) f.close(); }
     await svc.stop();
   }
 }

@@ -7,7 +7,7 @@
 //   publish   A.publish(frame): the Redis message built and handed to ioredis (socket write included)
 //   receive   B's handling of one frames-channel message: decode, rebuild the frame from the delta,
 //             the Frame record, delivery to a listener that takes the delta only, as a WebSocket
-//             frontend with its window does (ioredis's parsing of the reply not included: see `e2e`);
+//             overlay with its window does (ioredis's parsing of the reply not included: see `e2e`);
 //             each rebuilt frame is checked byte for byte against the recording outside the timing
 //   receive, hot   the same handler over the same messages in a loop (caches warm, no I/O between)
 //   e2e       the whole process per frame, paced one frame at a time: both nodes, both Redis

@@ -1,7 +1,7 @@
 // bench:cluster — the scale-out on Redis with real processes: what a frame costs when it crosses
 // nodes, what Redis costs, how long a takeover takes after `kill -9`, and what N nodes would hold.
 //
-//   npm run bench:cluster -- [--matches 50] [--frontends 2] [--rate 20] [--duration 15] [--warmup 5]
+//   npm run bench:cluster -- [--matches 50] [--overlays 2] [--rate 20] [--duration 15] [--warmup 5]
 //                            [--nodes 1,2,3] [--owner-probes 10] [--sample 50]
 //                            [--takeover] [--no-takeover] [--ttls 10000,2000] [--name NAME]
 //
@@ -35,7 +35,7 @@ import { EioClient, eventPayload, loggedOnObserver } from './lib/eio-client.js';
 import { PROBE_BASE, withProbe } from './lib/probes.js';
 import { jsonLine, machine, percentile, table, writeResults } from './lib/report.js';
 import { startServiceProcess } from './lib/service.js';
-import { connectObserver as ioObserver, connected, frontend, logon as ioLogon } from '../test/helpers/clients.js';
+import { connectObserver as ioObserver, connected, overlay, logon as ioLogon } from '../test/helpers/clients.js';
 import { logLines, startCluster, type Cluster } from '../test/helpers/cluster.js';
 import { FailoverProxy } from '../test/helpers/failover-proxy.js';
 import { scrapeMetrics } from '../test/helpers/metrics.js';
@@ -47,7 +47,7 @@ import { flag, opt } from './lib/args.js';
 
 // ---------------------------------------------------------------- options
 const M = Number(opt('matches', '50'));
-const F = Number(opt('frontends', '2'));
+const F = Number(opt('overlays', '2'));
 const RATE = Number(opt('rate', '20'));
 const DURATION = Number(opt('duration', '15')) * 1000;
 const WARMUP = Number(opt('warmup', '5')) * 1000;
@@ -315,7 +315,7 @@ async function steadyRun(n: number, f: number): Promise<Row> {
 async function referenceRun(code: string): Promise<{ final: string; applied: number }> {
   const svc = await startServiceProcess({ AUTH_KEY: KEY, TRUST_REPLAY_TIMESTAMPS: 'true', INGEST_RATE_PER_SOCKET: '1000000', INGEST_BURST_PER_SOCKET: '1000000', LOG_LEVEL: 'warn' });
   try {
-    const fe = await frontend(`http://127.0.0.1:${svc.ports.broadcast}`, code);
+    const fe = await overlay(`http://127.0.0.1:${svc.ports.broadcast}`, code);
     const s = ioObserver(`http://127.0.0.1:${svc.ports.ingest}`);
     const ack = await ioLogon(s, 'obs_logon', replayLogon(replay, { key: KEY, groupCode: code }));
     if (!ack.ack.value) throw new Error(`reference logon refused: ${ack.ack.reason}`);
@@ -361,7 +361,7 @@ async function takeoverRun(ttl: number): Promise<Row> {
   const url = await proxy.start();
   let s: Socket | null = null;
   try {
-    const onB = await frontend(b.urls.broadcast, code);
+    const onB = await overlay(b.urls.broadcast, code);
     const arrivals: number[] = [];
     onB.socket.on('match_data', () => arrivals.push(Date.now()));
     s = ioObserver(url);

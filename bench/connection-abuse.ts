@@ -10,7 +10,7 @@
 // the Socket.IO CONNECT. While they are open it times a real observer's logon, a real overlay's
 // logon and GET /status. Prints one JSON line per port and kind, a table, and writes
 // bench/results/connection-abuse.json.
-import { closeAll, frontend, observer } from '../test/helpers/clients.js';
+import { closeAll, overlay, observer } from '../test/helpers/clients.js';
 import { destroyAll, openRaw, silentWebSockets, type RawConnection, type RawKind } from '../test/helpers/raw-connections.js';
 import { spawnService } from '../test/helpers/service-process.js';
 import { opt } from './lib/args.js';
@@ -34,7 +34,7 @@ let t = Date.now();
 const obs = await observer(svc.urls.ingest, { obsName: 'o', key: 'k', groupCode: 'BENCH1' });
 const observerLogonMs = Date.now() - t;
 t = Date.now();
-await frontend(svc.urls.broadcast, 'BENCH1');
+await overlay(svc.urls.broadcast, 'BENCH1');
 const overlayLogonMs = Date.now() - t;
 t = Date.now();
 const status = (await fetch(`${svc.urls.rest}/status`)).status;

@@ -1,11 +1,11 @@
-// bench/fanout-writes.ts — the cost of one delivery of a shared frame to a WebSocket frontend, the
+// bench/fanout-writes.ts — the cost of one delivery of a shared frame to a WebSocket overlay, the
 // way broadcast/server.ts writes it: before (a header Buffer per delivery, ws's Sender.sendFrame with
 // [header, payload]: cork, two writes, uncork → one writev) and after (the whole message built once
 // per frame, broadcast/ws-frame.ts, one write of the same Buffer to every socket).
 //
 //   npx tsx bench/fanout-writes.ts [--sockets 100] [--rounds 2000] [--bytes 230]
 //
-// The frontends are ws clients in a child process that read and discard. Reports CPU µs per
+// The overlays are ws clients in a child process that read and discard. Reports CPU µs per
 // delivery of the sending loop (this process) for each variant, alternated; run it under
 // `strace -f -c -e trace=write,writev` to count the syscalls per delivery.
 import { fork } from 'node:child_process';

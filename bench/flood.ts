@@ -4,8 +4,8 @@
 //
 // Starts the built service (dist/) in its own process four times and runs the same load each time:
 // M matches, each with one observer sending the recorded match's game messages in order at `rate`
-// msg/s and one overlay frontend; latency is measured from an obs_data send to the first frame
-// showing it (a probe value in a scoreboard row's money), on every frontend. Phases:
+// msg/s and one overlay; latency is measured from an obs_data send to the first frame
+// showing it (a probe value in a scoreboard row's money), on every overlay. Phases:
 //   baseline   no flooder;
 //   flood      plus one authenticated observer sending `flood` msg/s of valid scoreboard rows to its
 //              own match, with the default per-socket budget (200 msg/s, burst 100);

@@ -1,4 +1,4 @@
-// bench:ingest — the cost of one observer message, without frontends: M matches, each with one
+// bench:ingest — the cost of one observer message, without overlays: M matches, each with one
 // observer (raw Engine.IO, bench/lib/eio-client.ts) sending the recorded match's game messages in
 // order at a fixed rate, as the Spectra observer does (`42["obs_data","<JSON text>"]`, or with
 // `--payload object` the payload as an object). No overlay is connected; the shards still make

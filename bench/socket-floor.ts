@@ -1,8 +1,8 @@
 // bench/socket-floor.ts — the floor under the service's CPU per message: the same sockets and the
 // same traffic with none of the service's work. A relay on uWebSockets.js (the service's own
 // binding) takes M observer WebSockets that send the recorded match's messages at `--rate` each,
-// and F frontend WebSockets per match; every message is answered by one ~230-byte message to each
-// of its match's F frontends (what a delta frame is on the wire). No Socket.IO, no parsing, no
+// and F overlay WebSockets per match; every message is answered by one ~230-byte message to each
+// of its match's F overlays (what a delta frame is on the wire). No Socket.IO, no parsing, no
 // shard, no compression: what is left is the kernel's loopback TCP, epoll, libuv and V8's calls.
 //
 //   npx tsx bench/socket-floor.ts --matches 50 --rate 3 --duration 20 --pin 0:1
@@ -19,7 +19,7 @@ import { jsonLine, machine, table, writeResults } from './lib/report.js';
 import { cpuBetween, forkPinnedServer, threadCpu } from './lib/threads.js';
 
 const M = Number(opt('matches', '50'));
-const F = Number(opt('frontends', '2'));
+const F = Number(opt('overlays', '2'));
 const RATE = Number(opt('rate', '3'));
 const DURATION = Number(opt('duration', '20'));
 const WARMUP = Number(opt('warmup', '5'));
@@ -27,9 +27,9 @@ const [SERVICE_CORE, GENERATOR_CORE] = opt('pin', '0:1').split(':');
 const FRAME_BYTES = Number(opt('frame-bytes', '230'));
 
 if (process.argv[2] === 'relay') {
-  // The relay: observer i's message goes to the F frontends of match i.
+  // The relay: observer i's message goes to the F overlays of match i.
   const frame = Buffer.alloc(FRAME_BYTES, 0x61);
-  const frontends = new Map<string, import('uWebSockets.js').WebSocket<{ match: string }>[]>();
+  const overlays = new Map<string, import('uWebSockets.js').WebSocket<{ match: string }>[]>();
   const app = createApp(null);
   app.ws<{ match: string }>('/*', {
     maxPayloadLength: 1 << 20,
@@ -39,13 +39,13 @@ if (process.argv[2] === 'relay') {
     open: (ws) => {
       if (ws.getUserData().match.startsWith('f')) {
         const code = ws.getUserData().match.slice(1);
-        const list = frontends.get(code) ?? [];
+        const list = overlays.get(code) ?? [];
         list.push(ws);
-        frontends.set(code, list);
+        overlays.set(code, list);
       }
     },
     message: (ws) => {
-      const list = frontends.get(ws.getUserData().match.slice(1));
+      const list = overlays.get(ws.getUserData().match.slice(1));
       if (list) for (const f of list) f.send(frame, false);
     },
   });
@@ -61,11 +61,11 @@ if (process.argv[2] === 'relay') {
     ws.once('open', () => resolve(ws));
     ws.once('error', reject);
   });
-  const frontends: WebSocket[] = [];
+  const overlays: WebSocket[] = [];
   for (let m = 0; m < M; m++) for (let f = 0; f < F; f++) {
     const ws = await open(`f${m}`);
     ws.on('message', () => { delivered++; });
-    frontends.push(ws);
+    overlays.push(ws);
   }
   const observers: WebSocket[] = [];
   for (let m = 0; m < M; m++) observers.push(await open(`o${m}`));
@@ -97,7 +97,7 @@ if (process.argv[2] === 'relay') {
   process.stdout.write('\n' + table([result], ['M', 'messagesPerSec', 'delivery', 'cpuPct', 'cpuMicrosPerMessage', 'userPerMsg', 'kernelPerMsg', 'cpuMicrosPerFrame']) + '\n');
   writeResults('socket-floor', { bench: 'socket-floor', machine: machine(), options: { M, F, RATE, DURATION, FRAME_BYTES, pin: `${SERVICE_CORE}:${GENERATOR_CORE}` }, result });
   for (const t of timers) clearInterval(t);
-  for (const ws of [...observers, ...frontends]) ws.terminate();
+  for (const ws of [...observers, ...overlays]) ws.terminate();
   relay.kill();
   process.exit(0);
 }

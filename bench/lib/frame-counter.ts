@@ -1,4 +1,4 @@
-// A frontend that only counts its frames: Engine.IO v4 / Socket.IO v5 over a raw WebSocket on a TCP
+// An overlay that only counts its frames: Engine.IO v4 / Socket.IO v5 over a raw WebSocket on a TCP
 // socket, permessage-deflate negotiated as a browser does (so the service sends it deltas), but
 // nothing inflated: every compressed message after the logon is a match_data frame (the broadcast
 // listener compresses nothing else), counted with its bytes on the wire. A generator that inflates

@@ -1,5 +1,5 @@
 // Latency probes: observers put a unique value in a scoreboard row's money and remember when they
-// sent it; a frontend that parses a frame takes the first frame showing each value.
+// sent it; an overlay that parses a frame takes the first frame showing each value.
 import { eventPayload } from './eio-client.js';
 
 /** Probe values stay within the service's bound for counts (0..1e6), far above real money (≤ 9,000). */

@@ -273,7 +273,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       // 2. Ingestion sockets close: clients reconnect (to the restarted service) and resend what they
       //    buffered meanwhile; what was received is already on its way to the shards.
       await ingest.close();
-      // 3. Every live match's latest frame to its frontends; then keep them (durable snapshots) or end them.
+      // 3. Every live match's latest frame to its overlays; then keep them (durable snapshots) or end them.
       //    With Redis, other nodes hold what they receive for these matches from now on, and adopt
       //    them as soon as this node hands them over.
       const live = [...routes.all()].length;
@@ -283,7 +283,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       await sessions.flush(Date.now());
       if (cluster) slog.info({ matches: await cluster.handOver() }, 'matches handed over to the other nodes');
       slog.info({ liveMatches: live, persisted: snapshots.durable, ms: Date.now() - started }, cluster ? 'live matches snapshotted in Redis' : snapshots.durable ? 'live matches persisted to STATE_DIR' : 'live matches completed');
-      // 4. Frontend sockets close (they reconnect and log on again), then the rest.
+      // 4. Overlay sockets close (they reconnect and log on again), then the rest.
       await closeAll();
     },
   };

@@ -44,7 +44,7 @@ export const LOOP_DELAY_RESOLUTION_MS = 10;
 export const SUMMARY_INTERVAL_MS = 500;
 
 /** After a `frame_texts` request (the main thread needed a frame text), a match's frames carry their text for
- *  this many frames (5 s at 10 frames/s): frontends that need every frame's text (long polling, no
+ *  this many frames (5 s at 10 frames/s): overlays that need every frame's text (long polling, no
  *  deflate, no context takeover) get it without a round trip per frame; the main thread renews the
  *  hold while they use it (main/matches/frame-texts.ts). */
 export const FRAME_TEXT_HOLD_FRAMES = 50;

@@ -22,7 +22,7 @@ export interface CreateMatchCmd {
   };
   /** Created again from its creation record (STATE_DIR at a restart, Redis at a takeover: main/matches/lifecycle.ts): its replay file, if any, is appended to, not replaced. */
   again?: true;
-  /** Created again by a node taking it over: its frame numbers go on after its latest frame (every frontend gets a keyframe next). */
+  /** Created again by a node taking it over: its frame numbers go on after its latest frame (every overlay gets a keyframe next). */
   frameNoBase?: number;
 }
 
@@ -94,7 +94,7 @@ export type ShardCmd =
   | { t: 'summaries'; on: boolean }
   /**
    * The main thread needs the frame texts of the match (a joiner's keyframe, a polling or
-   * no-deflate frontend, GET /match/:code, a keyframe request from another node): with `answer`, the
+   * no-deflate overlay, GET /match/:code, a keyframe request from another node): with `answer`, the
    * latest frame's text now (ShardOut.lateFrameTexts); and the text with each of its next
    * FRAME_TEXT_HOLD_FRAMES frames.
    */
@@ -120,7 +120,7 @@ export interface RestoreMatchCmd {
   snapshot: string;
   /** Kept by the main thread in memory only ('' after a restart from STATE_DIR). */
   playercamSecret: string;
-  /** The next frame is numbered above this (every frontend then gets a keyframe). */
+  /** The next frame is numbered above this (every overlay then gets a keyframe). */
   frameNoBase: number;
   /** A restarted shard's: the retained batches follow, and those up to the snapshot's own mark are in it (workers/shard/snapshots.ts). */
   replay?: boolean;

@@ -34,7 +34,7 @@ export interface AuxLogonPacket {
 
 const ajv = new Ajv({ allErrors: false, strict: true });
 
-/** Longest group code: the observer logon's limit (docs/client-contract.md 2.2); frontends and admin routes refuse longer ones too. */
+/** Longest group code: the observer logon's limit (docs/client-contract.md 2.2); overlays and admin routes refuse longer ones too. */
 export const MAX_GROUP_CODE_LENGTH = 64;
 
 /** Check 1 of docs/client-contract.md 2.3: `type`, `groupCode` and both teams present and of the right type. */

@@ -1,6 +1,6 @@
 // Real socket.io-client connections to the service under test: the observer and auxiliary clients
 // with the options the real ones pass (docs/client-contract.md 1.3) and their logon packets (docs/client-contract.md 2.2,
-// 4.2), the overlay frontend (docs/client-contract.md 5), and plain sockets for what no real client sends.
+// 4.2), the overlay (docs/client-contract.md 5), and plain sockets for what no real client sends.
 import { io, type Socket } from 'socket.io-client';
 
 const opened = new Set<Socket>();
@@ -12,7 +12,7 @@ export function connect(url: string, options: { transports?: Transports; reconne
   const socket = io(url, {
     forceNew: true, rejectUnauthorized: false, reconnection: options.reconnection ?? false,
     ...(options.transports ? { transports: options.transports } : {}),
-    // A frontend that negotiates no permessage-deflate (the client's default offers it).
+    // An overlay that negotiates no permessage-deflate (the client's default offers it).
     ...(options.perMessageDeflate === false ? { perMessageDeflate: false } : {}),
   } as never);
   opened.add(socket);
@@ -131,9 +131,9 @@ export async function refusedLogon(url: string, event: 'obs_logon' | 'aux_logon'
   return { acks, order, reason };
 }
 
-// ---- overlay frontend ------------------------------------------------------------------------
+// ---- overlay ------------------------------------------------------------------------
 
-export interface Frontend {
+export interface Overlay {
   socket: Socket;
   /** Every match_data frame received, parsed, and as received. */
   frames: Record<string, unknown>[];
@@ -142,8 +142,8 @@ export interface Frontend {
   waitFor(pred: (f: Record<string, unknown>) => boolean, ms?: number): Promise<Record<string, unknown>>;
 }
 
-/** A frontend that logs on to a group and keeps every match_data frame it receives (parsed). */
-export async function frontend(url: string, groupCode: string, transports?: Transports, options: { perMessageDeflate?: false } = {}): Promise<Frontend> {
+/** An overlay that logs on to a group and keeps every match_data frame it receives (parsed). */
+export async function overlay(url: string, groupCode: string, transports?: Transports, options: { perMessageDeflate?: false } = {}): Promise<Overlay> {
   const socket = connect(url, { transports, ...options });
   const frames: Record<string, unknown>[] = [];
   const raw: string[] = [];
@@ -172,7 +172,7 @@ export async function frontend(url: string, groupCode: string, transports?: Tran
 }
 
 /**
- * An overlay frontend like the real one across a restart or a takeover: reconnects on its own and
+ * An overlay like the real one across a restart or a takeover: reconnects on its own and
  * logs on again at every connect; every `match_data` it gets, in order (closed by closeAll).
  */
 export function reconnectingOverlay(url: string, groupCode: string): string[] {

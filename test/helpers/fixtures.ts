@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { frontend } from './clients.js';
+import { overlay } from './clients.js';
 import { replayObserver, sendRecords, type Replay } from './recorded.js';
 
 export const EXAMPLE_CSV_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../data/fixtures-example.csv');
@@ -75,7 +75,7 @@ export type SeriesFrame = {
  * once the overlay shows `expected` on its sides. Resolves with the overlay and the observer, after game_end.
  */
 export async function playWholeMap(urls: { ingest: string; broadcast: string }, key: string, code: string, map: Replay, typed: { left: string; right: string }, expected: [string, string]) {
-  const fe = await frontend(urls.broadcast, code);
+  const fe = await overlay(urls.broadcast, code);
   const { socket: observer, ack } = await replayObserver(urls.ingest, map, {
     key, groupCode: code,
     leftTeam: { name: typed.left, tricode: 'XXX', url: 'https://typed.example.org/l.png', attackStart: true },

@@ -64,7 +64,7 @@ export interface TestService {
   metric(name: string, labels?: Record<string, string>): Promise<number>;
   /**
    * The number of the live match's latest frame (GET /admin/matches, `frameNo`), -1 when there is no
-   * such live match: a frontend that watched from the start holds every frame once it holds this many.
+   * such live match: an overlay that watched from the start holds every frame once it holds this many.
    */
   frameNo(groupCode: string): Promise<number>;
   /** The log lines, parsed, that have every given field value. */

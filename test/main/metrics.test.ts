@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/main/base/config.js';
-import { frontend, observer } from '../helpers/clients.js';
+import { overlay, observer } from '../helpers/clients.js';
 import { Metrics } from '../helpers/metrics.js';
 import { playReplay, recordedMatch } from '../helpers/recorded.js';
 import { serviceForFile } from '../helpers/service.js';
@@ -38,7 +38,7 @@ describe('GET /metrics', () => {
   });
 
   it('counts a replay: matches, sockets, messages in and out by type, frames, bytes, shard cycles, event-loop delay', async () => {
-    const fe = await frontend(svc.broadcast, 'METR01', ['websocket']);
+    const fe = await overlay(svc.broadcast, 'METR01', ['websocket']);
     const run = await playReplay(replay, { url: svc.ingest, key: 'k', pace: 'instant', groupCode: 'METR01', to: 1000 });
     await fe.waitFor((f) => (f.teams as { players: unknown[] }[])[0].players.length === 5);
     // The shard's stats (once a second, with its cycles) count all 1000 messages, and every frame sent has arrived.
@@ -79,7 +79,7 @@ describe('GET /metrics', () => {
 
   it('message types named like Object.prototype members are counted like any other; /metrics keeps answering', async () => {
     const code = 'METR02';
-    const fe = await frontend(svc.broadcast, code);
+    const fe = await overlay(svc.broadcast, code);
     const { socket, ack } = await observer(svc.ingest, { key: 'k', groupCode: code });
     expect(ack.value).toBe(true);
     const before = new Metrics(await scrape());

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startBackend, type FakeBackend } from '../helpers/backends.js';
-import { closeAll, frontend } from '../helpers/clients.js';
+import { closeAll, overlay } from '../helpers/clients.js';
 import { playReplay, recordedMatch, sendRecords } from '../helpers/recorded.js';
 import { startTestService, tempDir, type TestService } from '../helpers/service.js';
 
@@ -48,8 +48,8 @@ describe('secrets', () => {
       ...replay,
       header: { ...replay.header, toolsData: { ...(replay.header.toolsData as object), playercamsInfo: { enable: true, identifier: 'CAMS01', secret: CAM_SECRET, endTime: 1 } } },
     };
-    const ws = await frontend(svc.broadcast, CODE, ['websocket']);
-    const polling = await frontend(svc.broadcast, CODE, ['polling']);
+    const ws = await overlay(svc.broadcast, CODE, ['websocket']);
+    const polling = await overlay(svc.broadcast, CODE, ['polling']);
     const run = await playReplay(withSecrets, { url: svc.ingest, key: ACCESS_KEY, pace: 'instant', groupCode: CODE, to: 1500 });
     const groupSecret = run.secret;
     expect(groupSecret).toMatch(/^[A-Z0-9]{16}$/);

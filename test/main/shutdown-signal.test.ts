@@ -1,14 +1,14 @@
 // Graceful shutdown on SIGTERM, on the built service as its own process (node dist/main/index.js).
 // Both branches: with STATE_DIR the live matches are persisted and not completed (a new process
 // resumes them); without it the registered matches are completed with the backend. Either way the
-// frontends get each match's latest frame, the observers see a transport close (so they reconnect),
+// overlays get each match's latest frame, the observers see a transport close (so they reconnect),
 // and the process exits within SHUTDOWN_TIMEOUT_MS, also when the backend hangs.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Socket } from 'socket.io-client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startBackend, type Answer, type FakeBackend, type RecordedRequest } from '../helpers/backends.js';
-import { closeAll, connect, connected, frontend, nextEvent } from '../helpers/clients.js';
+import { closeAll, connect, connected, overlay, nextEvent } from '../helpers/clients.js';
 import { scrapeMetrics } from '../helpers/metrics.js';
 import { recordedMatch, recordIndex, replayObserver, sendRecords } from '../helpers/recorded.js';
 import { spawnService as spawnEntry, tempDir, type ServiceProcess } from '../helpers/service-process.js';
@@ -38,7 +38,7 @@ async function spawnService(env: Record<string, string>): Promise<Child> {
 
 /** A live match with an overlay watching: records up to `to`, the last one a change still pending when SIGTERM comes. */
 async function liveMatch(c: Child, code: string, to: number): Promise<{ observer: Socket; frames: string[]; secret: string; sent: number }> {
-  const fe = await frontend(c.urls.broadcast, code);
+  const fe = await overlay(c.urls.broadcast, code);
   const { socket: observer, ack } = await replayObserver(c.urls.ingest, replay, { key: KEY, groupCode: code });
   sockets.push(observer);
   expect(ack.value).toBe(true);

@@ -7,7 +7,7 @@
 // citing file's folder or one of the folders above it; documents and files outside src/ cite source
 // files from src/main/, src/workers/ or src/, so those are tried too. A bare file name (pool.ts)
 // must name a file of the repository. A path right after a possessive (socket.io's lib/socket.ts,
-// the frontend's `assets/config/config.json`) names another project's file and is not checked.
+// the overlay's `assets/config/config.json`) names another project's file and is not checked.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -30,7 +30,7 @@ const NOT_HERE = new Set([
   'fixtures.json', // the schedule, written under DATA_DIR at run time (schedule/adapters/memory/fixture-store.ts)
   'output-delays.json', // the output delays, written under DATA_DIR at run time (output-delay/adapters/memory/output-delay-store.ts)
   'webhook-endpoints.json', // the webhook endpoints added through the admin API, written under DATA_DIR at run time (events/adapters/memory/webhook-endpoint-store.ts)
-  'config.json', // the overlay frontend's own configuration file (docs/client-contract.md)
+  'config.json', // the overlay's own configuration file (docs/client-contract.md)
   'players.json', // a feed's URL name (GET /feeds/:code/players.json, docs/feeds.md), not a file
 ]);
 /** Names the old documents by their old names, the ones it checks that nothing else cites. */

@@ -1,7 +1,7 @@
 // The match_data contract for overlay developers: the published JSON Schema (served and committed,
 // with generated TypeScript types that are current), every frame of the recorded match valid
-// against it and still carrying every member docs/client-contract.md 5.4 says the frontend needs, `serverTime`
-// in every frame, and GET /match/:groupCode returning exactly the frame a frontend receives.
+// against it and still carrying every member docs/client-contract.md 5.4 says the overlay needs, `serverTime`
+// in every frame, and GET /match/:groupCode returning exactly the frame an overlay receives.
 import fs from 'node:fs';
 import path from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateContract, CONTRACT_DIR, SCHEMA_FILE, TYPES_FILE } from '../../src/tools/contract.js';
 import { Match } from '../../src/workers/match/match.js';
 import { serializeMatch } from '../../src/workers/match/serialize.js';
-import { closeAll, frontend } from '../helpers/clients.js';
+import { closeAll, overlay } from '../helpers/clients.js';
 import { recordedMatch, replayObserver, sendRecords } from '../helpers/recorded.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -163,22 +163,22 @@ describe('served by the running service', () => {
     expect(await res.text()).toBe(COMMITTED_SCHEMA);
   });
 
-  it('GET /match/:groupCode: 404 unknown; the exact frame a frontend receives; every received frame valid with a numeric serverTime', async () => {
+  it('GET /match/:groupCode: 404 unknown; the exact frame an overlay receives; every received frame valid with a numeric serverTime', async () => {
     const code = 'CNTRCT';
     const unknown = await fetch(`${svc.rest}/match/${code}`);
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toEqual({ error: 'Match not found' });
 
     const validate = compile(await (await fetch(`${svc.rest}/schema/match_data.json`)).text());
-    const fe = await frontend(svc.broadcast, code);
-    const polling = await frontend(svc.broadcast, code, ['polling']);
+    const fe = await overlay(svc.broadcast, code);
+    const polling = await overlay(svc.broadcast, code, ['polling']);
     const { socket: obs, ack } = await replayObserver(svc.ingest, replay, { key: 'contract-key', groupCode: code });
     try {
       expect(ack.value).toBe(true);
       await sendRecords(obs, replay, { pace: 'instant', groupCode: code, to: 1500 });
       await fe.waitFor((f) => (f.teams as Array<{ roundsWon: number }>).map((t) => t.roundsWon).join('-') === '2-7'); // score at record 1361
       // Settled: the shard applied all 1500 records (ods_messages_applied_total, reported once a
-      // second); then the REST answer must be the last frame both frontends received (long-polling
+      // second); then the REST answer must be the last frame both overlays received (long-polling
       // too), byte for byte.
       await expect.poll(() => svc.metric('ods_messages_applied_total'), { timeout: 20_000 }).toBe(1500);
       let res: Response | undefined;
@@ -192,7 +192,7 @@ describe('served by the running service', () => {
       expect(res!.headers.get('content-type')).toBe('application/json; charset=utf-8');
       expect(res!.headers.get('cache-control')).toBe('no-store');
       expect(text).toBe(fe.raw.at(-1));
-      expect(polling.raw.at(-1)).toBe(text); // long-polling frontends get the same text
+      expect(polling.raw.at(-1)).toBe(text); // long-polling overlays get the same text
 
       for (const [i, raw] of fe.raw.entries()) {
         const frame = JSON.parse(raw) as Obj;

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readReplay } from '../../src/tools/replay-file.js';
-import { closeAll, frontend } from '../helpers/clients.js';
+import { closeAll, overlay } from '../helpers/clients.js';
 import { playReplay, recordedMatch } from '../helpers/recorded.js';
 import { startTestService, tempDir, type TestService } from '../helpers/service.js';
 
@@ -31,7 +31,7 @@ describe('replay recording', () => {
       ...original,
       header: { ...original.header, toolsData: { playercamsInfo: { enable: true, identifier: 'cam-id', secret: CAM_SECRET, endTime: 123 } } },
     };
-    const fe = await frontend(svc.broadcast, 'RECRD1');
+    const fe = await overlay(svc.broadcast, 'RECRD1');
     const run = await playReplay(withCams, { url: svc.ingest, key: KEY, pace: 'instant', groupCode: 'RECRD1' });
     const finalA = await fe.waitFor((f) => f.roundPhase === 'game_end', 30_000);
     run.socket.close();
@@ -55,7 +55,7 @@ describe('replay recording', () => {
     expect(recorded.records.map((r) => r.type)).toEqual(original.records.map((r) => r.type));
 
     // Play the recording back into a fresh match: same final state.
-    const fe2 = await frontend(svc.broadcast, 'RECRD1');
+    const fe2 = await overlay(svc.broadcast, 'RECRD1');
     const run2 = await playReplay(recorded, { url: svc.ingest, key: KEY, pace: 'instant' });
     const finalB = await fe2.waitFor((f) => f.roundPhase === 'game_end', 30_000);
     run2.socket.close();

@@ -72,7 +72,7 @@ export interface Totals {
   framesPerSecond: number;
   /** WebSocket message bytes of the frames the shards produced, per second (each frame once). */
   frameBytesPerSecond: number;
-  /** Bytes written to overlay frontends per second (after the once-per-match compression). */
+  /** Bytes written to overlays per second (after the once-per-match compression). */
   egressBytesPerSecond: number;
   dropped: { ingest: Record<string, number>; shards: Record<string, number>; broadcast: Record<string, number> };
 }
@@ -179,7 +179,7 @@ export class Dashboard {
         createdAt: m.createdAt,
         observers: observers.get(m.groupCode) ?? 0,
         auxiliaries: m.matchId ? auxiliaries.get(m.matchId) ?? 0 : 0,
-        overlays: broadcast.frontendCount(m.groupCode),
+        overlays: broadcast.overlayCount(m.groupCode),
         frameNo: frames.latest(m.groupCode)?.frameNo ?? 0,
         ...(this.deps.ownerOf ? { node: this.deps.ownerOf(m.groupCode) ?? '' } : {}),
         ...(isRehearsal(m) ? { rehearsal: true as const } : {}),
@@ -208,7 +208,7 @@ export class Dashboard {
         broadcast: broadcast.io.engine.clientsCount,
         observers,
         auxiliaries,
-        overlays: broadcast.frontendCount(),
+        overlays: broadcast.overlayCount(),
       },
       framesPerSecond: this.rates.frames,
       frameBytesPerSecond: this.rates.bytes,

@@ -100,7 +100,7 @@ export class LinkHealth {
       newestDataAt: summary?.lastEventAt ?? 0,
       primaryLastAt: this.deps.clock.last(code),
       silent: this.silent(record, summary, now),
-      overlay: { connected: this.deps.broadcast.frontendCount(code), framesPerSecond: this.framesPerSecond(code, now), slowestBufferedBytes: slow.bufferedBytes, skipping: slow.skipping },
+      overlay: { connected: this.deps.broadcast.overlayCount(code), framesPerSecond: this.framesPerSecond(code, now), slowestBufferedBytes: slow.bufferedBytes, skipping: slow.skipping },
       standby: view ? {
         armedUntil: view.armedUntil > now ? view.armedUntil : 0, primary: view.primary, failovers: view.failovers,
         lastFailover: view.lastFailover ? { at: view.lastFailover.at, cause: view.lastFailover.cause } : null,

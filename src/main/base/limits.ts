@@ -42,14 +42,14 @@ export const MAX_SESSION_ID_LENGTH = 256;
 
 // --- Broadcast (5200) ---
 
-/** A long-polling frontend with this many packets not yet fetched is skipped (it gets the latest frame once it fetched them). */
+/** A long-polling overlay with this many packets not yet fetched is skipped (it gets the latest frame once it fetched them). */
 export const MAX_POLLING_PACKETS = 4;
-/** How often frontends skipped as slow are checked for having drained. */
+/** How often overlays skipped as slow are checked for having drained. */
 export const STALE_CHECK_MS = 50;
-/** A skipped WebSocket frontend counts as drained below this share of FRONTEND_MAX_BUFFERED_BYTES (1/4: room for a few frames). */
+/** A skipped WebSocket overlay counts as drained below this share of FRONTEND_MAX_BUFFERED_BYTES (1/4: room for a few frames). */
 export const DRAINED_DIVISOR = 4;
-/** A frontend sends one `logon` per connection; one that sends this many events is closed. */
-export const MAX_FRONTEND_EVENTS = 20;
+/** An overlay sends one `logon` per connection; one that sends this many events is closed. */
+export const MAX_OVERLAY_EVENTS = 20;
 /** At close, connections whose peer does not complete the WebSocket closing handshake are cut after this (ws waits 30 s). */
 export const BROADCAST_CLOSE_GRACE_MS = 1000;
 

@@ -1,15 +1,15 @@
 // One published match_data frame (a FrameBus Frame and its delta) in the forms the broadcast
 // listener's recipients need, each made at most once: the delta message (the shard's delta), and,
 // lazily, a self-contained deflated keyframe, the uncompressed message and the match_data JSON
-// string. The listener makes one packet per frame it receives (every frontend of the match gets the
-// same one) and keeps the latest for frontends that log on mid-match. The packet is the listener's
+// string. The listener makes one packet per frame it receives (every overlay of the match gets the
+// same one) and keeps the latest for overlays that log on mid-match. The packet is the listener's
 // own: the Frame it was made from is a value and stays as published.
 //
 // The listener writes whole WebSocket messages (ws-frame.ts): each form is kept as the message's
 // bytes, header included, so every recipient of a frame gets the same Buffer.
 //
 // A frame from a local shard may come without its text (only its delta). A recipient that needs it
-// (a keyframe, a plain or polling frontend) checks `hasFrameText`, asks (`askFrameText`: the bus may
+// (a keyframe, a plain or polling overlay) checks `hasFrameText`, asks (`askFrameText`: the bus may
 // have it at once), and otherwise gets it as a FrameText message on the bus (`receiveFrameText`).
 import zlib from 'node:zlib';
 import { matchDataJson } from '../../protocol/wire.js';
@@ -80,7 +80,7 @@ export class FramePacket {
   /**
    * The deliveries of the frame's publish are done: the delta goes (a packet kept as the latest
    * would otherwise hold a delta as large as the frame: the lobby's first frames). A later delivery
-   * (a slow frontend that drained) gets the keyframe.
+   * (a slow overlay that drained) gets the keyframe.
    */
   published(): void {
     this.deltaMsg = null;

@@ -1,17 +1,17 @@
-// Broadcast listener (5200): overlay frontends log on to a group code and receive `match_data`
+// Broadcast listener (5200): overlays log on to a group code and receive `match_data`
 // snapshots (docs/client-contract.md 5.1).
 //
 // Socket.IO runs here on node:http with ws rather than on uWS: fan-out cost is dominated by
 // compression, and uWS compresses once per recipient (docs/stack-notes.md 3: ~218 µs per delivery). Here each
-// frame is compressed once per match: WebSocket frontends whose deflate window ends with the
+// frame is compressed once per match: WebSocket overlays whose deflate window ends with the
 // match's previous frame get the shard's delta bytes, others get the frame's keyframe, both
-// written as pre-compressed permessage-deflate messages (websocket.ts). Long-polling frontends
+// written as pre-compressed permessage-deflate messages (websocket.ts). Long-polling overlays
 // get the JSON string through Socket.IO. No connection state recovery: every frame is a full
-// snapshot and the frontend logs on again after a reconnect.
+// snapshot and the overlay logs on again after a reconnect.
 //
-// Frames come from the FrameBus: the listener subscribes to a group code while a frontend watches
-// it, and a frontend that logs on mid-match gets the match's latest frame from the bus. Each frame
-// becomes one FramePacket (frame-packet.ts) shared by every frontend of its group; the text of a
+// Frames come from the FrameBus: the listener subscribes to a group code while an overlay watches
+// it, and an overlay that logs on mid-match gets the match's latest frame from the bus. Each frame
+// becomes one FramePacket (frame-packet.ts) shared by every overlay of its group; the text of a
 // frame that came without it is asked for on the bus and comes back as a FrameText message (the
 // group's subscription receives both).
 import fs from 'node:fs';
@@ -21,7 +21,7 @@ import type { AddressInfo } from 'node:net';
 import { Server, type Socket } from 'socket.io';
 import type { Config } from '../base/config.js';
 import {
-  BROADCAST_CLOSE_GRACE_MS, DEFLATE_THRESHOLD_BYTES, DRAINED_DIVISOR, idleSweepMs, MAX_FRONTEND_EVENTS, MAX_GROUP_CODE_LENGTH,
+  BROADCAST_CLOSE_GRACE_MS, DEFLATE_THRESHOLD_BYTES, DRAINED_DIVISOR, idleSweepMs, MAX_OVERLAY_EVENTS, MAX_GROUP_CODE_LENGTH,
   MAX_POLLING_PACKETS, STALE_CHECK_MS,
 } from '../base/limits.js';
 import { transportOf, writeBufferLength, type EngineTransport } from '../internals/engineio.js';
@@ -43,14 +43,14 @@ export interface BroadcastDeps {
   frames: FrameBus;
 }
 
-interface Frontend {
+interface Overlay {
   socket: Socket;
   groupCode: string | null;
   ws: BroadcastWebSocket | null;
   mode: DeflateMode;
   /** Frame number that ends this peer's deflate window (-1: none). */
   lastFrameNo: number;
-  /** Connection time and events received (idle and misbehaving frontends are closed). */
+  /** Connection time and events received (idle and misbehaving overlays are closed). */
   connectedAt: number;
   events: number;
   /** The newest frame skipped while it did not read: sent once it drained, even if its match is gone by then. */
@@ -60,9 +60,9 @@ interface Frontend {
 }
 
 interface Group {
-  frontends: Set<Frontend>;
+  overlays: Set<Overlay>;
   unsubscribe: () => void;
-  /** The packet of the group's latest frame: its messages are shared by the frontends that log on later. */
+  /** The packet of the group's latest frame: its messages are shared by the overlays that log on later. */
   latest?: FramePacket;
 }
 
@@ -73,7 +73,7 @@ export interface BroadcastCounters {
   plain: number;
   polling: number;
   skipped: number;
-  /** Bytes handed to frontend sockets (compressed where compressed; before TLS and framing). */
+  /** Bytes handed to overlay sockets (compressed where compressed; before TLS and framing). */
   bytes: number;
 }
 
@@ -82,17 +82,17 @@ export class BroadcastServer {
   readonly http: http.Server;
   readonly counters: BroadcastCounters = { deliveries: 0, deltas: 0, keyframes: 0, plain: 0, polling: 0, skipped: 0, bytes: 0 };
   private readonly log: Logger;
-  /** The frontends of each group code, and the code's FrameBus subscription. */
+  /** The overlays of each group code, and the code's FrameBus subscription. */
   private readonly groups = new Map<string, Group>();
-  private readonly stale = new Set<Frontend>();
+  private readonly stale = new Set<Overlay>();
   private staleTimer: NodeJS.Timeout | null = null;
-  /** Connected frontends that have not logged on yet (closed after IDLE_SOCKET_TIMEOUT_MS). */
-  private readonly waiting = new Set<Frontend>();
+  /** Connected overlays that have not logged on yet (closed after IDLE_SOCKET_TIMEOUT_MS). */
+  private readonly waiting = new Set<Overlay>();
   /** Every TCP connection, upgraded ones included (close() cuts those that linger). */
   private readonly connections = new Set<import('node:net').Socket>();
   private readonly idleTimer: NodeJS.Timeout;
   readonly addresses: AddressLimiter;
-  /** Frontends closed by the service: idle (no logon), misbehaving (too many events) (metrics). */
+  /** Overlays closed by the service: idle (no logon), misbehaving (too many events) (metrics). */
   readonly closed = { idle: 0, misbehaving: 0 };
 
   constructor(private readonly deps: BroadcastDeps) {
@@ -125,7 +125,7 @@ export class BroadcastServer {
     this.idleTimer.unref();
   }
 
-  /** Frontends that connected and never logged on are closed after IDLE_SOCKET_TIMEOUT_MS. */
+  /** Overlays that connected and never logged on are closed after IDLE_SOCKET_TIMEOUT_MS. */
   private closeIdle(now: number): void {
     for (const f of this.waiting) {
       if (now - f.connectedAt < this.deps.config.IDLE_SOCKET_TIMEOUT_MS) continue;
@@ -135,9 +135,10 @@ export class BroadcastServer {
     }
   }
 
-  /** Open frontend sockets: logged on to a group, or not yet (metrics). */
+  /** Open overlay sockets: logged on to a group, or not yet (metrics). */
+  /** By the `kind` label of `ods_sockets` (its value `frontend` predates the name overlay, and dashboards query it). */
   socketCounts(): { frontend: number; unauthenticated: number } {
-    return { frontend: this.frontendCount(), unauthenticated: this.waiting.size };
+    return { frontend: this.overlayCount(), unauthenticated: this.waiting.size };
   }
 
   listen(host: string, port: number): Promise<number> {
@@ -151,63 +152,63 @@ export class BroadcastServer {
   }
 
   private onConnection(socket: Socket): void {
-    const frontend: Frontend = { socket, groupCode: null, ws: null, mode: 'plain', lastFrameNo: -1, connectedAt: Date.now(), events: 0 };
-    this.waiting.add(frontend);
+    const overlay: Overlay = { socket, groupCode: null, ws: null, mode: 'plain', lastFrameNo: -1, connectedAt: Date.now(), events: 0 };
+    this.waiting.add(overlay);
     socket.onAny(() => {
-      if (++frontend.events < MAX_FRONTEND_EVENTS) return;
+      if (++overlay.events < MAX_OVERLAY_EVENTS) return;
       this.closed.misbehaving++;
-      this.log.info({ socket: socket.id }, 'frontend closed: too many events');
+      this.log.info({ socket: socket.id }, 'overlay closed: too many events');
       socket.disconnect(true);
     });
     const useWebSocket = (transport: EngineTransport) => {
       if (transport.name !== 'websocket') return;
-      frontend.ws = transport.socket as BroadcastWebSocket;
-      frontend.mode = frontend.ws.deflateMode;
-      frontend.lastFrameNo = -1;
+      overlay.ws = transport.socket as BroadcastWebSocket;
+      overlay.mode = overlay.ws.deflateMode;
+      overlay.lastFrameNo = -1;
     };
     useWebSocket(transportOf(socket.conn));
     socket.conn.on('upgrade', useWebSocket);
 
     socket.on('logon', (payload: unknown) => {
-      if (frontend.groupCode !== null) return; // handled once per socket
+      if (overlay.groupCode !== null) return; // handled once per socket
       const parsed = parsePayload(payload);
       const value = parsed.ok ? parsed.value : undefined;
       const groupCode = value !== null && typeof value === 'object' ? (value as { groupCode?: unknown }).groupCode : undefined;
       if (typeof groupCode !== 'string' || groupCode.length === 0 || groupCode.length > MAX_GROUP_CODE_LENGTH) {
-        this.log.info({ socket: socket.id, error: parsed.ok ? 'no string groupCode' : parsed.error }, 'frontend logon ignored');
+        this.log.info({ socket: socket.id, error: parsed.ok ? 'no string groupCode' : parsed.error }, 'overlay logon ignored');
         return;
       }
-      frontend.groupCode = groupCode;
-      this.waiting.delete(frontend);
+      overlay.groupCode = groupCode;
+      this.waiting.delete(overlay);
       let group = this.groups.get(groupCode);
       if (!group) {
-        const g: Group = { frontends: new Set<Frontend>(), unsubscribe: () => undefined };
+        const g: Group = { overlays: new Set<Overlay>(), unsubscribe: () => undefined };
         g.unsubscribe = this.deps.frames.subscribe(groupCode, (frame, delta) => this.publish(g, frame, delta), (text) => this.onFrameText(g, text));
         this.groups.set(groupCode, (group = g));
       }
-      group.frontends.add(frontend);
+      group.overlays.add(overlay);
       socket.emit('logon_success', JSON.stringify({ groupCode, msg: `Logon succeeded for group code ${groupCode}` }));
       const latest = this.packetOf(group, this.deps.frames.latest(groupCode));
-      if (latest) this.deliver(frontend, latest);
+      if (latest) this.deliver(overlay, latest);
     });
     socket.on('disconnect', () => {
-      this.stale.delete(frontend);
-      this.waiting.delete(frontend);
-      if (frontend.groupCode === null) return;
-      const group = this.groups.get(frontend.groupCode);
-      group?.frontends.delete(frontend);
-      if (group && group.frontends.size === 0) {
+      this.stale.delete(overlay);
+      this.waiting.delete(overlay);
+      if (overlay.groupCode === null) return;
+      const group = this.groups.get(overlay.groupCode);
+      group?.overlays.delete(overlay);
+      if (group && group.overlays.size === 0) {
         group.unsubscribe();
-        this.groups.delete(frontend.groupCode);
+        this.groups.delete(overlay.groupCode);
       }
     });
   }
 
-  /** One frame to every frontend of its group (the FrameBus subscription); the compressed bytes are shared. */
+  /** One frame to every overlay of its group (the FrameBus subscription); the compressed bytes are shared. */
   private publish(group: Group, frame: Frame, delta: string | null): void {
     const packet = new FramePacket(frame, delta, this.deps.frames);
     group.latest = packet;
-    for (const frontend of group.frontends) this.deliver(frontend, packet);
+    for (const overlay of group.overlays) this.deliver(overlay, packet);
     packet.published();
   }
 
@@ -219,18 +220,18 @@ export class BroadcastServer {
     return group.latest;
   }
 
-  /** The text of a frame of the group that came without it: its packets keep it, the frontends waiting for it get the frame. */
+  /** The text of a frame of the group that came without it: its packets keep it, the overlays waiting for it get the frame. */
   private onFrameText(group: Group, text: FrameText): void {
     group.latest?.receiveFrameText(text);
-    for (const f of group.frontends) {
+    for (const f of group.overlays) {
       const packet = f.awaiting;
       if (packet && packet.receiveFrameText(text) && f.socket.connected) this.deliver(f, packet);
     }
-    // A frontend that skipped the frame gets it once drained, the match gone or not (its final frame).
+    // An overlay that skipped the frame gets it once drained, the match gone or not (its final frame).
     for (const f of this.stale) if (f.groupCode === text.groupCode) f.skippedFrame?.receiveFrameText(text);
   }
 
-  private deliver(f: Frontend, packet: FramePacket): void {
+  private deliver(f: Overlay, packet: FramePacket): void {
     const c = this.counters;
     f.awaiting = undefined;
     if (!f.ws) {
@@ -268,12 +269,12 @@ export class BroadcastServer {
   }
 
   /** The frame goes to `f` once its text comes (a FrameText message, onFrameText), unless a newer one went meanwhile. */
-  private await(f: Frontend, packet: FramePacket): void {
+  private await(f: Overlay, packet: FramePacket): void {
     f.awaiting = packet;
   }
 
-  /** A frontend that does not read: skip frames, and send the latest one once it has drained. */
-  private skip(f: Frontend, packet: FramePacket): void {
+  /** An overlay that does not read: skip frames, and send the latest one once it has drained. */
+  private skip(f: Overlay, packet: FramePacket): void {
     this.counters.skipped++;
     f.skippedFrame = packet;
     this.stale.add(f);
@@ -301,28 +302,28 @@ export class BroadcastServer {
     }
   }
 
-  /** The most bytes queued in any logged-on frontend's WebSocket now (metrics: frames are skipped past FRONTEND_MAX_BUFFERED_BYTES). */
+  /** The most bytes queued in any logged-on overlay's WebSocket now (metrics: frames are skipped past FRONTEND_MAX_BUFFERED_BYTES). */
   maxBufferedBytes(): number {
     let max = 0;
-    for (const g of this.groups.values()) for (const f of g.frontends) if (f.ws) max = Math.max(max, f.ws.bufferedAmount);
+    for (const g of this.groups.values()) for (const f of g.overlays) if (f.ws) max = Math.max(max, f.ws.bufferedAmount);
     return max;
   }
 
   /** The slowest overlay of a group (link health): the most bytes queued, and how many are skipping frames now. */
   slowestOverlay(groupCode: string): { bufferedBytes: number; skipping: number } {
     let bufferedBytes = 0, skipping = 0;
-    for (const f of this.groups.get(groupCode)?.frontends ?? []) {
+    for (const f of this.groups.get(groupCode)?.overlays ?? []) {
       if (f.ws) bufferedBytes = Math.max(bufferedBytes, f.ws.bufferedAmount);
       if (f.skippedFrame) skipping++;
     }
     return { bufferedBytes, skipping };
   }
 
-  /** Frontends currently logged on to a group. */
-  frontendCount(groupCode?: string): number {
-    if (groupCode !== undefined) return this.groups.get(groupCode)?.frontends.size ?? 0;
+  /** Overlays currently logged on to a group. */
+  overlayCount(groupCode?: string): number {
+    if (groupCode !== undefined) return this.groups.get(groupCode)?.overlays.size ?? 0;
     let n = 0;
-    for (const g of this.groups.values()) n += g.frontends.size;
+    for (const g of this.groups.values()) n += g.overlays.size;
     return n;
   }
 

@@ -3,7 +3,7 @@
 //   packet (pings, acks) through its own deflate stream, and the receiver's window would no
 //   longer end with the last match frame, which our delta frames rely on.
 // - sendMessage() writes a whole message built once per frame (ws-frame.ts), e.g. one whose payload
-//   is already permessage-deflate data (RSV1 set): the same bytes go to every frontend of a match.
+//   is already permessage-deflate data (RSV1 set): the same bytes go to every overlay of a match.
 import { WebSocket, WebSocketServer, type ServerOptions } from 'ws';
 import { sendWholeFrame } from '../internals/ws.js';
 

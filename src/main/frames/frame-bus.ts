@@ -1,8 +1,8 @@
 // FrameBus: each match's frames, from its owner (the shard output) to the broadcast listeners
-// whose frontends watch the match. The owner publishes each frame once (one per match per
+// whose overlays watch the match. The owner publishes each frame once (one per match per
 // broadcast cycle: its frame text and its delta against the match's previous frame); a listener
-// subscribes to a group code while a frontend watches it; the latest frame of each live match is
-// kept for frontends that log on mid-match (history of one: every frame is a full state).
+// subscribes to a group code while an overlay watches it; the latest frame of each live match is
+// kept for overlays that log on mid-match (history of one: every frame is a full state).
 //
 // What it carries are values: a published Frame is never changed (every field read-only), as
 // Centrifuge's hub never changes a publication after broadcast. A publication is the frame (the value
@@ -17,8 +17,8 @@
 // with the channel's latest frame and delivers it to the code's text listeners.
 //
 // Per-match channels: a subscriber gets the codes it subscribed to only (Redis: SSUBSCRIBE per
-// code, so a node gets only the matches its frontends watch). Fenced: `open` records the owner's
-// epoch and frames of a lower epoch are dropped (a stale owner's frames never reach a frontend).
+// code, so a node gets only the matches its overlays watch). Fenced: `open` records the owner's
+// epoch and frames of a lower epoch are dropped (a stale owner's frames never reach an overlay).
 //
 // `publish` is the per-frame path: synchronous, and in-process a direct call into the subscriber.
 // Adapters: frames/adapters/memory/frame-bus.ts, frames/adapters/redis/frame-bus.ts. Contract:
@@ -82,7 +82,7 @@ export interface FrameBus {
   subscribe(groupCode: string, listener: FrameListener, onText?: FrameTextListener): () => void;
   /** The latest frame of a live match, or undefined. */
   latest(groupCode: string): Frame | undefined;
-  /** The match is gone: its latest frame is dropped (subscribers stay: a frontend keeps its code). */
+  /** The match is gone: its latest frame is dropped (subscribers stay: an overlay keeps its code). */
   end(groupCode: string): void;
   /**
    * Scale-out: this process no longer owns the match (another node took it over) but it is not

@@ -4,11 +4,11 @@
 // differs, and checks on a real server that what is read here is still there. On an upgrade, re-read
 // engine.io's lib/socket.ts and engine.io's lib/transports/websocket.ts, then update WRITTEN_FOR.
 //
-// The broadcast listener (broadcast/server.ts) writes match frames itself to frontends on WebSocket
+// The broadcast listener (broadcast/server.ts) writes match frames itself to overlays on WebSocket
 // (docs/architecture.md, "Compressing each frame once"), so it needs:
 // - the ws WebSocket under engine.io's WebSocket transport (`transport.socket`, not in the typings);
 // - the length of an engine.io socket's private `writeBuffer` (packets not yet flushed: for a
-//   polling frontend, how far behind it is; frames are skipped past MAX_POLLING_PACKETS).
+//   polling overlay, how far behind it is; frames are skipped past MAX_POLLING_PACKETS).
 import type { Socket } from 'socket.io';
 
 export const WRITTEN_FOR = { package: 'engine.io', version: '6.6.12' } as const;

@@ -4,7 +4,7 @@
 // here, and this asks the match's shard (the `frame_texts` command); the shard answers in its output
 // (ShardOut.lateFrameTexts), which matches/shard-output.ts publishes on the bus as FrameText messages. The
 // shard also sends the text with the match's next FRAME_TEXT_HOLD_FRAMES frames, a hold renewed
-// while recipients keep using the texts (polling and no-deflate frontends), so those get every frame
+// while recipients keep using the texts (polling and no-deflate overlays), so those get every frame
 // without a round trip each. A shard that is gone or restarting does not answer: its next frame (a
 // keyframe after a restore) carries the text.
 //

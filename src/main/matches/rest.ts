@@ -1,5 +1,5 @@
 // For overlay developers and tools that cannot hold a socket:
-//   GET /match/:groupCode          the current match_data of a live match: the very text a frontend
+//   GET /match/:groupCode          the current match_data of a live match: the very text an overlay
 //                                  receives (the frame's JSON string), 404 when there is none
 //   GET /schema/match_data.json    the JSON Schema the frame serializer is built from
 // No key: a group code is an identifier only (docs/interface.md 5), as on the broadcast port.
@@ -17,7 +17,7 @@ const REMOTE_FRAME_WAIT_MS = 2000;
 const TEXT_WAIT_MS = 2000;
 
 /**
- * The latest frame of a live match. With REDIS_URL a node that runs the match or has a frontend for
+ * The latest frame of a live match. With REDIS_URL a node that runs the match or has an overlay for
  * it has it at hand; any other node follows the match for a moment (the FrameBus asks its owner for
  * a keyframe), so that every node answers the same.
  */

@@ -79,7 +79,7 @@ export class Metrics {
       collect() { set(this, applied, 'type'); },
     });
     new client.Counter({
-      name: 'ods_messages_sent_total', help: 'Events sent to clients, by event name (match_data: every delivery to a frontend)', labelNames: ['event'], registers: [r],
+      name: 'ods_messages_sent_total', help: 'Events sent to clients, by event name (match_data: every delivery to an overlay)', labelNames: ['event'], registers: [r],
       collect() { set(this, { ...ingest.eventsOut, match_data: broadcast.counters.deliveries }, 'event'); },
     });
     const shardDropped = shardTotals.dropped;
@@ -93,12 +93,12 @@ export class Metrics {
     });
     new client.Counter({ name: 'ods_frames_published_total', help: 'match_data frames produced by the shards (one per match per change, before fan-out)', registers: [r], collect() { this.reset(); this.inc(published.framesPublished); } });
     new client.Counter({
-      name: 'ods_frames_sent_total', help: 'match_data deliveries to frontends, by form (delta, keyframe, plain, polling)', labelNames: ['form'], registers: [r],
+      name: 'ods_frames_sent_total', help: 'match_data deliveries to overlays, by form (delta, keyframe, plain, polling)', labelNames: ['form'], registers: [r],
       collect() { const c = broadcast.counters; set(this, { delta: c.deltas, keyframe: c.keyframes, plain: c.plain, polling: c.polling }, 'form'); },
     });
-    new client.Counter({ name: 'ods_frames_skipped_total', help: 'Frames not sent to a frontend that was not reading (it gets the latest once drained)', registers: [r], collect() { this.reset(); this.inc(broadcast.counters.skipped); } });
+    new client.Counter({ name: 'ods_frames_skipped_total', help: 'Frames not sent to an overlay that was not reading (it gets the latest once drained)', registers: [r], collect() { this.reset(); this.inc(broadcast.counters.skipped); } });
     new client.Gauge({ name: 'ods_frontend_buffered_bytes_max', help: 'The most bytes queued in any overlay\'s WebSocket now (frames are skipped for an overlay past FRONTEND_MAX_BUFFERED_BYTES)', registers: [r], collect() { this.set(broadcast.maxBufferedBytes()); } });
-    new client.Counter({ name: 'ods_bytes_sent_total', help: 'match_data bytes written to frontend sockets (compressed where compressed)', registers: [r], collect() { this.reset(); this.inc(broadcast.counters.bytes); } });
+    new client.Counter({ name: 'ods_bytes_sent_total', help: 'match_data bytes written to overlay sockets (compressed where compressed)', registers: [r], collect() { this.reset(); this.inc(broadcast.counters.bytes); } });
     new client.Counter({
       name: 'ods_sockets_closed_total', help: 'Sockets closed by the service, by listener and reason', labelNames: ['listener', 'reason'], registers: [r],
       collect() {

@@ -58,7 +58,7 @@ export class FrameEncoder {
    */
   delta(slot: Slot, frame: MadeFrame): string | null {
     if (!this.settings.compression) return null;
-    // One delta per frame, for every frontend whose deflate window ends with the previous frame.
+    // One delta per frame, for every overlay whose deflate window ends with the previous frame.
     const layout = frame.layout ?? wholeLayout(frame.frameText!);
     const base = slot.layout;
     const delta = base.prev ? layoutDelta(base.prev, layout) : null;

@@ -149,7 +149,7 @@ export class Shard implements BatchContext, CycleContext {
   /**
    * A match that ends without game_end (operator force-end, inactivity, shutdown without
    * STATE_DIR): a last frame even when nothing changed, with isRunning false (Match.stopRunning)
-   * so that frontends and tools can tell it is over, then the removal path (backend completion when
+   * so that overlays and tools can tell it is over, then the removal path (backend completion when
    * registered). docs/match-rules.md 14.1 removes an inactive match without a frame; this one is added.
    */
   endMatch(slot: Slot, now: number, reason: 'inactive' | 'admin' | 'shutdown'): void {
@@ -184,7 +184,7 @@ export class Shard implements BatchContext, CycleContext {
   }
 
   remove(slot: Slot, reason: RemovalReason): void {
-    // The final frame stays on the main thread after the match is gone here (frontends that skipped it).
+    // The final frame stays on the main thread after the match is gone here (overlays that skipped it).
     if (!slot.sent.frameTextSent) this.sendLastFrameText(slot);
     this.slots.delete(slot.groupCode);
     this.scheduler.forget(slot);

@@ -8,7 +8,7 @@ import { io, type Socket } from 'socket.io-client';
 import { shardIndexOf } from '../../../src/main/shards/hash.js';
 import type { DashboardSnapshot } from '../../helpers/admin.js';
 import { startBackend, type FakeBackend } from '../../helpers/backends.js';
-import { closeAll, connected, frontend, serverDisconnect } from '../../helpers/clients.js';
+import { closeAll, connected, overlay, serverDisconnect } from '../../helpers/clients.js';
 import { recordedMatch, replayMatchId, replayObserver, sendRecords } from '../../helpers/recorded.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { sseEvents } from '../../helpers/sse.js';
@@ -106,8 +106,8 @@ describe('admin routes with ADMIN_TOKEN', () => {
 
   it('GET /admin/matches: every live match with teams, score, round, phase, map, sockets, last event and shard', async () => {
     const code = 'ADMLS1';
-    const fe = await frontend(svc.broadcast, code);
-    const fe2 = await frontend(svc.broadcast, code);
+    const fe = await overlay(svc.broadcast, code);
+    const fe2 = await overlay(svc.broadcast, code);
     await observe(svc, code, AFTER_THIRD_SCORE);
     await fe.waitFor((f) => (f.teams as Array<{ roundsWon: number }>)[1].roundsWon === 2 && (f.teams as Array<{ roundsWon: number }>)[0].roundsWon === 1);
     const before = Date.now();
@@ -147,11 +147,11 @@ describe('admin routes with ADMIN_TOKEN', () => {
     fe2.socket.close();
   });
 
-  it('force-end: final frame to the frontends, removal, ingestion sockets closed, logged with the token id', async () => {
+  it('force-end: final frame to the overlays, removal, ingestion sockets closed, logged with the token id', async () => {
     const code = 'ADMEND';
-    const fe = await frontend(svc.broadcast, code);
+    const fe = await overlay(svc.broadcast, code);
     const { socket } = await observe(svc, code, AFTER_THIRD_SCORE);
-    // The last record sent is the score 1–2: once it shows, and the frontend holds every frame published, nothing more comes.
+    // The last record sent is the score 1–2: once it shows, and the overlay holds every frame published, nothing more comes.
     await fe.waitFor((f) => (f.teams as Array<{ roundsWon: number }>)[1].roundsWon === 2 && (f.teams as Array<{ roundsWon: number }>)[0].roundsWon === 1);
     await expect.poll(async () => (await svc.frameNo(code)) === fe.frames.length).toBe(true);
     const framesBefore = fe.frames.length;
@@ -179,7 +179,7 @@ describe('admin routes with ADMIN_TOKEN', () => {
 
   it('secret rotation: the new secret once, the old secret and its sessions stop working, the new one takes over', async () => {
     const code = 'ADMSEC';
-    const fe = await frontend(svc.broadcast, code);
+    const fe = await overlay(svc.broadcast, code);
     const first = await observe(svc, code, 200);
     const oldPid = sessionPid(first.socket);
     expect(oldPid).toBeTruthy();
@@ -215,7 +215,7 @@ describe('admin routes with ADMIN_TOKEN', () => {
     const { socket: backup, ack: backupAck } = await replayObserver(svc.ingest, replay, { key: AUTH_KEY, groupCode: code, groupSecret: body.groupSecret });
     observers.push(backup);
     expect(backupAck).toEqual({ type: 'authenticate', value: true, reason: 'reconnected' });
-    // The backup observer's data reaches the frontend.
+    // The backup observer's data reaches the overlay.
     await sendRecords(backup, replay, { pace: 'instant', groupCode: code, from: 200, to: AFTER_THIRD_SCORE });
     await fe.waitFor((f) => (f.teams as Array<{ roundsWon: number }>)[0].roundsWon === 1);
 
@@ -274,7 +274,7 @@ describe('force-end of a registered match', () => {
 
   it('completes the match with the backend after the final frame', async () => {
     const code = 'ADMREG';
-    const fe = await frontend(svc.broadcast, code);
+    const fe = await overlay(svc.broadcast, code);
     await observe(svc, code, AFTER_THIRD_SCORE);
     await fe.waitFor((f) => f.isRegistered === true && (f.teams as Array<{ roundsWon: number }>)[1].roundsWon === 2 && (f.teams as Array<{ roundsWon: number }>)[0].roundsWon === 1);
     expect(backend.requestsTo(`/system/match/${MATCH_ID}/complete`)).toHaveLength(0);

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumOrWarn, openBrowser, type Browser } from '../../helpers/browser.js';
 import type { Page } from 'playwright-core';
 import type { Socket } from 'socket.io-client';
-import { closeAll, frontend } from '../../helpers/clients.js';
+import { closeAll, overlay } from '../../helpers/clients.js';
 import { recordedMatch, replayObserver, sendRecords } from '../../helpers/recorded.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 
@@ -51,9 +51,9 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('dashboard in headless chromi
 
   beforeAll(async () => {
     svc = await startTestService({ AUTH_KEY, ADMIN_TOKEN: `ops:${TOKEN}`, SHARD_WORKERS: '2' });
-    await frontend(svc.broadcast, 'BRWSR1');
-    await frontend(svc.broadcast, 'BRWSR1');
-    await frontend(svc.broadcast, 'GRAND1');
+    await overlay(svc.broadcast, 'BRWSR1');
+    await overlay(svc.broadcast, 'BRWSR1');
+    await overlay(svc.broadcast, 'GRAND1');
     await Promise.all(MATCHES.map(async (m, i) => {
       const team = (t: unknown, name: string) => ({ ...(t as Record<string, unknown>), name, tricode: tricode(name) });
       const { socket: obs, ack } = await replayObserver(svc.ingest, replay, {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumOrWarn, openBrowser, type Browser } from '../../helpers/browser.js';
 import type { Page } from 'playwright-core';
 import type { Socket } from 'socket.io-client';
-import { closeAll, frontend } from '../../helpers/clients.js';
+import { closeAll, overlay } from '../../helpers/clients.js';
 import { recordedMatch, replayObserver, sendRecords } from '../../helpers/recorded.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { atPace } from '../../helpers/waits.js';
@@ -40,7 +40,7 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('link health in headless chro
       observers[code] = socket;
       await sendRecords(socket, replay, { pace: 'instant', groupCode: code, to: LIVE_AT });
     }
-    await frontend(svc.broadcast, 'BUSY22');
+    await overlay(svc.broadcast, 'BUSY22');
     // BUSY22's observer keeps streaming (a record every 250 ms): never silent.
     let i = LIVE_AT;
     streamer = atPace(250, () => streaming && i < replay.records.length - 50, () => {

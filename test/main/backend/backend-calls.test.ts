@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Socket } from 'socket.io-client';
 import { startBackend, type Answer, type FakeBackend, type RecordedRequest } from '../../helpers/backends.js';
-import { closeAll, frontend, observer } from '../../helpers/clients.js';
+import { closeAll, overlay, observer } from '../../helpers/clients.js';
 import { recordedMatch, recordIndex, replayMatchId, replayObserver, sendRecords } from '../../helpers/recorded.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { sleep } from '../../helpers/waits.js';
@@ -51,7 +51,7 @@ function handler(req: RecordedRequest): Answer {
 let be: FakeBackend;
 let svc: TestService;
 const sockets: Socket[] = [];
-const frontends: { raw: string[] }[] = [];
+const overlays: { raw: string[] }[] = [];
 const groupSecrets: string[] = [];
 
 beforeAll(async () => {
@@ -90,12 +90,12 @@ const matchCalls = (code: string, kind?: string) => be.requests.filter((r) => {
 type Frame = Record<string, unknown> & { teams: { roundsWon: number; players: { riotId: string }[] }[] };
 
 /** Replays the whole match for a group code: logon, up to match_start, wait for the registration answer, the rest. */
-type Fe = Awaited<ReturnType<typeof frontend>>;
+type Fe = Awaited<ReturnType<typeof overlay>>;
 const frameTimes = new Map<Fe, number[]>();
 async function playMatch(key: string, code: string, waitRegistered: boolean, watch?: (fe: Fe) => void, pace: 'instant' | number = 'instant'): Promise<{ fe: Fe; final: Frame; atStart: Frame; secret: string }> {
-  const fe = await frontend(svc.broadcast, code);
+  const fe = await overlay(svc.broadcast, code);
   watch?.(fe);
-  frontends.push(fe);
+  overlays.push(fe);
   const { socket: obs, ack } = await replayObserver(svc.ingest, replay, { key, groupCode: code });
   sockets.push(obs);
   expect(ack.value).toBe(true);
@@ -286,10 +286,10 @@ describe('a failing backend does not stop the match', () => {
   });
 });
 
-/** A frontend and an observer on a new match of `service`, up to its match_start; `gone` resolves when the service closes the observer. */
+/** An overlay and an observer on a new match of `service`, up to its match_start; `gone` resolves when the service closes the observer. */
 async function startedMatch(service: TestService, code: string, matchId: string, logon: Record<string, unknown> = {}) {
-  const fe = await frontend(service.broadcast, code);
-  frontends.push(fe);
+  const fe = await overlay(service.broadcast, code);
+  overlays.push(fe);
   const { socket: s, ack } = await observer(service.ingest, { obsName: 'o', key: 'KEY-FREE', groupCode: code, ...logon });
   sockets.push(s);
   expect(ack.value).toBe(true);
@@ -367,8 +367,8 @@ describe('player cameras and name overrides', () => {
   it('the service fetches them with identifier and secret; frames carry the answer, never the secret', async () => {
     be.reset();
     const code = 'CAMS01';
-    const fe = await frontend(svc.broadcast, code);
-    frontends.push(fe);
+    const fe = await overlay(svc.broadcast, code);
+    overlays.push(fe);
     const { socket: s, ack: parsed } = await observer(svc.ingest, {
       obsName: 'o', key: 'KEY-FREE', groupCode: code,
       leftTeam: { name: 'Left', tricode: 'LFT', url: '', attackStart: true }, rightTeam: { name: 'Right', tricode: 'RGT', url: '', attackStart: false },
@@ -399,7 +399,7 @@ describe('player cameras and name overrides', () => {
   it('no group secret, token or player-camera secret in any frame or log line', () => {
     const secrets = [CAM_SECRET, BACKEND_TOKEN, STATS_TOKEN, ...groupSecrets];
     expect(groupSecrets.length).toBeGreaterThanOrEqual(6);
-    const raws = frontends.flatMap((f) => f.raw);
+    const raws = overlays.flatMap((f) => f.raw);
     expect(raws.length).toBeGreaterThan(20);
     for (const raw of raws) for (const s of secrets) expect(raw.includes(s), `frame contains ${s}`).toBe(false);
     for (const line of svc.logs) for (const s of secrets) expect(line.includes(s), `log line contains ${s}: ${line}`).toBe(false);

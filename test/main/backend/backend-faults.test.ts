@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { refusedUrl, startBackend, type Answer, type FakeBackend, type RecordedRequest } from '../../helpers/backends.js';
-import { closeAll, connected, connectObserver, frontend, logon, observerLogon } from '../../helpers/clients.js';
+import { closeAll, connected, connectObserver, overlay, logon, observerLogon } from '../../helpers/clients.js';
 import { playReplay, recordedMatch, recordIndex, sendRecords } from '../../helpers/recorded.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 
@@ -72,7 +72,7 @@ async function timedBadLogon(svc: TestService): Promise<{ ms: number; reason: st
 
 /** The whole recorded match with every backend call misbehaving; returns the final frame and the largest gap between frames. */
 async function playWhileFailing(svc: TestService, code: string, registers = false): Promise<{ final: Record<string, unknown>; frames: number; maxGapMs: number }> {
-  const fe = await frontend(svc.broadcast, code);
+  const fe = await overlay(svc.broadcast, code);
   const times: number[] = [];
   fe.socket.on('match_data', () => times.push(Date.now()));
   const run = await playReplay(withCams, { url: svc.ingest, key: 'KEY-SUP', pace: 'instant', groupCode: code, to: MATCH_START + 1 });

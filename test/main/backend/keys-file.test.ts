@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Socket } from 'socket.io-client';
-import { closeAll, frontend, observer } from '../../helpers/clients.js';
+import { closeAll, overlay, observer } from '../../helpers/clients.js';
 import { startTestService, tempDir, type TestService } from '../../helpers/service.js';
 
 const AUTH_KEY = 'local-auth-key-1';
@@ -75,11 +75,11 @@ describe('KEYS_FILE', () => {
   });
 
   it("a file key gives the match its organisation and supporter status", async () => {
-    const fe = await frontend(svc.broadcast, 'KFORG1');
+    const fe = await overlay(svc.broadcast, 'KFORG1');
     expect((await observerLogon(svc, PLAIN_KEY, 'KFORG1')).value).toBe(true);
     const frame = await fe.waitFor((f) => f.groupCode === 'KFORG1');
     expect(frame).toMatchObject({ organizationId: 'org-a', orgIsSupporter: true });
-    const fe2 = await frontend(svc.broadcast, 'KFORG2');
+    const fe2 = await overlay(svc.broadcast, 'KFORG2');
     expect((await observerLogon(svc, HASHED_KEY, 'KFORG2')).value).toBe(true);
     expect(await fe2.waitFor((f) => f.groupCode === 'KFORG2')).toMatchObject({ organizationId: 'org-b', orgIsSupporter: false });
   });

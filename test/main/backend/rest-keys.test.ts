@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
 import { refusedUrl, startBackend, type FakeBackend } from '../../helpers/backends.js';
-import { frontend, observer, type Ack } from '../../helpers/clients.js';
+import { overlay, observer, type Ack } from '../../helpers/clients.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 
 const TOKEN = 'backend-token-4f2e';
@@ -147,7 +147,7 @@ describe('key validation with the backend', () => {
     expect(read.organizationId).toBe('org-1');
 
     // A backend key: the match carries its organisation and supporter status (its name: /getOrgForKey above).
-    const fe = await frontend(svc.broadcast, 'KEYORG');
+    const fe = await overlay(svc.broadcast, 'KEYORG');
     expect(await logonWith(svc, 'org-key-1', 'KEYORG')).toEqual(accepted);
     expect(await fe.waitFor((f) => f.groupCode === 'KEYORG')).toMatchObject({ organizationId: 'org-1', orgIsSupporter: true });
     fe.socket.close();

@@ -1,7 +1,7 @@
-// Frames reach every kind of frontend intact: WebSocket with permessage-deflate (shared delta
+// Frames reach every kind of overlay intact: WebSocket with permessage-deflate (shared delta
 // bytes after a keyframe), WebSocket without deflate, long-polling, and a late joiner.
 import { describe, expect, it } from 'vitest';
-import { connect, connected, frontend, nextEvent } from '../../helpers/clients.js';
+import { connect, connected, overlay, nextEvent } from '../../helpers/clients.js';
 import { playReplay, recordedMatch, sendRecords } from '../../helpers/recorded.js';
 import { serviceForFile } from '../../helpers/service.js';
 import { deflateForm, recordWire } from '../../helpers/ws-wire.js';
@@ -24,20 +24,20 @@ function isSubsequence(sub: string[], all: string[]): boolean {
 
 const svc = serviceForFile({ AUTH_KEY: 'k', TRUST_REPLAY_TIMESTAMPS: 'true' });
 
-/** A frontend of this service keeping the frames as received (text). */
-async function frontendOf(code: string, opts: { transports?: ('polling' | 'websocket')[]; perMessageDeflate?: false }) {
-  const fe = await frontend(svc.broadcast, code, opts.transports, { perMessageDeflate: opts.perMessageDeflate });
+/** An overlay of this service keeping the frames as received (text). */
+async function overlayOf(code: string, opts: { transports?: ('polling' | 'websocket')[]; perMessageDeflate?: false }) {
+  const fe = await overlay(svc.broadcast, code, opts.transports, { perMessageDeflate: opts.perMessageDeflate });
   return { socket: fe.socket, frames: fe.raw };
 }
 
 describe('broadcast delivery', () => {
-  it('every frontend kind receives the same frames; deflate frontends get shared deltas', async () => {
+  it('every overlay kind receives the same frames; deflate overlays get shared deltas', async () => {
     const code = 'DELIV1';
     const before = await deliveries();
-    const ws = await frontendOf(code, { transports: ['websocket'] });
-    const upgraded = await frontendOf(code, { transports: ['polling', 'websocket'] });
-    const noDeflate = await frontendOf(code, { transports: ['websocket'], perMessageDeflate: false });
-    const polling = await frontendOf(code, { transports: ['polling'] });
+    const ws = await overlayOf(code, { transports: ['websocket'] });
+    const upgraded = await overlayOf(code, { transports: ['polling', 'websocket'] });
+    const noDeflate = await overlayOf(code, { transports: ['websocket'], perMessageDeflate: false });
+    const polling = await overlayOf(code, { transports: ['polling'] });
     await expect.poll(() => upgraded.socket.io.engine.transport.name).toBe('websocket'); // the upgrade is done
 
     // At 2000 times the recorded pace (about 1.1 s): a dozen broadcast intervals or more, so many
@@ -51,9 +51,9 @@ describe('broadcast delivery', () => {
     const finals = [ws, upgraded, noDeflate, polling].map((f) => f.frames[f.frames.length - 1]);
     for (const f of finals) expect(f).toBe(finals[0]);
     for (const f of [ws, upgraded, noDeflate]) for (const frame of f.frames) expect(() => JSON.parse(frame)).not.toThrow();
-    // The websocket frontends saw the same sequence (nobody was slow here).
+    // The websocket overlays saw the same sequence (nobody was slow here).
     expect(upgraded.frames.slice(-ws.frames.length)).toEqual(ws.frames);
-    // A frontend that needs each frame's text gets the same frames in the same order, but a frame
+    // An overlay that needs each frame's text gets the same frames in the same order, but a frame
     // that came from the shard without its text before the text hold reached the shard is superseded
     // when the next one is made first (docs/architecture.md, "What crosses between the threads"): a
     // loaded machine may skip a few of those at the start of the hold, never later, never reorder.
@@ -61,18 +61,18 @@ describe('broadcast delivery', () => {
     expect(ws.frames.length - noDeflate.frames.length).toBeLessThanOrEqual(3);
 
     const c = await deliveries();
-    expect(c.deltas - before.deltas).toBeGreaterThan(ws.frames.length); // two deflate frontends, mostly deltas
+    expect(c.deltas - before.deltas).toBeGreaterThan(ws.frames.length); // two deflate overlays, mostly deltas
     expect(c.keyframes - before.keyframes).toBeLessThanOrEqual(4);
     expect(c.plain - before.plain).toBe(noDeflate.frames.length);
     expect(c.skipped - before.skipped).toBe(0);
   }, 60_000);
 
-  it('a frontend that joins mid-match gets a keyframe, then deltas, and decodes them', async () => {
+  it('an overlay that joins mid-match gets a keyframe, then deltas, and decodes them', async () => {
     const code = 'DELIV2';
-    const first = await frontendOf(code, { transports: ['websocket'] });
+    const first = await overlayOf(code, { transports: ['websocket'] });
     const run = await playReplay({ ...replay, records: replay.records.slice(0, 1500) }, { url: svc.ingest, key: 'k', pace: 'instant', groupCode: code });
     await expect.poll(() => first.frames.length, { timeout: 10_000 }).toBeGreaterThan(0);
-    // The late frontend's wire is recorded from before its logon: every match frame it gets, as sent.
+    // The late overlay's wire is recorded from before its logon: every match frame it gets, as sent.
     const late = connect(svc.broadcast, { transports: ['websocket'] });
     await connected(late);
     const wire = recordWire(late);
@@ -82,7 +82,7 @@ describe('broadcast delivery', () => {
     late.emit('logon', JSON.stringify({ groupCode: code }));
     await ok;
     await expect.poll(() => lateFrames.length).toBeGreaterThan(0);
-    // The rest in three parts, each awaited until the late frontend has a frame more: however fast
+    // The rest in three parts, each awaited until the late overlay has a frame more: however fast
     // the service applies them, it gets several frames after its keyframe (one cycle can carry a part).
     for (const [from, to] of [[1500, 1900], [1900, 2300], [2300, replay.records.length]]) {
       const had = lateFrames.length;
@@ -91,7 +91,7 @@ describe('broadcast delivery', () => {
     }
     const done = (frames: string[]) => JSON.parse(frames[frames.length - 1]).roundPhase === 'game_end';
     await expect.poll(() => done(first.frames) && done(lateFrames), { timeout: 30_000 }).toBe(true);
-    // It decodes them: the frames it got are the first frontend's, ending with the same final frame.
+    // It decodes them: the frames it got are the first overlay's, ending with the same final frame.
     expect(lateFrames[lateFrames.length - 1]).toBe(first.frames[first.frames.length - 1]);
     expect(isSubsequence(lateFrames, first.frames)).toBe(true);
     // On the wire: one compressed message per frame (the service compresses nothing else), the first

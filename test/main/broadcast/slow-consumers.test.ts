@@ -4,7 +4,7 @@
 // meanwhile. Dead connections are found by the ping/pong heartbeat within its timeouts.
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, describe, expect, it } from 'vitest';
-import { closeAll, connected, frontend, observer as observerClient } from '../../helpers/clients.js';
+import { closeAll, connected, overlay, observer as observerClient } from '../../helpers/clients.js';
 import { playReplay, recordedMatch, sendRecords } from '../../helpers/recorded.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { sessionPid, webSocketOf } from '../../helpers/internals/socketio-client.js';
@@ -42,10 +42,10 @@ describe('an overlay that stops reading', () => {
     services.push(svc);
     const code = 'SLOW01';
     // Plain frames (~70 KB each with the sponsor lists, no deflate) fill the socket buffers quickly.
-    const slowFe = await frontend(svc.broadcast, code, ['websocket'], { perMessageDeflate: false });
+    const slowFe = await overlay(svc.broadcast, code, ['websocket'], { perMessageDeflate: false });
     const slow = slowFe.socket;
     const slowFrames = slowFe.raw;
-    const fast = await frontend(svc.broadcast, code, ['websocket']);
+    const fast = await overlay(svc.broadcast, code, ['websocket']);
 
     const run = await playReplay(heavy, { url: svc.ingest, key: 'k', pace: 'instant', groupCode: code, to: 200 });
     await expect.poll(() => slowFrames.length, { timeout: 15_000 }).toBeGreaterThan(0);
@@ -103,7 +103,7 @@ describe('dead connections', () => {
     const { socket: observer, ack } = await observerClient(svc.ingest, { obsName: 'o', key: 'k', groupCode: 'DEAD01' }, { transports: ['websocket'], reconnection: false });
     sockets.push(observer);
     expect(ack.value).toBe(true);
-    const fe = await frontend(svc.broadcast, 'DEAD01', ['websocket']);
+    const fe = await overlay(svc.broadcast, 'DEAD01', ['websocket']);
     /** Overlays of the match (GET /admin/matches) and observer sockets (/metrics). */
     const overlays = async () => (await svc.admin.match('DEAD01'))?.overlays;
     const observers = () => svc.metric('ods_sockets', { listener: 'ingest', kind: 'observer' });
@@ -124,7 +124,7 @@ describe('dead connections', () => {
     // The observer's session stays resumable: a connection presenting its pid takes it over, no logon.
     const pid = sessionPid(observer);
     expect(pid).toBeTruthy();
-    const watcher = await frontend(svc.broadcast, 'DEAD01');
+    const watcher = await overlay(svc.broadcast, 'DEAD01');
     const resumed = io(svc.ingest, { forceNew: true, reconnection: false, auth: { pid, offset: 'bogus' } });
     sockets.push(resumed);
     await connected(resumed);

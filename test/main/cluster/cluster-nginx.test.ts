@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeAll, connectObserver, connected, frontend } from '../../helpers/clients.js';
+import { closeAll, connectObserver, connected, overlay } from '../../helpers/clients.js';
 import { CLUSTER_KEY, logLines, startCluster, type Cluster } from '../../helpers/cluster.js';
 import { playReplay, recordedMatch, sendRecords } from '../../helpers/recorded.js';
 import { scrapeMetrics } from '../../helpers/metrics.js';
@@ -31,7 +31,7 @@ afterAll(async () => {
 }, 30_000);
 
 /**
- * An overlay frontend whose connections leave from `localAddress` (127.0.0.x): another site's
+ * An overlay whose connections leave from `localAddress` (127.0.0.x): another site's
  * address, which nginx's hash may send to another node. Keeps the match_data frames as received.
  */
 async function overlayFrom(url: string, groupCode: string, localAddress: string): Promise<{ socket: Socket; raw: string[] }> {
@@ -56,7 +56,7 @@ describe('two nodes behind nginx (deploy/nginx.conf)', () => {
   it('an observer plays the recorded match through nginx (polling, then WebSocket); an overlay through nginx receives it to game_end, and so does one at another address that nginx sends to the other node; /status answers through nginx from both nodes', async () => {
     const code = 'NGINX1';
     const urls = nginx!.urls;
-    const overlay = await frontend(urls.broadcast, code);
+    const watcher = await overlay(urls.broadcast, code);
 
     // The observer client: long-polling first, then the upgrade, all through nginx's ingestion port.
     const s = connectObserver(urls.ingest);
@@ -97,13 +97,13 @@ describe('two nodes behind nginx (deploy/nginx.conf)', () => {
     expect(remote, 'no loopback address 127.0.0.2-63 hashed to the other node').toBeDefined();
 
     await sendRecords(s, replay, { pace: 'instant', groupCode: code, from: half });
-    await overlay.waitFor((f) => f.roundPhase === 'game_end', 90_000);
+    await watcher.waitFor((f) => f.roundPhase === 'game_end', 90_000);
     // The overlay on the other node ends on the same final frame (it crossed Redis).
-    const final = overlay.raw[overlay.raw.length - 1];
+    const final = watcher.raw[watcher.raw.length - 1];
     await expect.poll(() => remote!.raw[remote!.raw.length - 1], { timeout: 30_000 }).toBe(final);
     await expect.poll(() => remote!.socket.io.engine.transport.name).toBe('websocket');
-    expect(overlay.frames.length).toBeGreaterThan(10);
-    await expect.poll(() => overlay.socket.io.engine.transport.name).toBe('websocket');
+    expect(watcher.frames.length).toBeGreaterThan(10);
+    await expect.poll(() => watcher.socket.io.engine.transport.name).toBe('websocket');
 
     // The node that took the logon logged the client's address nginx forwarded (X-Forwarded-For),
     // not nginx's own (its connections leave from 127.0.0.254).

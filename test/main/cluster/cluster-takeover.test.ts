@@ -2,7 +2,7 @@
 // (docs/architecture.md, "Scale-out on Redis"; README, "Running several nodes").
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeAll, connectObserver, connected, frontend, logon } from '../../helpers/clients.js';
+import { closeAll, connectObserver, connected, overlay, logon } from '../../helpers/clients.js';
 import { CLUSTER_KEY, logLines, startCluster, type Cluster } from '../../helpers/cluster.js';
 import { FailoverProxy } from '../../helpers/failover-proxy.js';
 import { scrapeMetrics } from '../../helpers/metrics.js';
@@ -16,7 +16,7 @@ const replay = recordedMatch();
 let reference: TestService;
 /** The final frame of an uninterrupted run of the recording in one embedded service, by group code. */
 async function cleanFinal(groupCode: string): Promise<string> {
-  const fe = await frontend(reference.broadcast, groupCode);
+  const fe = await overlay(reference.broadcast, groupCode);
   const run = await playReplay(replay, { url: reference.ingest, key: 'k', groupCode, pace: 'instant' });
   await fe.waitFor((f) => f.roundPhase === 'game_end', 60_000);
   run.socket.close();
@@ -60,7 +60,7 @@ describe('the loss of the node that runs a match (kill -9)', () => {
     const expected = cleanFinal(code);
     const proxy = new FailoverProxy([a.ports.ingest, b.ports.ingest]);
     const url = await proxy.start();
-    const onB = await frontend(b.urls.broadcast, code);
+    const onB = await overlay(b.urls.broadcast, code);
     // The observer client's options (docs/client-contract.md 1.3), through the "balancer".
     const s = connectObserver(url);
     const outgoing: string[] = [];
@@ -119,7 +119,7 @@ describe('a node stopped gracefully (SIGTERM) mid-match', () => {
     const expected = cleanFinal(code);
     const proxy = new FailoverProxy([a.ports.ingest, b.ports.ingest]);
     const url = await proxy.start();
-    const onB = await frontend(b.urls.broadcast, code);
+    const onB = await overlay(b.urls.broadcast, code);
     const s = connectObserver(url);
     try {
       await connected(s);
@@ -155,8 +155,8 @@ describe('Redis restarted mid-match', () => {
     const [a, b] = cluster.nodes;
     const code = 'RDSRST';
     const expected = cleanFinal(code);
-    const onA = await frontend(a.urls.broadcast, code);
-    const onB = await frontend(b.urls.broadcast, code);
+    const onA = await overlay(a.urls.broadcast, code);
+    const onB = await overlay(b.urls.broadcast, code);
     const run = await playReplay(replay, { url: a.urls.ingest, key: CLUSTER_KEY, groupCode: code, pace: 'instant', to: 800 });
     try {
       await cluster.redis.stop();

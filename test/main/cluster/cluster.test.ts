@@ -3,7 +3,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminApi, TEST_ADMIN_TOKEN } from '../../helpers/admin.js';
-import { auxClient, closeAll, frontend, logon, connectObserver, connected, serverDisconnect, TEAMS } from '../../helpers/clients.js';
+import { auxClient, closeAll, overlay, logon, connectObserver, connected, serverDisconnect, TEAMS } from '../../helpers/clients.js';
 import { CLUSTER_KEY, startCluster, type Cluster } from '../../helpers/cluster.js';
 import { scrapeMetrics } from '../../helpers/metrics.js';
 import { playReplay, recordedMatch, replayLogon, replayMatchId, sendRecords } from '../../helpers/recorded.js';
@@ -32,18 +32,18 @@ describe('three nodes on one Redis', () => {
   it('an observer on node A: overlays on nodes B and C receive the same frames as an overlay on A, to the same final frame', async () => {
     const [a, b, c] = cluster.nodes;
     const code = 'CLSTR1';
-    const onA = await frontend(a.urls.broadcast, code);
-    const onB = await frontend(b.urls.broadcast, code);
-    const onC = await frontend(c.urls.broadcast, code);
-    // Frontends that need every frame's text on a watching node (frames there make it on demand:
+    const onA = await overlay(a.urls.broadcast, code);
+    const onB = await overlay(b.urls.broadcast, code);
+    const onC = await overlay(c.urls.broadcast, code);
+    // Overlays that need every frame's text on a watching node (frames there make it on demand:
     // frames/adapters/redis/frame-received.ts): no permessage-deflate, long-polling.
-    const plainOnB = await frontend(b.urls.broadcast, code, ['websocket'], { perMessageDeflate: false });
-    const pollingOnC = await frontend(c.urls.broadcast, code, ['polling']);
+    const plainOnB = await overlay(b.urls.broadcast, code, ['websocket'], { perMessageDeflate: false });
+    const pollingOnC = await overlay(c.urls.broadcast, code, ['polling']);
     const run = await playReplay(replay, { url: a.urls.ingest, key: CLUSTER_KEY, groupCode: code, pace: 'instant' });
     try {
       // One that logs on mid-match on a watching node: its first frame is a keyframe of the latest.
       await expect.poll(() => onA.raw.length, { timeout: 60_000 }).toBeGreaterThan(20);
-      const joinerOnC = await frontend(c.urls.broadcast, code);
+      const joinerOnC = await overlay(c.urls.broadcast, code);
       const all = [onA, onB, onC, plainOnB, pollingOnC, joinerOnC];
       for (const fe of all) await fe.waitFor((f) => f.roundPhase === 'game_end', 60_000);
       const finalA = onA.raw[onA.raw.length - 1];
@@ -54,7 +54,7 @@ describe('three nodes on one Redis', () => {
         expect(fe.raw.length).toBeGreaterThan(10);
         expect(fe.raw.filter((f) => !seenOnA.has(f))).toEqual([]);
       }
-      // The plain frontend got the text of every frame its node's deflate frontend got (as deltas).
+      // The plain overlay got the text of every frame its node's deflate overlay got (as deltas).
       expect(plainOnB.raw).toEqual(onB.raw);
       expect(joinerOnC.raw.length).toBeLessThan(onC.raw.length);
       // The frames crossed Redis as deltas, not whole frames.
@@ -116,7 +116,7 @@ describe('operators and clients on any node', () => {
   it('GET /match/:code and the feeds answer the same on every node; the admin API of any node lists every node\'s matches with their node, and a force-end from node C ends a match node A runs', async () => {
     const [a, b, c] = cluster.nodes;
     const code = 'ADMIN1';
-    const onA = await frontend(a.urls.broadcast, code);
+    const onA = await overlay(a.urls.broadcast, code);
     const run = await playReplay(replay, { url: a.urls.ingest, key: CLUSTER_KEY, groupCode: code, pace: 'instant', to: 400 });
     try {
       await onA.waitFor((f) => f.roundNumber !== undefined);
@@ -145,7 +145,7 @@ describe('operators and clients on any node', () => {
   it('an auxiliary client on node B, for a match node A runs: its own player\'s auxiliary data reaches the match', async () => {
     const [a, b] = cluster.nodes;
     const code = 'AUXB01';
-    const onA = await frontend(a.urls.broadcast, code);
+    const onA = await overlay(a.urls.broadcast, code);
     const run = await playReplay(replay, { url: a.urls.ingest, key: CLUSTER_KEY, groupCode: code, pace: 'instant', to: 400 });
     try {
       const matchId = replayMatchId(replay);

@@ -2,7 +2,7 @@
 // loaded on one; the node that ran map 1 is killed (kill -9) after its result was recorded, and map
 // 2, on another node, gets the series (seriesInfo 0–1 with map 1's scores) and the fixture's teams.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeAll, frontend } from '../../helpers/clients.js';
+import { closeAll, overlay } from '../../helpers/clients.js';
 import { CLUSTER_KEY, startCluster, type Cluster } from '../../helpers/cluster.js';
 import { BO3, exampleCsv, fixture, fixtureList, playWholeMap, upload, withMatchId, type SeriesFrame } from '../../helpers/fixtures.js';
 import { recordedMatch, replayObserver } from '../../helpers/recorded.js';
@@ -32,7 +32,7 @@ describe('fixtures and the series on Redis', () => {
     await a.stop('SIGKILL');
 
     expect(await fixture(b.urls.rest, TOKEN, BO3.code)).toMatchObject({ wins: [0, 1], results: [{ map: 'Icebox', scores: [6, 13], winner: 1 }] });
-    const fe = await frontend(b.urls.broadcast, BO3.code);
+    const fe = await overlay(b.urls.broadcast, BO3.code);
     const { ack } = await replayObserver(b.urls.ingest, replay, { key: CLUSTER_KEY, groupCode: BO3.code, leftTeam: { ...BO3.owls, attackStart: true }, rightTeam: { ...BO3.wolves, attackStart: false } });
     expect(ack.value).toBe(true);
     const frame = (await fe.waitFor(() => true)) as unknown as SeriesFrame;

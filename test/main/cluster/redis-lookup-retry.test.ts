@@ -8,7 +8,7 @@
 // docs/reliability.md, "Redis failover"; src/main/ingest/resume.ts.
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeAll, connectObserver, connected, frontend, logon } from '../../helpers/clients.js';
+import { closeAll, connectObserver, connected, overlay, logon } from '../../helpers/clients.js';
 import { CLUSTER_KEY, logLines } from '../../helpers/cluster.js';
 import { FailoverProxy } from '../../helpers/failover-proxy.js';
 import { BO3, exampleCsv, fixture, upload, withMatchId } from '../../helpers/fixtures.js';
@@ -39,7 +39,7 @@ const extra: ServiceProcess[] = [];
 
 /** The final frame of an uninterrupted run of the recording in one embedded service. */
 async function cleanFinal(groupCode: string): Promise<string> {
-  const fe = await frontend(reference.broadcast, groupCode);
+  const fe = await overlay(reference.broadcast, groupCode);
   const run = await playReplay(replay, { url: reference.ingest, key: 'k', groupCode, pace: 'instant' });
   await fe.waitFor((f) => f.roundPhase === 'game_end', 60_000);
   run.socket.close();
@@ -95,7 +95,7 @@ describe('a reconnection to another node while Redis does not answer', () => {
   it('node A and Redis die together: the observer resumes its session on node B once Redis answers, nothing it sent after the reconnection is dropped, the match ends as an uninterrupted run', async () => {
     const code = 'LKUP01';
     const expected = cleanFinal(code);
-    const onB = await frontend(b.urls.broadcast, code);
+    const onB = await overlay(b.urls.broadcast, code);
     const s = connectObserver(ingestUrl); // the observer client's options (docs/client-contract.md 1.3)
     const outgoing: string[] = [];
     s.onAnyOutgoing((event: string) => outgoing.push(event));
@@ -147,7 +147,7 @@ describe('a reconnection to another node while Redis does not answer', () => {
 
   it('Redis stays unreachable past SESSION_LOOKUP_DEADLINE_MS: the node closes the transport, the client reconnects by itself with the pid it was given, the session is looked up again with the held messages first, and resumes once Redis answers', async () => {
     const code = 'LKUP02';
-    const onB = await frontend(b.urls.broadcast, code);
+    const onB = await overlay(b.urls.broadcast, code);
     const s = connectObserver(ingestUrl); // node A is gone: B
     const outgoing: string[] = [];
     s.onAnyOutgoing((event: string) => outgoing.push(event));
@@ -194,7 +194,7 @@ describe('a reconnection to another node while Redis does not answer', () => {
     const expected = cleanFinal(code);
     const c = await spawnService({ ...nodeEnv, NODE_ID: 'node-c' });
     extra.push(c);
-    const onB = await frontend(b.urls.broadcast, code);
+    const onB = await overlay(b.urls.broadcast, code);
     // The match runs on B; the observer that sends its data is on C (a second logon with the group secret).
     const first = connectObserver(b.urls.ingest);
     const created = await logon(first, 'obs_logon', replayLogon(replay, { key: CLUSTER_KEY, groupCode: code }));
@@ -234,7 +234,7 @@ describe('a reconnection to another node while Redis does not answer', () => {
   it('a map that ends while Redis does not answer: its result is recorded once Redis is back; the admin routes answer 503 meanwhile, never "not found"', async () => {
     expect((await upload(b.urls.rest, TOKEN, exampleCsv())).status).toBe(201);
     const map = withMatchId(replay, 'lookup-retry-map-1');
-    const fe = await frontend(b.urls.broadcast, BO3.code);
+    const fe = await overlay(b.urls.broadcast, BO3.code);
     const { socket: s, ack } = await replayObserver(b.urls.ingest, map, {
       key: CLUSTER_KEY, groupCode: BO3.code,
       leftTeam: { name: BO3.wolves.name, tricode: 'XXX', url: '', attackStart: true }, rightTeam: { name: BO3.owls.name, tricode: 'YYY', url: '', attackStart: false },

@@ -3,7 +3,7 @@
 // overlays there follow it, and a real observer's logon on another node ends it and takes the code.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminApi, TEST_ADMIN_TOKEN } from '../../helpers/admin.js';
-import { closeAll, connected, connectObserver, frontend, logon, TEAMS } from '../../helpers/clients.js';
+import { closeAll, connected, connectObserver, overlay, logon, TEAMS } from '../../helpers/clients.js';
 import { CLUSTER_KEY, startCluster, type Cluster } from '../../helpers/cluster.js';
 import { recordedMatch, replayLogon } from '../../helpers/recorded.js';
 
@@ -33,7 +33,7 @@ describe('a rehearsal on a cluster of two nodes', () => {
   it('started on node A: node B lists, pauses, seeks it and its overlays there follow; a real observer on node B ends it', async () => {
     const [a, b] = cluster.nodes;
     const code = 'CLRH01';
-    const onB = await frontend(b.urls.broadcast, code);
+    const onB = await overlay(b.urls.broadcast, code);
     const started = await post(a.urls.rest, '/admin/rehearsals', { groupCode: code, speed: 10, startRound: 3, leftTeam: { name: 'Cluster Left', tricode: 'CLL', url: '' } });
     expect(started.status).toBe(201);
     await onB.waitFor((f) => (f as unknown as Frame).roundNumber === 3 && (f as unknown as Frame).teams[0].teamName === 'Cluster Left');

@@ -10,7 +10,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Socket } from 'socket.io-client';
 import { AdminApi, TEST_ADMIN_TOKEN, type DashboardSnapshot } from '../../helpers/admin.js';
-import { closeAll, connectObserver, connected, frontend, logon, type Frontend } from '../../helpers/clients.js';
+import { closeAll, connectObserver, connected, overlay, logon, type Overlay } from '../../helpers/clients.js';
 import { CLUSTER_KEY, logLines } from '../../helpers/cluster.js';
 import { playReplay, recordedMatch, replayLogon, sendRecords, type Replay } from '../../helpers/recorded.js';
 import { MASTER_NAME, startSentinelSetup, type SentinelSetup } from '../../helpers/redis-sentinel.js';
@@ -45,7 +45,7 @@ beforeAll(async () => {
   // The clean run: the same records in one embedded process, uninterrupted.
   const reference = await startTestService({ AUTH_KEY: 'k', TRUST_REPLAY_TIMESTAMPS: 'true' });
   try {
-    const fe = await frontend(reference.broadcast, REF);
+    const fe = await overlay(reference.broadcast, REF);
     const run = await playReplay(replay, { url: reference.ingest, key: 'k', groupCode: REF, pace: 'instant' });
     await fe.waitFor((f) => f.roundPhase === 'game_end', 60_000);
     run.socket.close();
@@ -80,12 +80,12 @@ async function record(port: number, code: string): Promise<{ owner: string; epoc
 
 describe('Redis failover with Sentinel, 3 nodes, 50 live matches', () => {
   it('the primary is killed mid-match: nodes follow the new primary, no match lost or doubly owned, every overlay gets frames again, every final frame is a clean run\'s; the old primary comes back as a replica', async () => {
-    const overlays: Frontend[][] = [];
+    const overlays: Overlay[][] = [];
     const observers: Socket[] = [];
     const join = async (i: number): Promise<Socket> => {
       const owner = nodes[i % 3];
       // An overlay on the owner's node and one on another (its frames cross Redis).
-      overlays[i] = await Promise.all([frontend(owner.urls.broadcast, codeOf(i)), frontend(nodes[(i + 1) % 3].urls.broadcast, codeOf(i))]);
+      overlays[i] = await Promise.all([overlay(owner.urls.broadcast, codeOf(i)), overlay(nodes[(i + 1) % 3].urls.broadcast, codeOf(i))]);
       const s = connectObserver(owner.urls.ingest); // the observer client's options
       await connected(s);
       expect((await logon(s, 'obs_logon', replayLogon(replay, { key: CLUSTER_KEY, groupCode: codeOf(i) }))).ack.value).toBe(true);

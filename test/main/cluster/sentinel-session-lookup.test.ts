@@ -8,7 +8,7 @@
 // final frame. The Redis outage without Sentinel: redis-lookup-retry.test.ts.
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeAll, connectObserver, connected, frontend, logon } from '../../helpers/clients.js';
+import { closeAll, connectObserver, connected, overlay, logon } from '../../helpers/clients.js';
 import { CLUSTER_KEY, logLines } from '../../helpers/cluster.js';
 import { FailoverProxy } from '../../helpers/failover-proxy.js';
 import { scrapeMetrics } from '../../helpers/metrics.js';
@@ -37,7 +37,7 @@ beforeAll(async () => {
   [a, b] = await Promise.all([spawnService({ ...env, NODE_ID: 'node-a' }), spawnService({ ...env, NODE_ID: 'node-b' })]);
   const reference = await startTestService({ AUTH_KEY: 'k', TRUST_REPLAY_TIMESTAMPS: 'true' });
   try {
-    const fe = await frontend(reference.broadcast, CODE);
+    const fe = await overlay(reference.broadcast, CODE);
     const run = await playReplay(replay, { url: reference.ingest, key: 'k', groupCode: CODE, pace: 'instant' });
     await fe.waitFor((f) => f.roundPhase === 'game_end', 60_000);
     run.socket.close();
@@ -68,7 +68,7 @@ describe('Redis failover while the observer moves to another node', () => {
   it('the primary and the match\'s node die together: the other node retries the session lookup until the promoted replica answers; nothing is dropped, the match ends as an uninterrupted run', async () => {
     const proxy = new FailoverProxy([a.ports.ingest, b.ports.ingest]);
     const url = await proxy.start();
-    const onB = await frontend(b.urls.broadcast, CODE);
+    const onB = await overlay(b.urls.broadcast, CODE);
     const s = connectObserver(url); // the observer client's options (docs/client-contract.md 1.3)
     const outgoing: string[] = [];
     s.onAnyOutgoing((event: string) => outgoing.push(event));

@@ -5,7 +5,7 @@
 // on the final frame of a clean single-observer run.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminApi, TEST_ADMIN_TOKEN } from '../../helpers/admin.js';
-import { closeAll, connectObserver, frontend, logon, observer } from '../../helpers/clients.js';
+import { closeAll, connectObserver, overlay, logon, observer } from '../../helpers/clients.js';
 import { CLUSTER_KEY, startCluster, type Cluster } from '../../helpers/cluster.js';
 import { scrapeMetrics } from '../../helpers/metrics.js';
 import { playReplay, recordedMatch, replayLogon } from '../../helpers/recorded.js';
@@ -30,7 +30,7 @@ describe('a standby observer on another node than the owner', () => {
     const [a, b] = cluster.nodes;
     const adminB = new AdminApi(b.urls.rest);
     // The reference: one observer, the whole recording.
-    const refFe = await frontend(a.urls.broadcast, 'CSBREF');
+    const refFe = await overlay(a.urls.broadcast, 'CSBREF');
     const ref = await playReplay(replay, { url: a.urls.ingest, key: CLUSTER_KEY, groupCode: 'CSBREF', pace: 'instant' });
     await refFe.waitFor((f) => f.roundPhase === 'game_end', 60_000);
     const reference = refFe.raw[refFe.raw.length - 1];
@@ -38,7 +38,7 @@ describe('a standby observer on another node than the owner', () => {
 
     const code = 'CSBY01';
     const records = replay.records.map((r) => ({ ...r, groupCode: code }));
-    const fe = await frontend(a.urls.broadcast, code);
+    const fe = await overlay(a.urls.broadcast, code);
     const p = connectObserver(a.urls.ingest);
     expect((await logon(p, 'obs_logon', replayLogon(replay, { key: CLUSTER_KEY, groupCode: code }))).ack.value).toBe(true);
     // Not armed: node B refuses a second observer as the specification says.

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { escapeXml } from '../../../src/main/feeds/formats.js';
 import { matchesEtag } from '../../../src/main/feeds/cache.js';
 import { clockSeconds, clockText } from '../../../src/main/feeds/tables.js';
-import { frontend, type Frontend } from '../../helpers/clients.js';
+import { overlay, type Overlay } from '../../helpers/clients.js';
 import { recordedMatch, replayObserver, sendRecords } from '../../helpers/recorded.js';
 import { serviceForFile } from '../../helpers/service.js';
 import { Match } from '../../../src/workers/match/match.js';
@@ -89,7 +89,7 @@ function landmarkOf(f: Obj): string {
  * Plays records [from, to) and waits until the overlay received the frame of the recording's state
  * after them, and that it is the match's latest (GET /match).
  */
-async function playTo(obs: Parameters<typeof sendRecords>[0], fe: Frontend, code: string, from: number, to: number, leftName?: string): Promise<Obj> {
+async function playTo(obs: Parameters<typeof sendRecords>[0], fe: Overlay, code: string, from: number, to: number, leftName?: string): Promise<Obj> {
   const expected = landmarks(to, leftName);
   await sendRecords(obs, replay, { pace: 'instant', groupCode: code, from, to });
   const frame = await fe.waitFor((f) => landmarkOf(f) === expected, 30_000);
@@ -154,7 +154,7 @@ describe('GET /feeds/:groupCode/<name>', () => {
 
   it('the recorded match: three formats that parse and agree with the overlay\'s frame, 304 on a repeat poll, a new ETag once the match moves on', { timeout: 120_000 }, async () => {
     const code = 'FEEDS1';
-    const fe = await frontend(svc.broadcast, code);
+    const fe = await overlay(svc.broadcast, code);
     const { socket: obs, ack } = await replayObserver(svc.ingest, replay, { key: KEY, groupCode: code });
     expect(ack.value).toBe(true);
     const secret = String(ack.reason);
@@ -212,7 +212,7 @@ describe('GET /feeds/:groupCode/<name>', () => {
     const code = 'FEEDS2';
     const name = 'Q&A <"Bros"> \'x\', ; ]]>';
     const h = replay.header as { leftTeam: Obj };
-    const fe = await frontend(svc.broadcast, code);
+    const fe = await overlay(svc.broadcast, code);
     const { socket: obs, ack } = await replayObserver(svc.ingest, replay, { key: KEY, groupCode: code, leftTeam: { ...h.leftTeam, name } });
     expect(ack.value).toBe(true);
     const frame = await playTo(obs, fe, code, 0, 200, name);

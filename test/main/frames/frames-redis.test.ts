@@ -120,7 +120,7 @@ describe('RedisFrameBus across nodes', () => {
   it('a node joining mid-stream gets one keyframe, then every frame rebuilt byte for byte with the same delta bytes', async () => {
     A.open(code, 5);
     const local: Frame[] = [];
-    const offLocal = A.subscribe(code, (f) => local.push(f)); // the owner's own frontends: direct calls
+    const offLocal = A.subscribe(code, (f) => local.push(f)); // the owner's own overlays: direct calls
     for (let n = 1; n <= MID; n++) A.publish(...packet(code, n, 5));
     expect(local.length).toBe(MID);
     expect(A.stats.framesPublished).toBe(MID);
@@ -145,14 +145,14 @@ describe('RedisFrameBus across nodes', () => {
     }
     expect(B.latest(code)?.frameText).toBe(frames[frames.length - 1].frameText);
     const stats = JSON.stringify({ A: A.stats, B: B.stats });
-    expect(got.filter((f) => f.delta === null).length, stats).toBe(1); // B's frontends: one keyframe, then deltas
+    expect(got.filter((f) => f.delta === null).length, stats).toBe(1); // B's overlays: one keyframe, then deltas
     expect(B.stats, stats).toMatchObject({ keyframesRequested: 1, keyframesReceived: 1, gaps: 0, noBase: 0, badDeltas: 0, framesReceived: frames.length - MID + 1 });
     expect(A.stats.keyframesAnswered, stats).toBe(1);
     expect(local.length).toBe(frames.length);
     offLocal();
 
     // Through Redis: every frame of the recording once (its delta; the first frame and the answer
-    // to B's request as keyframes), whatever the number of frontends.
+    // to B's request as keyframes), whatever the number of overlays.
     const perFrame = A.stats.bytesPublished / frames.length;
     console.log(`bytes through Redis per frame over the recording (${frames.length} frames): ${perFrame.toFixed(0)}`);
     expect(perFrame).toBeLessThanOrEqual(1024);
@@ -239,7 +239,7 @@ describe('RedisFrameBus across nodes', () => {
     A.publish(...packet(code3, 3, 2));
     await expect.poll(() => f.map((p) => p.frameNo)).toEqual([1, 3]);
     expect(F.stats).toMatchObject({ gaps: 1, keyframesRequested: 2, keyframesReceived: 2 });
-    expect(f[1].delta).toBeNull(); // F's frontends get frame 3 as a keyframe
+    expect(f[1].delta).toBeNull(); // F's overlays get frame 3 as a keyframe
     A.publish(...packet(code3, 4, 2));
     await expect.poll(() => f.map((p) => p.frameNo)).toEqual([1, 3, 4]);
     expect(f.map((p) => p.frameText)).toEqual([frames[0].frameText, frames[2].frameText, frames[3].frameText]);

@@ -5,7 +5,7 @@
 import { io, type Socket } from 'socket.io-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/main/base/config.js';
-import { auxClient, closeAll, connect, connected, frontend, observer as observerClient, serverDisconnect } from '../../helpers/clients.js';
+import { auxClient, closeAll, connect, connected, overlay, observer as observerClient, serverDisconnect } from '../../helpers/clients.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { atPace, sleep } from '../../helpers/waits.js';
 
@@ -47,7 +47,7 @@ describe('per-socket budget (200 msg/s, burst 100)', () => {
     svc = await startTestService({ AUTH_KEY: 'k', INGEST_RATE_PER_SOCKET: '200', INGEST_BURST_PER_SOCKET: '100' });
     const flood = await observer(svc.ingest, 'FLOOD1');
     const honest = await observer(svc.ingest, 'HONST1');
-    const fe = await frontend(svc.broadcast, 'HONST1');
+    const fe = await overlay(svc.broadcast, 'HONST1');
     for (const [s, code] of [[flood.socket, 'FLOOD1'], [honest.socket, 'HONST1']] as const) s.emit('obs_data', roster(code, 0));
     await fe.waitFor((f) => moneyOf(f) !== undefined);
     // Both buckets full again. A fixed wait: a bucket refills with time (200/s) and its level is not
@@ -140,11 +140,11 @@ describe('idle sockets', () => {
     // The idle timeout is well above the 50 ms between the stale socket's messages, stalls of this loaded process included.
     svc = await startTestService({ AUTH_KEY: 'k', IDLE_SOCKET_TIMEOUT_MS: '1500', INGEST_RATE_PER_SOCKET: '200', INGEST_BURST_PER_SOCKET: '100' });
     const idleIngest = connect(svc.ingest);
-    const idleFrontend = connect(svc.broadcast);
-    await Promise.all([connected(idleIngest), connected(idleFrontend)]);
-    const gone = [serverDisconnect(idleIngest), serverDisconnect(idleFrontend)];
+    const idleOverlay = connect(svc.broadcast);
+    await Promise.all([connected(idleIngest), connected(idleOverlay)]);
+    const gone = [serverDisconnect(idleIngest), serverDisconnect(idleOverlay)];
     const obs = await observer(svc.ingest, 'IDLE01');
-    const fe = await frontend(svc.broadcast, 'IDLE01');
+    const fe = await overlay(svc.broadcast, 'IDLE01');
     // A socket without a session that keeps sending (an observer whose window passed): counted, logged once, budgeted.
     const stale = connect(svc.ingest);
     await connected(stale);
@@ -152,9 +152,9 @@ describe('idle sockets', () => {
     // The marker: idle sockets opened after all the others, on both listeners. Once the server has
     // closed them, the others are past the idle timeout too, and were not closed.
     const lateIngest = connect(svc.ingest);
-    const lateFrontend = connect(svc.broadcast);
-    await Promise.all([connected(lateIngest), connected(lateFrontend)]);
-    const lateGone = [serverDisconnect(lateIngest), serverDisconnect(lateFrontend)];
+    const lateOverlay = connect(svc.broadcast);
+    await Promise.all([connected(lateIngest), connected(lateOverlay)]);
+    const lateGone = [serverDisconnect(lateIngest), serverDisconnect(lateOverlay)];
     try {
       expect(await Promise.all(gone)).toEqual(['io server disconnect', 'io server disconnect']);
       expect(await Promise.all(lateGone)).toEqual(['io server disconnect', 'io server disconnect']);

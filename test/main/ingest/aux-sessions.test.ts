@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Socket } from 'socket.io-client';
 import { SERVICE_VERSION } from '../../../src/main/base/version.js';
-import { auxClient, auxLogon as auxLogonPacket, closeAll, frontend, observer as observerClient, refusedLogon } from '../../helpers/clients.js';
+import { auxClient, auxLogon as auxLogonPacket, closeAll, overlay, observer as observerClient, refusedLogon } from '../../helpers/clients.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { echoed } from '../../helpers/waits.js';
 
@@ -44,8 +44,8 @@ function row(p: (typeof ROSTER)[number], over: Record<string, unknown> = {}) {
 let svc: TestService;
 let obs1: Socket;
 let obs2: Socket;
-let fe1: Awaited<ReturnType<typeof frontend>>;
-let fe2: Awaited<ReturnType<typeof frontend>>;
+let fe1: Awaited<ReturnType<typeof overlay>>;
+let fe2: Awaited<ReturnType<typeof overlay>>;
 
 async function observer(groupCode: string): Promise<Socket> {
   const { socket: s, ack } = await observerClient(svc.ingest, {
@@ -71,7 +71,7 @@ async function refusedAux(payload: unknown, reason: string): Promise<void> {
   expect(JSON.parse(acks[0])).toEqual({ type: 'aux_authenticate', value: false, reason });
 }
 
-type Fe = Awaited<ReturnType<typeof frontend>>;
+type Fe = Awaited<ReturnType<typeof overlay>>;
 /** The first frame from now on that satisfies pred (frames already received do not count). */
 function next(fe: Fe, pred: (f: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
   const start = fe.frames.length;
@@ -85,8 +85,8 @@ const dropLogged = (reason: string, type?: string) => svc.logs.some((l) => {
 
 beforeAll(async () => {
   svc = await startTestService({ AUTH_KEY });
-  fe1 = await frontend(svc.broadcast, 'AUXG01');
-  fe2 = await frontend(svc.broadcast, 'AUXG02');
+  fe1 = await overlay(svc.broadcast, 'AUXG01');
+  fe2 = await overlay(svc.broadcast, 'AUXG02');
   obs1 = await observer('AUXG01');
   obs2 = await observer('AUXG02');
   await fe1.waitFor((f) => (f as Frame).teams[1].players.length === 2 && (f as Frame).teams[0].players.length === 2);
@@ -245,7 +245,7 @@ describe('auxiliary sessions after match_start', () => {
   });
 
   it('an auxiliary disconnect clears that player\'s flags in a new frame, in every match of the game', async () => {
-    // Settled: the last change (health 47) shows in both matches, and both frontends hold every frame published.
+    // Settled: the last change (health 47) shows in both matches, and both overlays hold every frame published.
     await fe2.waitFor((x) => player(x, 'p-astra')?.health === 47);
     await expect.poll(async () => (await svc.frameNo('AUXG01')) === fe1.frames.length && (await svc.frameNo('AUXG02')) === fe2.frames.length).toBe(true);
     const n1 = fe1.frames.length;

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Socket } from 'socket.io-client';
-import { auxClient, auxLogon as auxLogonPacket, closeAll, frontend, observer as observerClient, refusedLogon } from '../../helpers/clients.js';
+import { auxClient, auxLogon as auxLogonPacket, closeAll, overlay, observer as observerClient, refusedLogon } from '../../helpers/clients.js';
 import { startTestService, tempDir, type TestService } from '../../helpers/service.js';
 
 const AUTH_KEY = 'AUX-TRUST-KEY';
@@ -30,7 +30,7 @@ const ROSTER = [
 
 type Player = { riotId: string; health: number; money: number; kills: number; iconNameSuffix: string; auxiliaryAvailable: { health: boolean } };
 type Frame = Record<string, unknown> & { teams: { players: Player[]; roundsWon: number }[] };
-type Fe = Awaited<ReturnType<typeof frontend>>;
+type Fe = Awaited<ReturnType<typeof overlay>>;
 const player = (f: Record<string, unknown>, id: string): Player | undefined => (f as Frame).teams.flatMap((t) => t.players).find((p) => p.riotId === id);
 
 const obsEnv = (groupCode: string, type: string, data: unknown) => JSON.stringify({ obsName: 'Obs#1', groupCode, type, data });
@@ -132,7 +132,7 @@ const recorded = (code: string): string => {
 
 beforeAll(async () => {
   svc = await startTestService({ AUTH_KEY, ADMIN_TOKEN: `ops:${ADMIN}`, RECORD_REPLAYS: 'true', REPLAY_DIR: replayDir });
-  fe = await frontend(svc.broadcast, CODE);
+  fe = await overlay(svc.broadcast, CODE);
   obs = await observer(CODE, MATCH_ID, ROSTER);
   await fe.waitFor((f) => f.matchId === MATCH_ID && f.roundPhase === 'shopping' && (f as Frame).teams.every((t) => t.players.length === 2));
 });
@@ -257,7 +257,7 @@ describe('an auxiliary logon names a player on the roster', () => {
 
 describe('an observer\'s recorded aux_ records (replays)', () => {
   it('apply to the observer\'s own match only, whatever group code, match id or player they name', async () => {
-    const fe2 = await frontend(svc.broadcast, OTHER);
+    const fe2 = await overlay(svc.broadcast, OTHER);
     // Another game whose roster happens to hold the same player id.
     const obs2 = await observer(OTHER, OTHER_MATCH_ID, [ROSTER[0]]);
     await fe2.waitFor((f) => f.matchId === OTHER_MATCH_ID && player(f, 'p-astra') !== undefined);
@@ -282,7 +282,7 @@ describe('the roster after a restart from STATE_DIR', () => {
     try {
       svc = await startTestService(env);
       started.push(svc);
-      const feA = await frontend(svc.broadcast, 'TRUST3');
+      const feA = await overlay(svc.broadcast, 'TRUST3');
       const o = await observer('TRUST3', OTHER_MATCH_ID, ROSTER);
       await feA.waitFor((f) => f.matchId === OTHER_MATCH_ID && (f as Frame).teams.every((t) => t.players.length === 2));
       o.close();
@@ -290,7 +290,7 @@ describe('the roster after a restart from STATE_DIR', () => {
 
       svc = await startTestService(env);
       started.push(svc);
-      const feB = await frontend(svc.broadcast, 'TRUST3');
+      const feB = await overlay(svc.broadcast, 'TRUST3');
       await feB.waitFor((f) => f.matchId === OTHER_MATCH_ID);
       await refusedAux(auxLogon('p-stranger', OTHER_MATCH_ID), `Player p-stranger is not on the roster of the game with Match ID ${OTHER_MATCH_ID}.`);
       const a = await aux(auxLogon('p-sova', OTHER_MATCH_ID));

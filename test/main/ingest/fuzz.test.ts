@@ -5,7 +5,7 @@
 // states equal their clean runs (recorded clock), and the fuzzed match still takes a valid message.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { frontend } from '../../helpers/clients.js';
+import { overlay } from '../../helpers/clients.js';
 import { playReplay, recordedMatch, replayObserver, sendRecords } from '../../helpers/recorded.js';
 import { serviceForFile } from '../../helpers/service.js';
 import { echoed, yieldToIo } from '../../helpers/waits.js';
@@ -77,17 +77,17 @@ const event = fc.oneof({ weight: 12, arbitrary: fc.constant('obs_data') }, { wei
 describe('fuzzing the ingestion listener', () => {
   it(`${COUNT} random and mutated messages (seed ${SEED}): alive, /status answers, the other matches are untouched`, async () => {
     // Clean runs of the victims' match, for comparison.
-    const ref = await frontend(svc.broadcast, 'FZREF1');
+    const ref = await overlay(svc.broadcast, 'FZREF1');
     const clean = await playReplay(replay, { url: svc.ingest, key: KEY, pace: 'instant', groupCode: 'FZREF1' });
     const expected = await ref.waitFor((f) => f.roundPhase === 'game_end', 20_000);
     clean.socket.close();
 
-    const fuzzFe = await frontend(svc.broadcast, FUZZ);
+    const fuzzFe = await overlay(svc.broadcast, FUZZ);
     const { socket: fuzzer, ack } = await replayObserver(svc.ingest, replay, { key: KEY, groupCode: FUZZ });
     expect(ack.value).toBe(true);
     await sendRecords(fuzzer, replay, { pace: 'instant', groupCode: FUZZ, to: 200 }); // a roster to mutate against
 
-    const victims = await Promise.all(VICTIMS.map((code) => frontend(svc.broadcast, code)));
+    const victims = await Promise.all(VICTIMS.map((code) => overlay(svc.broadcast, code)));
     const victimRuns = VICTIMS.map((code) => playReplay(replay, { url: svc.ingest, key: KEY, pace: 'instant', groupCode: code }));
 
     // game_end would end the fuzzed match (and close the fuzzer's socket) early: the fuzz keeps it running.

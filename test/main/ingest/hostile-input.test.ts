@@ -7,7 +7,7 @@
 // socket and kind, and the match ends in exactly the state of a clean run (recorded clock).
 import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeAll, connect, connected, nextEvent, connectObserver, frontend, logon, observer as observerClient, refusedLogon, serverDisconnect } from '../../helpers/clients.js';
+import { closeAll, connect, connected, nextEvent, connectObserver, overlay, logon, observer as observerClient, refusedLogon, serverDisconnect } from '../../helpers/clients.js';
 import { playReplay, recordedMatch, replayLogon } from '../../helpers/recorded.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { yieldToIo } from '../../helpers/waits.js';
@@ -56,13 +56,13 @@ function badPayloads(code: string): unknown[] {
 describe('hostile input on the ingestion listener', () => {
   it('changes nothing: the attacked match ends exactly like a clean run, and every input is counted', async () => {
     // The clean run.
-    const ref = await frontend(svc.broadcast, 'HREF01');
+    const ref = await overlay(svc.broadcast, 'HREF01');
     const clean = await playReplay(replay, { url: svc.ingest, key: KEY, pace: 'instant', groupCode: 'HREF01' });
     sockets.push(clean.socket);
     const expected = await ref.waitFor((f) => f.roundPhase === 'game_end', 20_000);
 
     const code = 'HOST01';
-    const fe = await frontend(svc.broadcast, code);
+    const fe = await overlay(svc.broadcast, code);
     const observer = connectObserver(svc.ingest);
     sockets.push(observer);
     await connected(observer);
@@ -162,7 +162,7 @@ describe('hostile input on the ingestion listener', () => {
     expect(await liveMatches()).toBe(before);
   }, 30_000);
 
-  it('a frontend logon with null, a number or a huge code is ignored; the listener stays up', async () => {
+  it('an overlay logon with null, a number or a huge code is ignored; the listener stays up', async () => {
     for (const payload of ['null', '5', JSON.stringify({ groupCode: 'Y'.repeat(100) }), '[]', '{"groupCode":null}']) {
       const s = connect(svc.broadcast);
       await connected(s);
@@ -174,7 +174,7 @@ describe('hostile input on the ingestion listener', () => {
       await ok;
       expect(s.connected).toBe(true);
     }
-    const fe = await frontend(svc.broadcast, 'HREF01');
+    const fe = await overlay(svc.broadcast, 'HREF01');
     expect(fe.socket.connected).toBe(true);
   });
 });

@@ -1,11 +1,11 @@
 // obs_logon end to end (docs/client-contract.md 2.3, docs/match-rules.md 2.6, 3): every ack reason with its exact
 // text, the disconnect after each failure, the reconnection logon that changes nothing, obs_data
 // routing by the session's group (cross-group writes, unauthenticated sockets), the snapshot a
-// frontend gets when it logs on mid-match, and that no secret reaches a frame or a log line.
+// overlay gets when it logs on mid-match, and that no secret reaches a frame or a log line.
 import { describe, expect, it } from 'vitest';
 import type { Socket } from 'socket.io-client';
 import { SERVICE_VERSION } from '../../../src/main/base/version.js';
-import { connect, connected, frontend, observer as observerClient, observerLogon, refusedLogon } from '../../helpers/clients.js';
+import { connect, connected, overlay, observer as observerClient, observerLogon, refusedLogon } from '../../helpers/clients.js';
 import { serviceForFile } from '../../helpers/service.js';
 import { echoed } from '../../helpers/waits.js';
 
@@ -30,7 +30,7 @@ type Ack = { type: string; value: boolean; reason: string };
 
 /** Every secret issued in this file: none may show up in a frame or a log line. */
 const issuedSecrets: string[] = [];
-const frontends: { raw: string[] }[] = [];
+const overlays: { raw: string[] }[] = [];
 
 const svc = serviceForFile({ AUTH_KEY });
 
@@ -134,11 +134,11 @@ describe('obs_logon checks 4–6: new match, live match, reconnection', () => {
   const code = 'LIVE01';
   let secret = '';
   let first: Socket;
-  let fe: Awaited<ReturnType<typeof frontend>>;
+  let fe: Awaited<ReturnType<typeof overlay>>;
 
   it('check 6: a new group code creates a match; the ack reason is a 16-character secret', async () => {
-    fe = await frontend(svc.broadcast, code);
-    frontends.push(fe);
+    fe = await overlay(svc.broadcast, code);
+    overlays.push(fe);
     const { s, ack } = await observer(JSON.stringify(packet(code)));
     first = s;
     expect(ack).toEqual({ type: 'authenticate', value: true, reason: expect.stringMatching(/^[A-Z0-9]{16}$/) });
@@ -237,9 +237,9 @@ describe('obs_logon checks 4–6: new match, live match, reconnection', () => {
 
 describe('obs_data routing', () => {
   it('an observer of group A naming group B in its envelope changes neither match; the drop is logged', async () => {
-    const feA = await frontend(svc.broadcast, 'GRPA01');
-    const feB = await frontend(svc.broadcast, 'GRPB01');
-    frontends.push(feA, feB);
+    const feA = await overlay(svc.broadcast, 'GRPA01');
+    const feB = await overlay(svc.broadcast, 'GRPB01');
+    overlays.push(feA, feB);
     const a = await observer(JSON.stringify(packet('GRPA01')));
     const b = await observer(JSON.stringify(packet('GRPB01')));
     await feA.waitFor(() => true);
@@ -269,8 +269,8 @@ describe('obs_data routing', () => {
   });
 
   it('obs_data before logon is ignored; many messages give one log line "unauthenticated"', async () => {
-    const fe = await frontend(svc.broadcast, 'UNAU01');
-    frontends.push(fe);
+    const fe = await overlay(svc.broadcast, 'UNAU01');
+    overlays.push(fe);
     const owner = await observer(JSON.stringify(packet('UNAU01')));
     await fe.waitFor(() => true);
     const stranger = connect(svc.ingest);
@@ -295,17 +295,17 @@ describe('obs_data routing', () => {
   });
 });
 
-describe('frontend logon mid-match', () => {
+describe('overlay logon mid-match', () => {
   it('gets the current snapshot at once, right after logon_success', async () => {
     const code = 'MIDM01';
-    const fe0 = await frontend(svc.broadcast, code);
-    frontends.push(fe0);
+    const fe0 = await overlay(svc.broadcast, code);
+    overlays.push(fe0);
     const { s } = await observer(JSON.stringify(packet(code)));
     s.emit('obs_data', env(code, 'map', 'Port'));
     s.emit('obs_data', env(code, 'roster', { name: 'Lumen', tagline: 'NA1', startTeam: '0', agentInternal: 'Hunter', playerId: 'p-lumen', position: 0, locked: true, rank: 0 }));
     s.emit('obs_data', env(code, 'roster', { name: 'Quill', tagline: 'EU', startTeam: '1', agentInternal: 'Wushu', playerId: 'p-quill', position: 5, locked: false, rank: 0 }));
     await fe0.waitFor((f) => f.map === 'Icebox' && (f.teams as { players: unknown[] }[])[1].players.length === 1);
-    // Nothing changes any more (the last roster is in the frame): no cycle frame can arrive for the late frontend.
+    // Nothing changes any more (the last roster is in the frame): no cycle frame can arrive for the late overlay.
     await expect.poll(async () => (await svc.frameNo(code)) === fe0.frames.length).toBe(true); // fe0 holds every frame published
 
     const late = connect(svc.broadcast);
@@ -324,24 +324,24 @@ describe('frontend logon mid-match', () => {
     expect(snap.teams[1].players.map((p) => [p.name, p.agentInternal, p.locked])).toEqual([['Quill', 'Wushu', false]]);
     // It is the same state the room saw last.
     expect(events[1][1]).toBe(fe0.raw[fe0.raw.length - 1]);
-    frontends.push({ raw: [events[1][1]] });
+    overlays.push({ raw: [events[1][1]] });
     // The snapshot was sent to the joining socket once: the match's next frame (the marker) is the
     // next event it receives.
     s.emit('obs_data', env(code, 'map', 'Ascent'));
     await expect.poll(() => events.length).toBeGreaterThanOrEqual(3);
     expect(events.map((e) => e[0])).toEqual(['logon_success', 'match_data', 'match_data']);
     expect((JSON.parse(events[2][1]) as { map: string }).map).toBe('Ascent');
-    frontends.push({ raw: [events[2][1]] });
+    overlays.push({ raw: [events[2][1]] });
   });
 
-  it('a frontend logging on before any match gets logon_success and no frame', async () => {
+  it('an overlay logging on before any match gets logon_success and no frame', async () => {
     const fe = connect(svc.broadcast);
     await connected(fe);
     const events: string[] = [];
     fe.onAny((e: string) => events.push(e));
     fe.emit('logon', JSON.stringify({ groupCode: 'NOPE99' }));
     await expect.poll(() => events).toEqual(['logon_success']);
-    // The marker: the match starts now, and its first frame is the first the frontend receives.
+    // The marker: the match starts now, and its first frame is the first the overlay receives.
     const { s } = await observer(JSON.stringify(packet('NOPE99')));
     await expect.poll(() => events.length).toBeGreaterThanOrEqual(2);
     expect(events).toEqual(['logon_success', 'match_data']);
@@ -352,14 +352,14 @@ describe('frontend logon mid-match', () => {
 describe('secrets', () => {
   it('no group secret, access key or player-camera secret in any frame or log line', async () => {
     expect(issuedSecrets.length).toBeGreaterThanOrEqual(6);
-    const raws = frontends.flatMap((f) => f.raw);
+    const raws = overlays.flatMap((f) => f.raw);
     expect(raws.length).toBeGreaterThan(10);
     const secrets = [...issuedSecrets, AUTH_KEY, CAM_SECRET];
     for (const raw of raws) for (const s of secrets) expect(raw.includes(s), `frame contains ${s}`).toBe(false);
     expect(svc.logs.length).toBeGreaterThan(20);
     for (const line of svc.logs) for (const s of secrets) expect(line.includes(s), `log line contains a secret: ${line}`).toBe(false);
     // The identifier is public, the secret and endTime are not broadcast.
-    const withCams = frontends.flatMap((f) => f.raw).map((r) => JSON.parse(r) as { tools: { playercamsInfo: Record<string, unknown> } });
+    const withCams = overlays.flatMap((f) => f.raw).map((r) => JSON.parse(r) as { tools: { playercamsInfo: Record<string, unknown> } });
     const cams = withCams[0].tools.playercamsInfo;
     expect(cams.identifier).toBe('PCLOG1');
     expect(cams).not.toHaveProperty('secret');

@@ -2,7 +2,7 @@
 // separators. A payload (or a group code) carrying those characters must not be able to smuggle
 // a record into another group's match.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeAll, frontend, observer as observerClient } from '../../helpers/clients.js';
+import { closeAll, overlay, observer as observerClient } from '../../helpers/clients.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { echoed } from '../../helpers/waits.js';
 
@@ -22,7 +22,7 @@ describe('packed forwarding', () => {
   it('a payload with record separators is refused and cannot write into another match', async () => {
     const victim = await observer('VICTM1');
     const attacker = await observer('ATTCK1');
-    const fe = await frontend(svc.broadcast, 'VICTM1');
+    const fe = await overlay(svc.broadcast, 'VICTM1');
     victim.emit('obs_data', JSON.stringify({ obsName: 'O', groupCode: 'VICTM1', type: 'map', data: 'Port' }));
     await fe.waitFor((f) => f.map === 'Icebox');
     const smuggled = JSON.stringify({ obsName: 'O', groupCode: 'ATTCK1', type: 'map', data: 'Port' })
@@ -39,7 +39,7 @@ describe('packed forwarding', () => {
   });
 
   it('a group code with a separator in it cannot address another match either', async () => {
-    const fe = await frontend(svc.broadcast, 'VICTM2');
+    const fe = await overlay(svc.broadcast, 'VICTM2');
     const victim = await observer('VICTM2');
     const attacker = await observer('X\x1eVICTM2\x1f0\x1f');
     attacker.emit('obs_data', JSON.stringify({ obsName: 'O', groupCode: 'X\x1eVICTM2\x1f0\x1f', type: 'map', data: 'Ascent' }));

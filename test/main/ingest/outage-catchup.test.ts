@@ -11,7 +11,7 @@
 import { io } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SETTINGS } from '../../../src/main/base/config.js';
-import { closeAll, connectObserver, frontend, logon } from '../../helpers/clients.js';
+import { closeAll, connectObserver, overlay, logon } from '../../helpers/clients.js';
 import { OutageProxy } from '../../helpers/outage-proxy.js';
 import { playReplay, recordedMatch, replayLogon } from '../../helpers/recorded.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
@@ -62,7 +62,7 @@ afterAll(async () => {
 
 /** The clean run: the same records, the same group code, a fresh service, no proxy. Resolves with its final frame. */
 async function cleanFinalFrame(): Promise<string> {
-  const fe = await frontend(clean.broadcast, code);
+  const fe = await overlay(clean.broadcast, code);
   const run = await playReplay(replay, { url: clean.ingest, key: KEY, pace: 'instant' });
   await fe.waitFor((f) => f.roundPhase === 'game_end', 30_000);
   await expect.poll(() => clean.metric('ods_live_matches'), { timeout: 10_000 }).toBe(0);
@@ -74,7 +74,7 @@ describe('an observer back from a 30 s network outage', () => {
   it('has its whole backlog applied, in order, once: the match ends exactly like a clean run, nothing shed, no second logon', async () => {
     const proxy = new OutageProxy(svc.ports.ingest);
     const url = await proxy.start();
-    const fe = await frontend(svc.broadcast, code);
+    const fe = await overlay(svc.broadcast, code);
     // The observer client's options (docs/client-contract.md 1.3).
     const s = connectObserver(url);
     const outgoing: string[] = [];
@@ -159,7 +159,7 @@ describe('a backlog still waiting when the transport drops', () => {
     const s = io(slow.ingest, { forceNew: true, reconnection: true, reconnectionDelay: 200, reconnectionDelayMax: 400, rejectUnauthorized: false });
     try {
       const group = 'BKLG01';
-      const fe = await frontend(slow.broadcast, group);
+      const fe = await overlay(slow.broadcast, group);
       expect((await logon(s, 'obs_logon', replayLogon(replay, { key: KEY, groupCode: group }))).ack.value).toBe(true);
       const row = replay.records.find((r) => r.type === 'scoreboard')!;
       const playerId = (row.data as { playerId: string }).playerId;
@@ -201,7 +201,7 @@ describe('a backlog still waiting at shutdown', () => {
     const s = io(slow.ingest, { forceNew: true, reconnection: false, rejectUnauthorized: false });
     try {
       const group = 'BKLG02';
-      const fe = await frontend(slow.broadcast, group);
+      const fe = await overlay(slow.broadcast, group);
       expect((await logon(s, 'obs_logon', replayLogon(replay, { key: KEY, groupCode: group }))).ack.value).toBe(true);
       const row = replay.records.find((r) => r.type === 'scoreboard')!;
       const playerId = (row.data as { playerId: string }).playerId;

@@ -8,7 +8,7 @@
 // RECOVERY_WINDOW_MS is at least 120 s).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { io, type Socket } from 'socket.io-client';
-import { auxClient, auxLogon, closeAll, connected, frontend, logon, observerLogon, serverDisconnect } from '../../helpers/clients.js';
+import { auxClient, auxLogon, closeAll, connected, overlay, logon, observerLogon, serverDisconnect } from '../../helpers/clients.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { lastOffset, sessionPid, setLastOffset, webSocketOf } from '../../helpers/internals/socketio-client.js';
 import { tcpOf } from '../../helpers/internals/ws.js';
@@ -76,7 +76,7 @@ const resumedLogs = (groupCode: string) => svc.logs.map((l) => JSON.parse(l) as 
 describe('observer transport drop', () => {
   it('built-in recovery: data sent after (and buffered during) the drop is applied, without a new logon', async () => {
     const code = 'RES001';
-    const fe = await frontend(svc.broadcast, code);
+    const fe = await overlay(svc.broadcast, code);
     const s = realClient(svc.ingest);
     const { acks } = await logonObserver(s, code);
     const pid = sessionPid(s);
@@ -97,7 +97,7 @@ describe('observer transport drop', () => {
 
   it('unusable recovery offset: the pid table resumes the session (twice in a row, re-keyed under the new pid; network reset, then client-side close)', async () => {
     const code = 'RES002';
-    const fe = await frontend(svc.broadcast, code);
+    const fe = await overlay(svc.broadcast, code);
     const s = realClient(svc.ingest);
     const { acks } = await logonObserver(s, code);
     const pid1 = sessionPid(s);
@@ -126,7 +126,7 @@ describe('observer transport drop', () => {
 
   it('back before the server saw the drop: the new connection takes the session over and the old socket is closed', async () => {
     const code = 'RES003';
-    const fe = await frontend(svc.broadcast, code);
+    const fe = await overlay(svc.broadcast, code);
     const old = realClient(svc.ingest);
     await logonObserver(old, code);
     old.emit('obs_data', obsEnv(code, 'map', 'Canyon'));
@@ -155,7 +155,7 @@ describe('observer transport drop', () => {
 
   it('a fresh connection presenting the pid and a bogus offset also takes over', async () => {
     const code = 'RES004';
-    const fe = await frontend(svc.broadcast, code);
+    const fe = await overlay(svc.broadcast, code);
     const first = realClient(svc.ingest);
     await logonObserver(first, code);
     const pid = sessionPid(first)!;
@@ -170,7 +170,7 @@ describe('observer transport drop', () => {
 
   it('an unknown pid gets an unauthenticated socket: its data is ignored and logged once as unauthenticated', async () => {
     const code = 'RES005';
-    const fe = await frontend(svc.broadcast, code);
+    const fe = await overlay(svc.broadcast, code);
     const owner = realClient(svc.ingest);
     await logonObserver(owner, code);
     await fe.waitFor(() => true);
@@ -195,7 +195,7 @@ describe('observer transport drop', () => {
 describe('auxiliary transport drop', () => {
   it('an auxiliary session survives a drop: the flags clear when the server sees it, data after the reconnect applies', async () => {
     const code = 'RESAUX';
-    const fe = await frontend(svc.broadcast, code);
+    const fe = await overlay(svc.broadcast, code);
     const obs = realClient(svc.ingest);
     await logonObserver(obs, code);
     obs.emit('obs_data', obsEnv(code, 'roster', { name: 'Lumen', tagline: 'NA1', startTeam: '0', agentInternal: 'Hunter', playerId: 'p-aux', position: 0, locked: true, rank: 0 }));

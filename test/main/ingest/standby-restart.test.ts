@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Socket } from 'socket.io-client';
 import { afterAll, describe, expect, it } from 'vitest';
-import { connectObserver, frontend, logon, observer } from '../../helpers/clients.js';
+import { connectObserver, overlay, logon, observer } from '../../helpers/clients.js';
 import { playReplay, recordedMatch, replayLogon } from '../../helpers/recorded.js';
 import { restartableEnv, startTestService, type TestService } from '../../helpers/service.js';
 import { frameWithout, standbyCopy, streamPair } from '../../helpers/standby.js';
@@ -32,7 +32,7 @@ describe('a standby observer with STATE_DIR', () => {
     const first = await startTestService(env);
     services.push(first);
     // The reference: a clean single-observer run of the whole recording.
-    const refFe = await frontend(first.broadcast, 'SBREF1');
+    const refFe = await overlay(first.broadcast, 'SBREF1');
     const ref = await playReplay(replay, { url: first.ingest, key: KEY, pace: 'instant', groupCode: 'SBREF1' });
     sockets.push(ref.socket);
     await refFe.waitFor((f) => f.roundPhase === 'game_end', 60_000);
@@ -67,7 +67,7 @@ describe('a standby observer with STATE_DIR', () => {
     again.socket.close();
 
     // The primary goes silent; the standby streams the rest and takes over.
-    const fe = await frontend(second.broadcast, CODE);
+    const fe = await overlay(second.broadcast, CODE);
     for (let i = HALF; i < records.length; i++) {
       s.emit('obs_data', standbyCopy(records[i]));
       if (i % 50 === 0) await yieldToIo();

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeAll, connectObserver, frontend, logon, observer } from '../../helpers/clients.js';
+import { closeAll, connectObserver, overlay, logon, observer } from '../../helpers/clients.js';
 import { playReplay, recordedMatch, replayLogon } from '../../helpers/recorded.js';
 import { startTestService, tempDir, type TestService } from '../../helpers/service.js';
 import { frameWithout, standbyCopy, streamPair } from '../../helpers/standby.js';
@@ -39,7 +39,7 @@ beforeAll(async () => {
   svc = await startTestService({ KEYS_FILE, TRUST_REPLAY_TIMESTAMPS: 'true' });
   clean = await startTestService({ KEYS_FILE, TRUST_REPLAY_TIMESTAMPS: 'true' });
   // The reference: one observer, the whole recording, a fresh service.
-  const fe = await frontend(clean.broadcast, replay.header.groupCode);
+  const fe = await overlay(clean.broadcast, replay.header.groupCode);
   const run = await playReplay(replay, { url: clean.ingest, key: KEY_A1, pace: 'instant' });
   await fe.waitFor((f) => f.roundPhase === 'game_end', 60_000);
   reference = fe.raw[fe.raw.length - 1];
@@ -93,7 +93,7 @@ describe('arming a standby', () => {
 
 async function failoverRun(code: string, cut: number, stop: (primary: Socket) => void): Promise<{ final: string; failoverMs: number }> {
   const records = replay.records.map((r) => ({ ...r, groupCode: code }));
-  const fe = await frontend(svc.broadcast, code);
+  const fe = await overlay(svc.broadcast, code);
   const p = connectObserver(svc.ingest);
   const pAck = await logon(p, 'obs_logon', replayLogon(replay, { key: KEY_A1, groupCode: code }));
   expect(pAck.ack.value).toBe(true);
@@ -151,7 +151,7 @@ describe('swapping by hand', () => {
     const code = replay.header.groupCode;
     const records = replay.records.map((r) => ({ ...r, groupCode: code }));
     const CUT = 800;
-    const fe = await frontend(svc.broadcast, code);
+    const fe = await overlay(svc.broadcast, code);
     const p = connectObserver(svc.ingest);
     expect((await logon(p, 'obs_logon', replayLogon(replay, { key: KEY_A1, groupCode: code }))).ack.value).toBe(true);
     expect((await svc.admin.request('POST', `/admin/matches/${code}/standby`)).status).toBe(200);
@@ -194,7 +194,7 @@ describe('a returning old primary', () => {
     const records = replay.records.map((r) => ({ ...r, groupCode: code }));
     const CUT_P = 1000;
     const STOP_S = 2000;
-    const fe = await frontend(short.broadcast, code);
+    const fe = await overlay(short.broadcast, code);
     const p = connectObserver(short.ingest);
     const s = connectObserver(short.ingest);
     try {

@@ -4,12 +4,12 @@
 // `isRunning: false` and every other member as it was (no invented `game_end` phase, no round
 // record). Shutdown with STATE_DIR does not end the matches (they are resumed after the restart).
 //
-// A real overlay frontend (socket.io-client on the broadcast port) watches the recorded match up to
+// A real overlay (socket.io-client on the broadcast port) watches the recorded match up to
 // the start of round 4's combat phase (score 1–2) when the match ends.
 import path from 'node:path';
 import type { Socket } from 'socket.io-client';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { closeAll, frontend, serverDisconnect } from '../../helpers/clients.js';
+import { closeAll, overlay, serverDisconnect } from '../../helpers/clients.js';
 import { recordedMatch, replayObserver, sendRecords } from '../../helpers/recorded.js';
 import { startTestService, tempDir, type TestService } from '../../helpers/service.js';
 
@@ -22,7 +22,7 @@ const AUTH_KEY = 'END-FRAME-KEY';
 const ADMIN = 'end-frame-admin-token-7c1e';
 
 type Frame = Record<string, unknown> & { isRunning: boolean; roundPhase: string; roundNumber: number; teams: Array<{ roundsWon: number }> };
-type Watcher = Awaited<ReturnType<typeof frontend>>;
+type Watcher = Awaited<ReturnType<typeof overlay>>;
 
 const services: TestService[] = [];
 const observers: Socket[] = [];
@@ -40,9 +40,9 @@ async function service(env: Record<string, string> = {}): Promise<TestService> {
   return svc;
 }
 
-/** A frontend watching `code` while an observer plays the recorded match into round 4's combat. */
+/** An overlay watching `code` while an observer plays the recorded match into round 4's combat. */
 async function liveInCombat(svc: TestService, code: string): Promise<{ fe: Watcher; observer: Socket; combatAt: number }> {
-  const fe = await frontend(svc.broadcast, code);
+  const fe = await overlay(svc.broadcast, code);
   const { socket: observer, ack } = await replayObserver(svc.ingest, replay, { key: AUTH_KEY, groupCode: code });
   observers.push(observer);
   expect(ack.value).toBe(true);
@@ -60,7 +60,7 @@ const endedFrame = (w: { fe: Watcher; combatAt: number }): Promise<Frame> =>
 /** The final frame is the frame before it with isRunning false, the same state otherwise (serverTime aside). */
 function expectEndedAsItWas(fe: Watcher, final: Frame): void {
   const i = fe.frames.indexOf(final);
-  expect(i).toBe(fe.frames.length - 1); // the last frame the frontend got
+  expect(i).toBe(fe.frames.length - 1); // the last frame the overlay got
   const before = fe.frames[i - 1] as Frame;
   expect(before.isRunning).toBe(true);
   expect(final.isRunning).toBe(false);
@@ -106,7 +106,7 @@ describe('a match that ends without game_end: its last frame says isRunning fals
     const live = await liveInCombat(svc, code);
     const closed = serverDisconnect(live.fe.socket, 20_000);
     await svc.shutdown();
-    await closed; // the frontends' sockets close last, after the final frames
+    await closed; // the overlays' sockets close last, after the final frames
     const final = await endedFrame(live);
     expectEndedAsItWas(live.fe, final);
   });

@@ -4,7 +4,7 @@
 // running timers keep a match alive).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Socket } from 'socket.io-client';
-import { auxClient as auxLoggedOn, closeAll, frontend, observer as observerClient, serverDisconnect } from '../../helpers/clients.js';
+import { auxClient as auxLoggedOn, closeAll, overlay, observer as observerClient, serverDisconnect } from '../../helpers/clients.js';
 import { recordedMatch, recordIndex, replayMatchId, replayObserver, sendRecords } from '../../helpers/recorded.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 
@@ -49,7 +49,7 @@ describe('game end', () => {
 
   it('final frame, then removal, sockets closed, post-match team info; a new logon starts a new match', async () => {
     const code = 'ENDG01';
-    const fe = await frontend(svc.broadcast, code);
+    const fe = await overlay(svc.broadcast, code);
     const { socket: obs, ack } = await replayObserver(svc.ingest, replay, { key: AUTH_KEY, groupCode: code });
     sockets.push(obs);
     expect(ack.value).toBe(true);
@@ -74,7 +74,7 @@ describe('game end', () => {
     await expect.poll(() => svc.metric('ods_live_matches')).toBe(0);
     expect((await status(svc.rest)).matchesRunning).toBe(0);
     // The game_end frame went out once, and it was the last one so far (that no frame comes after
-    // it is shown below: the next frame this frontend receives is the new match's lobby).
+    // it is shown below: the next frame this overlay receives is the new match's lobby).
     expect(fe.frames.filter((f) => f.roundPhase === 'game_end')).toHaveLength(1);
     expect(fe.frames.at(-1)!.roundPhase).toBe('game_end');
     const gameEndAt = fe.frames.length - 1;
@@ -102,7 +102,7 @@ describe('game end', () => {
     expect(lobby.map).toBe('Loading');
     expect(lobby.matchId).toBe('');
     expect(lobby.teams.map((t) => [t.teamName, t.roundsWon, t.players.length])).toEqual([['Left', 0, 0], ['Right', 0, 0]]);
-    // The marker: the same group code runs on the same shard and reaches this frontend on the same
+    // The marker: the same group code runs on the same shard and reaches this overlay on the same
     // path; nothing came between the old match's game_end and the new match's first frame.
     expect(fe.frames.indexOf(lobby)).toBe(gameEndAt + 1);
     const fresh = (await (await fetch(`${svc.rest}/getTeamInfoForCode?groupCode=${code}`)).json()) as Record<string, unknown>;
@@ -127,7 +127,7 @@ describe('inactivity', () => {
 
   it('a match without new events is removed; its observer and auxiliary sockets are disconnected', async () => {
     const code = 'INAC01';
-    const fe = await frontend(svc.broadcast, code);
+    const fe = await overlay(svc.broadcast, code);
     const { s, ack } = await observer(svc.ingest, code);
     expect(ack.value).toBe(true);
     const gone = serverDisconnect(s, 10_000);
@@ -163,7 +163,7 @@ describe('inactivity', () => {
 
   it('a running timeout countdown keeps the match alive; it is removed once the countdown is over', async () => {
     const code = 'INAC02';
-    const fe = await frontend(svc.broadcast, code);
+    const fe = await overlay(svc.broadcast, code);
     const { s, ack } = await observer(svc.ingest, code, { toolsData: { timeoutDuration: 5 } });
     expect(ack.value).toBe(true);
     const gone = serverDisconnect(s, 30_000); // the removal comes 7.5 s after the countdown starts at the earliest

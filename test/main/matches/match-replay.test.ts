@@ -1,7 +1,7 @@
 // The recorded 19-round match, replayed into the real service as fast as it takes it, with a
-// frontend connected throughout.
+// overlay connected throughout.
 import { describe, expect, it } from 'vitest';
-import { frontend } from '../../helpers/clients.js';
+import { overlay } from '../../helpers/clients.js';
 import { playReplay, recordedMatch } from '../../helpers/recorded.js';
 import { serviceForFile } from '../../helpers/service.js';
 
@@ -15,7 +15,7 @@ const svc = serviceForFile({ AUTH_KEY: 'replay-key', TRUST_REPLAY_TIMESTAMPS: 't
 describe('the recorded match end to end', () => {
   it('ends 6–13 with 19 round records, final scoreboards and the game_end frame; team info has higherScore', async () => {
     const code = replay.header.groupCode;
-    const fe = await frontend(svc.broadcast, code);
+    const fe = await overlay(svc.broadcast, code);
     const result = await playReplay(replay, { url: svc.ingest, key: 'replay-key', pace: 'instant' });
     expect(result.secret).toMatch(/^[A-Z0-9]{16}$/);
     const final = (await fe.waitFor((f) => f.roundPhase === 'game_end', 30_000)) as unknown as { teams: Team[]; isRunning: boolean; roundNumber: number };

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeAll, frontend } from '../../helpers/clients.js';
+import { closeAll, overlay } from '../../helpers/clients.js';
 import { recordedMatch, recordIndex, replayObserver, sendRecords } from '../../helpers/recorded.js';
 import { startTestService, tempDir, type TestService } from '../../helpers/service.js';
 
@@ -30,7 +30,7 @@ describe('the next clients: agent-select hotkey and economy record', () => {
   it('agent select waits for toggle_agent_select; moneyRecord of round 1 reaches the overlay', async () => {
     const replay = recordedMatch();
     const toolsData = { ...(replay.header.toolsData as object | undefined), agentSelectHotkeyEnabled: true };
-    const fe = await frontend(svc.broadcast, CODE);
+    const fe = await overlay(svc.broadcast, CODE);
     const { socket: obs, ack } = await replayObserver(svc.ingest, replay, { key: KEY, groupCode: CODE, toolsData });
     try {
       expect(ack.value).toBe(true);

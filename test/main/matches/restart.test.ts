@@ -26,7 +26,7 @@ afterAll(async () => {
   for (const s of services) await s.close();
 });
 
-/** An overlay frontend like the real one: reconnects on its own and logs on again at every connect. */
+/** An overlay like the real one: reconnects on its own and logs on again at every connect. */
 function overlay(url: string, code: string): { socket: Socket; frames: string[] } {
   const socket = io(url, { forceNew: true, reconnection: true, reconnectionDelay: 100, reconnectionDelayMax: 300 });
   sockets.push(socket);

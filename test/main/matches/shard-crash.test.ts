@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeAll, frontend } from '../../helpers/clients.js';
+import { closeAll, overlay } from '../../helpers/clients.js';
 import { playReplay, recordedMatch, sendRecords } from '../../helpers/recorded.js';
 import { startTestService, tempDir, type TestService } from '../../helpers/service.js';
 
@@ -41,13 +41,13 @@ for (const [workers, what] of [['1', 'a shard thread'], ['0', 'the shard on the 
   const statusUp = async () => ((await (await fetch(`${svc.rest}/status`)).json()) as { status: string }).status;
 
     it('is restarted; its live matches continue to the same final state as without the crash', async () => {
-      const ref = await frontend(svc.broadcast, 'CRREF1');
+      const ref = await overlay(svc.broadcast, 'CRREF1');
       const refRun = await playReplay(replay, { url: svc.ingest, key: 'k', pace: 'instant', groupCode: 'CRREF1' });
       const expected = await ref.waitFor((f) => f.roundPhase === 'game_end', 20_000);
       refRun.socket.close();
 
-      const fe = await frontend(svc.broadcast, 'CRASH1');
-      const other = await frontend(svc.broadcast, 'CRASH2');
+      const fe = await overlay(svc.broadcast, 'CRASH1');
+      const other = await overlay(svc.broadcast, 'CRASH2');
       const run = await playReplay(replay, { url: svc.ingest, key: 'k', pace: 'instant', groupCode: 'CRASH1', to: 900 });
       const run2 = await playReplay(replay, { url: svc.ingest, key: 'k', pace: 'instant', groupCode: 'CRASH2', to: 400 });
       await expect.poll(() => hasSnapshot('CRASH1') && hasSnapshot('CRASH2')).toBe(true); // a snapshot round
@@ -75,7 +75,7 @@ for (const [workers, what] of [['1', 'a shard thread'], ['0', 'the shard on the 
     }, 60_000);
 
     it('crashing again within the window falls back to snapshots, a third time gives the matches up; the service stays up', async () => {
-      const fe = await frontend(svc.broadcast, 'CRASH3');
+      const fe = await overlay(svc.broadcast, 'CRASH3');
       const run = await playReplay(replay, { url: svc.ingest, key: 'k', pace: 'instant', groupCode: 'CRASH3', to: 300 });
       await fe.waitFor((f) => (f.teams as { players: unknown[] }[])[0].players.length === 5);
       await expect.poll(() => hasSnapshot('CRASH3')).toBe(true); // what the second crash restores from
@@ -95,7 +95,7 @@ for (const [workers, what] of [['1', 'a shard thread'], ['0', 'the shard on the 
       expect(await statusUp()).toBe('UP');
 
       // The restarted shard takes new matches.
-      const again = await frontend(svc.broadcast, 'CRASH4');
+      const again = await overlay(svc.broadcast, 'CRASH4');
       const run4 = await playReplay(replay, { url: svc.ingest, key: 'k', pace: 'instant', groupCode: 'CRASH4', to: 50 });
       await again.waitFor((f) => f.map !== 'Loading');
       run4.socket.close();

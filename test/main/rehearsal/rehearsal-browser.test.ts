@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumOrWarn, openBrowser, type Browser } from '../../helpers/browser.js';
 import type { Page } from 'playwright-core';
-import { closeAll, frontend } from '../../helpers/clients.js';
+import { closeAll, overlay } from '../../helpers/clients.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 
 interface PageElement { textContent: string | null; className: string; dataset: Record<string, string | undefined> }
@@ -44,7 +44,7 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('the dashboard\'s Rehearse pa
 
   it('starts, lists, pauses, seeks and stops a rehearsal of the recorded match', async () => {
     const code = 'BRRH01';
-    const fe = await frontend(svc.broadcast, code);
+    const fe = await overlay(svc.broadcast, code);
     await page.fill('#admin-token', TOKEN);
     await page.fill('#rh-code', code);
     await page.selectOption('#rh-speed', '10');

@@ -3,7 +3,7 @@
 // a looping rehearsal starts its match again at the recording's end, and every rehearsal ends by
 // itself after REHEARSAL_MAX_MS.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeAll, frontend, refusedLogon, observerLogon } from '../../helpers/clients.js';
+import { closeAll, overlay, refusedLogon, observerLogon } from '../../helpers/clients.js';
 import { recordedMatch } from '../../helpers/recorded.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 
@@ -33,7 +33,7 @@ describe('rehearsals and the limits', () => {
     const startedAt = Date.now();
     // Round 1 of the recording only (about a second at 10×), looping from round 1.
     const short = [replay.header, ...replay.records.slice(0, 60)].map((r) => JSON.stringify(r)).join(',\n');
-    const fe = await frontend(svc.broadcast, 'LOOP1');
+    const fe = await overlay(svc.broadcast, 'LOOP1');
     expect((await start({ groupCode: 'LOOP1', recording: 'upload', replay: short, speed: 10, startRound: 1, loop: true })).status).toBe(201);
     expect((await start({ groupCode: 'SLOW1', speed: 1 })).status).toBe(201);
     const refused = await start({ groupCode: 'FULL1' });

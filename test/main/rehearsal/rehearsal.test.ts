@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Socket } from 'socket.io-client';
 import { startBackend, type FakeBackend } from '../../helpers/backends.js';
-import { closeAll, frontend, observer, TEAMS } from '../../helpers/clients.js';
+import { closeAll, overlay, observer, TEAMS } from '../../helpers/clients.js';
 import { recordedMatch, recordIndex, sendRecords } from '../../helpers/recorded.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { sleep } from '../../helpers/waits.js';
@@ -88,7 +88,7 @@ describe('the rehearsal routes', () => {
 describe('a rehearsal of the recorded match', () => {
   it('at 10× reaches game_end at an overlay with the operator\'s teams and the recording\'s score; no backend call', async () => {
     const code = 'RH10X';
-    const fe = await frontend(svc.broadcast, code);
+    const fe = await overlay(svc.broadcast, code);
     const started = await post('/admin/rehearsals', { groupCode: code, speed: 10, startRound: 18, ...OPERATOR_TEAMS });
     expect(started.status).toBe(201);
     expect(started.body).toMatchObject({ groupCode: code, speed: 10, startRound: 18, recording: 'recorded', state: 'playing' });
@@ -110,7 +110,7 @@ describe('a rehearsal of the recorded match', () => {
 
   it('pause holds the frames; resume goes on', async () => {
     const code = 'RHPAUSE';
-    const fe = await frontend(svc.broadcast, code);
+    const fe = await overlay(svc.broadcast, code);
     expect((await post('/admin/rehearsals', { groupCode: code, speed: 10, startRound: 2 })).status).toBe(201);
     await fe.waitFor((f) => frame(f).roundNumber === 2);
     const paused = await post(`/admin/rehearsals/${code}/pause`);
@@ -121,7 +121,7 @@ describe('a rehearsal of the recorded match', () => {
     // but those of what it had delivered before the pause.
     await sleep(1500);
     expect((await status(code))!.position).toBe(position);
-    // Those are out (the frontend holds every frame published), and nothing follows them.
+    // Those are out (the overlay holds every frame published), and nothing follows them.
     await expect.poll(async () => (await svc.frameNo(code)) === fe.frames.length).toBe(true);
     const held = fe.frames.length;
     expect((await status(code))!.position).toBe(position);
@@ -131,7 +131,7 @@ describe('a rehearsal of the recorded match', () => {
 
   it('seek to round 10 shows round 10\'s state; seeking back to round 3 starts the match again clean', async () => {
     const code = 'RHSEEK';
-    const fe = await frontend(svc.broadcast, code);
+    const fe = await overlay(svc.broadcast, code);
     expect((await post('/admin/rehearsals', { groupCode: code, speed: 1 })).status).toBe(201);
     const seek = await post(`/admin/rehearsals/${code}/seek`, { round: 10 });
     expect(seek).toMatchObject({ status: 200, body: { round: 10 } });
@@ -151,7 +151,7 @@ describe('a rehearsal of the recorded match', () => {
 
   it('ends at once when a real observer logs on to its code; the overlay then shows only the live match', async () => {
     const code = 'RHLIVE';
-    const fe = await frontend(svc.broadcast, code);
+    const fe = await overlay(svc.broadcast, code);
     expect((await post('/admin/rehearsals', { groupCode: code, speed: 10, startRound: 5, ...OPERATOR_TEAMS })).status).toBe(201);
     await fe.waitFor((f) => frame(f).roundNumber >= 5);
     const live = await observer(svc.ingest, { key: AUTH_KEY, groupCode: code, clientVersion: replay.header.clientVersion ?? '0.3.3' });
@@ -194,7 +194,7 @@ describe('a rehearsal with a preview\'s teams and tools', () => {
     expect(preview.status).toBe(200);
     const { previewCode } = (await preview.json()) as { previewCode: string };
     const code = 'RHPREV';
-    const fe = await frontend(svc.broadcast, code);
+    const fe = await overlay(svc.broadcast, code);
     const started = await post('/admin/rehearsals', { groupCode: code, speed: 10, startRound: 4, fromPreview: previewCode, rightTeam: { name: 'Override Right', tricode: 'OVR', url: '' } });
     expect(started).toMatchObject({ status: 201, body: { teams: { left: { name: 'Northern Lights' }, right: { name: 'Override Right' } } } });
     const f = await fe.waitFor((x) => frame(x).roundNumber === 4);
@@ -258,7 +258,7 @@ describe('an uploaded replay', () => {
 
   it('plays when valid, without any of its secrets reaching an overlay or the logs', async () => {
     const code = 'UPOK';
-    const fe = await frontend(svc.broadcast, code);
+    const fe = await overlay(svc.broadcast, code);
     const res = await post('/admin/rehearsals', { groupCode: code, recording: 'upload', replay: replayText(), speed: 10, startRound: 1 });
     expect(res).toMatchObject({ status: 201, body: { recording: 'upload', total: 60 } });
     const f = await fe.waitFor((x) => frame(x).roundNumber === 1);

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { closeAll, frontend } from '../../helpers/clients.js';
+import { closeAll, overlay } from '../../helpers/clients.js';
 import { BO3, exampleCsv, fixture, playWholeMap, upload, withMatchId, type SeriesFrame } from '../../helpers/fixtures.js';
 import { recordedMatch, replayObserver } from '../../helpers/recorded.js';
 import { startTestService, tempDir, type TestService } from '../../helpers/service.js';
@@ -33,7 +33,7 @@ describe('a restart of the embedded default between two maps', () => {
     const second = await startTestService({ AUTH_KEY, DATA_DIR });
     services.push(second);
     expect(await fixture(second.rest, second.admin.token, BO3.code)).toMatchObject({ status: 'upcoming', wins: [0, 1], results: [{ map: 'Icebox', scores: [6, 13], winner: 1 }] });
-    const fe = await frontend(second.broadcast, BO3.code);
+    const fe = await overlay(second.broadcast, BO3.code);
     const { ack } = await replayObserver(second.ingest, replay, { key: AUTH_KEY, groupCode: BO3.code, leftTeam: { ...BO3.wolves, attackStart: true }, rightTeam: { ...BO3.owls, attackStart: false } });
     expect(ack.value).toBe(true);
     const frame = (await fe.waitFor(() => true)) as unknown as SeriesFrame;

@@ -105,7 +105,7 @@ function harness(count: number, batchMs: number, extra: { faultInjection?: boole
   pools.push(pool);
   return {
     pool, outs, crashes, logs,
-    // A frame with a delta comes without its text (the shard keeps it): rebuilt from the previous one, as a frontend does.
+    // A frame with a delta comes without its text (the shard keeps it): rebuilt from the previous one, as an overlay does.
     frames: (groupCode) => {
       let prev: Buffer | null = null;
       return outs.flatMap(({ out }) => out.codes.flatMap((c, i) => {

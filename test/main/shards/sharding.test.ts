@@ -4,7 +4,7 @@
 // with the live clock.
 import { afterEach, describe, expect, it } from 'vitest';
 import { shardIndexOf } from '../../../src/main/shards/hash.js';
-import { closeAll, frontend } from '../../helpers/clients.js';
+import { closeAll, overlay } from '../../helpers/clients.js';
 import { playReplay, recordedMatch } from '../../helpers/recorded.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 
@@ -25,10 +25,10 @@ async function finalFrames(shards: number, trustTimestamps: boolean, serializer 
   svc = await startTestService({ AUTH_KEY: 'k', SHARD_WORKERS: String(shards), TRUST_REPLAY_TIMESTAMPS: String(trustTimestamps), FRAME_SERIALIZER: serializer, ...env });
   const shardsUsed = new Set(CODES.map((c) => shardIndexOf(c, shards))); // FNV-1a of the group code, modulo SHARD_WORKERS
   if (shards > 1) expect(shardsUsed.size).toBeGreaterThan(1);
-  const frontends = await Promise.all(CODES.map((code) => frontend(svc!.broadcast, code)));
+  const overlays = await Promise.all(CODES.map((code) => overlay(svc!.broadcast, code)));
   const results = await Promise.all(CODES.map((code) => playReplay(replay, { url: svc!.ingest, key: 'k', pace: 'instant', groupCode: code })));
   const out = new Map<string, string>();
-  await Promise.all(frontends.map(async (fe, i) => {
+  await Promise.all(overlays.map(async (fe, i) => {
     await fe.waitFor((f) => f.roundPhase === 'game_end', 30_000);
     out.set(CODES[i], fe.raw[fe.raw.length - 1]);
   }));

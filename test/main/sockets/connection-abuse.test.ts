@@ -5,7 +5,7 @@
 // work meanwhile; an address past MAX_CONNECTIONS_PER_ADDRESS gets its new connections closed at
 // once (logged once, counted), and behind a proxy (TRUST_PROXY=true) the cap is off.
 import { afterAll, describe, expect, it } from 'vitest';
-import { closeAll, frontend, observer } from '../../helpers/clients.js';
+import { closeAll, overlay, observer } from '../../helpers/clients.js';
 import { scrapeMetrics } from '../../helpers/metrics.js';
 import { destroyAll, openRaw, silentWebSockets, type RawConnection } from '../../helpers/raw-connections.js';
 import { spawnService, type ServiceProcess } from '../../helpers/service-process.js';
@@ -49,7 +49,7 @@ describe('connections that never finish a request', () => {
     // Meanwhile: a real observer (the client's options) logs on and sends, a real overlay gets it, REST answers.
     const obs = await observer(svc.urls.ingest, { obsName: 'o', key: 'k', groupCode: 'ABUSE1' });
     expect(obs.ack.value).toBe(true);
-    const fe = await frontend(svc.urls.broadcast, 'ABUSE1');
+    const fe = await overlay(svc.urls.broadcast, 'ABUSE1');
     obs.socket.emit('obs_data', roster);
     obs.socket.emit('obs_data', money(1234));
     await fe.waitFor((f) => moneyOf(f) === 1234);

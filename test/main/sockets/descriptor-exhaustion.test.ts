@@ -4,7 +4,7 @@
 // loop), logs it once, counts it, keeps the live match going over the connections it has, and
 // serves new clients again as soon as the connections are gone: nothing of the match is lost.
 import { afterAll, describe, expect, it } from 'vitest';
-import { closeAll, frontend, observer } from '../../helpers/clients.js';
+import { closeAll, overlay, observer } from '../../helpers/clients.js';
 import { scrapeMetrics } from '../../helpers/metrics.js';
 import { destroyAll, openRaw, type RawConnection } from '../../helpers/raw-connections.js';
 import { spawnService, type ServiceProcess } from '../../helpers/service-process.js';
@@ -32,7 +32,7 @@ describe(`the service under ulimit -n ${NOFILE}`, () => {
     // A live match: the observer (real client options) on WebSocket, an overlay watching it.
     const obs = await observer(svc.urls.ingest, { obsName: 'o', key: 'k', groupCode: 'FDFULL' });
     await expect.poll(() => obs.socket.io.engine.transport.name).toBe('websocket');
-    const fe = await frontend(svc.urls.broadcast, 'FDFULL', ['websocket']);
+    const fe = await overlay(svc.urls.broadcast, 'FDFULL', ['websocket']);
     let sent = 0;
     obs.socket.emit('obs_data', roster);
     sent++;
@@ -63,7 +63,7 @@ describe(`the service under ulimit -n ${NOFILE}`, () => {
     destroyAll(raw);
     const status = async () => (await fetch(`${svc!.urls.rest}/status`, { signal: AbortSignal.timeout(2000) }).catch(() => null))?.status;
     await expect.poll(status, { timeout: 20_000, interval: 250 }).toBe(200);
-    const late = await frontend(svc.urls.broadcast, 'FDFULL');
+    const late = await overlay(svc.urls.broadcast, 'FDFULL');
     await late.waitFor((f) => moneyOf(f) === 20);
     obs.socket.emit('obs_data', money(21));
     sent++;

@@ -54,23 +54,23 @@ describe.each([
     const other = svc === plain ? secure : plain;
     const code = `ISO${transports.join('').length}${svc === plain ? 'P' : 'T'}`;
 
-    const frontend = client(svc.broadcast, transports);
+    const overlay = client(svc.broadcast, transports);
     const observer = client(svc.ingest, transports);
-    const otherFrontend = client(other.broadcast, transports);
-    await Promise.all([connected(frontend), connected(observer), connected(otherFrontend)]);
-    const frontendSeen = recordAll(frontend);
+    const otherOverlay = client(other.broadcast, transports);
+    await Promise.all([connected(overlay), connected(observer), connected(otherOverlay)]);
+    const overlaySeen = recordAll(overlay);
     const observerSeen = recordAll(observer);
-    const otherSeen = recordAll(otherFrontend);
+    const otherSeen = recordAll(otherOverlay);
 
-    // The frontend of both services logs on to the same room name.
-    const success = nextEvent<string>(frontend, 'logon_success');
-    const otherSuccess = nextEvent<string>(otherFrontend, 'logon_success');
-    frontend.emit('logon', JSON.stringify({ groupCode: code }));
-    otherFrontend.emit('logon', JSON.stringify({ groupCode: code }));
+    // The overlay of both services logs on to the same room name.
+    const success = nextEvent<string>(overlay, 'logon_success');
+    const otherSuccess = nextEvent<string>(otherOverlay, 'logon_success');
+    overlay.emit('logon', JSON.stringify({ groupCode: code }));
+    otherOverlay.emit('logon', JSON.stringify({ groupCode: code }));
     expect(JSON.parse(await success)).toEqual({ groupCode: code, msg: `Logon succeeded for group code ${code}` });
     await otherSuccess;
     if (transports.includes('websocket') && transports.length > 1) {
-      await expect.poll(() => [frontend, observer, otherFrontend].every((s) => s.io.engine.transport.name === 'websocket')).toBe(true); // the upgrade is done
+      await expect.poll(() => [overlay, observer, otherOverlay].every((s) => s.io.engine.transport.name === 'websocket')).toBe(true); // the upgrade is done
     }
 
     // Ingestion per-socket emit (recovery on: goes through the adapter) reaches its own client.
@@ -78,8 +78,8 @@ describe.each([
     observer.emit('test_echo', JSON.stringify({ n: 1 }));
     expect(await echo1).toBe(JSON.stringify({ n: 1 }));
 
-    // A frame of this service's match (another observer starts it) reaches the frontend of this service only.
-    const delivered = nextEvent<string>(frontend, 'match_data');
+    // A frame of this service's match (another observer starts it) reaches the overlay of this service only.
+    const delivered = nextEvent<string>(overlay, 'match_data');
     const starter = await observerClient(svc.ingest, { key: 'isolation-key', groupCode: code }, { transports, reconnection: false });
     opened.push(starter.socket);
     expect(starter.ack.value).toBe(true);
@@ -92,16 +92,16 @@ describe.each([
 
     // Markers, one per socket, each on the path something crossing over would have taken: the
     // observer's second echo (sent after the frame was delivered), this match's next frame for the
-    // frontend, and for the other service's frontend the first frame of its own match.
-    const nextFrame = nextEvent<string>(frontend, 'match_data');
+    // overlay, and for the other service's overlay the first frame of its own match.
+    const nextFrame = nextEvent<string>(overlay, 'match_data');
     starter.socket.emit('obs_data', JSON.stringify({ obsName: 'o', groupCode: code, type: 'map', data: 'Ascent' }));
     expect(JSON.parse(await nextFrame)).toMatchObject({ groupCode: code, map: 'Ascent' });
-    const otherFrame = nextEvent<string>(otherFrontend, 'match_data');
+    const otherFrame = nextEvent<string>(otherOverlay, 'match_data');
     const otherStarter = await observerClient(other.ingest, { key: 'isolation-key', groupCode: code }, { transports, reconnection: false });
     opened.push(otherStarter.socket);
     expect(JSON.parse(await otherFrame)).toMatchObject({ groupCode: code, roundPhase: 'LOBBY' });
     expect(observerSeen).toEqual(['test_echo', 'test_echo']);
-    expect(frontendSeen).toEqual(['logon_success', 'match_data', 'match_data']);
+    expect(overlaySeen).toEqual(['logon_success', 'match_data', 'match_data']);
     expect(otherSeen).toEqual(['logon_success', 'match_data']);
   });
 });

@@ -11,7 +11,7 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeAll, connect, connected, frontend } from '../../helpers/clients.js';
+import { closeAll, connect, connected, overlay } from '../../helpers/clients.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 
 /** Generous: the service answers in milliseconds; a hang must still fail clearly on a loaded machine. */
@@ -123,7 +123,7 @@ describe.each(variants)('socket ports over %s', (_name, insecure) => {
       expect(answer.status).toBe(200);
       expect(answer.body).toMatch(/^0\{"sid":"/);
       if (portName === 'broadcast') {
-        const fe = await frontend(url(), 'HTTPPROBE', ['websocket']);
+        const fe = await overlay(url(), 'HTTPPROBE', ['websocket']);
         expect(fe.socket.connected).toBe(true);
       } else {
         const s = connect(url(), { transports: ['websocket'] });

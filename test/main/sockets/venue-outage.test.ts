@@ -9,7 +9,7 @@
 // ports: each is refused at once or closed by its deadline, as before.
 import type { Socket } from 'socket.io-client';
 import { afterAll, describe, expect, it } from 'vitest';
-import { auxLogon, closeAll, connectObserver, frontend, logon, type Frontend } from '../../helpers/clients.js';
+import { auxLogon, closeAll, connectObserver, overlay, logon, type Overlay } from '../../helpers/clients.js';
 import { scrapeMetrics } from '../../helpers/metrics.js';
 import { OutageProxy } from '../../helpers/outage-proxy.js';
 import { destroyAll, openRaw, type RawConnection } from '../../helpers/raw-connections.js';
@@ -59,7 +59,7 @@ async function start(): Promise<ServiceProcess> {
 class Venue {
   readonly observers: Socket[] = [];
   readonly aux: Socket[][] = [];
-  readonly overlays: Frontend[] = [];
+  readonly overlays: Overlay[] = [];
   /** Each client's connect_error events: when (ms since epoch) and why. */
   readonly errors: { at: number; message: string }[] = [];
   constructor(private readonly ingest: string, private readonly broadcast: string) {}
@@ -73,7 +73,7 @@ class Venue {
 
   /** The overlays (in the production truck, not at the venue), 20 at a time. */
   async overlaysOn(): Promise<void> {
-    for (let i = 0; i < MATCHES; i += 20) this.overlays.push(...await Promise.all(Array.from({ length: 20 }, (_, j) => frontend(this.broadcast, groupCode(i + j)))));
+    for (let i = 0; i < MATCHES; i += 20) this.overlays.push(...await Promise.all(Array.from({ length: 20 }, (_, j) => overlay(this.broadcast, groupCode(i + j)))));
   }
 
   async logOn(): Promise<void> {

@@ -1,10 +1,10 @@
 // FrameBus on Redis (frames/frame-bus.ts). Local delivery is the memory adapter's: a frame published
-// on this node goes straight to this node's subscribers (the owner's own frontends never wait for
+// on this node goes straight to this node's subscribers (the owner's own overlays never wait for
 // Redis), and the latest frame of each channel this node opened is kept.
 //
-// Across nodes, once per frame per match (never per frontend): the owner (the node that opened the
+// Across nodes, once per frame per match (never per overlay): the owner (the node that opened the
 // code) SPUBLISHes each frame on framesChannel(code) as a compact binary message (frame-messages.ts),
-// so a frame costs ~270 bytes through Redis rather than its ~15 KB. A node whose frontends watch a
+// so a frame costs ~270 bytes through Redis rather than its ~15 KB. A node whose overlays watch a
 // code it does not own follows it through Redis (frame-watch.ts): it asks the owner for a keyframe
 // on keyframeChannel(code), which the owner answers with its latest frame as 'K', at most once per
 // ANSWER_INTERVAL_MS (once the frame's text is here: a FrameText from its maker), and rebuilds every following
@@ -47,7 +47,7 @@ export class RedisFrameBus implements FrameBus {
   private readonly log: Logger;
   /** Codes this node opened (runs). */
   private readonly owned = new Map<string, Owned>();
-  /** This node's frame listeners (its broadcast listener's frontends), by code. */
+  /** This node's frame listeners (its broadcast listener's overlays), by code. */
   private readonly listeners = new FrameListeners();
   /** Codes this node has listeners for and does not own: followed through Redis. */
   private readonly watches: FrameWatches;
@@ -139,13 +139,13 @@ export class RedisFrameBus implements FrameBus {
     if (owned) {
       this.release(groupCode, owned);
       this.publishRaw(this.conn.keys.framesChannel(groupCode), frameHeader(FRAME_KIND.closed, owned.epoch, 0, 0));
-      this.reconcile(groupCode); // frontends here keep the code: a later owner is followed through Redis
+      this.reconcile(groupCode); // overlays here keep the code: a later owner is followed through Redis
       return;
     }
     this.watches.end(groupCode);
   }
 
-  /** Another node owns the match now: nothing is published from here; this node's frontends follow the new owner through Redis. */
+  /** Another node owns the match now: nothing is published from here; this node's overlays follow the new owner through Redis. */
   disown(groupCode: string): void {
     const owned = this.owned.get(groupCode);
     if (!owned) return;

@@ -1,8 +1,8 @@
 // A frame a watching node rebuilt from the Redis frame bus (frame-watch.ts): its bytes are kept and
 // its text (Frame.frameText) is made from them the first time someone reads it. Most recipients on a
-// watching node never do: a WebSocket frontend whose window ends with the previous frame gets the
-// delta's bytes; only a keyframe (a frontend that logs on mid-match, one that skipped frames), a
-// plain or polling frontend and REST need the text. Building a ~16.7 kB string per frame that
+// watching node never do: a WebSocket overlay whose window ends with the previous frame gets the
+// delta's bytes; only a keyframe (an overlay that logs on mid-match, one that skipped frames), a
+// plain or polling overlay and REST need the text. Building a ~16.7 kB string per frame that
 // nobody reads was most of the receive path's allocation (and the GC it causes).
 //
 // The text is the frame's bytes decoded as the owner's text was encoded (UTF-8; a plain latin1 copy

@@ -1,10 +1,10 @@
-// The watching side of the Redis FrameBus (frame-bus.ts): the codes this node's frontends watch and
+// The watching side of the Redis FrameBus (frame-bus.ts): the codes this node's overlays watch and
 // another node runs. A watched code's frames channel is SSUBSCRIBEd while it has listeners here;
 // once subscribed, the owner is asked for a keyframe (KEYFRAME_REQUEST on the code's keyframe
 // channel, frame-messages.ts), and every following frame is rebuilt from its delta and the frame
-// before it (codec/inflate-delta.ts): this node's frontends get the same delta bytes as the owner's.
+// before it (codec/inflate-delta.ts): this node's overlays get the same delta bytes as the owner's.
 // A rebuilt frame keeps its bytes and makes its text only when a recipient reads it (ReceivedFrame,
-// frame-received.ts): frontends that take the delta never need it. The bytes are rebuilt into the
+// frame-received.ts): overlays that take the delta never need it. The bytes are rebuilt into the
 // buffer of the frame two back (two buffers per watched code, reused), not a new one per frame.
 // A gap, a delta without its base (joined mid-stream, a new owner) or a delta that does not decode
 // is dropped and a keyframe asked for (at most once per REQUEST_INTERVAL_MS); frames of a lower
