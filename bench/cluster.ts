@@ -24,7 +24,7 @@
 //    at --rate msg/s; A is killed (SIGKILL) mid-match. Reported: kill → B's "match adopted" log line,
 //    kill → first frame on B from the new owner; what was lost, against an uninterrupted run of the
 //    same records in a 1-process service (TRUST_REPLAY_TIMESTAMPS=true on both): the final frames
-//    compared, the match's eventNumber (every accepted message raises it) in the final snapshot vs
+//    compared, the match's stateVersion (every accepted message raises it) in the final snapshot vs
 //    1 + the messages the reference applied, and the design's bound: records A applied after the
 //    snapshot B adopted + records written into the dying connection.
 // 3. Projected capacity for N nodes from the unit costs (printed with its formula).
@@ -336,7 +336,7 @@ async function referenceRun(code: string): Promise<{ final: string; applied: num
 
 async function snapshotEventNumber(cluster: Cluster, code: string): Promise<number> {
   const reply = await cluster.redis.command('HGET', `ods:snap:${code}`, 'data');
-  const m = /eventNumber\\*":(\d+)/.exec(reply);
+  const m = /stateVersion\\*":(\d+)/.exec(reply);
   return m ? Number(m[1]) : -1;
 }
 

@@ -21,7 +21,7 @@ const raws = replay.records.map((r) => JSON.stringify(r));
 const h = replay.header;
 
 interface Api {
-  Match: { create(logon: unknown, now: number, opts: unknown): { apply(env: unknown, ts: number): unknown; eventNumber: number } };
+  Match: { create(logon: unknown, now: number, opts: unknown): { apply(env: unknown, ts: number): unknown; stateVersion: number } };
   wireSerializeLayout(m: unknown, serverTime: number): unknown;
   layoutDelta(prev: unknown, next: unknown): Uint8Array | null;
   /** Frames made from the skeleton so far (the module's live counter). */
@@ -48,9 +48,9 @@ function round(api: Api): { layout: number; delta: number; frames: number; skele
     for (let i = 0; i < MATCHES; i++) {
       const m = ms[i];
       const env = JSON.parse(raw) as { timestamp: number };
-      const ev = m.eventNumber;
+      const ev = m.stateVersion;
       m.apply(env, env.timestamp);
-      if (m.eventNumber === ev) continue;
+      if (m.stateVersion === ev) continue;
       const sk = api.skeletonFrames();
       const t0 = cpu();
       const layout = api.wireSerializeLayout(m, env.timestamp);

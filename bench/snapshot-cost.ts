@@ -25,7 +25,7 @@ for (let i = 0; i < replay.records.length; i++) {
     for (let k = 0; k < N; k++) snap = m.toSnapshot();
     const snapUs = Number(process.hrtime.bigint() - t0) / 1e3 / N;
     t0 = process.hrtime.bigint();
-    for (let k = 0; k < N; k++) JSON.stringify(m.snapshot());
+    for (let k = 0; k < N; k++) JSON.stringify(m.liveState());
     const stateUs = Number(process.hrtime.bigint() - t0) / 1e3 / N;
     t0 = process.hrtime.bigint();
     let wire = '';

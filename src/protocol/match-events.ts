@@ -69,7 +69,7 @@ export interface DerivedEvent {
   /** The round the match was in (0 before the first). */
   round: number;
   /**
-   * Orders the events of one match across shard restarts: the match's event number when it was
+   * Orders the events of one match across shard restarts: the match's state version when it was
    * derived × 64 + its index among that message's events. A restored match re-derives the events of
    * the messages applied again, with the same order; the journal keeps only those above the last it stored.
    */

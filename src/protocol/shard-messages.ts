@@ -73,7 +73,7 @@ export type ShardCmd =
   | { t: 'registered'; groupCode: string; registered: boolean }
   | { t: 'playercams'; groupCode: string; result: unknown; now: number }
   | { t: 'mmr'; groupCode: string; result: unknown; now: number }
-  /** The schedule (main/fixtures) names the teams and sets tool settings (the series): applied like a logon's, eventNumber raised. */
+  /** The schedule (main/fixtures) names the teams and sets tool settings (the series): applied like a logon's, stateVersion raised. */
   | { t: 'schedule'; groupCode: string; teams: [ScheduledTeam, ScheduledTeam]; tools: Record<string, unknown>; now: number }
   /** Operator force-end: a last frame with isRunning false, then removal. */
   | { t: 'remove'; groupCode: string }

@@ -203,7 +203,7 @@ const sameLeaves = compileLeaves(frameSchema, (sub) => cachedSchemas.has(sub), i
 
 /** The match_data WebSocket message text of the match's current state. */
 export function wireSerializeMatch(m: Match, serverTime: number): string {
-  return flat(PREFIX + serializeFrame(m.snapshot(), serverTime) + SUFFIX);
+  return flat(PREFIX + serializeFrame(m.liveState(), serverTime) + SUFFIX);
 }
 
 /** Where a frame's text comes from, for the delta against the next frame (src/codec/layout-delta.ts). */
@@ -231,7 +231,7 @@ export function wireSerializeFrame(m: Match, serverTime: number): { wire: string
  * the text itself must go out (most frames travel as their delta: no 16.7 kB copy per frame).
  */
 export function wireSerializeLayout(m: Match, serverTime: number): FrameLayout {
-  const state = m.snapshot();
+  const state = m.liveState();
   let skeleton = skeletons.get(state);
   if (skeleton === undefined) skeletons.set(state, (skeleton = { leaves: [], layout: null, fns: [], kinds: [], tailHead: '' }));
   if (sameLeaves(state, skeleton.leaves) && skeleton.layout !== null) {
@@ -344,6 +344,6 @@ export function wireSerializeFromScratch(m: Match, serverTime: number): string {
   } finally {
     uncached = false;
   }
-  return PREFIX + fromScratch(m.snapshot(), serverTime) + SUFFIX;
+  return PREFIX + fromScratch(m.liveState(), serverTime) + SUFFIX;
 }
 let fromScratch: ((state: unknown, serverTime?: number) => string) | undefined;

@@ -11,7 +11,7 @@ const SERVER_TIME_MEMBER = ',"serverTime":';
 /**
  * The JSON text of the state a frame's message text shows (the frame without serverTime, its last
  * member): the message's string argument unescaped by JSON.parse, serverTime cut off. The same
- * values as JSON.stringify(m.snapshot()) gives, members in the schema's order.
+ * values as JSON.stringify(m.liveState()) gives, members in the schema's order.
  */
 export function stateJsonOfWire(wire: string): string {
   if (!wire.startsWith(PREFIX) || !wire.endsWith(SUFFIX)) throw new Error('not a match_data message');

@@ -70,7 +70,7 @@ export class Script {
   }
 
   get state(): MatchState {
-    return this.match.snapshot();
+    return this.match.liveState();
   }
 
   at(ms: number): this {
@@ -157,7 +157,7 @@ export function row(playerId: string, over: Partial<Row> = {}): Row {
 
 /** JSON.stringify semantics of the snapshot, as a plain tree. */
 export function plain(m: Match): unknown {
-  return JSON.parse(JSON.stringify(m.snapshot()));
+  return JSON.parse(JSON.stringify(m.liveState()));
 }
 
 /** The serverTime the engine tests serialize frames with (serializeMatch's second argument). */
@@ -165,5 +165,5 @@ export const SERVER_TIME = 1_723_602_000_000;
 
 /** JSON.stringify semantics of a frame: the snapshot plus serverTime, as a plain tree. */
 export function plainFrame(m: Match, serverTime = SERVER_TIME): unknown {
-  return JSON.parse(JSON.stringify({ ...m.snapshot(), serverTime }));
+  return JSON.parse(JSON.stringify({ ...m.liveState(), serverTime }));
 }

@@ -60,7 +60,7 @@ describe('frames from the previous frame outside the cached subtrees', () => {
   it('sees a change in place where the serializer writes JSON.stringify of an open object (toastInfo), and a subtree\'s new text', () => {
     const { m, records } = newMatch();
     for (const r of records.slice(0, 600)) m.apply(r, Number(r.timestamp));
-    const state = m.snapshot() as unknown as { toastInfo: Record<string, unknown>; roundPhase: string };
+    const state = m.liveState() as unknown as { toastInfo: Record<string, unknown>; roundPhase: string };
     wire.wireSerializeLayout(m, 1);
     state.toastInfo.title = 'changed in place';
     expect(joined(wire.wireSerializeLayout(m, 2))).toBe(wire.wireSerializeFromScratch(m, 2));
@@ -77,7 +77,7 @@ describe('frames from the previous frame outside the cached subtrees', () => {
   it('writes a team\'s spentThisRound (a volatile member) anew in a frame from the skeleton, and sees its team replaced', () => {
     const { m, records } = newMatch();
     for (const r of records.slice(0, 600)) m.apply(r, Number(r.timestamp));
-    const state = m.snapshot() as unknown as { teams: Record<string, unknown>[] };
+    const state = m.liveState() as unknown as { teams: Record<string, unknown>[] };
     wire.wireSerializeLayout(m, 1);
     // Only the volatile member changed: the frame comes from the skeleton, with the new value.
     state.teams[0].spentThisRound = 987654;

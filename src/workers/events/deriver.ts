@@ -48,17 +48,17 @@ export class MatchEventDeriver {
   /** Agent picks of the millisecond `picksAt` (playerIds), emitted in roster order once it is over (timeReached()). */
   private picks: string[] = [];
   private picksAt = 0;
-  /** Events not taken yet; the event number of the change they belong to, and the next index in it. */
+  /** Events not taken yet; the state version of the change they belong to, and the next index in it. */
   private pending: DerivedEvent[] = [];
-  private eventNumber = -1;
+  private stateVersion = -1;
   private index = 0;
 
   /**
    * `restored`: rebuilt from a snapshot; its present state is what was seen (nothing is emitted for
    * it), with what `journal` (journal() when the snapshot was taken; none in an older version's) kept.
    */
-  constructor(state: MatchState, eventNumber: number, now: number, restored: boolean, journal?: DeriverJournal) {
-    this.begin(eventNumber);
+  constructor(state: MatchState, stateVersion: number, now: number, restored: boolean, journal?: DeriverJournal) {
+    this.begin(stateVersion);
     if (restored) {
       this.see(state);
       this.ended = !state.isRunning && state.roundPhase === 'game_end';
@@ -89,15 +89,15 @@ export class MatchEventDeriver {
    * The match's clock reached `at`: a message at `at` is about to be applied, or (live clock) a cycle
    * ran. A round whose score changed more than ROUND_SETTLE_MS before is settled, from the state the
    * earlier messages left (round-end.ts), and the agent picks of an earlier millisecond go out.
-   * `eventNumber`: the match's now; the events are numbered with the next one, before any later
+   * `stateVersion`: the match's now; the events are numbered with the next one, before any later
    * change's (also after a restore, whose first change may have had events already).
    */
-  timeReached(state: MatchState, eventNumber: number, at: number): void {
+  timeReached(state: MatchState, stateVersion: number, at: number): void {
     const end = this.pendingEnd;
     const picks = this.picks.length > 0 && at > this.picksAt;
     const settle = end !== null && at - end.at > ROUND_SETTLE_MS;
     if (!picks && !settle) return;
-    this.begin(eventNumber + 1);
+    this.begin(stateVersion + 1);
     if (picks) this.emitPicks(state);
     if (settle) this.settle(state);
   }
@@ -110,19 +110,19 @@ export class MatchEventDeriver {
   }
 
   /**
-   * Events of the change that raised the match's event number to `eventNumber` are numbered from
-   * eventNumber × 64. Never backwards: events numbered ahead (timeReached()) are followed by the
+   * Events of the change that raised the match's state version to `stateVersion` are numbered from
+   * stateVersion × 64. Never backwards: events numbered ahead (timeReached()) are followed by the
    * next ones of that number, so the order only grows (the journal keeps only higher ones).
    */
-  private begin(eventNumber: number): void {
-    if (eventNumber <= this.eventNumber) return;
-    this.eventNumber = eventNumber;
+  private begin(stateVersion: number): void {
+    if (stateVersion <= this.stateVersion) return;
+    this.stateVersion = stateVersion;
     this.index = 0;
   }
 
   /** An accepted message with what the state does not keep. Called before observe() for the same change. */
-  message(state: MatchState, eventNumber: number, type: string, data: unknown, at: number): void {
-    this.begin(eventNumber);
+  message(state: MatchState, stateVersion: number, type: string, data: unknown, at: number): void {
+    this.begin(stateVersion);
     if (type === 'killfeed') this.kill(state, data as KillfeedData, at);
     else if (type === 'scoreboard' || type === 'aux_scoreboard' || type === 'aux_scoreboard_team') this.spikeSeen(state);
     else if (type === 'spike_planted' && !this.planted && state.spikeState.planted) { // the engine takes a plant in combat only
@@ -136,8 +136,8 @@ export class MatchEventDeriver {
   }
 
   /** The match changed: an event for each difference from what was seen. */
-  observe(state: MatchState, eventNumber: number, at: number): void {
-    this.begin(eventNumber);
+  observe(state: MatchState, stateVersion: number, at: number): void {
+    this.begin(stateVersion);
     if (state.map !== this.map && state.map !== '') this.emit('map_selected', at, state, { map: state.map });
     this.agentPicks(state, at);
     if (this.picks.length > 0 && state.isRunning) this.emitPicks(state);
@@ -159,9 +159,9 @@ export class MatchEventDeriver {
   }
 
   /** The match is removed without game_end (force-end, inactivity, shutdown without STATE_DIR). */
-  removed(state: MatchState, eventNumber: number, at: number, reason: EndReason): void {
+  removed(state: MatchState, stateVersion: number, at: number, reason: EndReason): void {
     if (this.ended) return;
-    this.begin(eventNumber);
+    this.begin(stateVersion);
     this.index = Math.max(this.index, 63 - this.picks.length - (this.pendingEnd ? 2 : 0)); // after anything derived from the same change
     if (this.picks.length > 0) this.emitPicks(state);
     if (this.pendingEnd) this.settle(state);
@@ -186,7 +186,7 @@ export class MatchEventDeriver {
   }
 
   private emit(type: MatchEventType, at: number, state: MatchState, data: Record<string, unknown>, round = state.roundNumber): void {
-    this.pending.push({ type, at, round, order: this.eventNumber * 64 + Math.min(63, this.index++), data });
+    this.pending.push({ type, at, round, order: this.stateVersion * 64 + Math.min(63, this.index++), data });
   }
 
   /** Locked agents that changed: held until their millisecond is over (timeReached()), then emitted in roster order. */

@@ -65,7 +65,7 @@ export function createCore(logon: MatchLogon, now: number, settings: EngineSetti
     playercam: { secret: playercamSecret, endTime: playercamEndTime, rawOverrides: null, rawEnabled: null },
     effects,
     // One above the shell's "last sent" marker (0), so the lobby state goes out at the first cycle.
-    eventNumber: 1,
+    stateVersion: 1,
     lastChangeAt: now,
     ended: false,
   };

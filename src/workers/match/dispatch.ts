@@ -1,6 +1,6 @@
 // One envelope into the engine (docs/match-rules.md 3): time passes first (the timers due by the
 // message's time fire, whether or not it is accepted), then the envelope is validated completely,
-// then the rule of its type applies, and every accepted message raises eventNumber (13).
+// then the rule of its type applies, and every accepted message raises stateVersion (13).
 
 import {
   dataValidators,
@@ -208,7 +208,7 @@ function dispatch(core: EngineCore, env: Envelope, type: string, now: number): A
       break; // team_is_attacker and unknown types: accepted, no change
   }
 
-  // 3. Every accepted message raises eventNumber.
+  // 3. Every accepted message raises stateVersion.
   raise(core, now);
   return OK;
 }

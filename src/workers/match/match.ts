@@ -60,11 +60,11 @@ export class Match {
   }
 
   /** Raised by every accepted message and every timer/async result that changes state (section 13). */
-  get eventNumber(): number {
-    return this.#core.eventNumber;
+  get stateVersion(): number {
+    return this.#core.stateVersion;
   }
 
-  /** The `now` of the last eventNumber raise (creation time before any). */
+  /** The `now` of the last stateVersion raise (creation time before any). */
   get lastChangeAt(): number {
     return this.#core.lastChangeAt;
   }
@@ -95,7 +95,7 @@ export class Match {
    * all others the observer envelope (`groupCode`); the caller has already routed it (the group
    * code check is the shell's). Runs the timers due by `now` first (also when the message is then
    * refused; the caller need not advance() before), validates everything before the message
-   * changes anything, and raises eventNumber once per accepted message (also for unknown types,
+   * changes anything, and raises stateVersion once per accepted message (also for unknown types,
    * which change nothing).
    */
   apply(envelope: unknown, now: number): ApplyResult {
@@ -151,7 +151,7 @@ export class Match {
    * The match is over without `game_end`: operator force-end, inactivity removal, shutdown without
    * STATE_DIR. Only `isRunning` becomes false, so that its last frame says it ended; nothing else
    * changes (no `game_end` phase, no round record, no post-match team info: docs/match-rules.md 14.2
-   * belongs to `game_end`). Raises eventNumber when that changed anything.
+   * belongs to `game_end`). Raises stateVersion when that changed anything.
    */
   stopRunning(now: number): void {
     const state = this.#core.state;
@@ -190,14 +190,14 @@ export class Match {
    * internal members and no secrets; unset optional members are `undefined` (omitted by both
    * serializers).
    */
-  snapshot(): MatchState {
+  liveState(): MatchState {
     return this.#core.state;
   }
 
   /**
    * Body of the backend register/update/complete calls (docs/interface.md 4.8): `{match: record}`, where
    * the record is the broadcast tree plus the logon's `leftTeam`/`rightTeam` and
-   * `tools.playercamsInfo.endTime`; without eventNumber, timers, the group secret (never held here)
+   * `tools.playercamsInfo.endTime`; without stateVersion, timers, the group secret (never held here)
    * and the player-camera secret. A fresh top level over shared subtrees: serialize it at once.
    */
   registerBody(): { match: Record<string, unknown> } {
@@ -218,7 +218,7 @@ export class Match {
   /**
    * Everything the match owns as JSON text, for crash recovery and STATE_DIR (fromSnapshot).
    * Without the player-camera secret: the caller keeps it apart (never on disk). Pending effects
-   * are not included (the shard drains them after every call). `state`: snapshot()'s JSON text, or
+   * are not included (the shard drains them after every call). `state`: liveState()'s JSON text, or
    * a frame's string literal (snapshot.ts), when the caller has it (the shard: from the latest
    * frame), else it is made here.
    */

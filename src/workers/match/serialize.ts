@@ -1,5 +1,5 @@
 // The match_data serializer: fast-json-stringify built once from the broadcast schema.
-// Same output as JSON.stringify({ ...match.snapshot(), serverTime }) up to key order inside open
+// Same output as JSON.stringify({ ...match.liveState(), serverTime }) up to key order inside open
 // objects (guarded by test/workers/match/engine-serialize.test.ts, which round-trips every state of the recorded
 // match).
 
@@ -16,5 +16,5 @@ const stringify = build(matchDataSchema) as (frame: MatchData) => string;
  * TRUST_REPLAY_TIMESTAMPS); it is not engine state, so it joins a shallow copy of the top level.
  */
 export function serializeMatch(m: Match, serverTime: number = Date.now()): string {
-  return stringify({ ...m.snapshot(), serverTime });
+  return stringify({ ...m.liveState(), serverTime });
 }

@@ -29,10 +29,11 @@ export function coreToSnapshot(core: EngineCore, from?: SnapshotState): string {
   const head = from !== undefined && 'frameLiteral' in from
     ? '{"v":' + FRAME_SNAPSHOT_VERSION + ',"frame":' + from.frameLiteral
     : '{"v":' + SNAPSHOT_VERSION + ',"state":' + (from?.json ?? JSON.stringify(core.state));
-  // Written as JSON.stringify writes the object {v, state | frame, logonTeams, timers, playercam, eventNumber, lastChangeAt, ended}.
+  // Written as JSON.stringify writes the object {v, state | frame, logonTeams, timers, playercam, eventNumber, lastChangeAt, ended}
+  // (`eventNumber`: the state version, under the name snapshots have always had).
   return head +
     ',"logonTeams":' + json(core.logonTeams) + ',"timers":' + JSON.stringify([fin(t.tickAt), fin(t.timeoutEndAt), fin(t.toastOffAt)]) +
-    ',"playercam":' + JSON.stringify(playercam) + ',"eventNumber":' + json(core.eventNumber) +
+    ',"playercam":' + JSON.stringify(playercam) + ',"eventNumber":' + json(core.stateVersion) +
     ',"lastChangeAt":' + json(core.lastChangeAt) + ',"ended":' + json(core.ended) + '}';
 }
 
@@ -73,7 +74,7 @@ export function coreFromSnapshot(text: string, playercamSecret: string): EngineC
     timers: { tickAt: inf(snap.timers[0]), timeoutEndAt: inf(snap.timers[1]), toastOffAt: inf(snap.timers[2]) },
     playercam: { secret: playercamSecret, endTime: snap.playercam.endTime, rawOverrides: snap.playercam.rawOverrides, rawEnabled: snap.playercam.rawEnabled },
     effects: [],
-    eventNumber: snap.eventNumber,
+    stateVersion: snap.eventNumber,
     lastChangeAt: snap.lastChangeAt,
     ended: snap.ended,
   };

@@ -9,7 +9,7 @@ import { touch } from './dirty.js';
 export const TICK_MS = 1000;
 
 export function raise(core: EngineCore, at: number): void {
-  core.eventNumber += 1;
+  core.stateVersion += 1;
   core.lastChangeAt = at;
 }
 

@@ -327,8 +327,8 @@ export interface EngineCore {
   timers: Timers;
   playercam: PlayercamData;
   effects: EngineEffect[];
-  eventNumber: number;
-  /** `now` of the last eventNumber raise */
+  stateVersion: number;
+  /** `now` of the last stateVersion raise */
   lastChangeAt: number;
   ended: boolean;
 }

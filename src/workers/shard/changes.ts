@@ -21,7 +21,7 @@ export class MatchChanges {
 
   /** The main thread learns the roster's player ids as they grow (players are only ever added): auxiliary logons must name one. */
   rosterChanged(slot: Slot): void {
-    const teams = slot.match.snapshot().teams;
+    const teams = slot.match.liveState().teams;
     if (teams[0].players.length + teams[1].players.length === slot.reported.rosterSize) return;
     const playerIds = [...teams[0].players, ...teams[1].players].map((p) => p.riotId);
     slot.reported.rosterSize = playerIds.length;

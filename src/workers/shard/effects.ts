@@ -39,7 +39,7 @@ export function forwardEffects(slot: Slot, out: Outbox): void {
         backend = { kind: 'playercam_fetch', groupCode, identifier: effect.identifier, secret: slot.match.playercamSecret };
         break;
       case 'team_info_final': {
-        const state = slot.match.snapshot(); // the final score, for the series (main/fixtures)
+        const state = slot.match.liveState(); // the final score, for the series (main/fixtures)
         out.event({ t: 'team_info_final', groupCode, info: effect.info, result: { map: state.map, scores: [state.teams[0].roundsWon, state.teams[1].roundsWon] } });
         break;
       }

@@ -63,7 +63,7 @@ export class FrameEncoder {
     const base = slot.layout;
     const delta = base.prev ? layoutDelta(base.prev, layout) : null;
     base.prev = layout;
-    base.event = slot.match.eventNumber;
+    base.event = slot.match.stateVersion;
     return delta === null ? null : Buffer.from(delta.buffer, delta.byteOffset, delta.byteLength).toString('latin1');
   }
 
@@ -74,7 +74,7 @@ export class FrameEncoder {
    * undefined with FRAME_SERIALIZER=json (the snapshot stringifies the state).
    */
   snapshotState(slot: Slot): SnapshotState | undefined {
-    if (slot.layout.prev !== null && slot.layout.event === slot.match.eventNumber) return { frameLiteral: frameLiteralOfWire(slot.layout.prev.texts.join('')) };
+    if (slot.layout.prev !== null && slot.layout.event === slot.match.stateVersion) return { frameLiteral: frameLiteralOfWire(slot.layout.prev.texts.join('')) };
     return this.onePass ? { frameLiteral: frameLiteralOfWire(wireSerializeMatch(slot.match, 0)) } : undefined;
   }
 

@@ -8,7 +8,7 @@ import type { Slot } from './slot.js';
 /** `journal`: what the restored match's snapshot kept of its deriver (snapshots.ts), if anything. */
 export function startEvents(slot: Slot, now: number, restored: boolean, journal?: DeriverJournal): void {
   const match = slot.match;
-  slot.events.deriver = new MatchEventDeriver(match.snapshot(), match.eventNumber, now, restored, journal);
+  slot.events.deriver = new MatchEventDeriver(match.liveState(), match.stateVersion, now, restored, journal);
 }
 
 /**
@@ -16,7 +16,7 @@ export function startEvents(slot: Slot, now: number, restored: boolean, journal?
  * the live clock ran (cycle.ts). A round's end it passes is settled (events/round-end.ts).
  */
 export function timeReached(slot: Slot, at: number): void {
-  slot.events.deriver?.timeReached(slot.match.snapshot(), slot.match.eventNumber, at);
+  slot.events.deriver?.timeReached(slot.match.liveState(), slot.match.stateVersion, at);
 }
 
 /** The match's next deadline: its engine's timer or its deriver's (a round's end to settle), or null. */
@@ -28,14 +28,14 @@ export function nextDeadline(slot: Slot): number | null {
 
 /** An accepted message: what its envelope tells that the state does not keep (a kill's weapon, …). */
 export function messageEvents(slot: Slot, type: string, data: unknown, at: number): void {
-  slot.events.deriver?.message(slot.match.snapshot(), slot.match.eventNumber, type, data, at);
+  slot.events.deriver?.message(slot.match.liveState(), slot.match.stateVersion, type, data, at);
 }
 
 /** The match may have changed: its events to the main thread. */
 export function sendEvents(slot: Slot, out: Outbox): void {
   const deriver = slot.events.deriver;
   if (!deriver) return;
-  deriver.observe(slot.match.snapshot(), slot.match.eventNumber, slot.match.lastChangeAt);
+  deriver.observe(slot.match.liveState(), slot.match.stateVersion, slot.match.lastChangeAt);
   flush(slot, out);
 }
 
@@ -43,7 +43,7 @@ export function sendEvents(slot: Slot, out: Outbox): void {
 export function removedEvents(slot: Slot, out: Outbox, reason: EndReason): void {
   const deriver = slot.events.deriver;
   if (!deriver) return;
-  deriver.removed(slot.match.snapshot(), slot.match.eventNumber, slot.match.lastChangeAt, reason);
+  deriver.removed(slot.match.liveState(), slot.match.stateVersion, slot.match.lastChangeAt, reason);
   flush(slot, out);
 }
 

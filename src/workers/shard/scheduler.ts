@@ -16,9 +16,9 @@ export class FrameScheduler {
   /** `onTimer`: the due timer fired (the shard sends what is due, then flushes). */
   constructor(private readonly intervalMs: number, private readonly onTimer: () => void) {}
 
-  /** A match that may have changed: pending when its eventNumber is above its last frame's. */
+  /** A match that may have changed: pending when its stateVersion is above its last frame's. */
   touched(slot: Slot): void {
-    if (slot.match.eventNumber > slot.sent.event) this.pending.add(slot);
+    if (slot.match.stateVersion > slot.sent.event) this.pending.add(slot);
   }
 
   isPending(slot: Slot): boolean {

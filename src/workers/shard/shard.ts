@@ -100,7 +100,7 @@ export class Shard implements BatchContext, CycleContext {
     const slot = newSlot(cmd.groupCode, match, {
       matchId: '', lastActivityAt: meta.lastActivityAt, lastEventAt: meta.lastEventAt, frameNo: cmd.frameNoBase,
       // A crash's replay skips the batches the snapshot holds; other restores are snapshotted anew (snapshots.ts).
-      snapshot: restoredMarks(meta, cmd.replay === true, match.eventNumber), inputs: meta.inputs ?? 0, forwarded: meta.forwarded, recordStart: meta.recordStart,
+      snapshot: restoredMarks(meta, cmd.replay === true, match.stateVersion), inputs: meta.inputs ?? 0, forwarded: meta.forwarded, recordStart: meta.recordStart,
       recorder: this.settings.recordReplays ? ReplayRecorder.reopen(this.settings.replayDir, cmd.groupCode, meta.recordStart) : undefined,
     });
     this.slots.set(cmd.groupCode, slot);
@@ -123,13 +123,13 @@ export class Shard implements BatchContext, CycleContext {
   sendFrame(slot: Slot, now: number, force = false): void {
     this.scheduler.forget(slot);
     const sent = slot.sent;
-    if (!force && slot.match.eventNumber <= sent.event) return;
+    if (!force && slot.match.stateVersion <= sent.event) return;
     let frame: MadeFrame;
     try {
       frame = this.encoder.make(slot, now);
     } catch (err) {
       this.out.log('error', 'serialization failed', { groupCode: slot.groupCode, error: (err as Error).message });
-      sent.event = slot.match.eventNumber;
+      sent.event = slot.match.stateVersion;
       return;
     }
     this.stats.framesSerialized++;
@@ -139,7 +139,7 @@ export class Shard implements BatchContext, CycleContext {
     // frame, no COMPRESSION: nothing kept here either), or it asked for frame texts (`frame_texts`).
     sent.frameTextSent = delta === null || sent.frameNo <= sent.frameTextsUntil;
     this.out.frame(slot.groupCode, sent.frameNo, sent.frameTextSent ? this.encoder.frameText(frame) : null, frame.length, delta);
-    sent.event = slot.match.eventNumber;
+    sent.event = slot.match.stateVersion;
     sent.at = now;
     sent.activityAt = now;
     if (sent.feedTablesWanted) this.sendFeedTablesNow(slot);
@@ -166,7 +166,7 @@ export class Shard implements BatchContext, CycleContext {
 
   /** The feeds' tables of the state the last frame shows: now, or after the next frame when a change is not framed yet. */
   sendFeedTables(slot: Slot): void {
-    if (slot.sent.frameNo > 0 && slot.sent.event === slot.match.eventNumber) this.sendFeedTablesNow(slot);
+    if (slot.sent.frameNo > 0 && slot.sent.event === slot.match.stateVersion) this.sendFeedTablesNow(slot);
     else slot.sent.feedTablesWanted = true;
   }
 
@@ -174,7 +174,7 @@ export class Shard implements BatchContext, CycleContext {
   private sendFeedTablesNow(slot: Slot): void {
     slot.sent.feedTablesWanted = false;
     const serverTime = this.settings.trustReplayTimestamps ? slot.match.lastChangeAt : slot.sent.at;
-    const tables = feedTablesOf(slot.match.snapshot(), serverTime);
+    const tables = feedTablesOf(slot.match.liveState(), serverTime);
     this.out.feedTables(slot.groupCode, slot.sent.frameNo, JSON.stringify({ scoreboard: tables.scoreboard, serverTime }), JSON.stringify(tables.players));
   }
 

@@ -7,7 +7,7 @@
 //   reported   changes.ts: what the main thread was told (match id, roster size)
 //   layout     frames.ts: the last frame's layout, the base of the next delta
 //   deadline   deadlines.ts: the heap entry (engine timer, inactivity check, position)
-//   summary    summaries.ts; snapshot  snapshots.ts: the eventNumber each last covered (and the
+//   summary    summaries.ts; snapshot  snapshots.ts: the stateVersion each last covered (and the
 //              snapshot's batch mark for a crash's replay)
 //   drops      drops.ts: drop-log keys already logged
 //   events     match-events.ts: the match's event deriver (EVENTS_ENABLED)
@@ -18,7 +18,7 @@ import type { FrameLayout } from '../wire-serializer.js';
 
 /** Frames sent to the main thread (shard.ts). */
 export interface SentFrames {
-  /** The eventNumber and wall-clock time of the last frame (leading edge, scheduler.ts). */
+  /** The stateVersion and wall-clock time of the last frame (leading edge, scheduler.ts). */
   event: number;
   at: number;
   /** Wall-clock time of the last frame or creation (inactivity, docs/match-rules.md 14.1). */
@@ -32,7 +32,7 @@ export interface SentFrames {
   feedTablesWanted: boolean;
 }
 
-/** The last frame's layout (the base of the next delta) and the eventNumber of the state it shows (frames.ts). */
+/** The last frame's layout (the base of the next delta) and the stateVersion of the state it shows (frames.ts). */
 export interface LayoutBase {
   prev: FrameLayout | null;
   event: number;
@@ -45,7 +45,7 @@ export interface DeadlineEntry {
   heapIndex: number;
 }
 
-/** snapshots.ts: the last snapshot's eventNumber (-1: none yet) and last input; restored for a crash's replay, the last batch mark its snapshot holds (replayed batches up to it are skipped, apply.ts liveSlot), -1 otherwise. */
+/** snapshots.ts: the last snapshot's stateVersion (-1: none yet) and last input; restored for a crash's replay, the last batch mark its snapshot holds (replayed batches up to it are skipped, apply.ts liveSlot), -1 otherwise. */
 export interface SnapshotMarks {
   event: number;
   inputs: number;
@@ -71,7 +71,7 @@ export interface Slot {
   readonly reported: { matchId: string; rosterSize: number };
   readonly layout: LayoutBase;
   readonly deadline: DeadlineEntry;
-  /** The eventNumber of the last dashboard summary (summaries.ts) and of the last snapshot (-1: none yet; snapshots.ts). */
+  /** The stateVersion of the last dashboard summary (summaries.ts) and of the last snapshot (-1: none yet; snapshots.ts). */
   readonly summary: { event: number };
   readonly snapshot: SnapshotMarks;
   /** Drop log keys already logged for this match (drops.ts). */
@@ -97,7 +97,7 @@ export interface SlotOrigin {
 export function newSlot(groupCode: string, match: Match, origin: SlotOrigin): Slot {
   return {
     groupCode, match, recorder: origin.recorder, recordStart: origin.recordStart,
-    sent: { event: match.eventNumber - 1, at: 0, activityAt: origin.lastActivityAt, frameNo: origin.frameNo, frameTextsUntil: 0, frameTextSent: false, feedTablesWanted: false },
+    sent: { event: match.stateVersion - 1, at: 0, activityAt: origin.lastActivityAt, frameNo: origin.frameNo, frameTextsUntil: 0, frameTextSent: false, feedTablesWanted: false },
     received: { at: origin.lastEventAt },
     inputs: { n: origin.inputs, forwarded: Object.assign(Object.create(null) as Record<string, number>, origin.forwarded) },
     reported: { matchId: origin.matchId, rosterSize: 0 },

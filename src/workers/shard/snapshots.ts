@@ -57,8 +57,8 @@ export function parseSnapshot(text: string, playercamSecret: string): { meta: Sl
  * takeover) holds marks of another process: none skipped, and the match is snapshotted again in the
  * next round, at a mark of this one.
  */
-export function restoredMarks(meta: SlotMeta, replay: boolean, eventNumber: number): SnapshotMarks {
-  return replay && typeof meta.mark === 'number' ? { event: eventNumber, inputs: meta.inputs ?? 0, replayMark: meta.mark } : { event: -1, inputs: -1, replayMark: -1 };
+export function restoredMarks(meta: SlotMeta, replay: boolean, stateVersion: number): SnapshotMarks {
+  return replay && typeof meta.mark === 'number' ? { event: stateVersion, inputs: meta.inputs ?? 0, replayMark: meta.mark } : { event: -1, inputs: -1, replayMark: -1 };
 }
 
 export class SnapshotRounds {
@@ -120,7 +120,7 @@ export class SnapshotRounds {
 
 /** The slot's snapshot into `out` when it changed or was given inputs since its last one (any with `force`): a snapshot lets the input log go. */
 function snapshotInto(out: ShardSnapshots, slot: Slot, mark: number, force: boolean, onError: (slot: Slot, err: Error) => void, snapshotState?: (slot: Slot) => SnapshotState | undefined): void {
-  if (!force && slot.snapshot.event === slot.match.eventNumber && slot.snapshot.inputs === slot.inputs.n) return;
+  if (!force && slot.snapshot.event === slot.match.stateVersion && slot.snapshot.inputs === slot.inputs.n) return;
   try {
     out.texts.push(snapshotText(slot, snapshotState?.(slot), mark));
   } catch (err) {
@@ -130,6 +130,6 @@ function snapshotInto(out: ShardSnapshots, slot: Slot, mark: number, force: bool
   out.codes.push(slot.groupCode);
   out.camSecrets.push(slot.match.playercamSecret);
   out.inputs.push(slot.inputs.n);
-  slot.snapshot.event = slot.match.eventNumber;
+  slot.snapshot.event = slot.match.stateVersion;
   slot.snapshot.inputs = slot.inputs.n;
 }

@@ -17,9 +17,9 @@ export class Summaries {
     this.lastTakenAt = now;
     const summaries: MatchSummary[] = [];
     for (const slot of slots) {
-      if (slot.match.eventNumber === slot.summary.event) continue;
-      slot.summary.event = slot.match.eventNumber;
-      const s = slot.match.snapshot();
+      if (slot.match.stateVersion === slot.summary.event) continue;
+      slot.summary.event = slot.match.stateVersion;
+      const s = slot.match.liveState();
       const team = (i: 0 | 1) => ({ name: s.teams[i].teamName, tricode: s.teams[i].teamTricode, score: s.teams[i].roundsWon });
       summaries.push({
         groupCode: slot.groupCode, teams: [team(0), team(1)], roundNumber: s.roundNumber, roundPhase: s.roundPhase,

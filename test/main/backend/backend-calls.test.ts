@@ -185,7 +185,7 @@ describe('a supporter organisation', () => {
       const body = bodyOf(r);
       expect(Object.keys(body)).toEqual(['match']);
       const match = body.match as Record<string, unknown>;
-      for (const k of ['groupSecret', 'eventNumber', 'replayLog', 'timeoutEndTimeout', 'timeoutRemainingLoop']) expect(match).not.toHaveProperty(k);
+      for (const k of ['groupSecret', 'stateVersion', 'replayLog', 'timeoutEndTimeout', 'timeoutRemainingLoop']) expect(match).not.toHaveProperty(k);
       expect(match.matchId).toBe(MATCH_ID);
       expect(match.groupCode).toBe(code);
       expect(match.organizationId).toBe('org-sup');

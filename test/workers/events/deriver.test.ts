@@ -28,20 +28,20 @@ interface Run {
 function start(): Run {
   const h = replay.header;
   const match = Match.create({ groupCode: h.groupCode, leftTeam: h.leftTeam, rightTeam: h.rightTeam, toolsData: h.toolsData, organizationId: '', isSupporter: false }, h.logStartTime, { sponsorLogoUrl: DEFAULT_SPONSOR_LOGO_URL });
-  const deriver = new MatchEventDeriver(match.snapshot(), match.eventNumber, h.logStartTime, false);
+  const deriver = new MatchEventDeriver(match.liveState(), match.stateVersion, h.logStartTime, false);
   return { match, deriver, events: deriver.take(), spentAtCombat: new Map(), lowestAtScore: 0 };
 }
 
 function step(run: Run, rec: Rec): void {
   const { match, deriver } = run;
-  const state = match.snapshot();
+  const state = match.liveState();
   if (rec.type === 'round_info' && rec.data.roundPhase === 'combat') {
     run.spentAtCombat.set(rec.data.roundNumber, new Map(state.teams.flatMap((t) => t.players.map((p) => [p.riotId, p.moneySpent] as [string, number]))));
   }
-  deriver.timeReached(state, match.eventNumber, rec.timestamp);
+  deriver.timeReached(state, match.stateVersion, rec.timestamp);
   const result = match.apply(rec, rec.timestamp);
-  if (result.ok) deriver.message(match.snapshot(), match.eventNumber, rec.type, rec.data, rec.timestamp);
-  deriver.observe(match.snapshot(), match.eventNumber, match.lastChangeAt);
+  if (result.ok) deriver.message(match.liveState(), match.stateVersion, rec.type, rec.data, rec.timestamp);
+  deriver.observe(match.liveState(), match.stateVersion, match.lastChangeAt);
   run.events.push(...deriver.take());
   if (rec.type === 'score') for (const t of state.teams) for (const p of t.players) run.lowestAtScore = Math.min(run.lowestAtScore, p.moneySpent);
 }
@@ -55,9 +55,9 @@ function play(recs: readonly Rec[], run = start()): Run {
 function restored(run: Run): Run {
   const match = Match.fromSnapshot(run.match.toSnapshot());
   const journal = JSON.parse(JSON.stringify(run.deriver.journal()));
-  const deriver = new MatchEventDeriver(match.snapshot(), match.eventNumber, match.lastChangeAt, true, journal);
+  const deriver = new MatchEventDeriver(match.liveState(), match.stateVersion, match.lastChangeAt, true, journal);
   const events = deriver.take();
-  deriver.observe(match.snapshot(), match.eventNumber, match.lastChangeAt); // the shard's restore touches the match
+  deriver.observe(match.liveState(), match.stateVersion, match.lastChangeAt); // the shard's restore touches the match
   return { match, deriver, events: [...events, ...deriver.take()], spentAtCombat: new Map(), lowestAtScore: 0 };
 }
 
@@ -70,7 +70,7 @@ describe('the event deriver on the recorded match', () => {
   it('says each round was won the way the overlay\'s round record says, a defuse as `defuse`', () => {
     const ended = rounds(clean);
     expect(ended.map((e) => e.data.round)).toEqual(Array.from({ length: 19 }, (_, i) => i + 1));
-    const state = clean.match.snapshot();
+    const state = clean.match.liveState();
     const asRecord = { detonation: 'detonated', defuse: 'defused', time: 'timeout', elimination: 'kills' } as const;
     for (const e of ended) {
       const d = e.data as { round: number; winner: { team: 0 | 1 }; method: keyof typeof asRecord };

@@ -29,8 +29,8 @@ describe('agent select flags at creation', () => {
 
   it('ignores a non-boolean flag and client values of the service-owned members, with warnings', () => {
     const m = Match.create(logon({ toolsData: { agentSelectHotkeyEnabled: 'yes', agentSelectActive: true, agentSelectAutostart: false } }), 1, SETTINGS);
-    expect(m.snapshot().tools.agentSelectAutostart).toBe(true);
-    expect(m.snapshot().tools.agentSelectActive).toBe(false);
+    expect(m.liveState().tools.agentSelectAutostart).toBe(true);
+    expect(m.liveState().tools.agentSelectActive).toBe(false);
     const warnings = m.takeEffects().filter((e) => e.kind === 'warn').map((e) => (e as { detail: string }).detail);
     expect(warnings).toEqual([
       'toolsData.agentSelectActive: set by the service, not by the client',
@@ -51,14 +51,14 @@ describe('roster and toggle_agent_select', () => {
     expect(flags(s)).toEqual({ autostart: true, active: true });
   });
 
-  it('hotkey: roster messages leave it off; each toggle flips it and raises eventNumber', () => {
+  it('hotkey: roster messages leave it off; each toggle flips it and raises stateVersion', () => {
     const s = withTools({ agentSelectHotkeyEnabled: true });
     rosterAll(s);
     expect(flags(s)).toEqual({ autostart: false, active: false });
-    const before = s.match.eventNumber;
+    const before = s.match.stateVersion;
     s.ok('toggle_agent_select', true);
     expect(flags(s)).toEqual({ autostart: false, active: true });
-    expect(s.match.eventNumber).toBe(before + 1);
+    expect(s.match.stateVersion).toBe(before + 1);
     s.ok('toggle_agent_select', true);
     expect(flags(s)).toEqual({ autostart: false, active: false });
   });
@@ -104,13 +104,13 @@ describe('agent select over the recorded match', () => {
     let last: boolean | undefined;
     for (const rec of withToggles()) {
       expect(m.apply(rec, rec.timestamp).ok).toBe(true);
-      const active = m.snapshot().tools.agentSelectActive;
+      const active = m.liveState().tools.agentSelectActive;
       if (active !== last) seen.push(active);
       last = active;
       if (rec.type === 'roster' && seen.length === 1) expect(active).toBe(false);
     }
     expect(seen).toEqual([false, true, false]);
-    expect(m.snapshot().tools.agentSelectAutostart).toBe(false);
+    expect(m.liveState().tools.agentSelectAutostart).toBe(false);
     expect(m.ended).toBe(true);
   });
 });

@@ -51,7 +51,7 @@ describe('auxiliary data', () => {
   it('rejects aux_scoreboard_team from an unknown sender or with bad rows, without applying any row', () => {
     const s = new Script();
     rosterAll(s);
-    const ev = s.match.eventNumber;
+    const ev = s.match.stateVersion;
     expect(s.aux('zz', 'aux_scoreboard_team', [teamRow('a1', { kills: 2 })])).toMatchObject({ ok: false, reason: 'unknown_sender' });
     expect(s.aux('a0', 'aux_scoreboard_team', '[{"playerId":')).toMatchObject({ ok: false, reason: 'invalid_data' });
     expect(s.aux('a0', 'aux_scoreboard_team', '{"playerId":"a1"}')).toMatchObject({ ok: false, reason: 'invalid_data' });
@@ -59,7 +59,7 @@ describe('auxiliary data', () => {
     const bad = [teamRow('a1', { kills: 2 }), { ...teamRow('a2'), kills: undefined }];
     expect(s.aux('a0', 'aux_scoreboard_team', JSON.stringify(bad))).toMatchObject({ ok: false, reason: 'invalid_data' });
     expect(s.player('a1').kills).toBe(0);
-    expect(s.match.eventNumber).toBe(ev);
+    expect(s.match.stateVersion).toBe(ev);
   });
 
   it('aux_health and aux_abilities use the envelope player id; abilities may be booleans', () => {
@@ -81,18 +81,18 @@ describe('auxiliary data', () => {
     expect(JSON.parse(serializeMatch(s.match, SERVER_TIME))).toEqual(plainFrame(s.match));
   });
 
-  it('auxDisconnected clears the flags and raises eventNumber', () => {
+  it('auxDisconnected clears the flags and raises stateVersion', () => {
     const s = new Script();
     rosterAll(s);
     s.aux('a2', 'aux_health', 80);
     s.aux('a2', 'aux_abilities', { grenade: 1, ability_1: 1, ability_2: 1 });
     s.aux('a2', 'aux_scoreboard', row('a2'));
-    const ev = s.match.eventNumber;
+    const ev = s.match.stateVersion;
     s.match.auxDisconnected('a2', s.now);
     expect(s.player('a2').auxiliaryAvailable).toEqual({ health: false, abilities: false, scoreboard: false });
-    expect(s.match.eventNumber).toBe(ev + 1);
+    expect(s.match.stateVersion).toBe(ev + 1);
     s.match.auxDisconnected('nobody', s.now);
-    expect(s.match.eventNumber).toBe(ev + 1);
+    expect(s.match.stateVersion).toBe(ev + 1);
   });
 
   it('applyAux (an auxiliary session) applies the six auxiliary types only, and only as the session\'s own player', () => {
@@ -100,7 +100,7 @@ describe('auxiliary data', () => {
     rosterAll(s);
     s.phase(1, 'shopping');
     const before = JSON.stringify(s.state);
-    const ev = s.match.eventNumber;
+    const ev = s.match.stateVersion;
     const observerTypes: [string, unknown][] = [
       ['score', { team_0: 12, team_1: 0 }], ['match_start', 'forged'], ['round_info', { roundNumber: 5, roundPhase: 'combat' }],
       ['roster', { name: 'X', tagline: 'X', startTeam: '0', agentInternal: 'Wushu', playerId: 'x9', position: 1, locked: true, rank: 0 }],
@@ -123,7 +123,7 @@ describe('auxiliary data', () => {
     expect(s.match.applyAux({ playerId: 'b1', matchId: 'm-1', type: 'aux_scoreboard_team', data: [teamRow('b0', { money: 7777 })] }, 'a0', s.now))
       .toMatchObject({ ok: false, reason: 'player_mismatch' });
     expect(JSON.stringify(s.state)).toBe(before);
-    expect(s.match.eventNumber).toBe(ev);
+    expect(s.match.stateVersion).toBe(ev);
     // its own data applies
     expect(s.match.applyAux({ playerId: 'a0', matchId: 'm-1', type: 'aux_health', data: 42 }, 'a0', s.now).ok).toBe(true);
     expect(s.player('a0').health).toBe(42);
@@ -137,8 +137,8 @@ describe('auxiliary data', () => {
     // an aux record needs the auxiliary envelope
     expect(s.match.apply({ groupCode: 'K7QX2M', type: 'aux_health', data: 42 }, s.now)).toMatchObject({ ok: false, reason: 'invalid_envelope' });
     // unknown aux types are accepted and change nothing
-    const ev = s.match.eventNumber;
+    const ev = s.match.stateVersion;
     expect(s.match.apply({ playerId: 'a0', matchId: 'm', type: 'aux_future_thing', data: { x: 1 } }, s.now).ok).toBe(true);
-    expect(s.match.eventNumber).toBe(ev + 1);
+    expect(s.match.stateVersion).toBe(ev + 1);
   });
 });

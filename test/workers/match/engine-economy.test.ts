@@ -86,13 +86,13 @@ describe('moneyRecord over the recorded match (supporter)', () => {
     for (const rec of replay.records) {
       const d = rec.data as { roundNumber: number; roundPhase: string };
       if (rec.type === 'round_info' && d.roundPhase === 'shopping' && frozen !== null) {
-        frozenChecks.push({ at: `shopping ${d.roundNumber}`, before: frozen, after: JSON.stringify(m.snapshot().teams.map((t) => t.moneyRecord)) });
+        frozenChecks.push({ at: `shopping ${d.roundNumber}`, before: frozen, after: JSON.stringify(m.liveState().teams.map((t) => t.moneyRecord)) });
         frozen = null;
       }
       expect(m.apply(rec, rec.timestamp).ok).toBe(true);
-      if (rec.type === 'round_info' && d.roundPhase === 'combat') frozen = JSON.stringify(m.snapshot().teams.map((t) => t.moneyRecord));
+      if (rec.type === 'round_info' && d.roundPhase === 'combat') frozen = JSON.stringify(m.liveState().teams.map((t) => t.moneyRecord));
     }
-    final = m.snapshot();
+    final = m.liveState();
   });
 
   it('has one entry per round, 1 to 19, on both teams', () => {
@@ -129,10 +129,10 @@ describe('moneyRecord over the recorded match (supporter)', () => {
     const m = recordedMatch(false, replay);
     for (const rec of replay.records) {
       m.apply(rec, rec.timestamp);
-      const s = m.snapshot();
+      const s = m.liveState();
       if (s.teams[0].moneyRecord.length + s.teams[1].moneyRecord.length !== 0) throw new Error(`record at ${rec.timestamp}`);
     }
-    expect(m.snapshot().teams.map((t) => t.moneyRecord)).toEqual([[], []]);
+    expect(m.liveState().teams.map((t) => t.moneyRecord)).toEqual([[], []]);
   });
 });
 

@@ -63,7 +63,7 @@ describe('replay of the recorded match', () => {
   let match: Match;
   let final: MatchState;
   const drops: string[] = [];
-  const eventNumbers: number[] = [];
+  const stateVersions: number[] = [];
 
   beforeAll(() => {
     replay = loadReplay();
@@ -76,17 +76,17 @@ describe('replay of the recorded match', () => {
     for (const rec of replay.records) {
       const r = match.apply(rec, rec.timestamp);
       if (!r.ok) drops.push(`${rec.type}: ${r.reason} ${r.detail ?? ''}`);
-      eventNumbers.push(match.eventNumber);
+      stateVersions.push(match.stateVersion);
     }
-    final = match.snapshot();
+    final = match.liveState();
   });
 
   it('accepts every one of the 2,763 messages', () => {
     expect(replay.records).toHaveLength(2763);
     expect(drops).toEqual([]);
     // one raise per accepted message, starting one above the "last sent" marker 0
-    expect(eventNumbers[0]).toBe(2);
-    expect(eventNumbers[eventNumbers.length - 1]).toBe(1 + 2763);
+    expect(stateVersions[0]).toBe(2);
+    expect(stateVersions[stateVersions.length - 1]).toBe(1 + 2763);
   });
 
   it('ends the game: game_end phase, not running, ended', () => {

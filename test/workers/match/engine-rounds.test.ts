@@ -39,10 +39,10 @@ describe('side switch and overtime', () => {
     expect(s.state.hasEnteredOvertime).toBe(false);
 
     s.ok('scoreboard', row('a0', { money: 4500 }));
-    const before = s.match.eventNumber;
+    const before = s.match.stateVersion;
     s.phase(25, 'shopping');
-    // the grant raises eventNumber on top of the message's own raise
-    expect(s.match.eventNumber).toBe(before + 2);
+    // the grant raises stateVersion on top of the message's own raise
+    expect(s.match.stateVersion).toBe(before + 2);
     expect(s.state.hasEnteredOvertime).toBe(true);
     expect(s.state.tools.timeoutCounter).toMatchObject({ max: 2, left: 2, right: 2 }); // min(2, 1+1), min(2, 2+1)
     expect(left.isAttacking).toBe(true); // switched again at 25
@@ -199,14 +199,14 @@ describe('round records', () => {
     const s = new Script();
     rosterAll(s);
     s.phase(3, 'shopping');
-    const before = JSON.stringify(s.match.snapshot());
-    const ev = s.match.eventNumber;
+    const before = JSON.stringify(s.match.liveState());
+    const ev = s.match.stateVersion;
     for (const n of [0, -1, 100, 1e9, 2.5]) {
       expect(s.send('round_info', { roundNumber: n, roundPhase: 'shopping' })).toMatchObject({ ok: false, reason: 'round_out_of_range' });
     }
     expect(s.send('round_info', { roundNumber: '7', roundPhase: 'shopping' })).toMatchObject({ ok: false, reason: 'invalid_data' });
-    expect(s.match.eventNumber).toBe(ev);
-    expect(JSON.stringify(s.match.snapshot())).toBe(before);
+    expect(s.match.stateVersion).toBe(ev);
+    expect(JSON.stringify(s.match.liveState())).toBe(before);
     expect(s.state.teams[0].roundRecord).toHaveLength(25);
     // the bounds themselves are accepted
     s.phase(99, 'shopping');

@@ -25,7 +25,7 @@ describe('match snapshots', () => {
     }
     expect(serializeMatch(restored, 1)).toBe(serializeMatch(plain, 1));
     expect(restored.ended).toBe(true);
-    expect(restored.eventNumber).toBe(plain.eventNumber);
+    expect(restored.stateVersion).toBe(plain.stateVersion);
   });
 
   it('keeps running timers (a team timeout) and per-name counters with hostile names', () => {
@@ -39,7 +39,7 @@ describe('match snapshots', () => {
     for (const m of [s.match, copy]) m.advance(T0 + 5_000);
     expect(serializeMatch(copy, 1)).toBe(serializeMatch(s.match, 1));
     expect(copy.nextTimerAt).toBe(s.match.nextTimerAt);
-    const p = copy.snapshot().teams[0].players[0];
+    const p = copy.liveState().teams[0].players[0];
     expect(Object.getPrototypeOf(p.killsOnEnemyPlayer)).toBe(null);
   });
 
@@ -61,10 +61,10 @@ describe('match snapshots', () => {
       }
       // every 61st message: in all phases, many of them in the middle of a buy phase
       if (i % 61 === 0) {
-        if (restored.snapshot().roundPhase === 'shopping') inShopping++;
+        if (restored.liveState().roundPhase === 'shopping') inShopping++;
         restored = Match.fromSnapshot(restored.toSnapshot());
         restores++;
-        const [a, b] = [restored.snapshot(), plain.snapshot()];
+        const [a, b] = [restored.liveState(), plain.liveState()];
         expect(a.teams.map((t) => t.moneyRecord)).toEqual(b.teams.map((t) => t.moneyRecord));
         expect([a.tools.agentSelectAutostart, a.tools.agentSelectActive]).toEqual([b.tools.agentSelectAutostart, b.tools.agentSelectActive]);
       }
@@ -72,7 +72,7 @@ describe('match snapshots', () => {
     expect(restores).toBeGreaterThan(40);
     expect(inShopping).toBeGreaterThan(5);
     expect(serializeMatch(restored, 1)).toBe(serializeMatch(plain, 1));
-    const final = restored.snapshot();
+    const final = restored.liveState();
     expect(final.teams.map((t) => t.moneyRecord.length)).toEqual([19, 19]);
     expect(final.tools.agentSelectActive).toBe(false);
   });
@@ -85,8 +85,8 @@ describe('match snapshots', () => {
     delete old.state.tools.agentSelectAutostart;
     delete old.state.tools.agentSelectActive;
     const restored = Match.fromSnapshot(JSON.stringify(old));
-    expect(restored.snapshot().teams.map((t) => t.moneyRecord)).toEqual([[], []]);
-    expect([restored.snapshot().tools.agentSelectAutostart, restored.snapshot().tools.agentSelectActive]).toEqual([true, false]);
+    expect(restored.liveState().teams.map((t) => t.moneyRecord)).toEqual([[], []]);
+    expect([restored.liveState().tools.agentSelectAutostart, restored.liveState().tools.agentSelectActive]).toEqual([true, false]);
     expect(JSON.parse(serializeMatch(restored, 1)).teams[0].moneyRecord).toEqual([]);
   });
 

@@ -11,15 +11,15 @@ function withDuration(d: number, grace?: number): Script {
   return new Script(logon({ toolsData }));
 }
 
-/** Broadcast-relevant frames: the state each time eventNumber rose, sampled every 100 ms like the cycle. */
+/** Broadcast-relevant frames: the state each time stateVersion rose, sampled every 100 ms like the cycle. */
 function frames(s: Script, untilMs: number): Array<{ remaining: number; left: boolean; counter: number }> {
   const out: Array<{ remaining: number; left: boolean; counter: number }> = [];
-  let sent = s.match.eventNumber - 1;
+  let sent = s.match.stateVersion - 1;
   const end = s.now + untilMs;
   for (let t = s.now; t <= end; t += 100) {
     s.match.advance(t);
-    if (s.match.eventNumber > sent) {
-      sent = s.match.eventNumber;
+    if (s.match.stateVersion > sent) {
+      sent = s.match.stateVersion;
       out.push({
         remaining: s.state.timeoutState.timeRemaining,
         left: s.state.timeoutState.leftTeam,
@@ -51,26 +51,26 @@ describe('team timeouts', () => {
     const s = new Script();
     s.ok('right_timeout', true);
     const start = s.now;
-    const ev = s.match.eventNumber;
+    const ev = s.match.stateVersion;
     s.match.advance(start + 59_999);
-    expect(s.match.eventNumber).toBe(ev + 59);
+    expect(s.match.stateVersion).toBe(ev + 59);
     expect(s.state.timeoutState).toMatchObject({ rightTeam: true, timeRemaining: 1 });
     s.match.advance(start + 60_000);
-    expect(s.match.eventNumber).toBe(ev + 60); // start + 59 ticks + end = 61 frames
+    expect(s.match.stateVersion).toBe(ev + 60); // start + 59 ticks + end = 61 frames
     expect(s.state.timeoutState).toMatchObject({ rightTeam: false, timeRemaining: 1 });
     expect(s.state.tools.timeoutCounter.right).toBe(1);
     s.match.advance(start + 120_000);
-    expect(s.match.eventNumber).toBe(ev + 60);
+    expect(s.match.stateVersion).toBe(ev + 60);
   });
 
   it('runs timers in time order when advance jumps far ahead', () => {
     const s = withDuration(5);
     s.ok('left_timeout', true);
     s.ok('toast', { title: 'T', message: 'M', duration: 2_500, selectedTeam: 'none', eventLogoEnabled: false });
-    const ev = s.match.eventNumber;
+    const ev = s.match.stateVersion;
     s.match.advance(s.now + 100_000);
     // 4 ticks + end + toast off
-    expect(s.match.eventNumber).toBe(ev + 6);
+    expect(s.match.stateVersion).toBe(ev + 6);
     expect(s.match.lastChangeAt).toBe(s.now + 5_000);
     expect(s.state.timeoutState.timeRemaining).toBe(1);
     expect(s.state.toastInfo.active).toBe(false);
@@ -95,9 +95,9 @@ describe('team timeouts', () => {
     s.ok('left_timeout', true); // cancel at 50 ≤ 50: charged
     expect(s.state.tools.timeoutCounter.left).toBe(1);
     expect(s.state.timeoutState.leftTeam).toBe(false);
-    const ev = s.match.eventNumber;
+    const ev = s.match.stateVersion;
     s.wait(120_000);
-    expect(s.match.eventNumber).toBe(ev); // both timers stopped
+    expect(s.match.stateVersion).toBe(ev); // both timers stopped
   });
 
   it('replaces the other side without charging it, and does nothing with no timeouts left', () => {
@@ -146,12 +146,12 @@ describe('toast', () => {
     s.ok('toast', toast);
     expect(s.state.toastInfo).toEqual({ ...toast, active: true });
     expect(Object.keys(s.state.toastInfo)).toEqual(['title', 'message', 'duration', 'selectedTeam', 'eventLogoEnabled', 'active']);
-    const ev = s.match.eventNumber;
+    const ev = s.match.stateVersion;
     s.wait(4_999);
     expect(s.state.toastInfo.active).toBe(true);
     s.wait(1);
     expect(s.state.toastInfo.active).toBe(false);
-    expect(s.match.eventNumber).toBe(ev + 1);
+    expect(s.match.stateVersion).toBe(ev + 1);
     expect(s.state.toastInfo.title).toBe('Technical pause');
   });
 
@@ -175,9 +175,9 @@ describe('toast', () => {
     s.phase(1, 'combat');
     expect(s.state.toastInfo.active).toBe(false);
     expect(s.match.nextTimerAt).toBeNull();
-    const ev = s.match.eventNumber;
+    const ev = s.match.stateVersion;
     s.wait(10_000);
-    expect(s.match.eventNumber).toBe(ev); // no extra frame later
+    expect(s.match.stateVersion).toBe(ev); // no extra frame later
   });
 
   it('rejects a toast whose members have the wrong type', () => {
@@ -194,7 +194,7 @@ describe('time comes only from now', () => {
       const m = Match.create(logon(), T0, SETTINGS);
       m.apply({ groupCode: 'K7QX2M', type: 'left_timeout', data: true }, T0 + 10);
       m.advance(T0 + 7_500);
-      return JSON.stringify(m.snapshot()) + m.eventNumber;
+      return JSON.stringify(m.liveState()) + m.stateVersion;
     };
     expect(run()).toBe(run());
   });

@@ -51,7 +51,7 @@ function create(toolsData: unknown, isSupporter = false) {
 describe('tools at creation', () => {
   it('merges the real client defaults shallowly over the service defaults', () => {
     const m = create(realClientTools);
-    const tools = m.snapshot().tools;
+    const tools = m.liveState().tools;
     expect(tools.seriesInfo).toEqual(realClientTools.seriesInfo); // client extras kept, no merge
     expect(tools.tournamentInfo).toEqual({ logoUrl: '', backdropUrl: '', timeoutDuration: 60, showMappool: false }); // no name
     expect(tools.playercamsInfo).toEqual({ enable: false, removeTricodes: false, identifier: '' }); // no enabledPlayers, no secrets
@@ -66,7 +66,7 @@ describe('tools at creation', () => {
   });
 
   it('uses the service defaults without toolsData', () => {
-    const tools = create(undefined).snapshot().tools;
+    const tools = create(undefined).liveState().tools;
     expect(tools).toEqual({
       seriesInfo: { needed: 1, wonLeft: 0, wonRight: 0, mapInfo: [] },
       seedingInfo: { left: '', right: '' },
@@ -96,7 +96,7 @@ describe('tools at creation', () => {
       sponsorInfo: { enabled: true, duration: 5000, sponsors: [1, 2] }, // inner shape wrong: default kept
       ['__proto__']: { polluted: true },
     });
-    const tools = m.snapshot().tools;
+    const tools = m.liveState().tools;
     expect(tools.seriesInfo).toEqual({ needed: 1, wonLeft: 0, wonRight: 0, mapInfo: [] });
     expect(tools.timeoutDuration).toBe(60);
     expect(tools.seedingInfo).toEqual({ left: '', right: '' });
@@ -112,15 +112,15 @@ describe('tools at creation', () => {
 
   it('applies the watermark alias and drops serviceWatermark', () => {
     const a = create({ watermarkInfo: { serviceWatermark: false, customTextEnabled: true, customText: 'x' } }, true);
-    expect(a.snapshot().tools.watermarkInfo).toEqual({ customTextEnabled: true, customText: 'x', spectraWatermark: false });
+    expect(a.liveState().tools.watermarkInfo).toEqual({ customTextEnabled: true, customText: 'x', spectraWatermark: false });
     const b = create({ watermarkInfo: { spectraWatermark: true, serviceWatermark: false, customTextEnabled: false, customText: '' } }, true);
-    expect(b.snapshot().tools.watermarkInfo).toEqual({ spectraWatermark: true, customTextEnabled: false, customText: '' });
+    expect(b.liveState().tools.watermarkInfo).toEqual({ spectraWatermark: true, customTextEnabled: false, customText: '' });
     expect(serializeMatch(a, SERVER_TIME)).not.toContain('serviceWatermark');
   });
 
   it('applies the supporter rules for a non-supporter', () => {
     const m = create(fullTools, false);
-    const tools = m.snapshot().tools;
+    const tools = m.liveState().tools;
     expect(tools.sponsorInfo.sponsors).toEqual(['s1.png', 's2.png', DEFAULT_SPONSOR_LOGO_URL]);
     expect(tools.watermarkInfo).toEqual({ spectraWatermark: true, customTextEnabled: false, customText: 'Grand Final' });
     expect(tools.roundWinBox.sponsors).toEqual([
@@ -133,14 +133,14 @@ describe('tools at creation', () => {
 
   it('keeps everything for a supporter and writes both ceremony spellings', () => {
     const m = create(fullTools, true);
-    const tools = m.snapshot().tools;
+    const tools = m.liveState().tools;
     expect(tools.sponsorInfo.sponsors).toEqual(['s1.png', 's2.png']);
     expect(tools.watermarkInfo).toEqual({ spectraWatermark: false, customTextEnabled: true, customText: 'Grand Final' });
     expect(tools.roundWinBox.sponsors).toEqual([
       { wonTeam: 'all', roundCeremony: ['ace', 'clutch'], iconUrl: 's1-icon.png', backdropUrl: 's1-bg.png', roundCeremonie: ['ace', 'clutch'] },
       { wonTeam: 'left', roundCeremony: ['all'], iconUrl: 's2-icon.png', backdropUrl: 's2-bg.png', roundCeremonie: ['all'] },
     ]);
-    expect(m.snapshot().orgIsSupporter).toBe(true);
+    expect(m.liveState().orgIsSupporter).toBe(true);
     const wire = JSON.parse(serializeMatch(m, SERVER_TIME));
     expect(wire.tools.roundWinBox.sponsors[0].roundCeremonie).toEqual(['ace', 'clutch']);
     expect(wire).toEqual(plainFrame(m));
@@ -150,16 +150,16 @@ describe('tools at creation', () => {
     const m = create({
       roundWinBox: { type: 'sponsors', sponsors: [{ wonTeam: 'left', roundCeremonie: ['ace'], iconUrl: 'i', backdropUrl: 'b' }] },
     });
-    expect(m.snapshot().tools.roundWinBox.sponsors).toEqual([
+    expect(m.liveState().tools.roundWinBox.sponsors).toEqual([
       { wonTeam: 'left', roundCeremonie: ['ace'], iconUrl: 'i', backdropUrl: 'b', roundCeremony: ['ace'] },
     ]);
     const n = create({ roundWinBox: { type: 'tournamentInfo', sponsors: [{ wonTeam: 'all', iconUrl: 'i', backdropUrl: 'b' }] } });
-    expect(n.snapshot().tools.roundWinBox.sponsors[0]).toMatchObject({ roundCeremony: ['all'], roundCeremonie: ['all'] });
+    expect(n.liveState().tools.roundWinBox.sponsors[0]).toMatchObject({ roundCeremony: ['all'], roundCeremonie: ['all'] });
   });
 
   it('does not append the sponsor logo when sponsors are disabled', () => {
     const m = create({ sponsorInfo: { enabled: false, duration: 5000, sponsors: [] } });
-    expect(m.snapshot().tools.sponsorInfo.sponsors).toEqual([]);
+    expect(m.liveState().tools.sponsorInfo.sponsors).toEqual([]);
   });
 });
 
@@ -173,7 +173,7 @@ describe('teams at creation', () => {
       T0,
       SETTINGS,
     );
-    const [left, right] = m.snapshot().teams;
+    const [left, right] = m.liveState().teams;
     expect(left).toMatchObject({ teamName: 'Left', teamTricode: 'LFT', teamUrl: 'l.png', ingameTeamId: 1, isAttacking: false, hasHandledTeam: false, roundsWon: 0, spentThisRound: 0, removeTricode: false, players: [], playerCount: 0, hasDuplicateAgents: false });
     expect(right).toMatchObject({ ingameTeamId: 0, isAttacking: true });
     expect(left.roundRecord).toHaveLength(25);
@@ -192,7 +192,7 @@ describe('teams at creation', () => {
         T0,
         SETTINGS,
       );
-      const [left, right] = m.snapshot().teams;
+      const [left, right] = m.liveState().teams;
       expect([left.ingameTeamId, left.isAttacking, right.ingameTeamId, right.isAttacking]).toEqual([0, true, 1, false]);
       expect(right.roundRecord[0].wasAttack).toBe(false);
       expect(m.takeEffects()).toContainEqual(expect.objectContaining({ kind: 'warn', code: 'same_attack_start' }));
@@ -210,7 +210,7 @@ describe('teams at creation', () => {
       toastInfo: { active: false, title: '', message: '', duration: null, eventLogoEnabled: true },
       hasEnteredOvertime: false, organizationId: 'org-7', isRegistered: false, orgIsSupporter: false,
     });
-    expect(s.match.eventNumber).toBe(1);
+    expect(s.match.stateVersion).toBe(1);
   });
 });
 
@@ -246,9 +246,9 @@ describe('effects and backend record', () => {
     s.phase(1, 'shopping');
     s.phase(2, 'shopping');
     expect(s.match.takeEffects().some((e) => e.kind === 'update')).toBe(false);
-    const ev = s.match.eventNumber;
+    const ev = s.match.stateVersion;
     s.match.setRegistered(true);
-    expect(s.match.eventNumber).toBe(ev + 1);
+    expect(s.match.stateVersion).toBe(ev + 1);
     expect(s.state.isRegistered).toBe(true);
     s.phase(3, 'shopping');
     expect(s.match.takeEffects()).toEqual([{ kind: 'update', matchId: 'm' }]);
@@ -274,16 +274,16 @@ describe('effects and backend record', () => {
     s.phase(1, 'shopping');
     expect(s.match.takeEffects()).toContainEqual({ kind: 'playercam_fetch', identifier: 'PC7K2Q' });
     // the overlay's form: JSON text of pairs and full names, passed through
-    const ev = s.match.eventNumber;
+    const ev = s.match.stateVersion;
     expect(s.match.applyPlayercams({ nameOverrides: '[["B2#NA1","Bee Two"]]', enabledPlayers: ['B2#NA1'] }, s.now)).toBe(true);
-    expect(s.match.eventNumber).toBe(ev + 1);
+    expect(s.match.stateVersion).toBe(ev + 1);
     expect(s.state.tools.nameOverrides.overrides).toBe('[["B2#NA1","Bee Two"]]');
     expect(s.state.tools.playercamsInfo.enabledPlayers).toEqual(['B2#NA1']);
     // invalid answers change nothing
     expect(s.match.applyPlayercams({ nameOverrides: {} }, s.now)).toBe(false);
     expect(s.match.applyPlayercams({ enabledPlayers: [] }, s.now)).toBe(false);
     expect(s.match.applyPlayercams({ nameOverrides: 'not json', enabledPlayers: [] }, s.now)).toBe(false);
-    expect(s.match.eventNumber).toBe(ev + 1);
+    expect(s.match.stateVersion).toBe(ev + 1);
     const wire = serializeMatch(s.match, SERVER_TIME);
     expect(wire).not.toContain('cam-secret');
     expect(JSON.parse(wire)).toEqual(plainFrame(s.match));
@@ -305,7 +305,7 @@ describe('effects and backend record', () => {
     expect((body.match.tools as { playercamsInfo: unknown }).playercamsInfo).toEqual({
       enable: true, removeTricodes: true, identifier: 'PC7K2Q', endTime: 1774036800000,
     });
-    expect('eventNumber' in body.match).toBe(false);
+    expect('stateVersion' in body.match).toBe(false);
     expect('groupSecret' in body.match).toBe(false);
     // the broadcast tree is not changed by building the body
     expect(s.state.tools.playercamsInfo).toEqual({ enable: true, removeTricodes: true, identifier: 'PC7K2Q' });

@@ -1,5 +1,5 @@
 // Message intake (docs/match-rules.md 3): envelope and data validation before any change, unknown types,
-// the clients' quirks (docs/client-contract.md 3.5) and eventNumber (section 13).
+// the clients' quirks (docs/client-contract.md 3.5) and stateVersion (section 13).
 
 import { describe, expect, it } from 'vitest';
 import { dataValidators, validateObserverEnvelope } from '../../../src/schemas/messages.js';
@@ -17,7 +17,7 @@ describe('envelope', () => {
     expect(m.apply({ groupCode: 'K7QX2M', type: 7, data: 'Port' }, s.now)).toMatchObject({ ok: false, reason: 'invalid_envelope' });
     expect(m.apply({ matchId: 'x', type: 'aux_health', data: 5 }, s.now)).toMatchObject({ ok: false, reason: 'invalid_envelope' });
     expect(m.apply('{"groupCode":', s.now)).toEqual({ ok: false, reason: 'invalid_json' });
-    expect(m.eventNumber).toBe(1);
+    expect(m.stateVersion).toBe(1);
     expect(s.state.map).toBe('Loading');
     // a JSON string is accepted like an object; extra members are allowed; data may be null
     expect(m.apply('{"obsName":"O","groupCode":"K7QX2M","type":"map","data":"Port","timestamp":5}', s.now)).toEqual({ ok: true });
@@ -26,14 +26,14 @@ describe('envelope', () => {
     expect(validateObserverEnvelope({ groupCode: 'X', type: 't', data: 0, extra: {} })).toBe(true);
   });
 
-  it('accepts unknown and legacy types without change, raising eventNumber', () => {
+  it('accepts unknown and legacy types without change, raising stateVersion', () => {
     const s = new Script();
     const before = JSON.stringify(s.state);
     expect(s.send('team_is_attacker', true).ok).toBe(true);
     expect(s.send('some_future_type', { anything: [1] }).ok).toBe(true);
     expect(s.send('__proto__', {}).ok).toBe(true);
     expect(JSON.stringify(s.state)).toBe(before);
-    expect(s.match.eventNumber).toBe(4);
+    expect(s.match.stateVersion).toBe(4);
   });
 });
 
@@ -43,7 +43,7 @@ describe('data validation', () => {
     rosterAll(s);
     s.phase(1, 'combat');
     const before = JSON.stringify(s.state);
-    const ev = s.match.eventNumber;
+    const ev = s.match.stateVersion;
     const bad: Array<[string, unknown]> = [
       ['scoreboard', { ...row('a0'), kills: '3' }],
       ['scoreboard', { ...row('a0'), money: undefined }],
@@ -65,7 +65,7 @@ describe('data validation', () => {
       expect(s.send(type, data), type).toMatchObject({ ok: false, reason: 'invalid_data' });
     }
     expect(JSON.stringify(s.state)).toBe(before);
-    expect(s.match.eventNumber).toBe(ev);
+    expect(s.match.stateVersion).toBe(ev);
   });
 
   it('rejects non-finite numbers (JSON 1e400 parses to Infinity)', () => {
@@ -96,13 +96,13 @@ describe('data validation', () => {
     expect(s.player('q').agentProper).toBe('NewAgent');
   });
 
-  it('raises eventNumber once per accepted message', () => {
+  it('raises stateVersion once per accepted message', () => {
     const s = new Script();
-    expect(s.match.eventNumber).toBe(1);
+    expect(s.match.stateVersion).toBe(1);
     rosterAll(s);
-    expect(s.match.eventNumber).toBe(11);
+    expect(s.match.stateVersion).toBe(11);
     s.ok('scoreboard', row('a9', { agentInternal: 'Wushu' })); // nobody: still accepted
-    expect(s.match.eventNumber).toBe(12);
+    expect(s.match.stateVersion).toBe(12);
     expect(s.match.lastChangeAt).toBe(s.now);
   });
 });

@@ -26,7 +26,7 @@ describe('feed tables from the state', { timeout: 180_000 }, () => {
       const fromFrame = feedTablesOf(JSON.parse(serializeMatch(m, rec.timestamp)) as MatchData);
       // As the shard sends them: JSON texts across the thread boundary; the players' text is the JSON
       // feed's body as it is, so it must equal the text rendered from the frame's rows (the same ETag).
-      const state = feedTablesOf(m.snapshot() as MatchData, rec.timestamp);
+      const state = feedTablesOf(m.liveState() as MatchData, rec.timestamp);
       expect(JSON.parse(JSON.stringify({ scoreboard: state.scoreboard, serverTime: state.serverTime }))).toEqual({ scoreboard: fromFrame.scoreboard, serverTime: fromFrame.serverTime });
       expect(JSON.stringify(state.players)).toBe(render('json', fromFrame.players, PLAYER_COLUMNS, 'players'));
       compared++;

@@ -66,7 +66,7 @@ describe('dirty marks', () => {
       checkSerialization(m, `${String(r.type)} at ${ts}`, true);
     }
     // The calls from outside the rules: MMR answers, player cameras, aux disconnects, the end.
-    const ids = m.snapshot().teams.flatMap((t) => t.players.map((p) => p.riotId));
+    const ids = m.liveState().teams.flatMap((t) => t.players.map((p) => p.riotId));
     const at = m.lastChangeAt + 1;
     m.applyMmr({ results: [{ puuid: ids[0], currentMMRTier: 21, peakMMRTier: 24 }] }, at);
     checkSerialization(m, 'applyMmr');

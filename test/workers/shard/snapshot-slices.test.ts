@@ -43,7 +43,7 @@ function newShard(outputs: ShardOut[] = []): Shard {
 }
 
 /** Each match's state as JSON with its members sorted (a restored state may hold them in another order). */
-const states = (shard: Shard) => CODES.map((code) => JSON.stringify(shard.slots.get(code)!.match.snapshot(), sortedMembers));
+const states = (shard: Shard) => CODES.map((code) => JSON.stringify(shard.slots.get(code)!.match.liveState(), sortedMembers));
 const sortedMembers = (_k: string, v: unknown) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v);
 
 /** Where two lists of states differ: the match, and the text around the first difference (a short failure message). */
