@@ -25,6 +25,9 @@
 //    adapters of the same concern (`adapter`); an index.ts hands on its own concern's modules only.
 // 5. STACKS: within a scope, layers from the lowest up; a module imports its own layer and the ones
 //    below, never one above. Each module of a scope must have a layer (a new folder is placed here).
+// 6. ONE ROAD (issue 36): a module of PRIVATE is imported only by the modules its entry names (the
+//    shard pool by the matches concern and the composition root: commands reach a shard only
+//    through routing).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -62,6 +65,15 @@ export const PORTS = [
   'main/previews/preview-store', 'main/previews/team-info-store', 'main/schedule/fixture-store', 'main/sessions/session-store',
   'main/standby/standby-store',
 ];
+
+/**
+ * Modules only some may import (module id → the patterns of its importers: 'dir/' everything under
+ * dir, anything else one module). The shard pool: other concerns send a match's shard a command
+ * through the matches concern (matches/routing.ts), never by the pool.
+ */
+export const PRIVATE = {
+  'main/shards/pool': ['main/matches/', ...ROOT_MODULES],
+};
 
 /** What a port may import (a module id starting with one of these, or a concern's face). */
 export const PORT_IMPORTS = [...PORTS, 'protocol/', 'main/base/awaitable'];
@@ -276,6 +288,11 @@ export function check(root) {
     }
     if (PORTS.includes(from) && !PORT_IMPORTS.some((p) => (p.endsWith('/') ? to.startsWith(p) : to === p)) && !/^main\/[^/]+\/index$/.test(to)) {
       add('confined', from, to, `port: ${show(from)} imports ${show(to)} (a port imports only ports, protocol/, main/base/awaitable.ts and a concern's index.ts)`);
+      continue;
+    }
+    const importers = PRIVATE[to];
+    if (importers && !importers.some((p) => (p.endsWith('/') ? from.startsWith(p) : from === p))) {
+      add('private', from, to, `private: ${show(from)} imports ${show(to)} (imported only by ${importers.map((p) => (p.endsWith('/') ? p : show(p))).join(', ')})`);
       continue;
     }
     const fromConcern = concernOf(from);

@@ -148,7 +148,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   // The per-match output delay (output-delay/output-delays.ts): operator data like the schedule (DATA_DIR, or Redis).
   const delays = await OutputDelays.open(outputDelays, { shared: redis !== null, log });
   const eventOutput = config.EVENTS_ENABLED ? await openEventOutput({ config, log, directory, delays, shared: redis?.eventOutbox ?? null, ...(redis ? { node: { id: redis.conn.nodeId, epochOf: (code: string) => routes.get(code)?.epoch, leaseLeftMs: (code: string) => redis.ownership.leaseLeftMs(code), outputs: redis.ownership } } : {}), records: redis?.records ?? null, deadLetters: redis?.deadLetters ?? null, endpointStore: redis?.webhookEndpoints ?? new MemoryWebhookEndpointStore(path.join(config.DATA_DIR, WEBHOOK_ENDPOINTS_FILE)), report: (label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }) }) : null;
-  // GET /feeds of a local match: its shard makes the tables (feeds/shard-tables.ts), answered through `output`.
+  // GET /feeds of a local match: its shard makes the tables (feeds/shard-tables.ts), asked through routing, answered through `output`.
   const feedTables = new ShardFeedTables(routes);
   // The input log (matches/input-log.ts): with durable snapshots, the inputs after a match's last one.
   const inputLog = !config.INPUT_LOG ? undefined : redis ? redis.inputLog : stateFiles ? new StateDirInputLog(path.join(config.STATE_DIR, 'inputs'), log) : undefined;
@@ -163,11 +163,11 @@ export async function startService(config: Config, options: ServiceOptions = {})
   // The texts of frames that stayed in the shards, asked for on the frame bus by its recipients
   // (broadcast, REST, with Redis the keyframe answers): the pool's shards make them (matches/frame-texts.ts).
   frames.setFrameTextSource(new FrameTexts({ pool, routes, events }));
-  feedTables.setPool(pool);
   const lifecycle = new MatchLifecycle({ config, log, pool, routes, directory, snapshots, frames, teamInfo, sessions, control, events, sync, inputs });
   // A standby observer per match (standby/standby.ts): its store is one of the ports above.
   const standby = createStandby({ config, log, store: standbyStore, directory, control, inputs, routes, events });
   const routing = new MatchRouting({ pool, inputs, directory, routes, events, relay: standby.relay, ...(remote ? { remote } : {}) });
+  feedTables.setRouting(routing);
   const matches: MatchComponents = { pool, routes, lifecycle, routing, output, recovery, totals };
   const cluster = redis && remote
     ? new Cluster({ log, events, redis, lifecycle, routing, routes, remote, leaseTtlMs: config.REDIS_LEASE_TTL_MS, ...(eventOutput ? { outputs: (code: string, key: string, epoch?: number) => eventOutput.journal.takeOver(code, key, epoch) } : {}) })
@@ -176,8 +176,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
   // Durable snapshots (STATE_DIR): the matches of the previous run come back before anything listens.
   // With Redis they belong to whichever node adopts them (matches/takeover.ts), not to a starting node.
   if (snapshots.durable && !cluster) await lifecycle.resume(await snapshots.loadAll(), eventOutput?.journal.matches);
-  // The schedule (fixtures/, docs/fixtures.md): after the resumed matches, which its live maps are checked against.
-  const schedule = await openSchedule({ log, events, pool, routes, directory, teamInfo, store: fixtures, shared: redis !== null });
+  // The schedule (schedule/, docs/fixtures.md): after the resumed matches, which its live maps are checked against.
+  // Its keeper reaches a match's shard through routing; the maps' results come on the event bus (mapFinished).
+  const schedule = await openSchedule({ log, events, routing, directory, teamInfo, store: fixtures, shared: redis !== null });
 
   // Listeners: two uWS apps (ingestion, REST); broadcast runs on node:http (broadcast/server.ts).
   const ingestApp = createApp(tls.files);

@@ -149,8 +149,14 @@ export type ShardEvent =
   | { t: 'drained' }
   /** The reply to `summaries` on: the summaries of every changed match are in this output. */
   | { t: 'summarized' }
-  /** At game_end; `result`: the map played and each side's rounds (left, right), for the series (main/fixtures). */
-  | { t: 'team_info_final'; groupCode: string; info: { higherScore: 0 | 1; tournamentInfo: unknown; sponsorInfo: unknown; isSupporter: boolean }; result?: { map: string; scores: [number, number] } }
+  /** At game_end: the post-match team info for the backend (main/previews' TeamInfoStore). */
+  | { t: 'team_info_final'; groupCode: string; info: { higherScore: 0 | 1; tournamentInfo: unknown; sponsorInfo: unknown; isSupporter: boolean } }
+  /**
+   * At game_end, right after `team_info_final`: the map played and each side's rounds (left, right),
+   * for the series (main/schedule). Sent again when a crash's replay applies the game_end again (not
+   * muted, outbox.ts): the keeper records a result only while its map is live, so once.
+   */
+  | { t: 'map_result'; groupCode: string; map: string; scores: [number, number] }
   /** The roster's player ids, sent whenever players were added (auxiliary logons must name one, docs/reliability.md); `sides`: each side's players' `name#tag` (left, right). */
   | { t: 'roster'; groupCode: string; playerIds: string[]; sides?: [string[], string[]] }
   | { t: 'effect'; effect: BackendEffect }

@@ -55,6 +55,9 @@ describe('the import graph of src/', () => {
       'main/sockets/server.ts': "import { route } from '../rest/routes.js';\nexport const server = route;\n",
       'main/rest/routes.ts': "import { server } from '../sockets/server.js';\nexport const route = () => server;\n",
       'main/service.ts': "import './rest/routes.js';\n",
+      // One road to the shards (issue 36): the pool is the matches concern's (and the root's).
+      'main/shards/pool.ts': 'export class ShardPool {}\n',
+      'main/schedule/keeper.ts': "import type { ShardPool } from '../shards/pool.js';\nexport type K = ShardPool;\n",
       'main/newfolder/thing.ts': 'export {};\n',
       'main/loose.ts': 'export {};\n',
       'workers/engine/rule.ts': "export { limit } from '../../main/base/config.js';\nexport const w = 1;\n",
@@ -74,6 +77,7 @@ describe('the import graph of src/', () => {
     has('adapter', 'main/sessions/logon', 'main/sessions/adapters/memory/session-store'); // even by its own concern
     has('face', 'main/sessions/index', 'main/rest/routes'); // a door hands on its own room only
     has('layer', 'main/sockets/server', 'main/rest/routes');
+    has('private', 'main/schedule/keeper', 'main/shards/pool'); // a second road to the shards, beside routing
     has('unplaced', 'main/newfolder/thing', '');
     has('unplaced', 'main/loose', ''); // main/'s root holds only service.ts and index.ts
     const circles = got.filter((v) => v.rule === 'circle').map((v) => v.message);
@@ -85,6 +89,7 @@ describe('the import graph of src/', () => {
     expect(stdout).toContain('circle: ');
     expect(stdout).toContain('port: main/sessions/session-store.ts imports main/base/config.ts');
     expect(stdout).toContain('face: main/matches/lifecycle.ts imports main/sessions/session-store.ts (another concern is imported only through its index.ts: main/sessions/index.ts)');
+    expect(stdout).toContain('private: main/schedule/keeper.ts imports main/shards/pool.ts (imported only by main/matches/, main/service.ts, main/index.ts, main/redis-ports.ts, main/shared-ports.ts)');
     expect(stdout).toMatch(/layer: main\/sockets\/server\.ts \[main: infrastructure\] imports main\/rest\/routes\.ts \[main: transports\]: an arrow up/);
   });
 
@@ -98,7 +103,9 @@ describe('the import graph of src/', () => {
       'main/matches/lifecycle.ts': "import type { Store } from '../sessions/index.js';\nexport type L = Store[];\n",
       'main/base/config.ts': "import { z } from '../../codec/frame.js';\nexport const c = z;\n",
       'main/rest/routes.ts': "import type { Store } from '../sessions/index.js';\nimport { c } from '../base/config.js';\nexport const r = (s: Store) => [s, c];\n",
-      'main/service.ts': "import { r } from './rest/routes.js';\nimport { Memory } from './sessions/adapters/memory/session-store.js';\nexport const s = [r, new Memory()];\n",
+      'main/shards/pool.ts': 'export class ShardPool {}\n',
+      'main/matches/routing.ts': "import type { ShardPool } from '../shards/pool.js';\nexport type R = ShardPool;\n",
+      'main/service.ts': "import { r } from './rest/routes.js';\nimport { Memory } from './sessions/adapters/memory/session-store.js';\nimport { ShardPool } from './shards/pool.js';\nexport const s = [r, new Memory(), new ShardPool()];\n",
       'workers/shard/a.ts': "import { z } from '../../codec/frame.js';\nimport { m } from '../../protocol/messages.js';\nexport const a = [z, m];\n",
     });
     const { status, result } = run(root);

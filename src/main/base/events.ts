@@ -46,8 +46,9 @@ export interface MainEvents {
   /** Scale-out: ingestion data for a match reached no node (its owner is gone). From matches/owner-delivery.ts; to matches/takeover.ts. */
   matchOwnerMissing: { groupCode: string };
   /**
-   * A match ended with game_end: its map and each side's rounds (left, right); and a match's roster
-   * grew: each side's players as `name#tag`. From matches/shard-output.ts; to schedule/keeper.ts (the series).
+   * A match ended with game_end: its map and each side's rounds (left, right; the shard's
+   * `map_result`); and a match's roster grew: each side's players as `name#tag` (the shard's
+   * `roster`). From matches/shard-output.ts; to schedule/keeper.ts (the series).
    */
   mapFinished: { groupCode: string; map: string; scores: [number, number] };
   rosterSeen: { groupCode: string; sides: [string[], string[]] };

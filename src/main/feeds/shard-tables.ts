@@ -1,5 +1,5 @@
 // The feeds' tables of a match this process runs, made by its shard from the match's state (the
-// `feed_tables` command; the answer comes in the shard's output, matches/shard-output.ts). Why not the frame
+// `feed_tables` command, sent through routing: matches/routing.ts; the answer comes in the shard's output, matches/shard-output.ts). Why not the frame
 // text, as GET /match reads it: a poll a second of a changing match found a new frame almost every
 // time, and each cost the text's trip from the shard (which also started a hold: the text of every
 // frame of the next 5 s crossed threads), its unescaping and a JSON.parse of ~15 kB, for the few
@@ -8,8 +8,7 @@
 // the players feed's JSON body as it is (parsed only when CSV or XML is asked for). A match of another node (REDIS_URL) is read as before.
 import type { FeedTables } from '../../protocol/feed-tables.js';
 import type { ShardOut } from '../../protocol/shard-messages.js';
-import type { LocalRoutes } from '../matches/index.js';
-import type { ShardPool } from '../shards/pool.js';
+import type { LocalRoutes, MatchRouting } from '../matches/index.js';
 
 /** How long an answer may take (a shard answers within its cycle; one restarting does not answer). */
 const WAIT_MS = 2000;
@@ -19,15 +18,15 @@ export interface ShardTablesAnswer { frameNo: number; tables: Omit<FeedTables, '
 type Resolve = (answer: ShardTablesAnswer | undefined) => void;
 
 export class ShardFeedTables {
-  private pool: Pick<ShardPool, 'send' | 'shardOf'> | undefined;
+  private routing: Pick<MatchRouting, 'feedTables'> | undefined;
   /** Per group code: when its request went to the shard, and who waits for the answer (one request for all). */
   private readonly waiting = new Map<string, { askedAt: number; resolves: Resolve[] }>();
 
   constructor(private readonly routes: Pick<LocalRoutes, 'get'>) {}
 
-  /** The shards, once the pool exists (the composition root: the pool's output reaches `take`). */
-  setPool(pool: Pick<ShardPool, 'send' | 'shardOf'>): void {
-    this.pool = pool;
+  /** The way to the shards, once routing exists (the composition root: this is built before the pool, whose output reaches `take`). */
+  setRouting(routing: Pick<MatchRouting, 'feedTables'>): void {
+    this.routing = routing;
   }
 
   /** Whether a shard of this process runs the match. */
@@ -37,8 +36,8 @@ export class ShardFeedTables {
 
   /** The tables of the match's latest frame from its shard; undefined at once when no shard here runs it, or later when none answered in time. */
   ask(groupCode: string): Promise<ShardTablesAnswer | undefined> | undefined {
-    const pool = this.pool;
-    if (!pool || this.routes.get(groupCode) === undefined) return undefined;
+    const routing = this.routing;
+    if (!routing || this.routes.get(groupCode) === undefined) return undefined;
     return new Promise((resolve) => {
       const now = Date.now();
       const found = this.waiting.get(groupCode);
@@ -54,7 +53,7 @@ export class ShardFeedTables {
       const done: Resolve = (answer) => { clearTimeout(timer); resolve(answer); };
       entry.resolves.push(done);
       // After the waiter is in: an inline shard (SHARD_WORKERS=0) may answer within send().
-      if (fresh) pool.send(pool.shardOf(groupCode), { t: 'feed_tables', groupCode });
+      if (fresh) routing.feedTables(groupCode);
     });
   }
 

@@ -1,10 +1,12 @@
 // The per-message path to the shards: observer payloads to their match's shard, auxiliary payloads
 // to every shard holding a live match with the session's match id (with those matches' codes), and
 // what the backend answered for a match to the shard that holds it. Direct calls: nothing here goes
-// through an event or a promise.
+// through an event or a promise. The other concerns' commands for a match's shard come this way too
+// (the schedule's sides, the feeds' tables): no module outside matches/ sends to the shard pool.
 import type { MainEventBus } from '../base/events.js';
 import type { MatchDirectory } from './match-directory.js';
 import type { InboxMessage, Via } from './owner-inbox.js';
+import type { ScheduledTeam } from '../../protocol/shard-messages.js';
 import type { ShardPool } from '../shards/pool.js';
 import type { Seat } from '../sessions/index.js';
 import type { LocalRoutes } from './local-routes.js';
@@ -87,6 +89,23 @@ export class MatchRouting {
   }
 
   /**
+   * The schedule's keeper put the fixture's teams on the other sides (the roster showed them the
+   * other way round): the match's shard gets the teams and the tools that follow the sides
+   * (schedule/keeper.ts). false: this process does not run the match.
+   */
+  schedule(groupCode: string, teams: [ScheduledTeam, ScheduledTeam], tools: Record<string, unknown>): boolean {
+    return this.toShard(groupCode, (shard) => this.deps.pool.send(shard, { t: 'schedule', groupCode, teams, tools, now: Date.now() }));
+  }
+
+  /**
+   * Asks the match's shard for the feeds' tables of its latest frame; the answer comes in the
+   * shard's output (feeds/shard-tables.ts `take`). false: this process does not run the match.
+   */
+  feedTables(groupCode: string): boolean {
+    return this.toShard(groupCode, (shard) => this.deps.pool.send(shard, { t: 'feed_tables', groupCode }));
+  }
+
+  /**
    * Scale-out: a message from another node's ingestion for a match this process runs (its inbox,
    * matches/cluster.ts), applied as if it had arrived here.
    */
@@ -114,9 +133,10 @@ export class MatchRouting {
     return byShard;
   }
 
-  /** A command for the shard that holds `groupCode`, if this process still runs the match. */
-  private toShard(groupCode: string, send: (shard: number) => void): void {
+  /** A command for the shard that holds `groupCode`, if this process still runs the match (false: it does not). */
+  private toShard(groupCode: string, send: (shard: number) => void): boolean {
     const match = this.deps.routes.get(groupCode);
     if (match) send(match.shard);
+    return match !== undefined;
   }
 }

@@ -2,7 +2,8 @@
 // the FrameBus (once, with its owner's epoch: the direct-call path of every frame; a value, never
 // changed afterwards), the frame texts sent later (answers) to the bus as FrameText messages, the dashboard
 // summaries to the local routes, the snapshots to the SnapshotStore, and the shard events to the
-// directory, team info, the backend sync and the event bus.
+// directory, team info, the backend sync and the event bus (a map's result, a roster, a match gone:
+// to the schedule's keeper, among others).
 import type { DerivedEvent } from '../../protocol/match-events.js';
 import type { ShardEvent, ShardOut } from '../../protocol/shard-messages.js';
 import type { MatchSync } from './match-sync.js';
@@ -94,9 +95,11 @@ export class ShardOutput {
         this.deps.teamInfo.setFinal(event.groupCode, { ...event.info, ...teams }).catch((err: Error) => {
           this.log.error({ groupCode: event.groupCode, error: err.message }, 'post-match team info not stored');
         });
-        if (event.result) this.deps.events.emit('mapFinished', { groupCode: event.groupCode, ...event.result });
         return;
       }
+      case 'map_result':
+        this.deps.events.emit('mapFinished', { groupCode: event.groupCode, map: event.map, scores: event.scores });
+        return;
       case 'roster':
         directory.setRoster(event.groupCode, event.playerIds);
         if (event.sides) this.deps.events.emit('rosterSeen', { groupCode: event.groupCode, sides: event.sides });

@@ -9,17 +9,17 @@
 //   the side more than half of whose players are a team's is that team; when that is the other way
 //   round from the logon, the shard gets the teams and the series the right way round. A side of 3
 //   or more players that is no team's flags the match (`players`).
-// - game_end: the map's result is recorded in the fixture's order; the next logon's seriesInfo follows.
+// - game_end: the map's result (the shard's `map_result`, the bus's mapFinished) is recorded in the
+//   fixture's order, once (only while its map is live); the next logon's seriesInfo follows.
 //
 // Nothing here runs per message: a logon, a roster change (≤ 10 per map), a map's end. Every
 // change of one fixture is queued behind the previous one (`chain`), so they apply in order.
 import type { ObsLogonPacket } from '../../schemas/logon.js';
 import type { MainEventBus } from '../base/events.js';
 import type { Logger } from '../base/log.js';
-import { isRehearsal, type LocalRoutes, type MatchDirectory } from '../matches/index.js';
+import { isRehearsal, type MatchDirectory, type MatchRouting } from '../matches/index.js';
 import type { Fixture, FixtureStore, LiveMap } from './fixture-store.js';
 import type { TeamInfoStore } from '../previews/index.js';
-import type { ShardPool } from '../shards/pool.js';
 import { FIXTURE_JOB_RETRY_FOR_MS, FIXTURES_REFRESH_MS } from './limits.js';
 import { sameName } from './parse.js';
 import { decided, logonTeam, scheduledTools, sideTeams, wins, type Sides } from './series.js';
@@ -28,8 +28,8 @@ export interface KeeperDeps {
   log: Logger;
   store: FixtureStore;
   events: MainEventBus;
-  pool: Pick<ShardPool, 'send'>;
-  routes: LocalRoutes;
+  /** The match's shard gets the teams put on the other sides through routing (matches/routing.ts). */
+  routing: Pick<MatchRouting, 'schedule'>;
   directory: MatchDirectory;
   teamInfo: TeamInfoStore;
   /** Other nodes change the store too (Redis): the view is read again every FIXTURES_REFRESH_MS. */
@@ -178,10 +178,9 @@ export class FixtureKeeper {
     if (!swap) return;
     const [L, R] = live.sides;
     const teams = [f.teams[L], f.teams[R]].map((t) => ({ name: t.name, tricode: t.tricode, url: t.url })) as [{ name: string; tricode: string; url: string }, { name: string; tricode: string; url: string }];
-    const local = this.deps.routes.get(groupCode);
     // Only what follows the sides: the fixture's other settings went through the logon's rules (the supporter rules among them).
     const { seedingInfo, seriesInfo } = scheduledTools(f, live.sides);
-    if (local) this.deps.pool.send(local.shard, { t: 'schedule', groupCode, teams, tools: { seedingInfo, seriesInfo }, now: Date.now() });
+    this.deps.routing.schedule(groupCode, teams, { seedingInfo, seriesInfo }); // none when this process does not run the match
     const info = await this.deps.teamInfo.get(groupCode);
     const attack = (t: unknown) => (t as { attackStart?: unknown } | null)?.attackStart === true;
     await this.deps.teamInfo.set(groupCode, { leftTeam: logonTeam(f.teams[L], attack(info?.leftTeam)), rightTeam: logonTeam(f.teams[R], attack(info?.rightTeam)) });

@@ -1,5 +1,6 @@
 // Effect translation: what the engine asks for (EngineEffect) becomes backend calls the main thread
-// makes (BackendEffect, with the group code, match id and bodies it needs) or events.
+// makes (BackendEffect, with the group code, match id and bodies it needs) or events (the engine's
+// `team_info_final`, at game_end, becomes two: the backend's team info and the map's result).
 import type { BackendEffect } from '../../protocol/shard-messages.js';
 import type { Outbox } from './outbox.js';
 import type { Slot } from './slot.js';
@@ -39,8 +40,9 @@ export function forwardEffects(slot: Slot, out: Outbox): void {
         backend = { kind: 'playercam_fetch', groupCode, identifier: effect.identifier, secret: slot.match.playercamSecret };
         break;
       case 'team_info_final': {
-        const state = slot.match.liveState(); // the final score, for the series (main/fixtures)
-        out.event({ t: 'team_info_final', groupCode, info: effect.info, result: { map: state.map, scores: [state.teams[0].roundsWon, state.teams[1].roundsWon] } });
+        out.event({ t: 'team_info_final', groupCode, info: effect.info });
+        const state = slot.match.liveState(); // the final score, for the series (main/schedule)
+        out.event({ t: 'map_result', groupCode, map: state.map, scores: [state.teams[0].roundsWon, state.teams[1].roundsWon] });
         break;
       }
     }

@@ -8,6 +8,8 @@ export class Outbox {
   /**
    * Batches the lost thread had already acknowledged are being applied again (after a crash): their
    * effects, drop logs and logs went out before, so they are not sent (nor frames, nor recordings).
+   * The other events go out again, a map's result among them (its keeper records it once: only while
+   * the map is live, main/schedule/keeper.ts).
    */
   muted = false;
   private out: ShardOut = emptyOut();
