@@ -55,6 +55,11 @@ describe('the import graph of src/', () => {
       'main/sockets/server.ts': "import { route } from '../rest/routes.js';\nexport const server = route;\n",
       'main/rest/routes.ts': "import { server } from '../sockets/server.js';\nexport const route = () => server;\n",
       'main/service.ts': "import './rest/routes.js';\n",
+      // A room's settings part (main/<room>/settings.ts) is on the base layer: it imports only base/,
+      // and only main/base/config.ts may import it past its concern's door.
+      'main/events/settings.ts': "import { d } from './delivery.js';\nexport const E = d;\n",
+      'main/events/delivery.ts': 'export const d = 1;\n',
+      'main/standby/relay.ts': "import { E } from '../events/settings.js';\nexport const r = E;\n",
       'main/newfolder/thing.ts': 'export {};\n',
       'main/loose.ts': 'export {};\n',
       'workers/engine/rule.ts': "export { limit } from '../../main/base/config.js';\nexport const w = 1;\n",
@@ -74,6 +79,8 @@ describe('the import graph of src/', () => {
     has('adapter', 'main/sessions/logon', 'main/sessions/adapters/memory/session-store'); // even by its own concern
     has('face', 'main/sessions/index', 'main/rest/routes'); // a door hands on its own room only
     has('layer', 'main/sockets/server', 'main/rest/routes');
+    has('layer', 'main/events/settings', 'main/events/delivery'); // a settings part stands on base/ only
+    has('face', 'main/standby/relay', 'main/events/settings'); // the Config is read from base/config.ts, not from a part
     has('unplaced', 'main/newfolder/thing', '');
     has('unplaced', 'main/loose', ''); // main/'s root holds only service.ts and index.ts
     const circles = got.filter((v) => v.rule === 'circle').map((v) => v.message);
@@ -96,7 +103,11 @@ describe('the import graph of src/', () => {
       'main/sessions/index.ts': "export type { Store } from './session-store.js';\n",
       'main/sessions/adapters/memory/session-store.ts': "import type { Store } from '../../session-store.js';\nexport class Memory { s?: Store }\n",
       'main/matches/lifecycle.ts': "import type { Store } from '../sessions/index.js';\nexport type L = Store[];\n",
-      'main/base/config.ts': "import { z } from '../../codec/frame.js';\nexport const c = z;\n",
+      // base/config.ts assembles the rooms' settings parts, concerns' (sessions) and others' (sockets) alike.
+      'main/base/config.ts': "import { z } from '../../codec/frame.js';\nimport { S } from '../sessions/settings.js';\nimport { L } from '../sockets/settings.js';\nexport const c = [z, S, L];\n",
+      'main/base/settings-kit.ts': 'export const s = 1;\n',
+      'main/sessions/settings.ts': "import { s } from '../base/settings-kit.js';\nexport const S = s;\n",
+      'main/sockets/settings.ts': "import { s } from '../base/settings-kit.js';\nexport const L = s;\n",
       'main/rest/routes.ts': "import type { Store } from '../sessions/index.js';\nimport { c } from '../base/config.js';\nexport const r = (s: Store) => [s, c];\n",
       'main/service.ts': "import { r } from './rest/routes.js';\nimport { Memory } from './sessions/adapters/memory/session-store.js';\nexport const s = [r, new Memory()];\n",
       'workers/shard/a.ts': "import { z } from '../../codec/frame.js';\nimport { m } from '../../protocol/messages.js';\nexport const a = [z, m];\n",
