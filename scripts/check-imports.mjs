@@ -23,6 +23,8 @@
 //    a concern imports it only through that index.ts (`face`); a concern's adapters
 //    (main/<concern>/adapters/) are imported only by the composition root (ROOT_MODULES) and by
 //    adapters of the same concern (`adapter`); an index.ts hands on its own concern's modules only.
+//    One exception: a room's settings part (main/<room>/settings.ts, SETTINGS_PART) sits on the base
+//    layer and is imported past its room's door by main/base/config.ts, which assembles the Config.
 // 5. STACKS: within a scope, layers from the lowest up; a module imports its own layer and the ones
 //    below, never one above. Each module of a scope must have a layer (a new folder is placed here).
 // 6. ONE ROAD (issue 36): a module of PRIVATE is imported only by the modules its entry names (the
@@ -75,11 +77,22 @@ export const PRIVATE = {
   'main/shards/pool': ['main/matches/', ...ROOT_MODULES],
 };
 
+/**
+ * Each room's settings part (`main/<room>/settings.ts`: its settings' parsers, defaults and meanings)
+ * is on the base layer, whatever its room: it imports only base/, so that main/base/config.ts (the one
+ * module that may import a part, past a concern's door) assembles the one Config at the bottom of the
+ * house, where every room reads it.
+ */
+export const SETTINGS_PART = 'main/*/settings';
+export const SETTINGS_ASSEMBLER = 'main/base/config';
+const isSettingsPart = (id) => /^main\/[^/]+\/settings$/.test(id);
+
 /** What a port may import (a module id starting with one of these, or a concern's face). */
 export const PORT_IMPORTS = [...PORTS, 'protocol/', 'main/base/awaitable'];
 
 // Module patterns, relative to src/ without `.ts`: 'dir/' is everything under dir, 'dir/*' the files
-// directly in dir, anything else one module. The most specific pattern places a module.
+// directly in dir, 'dir/*/name' the module `name` of each folder of dir, anything else one module. The
+// most specific pattern places a module (one module, then 'dir/*/name', then the longest dir).
 /** Layer stacks, each listed from its lowest layer up. */
 export const STACKS = [
   {
@@ -88,7 +101,7 @@ export const STACKS = [
       // One job each, used everywhere (main/base/): configuration, log, limits, the event bus and its
       // vocabulary, hashing, TLS, the data directory, the descriptor limit, the access key, the
       // logged client address, `Awaitable`; the doors to library internals and uWS (main/internals/).
-      ['base', ['main/base/', 'main/internals/']],
+      ['base', ['main/base/', 'main/internals/', SETTINGS_PART]],
       // One library or one resource each: the kit of REST routes and dashboard panels (http/), the
       // Redis connection, its keys and Lua scripts (redis/), STATE_DIR's files (state-dir/), the
       // socket.io servers (sockets/), the shard threads (shards/: the pool knows no match).
@@ -186,6 +199,10 @@ function layerOf(stack, id) {
         if (id.startsWith(dir) && !id.slice(dir.length).includes('/')) rank = 2 * dir.length + 1;
       } else if (p.endsWith('/')) {
         if (id.startsWith(p)) rank = 2 * p.length;
+      } else if (p.includes('/*/')) {
+        const [dir, name] = p.split('/*/');
+        const rest = id.startsWith(dir + '/') ? id.slice(dir.length + 1).split('/') : [];
+        if (rest.length === 2 && rest[1] === name) rank = Number.MAX_SAFE_INTEGER - 1;
       } else if (id === p) {
         rank = Number.MAX_SAFE_INTEGER;
       }
@@ -304,7 +321,7 @@ export function check(root) {
         add('adapter', from, to, `adapter: ${show(from)} imports ${show(to)} (an adapter is built only by the composition root: ${ROOT_MODULES.map(show).join(', ')})`);
         continue;
       }
-      if (!adapter && to !== door) {
+      if (!adapter && to !== door && !(from === SETTINGS_ASSEMBLER && isSettingsPart(to))) {
         add('face', from, to, `face: ${show(from)} imports ${show(to)} (another concern is imported only through its index.ts: ${show(door)})`);
         continue;
       }

@@ -58,6 +58,11 @@ describe('the import graph of src/', () => {
       // One road to the shards (issue 36): the pool is the matches concern's (and the root's).
       'main/shards/pool.ts': 'export class ShardPool {}\n',
       'main/schedule/keeper.ts': "import type { ShardPool } from '../shards/pool.js';\nexport type K = ShardPool;\n",
+      // A room's settings part (main/<room>/settings.ts) is on the base layer: it imports only base/,
+      // and only main/base/config.ts may import it past its concern's door.
+      'main/events/settings.ts': "import { d } from './delivery.js';\nexport const E = d;\n",
+      'main/events/delivery.ts': 'export const d = 1;\n',
+      'main/standby/relay.ts': "import { E } from '../events/settings.js';\nexport const r = E;\n",
       'main/newfolder/thing.ts': 'export {};\n',
       'main/loose.ts': 'export {};\n',
       'workers/engine/rule.ts': "export { limit } from '../../main/base/config.js';\nexport const w = 1;\n",
@@ -78,6 +83,8 @@ describe('the import graph of src/', () => {
     has('face', 'main/sessions/index', 'main/rest/routes'); // a door hands on its own room only
     has('layer', 'main/sockets/server', 'main/rest/routes');
     has('private', 'main/schedule/keeper', 'main/shards/pool'); // a second road to the shards, beside routing
+    has('layer', 'main/events/settings', 'main/events/delivery'); // a settings part stands on base/ only
+    has('face', 'main/standby/relay', 'main/events/settings'); // the Config is read from base/config.ts, not from a part
     has('unplaced', 'main/newfolder/thing', '');
     has('unplaced', 'main/loose', ''); // main/'s root holds only service.ts and index.ts
     const circles = got.filter((v) => v.rule === 'circle').map((v) => v.message);
@@ -101,7 +108,11 @@ describe('the import graph of src/', () => {
       'main/sessions/index.ts': "export type { Store } from './session-store.js';\n",
       'main/sessions/adapters/memory/session-store.ts': "import type { Store } from '../../session-store.js';\nexport class Memory { s?: Store }\n",
       'main/matches/lifecycle.ts': "import type { Store } from '../sessions/index.js';\nexport type L = Store[];\n",
-      'main/base/config.ts': "import { z } from '../../codec/frame.js';\nexport const c = z;\n",
+      // base/config.ts assembles the rooms' settings parts, concerns' (sessions) and others' (sockets) alike.
+      'main/base/config.ts': "import { z } from '../../codec/frame.js';\nimport { S } from '../sessions/settings.js';\nimport { L } from '../sockets/settings.js';\nexport const c = [z, S, L];\n",
+      'main/base/settings-kit.ts': 'export const s = 1;\n',
+      'main/sessions/settings.ts': "import { s } from '../base/settings-kit.js';\nexport const S = s;\n",
+      'main/sockets/settings.ts': "import { s } from '../base/settings-kit.js';\nexport const L = s;\n",
       'main/rest/routes.ts': "import type { Store } from '../sessions/index.js';\nimport { c } from '../base/config.js';\nexport const r = (s: Store) => [s, c];\n",
       'main/shards/pool.ts': 'export class ShardPool {}\n',
       'main/matches/routing.ts': "import type { ShardPool } from '../shards/pool.js';\nexport type R = ShardPool;\n",

@@ -1,7 +1,7 @@
 // The main thread's fixed limits and intervals, each with why it has its value. Values an operator
-// may need to change are settings in config.ts instead (documented in the README); these follow
-// from the protocol, the clients or the design and are not meant to be tuned. (The shard pool's and
-// the shard threads' own constants live in src/protocol/.)
+// may need to change are settings instead (each room's settings.ts, assembled in config.ts, and
+// documented in the README); these follow from the protocol, the clients or the design and are not
+// meant to be tuned. (The shard pool's and the shard threads' own constants live in src/protocol/.)
 export { MAX_GROUP_CODE_LENGTH } from '../../schemas/logon.js';
 
 // --- Sockets (both Socket.IO listeners) ---

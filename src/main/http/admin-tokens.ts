@@ -1,5 +1,5 @@
 // ADMIN_TOKEN: the operator tokens of /admin/* and /dashboard. One or more `[id:]token` entries,
-// comma-separated (parsed and validated once, in base/config.ts; only their digests are kept here). A
+// comma-separated (parsed and validated once, by admin/settings.ts at start; only their digests are kept here). A
 // request presents a token as `Authorization: Bearer <token>`; the dashboard's read-only routes also
 // take HTTP Basic with the token as the password, so that a browser can open the page (it prompts
 // once and then sends it with the event stream).
