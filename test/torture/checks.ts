@@ -88,7 +88,15 @@ export function cleanOf(events: TortureEvent[], code: string, results: unknown):
 }
 
 /** A node's stop (kill or freeze) at `at`: its requests that began before and ended after are in flight. */
-export interface Stop { node: string; at: number }
+/** A node stopped at `at` (SIGKILL, or SIGSTOP until `resumedAt`). */
+export interface Stop { node: string; at: number; resumedAt?: number }
+
+/**
+ * How soon after its SIGCONT a frozen node's request that it had begun before the freeze reaches the
+ * receiver: the bytes leave only once the process runs again, so the receiver sees it start after
+ * the stop (beside two CPU hogs a resumed process may wait a while for a core).
+ */
+export const RESUME_WRITE_MS = 2000;
 
 export function check(arrivals: Arrival[], unique: TortureEvent[], clean: CleanRun, code: string, results: unknown, stops: Stop[], inputsLost: number): RunOutcome {
   const notes: string[] = [];
@@ -136,7 +144,19 @@ export function check(arrivals: Arrival[], unique: TortureEvent[], clean: CleanR
   // Two nodes' requests for one match overlapping in time at the receiver.
   let twoOwners = 0;
   let excused = 0;
-  const inFlightAtStop = (a: Arrival) => stops.some((s) => s.node === a.node && a.start <= s.at && a.end >= s.at);
+  // In flight at a stop: a request the receiver was reading when the node stopped, or, for a node
+  // frozen and resumed, its first request for the match after the stop when it began within
+  // RESUME_WRITE_MS of the resume (a lane has one request at a time, so that is the request the node
+  // had begun before it froze; a new one would need a lease check it fails after the freeze).
+  const resumedFirst = new Set<Arrival>();
+  for (const s of stops) {
+    if (s.resumedAt === undefined) continue;
+    for (const key of new Set(arrivals.flatMap((a) => a.matchKeys))) {
+      const first = arrivals.filter((a) => a.node === s.node && a.start >= s.at && a.matchKeys.includes(key)).sort((a, b) => a.start - b.start)[0];
+      if (first && first.start <= s.resumedAt + RESUME_WRITE_MS) resumedFirst.add(first);
+    }
+  }
+  const inFlightAtStop = (a: Arrival) => resumedFirst.has(a) || stops.some((s) => s.node === a.node && a.start <= s.at && a.end >= s.at);
   for (let i = 0; i < arrivals.length; i++) {
     for (let j = i + 1; j < arrivals.length; j++) {
       const a = arrivals[i];

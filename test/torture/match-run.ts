@@ -82,8 +82,11 @@ async function play(kind: TopologyKind, scenario: Scenario | null, options: RunO
       : Promise.resolve([]);
     fault.catch(() => undefined); // awaited below; a failure is the run's
     await sendRecords(observer, replay, { pace, groupCode: code, from, to });
-    await sendRecords(observer, replay, { pace: 'instant', groupCode: code, from: to });
+    // The rest of the match once the fault is over: sent at once, it would be a burst no observer
+    // makes (a game's data comes at the game's pace), and a fault landing on it would lose the
+    // match's end with the connection, leaving nothing to compare.
     stops = await fault;
+    await sendRecords(observer, replay, { pace: 'instant', groupCode: code, from: to });
     // The whole match: seq 1…N without a gap, match_ended last. Generous: a receiver back from an
     // outage waits for the endpoint's next probe (back-off up to 30 s), a lost lease for a takeover.
     const whole = () => {

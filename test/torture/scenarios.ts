@@ -90,7 +90,7 @@ export const SCENARIOS: Scenario[] = [
       topology.proxy.moveTo(1);
       await sleep(LEASE_MS + 2000);
       node.proc.kill('SIGCONT');
-      return [{ node: 'node-a', at }];
+      return [{ node: 'node-a', at, resumedAt: Date.now() }];
     },
   },
 ];
