@@ -31,9 +31,9 @@ import { openRedisPorts } from './redis-ports.js';
 import type { Config } from './base/config.js';
 import { EventBus, type MainEvents } from './base/events.js';
 import { openEventOutput } from './events/index.js';
-import { MemoryWebhookEndpointStore, WEBHOOK_ENDPOINTS_FILE } from './events/adapters/memory/webhook-endpoint-store.js';
+import { DataDirWebhookEndpointStore, WEBHOOK_ENDPOINTS_FILE } from './events/adapters/data-dir/webhook-endpoint-store.js';
 import { OutputDelays } from './output-delay/index.js';
-import { MemoryOutputDelayStore, OUTPUT_DELAYS_FILE } from './output-delay/adapters/memory/output-delay-store.js';
+import { DataDirOutputDelayStore, OUTPUT_DELAYS_FILE } from './output-delay/adapters/data-dir/output-delay-store.js';
 import { IngestServer } from './ingest/server.js';
 import { SHUTDOWN_CLOSE_MARGIN_MS, SHUTDOWN_MIN_DRAIN_MS, SUMMARY_WAIT_MS } from './base/limits.js';
 import { createLogger, type Logger } from './base/log.js';
@@ -41,7 +41,7 @@ import { StateDirInputLog } from './matches/adapters/state-dir/input-log.js';
 import { RehearsalControl, Rehearsals } from './rehearsal/index.js';
 import { createStandby } from './standby/index.js';
 import { openSchedule } from './schedule/index.js';
-import { FIXTURES_FILE, MemoryFixtureStore } from './schedule/adapters/memory/fixture-store.js';
+import { FIXTURES_FILE, DataDirFixtureStore } from './schedule/adapters/data-dir/fixture-store.js';
 import { ShardTotals } from './shards/totals.js';
 import { Metrics } from './metrics/metrics.js';
 import type { SharedPorts } from './shared-ports.js';
@@ -130,8 +130,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
     control: new MemoryControlBus(),
     standby: stateFiles ? new StateDirStandbyStore(stateFiles) : new MemoryStandbyStore(),
     // The schedule is operator data: kept in DATA_DIR even without STATE_DIR (docs/fixtures.md).
-    fixtures: new MemoryFixtureStore(path.join(config.DATA_DIR, FIXTURES_FILE)),
-    outputDelays: new MemoryOutputDelayStore(path.join(config.DATA_DIR, OUTPUT_DELAYS_FILE)),
+    fixtures: new DataDirFixtureStore(path.join(config.DATA_DIR, FIXTURES_FILE)),
+    outputDelays: new DataDirOutputDelayStore(path.join(config.DATA_DIR, OUTPUT_DELAYS_FILE)),
   };
   const { previews, teamInfo, sessions, directory, snapshots, frames, control, standby: standbyStore, fixtures, outputDelays } = shared;
   // Every port in order of creation (Redis: the connection first), closed in reverse by closeAll.
@@ -147,7 +147,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   // Match events out (events/): journal, webhooks, GET /events, records (EVENTS_ENABLED).
   // The per-match output delay (output-delay/output-delays.ts): operator data like the schedule (DATA_DIR, or Redis).
   const delays = await OutputDelays.open(outputDelays, { shared: redis !== null, log });
-  const eventOutput = config.EVENTS_ENABLED ? await openEventOutput({ config, log, directory, delays, shared: redis?.eventOutbox ?? null, ...(redis ? { node: { id: redis.conn.nodeId, epochOf: (code: string) => routes.get(code)?.epoch, leaseLeftMs: (code: string) => redis.ownership.leaseLeftMs(code), outputs: redis.ownership } } : {}), records: redis?.records ?? null, deadLetters: redis?.deadLetters ?? null, endpointStore: redis?.webhookEndpoints ?? new MemoryWebhookEndpointStore(path.join(config.DATA_DIR, WEBHOOK_ENDPOINTS_FILE)), report: (label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }) }) : null;
+  const eventOutput = config.EVENTS_ENABLED ? await openEventOutput({ config, log, directory, delays, shared: redis?.eventOutbox ?? null, ...(redis ? { node: { id: redis.conn.nodeId, epochOf: (code: string) => routes.get(code)?.epoch, leaseLeftMs: (code: string) => redis.ownership.leaseLeftMs(code), outputs: redis.ownership } } : {}), records: redis?.records ?? null, deadLetters: redis?.deadLetters ?? null, endpointStore: redis?.webhookEndpoints ?? new DataDirWebhookEndpointStore(path.join(config.DATA_DIR, WEBHOOK_ENDPOINTS_FILE)), report: (label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }) }) : null;
   // GET /feeds of a local match: its shard makes the tables (feeds/shard-tables.ts), asked through routing, answered through `output`.
   const feedTables = new ShardFeedTables(routes);
   // The input log (matches/input-log.ts): with durable snapshots, the inputs after a match's last one.

@@ -27,9 +27,9 @@ const GENERATED = /^bench\/results\//;
 const NOT_HERE = new Set([
   'sessions.json', 'sessions-new.json', 'standby.json', // written under STATE_DIR at run time (adapters/state-dir/)
   'deliveries.json', 'dead-letters.json', // the webhook outbox's state, written under events/ at run time (events/journal-files.ts)
-  'fixtures.json', // the schedule, written under DATA_DIR at run time (schedule/adapters/memory/fixture-store.ts)
-  'output-delays.json', // the output delays, written under DATA_DIR at run time (output-delay/adapters/memory/output-delay-store.ts)
-  'webhook-endpoints.json', // the webhook endpoints added through the admin API, written under DATA_DIR at run time (events/adapters/memory/webhook-endpoint-store.ts)
+  'fixtures.json', // the schedule, written under DATA_DIR at run time (schedule/adapters/data-dir/fixture-store.ts)
+  'output-delays.json', // the output delays, written under DATA_DIR at run time (output-delay/adapters/data-dir/output-delay-store.ts)
+  'webhook-endpoints.json', // the webhook endpoints added through the admin API, written under DATA_DIR at run time (events/adapters/data-dir/webhook-endpoint-store.ts)
   'config.json', // the overlay's own configuration file (docs/client-contract.md)
   'players.json', // a feed's URL name (GET /feeds/:code/players.json, docs/feeds.md), not a file
 ]);

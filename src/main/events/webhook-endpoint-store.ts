@@ -6,7 +6,7 @@
 // signed with it): the secret is in that file and in Redis, and nowhere else (never in an answer
 // after the one that created it, a log line or a metric). A revision that moves with every write
 // lets a view read them all again only when they changed.
-// Adapters: events/adapters/memory/webhook-endpoint-store.ts, events/adapters/redis/webhook-endpoint-store.ts.
+// Adapters: events/adapters/data-dir/webhook-endpoint-store.ts, events/adapters/redis/webhook-endpoint-store.ts.
 // Contract: test/main/events/webhook-endpoint-store.contract.ts.
 import type { MatchEventType } from '../../protocol/match-events.js';
 

@@ -3,7 +3,7 @@
 // outlives the process (the embedded default writes DATA_DIR/output-delays.json atomically; Redis
 // shares it between nodes, so a delay set through any node holds on the node that runs the match).
 // A revision that moves with every write lets a view read the whole map again only when it changed.
-// Adapters: output-delay/adapters/memory/output-delay-store.ts, output-delay/adapters/redis/output-delay-store.ts.
+// Adapters: output-delay/adapters/data-dir/output-delay-store.ts, output-delay/adapters/redis/output-delay-store.ts.
 // Contract: test/main/output-delay/output-delay-store.contract.ts.
 
 export interface OutputDelayStore {

@@ -7,7 +7,7 @@
 // upload or nothing (a code already stored, or the bound passed, refuses all of it); `update` is a
 // compare-and-set on the stored text, retried by the caller's function (FixtureStore users read,
 // change, write: the series keeper at a logon and at a map's end, the admin routes).
-// Adapters: schedule/adapters/memory/fixture-store.ts, schedule/adapters/redis/fixture-store.ts.
+// Adapters: schedule/adapters/data-dir/fixture-store.ts, schedule/adapters/redis/fixture-store.ts.
 // Contract: test/main/schedule/fixture-store.contract.ts.
 
 export interface FixtureTeam {

@@ -1,4 +1,4 @@
-// Every port's contract (test/main/ports/) against its memory adapter, the embedded default. A later
+// Every port's contract (test/main/<concern>/<port>.contract.ts) against its memory adapter, the embedded default. A later
 // adapter (Redis) runs the same suites with its own harness.
 import { MemoryControlBus } from '../../../src/main/control/adapters/memory/control-bus.js';
 import { MemoryFrameBus } from '../../../src/main/frames/adapters/memory/frame-bus.js';

@@ -1,4 +1,4 @@
-// FixtureStore in memory (schedule/fixture-store.ts), kept in a file when given one (the embedded
+// FixtureStore of DATA_DIR (schedule/fixture-store.ts): in memory, kept in a file when given one (the embedded
 // default: DATA_DIR/fixtures.json): read at construction, written after every change, atomically
 // (a temporary file, then rename) and synchronously, so a change is on disk before its caller goes
 // on (a crash right after a map's end keeps its result). Changes are an operator's upload or edit,
@@ -11,7 +11,7 @@ export const FIXTURES_FILE = 'fixtures.json';
 
 const FILE_VERSION = 1;
 
-export class MemoryFixtureStore implements FixtureStore {
+export class DataDirFixtureStore implements FixtureStore {
   private readonly fixtures = new Map<string, Fixture>();
   private changes = 0;
 

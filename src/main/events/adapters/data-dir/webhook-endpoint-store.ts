@@ -1,4 +1,4 @@
-// WebhookEndpointStore in memory (events/webhook-endpoint-store.ts), kept in a file when given one
+// WebhookEndpointStore of DATA_DIR (events/webhook-endpoint-store.ts): in memory, kept in a file when given one
 // (the embedded default: DATA_DIR/webhook-endpoints.json, operator data like the schedule): read at
 // construction, written after every change atomically and owner-only (base/atomic-file.ts: the
 // file holds the endpoints' secrets, which sign the deliveries), so an endpoint is on disk before
@@ -11,7 +11,7 @@ export const WEBHOOK_ENDPOINTS_FILE = 'webhook-endpoints.json';
 
 const FILE_VERSION = 1;
 
-export class MemoryWebhookEndpointStore implements WebhookEndpointStore {
+export class DataDirWebhookEndpointStore implements WebhookEndpointStore {
   private readonly endpoints = new Map<string, KeptEndpoint>();
   private changes = 0;
 

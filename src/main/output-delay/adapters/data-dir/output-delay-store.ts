@@ -1,4 +1,4 @@
-// OutputDelayStore in memory (output-delay/output-delay-store.ts), kept in a file when given one (the
+// OutputDelayStore of DATA_DIR (output-delay/output-delay-store.ts): in memory, kept in a file when given one (the
 // embedded default: DATA_DIR/output-delays.json, operator data like the schedule): read at
 // construction, written after every change atomically (a temporary file, then rename) and
 // synchronously, so a delay is on disk before the operator is answered. A few writes an hour.
@@ -10,7 +10,7 @@ export const OUTPUT_DELAYS_FILE = 'output-delays.json';
 
 const FILE_VERSION = 1;
 
-export class MemoryOutputDelayStore implements OutputDelayStore {
+export class DataDirOutputDelayStore implements OutputDelayStore {
   private readonly seconds = new Map<string, number>();
   private changes = 0;
 
