@@ -1,4 +1,4 @@
-// The memory adapters beyond their ports' contracts (test/main/ports/, run by
+// The memory adapters beyond their ports' contracts (test/main/<concern>/<port>.contract.ts, run by
 // test/main/ports/ports-memory.test.ts): expired previews and team info leave memory without any read, by
 // the preview store's head timer and the team-info cleanup (TEAM_INFO_CLEANUP_MS); snapshots that
 // stopped changing are kept packed and read back intact. What

@@ -2,7 +2,7 @@
 // over real HTTP: expiry, replacement resets the timer, reads do not extend it, PREVIEW_MAX → 503
 // and room again once the previews expired unread; team info from an observer's logon expires
 // TEAM_INFO_TTL_MS after it was written. The stores' own rules (setFinal's expiry, the byte bound):
-// their port contracts (test/main/ports/, run by test/main/ports/ports-memory.test.ts); memory freed without
+// their port contracts (test/main/<concern>/<port>.contract.ts, run by test/main/ports/ports-memory.test.ts); memory freed without
 // reads: test/main/ports/memory-stores.test.ts.
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
