@@ -9,7 +9,7 @@
 import type { BroadcastServer } from '../broadcast/server.js';
 import type { Config } from '../base/config.js';
 import type { IngestServer } from '../ingest/server.js';
-import type { LocalRoutes, MatchRecord, ObserverClock } from '../matches/index.js';
+import type { LocalRoutes, DirectoryRecord, ObserverClock } from '../matches/index.js';
 import type { FailoverCause, StandbyRelay } from '../standby/index.js';
 import type { FrameBus } from '../frames/index.js';
 import { seatOf } from '../sessions/index.js';
@@ -60,7 +60,7 @@ export class LinkHealth {
   constructor(private readonly deps: LinkHealthDeps) {}
 
   /** Whether the match's primary observer is silent during a live round (only matches this process runs). */
-  silent(record: MatchRecord, summary: MatchSummary | undefined, now: number): boolean {
+  silent(record: DirectoryRecord, summary: MatchSummary | undefined, now: number): boolean {
     if (!this.deps.routes.get(record.groupCode)) return false;
     const live = summary ? !NOT_LIVE.has(summary.roundPhase) : record.matchId !== '';
     if (!live) return false;
@@ -69,7 +69,7 @@ export class LinkHealth {
   }
 
   /** ods_matches_observer_silent. */
-  silentCount(all: Iterable<MatchRecord>, now = Date.now()): number {
+  silentCount(all: Iterable<DirectoryRecord>, now = Date.now()): number {
     let n = 0;
     for (const m of all) if (this.silent(m, this.deps.routes.get(m.groupCode)?.summary, now)) n++;
     return n;
@@ -88,7 +88,7 @@ export class LinkHealth {
     return out;
   }
 
-  row(record: MatchRecord, summary: MatchSummary | undefined, observers: ObserverLink[] | undefined, now: number): LinkHealthRow {
+  row(record: DirectoryRecord, summary: MatchSummary | undefined, observers: ObserverLink[] | undefined, now: number): LinkHealthRow {
     const code = record.groupCode;
     const { resumes, reconnects } = this.deps.ingest.linkEvents.counts(code, now);
     const view = this.deps.relay.view(code);

@@ -2,17 +2,17 @@
 // (memory: the directory itself; Redis: the view its change messages keep current): records by
 // group code, the match-id index of auxiliary routing and the live matches per key id. The port's
 // synchronous reads answer from here.
-import type { MatchRecord } from './match-directory.js';
+import type { DirectoryRecord } from './match-directory.js';
 
 /** A record as an adapter keeps it (its fields change in place). */
-export type DirectoryEntry = { -readonly [K in keyof MatchRecord]: MatchRecord[K] };
+export type DirectoryEntry = { -readonly [K in keyof DirectoryRecord]: DirectoryRecord[K] };
 
 export class DirectoryView {
   protected readonly byCode = new Map<string, DirectoryEntry>();
   private readonly byMatchId = new Map<string, Set<string>>();
   private readonly perKey = new Map<string, number>();
 
-  get(groupCode: string): MatchRecord | undefined {
+  get(groupCode: string): DirectoryRecord | undefined {
     return this.byCode.get(groupCode);
   }
 
@@ -24,7 +24,7 @@ export class DirectoryView {
     return this.perKey.get(keyId) ?? 0;
   }
 
-  all(): IterableIterator<MatchRecord> {
+  all(): IterableIterator<DirectoryRecord> {
     return this.byCode.values();
   }
 

@@ -3,7 +3,7 @@ export { Cluster } from './cluster.js';
 export { FrameTexts } from './frame-texts.js';
 export { MatchLifecycle } from './lifecycle.js';
 export { LocalRoutes } from './local-routes.js';
-export { type MatchDirectory, type MatchRecord } from './match-directory.js';
+export { type MatchDirectory, type DirectoryRecord } from './match-directory.js';
 export { MatchInputs } from './match-inputs.js';
 export { type OutputLeases } from './match-ownership.js';
 export { MatchSync } from './match-sync.js';

@@ -12,7 +12,7 @@ import { FORCE_END_TIMEOUT_MS, SHARD_DRAIN_MIN_MS } from '../base/limits.js';
 import type { Logger } from '../base/log.js';
 import type { ControlBus, ControlMessage } from '../control/index.js';
 import type { FrameBus } from '../frames/index.js';
-import type { MatchDirectory, MatchRecord } from './match-directory.js';
+import type { MatchDirectory, DirectoryRecord } from './match-directory.js';
 import { generateSecret, secretDigest, type SessionStore, withoutCamSecret } from '../sessions/index.js';
 import type { MatchSnapshot, SnapshotStore } from './snapshot-store.js';
 import type { TeamInfoStore } from '../previews/index.js';
@@ -47,7 +47,7 @@ export type Opening =
   /** A new match: its group secret, given to the client once (kept only as a digest). */
   | { kind: 'created'; secret: string }
   /** The code is live: the logon must present its secret. */
-  | { kind: 'live'; match: MatchRecord }
+  | { kind: 'live'; match: DirectoryRecord }
   /** A limit is reached: the ack's reason. */
   | { kind: 'refused'; reason: string };
 
@@ -162,12 +162,12 @@ export class MatchLifecycle {
   }
 
   /** Before a takeover loads the match's snapshot: its input log closed to the deposed owner (MatchInputs.fence). */
-  fenceInputs(record: MatchRecord): Promise<void> {
+  fenceInputs(record: DirectoryRecord): Promise<void> {
     return this.deps.inputs.fence(record.groupCode, record.epoch);
   }
 
   /** The inputs logged after `snapshot` for the match about to be adopted under `record`'s epoch (rejects when the store did not answer). */
-  loggedAfter(record: MatchRecord, snapshot: MatchSnapshot): Promise<LoggedInput[]> {
+  loggedAfter(record: DirectoryRecord, snapshot: MatchSnapshot): Promise<LoggedInput[]> {
     return this.deps.inputs.logged(record.groupCode, record.epoch, snapshot.epoch, snapshotMeta(snapshot.text)?.inputs ?? 0);
   }
 
@@ -177,7 +177,7 @@ export class MatchLifecycle {
    * (`logged`: MatchInputs.logged, read before). The player-camera secret is not in snapshots (it is
    * a secret): the cameras come back with the next logon or backend answer.
    */
-  adopt(record: MatchRecord, snapshot: MatchSnapshot, logged: readonly LoggedInput[]): void {
+  adopt(record: DirectoryRecord, snapshot: MatchSnapshot, logged: readonly LoggedInput[]): void {
     const shard = this.run(record);
     const { created } = snapshot;
     // Lost before its first snapshot: created again from its logon, at the same time (the same matchKey).
@@ -189,7 +189,7 @@ export class MatchLifecycle {
   }
 
   /** A rehearsal rebuilt from its snapshot (restart, adoption) has lost its playback: it ends (a last frame, then the removal path). */
-  private endOrphanedRehearsal(record: MatchRecord, shard: number): void {
+  private endOrphanedRehearsal(record: DirectoryRecord, shard: number): void {
     if (!isRehearsal(record)) return;
     this.log.info({ groupCode: record.groupCode }, 'rehearsal rebuilt without its playback: ended');
     this.deps.pool.send(shard, { t: 'remove', groupCode: record.groupCode });
@@ -212,7 +212,7 @@ export class MatchLifecycle {
   }
 
   /** Scale-out: Redis lost the match and this node re-asserted it under a new epoch: frames and snapshots carry the new one. */
-  refence(record: MatchRecord): void {
+  refence(record: DirectoryRecord): void {
     const local = this.deps.routes.get(record.groupCode);
     if (!local) return;
     this.deps.routes.add({ ...local, epoch: record.epoch });
@@ -222,7 +222,7 @@ export class MatchLifecycle {
   }
 
   /** This process runs a claimed match: its shard, its frame channel. */
-  private run(record: MatchRecord): number {
+  private run(record: DirectoryRecord): number {
     const shard = this.deps.pool.shardOf(record.groupCode);
     this.deps.routes.add({ groupCode: record.groupCode, shard, epoch: record.epoch, camSecret: '', inputs: 0 });
     this.deps.frames.open(record.groupCode, record.epoch);
@@ -230,7 +230,7 @@ export class MatchLifecycle {
     return shard;
   }
 
-  private setTeams(record: MatchRecord): void {
+  private setTeams(record: DirectoryRecord): void {
     this.deps.teamInfo.set(record.groupCode, record.teams).catch((err: Error) => {
       this.log.error({ groupCode: record.groupCode, error: err.message }, 'team info not stored');
     });

@@ -17,7 +17,7 @@
 
 export interface MatchTeams { leftTeam: unknown; rightTeam: unknown }
 
-export interface MatchRecord {
+export interface DirectoryRecord {
   readonly groupCode: string;
   /** sha-256 of the group secret, hex (compared in constant time: sessions/credentials.ts). */
   readonly secretDigest: string;
@@ -37,7 +37,7 @@ export interface MatchRecord {
 }
 
 /** What a claim records; `matchId` when it is known already (a match restored from its snapshot). */
-export type NewMatch = Omit<MatchRecord, 'epoch' | 'playerIds' | 'matchId'> & { matchId?: string };
+export type NewMatch = Omit<DirectoryRecord, 'epoch' | 'playerIds' | 'matchId'> & { matchId?: string };
 
 export interface ClaimOptions {
   /** Admission limits checked in the same step; none: not checked (a restored match). */
@@ -47,9 +47,9 @@ export interface ClaimOptions {
 }
 
 export type Claim =
-  | { ok: true; record: MatchRecord }
+  | { ok: true; record: DirectoryRecord }
   /** `taken`: the code is live (its record, to check the presented secret against); `capacity`, `key_capacity`: a limit is reached. */
-  | { ok: false; reason: 'taken'; record: MatchRecord }
+  | { ok: false; reason: 'taken'; record: DirectoryRecord }
   | { ok: false; reason: 'capacity' | 'key_capacity' };
 
 export interface MatchDirectory {
@@ -59,7 +59,7 @@ export interface MatchDirectory {
    * The match is gone: its record, index entries and counts are removed, if `epoch` is still its
    * epoch (a stale owner cannot remove a newer claim). Returns the removed record.
    */
-  release(groupCode: string, epoch: number): MatchRecord | undefined;
+  release(groupCode: string, epoch: number): DirectoryRecord | undefined;
   /** The shard learned the game's match id: indexed for auxiliary routing. */
   setMatchId(groupCode: string, matchId: string): void;
   /** The shard reported the roster's player ids. */
@@ -67,12 +67,12 @@ export interface MatchDirectory {
   /** A rotated secret: its digest replaces the old one at once. False when the match is unknown. */
   setSecretDigest(groupCode: string, digest: string): boolean;
 
-  get(groupCode: string): MatchRecord | undefined;
+  get(groupCode: string): DirectoryRecord | undefined;
   /** Live matches (MAX_LIVE_MATCHES). */
   count(): number;
   /** Live matches created with this key id (MAX_MATCHES_PER_KEY). */
   countForKey(keyId: string): number;
-  all(): Iterable<MatchRecord>;
+  all(): Iterable<DirectoryRecord>;
   /** Group codes of the live matches with this game match id. */
   groupsForMatchId(matchId: string): ReadonlySet<string> | undefined;
   /** Whether a live match with this game match id has this player on its roster. */

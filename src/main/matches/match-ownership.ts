@@ -24,7 +24,7 @@
 // itself (a higher epoch) takes its outputs lease over in the same step.
 // Adapter: matches/adapters/redis/match-ownership.ts (it watches the claims of the Redis MatchDirectory of
 // the same node). Contract: test/main/matches/match-ownership.contract.ts.
-import type { MatchRecord } from './match-directory.js';
+import type { DirectoryRecord } from './match-directory.js';
 
 /** The leases of the matches' outputs, one per match instance (matchKey), beside the group codes' leases. */
 export interface OutputLeases {
@@ -69,11 +69,11 @@ export interface MatchOwnership extends OutputLeases {
    * record updated with it. Undefined (nothing changes) when the code has a live lease or no record.
    * Atomic: of two nodes adopting one code, exactly one gets it.
    */
-  adopt(groupCode: string, after: number): Promise<MatchRecord | undefined>;
+  adopt(groupCode: string, after: number): Promise<DirectoryRecord | undefined>;
   /** This node lost the lease of a match it ran (another node holds it now). */
   onLost(listener: (groupCode: string, epoch: number) => void): () => void;
   /** This node re-asserted a match after Redis lost it: the record with its new epoch. */
-  onReasserted(listener: (record: MatchRecord) => void): () => void;
+  onReasserted(listener: (record: DirectoryRecord) => void): () => void;
   /** Stops renewing the leases (they run out after the TTL; a graceful hand-over deletes them first). */
   close(): void;
 }

@@ -13,10 +13,10 @@
 // matches/adapters/state-dir/snapshot-store.ts (STATE_DIR: one file per match). Contract:
 // test/main/matches/snapshot-store.contract.ts.
 import type { CreateMatchCmd } from '../../protocol/shard-messages.js';
-import type { MatchRecord } from './match-directory.js';
+import type { DirectoryRecord } from './match-directory.js';
 
 /** The directory record as a snapshot keeps it (the roster is reported again by the restored shard). */
-export type SnapshotMatch = Omit<MatchRecord, 'playerIds' | 'epoch'>;
+export type SnapshotMatch = Omit<DirectoryRecord, 'playerIds' | 'epoch'>;
 
 /**
  * What a match was created from: its logon as the shard's `create` command had it (no key, no

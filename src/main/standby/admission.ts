@@ -6,7 +6,7 @@
 // an armed window nothing changes: a logon without the match's secret is refused as before.
 import type { Config } from '../base/config.js';
 import type { Logger } from '../base/log.js';
-import type { MatchDirectory, MatchRecord } from '../matches/index.js';
+import type { MatchDirectory, DirectoryRecord } from '../matches/index.js';
 import type { StandbyStore } from './standby-store.js';
 import { generateSecret, secretDigest, secretMatches } from '../sessions/index.js';
 import type { StandbyRelay } from './relay.js';
@@ -42,7 +42,7 @@ export class StandbyAdmission {
    * presents the standby secret ('reconnected'), or when it is admitted through an open window (the
    * new standby secret, given once); null: refused as the interface specification says.
    */
-  async logon(match: MatchRecord, presented: unknown, keyId: string, now = Date.now()): Promise<{ reason: string } | null> {
+  async logon(match: DirectoryRecord, presented: unknown, keyId: string, now = Date.now()): Promise<{ reason: string } | null> {
     const { store, config } = this.deps;
     const record = await store.get(match.groupCode);
     if (!record) return null;

@@ -2,7 +2,7 @@
 // index and the per-key counts (matches/directory-view.ts). Every claim is one synchronous step
 // (atomic in this process); epochs come from one counter, so a later claim of any code has a
 // higher epoch.
-import type { Claim, ClaimOptions, MatchDirectory, MatchRecord, NewMatch } from '../../match-directory.js';
+import type { Claim, ClaimOptions, MatchDirectory, DirectoryRecord, NewMatch } from '../../match-directory.js';
 import { DirectoryView, type DirectoryEntry } from '../../directory-view.js';
 
 const NO_PLAYERS: ReadonlySet<string> = new Set();
@@ -27,7 +27,7 @@ export class MemoryMatchDirectory extends DirectoryView implements MatchDirector
     return { ok: true, record: entry };
   }
 
-  release(groupCode: string, epoch: number): MatchRecord | undefined {
+  release(groupCode: string, epoch: number): DirectoryRecord | undefined {
     const entry = this.byCode.get(groupCode);
     if (!entry || entry.epoch !== epoch) return undefined;
     return this.unindex(groupCode);

@@ -4,7 +4,7 @@
 // The record (`match:<code>`) is JSON with the mutable fields first and the claim's fixed fields
 // last under "base", so a script can change a field without re-encoding the teams (redis/lua/directory.ts).
 import type { DirectoryEntry } from '../../directory-view.js';
-import type { MatchRecord } from '../../match-directory.js';
+import type { DirectoryRecord } from '../../match-directory.js';
 
 export interface Stored {
   epoch: number;
@@ -12,7 +12,7 @@ export interface Stored {
   matchId: string;
   secretDigest: string;
   playerIds: string[];
-  base: { groupCode: string; organizationId: string; isSupporter: boolean; keyId: string; createdAt: number; teams: MatchRecord['teams'] };
+  base: { groupCode: string; organizationId: string; isSupporter: boolean; keyId: string; createdAt: number; teams: DirectoryRecord['teams'] };
 }
 
 /** A message on the directory channel: a record set, removed (code and epoch), or a load's marker. */
@@ -35,7 +35,7 @@ export function toEntry(s: Stored): DirectoryEntry {
   };
 }
 
-export function toStored(r: Omit<MatchRecord, 'playerIds'> & { playerIds: Iterable<string> }, owner: string): Stored {
+export function toStored(r: Omit<DirectoryRecord, 'playerIds'> & { playerIds: Iterable<string> }, owner: string): Stored {
   return {
     epoch: r.epoch, owner, matchId: r.matchId, secretDigest: r.secretDigest, playerIds: [...r.playerIds],
     base: { groupCode: r.groupCode, organizationId: r.organizationId, isSupporter: r.isSupporter, keyId: r.keyId, createdAt: r.createdAt, teams: r.teams },

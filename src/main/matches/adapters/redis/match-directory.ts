@@ -12,7 +12,7 @@
 // (match-ownership.ts), which watches this node's claims here (ClaimWatcher).
 import type { DirectoryEntry } from '../../directory-view.js';
 import type { Logger } from '../../../base/log.js';
-import type { Claim, ClaimOptions, MatchDirectory, MatchRecord, NewMatch } from '../../match-directory.js';
+import type { Claim, ClaimOptions, MatchDirectory, DirectoryRecord, NewMatch } from '../../match-directory.js';
 import type { RedisConnection } from '../../../redis/connection.js';
 import { storedJson, toEntry, toStored, type Stored } from './directory-records.js';
 import { RedisDirectoryView, type ClaimWatcher, type Field, type FieldValue } from './directory-sync.js';
@@ -66,7 +66,7 @@ export class RedisMatchDirectory extends RedisDirectoryView implements MatchDire
     return { ok: true, record: entry };
   }
 
-  release(groupCode: string, epoch: number): MatchRecord | undefined {
+  release(groupCode: string, epoch: number): DirectoryRecord | undefined {
     const entry = this.byCode.get(groupCode);
     if (!entry || entry.epoch !== epoch) return undefined;
     this.remove(groupCode);

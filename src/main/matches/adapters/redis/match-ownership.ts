@@ -15,7 +15,7 @@
 // their last snapshots (docs/reliability.md, "Redis failover").
 import type { DirectoryEntry } from '../../directory-view.js';
 import type { Logger } from '../../../base/log.js';
-import type { MatchRecord } from '../../match-directory.js';
+import type { DirectoryRecord } from '../../match-directory.js';
 import type { MatchOwnership } from '../../match-ownership.js';
 import { RedisOutputLeases } from './output-leases.js';
 import type { RedisConnection } from '../../../redis/connection.js';
@@ -47,7 +47,7 @@ export class RedisMatchOwnership implements MatchOwnership, ClaimWatcher {
   /** Code → when (performance.now()) the last claim, adoption or renewal of its lease was sent: its lease lasts at least the TTL from then. */
   private readonly leasedAt = new Map<string, number>();
   private readonly lostListeners = new Set<(groupCode: string, epoch: number) => void>();
-  private readonly reassertedListeners = new Set<(record: MatchRecord) => void>();
+  private readonly reassertedListeners = new Set<(record: DirectoryRecord) => void>();
   private renewing: Promise<void> | null = null;
   private renewTimer: NodeJS.Timeout | null;
   private closed = false;
@@ -90,7 +90,7 @@ export class RedisMatchOwnership implements MatchOwnership, ClaimWatcher {
     return this.conn.cmd.odsDirOrphans(this.conn.keys.matches, this.conn.keys.lease(''));
   }
 
-  async adopt(groupCode: string, after: number): Promise<MatchRecord | undefined> {
+  async adopt(groupCode: string, after: number): Promise<DirectoryRecord | undefined> {
     if (this.holdingAdoptions()) return undefined; // as if the lease were live: retried after the hold
     const sentAt = performance.now();
     const entry = await this.directory.adoptScript(groupCode, after);
@@ -132,7 +132,7 @@ export class RedisMatchOwnership implements MatchOwnership, ClaimWatcher {
     return () => this.lostListeners.delete(listener);
   }
 
-  onReasserted(listener: (record: MatchRecord) => void): () => void {
+  onReasserted(listener: (record: DirectoryRecord) => void): () => void {
     this.reassertedListeners.add(listener);
     return () => this.reassertedListeners.delete(listener);
   }
