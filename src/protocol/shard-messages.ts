@@ -154,7 +154,7 @@ export type ShardEvent =
   /**
    * At game_end, right after `team_info_final`: the map played and each side's rounds (left, right),
    * for the series (main/schedule). Sent again when a crash's replay applies the game_end again (not
-   * muted, outbox.ts): the keeper records a result only while its map is live, so once.
+   * muted, output-buffer.ts): the keeper records a result only while its map is live, so once.
    */
   | { t: 'map_result'; groupCode: string; map: string; scores: [number, number] }
   /** The roster's player ids, sent whenever players were added (auxiliary logons must name one, docs/reliability.md); `sides`: each side's players' `name#tag` (left, right). */

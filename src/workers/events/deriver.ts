@@ -4,7 +4,7 @@
 // messages carry what the state does not keep (a kill's weapon and assists, the planter), and
 // message() reads them from the envelope. A round's end is settled when the clock passes it (timeReached())
 // (round-end.ts). Cheap per message: a few comparisons, the roster only at phase changes and round
-// ends. Nothing here is sent while the shard is muted (outbox.ts). What a restore cannot read back
+// ends. Nothing here is sent while the shard is muted (output-buffer.ts). What a restore cannot read back
 // from the state is journaled with the match's snapshot (journal()).
 import type { DerivedEvent, MatchEventType, TeamId } from '../../protocol/match-events.js';
 import type { KillfeedData } from '../../schemas/messages.js';

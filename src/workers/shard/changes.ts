@@ -1,17 +1,17 @@
 // What follows a change to a match, whoever made it (a message applied, a timer run, a backend
 // answer): the main thread learns its new match id and roster, its engine's effects go out, it gets a
-// frame when one is due (scheduler.ts), its derived events go out (match-events.ts) and its engine timer may have moved (deadlines.ts). The rules
+// frame when one is due (frame-pacer.ts), its derived events go out (match-events.ts) and its engine timer may have moved (deadlines.ts). The rules
 // (apply.ts, commands.ts, cycle.ts) and the Shard report changes here, so a rule never calls back
 // into the Shard for them. This file owns the slot's `reported` part (what the main thread was told).
 import type { Deadlines } from './deadlines.js';
 import { forwardEffects } from './effects.js';
 import { nextDeadline, sendEvents } from './match-events.js';
-import type { Outbox } from './outbox.js';
-import type { FrameScheduler } from './scheduler.js';
+import type { OutputBuffer } from './output-buffer.js';
+import type { FramePacer } from './frame-pacer.js';
 import type { Slot } from './slot.js';
 
 export class MatchChanges {
-  constructor(private readonly out: Outbox, private readonly scheduler: FrameScheduler, private readonly deadlines: Deadlines) {}
+  constructor(private readonly out: OutputBuffer, private readonly pacer: FramePacer, private readonly deadlines: Deadlines) {}
 
   /** The main thread routes auxiliary data by match id: it learns each match's as it changes. */
   matchIdChanged(slot: Slot): void {
@@ -34,10 +34,10 @@ export class MatchChanges {
     forwardEffects(slot, this.out);
   }
 
-  /** The match may have changed: it gets a frame when one is due (scheduler.ts), its engine timer may have moved (deadlines.ts). */
+  /** The match may have changed: it gets a frame when one is due (frame-pacer.ts), its engine timer may have moved (deadlines.ts). */
   touched(slot: Slot): void {
     sendEvents(slot, this.out);
-    this.scheduler.touched(slot);
+    this.pacer.touched(slot);
     this.deadlines.timerMoved(slot, nextDeadline(slot)); // the engine's timer or a round's end to settle
   }
 }

@@ -10,8 +10,8 @@ import type { MatchClock } from '../clock.js';
 import type { MatchChanges } from './changes.js';
 import type { Deadlines } from './deadlines.js';
 import type { DropLog } from './drops.js';
-import type { Outbox } from './outbox.js';
-import type { FrameScheduler } from './scheduler.js';
+import type { OutputBuffer } from './output-buffer.js';
+import type { FramePacer } from './frame-pacer.js';
 import type { Slot } from './slot.js';
 import type { SnapshotRounds } from './snapshots.js';
 import type { StatsCounter } from './stats.js';
@@ -27,7 +27,7 @@ export interface ApplyContext {
   readonly drops: Pick<DropLog, 'drop'>;
   readonly stats: Pick<StatsCounter, 'accepted'>;
   /** `muted`: acknowledged batches re-applied (nothing is recorded again). */
-  readonly out: Pick<Outbox, 'muted'>;
+  readonly out: Pick<OutputBuffer, 'muted'>;
   readonly changes: MatchChanges;
   /** The mark of the batch being run (Infinity: none): a crash's replay skips what a restored snapshot holds (apply.ts liveSlot). */
   readonly batchMark: number;
@@ -37,7 +37,7 @@ export interface ApplyContext {
 export interface CommandContext extends ApplyContext {
   readonly settings: Pick<ShardSettings, 'faultInjection'>;
   /** `mark`: the last batch mark processed; `muted`. */
-  readonly out: Pick<Outbox, 'muted' | 'mark'>;
+  readonly out: Pick<OutputBuffer, 'muted' | 'mark'>;
   /** A match's lifetime. */
   create(groupCode: string, logon: CreateMatchCmd['logon'], now: number, again?: boolean, frameNoBase?: number): void;
   restore(cmd: RestoreMatchCmd): void;
@@ -58,7 +58,7 @@ export interface CommandContext extends ApplyContext {
 
 /** thread.ts runBatch: a batch's commands, then the frames due, in one output. */
 export interface BatchContext extends CommandContext {
-  readonly out: Pick<Outbox, 'muted' | 'mark' | 'log' | 'flush'>;
+  readonly out: Pick<OutputBuffer, 'muted' | 'mark' | 'log' | 'flush'>;
   readonly settings: Pick<ShardSettings, 'faultInjection' | 'frameEdge'>;
   /** Set to the batch's mark (its last command) before its commands run. */
   batchMark: number;
@@ -73,12 +73,12 @@ export interface CycleContext {
   readonly clock: MatchClock;
   readonly deadlines: Pick<Deadlines, 'due' | 'checkInactivityAt'>;
   readonly changes: MatchChanges;
-  readonly scheduler: Pick<FrameScheduler, 'isPending'>;
+  readonly pacer: Pick<FramePacer, 'isPending'>;
   readonly snapshots: Pick<SnapshotRounds, 'due'>;
   readonly stats: Pick<StatsCounter, 'cycleTook' | 'take'>;
   readonly drops: Pick<DropLog, 'counts'>;
   readonly summaries: Pick<Summaries, 'take'>;
-  readonly out: Pick<Outbox, 'stats' | 'summaries' | 'flush'>;
+  readonly out: Pick<OutputBuffer, 'stats' | 'summaries' | 'flush'>;
   endMatch(slot: Slot, now: number, reason: 'inactive'): void;
   sendDueFrames(now: number): void;
   /** A snapshot round now (`force`: every match). */

@@ -38,7 +38,7 @@ export function runCycle(shard: CycleContext): void {
  * alive). A match with a change pending is not inactive: its frame is about to go out.
  */
 function inactive(shard: CycleContext, slot: Slot, now: number): boolean {
-  return now - slot.sent.activityAt > shard.settings.inactivityMs && !shard.scheduler.isPending(slot);
+  return now - slot.sent.activityAt > shard.settings.inactivityMs && !shard.pacer.isPending(slot);
 }
 
 /** An active match is checked again once its last frame is INACTIVITY_TIMEOUT_MS old (pending: at the next cycle). */

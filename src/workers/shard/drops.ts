@@ -2,14 +2,14 @@
 // type. Types are the client's choice, so past MAX_LOGGED_DROPS pairs a match logs each reason once
 // more at most (docs/architecture.md, "Hostile input").
 import { MAX_LOGGED_DROPS, MAX_LOGGED_TYPE } from '../../protocol/limits.js';
-import type { Outbox } from './outbox.js';
+import type { OutputBuffer } from './output-buffer.js';
 import type { Slot } from './slot.js';
 
 export class DropLog {
   /** Dropped messages by reason since the shard started. */
   readonly counts: Record<string, number> = {};
 
-  constructor(private readonly out: Outbox) {}
+  constructor(private readonly out: OutputBuffer) {}
 
   /** `slot`: the live match of `groupCode` (its log budget), or undefined when there is none. */
   drop(groupCode: string, slot: Slot | undefined, reason: string, type: string, detail?: string): void {

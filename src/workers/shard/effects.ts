@@ -2,11 +2,11 @@
 // makes (BackendEffect, with the group code, match id and bodies it needs) or events (the engine's
 // `team_info_final`, at game_end, becomes two: the backend's team info and the map's result).
 import type { BackendEffect } from '../../protocol/shard-messages.js';
-import type { Outbox } from './outbox.js';
+import type { OutputBuffer } from './output-buffer.js';
 import type { Slot } from './slot.js';
 
 /** Sends on the effects the slot's match requested since the last call. */
-export function forwardEffects(slot: Slot, out: Outbox): void {
+export function forwardEffects(slot: Slot, out: OutputBuffer): void {
   for (const effect of slot.match.takeEffects()) {
     const groupCode = slot.groupCode;
     const matchId = slot.match.matchId;

@@ -2,7 +2,7 @@
 // fed after each change, its events on to the main thread in the shard's output, each with the
 // match's instance key (group code and creation time: the same on every node and after a restore).
 import { MatchEventDeriver, type DeriverJournal, type EndReason } from '../events/deriver.js';
-import type { Outbox } from './outbox.js';
+import type { OutputBuffer } from './output-buffer.js';
 import type { Slot } from './slot.js';
 
 /** `journal`: what the restored match's snapshot kept of its deriver (snapshots.ts), if anything. */
@@ -32,7 +32,7 @@ export function messageEvents(slot: Slot, type: string, data: unknown, at: numbe
 }
 
 /** The match may have changed: its events to the main thread. */
-export function sendEvents(slot: Slot, out: Outbox): void {
+export function sendEvents(slot: Slot, out: OutputBuffer): void {
   const deriver = slot.events.deriver;
   if (!deriver) return;
   deriver.observe(slot.match.liveState(), slot.match.stateVersion, slot.match.lastChangeAt);
@@ -40,7 +40,7 @@ export function sendEvents(slot: Slot, out: Outbox): void {
 }
 
 /** The match is removed: its match_ended (unless game_end gave it already). */
-export function removedEvents(slot: Slot, out: Outbox, reason: EndReason): void {
+export function removedEvents(slot: Slot, out: OutputBuffer, reason: EndReason): void {
   const deriver = slot.events.deriver;
   if (!deriver) return;
   deriver.removed(slot.match.liveState(), slot.match.stateVersion, slot.match.lastChangeAt, reason);
@@ -51,7 +51,7 @@ export function matchKeyOf(slot: Slot): string {
   return `${slot.groupCode}-${slot.recordStart.toString(36)}`;
 }
 
-function flush(slot: Slot, out: Outbox): void {
+function flush(slot: Slot, out: OutputBuffer): void {
   const events = slot.events.deriver!.take();
   if (events.length === 0) return;
   const matchKey = matchKeyOf(slot);

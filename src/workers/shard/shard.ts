@@ -8,9 +8,9 @@
 //   commands.ts   batch unpacking and routing of the main thread's commands
 //   apply.ts      messages into the engine (parse, routing checks, aux trust, recording)
 //   effects.ts    engine effects → backend calls and events
-//   scheduler.ts  when frames go out (leading edge, due timer: it returns the due matches); frames.ts: how (serializer, delta)
+//   frame-pacer.ts  when frames go out (leading edge, due timer: it returns the due matches); frames.ts: how (serializer, delta)
 //   cycle.ts      the periodic tick (due deadlines, snapshots, stats, summaries); deadlines.ts: the timer heap
-//   snapshots.ts, stats.ts, summaries.ts, drops.ts, outbox.ts (what goes to the main thread), slot.ts
+//   snapshots.ts, stats.ts, summaries.ts, drops.ts, output-buffer.ts (what goes to the main thread), slot.ts
 // (a match's bookkeeping: each mutable part has one owner; this file owns `sent`)
 import { feedTablesOf } from '../../protocol/feed-tables.js';
 import { FRAME_TEXT_HOLD_FRAMES } from '../../protocol/limits.js';
@@ -26,8 +26,8 @@ import { Deadlines } from './deadlines.js';
 import { DropLog } from './drops.js';
 import { FrameEncoder, type MadeFrame } from './frames.js';
 import { nextDeadline, removedEvents, startEvents } from './match-events.js';
-import { Outbox } from './outbox.js';
-import { FrameScheduler } from './scheduler.js';
+import { OutputBuffer } from './output-buffer.js';
+import { FramePacer } from './frame-pacer.js';
 import { newSlot, type Slot } from './slot.js';
 import { parseSnapshot, restoredMarks, SnapshotRounds } from './snapshots.js';
 import { StatsCounter } from './stats.js';
@@ -36,10 +36,10 @@ import { Summaries } from './summaries.js';
 export class Shard implements BatchContext, CycleContext {
   readonly slots = new Map<string, Slot>();
   readonly clock: MatchClock;
-  readonly out: Outbox;
+  readonly out: OutputBuffer;
   readonly drops: DropLog;
   readonly stats = new StatsCounter();
-  readonly scheduler: FrameScheduler;
+  readonly pacer: FramePacer;
   readonly snapshots: SnapshotRounds;
   readonly summaries = new Summaries();
   readonly deadlines: Deadlines;
@@ -59,17 +59,17 @@ export class Shard implements BatchContext, CycleContext {
    */
   constructor(readonly settings: ShardSettings, post: (out: ShardOut) => void, guarded: (work: () => void) => void = (work) => work()) {
     this.clock = createClock(settings.trustReplayTimestamps);
-    this.out = new Outbox(post);
+    this.out = new OutputBuffer(post);
     this.drops = new DropLog(this.out);
     this.encoder = new FrameEncoder(settings);
-    this.scheduler = new FrameScheduler(settings.intervalMs, () => guarded(() => {
+    this.pacer = new FramePacer(settings.intervalMs, () => guarded(() => {
       this.sendDueFrames(Date.now());
       this.out.flush();
     }));
     // A round spread over the cycles of its interval (snapshots.ts).
     this.snapshots = new SnapshotRounds(settings.snapshotIntervalMs, Math.max(1, Math.floor(settings.snapshotIntervalMs / settings.intervalMs)));
     this.deadlines = new Deadlines(this.clock.ticks, settings.inactivityMs);
-    this.changes = new MatchChanges(this.out, this.scheduler, this.deadlines);
+    this.changes = new MatchChanges(this.out, this.pacer, this.deadlines);
   }
 
   /** `again`: the match is created again after a restart (STATE_DIR's creation file): its replay file goes on. */
@@ -115,13 +115,13 @@ export class Shard implements BatchContext, CycleContext {
   sendDueFrames(now: number): void {
     if (this.out.muted) return;
     // FRAME_EDGE=cycle: every pending match at the cycle (the batches send none, thread.ts runBatch).
-    const slots = this.settings.frameEdge === 'cycle' ? this.scheduler.allPending() : this.scheduler.due(now);
+    const slots = this.settings.frameEdge === 'cycle' ? this.pacer.allPending() : this.pacer.due(now);
     for (const slot of slots) this.sendFrame(slot, now);
   }
 
   /** The match's frame, when it changed since its last one (`force`: anyway); a match that ended is then removed. */
   sendFrame(slot: Slot, now: number, force = false): void {
-    this.scheduler.forget(slot);
+    this.pacer.forget(slot);
     const sent = slot.sent;
     if (!force && slot.match.stateVersion <= sent.event) return;
     let frame: MadeFrame;
@@ -187,7 +187,7 @@ export class Shard implements BatchContext, CycleContext {
     // The final frame stays on the main thread after the match is gone here (overlays that skipped it).
     if (!slot.sent.frameTextSent) this.sendLastFrameText(slot);
     this.slots.delete(slot.groupCode);
-    this.scheduler.forget(slot);
+    this.pacer.forget(slot);
     this.deadlines.remove(slot);
     if (slot.match.isRegistered) {
       this.out.event({ t: 'effect', effect: { kind: 'complete', groupCode: slot.groupCode, matchId: slot.reported.matchId, body: slot.match.registerBody() } });
@@ -203,7 +203,7 @@ export class Shard implements BatchContext, CycleContext {
   /** The match's new owner is another node: forgotten here, with nothing sent (docs/architecture.md, "Scale-out on Redis"). */
   evict(slot: Slot): void {
     this.slots.delete(slot.groupCode);
-    this.scheduler.forget(slot);
+    this.pacer.forget(slot);
     this.deadlines.remove(slot);
     slot.recorder?.close();
   }
@@ -224,7 +224,7 @@ export class Shard implements BatchContext, CycleContext {
   drain(endMatches: boolean, now: number): void {
     this.out.muted = false;
     if (endMatches) for (const slot of [...this.slots.values()]) this.endMatch(slot, now, 'shutdown');
-    else for (const slot of this.scheduler.allPending()) this.sendFrame(slot, now);
+    else for (const slot of this.pacer.allPending()) this.sendFrame(slot, now);
     this.takeSnapshots(true);
     this.out.event({ t: 'drained' });
   }
@@ -248,7 +248,7 @@ export class Shard implements BatchContext, CycleContext {
   exit(): void {
     this.exited = true;
     this.stats.stop();
-    this.scheduler.stop();
+    this.pacer.stop();
     for (const slot of this.slots.values()) slot.recorder?.close();
   }
 }

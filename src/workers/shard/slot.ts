@@ -18,7 +18,7 @@ import type { FrameLayout } from '../wire-serializer.js';
 
 /** Frames sent to the main thread (shard.ts). */
 export interface SentFrames {
-  /** The stateVersion and wall-clock time of the last frame (leading edge, scheduler.ts). */
+  /** The stateVersion and wall-clock time of the last frame (leading edge, frame-pacer.ts). */
   event: number;
   at: number;
   /** Wall-clock time of the last frame or creation (inactivity, docs/match-rules.md 14.1). */

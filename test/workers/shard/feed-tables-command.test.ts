@@ -37,7 +37,7 @@ describe('feed_tables', () => {
   it('answers with the tables of the latest frame (as its text has them), or of the next frame when a change is not framed yet', () => {
     const outputs: ShardOut[] = [];
     const shard = new Shard(settings, (o) => outputs.push(o));
-    shard.scheduler.stop(); // no timers: the test makes each frame (frame())
+    shard.pacer.stop(); // no timers: the test makes each frame (frame())
     runBatch(shard, [{
       t: 'create', groupCode: CODE, now: 0,
       logon: { groupCode: CODE, leftTeam: h.leftTeam as never, rightTeam: h.rightTeam as never, organizationId: '', isSupporter: false, obsName: 'test', clientVersion: '0.3.3' },

@@ -21,7 +21,7 @@ function framesAfter(frameEdge: ShardSettings['frameEdge'], cycle: boolean): { a
     shard: 0, intervalMs: 100, inactivityMs: 3_600_000, trustReplayTimestamps: true, sponsorLogoUrl: '', recordReplays: false,
     replayDir: '', serviceVersion: 'test', compression: true, frameSerializer: 'wire', snapshotIntervalMs: 1000, frameEdge,
   }, (o) => outputs.push(o));
-  shard.scheduler.stop(); // no timers: only the batch and the cycle send frames
+  shard.pacer.stop(); // no timers: only the batch and the cycle send frames
   const frames = () => outputs.reduce((n, o) => n + o.codes.length, 0);
   const records = replay.records.slice(0, 20);
   const obs: ShardCmd = { t: 'obs', count: records.length, packed: records.map((rec) => packObsRecord(CODE, 0, 0, '', JSON.stringify({ ...rec, groupCode: CODE }))).join(RECORD_SEP) };

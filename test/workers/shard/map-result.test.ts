@@ -21,7 +21,7 @@ const settings: ShardSettings = {
 function play(code: string, muteFrom = Infinity): ShardOut[] {
   const outputs: ShardOut[] = [];
   const shard = new Shard(settings, (o) => outputs.push(o));
-  shard.scheduler.stop(); // no timers: each batch's output is flushed by its mark
+  shard.pacer.stop(); // no timers: each batch's output is flushed by its mark
   let mark = 0;
   const closing = (): ShardCmd => ({ t: 'mark', mark: ++mark });
   runBatch(shard, [{

@@ -38,7 +38,7 @@ function batches(): ShardCmd[][] {
 
 function newShard(outputs: ShardOut[] = []): Shard {
   const shard = new Shard(settings, (o) => outputs.push(o));
-  shard.scheduler.stop(); // no timers: frames go out on the leading edge only, which is all this test needs
+  shard.pacer.stop(); // no timers: frames go out on the leading edge only, which is all this test needs
   return shard;
 }
 

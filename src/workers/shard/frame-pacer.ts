@@ -1,12 +1,12 @@
 // When frames go out (docs/match-rules.md 13; docs/architecture.md, "The broadcast cycle"): a changed
 // match whose last frame is at least one interval old goes out at once after the batch (leading
 // edge); otherwise one timer fires when the earliest pending match is due. At most one frame per
-// match per interval. The scheduler says which matches are due (`due`); the shard sends their frames.
+// match per interval. The pacer says which matches are due (`due`); the shard sends their frames.
 // With FRAME_EDGE=cycle the batches send none: at the shard's cycle every pending match is due
 // (`allPending`), one frame per match per cycle, with no timer of its own.
 import type { Slot } from './slot.js';
 
-export class FrameScheduler {
+export class FramePacer {
   /** Matches changed since their last frame. */
   private readonly pending = new Set<Slot>();
   private timer: NodeJS.Timeout | null = null;

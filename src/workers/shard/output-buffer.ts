@@ -2,7 +2,7 @@
 // posted by flush(), carrying the last batch mark processed (`ack`).
 import type { LateFrameTexts, MatchSummary, ShardEvent, ShardOut, ShardSnapshots, ShardStats } from '../../protocol/shard-messages.js';
 
-export class Outbox {
+export class OutputBuffer {
   /** The last batch mark processed: the main thread may forget the batches up to it once snapshotted. */
   mark = 0;
   /**
