@@ -1,4 +1,5 @@
-// @generated-face events
+// The match events' door (docs/events.md): the event output the composition root assembles, and
+// what the REST listener and the dashboard read of it.
 export { openEventOutput, type EventOutput } from './event-output.js';
 export { WEBHOOKS_PANEL_HTML } from './panel.js';
 export { registerEventsAdmin } from './rest-admin.js';

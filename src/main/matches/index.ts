@@ -1,4 +1,5 @@
-// @generated-face matches
+// The matches concern's door: a match's life, routing (the one road to its shard), ownership and
+// takeover, snapshots and the input log, and what the shards send back. Other rooms use only these.
 export { Cluster } from './cluster.js';
 export { FrameTexts } from './frame-texts.js';
 export { MatchLifecycle } from './lifecycle.js';

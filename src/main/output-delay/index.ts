@@ -1,4 +1,5 @@
-// @generated-face output-delay
+// The output delay's door (README, "Output delay"): each process's view of the per-match delay,
+// its store's port, routes and panel.
 export { type OutputDelayStore } from './output-delay-store.js';
 export { OutputDelays } from './output-delays.js';
 export { DELAY_PANEL_HTML } from './panel.js';

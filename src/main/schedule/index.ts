@@ -1,4 +1,4 @@
-// @generated-face schedule
+// The schedule's door (docs/fixtures.md): the series keeper, the FixtureStore port, routes and panel.
 export { type FixtureStore } from './fixture-store.js';
 export { type FixtureKeeper } from './keeper.js';
 export { openSchedule } from './open.js';

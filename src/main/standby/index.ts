@@ -1,4 +1,5 @@
-// @generated-face standby
+// The standby observer's door (docs/reliability.md, "A standby observer"): the parts the composition
+// root assembles, the StandbyStore port, and its routes.
 export { type StandbyAdmission } from './admission.js';
 export { registerStandbyMetrics } from './metrics.js';
 export { type FailoverCause, type StandbyRelay } from './relay.js';
