@@ -8,8 +8,7 @@
 import { fork } from 'node:child_process';
 import http from 'node:http';
 import { Pool } from 'undici';
-import { webhookPoster } from '#built/main/events/post.js';
-import { webhookSigner } from '#built/main/events/sign.js';
+import { webhookPoster, webhookSigner } from '#built/main/events/post.js';
 import { opt } from './lib/args.js';
 import { jsonLine, machine, table, writeResults } from './lib/report.js';
 import { pin } from './lib/threads.js';

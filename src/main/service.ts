@@ -152,7 +152,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const feedTables = new ShardFeedTables(routes);
   // The input log (matches/input-log.ts): with durable snapshots, the inputs after a match's last one.
   const inputLog = !config.INPUT_LOG ? undefined : redis ? redis.inputLog : stateFiles ? new StateDirInputLog(path.join(config.STATE_DIR, 'inputs'), log) : undefined;
-  const output = new ShardOutput({ log, frames, directory, routes, snapshots, teamInfo, sync, events, feedTables: feedTables.take, ...(inputLog ? { inputLog } : {}), ...(eventOutput ? { matchEvents: eventOutput.take, eventsShared: (code: string) => eventOutput.journal.whenShared(code) } : {}) });
+  const output = new ShardOutput({ log, frames, directory, routes, snapshots, teamInfo, sync, events, feedTables: feedTables.take, ...(inputLog ? { inputLog } : {}), ...(eventOutput ? { journal: eventOutput.journal } : {}) });
   const recovery = new ShardRecovery({ log, routes, snapshots, frames, events });
   const totals = new ShardTotals(events);
   // Scale-out: data for matches another node runs goes to their inboxes (held while nobody runs them).

@@ -1,5 +1,6 @@
 // The output delay's gate (docs/events.md, "Output delay"): between the journal storing an event and
-// handing it on (the webhook delivery, GET /events and its resume window). An event is stored at once
+// handing it on to its listeners (the webhook delivery, GET /events and its resume window), which it
+// tells itself: an event's way to a webhook does not go back through the journal. An event is stored at once
 // (journal files, shared outbox) and handed on once its match's delay (output-delay/output-delays.ts)
 // has passed since it was first stored (StoredEvent.keptAt), in seq order: a match's events wait
 // behind its first one not yet due. A delayed match with events waiting has one timer (for the first
@@ -25,11 +26,18 @@ const TIMER_SLACK_MS = 5;
 export class DelayGate {
   private readonly timers = new Map<string, NodeJS.Timeout>();
 
+  /** Told of each event as it is handed on, in the order they subscribed (the journal's resume window first). */
+  private readonly listeners = new Set<(stored: StoredEvent) => void>();
+
   constructor(
     private readonly delayMs: (groupCode: string) => number,
-    private readonly tell: (stored: StoredEvent) => void,
     private readonly matchOf: (matchKey: string) => GatedMatch | undefined,
   ) {}
+
+  subscribe(listener: (stored: StoredEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
 
   /** Hands on the match's durable events that are due, in order; a timer for the first one that is not. */
   run(match: GatedMatch): void {
@@ -43,7 +51,7 @@ export class DelayGate {
         return;
       }
       match.handed++;
-      this.tell(stored);
+      for (const listener of this.listeners) listener(stored);
     }
     this.clear(match.matchKey);
   }

@@ -1,8 +1,7 @@
 // One webhook endpoint's delivery state (delivery.ts runs it): its lanes (one per match), its
 // signer and HTTP agent, its back-off and batch timers, its counters (stats).
 import type { OutboundReport } from '../backend/index.js';
-import { webhookPoster, type WebhookPost } from './post.js';
-import { webhookSigner, type Signer } from './sign.js';
+import { type Signer, type WebhookPost, webhookPoster, webhookSigner } from './post.js';
 import type { WebhookEndpoint } from './endpoints.js';
 import type { MatchLog } from './match-log.js';
 import type { StoredEvent } from './types.js';

@@ -1,7 +1,7 @@
 // Match events out of the service (README, "Events, webhooks and records"; docs/events.md): the
 // journal that numbers and keeps them, webhook delivery, the live stream (GET /events) and the
 // records. Built once by the composition root (service.ts) with EVENTS_ENABLED; the shards' outputs
-// hand each derived event to `take` (matches/shard-output.ts).
+// hand each derived event to the journal itself (matches/shard-output.ts).
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { DerivedEvent } from '../../protocol/match-events.js';
@@ -31,8 +31,6 @@ export interface EventOutput {
   /** The ended matches' records (GET /admin/records). */
   readonly records: RecordStore;
   readonly readTokens: readonly string[];
-  /** One event a shard derived (its output's `match_event`). */
-  take(groupCode: string, matchKey: string, matchId: string, event: DerivedEvent): void;
   /** An operational event of the match running under this code (none when no match runs here yet). */
   note: OperationalDeps['note'];
   /** Starts the operational events (operational.ts); close() stops them. */
@@ -132,7 +130,8 @@ export function createEventOutput({ config, log, directory, report, shared = nul
     timeoutMs: config.OUTBOUND_TIMEOUT_MS, ...(report ? { report } : {}),
   });
   let stopWatching = () => {};
-  const take: EventOutput['take'] = (groupCode, matchKey, matchId, event) => {
+  // An operational event (operational.ts) of a match; the shards' events go to the journal straight from matches/shard-output.ts.
+  const take = (groupCode: string, matchKey: string, matchId: string, event: DerivedEvent): void => {
     const record = directory.get(groupCode);
     // A rehearsal is never a real match to anyone outside (README, "Rehearsals"): no event, webhook or record.
     if (isRehearsal(record)) return;
@@ -140,7 +139,7 @@ export function createEventOutput({ config, log, directory, report, shared = nul
   };
 
   return {
-    journal, stream, delivery, records, readTokens: config.EVENTS_READ_TOKEN, take,
+    journal, stream, delivery, records, readTokens: config.EVENTS_READ_TOKEN,
     note(groupCode, type, data, at) {
       const running = journal.runningOf(groupCode);
       if (!running) return;

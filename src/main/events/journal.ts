@@ -1,7 +1,8 @@
 // The event journal (docs/events.md): every match event numbered (seq per match, id
 // `<matchKey>.<seq>`), kept durably before anyone is told of it (journal-files.ts; in memory only
-// with EVENTS_ENABLED and no disk), then handed to its listeners (webhook delivery, the live stream)
-// once due: at once, or after its match's output delay (delay-gate.ts; MatchLog.handed).
+// with EVENTS_ENABLED and no disk), then handed to its listeners (webhook delivery, the live stream,
+// the resume window) by the delay gate once due: at once, or after its match's output delay
+// (delay-gate.ts, which tells them itself; MatchLog.handed).
 // A match's events stay in memory while it runs and until every endpoint has them; the stream keeps
 // a window of the latest events (EVENTS_RESUME_WINDOW_MS) for Last-Event-ID. A match_ended event
 // carries the match's record (record.ts), which is kept for the retention (EVENTS_RETENTION_MS) by
@@ -46,7 +47,6 @@ export class EventJournal {
   private readonly released = new Map<string, number>();
   /** The latest events of every match in the order they were handed on (the live stream's resume window). */
   private readonly window_: ResumeWindow;
-  private readonly listeners = new Set<(stored: StoredEvent) => void>();
   private readonly adoptListeners = new Set<(matchKey: string, cursors: Record<string, number>) => void>();
   /** Matches whose outputs this node adopted while it was reading them (takeOver): their outputs lease's epoch. */
   private readonly adoptedOutputs = new Map<string, number>();
@@ -65,7 +65,8 @@ export class EventJournal {
     this.log = options.log.child({ module: 'events' });
     this.window_ = new ResumeWindow(options.resumeWindowMs);
     this.owner = options.shared ? new OutputOwner(options, this.log, (key) => this.matches.get(key), (key) => this.depose(key)) : undefined;
-    this.gate = new DelayGate(options.delayMs ?? (() => 0), (stored) => this.told(stored), (key) => this.matches.get(key));
+    this.gate = new DelayGate(options.delayMs ?? (() => 0), (key) => this.matches.get(key));
+    this.gate.subscribe((stored) => this.window_.remember(stored));
     this.load();
     this.expireTimer = setInterval(() => this.expire(), Math.min(3_600_000, options.retentionMs)).unref();
     const shared = options.shared;
@@ -171,11 +172,6 @@ export class EventJournal {
       if (err instanceof OutputFencedError) return this.depose(record.matchKey);
       this.log.error({ matchKey: record.matchKey, error: err.message }, 'match record not kept (it is in the match_ended event)');
     });
-  }
-
-  private told(stored: StoredEvent): void {
-    this.window_.remember(stored);
-    for (const listener of this.listeners) listener(stored);
   }
 
   /** A match read from the shared outbox (taken over from another node), then the events derived meanwhile. */
@@ -298,8 +294,7 @@ export class EventJournal {
 
   /** Told of every new event, after it was stored. */
   subscribe(listener: (stored: StoredEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.gate.subscribe(listener);
   }
 
   /** The events after the one with this id, within the resume window; null when it is not in it. */

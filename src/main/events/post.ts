@@ -1,4 +1,4 @@
-// One webhook delivery through undici's Pool (`dispatch`): keep-alive connections to the endpoint's
+// One signed webhook delivery: the signature (webhookSigner, below) and the request through undici's Pool (`dispatch`): keep-alive connections to the endpoint's
 // origin, at most 8 (one per lane in flight). Webhooks are the one outbound path that runs per match
 // event, so the client's own CPU counts: measured on this machine (bench/webhook-client.ts: the
 // receiver in another process, 8 in flight; docs/benchmarks.md, "Events, webhooks and feeds at game
@@ -8,6 +8,7 @@
 // (OUTBOUND_TIMEOUT_MS, one timer that aborts the request), redirects are not followed (a 3xx is a
 // failure: no redirect interceptor), the answer's body is read and discarded up to a bound, and every
 // call is reported (metrics).
+import { createHmac } from 'node:crypto';
 import { Pool, type Dispatcher } from 'undici';
 import type { OutboundReport } from '../backend/index.js';
 import { MAX_OUTBOUND_RESPONSE_BYTES } from '../base/limits.js';
@@ -69,4 +70,19 @@ export function webhookPoster(url: string, timeoutMs: number, report?: OutboundR
     pool.dispatch({ path, method: 'POST', headers, body }, handler);
   });
   return { post, close: () => { void pool.destroy().catch(() => undefined); } };
+}
+
+// The Standard Webhooks signature (docs/events.md, "Signing"): `v1,<base64 HMAC-SHA256 of
+// "<webhook-id>.<webhook-timestamp>.<body>">` with the secret's base64 part as the key. Made with
+// node:crypto instead of the `standardwebhooks` package's sign(): the package computes the HMAC in
+// JavaScript (fast-sha256) and re-encodes the whole body with a TextEncoder on every call, which the
+// profile of bench:events showed among the delivery's costs (docs/benchmarks.md, "Match events");
+// node:crypto hashes natively from the string. The same bytes: test/main/events/webhooks.test.ts
+// verifies every delivery with the package's verify().
+export type Signer = (id: string, timestampSeconds: number, body: string) => string;
+
+/** A signer for one endpoint's secret (`whsec_` + base64). */
+export function webhookSigner(secret: string): Signer {
+  const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64');
+  return (id, timestampSeconds, body) => `v1,${createHmac('sha256', key).update(`${id}.${timestampSeconds}.`).update(body).digest('base64')}`;
 }

@@ -14,8 +14,7 @@ import type { EventOutbox } from './event-outbox.js';
 import type { DeadLetter, DeadLetterStore } from './record-store.js';
 import type { WebhookEndpoint } from './endpoints.js';
 import type { EventJournal } from './journal.js';
-import { webhookPoster } from './post.js';
-import { webhookSigner } from './sign.js';
+import { webhookPoster, webhookSigner } from './post.js';
 
 /** A dead letter as the admin API and the dashboard list it: with the id its redelivery names. */
 export type DeadLetterView = DeadLetter & { id: string };

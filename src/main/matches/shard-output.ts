@@ -15,6 +15,14 @@ import type { SnapshotStore } from './snapshot-store.js';
 import type { InputLog } from './input-log.js';
 import type { TeamInfoStore } from '../previews/index.js';
 import type { LocalRoutes } from './local-routes.js';
+import { isRehearsal } from './rehearsal-marker.js';
+
+/** Where the matches' derived events are numbered and kept (events/journal.ts is the one). */
+export interface EventSink {
+  add(groupCode: string, matchKey: string, matchId: string, organizationId: string, event: DerivedEvent): unknown;
+  /** Resolves once the group's match events are in the shared outbox (undefined: they are): its snapshots wait for it. */
+  whenShared(groupCode: string): Promise<void> | undefined;
+}
 
 export interface ShardOutputDeps {
   log: Logger;
@@ -25,10 +33,8 @@ export interface ShardOutputDeps {
   teamInfo: TeamInfoStore;
   sync: MatchSync;
   events: MainEventBus;
-  /** EVENTS_ENABLED: where each derived match event goes (events/event-output.ts `take`). */
-  matchEvents?: (groupCode: string, matchKey: string, matchId: string, event: DerivedEvent) => void;
-  /** Resolves once the group's match events are in the shared outbox (undefined: they are): its snapshots wait for it. */
-  eventsShared?: (groupCode: string) => Promise<void> | undefined;
+  /** EVENTS_ENABLED: the events concern's journal, where each derived match event goes straight (docs/architecture.md, "One match event"). */
+  journal?: EventSink;
   /** The feeds' tables the shards made (answers to `feed_tables`: main/feeds/shard-tables.ts). */
   feedTables?: (answers: NonNullable<ShardOut['feedTables']>) => void;
   /** The input log (STATE_DIR, Redis): a stored snapshot lets the inputs it holds go. */
@@ -110,7 +116,9 @@ export class ShardOutput {
       case 'match_event':
         // Outside the overlay's path: an event that cannot be kept is logged, never a crash.
         try {
-          this.deps.matchEvents?.(event.groupCode, event.matchKey, event.matchId, event.event);
+          const record = this.deps.directory.get(event.groupCode);
+          // A rehearsal is never a real match to anyone outside (README, "Rehearsals"): no event, webhook or record.
+          if (this.deps.journal && !isRehearsal(record)) this.deps.journal.add(event.groupCode, event.matchKey, event.matchId, record?.organizationId ?? '', event.event);
         } catch (err) {
           this.log.error({ groupCode: event.groupCode, type: event.event.type, error: (err as Error).message }, 'match event not kept');
         }
@@ -139,7 +147,7 @@ export class ShardOutput {
       local.camSecret = snaps.camSecrets[i];
       const epoch = local.epoch;
       const inputs = snaps.inputs[i];
-      snapshots.put({ groupCode, epoch, text: snaps.texts[i], match, savedAt: now }, this.deps.eventsShared?.(groupCode)).then((stored) => {
+      snapshots.put({ groupCode, epoch, text: snaps.texts[i], match, savedAt: now }, this.deps.journal?.whenShared(groupCode)).then((stored) => {
         if (stored) this.deps.inputLog?.covered(groupCode, epoch, inputs);
       }, (err: Error) => {
         this.log.error({ groupCode, error: err.message }, 'snapshot not stored');

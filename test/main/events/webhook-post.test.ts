@@ -6,8 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
-import { webhookPoster } from '../../../src/main/events/post.js';
-import { webhookSigner } from '../../../src/main/events/sign.js';
+import { webhookPoster, webhookSigner } from '../../../src/main/events/post.js';
 import { MAX_OUTBOUND_RESPONSE_BYTES } from '../../../src/main/base/limits.js';
 
 const SECRET = `whsec_${Buffer.from('webhook-post-test-secret-32-bytes!').toString('base64')}`;
