@@ -1,7 +1,7 @@
 // The one place that talks to Redis's client library (ioredis; why ioredis: docs/architecture.md,
 // "Scale-out on Redis"). A node holds two connections: `cmd` for commands, scripts and publishing,
 // `sub` in subscriber mode. Every Redis adapter (adapters/redis/*) uses this object, its key
-// layout (keys.ts) and the Lua scripts of lua-scripts.ts (defined here, on `cmd`), never ioredis
+// layout (keys.ts) and their concern's Lua scripts (`scripts`, defined on `cmd`), never ioredis
 // directly: `cmd` is typed by this module (RedisClient), with only the commands the adapters use.
 //
 // Redis trouble must not stop a node (docs/reliability.md): commands fail fast while Redis is
@@ -20,7 +20,6 @@ import { Redis, type RedisOptions } from 'ioredis';
 import type { SentinelAddress } from '../base/config.js';
 import type { Logger } from '../base/log.js';
 import { redisKeys, type RedisKeys } from './keys.js';
-import { LUA_SCRIPTS, type ScriptCommands } from './lua-scripts.js';
 
 export interface RedisConnectionOptions {
   url: string;
@@ -37,8 +36,16 @@ export interface RedisConnectionOptions {
 
 export type MessageHandler = (message: Buffer) => void;
 
-/** The command connection as the adapters see it: the plain commands they use and every Lua script. */
-export type RedisClient = Pick<Redis, 'status' | 'ping' | 'get' | 'mget' | 'exists' | 'pttl' | 'hget' | 'hgetBuffer' | 'hmget' | 'hmgetBuffer' | 'smembers' | 'scan' | 'pipeline' | 'spublish' | 'xrange' | 'hgetall' | 'zrem'> & ScriptCommands;
+/** The command connection as the adapters see it: the plain commands they use (their Lua scripts: `scripts`). */
+export type RedisClient = Pick<Redis, 'status' | 'ping' | 'get' | 'mget' | 'exists' | 'pttl' | 'hget' | 'hgetBuffer' | 'hmget' | 'hmgetBuffer' | 'smembers' | 'scan' | 'pipeline' | 'spublish' | 'xrange' | 'hgetall' | 'zrem'>;
+
+/** A Lua script's arguments as the adapters pass them. */
+export type Arg = string | number;
+export type Flag = '0' | '1';
+/** One Lua script: its text and number of keys (absent: the caller gives it first, for a variable number of keys). */
+export interface ScriptDefinition { numberOfKeys?: number; lua: string }
+/** A concern's scripts by the name its adapter calls them (each concern's `adapters/redis/lua/*.ts`). */
+export type ScriptDefinitions<T> = Record<keyof T, ScriptDefinition>;
 /** The subscriber connection, for its state only (subscriptions go through `subscribe`). */
 export type RedisSubscriber = Pick<Redis, 'status' | 'ping'>;
 
@@ -76,6 +83,8 @@ export function sentinelOptions(options: RedisConnectionOptions): RedisOptions {
 
 export class RedisConnection {
   readonly cmd: RedisClient;
+  /** The script sets defined on `cmd` so far (`scripts`). */
+  private readonly defined = new WeakSet<object>();
   readonly sub: RedisSubscriber;
   private readonly client: Redis;
   private readonly subscriber: Redis;
@@ -120,7 +129,6 @@ export class RedisConnection {
     // be an unhandled rejection (the process's end).
     this.subscriber = open({ enableOfflineQueue: true, maxRetriesPerRequest: null, autoResubscribe: false });
     this.subscriber.on('ready', () => this.resubscribe());
-    for (const [name, definition] of Object.entries(LUA_SCRIPTS)) this.client.defineCommand(name, definition);
     this.cmd = this.client as unknown as RedisClient;
     this.sub = this.subscriber;
     for (const client of [this.client, this.subscriber]) {
@@ -282,5 +290,17 @@ export class RedisConnection {
     if (now - this.lastErrorLog < 10_000) return;
     this.lastErrorLog = now;
     this.log.warn({ error: err.message }, 'redis connection error');
+  }
+  /**
+   * The command connection with a concern's Lua scripts (its `adapters/redis/lua/*.ts`), defined on it
+   * the first time (ioredis's defineCommand: EVALSHA, loaded again by itself after NOSCRIPT, as after
+   * a restarted Redis). Each Redis adapter asks for its own; no registry knows them all.
+   */
+  scripts<T>(definitions: ScriptDefinitions<T>): RedisClient & T {
+    if (!this.defined.has(definitions)) {
+      for (const [name, definition] of Object.entries<ScriptDefinition>(definitions)) this.client.defineCommand(name, definition);
+      this.defined.add(definitions);
+    }
+    return this.client as unknown as RedisClient & T;
   }
 }

@@ -24,6 +24,7 @@ import { describeStandbyStoreContract } from '../standby/standby-store.contract.
 import { describeTeamInfoStoreContract } from '../previews/team-info-store.contract.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
 import { sleep, yieldToIo } from '../../helpers/waits.js';
+import { SNAPSHOTS_SCRIPTS } from '../../../src/main/matches/adapters/redis/lua/snapshots.js';
 
 const log = pino({ level: 'silent' });
 const TIMEOUT_MS = 2000;
@@ -276,9 +277,9 @@ describe('Redis snapshots stored deflated, as deltas against a base (issue 20)',
     expect(await new RedisSnapshotStore(a, { log }).load('Z')).toEqual(big);
     // Earlier versions' values: the snapshot's JSON as it is, and deflated whole (no base).
     const old = snap('OLD', 2, 'old-text');
-    await a.cmd.odsSnapshotPut(a.keys.snapshot('OLD'), 2, JSON.stringify(old));
+    await a.scripts(SNAPSHOTS_SCRIPTS).odsSnapshotPut(a.keys.snapshot('OLD'), 2, JSON.stringify(old));
     const whole = snap('WHOLE', 2, 'deflated whole');
-    await a.cmd.odsSnapshotPut(a.keys.snapshot('WHOLE'), 2, packText(JSON.stringify(whole)));
+    await a.scripts(SNAPSHOTS_SCRIPTS).odsSnapshotPut(a.keys.snapshot('WHOLE'), 2, packText(JSON.stringify(whole)));
     const fresh = new RedisSnapshotStore(a, { log });
     expect(await fresh.load('OLD')).toEqual(old);
     expect(await fresh.load('WHOLE')).toEqual(whole);
@@ -321,7 +322,7 @@ describe('Redis snapshots stored deflated, as deltas against a base (issue 20)',
     const [, base] = await a.cmd.hmgetBuffer(a.keys.snapshot('X'), 'data', 'base');
     const otherBase = Buffer.from(base!);
     otherBase.writeUInt32BE(otherBase.readUInt32BE(1) + 1, 1);
-    await a.cmd.odsSnapshotPut(a.keys.snapshot('X'), 1, (await a.cmd.hgetBuffer(a.keys.snapshot('X'), 'data'))!, otherBase);
+    await a.scripts(SNAPSHOTS_SCRIPTS).odsSnapshotPut(a.keys.snapshot('X'), 1, (await a.cmd.hgetBuffer(a.keys.snapshot('X'), 'data'))!, otherBase);
     expect(await new RedisSnapshotStore(a, { log }).load('X')).toBeUndefined();
   });
 });

@@ -2,11 +2,15 @@
 // (keys.webhookEndpoints), id → the endpoint's JSON (its secret included: deliveries are signed with
 // it), without expiry (operator data; Redis's own persistence keeps it across a Redis restart), and a
 // revision counter every write increments (each node's view, events/endpoint-book.ts, reads the
-// hash again only when it moved). Add and remove are one script each (redis/lua/webhook-endpoints.ts).
+// hash again only when it moved). Add and remove are one script each (lua/webhook-endpoints.ts).
 import type { EndpointAdd, KeptEndpoint, WebhookEndpointStore } from '../../webhook-endpoint-store.js';
 import type { RedisConnection } from '../../../redis/connection.js';
+import { WEBHOOK_ENDPOINTS_SCRIPTS } from './lua/webhook-endpoints.js';
 
 export class RedisWebhookEndpointStore implements WebhookEndpointStore {
+  /** The command connection with this store's scripts (lua/webhook-endpoints.ts). */
+  private get lua() { return this.conn.scripts(WEBHOOK_ENDPOINTS_SCRIPTS); }
+
   constructor(private readonly conn: RedisConnection) {}
 
   async all(): Promise<KeptEndpoint[]> {
@@ -19,13 +23,13 @@ export class RedisWebhookEndpointStore implements WebhookEndpointStore {
 
   async add(endpoint: KeptEndpoint, max: number): Promise<EndpointAdd> {
     const { keys } = this.conn;
-    const answer = await this.conn.cmd.odsEndpointAdd(keys.webhookEndpoints, keys.webhookEndpointsRevision, endpoint.id, JSON.stringify(endpoint), max);
+    const answer = await this.lua.odsEndpointAdd(keys.webhookEndpoints, keys.webhookEndpointsRevision, endpoint.id, JSON.stringify(endpoint), max);
     return answer === 'ok' ? { ok: true } : { ok: false, reason: answer === 'full' ? 'full' : 'exists' };
   }
 
   async remove(id: string): Promise<boolean> {
     const { keys } = this.conn;
-    return (await this.conn.cmd.odsEndpointRemove(keys.webhookEndpoints, keys.webhookEndpointsRevision, id)) === 1;
+    return (await this.lua.odsEndpointRemove(keys.webhookEndpoints, keys.webhookEndpointsRevision, id)) === 1;
   }
 
   async revision(): Promise<number> {

@@ -2,7 +2,7 @@
 // to and from the view's entries (match-directory.ts, directory-sync.ts, match-ownership.ts).
 //
 // The record (`match:<code>`) is JSON with the mutable fields first and the claim's fixed fields
-// last under "base", so a script can change a field without re-encoding the teams (redis/lua/directory.ts).
+// last under "base", so a script can change a field without re-encoding the teams (lua/directory.ts).
 import type { DirectoryEntry } from '../../directory-view.js';
 import type { DirectoryRecord } from '../../match-directory.js';
 

@@ -14,6 +14,7 @@ import type { Logger } from '../../../base/log.js';
 import { DirectoryView, type DirectoryEntry } from '../../directory-view.js';
 import type { RedisConnection } from '../../../redis/connection.js';
 import { toEntry, type Message, type Stored } from './directory-records.js';
+import { DIRECTORY_SCRIPTS } from './lua/directory.js';
 
 export type Field = 'matchId' | 'playerIds' | 'secretDigest';
 export type FieldValue = string | readonly string[];
@@ -69,6 +70,9 @@ export abstract class RedisDirectoryView extends DirectoryView {
   private readonly markWaiters = new Map<string, () => void>();
   protected closed = false;
   private readonly lastLog = new Map<string, number>();
+
+  /** The command connection with the directory's scripts (lua/directory.ts; the subclass uses them too). */
+  protected get lua() { return this.conn.scripts(DIRECTORY_SCRIPTS); }
 
   protected constructor(protected readonly conn: RedisConnection, log: Logger) {
     super();
@@ -189,7 +193,7 @@ export abstract class RedisDirectoryView extends DirectoryView {
     // records show it, even when its message was lost (the subscriber was down).
     const sentBefore = this.writeSeq;
     try {
-      const records = await this.conn.cmd.odsDirLoad(this.keys.matches, this.keys.match(''), this.keys.directoryChannel, loading.id);
+      const records = await this.lua.odsDirLoad(this.keys.matches, this.keys.match(''), this.keys.directoryChannel, loading.id);
       await Promise.race([markSeen, new Promise((_, reject) => {
         timer = setTimeout(() => reject(new Error('the load marker did not come back on the directory channel')), MARK_TIMEOUT_MS);
       })]);

@@ -3,12 +3,12 @@
 // fields `t` (receive time), `r` (the payload as received) and, for an auxiliary payload, `m` and `p`
 // (its match id and player id). Ids grow across owners, since each adoption raises the epoch, and
 // Redis refuses an XADD whose id is not above the stream's last id, which the stream keeps after
-// XTRIM too: `since` adds a fence entry `<epoch>-0` first (redis/lua/input-log.ts), after which every
+// XTRIM too: `since` adds a fence entry `<epoch>-0` first (lua/input-log.ts), after which every
 // append of a lower epoch is refused by Redis itself, whatever the timing; `covered` and `drop` of
 // a lower epoch than the last id's change nothing either (scripts comparing it).
 //
 // `flush` does not wait (the pool calls it right before it posts a batch to a shard): it writes what
-// `append` buffered as one script call on the command connection (redis/lua/input-log.ts APPEND: an XADD
+// `append` buffered as one script call on the command connection (lua/input-log.ts APPEND: an XADD
 // per input, a PEXPIRE per match, chunked for a flush of thousands), so the inputs reach Redis before
 // any command sent after them, and handles the reply later: one command and one reply per flush
 // rather than two per input (the main thread's CPU per input: docs/benchmarks.md, "Input log"). A refused append (a newer owner fenced the log) is logged once per match and epoch; inputs
@@ -22,6 +22,7 @@
 import type { Logger } from '../../../base/log.js';
 import type { InputLog, LoggedInput } from '../../input-log.js';
 import type { RedisConnection } from '../../../redis/connection.js';
+import { INPUT_LOG_SCRIPTS } from './lua/input-log.js';
 
 export interface RedisInputLogOptions {
   log: Logger;
@@ -55,6 +56,9 @@ export class RedisInputLog implements InputLog {
   private unlogged = 0;
   private lastFailureLog = 0;
 
+  /** The command connection with this store's scripts (lua/input-log.ts). */
+  private get lua() { return this.conn.scripts(INPUT_LOG_SCRIPTS); }
+
   constructor(private readonly conn: RedisConnection, options: RedisInputLogOptions) {
     this.log = options.log.child({ module: 'input-log' });
     this.ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
@@ -79,7 +83,7 @@ export class RedisInputLog implements InputLog {
     }
   }
 
-  /** One script call (redis/lua/input-log.ts APPEND): the chunk's streams as its keys, then its inputs in order. */
+  /** One script call (lua/input-log.ts APPEND): the chunk's streams as its keys, then its inputs in order. */
   private write(chunk: Pending[]): void {
     const index = new Map<string, number>();
     const keys: string[] = [];
@@ -93,14 +97,14 @@ export class RedisInputLog implements InputLog {
       if (input.kind === 'aux') args.push(-k, `${epoch}-${input.n}`, input.now, input.raw, input.via ?? '', input.matchId, input.playerId);
       else args.push(k, `${epoch}-${input.n}`, input.now, input.raw, input.via ?? '');
     }
-    this.conn.cmd.odsInputAppend(keys.length, keys, this.ttlMs, args).then(
+    this.lua.odsInputAppend(keys.length, keys, this.ttlMs, args).then(
       (failed) => { if (failed.length > 0) this.settle(chunk, failed); },
       (err: Error) => this.settle(chunk, null, err.message),
     );
   }
 
   async since(groupCode: string, epoch: number, fromEpoch: number, after: number): Promise<LoggedInput[]> {
-    const entries = await this.conn.cmd.odsInputSince(this.conn.keys.inputLog(groupCode), epoch > 0 ? `${epoch}-0` : '',
+    const entries = await this.lua.odsInputSince(this.conn.keys.inputLog(groupCode), epoch > 0 ? `${epoch}-0` : '',
       `${fromEpoch}-${after + 1}`, after, this.ttlMs);
     const out: LoggedInput[] = [];
     for (const [id, fields] of entries) {
@@ -114,7 +118,7 @@ export class RedisInputLog implements InputLog {
   covered(groupCode: string, epoch: number, n: number): void {
     // MINID: every entry below `<epoch>-<n + 1>` goes (those of earlier epochs too); the last id
     // stays. Not when a newer owner fenced the log: it may not have read them yet.
-    this.conn.cmd.odsInputCover(this.conn.keys.inputLog(groupCode), epoch, `${epoch}-${n + 1}`, this.ttlMs)
+    this.lua.odsInputCover(this.conn.keys.inputLog(groupCode), epoch, `${epoch}-${n + 1}`, this.ttlMs)
       .catch((err: Error) => this.log.warn({ groupCode, error: err.message }, 'input log not trimmed'));
   }
 
@@ -122,7 +126,7 @@ export class RedisInputLog implements InputLog {
     // What is buffered for the match goes too: written after the delete, it would start the log again.
     if (this.pending.some((p) => p.groupCode === groupCode)) this.pending = this.pending.filter((p) => p.groupCode !== groupCode);
     this.refusedAt.delete(groupCode);
-    this.conn.cmd.odsInputDrop(this.conn.keys.inputLog(groupCode), epoch)
+    this.lua.odsInputDrop(this.conn.keys.inputLog(groupCode), epoch)
       .catch((err: Error) => this.log.warn({ groupCode, error: err.message }, 'input log not deleted (it expires)'));
   }
 

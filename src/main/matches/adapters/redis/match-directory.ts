@@ -3,7 +3,7 @@
 // Redis holds the truth: per code the record (`match:<code>`, directory-records.ts), the lease
 // (`lease:<code>` = "<nodeId> <epoch>", PX = the lease TTL), the set of live codes (`matches`), the
 // live count per key id (`perkey:<keyId>`) and the epoch counter (`epoch`). Every change is one Lua
-// script (redis/lua/directory.ts) that also publishes it on the directory channel.
+// script (lua/directory.ts) that also publishes it on the directory channel.
 //
 // The sync reads answer from the view (directory-sync.ts). This file makes the writes: claims (the
 // claim script takes the lease too), field updates and releases, applied to the view at once, sent
@@ -109,7 +109,7 @@ export class RedisMatchDirectory extends RedisDirectoryView implements MatchDire
     const k = this.keys;
     const code = stored.base.groupCode;
     const limits = options.limits;
-    const [status, rec] = await this.conn.cmd.odsDirClaim(
+    const [status, rec] = await this.lua.odsDirClaim(
       k.lease(code), k.match(code), k.matches, k.perKey(stored.base.keyId), k.epoch,
       this.nodeId, this.ttl, options.after ?? 0, limits ? limits.maxLive : '', limits ? limits.maxPerKey : '',
       storedJson(stored), k.directoryChannel, seq, code);
@@ -124,7 +124,7 @@ export class RedisMatchDirectory extends RedisDirectoryView implements MatchDire
   async adoptScript(groupCode: string, after: number): Promise<DirectoryEntry | undefined> {
     const seq = ++this.writeSeq;
     const k = this.keys;
-    const rec = await this.conn.cmd.odsDirAdopt(k.lease(groupCode), k.match(groupCode), k.matches, k.epoch,
+    const rec = await this.lua.odsDirAdopt(k.lease(groupCode), k.match(groupCode), k.matches, k.epoch,
       this.nodeId, this.ttl, after, k.directoryChannel, seq, groupCode);
     if (rec === null) return undefined;
     await this.conn.replicated(); // as for a claim
@@ -146,7 +146,7 @@ export class RedisMatchDirectory extends RedisDirectoryView implements MatchDire
     this.releasing.set(code, { epoch, seq });
     this.failedReleases.delete(code);
     const k = this.keys;
-    this.conn.cmd.odsDirRelease(k.lease(code), k.match(code), k.matches, k.perKey(keyId), k.ended(code), this.nodeId, epoch, k.directoryChannel, seq, code, ENDED_TTL_MS).then(
+    this.lua.odsDirRelease(k.lease(code), k.match(code), k.matches, k.perKey(keyId), k.ended(code), this.nodeId, epoch, k.directoryChannel, seq, code, ENDED_TTL_MS).then(
       (done) => {
         if (done === 0 && this.releasing.get(code)?.seq === seq) this.releasing.delete(code);
       },
@@ -177,7 +177,7 @@ export class RedisMatchDirectory extends RedisDirectoryView implements MatchDire
 
   private sendUpdate(code: string, epoch: number, field: Field, value: FieldValue, seq: number): void {
     const arg = field === 'playerIds' ? JSON.stringify(value) : (value as string);
-    this.conn.cmd.odsDirUpdate(this.keys.match(code), this.nodeId, epoch, field, arg, this.keys.directoryChannel, seq).then(
+    this.lua.odsDirUpdate(this.keys.match(code), this.nodeId, epoch, field, arg, this.keys.directoryChannel, seq).then(
       (done) => {
         // Not that claim's record any more: what the messages say stands.
         if (done === 0) this.dropOverlay(code, field, seq);

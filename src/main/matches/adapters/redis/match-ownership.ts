@@ -5,7 +5,7 @@
 // claims this node holds (ClaimWatcher). Every third of the TTL one script renews the leases of every
 // code this node owns (the port says what each outcome means); orphans are adopted with the adopt
 // script, which puts the new record in the directory's view. At a graceful shutdown the leases go
-// (relinquishAll), so other nodes adopt the matches at once. The scripts: redis/lua/directory.ts.
+// (relinquishAll), so other nodes adopt the matches at once. The scripts: lua/directory.ts.
 // The matches' outputs leases (one per match instance: output-leases.ts) are renewed with them.
 //
 // After an outage of Redis (a restart, a Sentinel failover) this node adopts nothing for one lease
@@ -22,6 +22,7 @@ import type { RedisConnection } from '../../../redis/connection.js';
 import { toStored } from './directory-records.js';
 import type { ClaimWatcher } from './directory-sync.js';
 import type { ClaimReply, RedisMatchDirectory } from './match-directory.js';
+import { DIRECTORY_SCRIPTS } from './lua/directory.js';
 
 export interface RedisMatchOwnershipOptions {
   /** REDIS_LEASE_TTL_MS. */
@@ -58,6 +59,9 @@ export class RedisMatchOwnership implements MatchOwnership, ClaimWatcher {
   private readonly outputs: RedisOutputLeases;
 
   /** Watches `directory`'s claims and starts renewing. */
+  /** The command connection with this store's scripts (lua/directory.ts). */
+  private get lua() { return this.conn.scripts(DIRECTORY_SCRIPTS); }
+
   constructor(private readonly conn: RedisConnection, private readonly directory: RedisMatchDirectory, options: RedisMatchOwnershipOptions) {
     this.nodeId = conn.nodeId;
     this.ttl = options.leaseTtlMs;
@@ -87,7 +91,7 @@ export class RedisMatchOwnership implements MatchOwnership, ClaimWatcher {
 
   async orphans(): Promise<string[]> {
     if (this.holdingAdoptions()) return [];
-    return this.conn.cmd.odsDirOrphans(this.conn.keys.matches, this.conn.keys.lease(''));
+    return this.lua.odsDirOrphans(this.conn.keys.matches, this.conn.keys.lease(''));
   }
 
   async adopt(groupCode: string, after: number): Promise<DirectoryRecord | undefined> {
@@ -150,7 +154,7 @@ export class RedisMatchOwnership implements MatchOwnership, ClaimWatcher {
     // The outputs leases are left to lapse (a TTL): this node may have a webhook request in flight,
     // and an adopter that started at once could send the same events alongside it.
     await Promise.all(held.map(async (e) => {
-      const deleted = await this.conn.cmd.odsDirRelinquish(this.conn.keys.lease(e.groupCode), `${this.nodeId} ${e.epoch}`).catch(() => 0);
+      const deleted = await this.lua.odsDirRelinquish(this.conn.keys.lease(e.groupCode), `${this.nodeId} ${e.epoch}`).catch(() => 0);
       if (deleted === 1) n++;
     }));
     return n;
@@ -221,7 +225,7 @@ export class RedisMatchOwnership implements MatchOwnership, ClaimWatcher {
       let results: number[];
       const sentAt = performance.now();
       try {
-        results = await this.conn.cmd.odsDirRenew(this.nodeId, this.ttl, k.lease(''), k.match(''), k.ended(''), ...batch.flat());
+        results = await this.lua.odsDirRenew(this.nodeId, this.ttl, k.lease(''), k.match(''), k.ended(''), ...batch.flat());
       } catch (err) {
         // Redis unreachable: the node keeps its matches (the lease TTL runs in Redis, which is down too).
         this.warnLimited({ error: (err as Error).message, leases: held.length }, 'lease renewal failed (retrying)');

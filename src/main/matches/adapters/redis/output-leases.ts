@@ -2,9 +2,10 @@
 // match instance: `olease:<matchKey>` = "<nodeId> <epoch>" (PX = REDIS_LEASE_TTL_MS) and the set
 // `outputs` of the matches whose outputs are unsettled. Part of RedisMatchOwnership, which renews
 // them with the group codes' leases (one script call per batch) and holds adoptions after an outage
-// for both alike. The scripts: redis/lua/output-leases.ts.
+// for both alike. The scripts: lua/output-leases.ts.
 import type { Logger } from '../../../base/log.js';
 import type { RedisConnection } from '../../../redis/connection.js';
+import { OUTPUT_LEASES_SCRIPTS } from './lua/output-leases.js';
 
 /** Matches per renewal script call. */
 const RENEW_BATCH = 200;
@@ -14,12 +15,15 @@ export class RedisOutputLeases {
   private readonly held = new Map<string, { epoch: number; at: number }>();
   private readonly lostListeners = new Set<(matchKey: string) => void>();
 
+  /** The command connection with this store's scripts (lua/output-leases.ts). */
+  private get lua() { return this.conn.scripts(OUTPUT_LEASES_SCRIPTS); }
+
   constructor(private readonly conn: RedisConnection, private readonly options: { ttlMs: number; fenceTtlMs: number; log: Logger }) {}
 
   async hold(matchKey: string, epoch: number): Promise<boolean> {
     const k = this.conn.keys;
     const sentAt = performance.now();
-    const [ok] = await this.conn.cmd.odsOutputsHold(k.outputs, this.conn.nodeId, this.options.ttlMs, k.outputLease(''), k.eventFence(''), this.options.fenceTtlMs, matchKey, epoch);
+    const [ok] = await this.lua.odsOutputsHold(k.outputs, this.conn.nodeId, this.options.ttlMs, k.outputLease(''), k.eventFence(''), this.options.fenceTtlMs, matchKey, epoch);
     const current = this.held.get(matchKey);
     if (ok === 1 && (!current || current.epoch <= epoch)) this.held.set(matchKey, { epoch, at: sentAt });
     return ok === 1;
@@ -31,13 +35,13 @@ export class RedisOutputLeases {
   }
 
   orphans(): Promise<string[]> {
-    return this.conn.cmd.odsOutputsOrphans(this.conn.keys.outputs, this.conn.keys.outputLease(''));
+    return this.lua.odsOutputsOrphans(this.conn.keys.outputs, this.conn.keys.outputLease(''));
   }
 
   async adopt(matchKey: string): Promise<number | undefined> {
     const k = this.conn.keys;
     const sentAt = performance.now();
-    const epoch = await this.conn.cmd.odsOutputsAdopt(k.outputs, k.epoch, this.conn.nodeId, this.options.ttlMs, k.outputLease(''), k.eventFence(''),
+    const epoch = await this.lua.odsOutputsAdopt(k.outputs, k.epoch, this.conn.nodeId, this.options.ttlMs, k.outputLease(''), k.eventFence(''),
       this.options.fenceTtlMs, k.lease(''), k.match(''), k.eventStream(''), matchKey);
     if (epoch === null || epoch === undefined) return undefined;
     this.held.set(matchKey, { epoch: Number(epoch), at: sentAt });
@@ -48,7 +52,7 @@ export class RedisOutputLeases {
     const h = this.held.get(matchKey);
     this.held.delete(matchKey);
     if (!h) return;
-    await this.conn.cmd.odsOutputsSettle(this.conn.keys.outputLease(matchKey), this.conn.keys.outputs, `${this.conn.nodeId} ${h.epoch}`, matchKey);
+    await this.lua.odsOutputsSettle(this.conn.keys.outputLease(matchKey), this.conn.keys.outputs, `${this.conn.nodeId} ${h.epoch}`, matchKey);
   }
 
   onLost(listener: (matchKey: string) => void): () => void {
@@ -65,7 +69,7 @@ export class RedisOutputLeases {
       const batch = all.slice(i, i + RENEW_BATCH).filter(([key, epoch]) => this.held.get(key)?.epoch === epoch);
       if (!batch.length) continue;
       const sentAt = performance.now();
-      const results = await this.conn.cmd.odsOutputsHold(k.outputs, this.conn.nodeId, this.options.ttlMs, k.outputLease(''), k.eventFence(''), this.options.fenceTtlMs, ...batch.flat());
+      const results = await this.lua.odsOutputsHold(k.outputs, this.conn.nodeId, this.options.ttlMs, k.outputLease(''), k.eventFence(''), this.options.fenceTtlMs, ...batch.flat());
       for (let j = 0; j < batch.length; j++) {
         const [key, epoch] = batch[j];
         if (this.held.get(key)?.epoch !== epoch) continue; // settled or held at another epoch meanwhile

@@ -9,7 +9,7 @@
 // a local map of what this node put or loaded (`load` for one match a node adopts, `loadAll` at
 // start), kept whatever Redis answers, so a shard that dies during a Redis outage still restarts
 // from its latest snapshot. `put` returns false when the local map or Redis holds a higher epoch.
-// The scripts: redis/lua/snapshots.ts (lua-scripts.ts).
+// The scripts: lua/snapshots.ts.
 //
 // A snapshot is most of what a node writes to Redis (~17 kB per changed match per second, against
 // ~250 B per frame on the frame bus), so it is stored deflated, and most puts as a delta against a
@@ -23,6 +23,7 @@ import type { MatchCreation, MatchSnapshot, SnapshotMatch, SnapshotStore } from 
 import { MemorySnapshotStore } from '../memory/snapshot-store.js';
 import { BASE_EVERY, DATA_IS_BASE, decodeStored, encodeBase, encodeDelta } from './snapshot-format.js';
 import type { RedisConnection } from '../../../redis/connection.js';
+import { SNAPSHOTS_SCRIPTS } from './lua/snapshots.js';
 
 export interface RedisSnapshotStoreOptions {
   log: Logger;
@@ -44,6 +45,9 @@ export class RedisSnapshotStore implements SnapshotStore {
   private readonly deferred = new Map<string, { snapshot: MatchSnapshot; resolve: (written: boolean) => void; reject: (err: Error) => void }>();
   private nextBaseId = 1;
   private readonly offStatus: () => void;
+
+  /** The command connection with this store's scripts (lua/snapshots.ts). */
+  private get lua() { return this.conn.scripts(SNAPSHOTS_SCRIPTS); }
 
   constructor(private readonly conn: RedisConnection, options: RedisSnapshotStoreOptions) {
     this.log = options.log.child({ module: 'snapshots' });
@@ -94,13 +98,13 @@ export class RedisSnapshotStore implements SnapshotStore {
     const base = this.bases.get(groupCode);
     if (base && base.epoch === epoch && base.confirmed && base.puts < BASE_EVERY) {
       base.puts++;
-      return this.track(this.conn.cmd.odsSnapshotPut(key, epoch, encodeDelta(base.id, json, base.json)).then((r) => r === 1));
+      return this.track(this.lua.odsSnapshotPut(key, epoch, encodeDelta(base.id, json, base.json)).then((r) => r === 1));
     }
     // A base round: the snapshot is the new base; deltas follow once Redis confirmed it.
     const fresh: Base = { epoch, id: this.nextBaseId, json, puts: 1, confirmed: false };
     this.nextBaseId = (this.nextBaseId % 0xffffffff) + 1;
     this.bases.set(groupCode, fresh);
-    return this.track(this.conn.cmd.odsSnapshotPut(key, epoch, DATA_IS_BASE, encodeBase(fresh.id, json)).then((r) => {
+    return this.track(this.lua.odsSnapshotPut(key, epoch, DATA_IS_BASE, encodeBase(fresh.id, json)).then((r) => {
       if (r === 1 && this.bases.get(groupCode) === fresh) fresh.confirmed = true;
       return r === 1;
     }));
@@ -155,7 +159,7 @@ export class RedisSnapshotStore implements SnapshotStore {
     if (!this.local.drop(groupCode, epoch)) return; // this node put a higher epoch
     this.bases.delete(groupCode);
     this.dropDeferred(groupCode);
-    await this.track(this.conn.cmd.odsSnapshotDelete(this.conn.keys.snapshot(groupCode), epoch));
+    await this.track(this.lua.odsSnapshotDelete(this.conn.keys.snapshot(groupCode), epoch));
   }
 
   async flush(): Promise<void> {

@@ -2,11 +2,15 @@
 // (keys.outputDelays), group code → seconds, without expiry (operator data; Redis's own persistence
 // keeps it across a Redis restart), and a revision counter every write increments (each node's view,
 // output-delay/output-delays.ts, reads the hash again only when it moved). The bound is checked in the
-// write's script (redis/lua/output-delays.ts).
+// write's script (lua/output-delays.ts).
 import type { OutputDelayStore } from '../../output-delay-store.js';
 import type { RedisConnection } from '../../../redis/connection.js';
+import { OUTPUT_DELAYS_SCRIPTS } from './lua/output-delays.js';
 
 export class RedisOutputDelayStore implements OutputDelayStore {
+  /** The command connection with this store's scripts (lua/output-delays.ts). */
+  private get lua() { return this.conn.scripts(OUTPUT_DELAYS_SCRIPTS); }
+
   constructor(private readonly conn: RedisConnection) {}
 
   async all(): Promise<Record<string, number>> {
@@ -17,7 +21,7 @@ export class RedisOutputDelayStore implements OutputDelayStore {
   }
 
   async set(groupCode: string, seconds: number, max: number): Promise<boolean> {
-    return (await this.conn.cmd.odsDelaySet(this.conn.keys.outputDelays, this.conn.keys.outputDelaysRevision, groupCode, String(seconds), max)) === 1;
+    return (await this.lua.odsDelaySet(this.conn.keys.outputDelays, this.conn.keys.outputDelaysRevision, groupCode, String(seconds), max)) === 1;
   }
 
   async revision(): Promise<number> {

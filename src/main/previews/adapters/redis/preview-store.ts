@@ -6,9 +6,10 @@
 // A record's key and its index entry carry the same expiry time, so they leave together.
 //
 // Sizes are the JSON text's UTF-8 bytes (what Redis holds); the memory adapter counts UTF-16 units,
-// the same for the ASCII this data mostly is. The scripts: redis/lua/previews.ts (lua-scripts.ts).
+// the same for the ASCII this data mostly is. The scripts: lua/previews.ts.
 import type { PreviewCreate, PreviewPut, PreviewStore } from '../../preview-store.js';
 import type { RedisConnection } from '../../../redis/connection.js';
+import { PREVIEWS_SCRIPTS } from './lua/previews.js';
 
 export interface RedisPreviewStoreOptions {
   ttlMs: number;
@@ -17,6 +18,9 @@ export interface RedisPreviewStoreOptions {
 }
 
 export class RedisPreviewStore implements PreviewStore {
+  /** The command connection with this store's scripts (lua/previews.ts). */
+  private get lua() { return this.conn.scripts(PREVIEWS_SCRIPTS); }
+
   constructor(private readonly conn: RedisConnection, private readonly options: RedisPreviewStoreOptions) {}
 
   async put(code: string, json: string): Promise<PreviewPut> {
@@ -30,7 +34,7 @@ export class RedisPreviewStore implements PreviewStore {
   private async store(code: string, json: string, onlyIfAbsent: boolean): Promise<PreviewCreate> {
     const k = this.conn.keys;
     const { ttlMs, maxEntries, maxBytes } = this.options;
-    const result = await this.conn.cmd.odsPreviewStore(k.preview(code), k.previewIndex, k.previewBytes, k.previewTotalBytes,
+    const result = await this.lua.odsPreviewStore(k.preview(code), k.previewIndex, k.previewBytes, k.previewTotalBytes,
       code, json, Buffer.byteLength(json), ttlMs, maxEntries, maxBytes, onlyIfAbsent ? '1' : '0');
     if (result !== 'stored' && result !== 'exists' && result !== 'full') throw new Error(`preview script answered ${String(result)}`);
     return result;
@@ -42,7 +46,7 @@ export class RedisPreviewStore implements PreviewStore {
 
   async size(): Promise<number> {
     const k = this.conn.keys;
-    return this.conn.cmd.odsPreviewSize(k.previewIndex, k.previewIndex, k.previewBytes, k.previewTotalBytes);
+    return this.lua.odsPreviewSize(k.previewIndex, k.previewIndex, k.previewBytes, k.previewTotalBytes);
   }
 
   /** No timers or subscriptions of its own; the connection is the composition root's. */

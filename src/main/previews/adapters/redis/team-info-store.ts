@@ -6,20 +6,24 @@
 // turn an empty array into an object and round numbers): it keeps the `teams` text as it is.
 // size() counts a sorted set of codes by expiry time (teamInfoIndex), pruned by every write:
 // cheaper than a SCAN of the whole keyspace, and exact.
-// The scripts: redis/lua/team-info.ts (lua-scripts.ts).
+// The scripts: lua/team-info.ts.
 import type { TeamInfo, TeamInfoFinal, TeamInfoStore } from '../../team-info-store.js';
 import type { RedisConnection } from '../../../redis/connection.js';
+import { TEAM_INFO_SCRIPTS } from './lua/team-info.js';
 
 export interface RedisTeamInfoStoreOptions {
   ttlMs: number;
 }
 
 export class RedisTeamInfoStore implements TeamInfoStore {
+  /** The command connection with this store's scripts (lua/team-info.ts). */
+  private get lua() { return this.conn.scripts(TEAM_INFO_SCRIPTS); }
+
   constructor(private readonly conn: RedisConnection, private readonly options: RedisTeamInfoStoreOptions) {}
 
   async set(groupCode: string, teams: { leftTeam: unknown; rightTeam: unknown }): Promise<void> {
     const k = this.conn.keys;
-    await this.conn.cmd.odsTeamWrite(k.teamInfo(groupCode), k.teamInfoIndex, groupCode, this.options.ttlMs,
+    await this.lua.odsTeamWrite(k.teamInfo(groupCode), k.teamInfoIndex, groupCode, this.options.ttlMs,
       JSON.stringify({ leftTeam: teams.leftTeam, rightTeam: teams.rightTeam }), '', '0');
   }
 
@@ -28,7 +32,7 @@ export class RedisTeamInfoStore implements TeamInfoStore {
     const k = this.conn.keys;
     const teams = extra.leftTeam === undefined || extra.rightTeam === undefined ? '' : JSON.stringify({ leftTeam: extra.leftTeam, rightTeam: extra.rightTeam });
     const final = JSON.stringify({ higherScore: extra.higherScore, tournamentInfo: extra.tournamentInfo, sponsorInfo: extra.sponsorInfo, isSupporter: extra.isSupporter });
-    await this.conn.cmd.odsTeamWrite(k.teamInfo(groupCode), k.teamInfoIndex, groupCode, this.options.ttlMs, teams, final, '1');
+    await this.lua.odsTeamWrite(k.teamInfo(groupCode), k.teamInfoIndex, groupCode, this.options.ttlMs, teams, final, '1');
   }
 
   async get(groupCode: string): Promise<TeamInfo | undefined> {
@@ -40,7 +44,7 @@ export class RedisTeamInfoStore implements TeamInfoStore {
 
   async size(): Promise<number> {
     const k = this.conn.keys;
-    return this.conn.cmd.odsTeamSize(k.teamInfoIndex, k.teamInfoIndex);
+    return this.lua.odsTeamSize(k.teamInfoIndex, k.teamInfoIndex);
   }
 
   /** No timers or subscriptions of its own; the connection is the composition root's. */

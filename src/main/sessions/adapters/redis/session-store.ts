@@ -28,11 +28,12 @@
 // nothing).
 //
 // Tombstones: a key taken over or ended keeps a marker text for `heldTtlMs` (see TAKEN_OVER).
-// The scripts: redis/lua/sessions.ts (registered in lua-scripts.ts).
+// The scripts: lua/sessions.ts.
 import type { Logger } from '../../../base/log.js';
 import { MAX_SESSION_ID_LENGTH } from '../../../base/limits.js';
 import type { NewSession, SessionEnd, SessionRecord, SessionStore, TakenOver } from '../../session-store.js';
 import type { RedisConnection } from '../../../redis/connection.js';
+import { SESSIONS_SCRIPTS } from './lua/sessions.js';
 
 export interface RedisSessionStoreOptions {
   /** RECOVERY_WINDOW_MS. */
@@ -83,6 +84,9 @@ export class RedisSessionStore implements SessionStore {
   private readonly heldTtlMs: number;
   private readonly renewTimer: NodeJS.Timeout;
 
+  /** The command connection with this store's scripts (lua/sessions.ts). */
+  private get lua() { return this.conn.scripts(SESSIONS_SCRIPTS); }
+
   constructor(private readonly conn: RedisConnection, options: RedisSessionStoreOptions) {
     this.log = options.log.child({ module: 'sessions' });
     this.windowMs = options.windowMs;
@@ -94,7 +98,7 @@ export class RedisSessionStore implements SessionStore {
   put(session: NewSession): void {
     const local = this.remember({ ...session, disconnectedAt: null });
     const [index, holder] = this.indexKeys(local.record);
-    this.fire('put', this.conn.cmd.odsSessionPut(this.conn.keys.session(session.id), index, holder, session.id, local.raw, this.heldTtlMs, '0'));
+    this.fire('put', this.lua.odsSessionPut(this.conn.keys.session(session.id), index, holder, session.id, local.raw, this.heldTtlMs, '0'));
   }
 
   /** One script: the holder key is claimed (SET NX) and the session written, or nothing happens. */
@@ -102,7 +106,7 @@ export class RedisSessionStore implements SessionStore {
     const record: Entry = { ...session, disconnectedAt: null };
     const raw = encode(record);
     const [index, holder] = this.indexKeys(record);
-    const kept = await this.track(this.conn.cmd.odsSessionPut(this.conn.keys.session(session.id), index, holder, session.id, raw, this.heldTtlMs, '1'));
+    const kept = await this.track(this.lua.odsSessionPut(this.conn.keys.session(session.id), index, holder, session.id, raw, this.heldTtlMs, '1'));
     if (kept !== 1) return false;
     this.view.set(session.id, { record, raw });
     return true;
@@ -120,7 +124,7 @@ export class RedisSessionStore implements SessionStore {
       const record: Entry = { ...old, id: newId, socketId, disconnectedAt: null };
       const raw = encode(record);
       const [index, holder] = this.indexKeys(record);
-      const swapped = await this.track(this.conn.cmd.odsSessionTakeOver(k.session(presentedId), k.session(newId), index, holder,
+      const swapped = await this.track(this.lua.odsSessionTakeOver(k.session(presentedId), k.session(newId), index, holder,
         presentedId, read!, newId, raw, this.heldTtlMs, record.role === 'auxiliary' ? '1' : '0', TAKEN_OVER));
       if (swapped === 0) return undefined; // another socket took it over first, or it ended
       if (swapped === -1) continue; // changed since it was read (detached, taken over and back): read again
@@ -180,7 +184,7 @@ export class RedisSessionStore implements SessionStore {
       });
       // A text that is not a session of this group/match (it cannot be: ids are unique) is left alone.
       const raws = list.map((id) => { const f = found.get(id)!; return f.record && hit(f.record) ? f.raw : '\u0000'; });
-      const gone = await this.track(this.conn.cmd.odsSessionEnd(2 + 2 * list.length, groupSet, matchSet,
+      const gone = await this.track(this.lua.odsSessionEnd(2 + 2 * list.length, groupSet, matchSet,
         ...list.map((id) => k.session(id)), ...holders, list.length, ...list, ...raws, this.heldTtlMs, ENDED));
       for (const id of gone) ended.set(id, found.get(id)!.record!);
       // Sessions that changed since they were read (detached, taken over) are read again.
@@ -255,7 +259,7 @@ export class RedisSessionStore implements SessionStore {
   private write(op: string, local: Local, expected: string, json: string, ttl: number, renew: boolean, release: boolean): void {
     const s = local.record;
     const [index, holder] = this.indexKeys(s);
-    const done = this.conn.cmd.odsSessionUpdate(this.conn.keys.session(s.id), index, holder, s.id, expected, json, ttl,
+    const done = this.lua.odsSessionUpdate(this.conn.keys.session(s.id), index, holder, s.id, expected, json, ttl,
       renew ? '1' : '0', release ? '1' : '0', s.role === 'auxiliary' ? '1' : '0');
     // Taken over by another socket: it leaves this node's view. Gone (ended elsewhere, or lost with
     // a Redis restart): it stays, as this node's socket still holds it (the session is not re-created:

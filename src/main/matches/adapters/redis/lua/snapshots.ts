@@ -1,6 +1,6 @@
-// The snapshot store's Lua (matches/adapters/redis/snapshot-store.ts), as text only: lua-scripts.ts registers
-// every script of the service under its name. Both are fenced by the stored epoch.
-
+// The snapshot store's Lua (matches/adapters/redis/snapshot-store.ts), with the names and
+// signatures its adapter calls them by (at the end). Both are fenced by the stored epoch.
+import type { ScriptDefinitions } from '../../../../redis/connection.js';
 /**
  * KEYS: snapshot(code). ARGV: epoch, data[, base] (the base its deltas are against: snapshot-format.ts).
  * 0 (nothing changes) when a higher epoch is stored.
@@ -23,3 +23,14 @@ if current and tonumber(current) > tonumber(ARGV[1]) then return 0 end
 redis.call('DEL', KEYS[1])
 return 1
 `;
+
+/** The scripts above as the adapter calls them (`conn.scripts(SNAPSHOTS_SCRIPTS)` defines them on the command connection). */
+export interface SnapshotsScripts {
+  odsSnapshotPut(key: string, epoch: number, data: string | Buffer, base?: Buffer): Promise<number>;
+  odsSnapshotDelete(key: string, epoch: number): Promise<number>;
+}
+
+export const SNAPSHOTS_SCRIPTS: ScriptDefinitions<SnapshotsScripts> = {
+  odsSnapshotPut: { numberOfKeys: 1, lua: PUT },
+  odsSnapshotDelete: { numberOfKeys: 1, lua: DELETE },
+};

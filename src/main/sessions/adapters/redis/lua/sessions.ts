@@ -1,7 +1,7 @@
-// The session table's Lua (sessions/adapters/redis/session-store.ts), as text only: lua-scripts.ts registers
-// every script of the service under its name. Writes compare a session's whole JSON text (no script
+// The session table's Lua (sessions/adapters/redis/session-store.ts), with the names and
+// signatures its adapter calls them by (at the end). Writes compare a session's whole JSON text (no script
 // decodes JSON); the index sets get an expiry at least as long as their members'.
-
+import type { Arg, Flag, ScriptDefinitions } from '../../../../redis/connection.js';
 /** Gives the index set (KEYS[n]) an expiry of at least `ttl`. */
 const REFRESH_INDEX = `
 local function refresh(key, ttl)
@@ -101,3 +101,19 @@ for i = 1, n do
 end
 return ended
 `;
+
+/** The scripts above as the adapter calls them (`conn.scripts(SESSIONS_SCRIPTS)` defines them on the command connection). */
+export interface SessionsScripts {
+  odsSessionPut(key: string, index: string, holder: string, id: string, json: string, ttl: number, claim: Flag): Promise<number>;
+  odsSessionTakeOver(oldKey: string, newKey: string, index: string, holder: string, oldId: string, read: string, newId: string, json: string, ttl: number, aux: Flag, tombstone: string): Promise<number>;
+  odsSessionUpdate(key: string, index: string, holder: string, id: string, expected: string, json: string, ttl: number, renew: Flag, release: Flag, aux: Flag): Promise<number>;
+  /** The number of keys is its first argument. */
+  odsSessionEnd(...args: Arg[]): Promise<string[]>;
+}
+
+export const SESSIONS_SCRIPTS: ScriptDefinitions<SessionsScripts> = {
+  odsSessionPut: { numberOfKeys: 3, lua: PUT },
+  odsSessionTakeOver: { numberOfKeys: 4, lua: TAKE_OVER },
+  odsSessionUpdate: { numberOfKeys: 3, lua: UPDATE },
+  odsSessionEnd: { lua: END },
+};

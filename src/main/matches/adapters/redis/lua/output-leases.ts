@@ -1,11 +1,11 @@
-// The outputs leases' Lua (matches/adapters/redis/match-ownership.ts), as text only: lua-scripts.ts
-// registers it. A match instance's outputs (its events not yet every endpoint's, its cursors, its
+// The outputs leases' Lua (matches/adapters/redis/match-ownership.ts), with the names and
+// signatures its adapter calls them by (at the end). A match instance's outputs (its events not yet every endpoint's, its cursors, its
 // record) are owned through a lease per matchKey (keys.outputLease = "<node> <epoch>", PX =
 // REDIS_LEASE_TTL_MS) and the set of matches whose outputs are unsettled (keys.outputs), beside the
 // group code's lease (docs/reliability.md, "One owner of a match's outputs"). Epochs come from the
 // one counter of the leases (keys.epoch): a later takeover, of the match or of its outputs, always
 // holds a higher one, and the higher epoch wins.
-
+import type { Arg, ScriptDefinitions } from '../../../../redis/connection.js';
 /**
  * KEYS: outputs. ARGV: node, ttl, lease prefix, fence prefix, fence ttl, then (matchKey, epoch)
  * pairs. Per pair: 1 held (the lease is this node's at that epoch now, and the match's fence raised
@@ -81,3 +81,18 @@ redis.call('DEL', KEYS[1])
 redis.call('SREM', KEYS[2], ARGV[2])
 return 1
 `;
+
+/** The scripts above as the adapter calls them (`conn.scripts(OUTPUT_LEASES_SCRIPTS)` defines them on the command connection). */
+export interface OutputLeasesScripts {
+  odsOutputsHold(outputs: string, node: string, ttlMs: number, leasePrefix: string, fencePrefix: string, fenceTtlMs: number, ...pairs: Arg[]): Promise<number[]>;
+  odsOutputsAdopt(outputs: string, epochCounter: string, node: string, ttlMs: number, leasePrefix: string, fencePrefix: string, fenceTtlMs: number, groupLeasePrefix: string, groupRecordPrefix: string, streamPrefix: string, matchKey: string): Promise<number | null>;
+  odsOutputsOrphans(outputs: string, leasePrefix: string): Promise<string[]>;
+  odsOutputsSettle(lease: string, outputs: string, holder: string, matchKey: string): Promise<number>;
+}
+
+export const OUTPUT_LEASES_SCRIPTS: ScriptDefinitions<OutputLeasesScripts> = {
+  odsOutputsHold: { numberOfKeys: 1, lua: HOLD },
+  odsOutputsAdopt: { numberOfKeys: 2, lua: ADOPT },
+  odsOutputsOrphans: { numberOfKeys: 1, lua: ORPHANS },
+  odsOutputsSettle: { numberOfKeys: 2, lua: SETTLE },
+};

@@ -1,9 +1,9 @@
-// The directory's and the leases' Lua (matches/adapters/redis/match-directory.ts, match-ownership.ts), as
-// text only: lua-scripts.ts registers every script of the service under its name.
+// The directory's and the leases' Lua (matches/adapters/redis/match-directory.ts, match-ownership.ts), with the
+// names and signatures its adapters call them by (at the end).
 //
 // The record is stored as `{"epoch":…,"owner":…,"matchId":…,"secretDigest":…,"playerIds":[…],
 // "base":{…}}` (directory-records.ts); every change publishes itself on the directory channel.
-
+import type { Arg, ScriptDefinitions } from '../../../../redis/connection.js';
 // Shared by the scripts: the record is `{"epoch":…,"owner":…,"matchId":…,"secretDigest":…,
 // "playerIds":[…],"base":{…}}`; no field before "base" can contain `,"base":` (JSON strings escape
 // their quotes), so the first one splits it; "base" is never decoded and re-encoded (cjson would turn
@@ -168,3 +168,26 @@ return out
 
 // KEYS: lease. ARGV: "<node> <epoch>". Deletes a lease only while it is still this node's (same owner and epoch).
 export const RELINQUISH = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+
+/** The scripts above as the adapter calls them (`conn.scripts(DIRECTORY_SCRIPTS)` defines them on the command connection). */
+export interface DirectoryScripts {
+  odsDirClaim(...args: Arg[]): Promise<[string, string?]>;
+  odsDirRelease(...args: Arg[]): Promise<number>;
+  odsDirUpdate(...args: Arg[]): Promise<number>;
+  odsDirRenew(...args: Arg[]): Promise<number[]>;
+  odsDirAdopt(...args: Arg[]): Promise<string | null>;
+  odsDirOrphans(...args: Arg[]): Promise<string[]>;
+  odsDirLoad(...args: Arg[]): Promise<string[]>;
+  odsDirRelinquish(lease: string, holder: string): Promise<number>;
+}
+
+export const DIRECTORY_SCRIPTS: ScriptDefinitions<DirectoryScripts> = {
+  odsDirClaim: { numberOfKeys: 5, lua: CLAIM },
+  odsDirRelease: { numberOfKeys: 5, lua: RELEASE },
+  odsDirUpdate: { numberOfKeys: 1, lua: UPDATE },
+  odsDirRenew: { numberOfKeys: 0, lua: RENEW },
+  odsDirAdopt: { numberOfKeys: 4, lua: ADOPT },
+  odsDirOrphans: { numberOfKeys: 1, lua: ORPHANS },
+  odsDirLoad: { numberOfKeys: 1, lua: LOAD },
+  odsDirRelinquish: { numberOfKeys: 1, lua: RELINQUISH },
+};

@@ -1,8 +1,9 @@
-// The input log's Lua (matches/adapters/redis/input-log.ts), as text only: lua-scripts.ts registers it. A
+// The input log's Lua (matches/adapters/redis/input-log.ts), with the names and
+// signatures its adapter calls them by (at the end). A
 // match's inputs are a stream (keys.inputLog) whose entry ids are `<epoch>-<n>`: Redis refuses an
 // XADD whose id is not above the stream's last id (kept after XTRIM too), so an entry `<epoch>-0`
 // (a fence: field `f`) closes the log to every writer of a lower epoch.
-
+import type { Arg, ScriptDefinitions } from '../../../../redis/connection.js';
 /**
  * KEYS: the streams of a flush's matches (inputLog(code), each once). ARGV: ttlMs, then each input in
  * order as `k id t r v` (an observer payload: KEYS[k], fields t and r, and v unless it is '') or
@@ -84,3 +85,19 @@ if lastEpoch(KEYS[1]) > tonumber(ARGV[1]) then return 0 end
 redis.call('DEL', KEYS[1])
 return 1
 `;
+
+/** The scripts above as the adapter calls them (`conn.scripts(INPUT_LOG_SCRIPTS)` defines them on the command connection). */
+export interface InputLogScripts {
+  /** The number of keys first, then the keys, ttlMs and each input's arguments (arrays are flattened by ioredis). */
+  odsInputAppend(numberOfKeys: number, keys: string[], ttlMs: number, inputs: Arg[]): Promise<(number | string)[]>;
+  odsInputSince(key: string, fence: string, start: string, after: number, ttlMs: number): Promise<[string, string[]][]>;
+  odsInputCover(key: string, epoch: number, minId: string, ttlMs: number): Promise<number>;
+  odsInputDrop(key: string, epoch: number): Promise<number>;
+}
+
+export const INPUT_LOG_SCRIPTS: ScriptDefinitions<InputLogScripts> = {
+  odsInputAppend: { lua: APPEND },
+  odsInputSince: { numberOfKeys: 1, lua: SINCE },
+  odsInputCover: { numberOfKeys: 1, lua: COVER },
+  odsInputDrop: { numberOfKeys: 1, lua: DROP },
+};

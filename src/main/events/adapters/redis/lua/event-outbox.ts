@@ -1,5 +1,5 @@
-// The event outbox's Lua (events/adapters/redis/event-outbox.ts), as text only: lua-scripts.ts registers
-// it. A match's events are a stream (keys.eventStream) whose entry ids are `0-<seq>`; the
+// The event outbox's Lua (events/adapters/redis/event-outbox.ts), with the names and
+// signatures its adapter calls them by (at the end). A match's events are a stream (keys.eventStream) whose entry ids are `0-<seq>`; the
 // endpoints' cursors of a match are a hash (keys.eventCursors), endpoint id → seq.
 //
 // Fencing (docs/reliability.md, "One owner of a match's outputs"): every write carries the writer's
@@ -7,7 +7,7 @@
 // (-1) when the match's outputs are held at a higher epoch: the match's fence key (keys.eventFence,
 // raised by every write and by taking the outputs lease: lua/output-leases.ts) or, for a write of a running match, the group code's lease.
 // So a deposed owner's late append, cursor move or record write is refused by Redis, whatever the timing.
-
+import type { ScriptDefinitions } from '../../../../redis/connection.js';
 /** The fence, shared by the writing scripts: KEYS[f] fence, KEYS[f + 1] lease; epoch, live ('1': check the lease), ttl. True: refused. */
 export const FENCE = `
 local function fenced(fk, lk, epoch, live, ttl)
@@ -44,3 +44,14 @@ redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 `;
+
+/** The scripts above as the adapter calls them (`conn.scripts(EVENT_OUTBOX_SCRIPTS)` defines them on the command connection). */
+export interface EventOutboxScripts {
+  odsEventAppend(stream: string, fence: string, lease: string, seq: number, order: number, organizationId: string, text: string, ttlMs: number, epoch: number, live: string): Promise<number>;
+  odsEventAdvance(cursors: string, fence: string, lease: string, endpointId: string, seq: number, ttlMs: number, epoch: number, live: string): Promise<number>;
+}
+
+export const EVENT_OUTBOX_SCRIPTS: ScriptDefinitions<EventOutboxScripts> = {
+  odsEventAppend: { numberOfKeys: 3, lua: APPEND },
+  odsEventAdvance: { numberOfKeys: 3, lua: ADVANCE },
+};

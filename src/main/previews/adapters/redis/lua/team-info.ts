@@ -1,6 +1,6 @@
-// The team-info store's Lua (previews/adapters/redis/team-info-store.ts), as text only: lua-scripts.ts
-// registers every script of the service under its name. Expiry on Redis's clock (TIME).
-
+// The team-info store's Lua (previews/adapters/redis/team-info-store.ts), with the names and
+// signatures its adapter calls them by (at the end). Expiry on Redis's clock (TIME).
+import type { Flag, ScriptDefinitions } from '../../../../redis/connection.js';
 /** `now` on Redis's clock; index entries of expired codes dropped (an entry expiring at `now` is live, as its key). */
 const PRUNE = `
 local t = redis.call('TIME')
@@ -31,3 +31,14 @@ return 1
 export const SIZE = `${PRUNE}
 return redis.call('ZCARD', KEYS[2])
 `;
+
+/** The scripts above as the adapter calls them (`conn.scripts(TEAM_INFO_SCRIPTS)` defines them on the command connection). */
+export interface TeamInfoScripts {
+  odsTeamWrite(key: string, index: string, code: string, ttlMs: number, teams: string, final: string, update: Flag): Promise<number>;
+  odsTeamSize(index: string, index2: string): Promise<number>;
+}
+
+export const TEAM_INFO_SCRIPTS: ScriptDefinitions<TeamInfoScripts> = {
+  odsTeamWrite: { numberOfKeys: 2, lua: WRITE },
+  odsTeamSize: { numberOfKeys: 2, lua: SIZE },
+};

@@ -1,7 +1,8 @@
-// The records' and dead letters' Lua (events/adapters/redis/record-store.ts), as text only: lua-scripts.ts
-// registers it. A record is a hash (keys.record: `s` its summary's JSON, `r` the record, `g` its
+// The records' and dead letters' Lua (events/adapters/redis/record-store.ts), with the names and
+// signatures its adapter calls them by (at the end). A record is a hash (keys.record: `s` its summary's JSON, `r` the record, `g` its
 // group code) that expires at the end of its retention; the index (keys.recordIndex) is a sorted
 // set, matchKey → storedAt (epoch ms). The dead letters are a capped list (keys.deadLetters).
+import type { ScriptDefinitions } from '../../../../redis/connection.js';
 import { FENCE } from './event-outbox.js';
 
 /** KEYS: record, index, fence, lease. ARGV: matchKey, storedAt ms, summary, record, groupCode, ttlMs, cutoff ms, epoch ('': unfenced), fence ttlMs. 1: kept; -1: fenced (lua/event-outbox.ts). */
@@ -61,3 +62,22 @@ for _, text in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
 end
 return n
 `;
+
+/** The scripts above as the adapter calls them (`conn.scripts(RECORDS_SCRIPTS)` defines them on the command connection). */
+export interface RecordsScripts {
+  odsRecordPut(record: string, index: string, fence: string, lease: string, matchKey: string, storedAt: number, summary: string, body: string | Buffer, groupCode: string, ttlMs: number, cutoff: number, epoch: number | '', fenceTtlMs: number): Promise<number>;
+  odsRecordList(index: string, recordPrefix: string, cutoff: number, groupCode: string, limit: number): Promise<string[]>;
+  odsRecordPrune(index: string, recordPrefix: string, cutoff: number): Promise<number>;
+  odsDeadLetterAdd(list: string, json: string, max: number, ttlMs: number): Promise<number>;
+  odsDeadLetterList(list: string): Promise<string[]>;
+  odsDeadLetterRemove(key: string, endpointId: string, eventId: string): Promise<number>;
+}
+
+export const RECORDS_SCRIPTS: ScriptDefinitions<RecordsScripts> = {
+  odsRecordPut: { numberOfKeys: 4, lua: PUT },
+  odsRecordList: { numberOfKeys: 1, lua: LIST },
+  odsRecordPrune: { numberOfKeys: 1, lua: PRUNE },
+  odsDeadLetterAdd: { numberOfKeys: 1, lua: DEAD_ADD },
+  odsDeadLetterList: { numberOfKeys: 1, lua: DEAD_LIST },
+  odsDeadLetterRemove: { numberOfKeys: 1, lua: DEAD_REMOVE },
+};

@@ -1,6 +1,6 @@
-// The preview store's Lua (previews/adapters/redis/preview-store.ts), as text only: lua-scripts.ts registers
-// every script of the service under its name. Expiry and bounds on Redis's clock (TIME).
-
+// The preview store's Lua (previews/adapters/redis/preview-store.ts), with the names and
+// signatures its adapter calls them by (at the end). Expiry and bounds on Redis's clock (TIME).
+import type { Flag, ScriptDefinitions } from '../../../../redis/connection.js';
 /**
  * Drops expired index entries (in batches: `unpack` has a stack limit); `now` on Redis's clock. An
  * entry whose expiry is `now` is live, as Redis's own key (expired when now > its time).
@@ -46,3 +46,14 @@ return 'stored'
 export const SIZE = `${PRUNE}
 return redis.call('ZCARD', KEYS[2])
 `;
+
+/** The scripts above as the adapter calls them (`conn.scripts(PREVIEWS_SCRIPTS)` defines them on the command connection). */
+export interface PreviewsScripts {
+  odsPreviewStore(key: string, index: string, sizes: string, total: string, code: string, json: string, size: number, ttlMs: number, maxEntries: number, maxBytes: number, onlyIfAbsent: Flag): Promise<string>;
+  odsPreviewSize(unused: string, index: string, sizes: string, total: string): Promise<number>;
+}
+
+export const PREVIEWS_SCRIPTS: ScriptDefinitions<PreviewsScripts> = {
+  odsPreviewStore: { numberOfKeys: 4, lua: STORE },
+  odsPreviewSize: { numberOfKeys: 4, lua: SIZE },
+};

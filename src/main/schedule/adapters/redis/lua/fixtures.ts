@@ -1,6 +1,6 @@
-// The fixture store's Lua (schedule/adapters/redis/fixture-store.ts), as text only: lua-scripts.ts registers
-// every script of the service under its name. One hash, fixtures: group code → the fixture's JSON.
-
+// The fixture store's Lua (schedule/adapters/redis/fixture-store.ts), with the names and
+// signatures its adapter calls them by (at the end). One hash, fixtures: group code → the fixture's JSON.
+import type { ScriptDefinitions } from '../../../../redis/connection.js';
 // Every write also increments KEYS[2] (the revision: readers list the hash again only when it moved).
 
 /** KEYS: fixtures, revision. ARGV: max, then code, json pairs. 'ok'; 'exists:<code>'; 'full'. All or nothing. */
@@ -27,3 +27,16 @@ return 1
 export const ALL = `
 return redis.call('HVALS', KEYS[1])
 `;
+
+/** The scripts above as the adapter calls them (`conn.scripts(FIXTURES_SCRIPTS)` defines them on the command connection). */
+export interface FixturesScripts {
+  odsFixtureAdd(key: string, revision: string, max: number, ...pairs: string[]): Promise<string>;
+  odsFixtureSwap(key: string, revision: string, code: string, read: string, next: string): Promise<number>;
+  odsFixtureAll(key: string): Promise<string[]>;
+}
+
+export const FIXTURES_SCRIPTS: ScriptDefinitions<FixturesScripts> = {
+  odsFixtureAdd: { numberOfKeys: 2, lua: ADD },
+  odsFixtureSwap: { numberOfKeys: 2, lua: SWAP },
+  odsFixtureAll: { numberOfKeys: 1, lua: ALL },
+};
