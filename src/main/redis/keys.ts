@@ -33,11 +33,11 @@ export function redisKeys(prefix: string) {
     matches: `${prefix}matches`,
     // The epoch a code's last match ended under (its release; PX = ENDED_TTL_MS, an hour): a node
     // frozen past its lease that wakes up with an older epoch of the code is told its match is gone,
-    // not that Redis lost it (lua/directory.ts RENEW).
+    // not that Redis lost it (matches/adapters/redis/lua/directory.ts RENEW).
     ended: (groupCode: string) => `${prefix}ended:${groupCode}`,
     perKey: (keyId: string) => `${prefix}perkey:${keyId}`,
     epoch: `${prefix}epoch`,
-    // MatchOwnership of a match instance's outputs (lua/output-leases.ts): the lease of one match's
+    // MatchOwnership of a match instance's outputs (matches/adapters/redis/lua/output-leases.ts): the lease of one match's
     // outputs ("<node> <epoch>", PX = REDIS_LEASE_TTL_MS), and the set of matchKeys whose outputs
     // are unsettled (an endpoint still lacks events): one without a lease is an outputs orphan.
     outputLease: (matchKey: string) => `${prefix}olease:${matchKey}`,
@@ -60,7 +60,7 @@ export function redisKeys(prefix: string) {
     eventStream: (matchKey: string) => `${prefix}ev:${matchKey}`,
     /** The webhook endpoints' cursors of a match: a hash, endpoint id → the last seq it has. */
     eventCursors: (matchKey: string) => `${prefix}evcur:${matchKey}`,
-    /** The epoch a match's outputs are held at (a number, raised by every write and by taking the match's outputs lease; PX = EVENTS_RETENTION_MS): lua/event-outbox.ts FENCE. */
+    /** The epoch a match's outputs are held at (a number, raised by every write and by taking the match's outputs lease; PX = EVENTS_RETENTION_MS): events/adapters/redis/lua/event-outbox.ts FENCE. */
     eventFence: (matchKey: string) => `${prefix}evfence:${matchKey}`,
     /** InputLog (input-log.ts): a match's inputs after its stored snapshot, a stream with entry ids `<epoch>-<n>` (`<epoch>-0`: a fence; PX = its TTL, refreshed by every write). */
     inputLog: (groupCode: string) => `${prefix}inlog:${groupCode}`,

@@ -5,7 +5,7 @@
 // Fencing (docs/reliability.md, "One owner of a match's outputs"): every write carries the writer's
 // epoch for the match (its MatchOwnership epoch: the group code's lease's, or its outputs lease's) and is refused
 // (-1) when the match's outputs are held at a higher epoch: the match's fence key (keys.eventFence,
-// raised by every write and by taking the outputs lease: lua/output-leases.ts) or, for a write of a running match, the group code's lease.
+// raised by every write and by taking the outputs lease: matches/adapters/redis/lua/output-leases.ts) or, for a write of a running match, the group code's lease.
 // So a deposed owner's late append, cursor move or record write is refused by Redis, whatever the timing.
 import type { ScriptDefinitions } from '../../../../redis/connection.js';
 /** The fence, shared by the writing scripts: KEYS[f] fence, KEYS[f + 1] lease; epoch, live ('1': check the lease), ttl. True: refused. */
