@@ -30,7 +30,9 @@ import { BroadcastServer } from './broadcast/server.js';
 import { openRedisPorts } from './redis-ports.js';
 import type { Config } from './base/config.js';
 import { EventBus, type MainEvents } from './base/events.js';
-import { openEventOutput } from './events/index.js';
+import { JournalFiles, openEventOutput } from './events/index.js';
+import { FileEventOutbox } from './events/adapters/state-dir/event-outbox.js';
+import { FileDeadLetters, FileRecordStore } from './events/adapters/state-dir/record-store.js';
 import { DataDirWebhookEndpointStore, WEBHOOK_ENDPOINTS_FILE } from './events/adapters/data-dir/webhook-endpoint-store.js';
 import { OutputDelays } from './output-delay/index.js';
 import { DataDirOutputDelayStore, OUTPUT_DELAYS_FILE } from './output-delay/adapters/data-dir/output-delay-store.js';
@@ -147,7 +149,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
   // Match events out (events/): journal, webhooks, GET /events, records (EVENTS_ENABLED).
   // The per-match output delay (output-delay/output-delays.ts): operator data like the schedule (DATA_DIR, or Redis).
   const delays = await OutputDelays.open(outputDelays, { shared: redis !== null, log });
-  const eventOutput = config.EVENTS_ENABLED ? await openEventOutput({ config, log, directory, delays, shared: redis?.eventOutbox ?? null, ...(redis ? { node: { id: redis.conn.nodeId, epochOf: (code: string) => routes.get(code)?.epoch, leaseLeftMs: (code: string) => redis.ownership.leaseLeftMs(code), outputs: redis.ownership } } : {}), records: redis?.records ?? null, deadLetters: redis?.deadLetters ?? null, endpointStore: redis?.webhookEndpoints ?? new DataDirWebhookEndpointStore(path.join(config.DATA_DIR, WEBHOOK_ENDPOINTS_FILE)), report: (label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }) }) : null;
+  // The journal's files (events/ under STATE_DIR or DATA_DIR), the EventOutbox on them, and the records and dead letters on them without Redis.
+  const eventFiles = config.EVENTS_ENABLED ? new JournalFiles(path.join(path.resolve(config.STATE_DIR || config.DATA_DIR), 'events'), log) : null;
+  const eventOutput = eventFiles ? await openEventOutput({ config, log, directory, delays, shared: redis?.eventOutbox ?? null, files: eventFiles, fileOutbox: new FileEventOutbox(eventFiles), ...(redis ? { node: { id: redis.conn.nodeId, epochOf: (code: string) => routes.get(code)?.epoch, leaseLeftMs: (code: string) => redis.ownership.leaseLeftMs(code), outputs: redis.ownership } } : {}), records: redis?.records ?? new FileRecordStore(eventFiles, config.EVENTS_RETENTION_MS), deadLetters: redis?.deadLetters ?? new FileDeadLetters(eventFiles), endpointStore: redis?.webhookEndpoints ?? new DataDirWebhookEndpointStore(path.join(config.DATA_DIR, WEBHOOK_ENDPOINTS_FILE)), report: (label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }) }) : null;
   // GET /feeds of a local match: its shard makes the tables (feeds/shard-tables.ts), asked through routing, answered through `output`.
   const feedTables = new ShardFeedTables(routes);
   // The input log (matches/input-log.ts): with durable snapshots, the inputs after a match's last one.

@@ -50,7 +50,7 @@ export interface DeliveryDeps {
   /** Cursors to keep (journal-files.ts), or null (memory only). */
   save: ((cursors: Record<string, Record<string, number>>) => void) | null;
   cursors: Record<string, Record<string, number>>;
-  /** Where the dead letters go (record-files.ts, or Redis). */
+  /** Where the dead letters go (adapters/state-dir/record-store.ts, or Redis). */
   deadLetters: DeadLetterStore;
   /** The outbox shared by the nodes (REDIS_URL), or null. */
   shared?: EventOutbox | null;

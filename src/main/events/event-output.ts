@@ -16,10 +16,9 @@ import type { WebhookEndpointStore } from './webhook-endpoint-store.js';
 import { EndpointBook } from './endpoint-book.js';
 import { EndpointError, parseEndpoint, viewOf, type EndpointView, type WebhookEndpoint } from './endpoints.js';
 import { EventJournal } from './journal.js';
-import { JournalFiles } from './journal-files.js';
+import type { JournalFiles } from './journal-files.js';
 import { watchOperational, type OperationalDeps } from './operational.js';
 import type { OutputDelays } from '../output-delay/index.js';
-import { FileDeadLetters, FileRecordStore } from './record-files.js';
 import { Redelivery, withIds, type DeadLetterView, type RedeliverOutcome } from './redeliver.js';
 import { EventStream } from './stream.js';
 import { retryingDeadLetters, retryingRecords, WriteRetry } from './write-retry.js';
@@ -55,9 +54,12 @@ export interface EventOutputDeps {
   report?: OutboundReport;
   /** The outbox shared by the nodes (REDIS_URL: redis-ports.ts), or null (the files only). */
   shared?: EventOutbox | null;
-  /** The records and dead letters shared by the nodes (REDIS_URL), or null (the files: record-files.ts). */
-  records?: RecordStore | null;
-  deadLetters?: DeadLetterStore | null;
+  /** The journal's files (`events/` under STATE_DIR or DATA_DIR), and the embedded EventOutbox on them (events/adapters/state-dir/event-outbox.ts). */
+  files: JournalFiles;
+  fileOutbox: EventOutbox;
+  /** The records and dead letters: shared by the nodes (REDIS_URL), or on this node's files (events/adapters/state-dir/record-store.ts). */
+  records: RecordStore;
+  deadLetters: DeadLetterStore;
   /** The per-match output delays (output-delays.ts): a delayed match's events are handed on once due (delay-gate.ts). */
   delays?: OutputDelays;
   /** The endpoints added through the admin API (endpoint-book.ts; closed with the output), or none (memory only). */
@@ -75,13 +77,12 @@ export async function openEventOutput({ endpointStore, ...deps }: Omit<EventOutp
   return createEventOutput({ ...deps, endpointBook: await EndpointBook.open(endpointStore, { shared: Boolean(deps.shared), log: deps.log }) });
 }
 
-export function createEventOutput({ config, log, directory, report, shared = null, delays, endpointBook, node, ...kept }: EventOutputDeps): EventOutput {
-  const files = new JournalFiles(path.join(path.resolve(config.STATE_DIR || config.DATA_DIR), 'events'), log);
+export function createEventOutput({ config, log, directory, report, shared = null, delays, endpointBook, node, files, fileOutbox, ...kept }: EventOutputDeps): EventOutput {
   // Records and dead letters whose write failed (Redis unreachable) are written again until they land.
   const recordRetry = new WriteRetry({ log: log.child({ module: 'events' }), what: 'match record' });
   const letterRetry = new WriteRetry({ log: log.child({ module: 'webhooks' }), what: 'dead letter' });
-  const records = retryingRecords(kept.records ?? new FileRecordStore(files, config.EVENTS_RETENTION_MS), recordRetry);
-  const deadLetters = retryingDeadLetters(kept.deadLetters ?? new FileDeadLetters(files), letterRetry);
+  const records = retryingRecords(kept.records, recordRetry);
+  const deadLetters = retryingDeadLetters(kept.deadLetters, letterRetry);
   const journal = new EventJournal({ files, shared, records, log, resumeWindowMs: config.EVENTS_RESUME_WINDOW_MS, retentionMs: config.EVENTS_RETENTION_MS, ...(delays ? { delayMs: (code: string) => delays.delayMs(code) } : {}),
     ...(node ? { epochOf: (code: string) => node.epochOf(code), leaseLeftMs: (code: string) => node.leaseLeftMs(code), outputs: node.outputs } : {}) });
   const stopDelays = delays?.onChange((code) => journal.delayChanged(code)) ?? (() => {});
@@ -126,7 +127,7 @@ export function createEventOutput({ config, log, directory, report, shared = nul
   const pruneTimer = setInterval(() => delivery.prune(), 3_600_000).unref();
   const stream = new EventStream(journal, config.EVENTS_MAX_STREAMS);
   const redelivery = new Redelivery({
-    journal, deadLetters, outboxes: shared ? [shared, files] : [files], endpoint: (id) => endpoints.get(id),
+    journal, deadLetters, outboxes: shared ? [shared, fileOutbox] : [fileOutbox], endpoint: (id) => endpoints.get(id),
     timeoutMs: config.OUTBOUND_TIMEOUT_MS, ...(report ? { report } : {}),
   });
   let stopWatching = () => {};

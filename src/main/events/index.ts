@@ -4,3 +4,4 @@ export { openEventOutput, type EventOutput } from './event-output.js';
 export { WEBHOOKS_PANEL_HTML } from './panel.js';
 export { registerEventsAdmin } from './rest-admin.js';
 export { registerEvents } from './rest.js';
+export { JournalFiles } from './journal-files.js';

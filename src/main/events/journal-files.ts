@@ -3,15 +3,15 @@
 // synchronous write before the event is delivered anywhere, so a SIGKILL loses no event that went
 // out), the delivery cursors of the webhook endpoints (`deliveries.json`, rewritten atomically), the
 // dead letters (`dead-letters.json`), and the match records (`record-<digest>.json`). Files older
-// than the retention are deleted. Owner-only permissions; no secret is written here. It is the
-// embedded EventOutbox (events/event-outbox.ts): `write` is the journal's synchronous append, `append`
-// the port's checked one.
+// than the retention are deleted. Owner-only permissions; no secret is written here. The embedded
+// EventOutbox is the port's adapter on these files (events/adapters/state-dir/event-outbox.ts): `write`
+// is the journal's synchronous append, `append` the port's checked one.
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomicSync } from '../base/atomic-file.js';
 import { sha256Hex } from '../base/hashing.js';
 import type { Logger } from '../base/log.js';
-import type { EventOutbox, OutboxEvent } from './event-outbox.js';
+import type { OutboxEvent } from './event-outbox.js';
 import type { StoredEvent } from './types.js';
 
 const EVENTS_PREFIX = 'ev-';
@@ -21,7 +21,7 @@ const DEAD_LETTERS = 'dead-letters.json';
 /** Open event files kept (a write to an open descriptor costs ~4 µs, an open-append-close ~60 µs); the least recent is closed past it. */
 const MAX_OPEN_FILES = 256;
 
-export class JournalFiles implements EventOutbox {
+export class JournalFiles {
   private readonly log: Logger;
   /** matchKey → the last seq written (known once the match was written or read here). */
   private readonly lastSeq = new Map<string, number>();
@@ -148,7 +148,7 @@ export class JournalFiles implements EventOutbox {
     }
   }
 
-  /** Deletes one match's record file (past the retention: record-files.ts). */
+  /** Deletes one match's record file (past the retention: adapters/state-dir/record-store.ts). */
   deleteRecord(matchKey: string): void {
     try { fs.unlinkSync(this.recordFile(matchKey)); } catch { /* not there */ }
   }

@@ -32,7 +32,7 @@ export interface JournalOptions extends RunningHere {
   files: JournalFiles | null;
   /** The outbox shared by the nodes (REDIS_URL), or null. */
   shared?: EventOutbox | null;
-  /** Where the ended matches' records are kept (record-files.ts, or Redis). */
+  /** Where the ended matches' records are kept (adapters/state-dir/record-store.ts, or Redis). */
   records: RecordStore;
   log: Logger;
   resumeWindowMs: number;

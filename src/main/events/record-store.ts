@@ -1,7 +1,7 @@
 // RecordStore and DeadLetterStore: where the match records (events/record.ts) and the webhook
 // dead letters (events/delivery.ts) are kept for the admin API and the dashboard (docs/events.md,
 // "What is kept where"). The embedded default keeps them under STATE_DIR or DATA_DIR
-// (events/record-files.ts: each record in its file, the summaries and the dead letters in memory
+// (events/adapters/state-dir/record-store.ts: each record in its file, the summaries and the dead letters in memory
 // and a file); with REDIS_URL they live in Redis (events/adapters/redis/record-store.ts), so that every
 // node lists and returns every node's records and dead letters, and the loss of a node loses none.
 //

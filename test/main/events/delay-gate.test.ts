@@ -8,7 +8,7 @@ import { createLogger } from '../../../src/main/base/log.js';
 import { WebhookDelivery } from '../../../src/main/events/delivery.js';
 import { parseEndpoint } from '../../../src/main/events/endpoints.js';
 import { EventJournal } from '../../../src/main/events/journal.js';
-import { FileDeadLetters, FileRecordStore } from '../../../src/main/events/record-files.js';
+import { FileDeadLetters, FileRecordStore } from '../../../src/main/events/adapters/state-dir/record-store.js';
 import type { DerivedEvent } from '../../../src/protocol/match-events.js';
 import { startReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.js';
 

@@ -9,6 +9,7 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RedisConnection } from '../../../src/main/redis/connection.js';
 import { RedisEventOutbox } from '../../../src/main/events/adapters/redis/event-outbox.js';
+import { FileEventOutbox } from '../../../src/main/events/adapters/state-dir/event-outbox.js';
 import { JournalFiles } from '../../../src/main/events/journal-files.js';
 import { OutputFencedError, type EventOutbox, type OutputFence } from '../../../src/main/events/event-outbox.js';
 import type { Redis } from 'ioredis';
@@ -42,13 +43,15 @@ describeEventOutboxContract('files', {
   make: () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'outbox-'));
     dirs.push(dir);
-    const files = new JournalFiles(dir, log);
-    dirOf.set(files, dir);
-    return files;
+    const outbox = new FileEventOutbox(new JournalFiles(dir, log));
+    dirOf.set(outbox, dir);
+    return outbox;
   },
   reopen: (first) => {
     first.close(); // the process ends: its pending cursor file is written
-    return new JournalFiles(dirOf.get(first)!, log);
+    const outbox = new FileEventOutbox(new JournalFiles(dirOf.get(first)!, log));
+    dirOf.set(outbox, dirOf.get(first)!);
+    return outbox;
   },
 });
 

@@ -7,8 +7,9 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/main/base/log.js';
 import { EventJournal } from '../../../src/main/events/journal.js';
+import { FileEventOutbox } from '../../../src/main/events/adapters/state-dir/event-outbox.js';
 import { JournalFiles } from '../../../src/main/events/journal-files.js';
-import { FileRecordStore } from '../../../src/main/events/record-files.js';
+import { FileRecordStore } from '../../../src/main/events/adapters/state-dir/record-store.js';
 import type { DerivedEvent } from '../../../src/protocol/match-events.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ods-journal-'));
@@ -73,7 +74,7 @@ describe('EventJournal: ended matches', () => {
     const a = new EventJournal({ files: new JournalFiles(outboxDir, log), records: recordsA, log, resumeWindowMs: 600_000, retentionMs: 3_600_000 });
     const all = events();
     for (const d of all) a.add('LOST', 'LOST-key', 'match-lost', 'org', d);
-    const shared = new JournalFiles(outboxDir, log);
+    const shared = new FileEventOutbox(new JournalFiles(outboxDir, log));
     expect(await shared.events('LOST-key')).toHaveLength(all.length);
     const record = (await recordsA.get('LOST-key'))!;
     expect(record.rounds).toHaveLength(3);

@@ -11,7 +11,7 @@ import { RedisConnection } from '../../../src/main/redis/connection.js';
 import { RedisEventOutbox } from '../../../src/main/events/adapters/redis/event-outbox.js';
 import { RedisSnapshotStore } from '../../../src/main/matches/adapters/redis/snapshot-store.js';
 import { EventJournal } from '../../../src/main/events/journal.js';
-import { FileRecordStore } from '../../../src/main/events/record-files.js';
+import { FileRecordStore } from '../../../src/main/events/adapters/state-dir/record-store.js';
 import type { MatchSnapshot } from '../../../src/main/matches/snapshot-store.js';
 import type { DerivedEvent } from '../../../src/protocol/match-events.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';

@@ -1,5 +1,5 @@
 // The RecordStore and DeadLetterStore contracts (events/record-store.ts) against the embedded adapters
-// (events/record-files.ts) on the journal's files in a temporary directory, and without files
+// (events/adapters/state-dir/record-store.ts) on the journal's files in a temporary directory, and without files
 // (memory only); a reopened store is the process after a restart.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -7,7 +7,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { afterAll } from 'vitest';
 import { JournalFiles } from '../../../src/main/events/journal-files.js';
-import { FileDeadLetters, FileRecordStore } from '../../../src/main/events/record-files.js';
+import { FileDeadLetters, FileRecordStore } from '../../../src/main/events/adapters/state-dir/record-store.js';
 import type { DeadLetterStore, RecordStore } from '../../../src/main/events/record-store.js';
 import { describeDeadLetterStoreContract, describeRecordStoreContract } from './record-store.contract.js';
 

@@ -3,8 +3,8 @@
 // summary in memory (a record is ~35 kB of JSON; a tournament day's thousands of them, kept a week,
 // grew the heap without end: docs/benchmarks.md, the soak), and the dead letters in memory and in
 // `dead-letters.json` (rewritten at most every 250 ms). Without files (null) both stay in memory.
-import { MAX_DEAD_LETTERS, retentionCutoff, summaryOf, type DeadLetter, type DeadLetterStore, type MatchRecord, type RecordFilter, type RecordStore, type RecordSummary } from './record-store.js';
-import type { JournalFiles } from './journal-files.js';
+import { MAX_DEAD_LETTERS, retentionCutoff, summaryOf, type DeadLetter, type DeadLetterStore, type MatchRecord, type RecordFilter, type RecordStore, type RecordSummary } from '../../record-store.js';
+import type { JournalFiles } from '../../journal-files.js';
 
 export class FileRecordStore implements RecordStore {
   private readonly summaries = new Map<string, RecordSummary>();
