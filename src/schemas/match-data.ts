@@ -291,7 +291,7 @@ export const publishedMatchDataSchema: Schema = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   $id: 'urn:overlay-data-service:match_data',
   title: 'MatchData',
-  description: 'One match_data frame: the complete match snapshot the broadcast port sends to overlays '
+  description: 'One match_data frame: the complete match snapshot the broadcast port sends to overlay frontends '
     + '(docs/match-rules.md section 16), also served by GET /match/:groupCode.',
   ...matchDataSchema,
 };
