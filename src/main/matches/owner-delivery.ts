@@ -6,19 +6,24 @@
 // observer that reconnected to this node after its match's owner was killed loses nothing that
 // reached this node: the loss is what the dead owner received after its last snapshot.
 //
-// A message Redis certainly did not take (not connected: a failover under way, an outage) is not one
-// nobody received: it is kept in send order and sent again every RESEND_MS (counted `redelivered`).
-// One in flight when the connection closed may have been published: it is not sent again (a
-// duplicate would apply it twice) but counted dropped.
+// One lane per code, one send in flight per lane (docs/reliability.md, "The sentinel-failover-move
+// failures"): what a code's messages meet is decided for them in send order. While a send is
+// unanswered, the messages after it wait in the lane and go out together as the next send (one
+// SPUBLISH of a batch, so a burst costs one round trip per batch, not one per message). Sent in a
+// pipeline instead, an owner whose inbox subscriber blinked (a Redis failover) missed the first
+// ones (answered "nobody", held) and got the later ones once it was back: applied out of order.
 //
-// In order across a takeover (docs/reliability.md, "The events-cluster loss"): a message sent to the
-// inbox before this node adopted the match may be answered (nobody received it) after the adoption,
-// when later messages already went straight to the shard: applied last, it would rewind the match.
-// So while sends of a code are in flight (or wait to be sent again), a release to this node waits for
-// them, and the match's messages meanwhile are held behind them (`pending`: routing.ts sends a local
-// match's messages here then).
+// A send Redis certainly did not take (not connected: a failover under way, an outage) is not one
+// nobody received: the lane sends it again after RESEND_MS (counted `redelivered`). One in flight
+// when the connection closed may have been published: it is not sent again (a duplicate would apply
+// it twice) but counted dropped (and kept: a takeover here applies it if the match does not hold it).
 //
-// Bounded: at most `maxHeld` messages per match (held, again not yet taken, or kept in case the owner
+// In order across a takeover (docs/reliability.md, "The events-cluster loss"): a send unanswered when
+// this node adopts the match may still come back "nobody": the release to this node waits for the
+// answer, and the match's messages meanwhile wait in the lane behind it (`pending`: routing.ts sends
+// a local match's messages here then).
+//
+// Bounded: at most `maxHeld` messages per match (waiting in its lane, or kept in case the owner
 // stalled; twice an ingestion socket's backlog, so that an observer and its standby flushing what they
 // buffered fit), none older than RECOVERY_WINDOW_MS; past that they are dropped and counted
 // (`stats.dropped`).
@@ -39,10 +44,26 @@ import type { LoggedInput } from './input-log.js';
 import { InboxNotSent, type InboxMessage, type OwnerInbox } from './owner-inbox.js';
 import { snapshotMeta } from '../shards/snapshot-meta.js';
 
-interface Held { seq: number; message: InboxMessage; at: number }
+interface Item { seq: number; message: InboxMessage; at: number }
 
-/** How often messages Redis did not take are sent again (ioredis reconnects within a second). */
+/**
+ * A code's messages not yet taken by an owner, in send order. `sending`: the batch whose send is
+ * unanswered (it left `queue`). `held`: nobody runs the match (the last send was answered "nobody"):
+ * nothing goes out until a release. `retryTimer`: Redis did not take the last send; sent again then.
+ */
+interface Lane {
+  queue: Item[];
+  sending: Item[] | null;
+  held: boolean;
+  retryTimer: NodeJS.Timeout | null;
+  /** Adopted here while a send was unanswered: where the lane goes once it is answered. */
+  releaseTo?: { deliver: (message: InboxMessage) => void; applied?: number };
+}
+
+/** How long a send Redis did not take waits before it goes again (ioredis reconnects within a second). */
 const RESEND_MS = 500;
+/** At most this many messages in one send (a burst after a reconnection goes in a few round trips). */
+const MAX_BATCH = 64;
 
 export interface OwnerDeliveryDeps {
   inbox: OwnerInbox;
@@ -75,20 +96,12 @@ export function lastForwarded(nodeId: string, snapshotText: string, logged: read
 export class OwnerDelivery implements RemoteMatches {
   readonly stats = { sent: 0, held: 0, dropped: 0, redelivered: 0 };
   private seq = 0;
-  /** Codes whose owner is missing: their messages in send order. */
-  private readonly held = new Map<string, Held[]>();
-  /** Codes with messages Redis did not take (unreachable): their messages in send order, sent again. */
-  private readonly unsent = new Map<string, { queue: Held[]; inFlight: number }>();
-  private resendTimer: NodeJS.Timeout | null = null;
-  /** Sends to the inbox not answered yet, per code. */
-  private readonly inFlight = new Map<string, number>();
-  /** Codes adopted here whose release waits for their sends in flight: where the held messages go then, and the last forwarded one the match holds. */
-  private readonly releaseTo = new Map<string, { deliver: (message: InboxMessage) => void; applied?: number }>();
+  private readonly lanes = new Map<string, Lane>();
   /** Per code, what this node forwarded in the last `retainMs` (in send order), in case its owner stalled. */
-  private readonly retained = new Map<string, Held[]>();
+  private readonly retained = new Map<string, Item[]>();
   private readonly sweepTimer: NodeJS.Timeout;
-  /** Queues whose drop was logged (once each). */
-  private readonly dropLogged = new WeakSet<Held[]>();
+  /** Lanes (or kept lists) whose drop was logged (once each). */
+  private readonly dropLogged = new WeakSet<object>();
   private readonly log: Logger;
 
   constructor(private readonly deps: OwnerDeliveryDeps) {
@@ -100,65 +113,132 @@ export class OwnerDelivery implements RemoteMatches {
   send(groupCode: string, original: InboxMessage): boolean {
     const seq = ++this.seq;
     const message: InboxMessage = original.t === 'aux_disconnected' ? original : { ...original, via: `${this.deps.nodeId}:${seq}` };
-    const queue = this.held.get(groupCode);
-    const at = Date.now();
-    const item = { seq, message, at };
-    if (queue || this.releaseTo.has(groupCode)) {
-      this.hold(groupCode, item);
-      return true;
-    }
-    this.stats.sent++;
-    if (this.unsent.has(groupCode)) this.queueUnsent(groupCode, item);
-    else this.publish(groupCode, item);
+    let lane = this.lanes.get(groupCode);
+    if (!lane) this.lanes.set(groupCode, (lane = { queue: [], sending: null, held: false, retryTimer: null }));
+    const item = { seq, message, at: Date.now() };
+    if (!this.bounded(groupCode, lane, item)) return true;
+    lane.queue.push(item);
+    if (lane.held) this.stats.held++;
+    this.pump(groupCode, lane);
     return true;
   }
 
-  private publish(groupCode: string, item: Held, resent = false): void {
-    this.inFlight.set(groupCode, (this.inFlight.get(groupCode) ?? 0) + 1);
-    // Kept until a takeover's reckoning, whatever the answer: `via` tells then whether the match got it.
-    if (item.message.t !== 'aux_disconnected') this.retain(groupCode, item);
-    this.deps.inbox.send(groupCode, item.message).then((receivers) => {
-      if (resent) this.resent(groupCode, true);
-      if (receivers === 0) {
-        this.unretain(groupCode, item); // nobody got it: held instead
-        this.hold(groupCode, item);
-      }
-    }, (err) => {
+  /** Whether the code's messages must go through here although it runs on this node: a lane not yet emptied (routing.ts). */
+  pending(groupCode: string): boolean {
+    return this.lanes.has(groupCode);
+  }
+
+  /** Codes whose messages are held (the takeover loop retries these first). */
+  waiting(): string[] {
+    const codes: string[] = [];
+    for (const [code, lane] of this.lanes) if (lane.held) codes.push(code);
+    return codes;
+  }
+
+  /**
+   * The match runs somewhere again: the lane's messages are handed to `deliver` in order (this node
+   * adopted it: its own shard) or, without `deliver`, sent to the inbox again. `applied` (this node
+   * adopted it from a snapshot and its input log): the send number of the last payload this node
+   * forwarded that the rebuilt match holds; the ones forwarded after it that the old owner never
+   * applied go first (see the top of this file).
+   */
+  release(groupCode: string, deliver?: (message: InboxMessage) => void, applied?: number): void {
+    const lane = this.lanes.get(groupCode);
+    if (!deliver) {
+      if (!lane?.held) return;
+      lane.held = false;
+      this.log.info({ groupCode, messages: lane.queue.length, unapplied: 0, to: 'the owner' }, 'held ingestion data delivered');
+      this.stats.redelivered += lane.queue.length;
+      return this.pump(groupCode, lane);
+    }
+    if (lane?.sending) {
+      // A send of this code is unanswered: it may come back "nobody", and must go first.
+      lane.releaseTo = applied === undefined ? { deliver } : { deliver, applied };
+      return;
+    }
+    this.deliverHere(groupCode, lane, deliver, applied);
+  }
+
+  /** Stops the sweep of kept payloads and the lanes' resends (shutdown). */
+  close(): void {
+    clearInterval(this.sweepTimer);
+    for (const lane of this.lanes.values()) if (lane.retryTimer) clearTimeout(lane.retryTimer);
+  }
+
+  /** The match is gone: whatever was held or kept for it is dropped. */
+  forget(groupCode: string): void {
+    this.retained.delete(groupCode);
+    const lane = this.lanes.get(groupCode);
+    if (!lane) return;
+    this.lanes.delete(groupCode);
+    if (lane.retryTimer) clearTimeout(lane.retryTimer);
+    this.stats.dropped += lane.queue.length + (lane.sending?.length ?? 0);
+  }
+
+  /** Sends the lane's next batch unless one is unanswered, it is held or waits to be sent again; an emptied lane goes. */
+  private pump(groupCode: string, lane: Lane): void {
+    if (lane.sending || lane.held || lane.retryTimer) return;
+    if (lane.queue.length === 0) {
+      if (this.lanes.get(groupCode) === lane) this.lanes.delete(groupCode);
+      return;
+    }
+    const batch = lane.queue.splice(0, MAX_BATCH);
+    lane.sending = batch;
+    this.stats.sent += batch.length;
+    this.deps.inbox.send(groupCode, batch.map((it) => it.message)).then(
+      (receivers) => this.answered(groupCode, lane, batch, receivers > 0 ? 'taken' : 'nobody'),
       // Redis did not take it (unreachable, a failover): not "nobody runs the match"; sent again, in
       // order. Unless it may have gone out (in flight as the connection closed): a duplicate would
-      // apply it twice (a kill counted twice), so it is counted dropped (and stays kept: a takeover
-      // here applies it if the match does not hold it).
-      if (err instanceof InboxNotSent) {
-        this.unretain(groupCode, item);
-        this.queueUnsent(groupCode, item);
-      } else this.stats.dropped++;
-      if (resent) this.resent(groupCode, false);
-    }).finally(() => this.answered(groupCode));
+      // apply it twice (a kill counted twice), so it is counted dropped (and kept: a takeover here
+      // applies it if the match does not hold it).
+      (err) => this.answered(groupCode, lane, batch, err instanceof InboxNotSent ? 'not-sent' : 'unknown'),
+    );
   }
 
-  /** Whether the code's messages must go through here although it runs on this node: sends in flight or to resend, or held ones (routing.ts). */
-  pending(groupCode: string): boolean {
-    return this.held.has(groupCode) || this.unsent.has(groupCode) || (this.inFlight.get(groupCode) ?? 0) > 0;
+  private answered(groupCode: string, lane: Lane, batch: Item[], outcome: 'taken' | 'nobody' | 'not-sent' | 'unknown'): void {
+    lane.sending = null;
+    if (this.lanes.get(groupCode) !== lane) return; // forgotten meanwhile
+    if (outcome === 'taken' || outcome === 'unknown') {
+      // Kept until a takeover's reckoning: `via` tells then whether the match got it.
+      for (const it of batch) if (it.message.t !== 'aux_disconnected') this.retain(groupCode, it);
+      if (outcome === 'unknown') this.stats.dropped += batch.length;
+    } else {
+      lane.queue.unshift(...batch); // back at the head, in order
+      if (outcome === 'nobody' && !lane.releaseTo) this.hold(groupCode, lane);
+      else if (outcome === 'not-sent' && !lane.releaseTo) {
+        lane.retryTimer = setTimeout(() => {
+          lane.retryTimer = null;
+          this.stats.redelivered += Math.min(lane.queue.length, MAX_BATCH);
+          this.pump(groupCode, lane);
+        }, RESEND_MS);
+        lane.retryTimer.unref();
+      }
+    }
+    const waiting = lane.releaseTo;
+    if (waiting) this.deliverHere(groupCode, lane, waiting.deliver, waiting.applied);
+    else this.pump(groupCode, lane);
   }
 
-  /** One send answered: the last one of a code adopted here (none left to resend) releases what waited behind them. */
-  private answered(groupCode: string): void {
-    const n = (this.inFlight.get(groupCode) ?? 1) - 1;
-    if (n > 0) return void this.inFlight.set(groupCode, n);
-    this.inFlight.delete(groupCode);
-    this.releaseWaiting(groupCode);
-  }
-
-  /** A code adopted here whose sends are all answered and none waits to be sent again: its held messages go to its shard. */
-  private releaseWaiting(groupCode: string): void {
-    const waiting = this.releaseTo.get(groupCode);
-    if (!waiting || this.unsent.has(groupCode) || this.inFlight.has(groupCode)) return;
-    this.releaseTo.delete(groupCode);
-    this.release(groupCode, waiting.deliver, waiting.applied);
+  /** Adopted here: what this node forwarded that the match does not hold, then the lane, to the shard in order. */
+  private deliverHere(groupCode: string, lane: Lane | undefined, deliver: (message: InboxMessage) => void, applied: number | undefined): void {
+    if (lane) {
+      this.lanes.delete(groupCode);
+      if (lane.retryTimer) clearTimeout(lane.retryTimer);
+    }
+    const queue = lane?.queue ?? [];
+    const retained = this.retained.get(groupCode) ?? [];
+    this.retained.delete(groupCode);
+    // Forwarded to the old owner and never applied: before the waiting ones (all in send order).
+    const lost = applied !== undefined ? retained.filter((r) => r.seq > applied) : [];
+    if (queue.length === 0 && lost.length === 0) return;
+    const all = lost.length === 0 ? queue : [...lost, ...queue].sort((a, b) => a.seq - b.seq);
+    this.stats.redelivered += all.length;
+    this.log.info({ groupCode, messages: all.length, unapplied: lost.length, to: 'this node' }, 'held ingestion data delivered');
+    for (const { message } of all) deliver(message);
   }
 
   /** Keeps a forwarded payload for `retainMs` (and at most `maxHeld` per code). */
-  private retain(groupCode: string, item: Held): void {
+  private retain(groupCode: string, item: Item): void {
     let list = this.retained.get(groupCode);
     if (!list) this.retained.set(groupCode, (list = []));
     while (list.length > 0 && item.at - list[0].at > this.deps.retainMs) list.shift();
@@ -172,13 +252,6 @@ export class OwnerDelivery implements RemoteMatches {
     list.push(item);
   }
 
-  /** A kept payload that did not reach an owner after all (held or to be sent again instead). */
-  private unretain(groupCode: string, item: Held): void {
-    const list = this.retained.get(groupCode);
-    const i = list ? list.lastIndexOf(item) : -1;
-    if (i >= 0) list!.splice(i, 1);
-  }
-
   private sweepRetained(now: number): void {
     for (const [code, list] of this.retained) {
       while (list.length > 0 && now - list[0].at > this.deps.retainMs) list.shift();
@@ -186,136 +259,27 @@ export class OwnerDelivery implements RemoteMatches {
     }
   }
 
-  /**
-   * A message Redis did not take: kept in send order (same bounds as held ones). While a code has
-   * such messages, or a resend of them is in flight, its new messages queue behind them.
-   */
-  private queueUnsent(groupCode: string, item: Held): void {
-    let entry = this.unsent.get(groupCode);
-    if (!entry) {
-      entry = { queue: [], inFlight: 0 };
-      this.unsent.set(groupCode, entry);
-    }
-    if (!this.bounded(groupCode, entry.queue, item)) return;
-    this.insert(entry.queue, item);
-    if (entry.inFlight === 0) this.armResend();
+  private hold(groupCode: string, lane: Lane): void {
+    lane.held = true;
+    this.stats.held += lane.queue.length;
+    this.log.warn({ groupCode }, 'no node runs this match now: its ingestion data is held until one does');
+    this.deps.events.emit('matchOwnerMissing', { groupCode });
   }
 
-  /** Every RESEND_MS the queued messages of each code not already resending go out, in order. */
-  private armResend(): void {
-    if (this.resendTimer) return;
-    this.resendTimer = setTimeout(() => {
-      this.resendTimer = null;
-      for (const [code, entry] of this.unsent) {
-        if (entry.inFlight > 0 || entry.queue.length === 0) continue;
-        const items = entry.queue.splice(0);
-        entry.inFlight = items.length;
-        for (const it of items) {
-          if (this.held.has(code) || this.releaseTo.has(code)) {
-            this.hold(code, it);
-            this.resent(code, true);
-          } else this.publish(code, it, true);
-        }
-      }
-    }, RESEND_MS);
-    this.resendTimer.unref();
-  }
-
-  /** One resent message answered: once none is in flight, the code goes back to direct sends (or waits for the next resend). */
-  private resent(groupCode: string, ok: boolean): void {
-    const entry = this.unsent.get(groupCode);
-    if (!entry) return;
-    if (ok) this.stats.redelivered++;
-    if (--entry.inFlight > 0) return;
-    if (entry.queue.length > 0) return this.armResend();
-    this.unsent.delete(groupCode);
-    this.releaseWaiting(groupCode);
-  }
-
-  /** Codes with held messages (the takeover loop retries these first). */
-  waiting(): string[] {
-    return [...this.held.keys()];
-  }
-
-  /**
-   * The match runs somewhere again: the held messages are handed to `deliver` in order (this node
-   * adopted it: its own shard) or, without `deliver`, sent to the inbox again. `applied` (this node
-   * adopted it from a snapshot and its input log): the send number of the last payload this node
-   * forwarded that the rebuilt match holds; the ones forwarded after it that the old owner never
-   * applied go first (see the top of this file).
-   */
-  release(groupCode: string, deliver?: (message: InboxMessage) => void, applied?: number): void {
-    if (deliver && ((this.inFlight.get(groupCode) ?? 0) > 0 || this.unsent.has(groupCode))) {
-      // Sends of this code are unanswered (or wait to be sent again): they may come back unreceived, and must go first.
-      this.releaseTo.set(groupCode, applied === undefined ? { deliver } : { deliver, applied });
-      return;
-    }
-    const held = this.held.get(groupCode) ?? [];
-    this.held.delete(groupCode);
-    const retained = this.retained.get(groupCode) ?? [];
-    if (deliver) this.retained.delete(groupCode);
-    // Forwarded to the old owner and never applied: before the held ones (all in send order).
-    const lost = deliver && applied !== undefined ? retained.filter((r) => r.seq > applied && !held.some((h) => h.seq === r.seq)) : [];
-    if (held.length === 0 && lost.length === 0) return;
-    const queue = lost.length === 0 ? held : [...lost, ...held].sort((a, b) => a.seq - b.seq);
-    this.stats.redelivered += queue.length;
-    this.log.info({ groupCode, messages: queue.length, unapplied: lost.length, to: deliver ? 'this node' : 'the owner' }, 'held ingestion data delivered');
-    for (const { message } of queue) {
-      if (deliver) deliver(message);
-      else this.send(groupCode, message);
-    }
-  }
-
-  /** Stops the sweep of kept payloads (shutdown). */
-  close(): void {
-    clearInterval(this.sweepTimer);
-  }
-
-  /** The match is gone: whatever was held or kept for it is dropped. */
-  forget(groupCode: string): void {
-    this.releaseTo.delete(groupCode);
-    this.retained.delete(groupCode);
-    const queue = this.held.get(groupCode);
-    if (queue) this.stats.dropped += queue.length;
-    this.held.delete(groupCode);
-    const unsent = this.unsent.get(groupCode);
-    if (unsent) this.stats.dropped += unsent.queue.length;
-    this.unsent.delete(groupCode);
-  }
-
-  private hold(groupCode: string, item: Held): void {
-    let queue = this.held.get(groupCode);
-    if (!queue) {
-      queue = [];
-      this.held.set(groupCode, queue);
-      this.log.warn({ groupCode }, 'no node runs this match now: its ingestion data is held until one does');
-      this.deps.events.emit('matchOwnerMissing', { groupCode });
-    }
-    if (!this.bounded(groupCode, queue, item)) return;
-    this.stats.held++;
-    this.insert(queue, item);
-  }
-
-  /** Drops what is older than maxAgeMs; false (counted dropped) when the queue is full. Logged once per code and queue. */
-  private bounded(groupCode: string, queue: Held[], item: Held): boolean {
+  /** Drops what is older than maxAgeMs; false (counted dropped) when the lane is full. Logged once per lane. */
+  private bounded(groupCode: string, lane: Lane, item: Item): boolean {
     const before = this.stats.dropped;
+    const queue = lane.queue;
     while (queue.length > 0 && item.at - queue[0].at > this.deps.maxAgeMs) {
       queue.shift();
       this.stats.dropped++;
     }
-    const fits = queue.length < this.deps.maxHeld;
+    const fits = queue.length + (lane.sending?.length ?? 0) < this.deps.maxHeld;
     if (!fits) this.stats.dropped++;
-    if (this.stats.dropped > before && !this.dropLogged.has(queue)) {
-      this.dropLogged.add(queue);
+    if (this.stats.dropped > before && !this.dropLogged.has(lane)) {
+      this.dropLogged.add(lane);
       this.log.warn({ groupCode, held: queue.length, maxHeld: this.deps.maxHeld, maxAgeMs: this.deps.maxAgeMs }, 'held ingestion data dropped: its bound is reached');
     }
     return fits;
-  }
-
-  /** Replies to earlier sends can come after later messages were queued: keep send order. */
-  private insert(queue: Held[], item: Held): void {
-    let i = queue.length;
-    while (i > 0 && queue[i - 1].seq > item.seq) i--;
-    queue.splice(i, 0, item);
   }
 }

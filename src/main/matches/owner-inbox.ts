@@ -4,7 +4,8 @@
 // channel of the group code); the owner listens on the channels of the matches it runs.
 //
 // Order: the messages one node sends for one code arrive in the order sent (one connection, one
-// channel). `send` resolves with how many nodes received the message (Redis: SPUBLISH's answer):
+// channel). One `send` carries one or more messages, all or none (one SPUBLISH). It resolves with
+// how many nodes received them (Redis: SPUBLISH's answer):
 // 0 means nobody runs the match right now (its owner died: the sender holds the data until a node
 // adopts it, matches/owner-delivery.ts); it rejects when Redis is unreachable: with InboxNotSent
 // when the message certainly never left (it may be sent again without a duplicate), with another
@@ -30,8 +31,8 @@ export type InboxMessage =
 export class InboxNotSent extends Error {}
 
 export interface OwnerInbox {
-  /** To the node that runs `groupCode` (whichever it is, if any). */
-  send(groupCode: string, message: InboxMessage): Promise<number>;
+  /** To the node that runs `groupCode` (whichever it is, if any), in order, all or none. */
+  send(groupCode: string, messages: readonly InboxMessage[]): Promise<number>;
   /** This node runs `groupCode`: its inbox to `listener` until the returned function is called. */
   listen(groupCode: string, listener: (message: InboxMessage) => void): () => void;
   /** Stops listening to every code (shutdown). */

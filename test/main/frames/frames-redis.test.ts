@@ -313,12 +313,12 @@ describe('RedisOwnerInbox beside the frame bus (its encoding and contract: inbox
     for (let i = 0; i < 500; i++) {
       const m: InboxMessage = i % 3 === 0 ? { t: 'obs', raw: `{"n":${i}}` } : i % 3 === 1 ? { t: 'aux', matchId: 'M', playerId: `p${i}`, raw: `{"n":${i}}` } : { t: 'aux_disconnected', matchId: 'M', playerId: `p${i}` };
       sent.push(m);
-      void inboxB.send(code, m);
+      void inboxB.send(code, [m]);
       if (i === 250) busB.subscribe(code, () => undefined); // a keyframe request in the middle
     }
     await expect.poll(() => received.length).toBe(500);
     expect(received).toEqual(sent);
-    expect(await inboxB.send(code, { t: 'obs', raw: 'counted' })).toBe(1); // SPUBLISH's answer: the owner node received it
+    expect(await inboxB.send(code, [{ t: 'obs', raw: 'counted' }])).toBe(1); // SPUBLISH's answer: the owner node received it
     await expect.poll(() => received.length).toBe(501);
     received.pop();
     await expect.poll(() => busB.stats.keyframesReceived).toBe(1);
@@ -330,15 +330,15 @@ describe('RedisOwnerInbox beside the frame bus (its encoding and contract: inbox
     // No listener: nothing delivered, no error.
     off();
     await expect.poll(() => shardSubscribers(`${prefix}o:${code}`)).toBe(0); // busA listens on the keyframe channel only
-    expect(await inboxB.send(code, { t: 'obs', raw: 'while nobody listens' })).toBe(0);
-    expect(await inboxB.send('NOBODY', { t: 'obs', raw: 'x' })).toBe(0); // nobody runs it: the sender holds its data (matches/owner-delivery.ts)
+    expect(await inboxB.send(code, [{ t: 'obs', raw: 'while nobody listens' }])).toBe(0);
+    expect(await inboxB.send('NOBODY', [{ t: 'obs', raw: 'x' }])).toBe(0); // nobody runs it: the sender holds its data (matches/owner-delivery.ts)
     // Both through Redis and read by A before A listens again.
     await connB.cmd.ping();
     await connA.sub.ping();
     const later: InboxMessage[] = [];
     inboxA.listen(code, (m) => later.push(m));
     await expect.poll(() => shardSubscribers(`${prefix}o:${code}`)).toBe(1);
-    expect(await inboxB.send(code, { t: 'obs', raw: 'marker' })).toBe(1);
+    expect(await inboxB.send(code, [{ t: 'obs', raw: 'marker' }])).toBe(1);
     await expect.poll(() => later.length).toBe(1);
     expect(later).toEqual([{ t: 'obs', raw: 'marker' }]);
     expect(received.length).toBe(500);
@@ -372,7 +372,7 @@ describe('Redis unreachable, then back', () => {
     for (let n = 2; n <= 10; n++) A.publish(...packet(code, n, 1));
     expect(local.map((f) => f.frameNo)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(A.stats.publishFailed).toBe(failed + 9);
-    await expect(inbox.send(code, { t: 'obs', raw: 'x' })).rejects.toThrow();
+    await expect(inbox.send(code, [{ t: 'obs', raw: 'x' }])).rejects.toThrow();
 
     const requested = B.stats.keyframesRequested;
     await redis.start();

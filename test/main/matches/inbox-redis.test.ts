@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RedisConnection } from '../../../src/main/redis/connection.js';
-import { RedisOwnerInbox, decodeInboxMessage, encodeInboxMessage } from '../../../src/main/matches/adapters/redis/owner-inbox.js';
+import { RedisOwnerInbox, decodeInboxBatch, decodeInboxMessage, encodeInboxBatch, encodeInboxMessage } from '../../../src/main/matches/adapters/redis/owner-inbox.js';
 import type { OwnerInbox } from '../../../src/main/matches/owner-inbox.js';
 import { describeOwnerInboxContract, INBOX_MESSAGES } from './owner-inbox.contract.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
@@ -46,5 +46,13 @@ describe('RedisOwnerInbox encoding', () => {
     expect(encodeInboxMessage({ t: 'obs', raw: 'x' })).toBe('ox');
     expect(encodeInboxMessage({ t: 'aux_disconnected', matchId: 'm', playerId: 'p:1' })).toBe('d1:m3:p:1');
     for (const bad of ['', 'R', 'a5:ab', 'axx:', 'd1:a1:bz', 'q']) expect(decodeInboxMessage(Buffer.from(bad))).toBeNull();
+  });
+
+  it('a send of several messages is one batch payload, a lone message its own encoding; a malformed batch decodes to null', () => {
+    expect(decodeInboxBatch(Buffer.from(encodeInboxBatch(INBOX_MESSAGES)))).toEqual(INBOX_MESSAGES);
+    expect(encodeInboxBatch([{ t: 'obs', raw: 'x' }])).toBe('ox');
+    expect(encodeInboxBatch([{ t: 'obs', raw: 'x' }, { t: 'obs', raw: 'é' }])).toBe('b2:ox2:oé');
+    expect(decodeInboxBatch(Buffer.from('ox'))).toEqual([{ t: 'obs', raw: 'x' }]);
+    for (const bad of ['b', 'b2:ox9:oy', 'b0:', 'b2:bx', 'bx:ox']) expect(decodeInboxBatch(Buffer.from(bad))).toBeNull();
   });
 });

@@ -39,10 +39,22 @@ export function describeOwnerInboxContract(name: string, harness: OwnerInboxHarn
       await harness.settle(owner);
       const sent: InboxMessage[] = [];
       for (let i = 0; i < 60; i++) sent.push(INBOX_MESSAGES[i % INBOX_MESSAGES.length]);
-      const answers = await Promise.all(sent.map((m) => sender.send('G1', m)));
+      const answers = await Promise.all(sent.map((m) => sender.send('G1', [m])));
       expect(answers.every((n) => n === 1)).toBe(true);
       await expect.poll(() => got.length).toBe(sent.length);
       expect(got).toEqual(sent);
+    });
+
+    it('one send of several messages delivers them all, in order, among single sends', async () => {
+      const [sender, owner] = await pair();
+      const got: InboxMessage[] = [];
+      owner.listen('G6', (m) => got.push(m));
+      await harness.settle(owner);
+      expect(await sender.send('G6', [INBOX_MESSAGES[0]])).toBe(1);
+      expect(await sender.send('G6', INBOX_MESSAGES)).toBe(1);
+      expect(await sender.send('G6', [INBOX_MESSAGES[1]])).toBe(1);
+      await expect.poll(() => got.length).toBe(INBOX_MESSAGES.length + 2);
+      expect(got).toEqual([INBOX_MESSAGES[0], ...INBOX_MESSAGES, INBOX_MESSAGES[1]]);
     });
 
     it('nobody listens to a code: send answers 0 and nothing is delivered elsewhere', async () => {
@@ -50,8 +62,8 @@ export function describeOwnerInboxContract(name: string, harness: OwnerInboxHarn
       const got: InboxMessage[] = [];
       owner.listen('G2', (m) => got.push(m));
       await harness.settle(owner);
-      expect(await sender.send('NOBODY', INBOX_MESSAGES[0])).toBe(0);
-      expect(await sender.send('G2', INBOX_MESSAGES[1])).toBe(1);
+      expect(await sender.send('NOBODY', [INBOX_MESSAGES[0]])).toBe(0);
+      expect(await sender.send('G2', [INBOX_MESSAGES[1]])).toBe(1);
       await expect.poll(() => got).toEqual([INBOX_MESSAGES[1]]);
     });
 
@@ -62,16 +74,16 @@ export function describeOwnerInboxContract(name: string, harness: OwnerInboxHarn
       const offA = owner.listen('G3', (m) => a.push(m));
       const offB = owner.listen('G3', (m) => b.push(m));
       await harness.settle(owner);
-      expect(await sender.send('G3', INBOX_MESSAGES[0])).toBe(1); // one node, whatever its listeners
+      expect(await sender.send('G3', [INBOX_MESSAGES[0]])).toBe(1); // one node, whatever its listeners
       await expect.poll(() => b.length).toBe(1);
       offA();
       offA(); // twice: no effect
-      expect(await sender.send('G3', INBOX_MESSAGES[2])).toBe(1);
+      expect(await sender.send('G3', [INBOX_MESSAGES[2]])).toBe(1);
       await expect.poll(() => b.length).toBe(2);
       expect(a).toEqual([INBOX_MESSAGES[0]]);
       expect(b).toEqual([INBOX_MESSAGES[0], INBOX_MESSAGES[2]]);
       offB();
-      await expect.poll(() => sender.send('G3', INBOX_MESSAGES[0])).toBe(0);
+      await expect.poll(() => sender.send('G3', [INBOX_MESSAGES[0]])).toBe(0);
     });
 
     it('a listener that throws does not stop the others', async () => {
@@ -80,8 +92,8 @@ export function describeOwnerInboxContract(name: string, harness: OwnerInboxHarn
       owner.listen('G4', () => { throw new Error('listener failed'); });
       owner.listen('G4', (m) => got.push(m));
       await harness.settle(owner);
-      await sender.send('G4', INBOX_MESSAGES[0]);
-      await sender.send('G4', INBOX_MESSAGES[1]);
+      await sender.send('G4', [INBOX_MESSAGES[0]]);
+      await sender.send('G4', [INBOX_MESSAGES[1]]);
       await expect.poll(() => got).toEqual([INBOX_MESSAGES[0], INBOX_MESSAGES[1]]);
     });
 
@@ -89,10 +101,10 @@ export function describeOwnerInboxContract(name: string, harness: OwnerInboxHarn
       const [sender, owner] = await pair();
       owner.listen('G5', () => undefined);
       await harness.settle(owner);
-      expect(await sender.send('G5', INBOX_MESSAGES[0])).toBe(1);
+      expect(await sender.send('G5', [INBOX_MESSAGES[0]])).toBe(1);
       owner.close();
-      await expect.poll(() => sender.send('G5', INBOX_MESSAGES[0])).toBe(0);
-      await expect(owner.send('G5', INBOX_MESSAGES[0])).rejects.toThrow();
+      await expect.poll(() => sender.send('G5', [INBOX_MESSAGES[0]])).toBe(0);
+      await expect(owner.send('G5', [INBOX_MESSAGES[0]])).rejects.toThrow();
     });
   });
 }

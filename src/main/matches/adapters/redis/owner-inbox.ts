@@ -7,6 +7,7 @@
 //   'a' <len>:<matchId><len>:<playerId><raw>                       { t: 'aux', matchId, playerId, raw }
 //   'd' <len>:<matchId><len>:<playerId>                            { t: 'aux_disconnected', … }
 //   'v' <len>:<via><one of the above>                              the same with `via` (who forwarded it)
+//   'b' (<len>:<one of the above>)+                                several messages, in order (one send)
 // where <len> is the decimal length of the string that follows (JS string length): no escaping,
 // one concatenation per message, and the raw text (most of the bytes) is never copied but once.
 import type { Logger } from '../../../base/log.js';
@@ -33,10 +34,43 @@ export function encodeInboxMessage(message: InboxMessage): string {
   }
 }
 
+/** One send's payload: a lone message as itself, several as a batch. */
+export function encodeInboxBatch(messages: readonly InboxMessage[]): string {
+  if (messages.length === 1) return encodeInboxMessage(messages[0]);
+  let out = 'b';
+  for (const m of messages) {
+    const text = encodeInboxMessage(m);
+    out += `${text.length}:${text}`;
+  }
+  return out;
+}
+
 /** The message of an owner-channel payload, or null when it is malformed. */
 export function decodeInboxMessage(payload: Buffer): InboxMessage | null {
   if (payload.length < 1) return null;
   return decodeText(payload.toString('utf8'));
+}
+
+/** The messages of an owner-channel payload (a lone one or a batch), or null when it is malformed. */
+export function decodeInboxBatch(payload: Buffer): InboxMessage[] | null {
+  const text = payload.toString('utf8');
+  if (text.charCodeAt(0) !== 0x62 /* b */) {
+    const one = decodeText(text);
+    return one === null ? null : [one];
+  }
+  const out: InboxMessage[] = [];
+  let at = 1;
+  while (at < text.length) {
+    const colon = text.indexOf(':', at);
+    if (colon < 0 || colon - at > 10) return null;
+    const len = Number(text.slice(at, colon));
+    if (!Number.isInteger(len) || len < 1 || colon + 1 + len > text.length) return null;
+    const one = decodeText(text.slice(colon + 1, colon + 1 + len));
+    if (one === null) return null;
+    out.push(one);
+    at = colon + 1 + len;
+  }
+  return out.length > 0 ? out : null;
 }
 
 function decodeText(text: string): InboxMessage | null {
@@ -77,15 +111,15 @@ export class RedisOwnerInbox implements OwnerInbox {
   }
 
   /** Resolves with the nodes that received it (SPUBLISH's answer: 0 = nobody runs the match now); rejects while Redis is unreachable. */
-  send(groupCode: string, message: InboxMessage): Promise<number> {
+  send(groupCode: string, messages: readonly InboxMessage[]): Promise<number> {
     if (this.closed || this.conn.cmd.status !== 'ready') {
-      this.stats.sendFailed++;
+      this.stats.sendFailed += messages.length;
       return Promise.reject(new InboxNotSent('redis unreachable'));
     }
-    this.stats.sent++;
-    const sent = this.conn.cmd.spublish(this.conn.keys.ownerChannel(groupCode), encodeInboxMessage(message)) as Promise<number>;
+    this.stats.sent += messages.length;
+    const sent = this.conn.cmd.spublish(this.conn.keys.ownerChannel(groupCode), encodeInboxBatch(messages)) as Promise<number>;
     return sent.catch((err: Error): never => {
-      this.stats.sendFailed++;
+      this.stats.sendFailed += messages.length;
       // ioredis refused to write it (no offline queue): it never left. Anything else (the connection
       // closed with it in flight, a timeout) may have been published.
       throw err.message.startsWith("Stream isn't writeable") ? new InboxNotSent(err.message) : err;
@@ -123,19 +157,21 @@ export class RedisOwnerInbox implements OwnerInbox {
   private onMessage(groupCode: string, payload: Buffer): void {
     const entry = this.listeners.get(groupCode);
     if (!entry) return;
-    const message = decodeInboxMessage(payload);
-    if (!message) {
+    const messages = decodeInboxBatch(payload);
+    if (!messages) {
       this.stats.malformed++;
       this.log.warn({ groupCode, bytes: payload.length }, 'owner inbox: malformed message dropped');
       return;
     }
-    this.stats.received++;
+    this.stats.received += messages.length;
     const list = entry.list;
-    for (let i = 0; i < list.length; i++) {
-      try {
-        list[i](message);
-      } catch (err) {
-        this.log.error({ groupCode, error: (err as Error).message }, 'owner inbox listener failed');
+    for (const message of messages) {
+      for (let i = 0; i < list.length; i++) {
+        try {
+          list[i](message);
+        } catch (err) {
+          this.log.error({ groupCode, error: (err as Error).message }, 'owner inbox listener failed');
+        }
       }
     }
   }
