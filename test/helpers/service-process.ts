@@ -98,6 +98,10 @@ export async function spawnService(env: Record<string, string> = {}, options: Sp
   proc.stdout!.on('data', lines(''));
   proc.stderr!.on('data', lines('stderr: '));
   const exited = new Promise<number | null>((resolve) => proc.once('close', (code) => { spawned.delete(proc); resolve(code); }));
+  // ODS_KEEP_LOGS=<dir>: every node's output is written there when it exits (a loop of the kill tests
+  // keeps what a failed round's nodes said; a passing run writes nothing when it is unset).
+  const keepIn = process.env.ODS_KEEP_LOGS;
+  if (keepIn) void exited.then(() => fs.writeFileSync(path.join(keepIn, `${Date.now()}-${env.NODE_ID ?? 'node'}-${proc.pid}.log`), out.join('\n')));
 
   const wantMetrics = (env.METRICS_ENABLED ?? 'true') !== 'false';
   const portOf = (label: string): number | undefined => {
