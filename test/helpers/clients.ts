@@ -176,12 +176,25 @@ export async function overlay(url: string, groupCode: string, transports?: Trans
  * logs on again at every connect; every `match_data` it gets, in order (closed by closeAll).
  */
 export function reconnectingOverlay(url: string, groupCode: string): string[] {
+  return overlaySocket(url, groupCode).frames;
+}
+
+/**
+ * The same, once the service confirmed its logon (`logon_success`): a match played at once after it
+ * cannot end (and be removed, right after its final frame) before the overlay joined.
+ */
+export function joinedOverlay(url: string, groupCode: string): Promise<string[]> {
+  const { socket, frames } = overlaySocket(url, groupCode);
+  return new Promise((resolve) => socket.once('logon_success', () => resolve(frames)));
+}
+
+function overlaySocket(url: string, groupCode: string): { socket: Socket; frames: string[] } {
   const socket = io(url, { forceNew: true, rejectUnauthorized: false, reconnection: true, reconnectionDelay: 100, reconnectionDelayMax: 300 });
   opened.add(socket);
   const frames: string[] = [];
   socket.on('connect', () => socket.emit('logon', JSON.stringify({ groupCode })));
   socket.on('match_data', (f: string) => frames.push(f));
-  return frames;
+  return { socket, frames };
 }
 
 /** The last frame such an overlay got, parsed. */

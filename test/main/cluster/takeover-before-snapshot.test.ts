@@ -7,7 +7,7 @@
 import { Redis } from 'ioredis';
 import type { Socket } from 'socket.io-client';
 import { afterAll, describe, expect, it } from 'vitest';
-import { closeAll, connectObserver, lastFrame, logon, reconnectingOverlay } from '../../helpers/clients.js';
+import { closeAll, connectObserver, lastFrame, logon, joinedOverlay, reconnectingOverlay } from '../../helpers/clients.js';
 import { CLUSTER_KEY, logLines, startCluster, type Cluster } from '../../helpers/cluster.js';
 import { FailoverProxy } from '../../helpers/failover-proxy.js';
 import { playReplay, recordedMatch, replayLogon, sendRecords } from '../../helpers/recorded.js';
@@ -56,10 +56,13 @@ describe('the loss of a node before its match\'s first snapshot (Redis)', () => 
     expect(logLines(b, 'orphaned match has no snapshot: it cannot be taken over and is removed')).toEqual([]);
     await expect.poll(() => observer.connected, { timeout: 20_000 }).toBe(true);
     const watch = reconnectingOverlay(b.urls.broadcast, CODE);
+    // Joined before the rest is sent: the match is removed right after its final frame, and an
+    // overlay that joins after that gets nothing (on a loaded machine the join can take seconds).
+    await expect.poll(() => watch.length, { timeout: 30_000 }).toBeGreaterThan(0);
     await sendRecords(observer, replay, { pace: 'instant', groupCode: CODE, from: QUARTER });
     await expect.poll(() => watch.length > 0 && lastFrame(watch).roundPhase === 'game_end', { timeout: 90_000 }).toBe(true);
 
-    const refFrames = reconnectingOverlay(b.urls.broadcast, REF);
+    const refFrames = await joinedOverlay(b.urls.broadcast, REF);
     const ref = await playReplay(replay, { url: b.urls.ingest, key: CLUSTER_KEY, pace: 'instant', groupCode: REF });
     sockets.push(ref.socket);
     await expect.poll(() => refFrames.length > 0 && lastFrame(refFrames).roundPhase === 'game_end', { timeout: 30_000 }).toBe(true);

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Socket } from 'socket.io-client';
 import { afterAll, describe, expect, it } from 'vitest';
-import { closeAll, connectObserver, lastFrame, logon, reconnectingOverlay } from '../../helpers/clients.js';
+import { closeAll, connectObserver, lastFrame, logon, joinedOverlay, reconnectingOverlay } from '../../helpers/clients.js';
 import { parseReplay } from '../../../src/playback/replay-file.js';
 import { playReplay, recordedMatch, replayLogon, sendRecords } from '../../helpers/recorded.js';
 import { freePorts, tempDir } from '../../helpers/service.js';
@@ -83,7 +83,7 @@ async function killedHalfway(inputLog: boolean, code: string, ref: string) {
   await expect.poll(() => watch.length > 0 && lastFrame(watch).roundPhase === 'game_end', { timeout: 30_000 }).toBe(true);
 
   // An uninterrupted run of the whole recording on the same process.
-  const refFrames = reconnectingOverlay(second.urls.broadcast, ref);
+  const refFrames = await joinedOverlay(second.urls.broadcast, ref);
   const refRun = await playReplay(replay, { url: second.urls.ingest, key: KEY, pace: 'instant', groupCode: ref });
   sockets.push(refRun.socket);
   await expect.poll(() => refFrames.length > 0 && lastFrame(refFrames).roundPhase === 'game_end', { timeout: 30_000 }).toBe(true);

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Socket } from 'socket.io-client';
 import { afterAll, describe, expect, it } from 'vitest';
-import { closeAll, connectObserver, lastFrame, logon, reconnectingOverlay } from '../../helpers/clients.js';
+import { closeAll, connectObserver, lastFrame, logon, joinedOverlay, reconnectingOverlay } from '../../helpers/clients.js';
 import { parseReplay } from '../../../src/playback/replay-file.js';
 import { playReplay, recordedMatch, replayLogon, sendRecords } from '../../helpers/recorded.js';
 import { expectWholeMatchDelivered, recordingFacts } from '../../helpers/recorded-events.js';
@@ -87,7 +87,7 @@ describe('a SIGKILL right after a logon (STATE_DIR)', () => {
     expect(second.out.some((l) => l.includes('no_match'))).toBe(false);
 
     // The same final frame as an uninterrupted run of the recording on the same process.
-    const refFrames = reconnectingOverlay(second.urls.broadcast, REF);
+    const refFrames = await joinedOverlay(second.urls.broadcast, REF);
     const ref = await playReplay(replay, { url: second.urls.ingest, key: KEY, pace: 'instant', groupCode: REF });
     sockets.push(ref.socket);
     await expect.poll(() => refFrames.length > 0 && lastFrame(refFrames).roundPhase === 'game_end', { timeout: 30_000 }).toBe(true);
