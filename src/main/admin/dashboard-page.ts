@@ -7,6 +7,7 @@
 import { REHEARSAL_PANEL_HTML } from '../rehearsal/index.js'; // the "Rehearse" panel, below the table; then "Schedule" and "Webhooks"
 import { LINKS_CSS, LINKS_SCRIPT } from './dashboard-links-page.js'; // the links column and the standby actions
 import { FIXTURES_PANEL_HTML } from '../schedule/index.js'; // the "Schedule" panel and the rows' mismatch mark
+import { BRACKETS_PANEL_HTML } from '../brackets/index.js'; // the "Brackets" panel, after the schedule
 import { WEBHOOKS_PANEL_HTML } from '../events/index.js';
 import { DELAY_PANEL_HTML } from '../output-delay/index.js'; // the "Output delay" panel, last
 export const DASHBOARD_HTML = String.raw`<!doctype html>
@@ -118,7 +119,7 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
     <tbody id="rows"></tbody>
   </table>
   <div id="empty">No live matches.</div>
-${REHEARSAL_PANEL_HTML}${FIXTURES_PANEL_HTML}${WEBHOOKS_PANEL_HTML}${DELAY_PANEL_HTML}
+${REHEARSAL_PANEL_HTML}${FIXTURES_PANEL_HTML}${BRACKETS_PANEL_HTML}${WEBHOOKS_PANEL_HTML}${DELAY_PANEL_HTML}
 </main>
 ${LINKS_SCRIPT}
 <script>
