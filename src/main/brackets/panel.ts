@@ -103,7 +103,8 @@ export const BRACKETS_PANEL_HTML = String.raw`
     return fetch(base, { headers: headers() }).then(function (res) { return res.status === 200 ? res.json() : null; })
       .then(function (body) { if (body) render(body); }).catch(function () { /* the next refresh */ });
   }
-  setInterval(function () { var a = document.activeElement; if (!a || !a.closest || !a.closest('#brackets .bar')) refresh(); }, 2000);
+  // Redrawn every 2 s (the form is not redrawn: only the tables are).
+  setInterval(refresh, 2000);
   refresh();
 })();
 </script>
