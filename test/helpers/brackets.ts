@@ -12,7 +12,7 @@ export const WOLVES: StandinEntrant = {
 // One participant without a Riot ID (the event did not collect it): four of five still make the side.
 export const OWLS: StandinEntrant = {
   id: 502, name: BO3.owls.name, logo: BO3.owls.url,
-  players: ['HippoStalker93#maya', 'PotatoTheChinese#00000', 'Uliusjay#CRIBB', 'YancyK#NA1'].map((riotId) => ({ gamerTag: riotId.split('#')[0], riotId })).concat([{ gamerTag: 'bike' }]),
+  players: ['HippoStalker93#maya', 'PotatoTheChinese#00000', 'Uliusjay#CRIBB', 'YancyK#NA1'].map((riotId): { gamerTag: string; riotId?: string } => ({ gamerTag: riotId.split('#')[0], riotId })).concat([{ gamerTag: 'bike' }]),
 };
 export const LIGHTS: StandinEntrant = { id: 511, name: 'Northern Lights', logo: 'https://cdn.example.org/teams/northern-lights.png', players: [] };
 export const TIDE: StandinEntrant = { id: 512, name: 'Tidebreakers', logo: '', players: [] };
