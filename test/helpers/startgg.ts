@@ -17,8 +17,10 @@ export interface StandinSet {
   id: number; state: number; round: string; totalGames: number;
   entrants: [StandinEntrant | null, StandinEntrant | null];
   stream?: string; station?: number; winnerId?: number | null; games?: StandinGame[];
+  /** The phase (bracket) it is in; none: the event's first phase. */
+  phaseId?: number;
 }
-export interface StandinEvent { id: number; slug: string; name: string; sets: StandinSet[] }
+export interface StandinEvent { id: number; slug: string; name: string; sets: StandinSet[]; phases?: Array<{ id: number; name: string }> }
 export interface Received { query: string; variables: Record<string, unknown>; errors: string[]; at: number }
 export interface Mutation { name: 'reportBracketSet' | 'updateBracketSet'; args: Record<string, unknown>; at: number }
 
@@ -31,6 +33,8 @@ export class StartggStandin {
   /** Every request, valid or not (errors: the validation's, empty when valid). */
   readonly received: Received[] = [];
   readonly mutations: Mutation[] = [];
+  /** Requests refused for the rate limit (80 per 60 s). */
+  rateLimited = 0;
   private server!: http.Server;
   private port = 0;
   private readonly times: number[] = [];
@@ -61,8 +65,18 @@ export class StartggStandin {
 
   /** Refuses every connection for `ms`, then listens on the same port again; resolves when it is back. */
   async down(ms: number): Promise<void> {
-    await new Promise<void>((resolve) => { this.server.close(() => resolve()); this.server.closeAllConnections(); });
+    await this.stop();
     await new Promise((resolve) => setTimeout(resolve, ms));
+    await this.resume();
+  }
+
+  /** Stops listening (connections refused) until resume(). */
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => { this.server.close(() => resolve()); this.server.closeAllConnections(); });
+  }
+
+  /** Listens on the same port again. */
+  async resume(): Promise<void> {
     await new Promise<void>((resolve) => this.server.listen(this.port, '127.0.0.1', resolve));
   }
 
@@ -82,7 +96,10 @@ export class StartggStandin {
     if (req.headers.authorization !== `Bearer ${this.token}`) return answer(401, { message: 'Invalid authentication token' });
     const now = Date.now();
     while (this.times.length && this.times[0] <= now - 60_000) this.times.shift();
-    if (this.times.length >= 80) return answer(429, { success: false, message: 'Rate limit exceeded - api-token' });
+    if (this.times.length >= 80) {
+      this.rateLimited++;
+      return answer(429, { success: false, message: 'Rate limit exceeded - api-token' });
+    }
     this.times.push(now);
     let body: { query?: unknown; variables?: unknown };
     try { body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof body; } catch { return answer(400, { errors: [{ message: 'Body is not JSON' }] }); }
@@ -103,19 +120,21 @@ export class StartggStandin {
 
   /** The resolvers: the held events, shaped as the schema says. */
   private root(): Record<string, unknown> {
-    const eventOf = (e: StandinEvent) => ({
-      id: e.id, name: e.name, slug: e.slug,
-      videogame: { id: 34227, name: 'VALORANT', stages: VALORANT_STAGES },
-      sets: (args: { page?: number; perPage?: number; filters?: { state?: number[] | null } }) => {
+    type SetsArgs = { page?: number; perPage?: number; filters?: { state?: number[] | null } };
+    const setsOf = (all: StandinSet[]) => (args: SetsArgs) => {
         const states = args.filters?.state;
-        const open = e.sets.filter((s) => !states || states.includes(s.state));
+        const open = all.filter((s) => !states || states.includes(s.state));
         const perPage = args.perPage ?? 25;
         const page = args.page ?? 1;
         return {
           pageInfo: { total: open.length, totalPages: Math.ceil(open.length / perPage), page, perPage },
           nodes: open.slice((page - 1) * perPage, page * perPage).map(setOf),
         };
-      },
+    };
+    const eventOf = (e: StandinEvent) => ({
+      id: e.id, name: e.name, slug: e.slug,
+      videogame: { id: 34227, name: 'VALORANT', stages: VALORANT_STAGES },
+      sets: setsOf(e.sets),
     });
     const setOf = (s: StandinSet) => ({
       id: s.id, state: s.state, fullRoundText: s.round, totalGames: s.totalGames, setGamesType: 1, winnerId: s.winnerId ?? null,
@@ -148,7 +167,13 @@ export class StartggStandin {
         const e = [...this.events.values()].find((x) => x.slug === slug || String(x.id) === id);
         return e ? eventOf(e) : null;
       },
-      phase: () => null,
+      phase: ({ id }: { id?: string }) => {
+        for (const e of this.events.values()) {
+          const phase = (e.phases ?? []).find((p) => String(p.id) === id);
+          if (phase) return { id: phase.id, name: phase.name, event: eventOf(e), sets: setsOf(e.sets.filter((s) => (s.phaseId ?? e.phases![0].id) === phase.id)) };
+        }
+        return null;
+      },
       reportBracketSet: report('reportBracketSet'),
       updateBracketSet: report('updateBracketSet'),
     };
