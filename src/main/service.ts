@@ -187,10 +187,11 @@ export async function startService(config: Config, options: ServiceOptions = {})
   // Its keeper reaches a match's shard through routing; the maps' results come on the event bus (mapFinished).
   const schedule = await openSchedule({ log, events, routing, directory, teamInfo, store: fixtures, shared: redis !== null });
   // Linked brackets (brackets/, docs/brackets.md): their matches become fixtures, the series' results go back.
-  // The links (with their tokens) are operator data in DATA_DIR; the platforms' adapters are built here.
-  const bracketStore = new DataDirBracketStore(path.join(config.DATA_DIR, BRACKETS_FILE));
+  // The links (with their tokens) are operator data in DATA_DIR, or Redis (then one node reads and
+  // reports them: the lead); the platforms' adapters are built here.
+  const bracketStore = redis?.brackets ?? new DataDirBracketStore(path.join(config.DATA_DIR, BRACKETS_FILE));
   const brackets = await Brackets.open({
-    log, store: bracketStore, keeper: schedule, directory,
+    log, store: bracketStore, keeper: schedule, directory, nodeId: redis?.conn.nodeId ?? 'local', leadTtlMs: config.REDIS_LEASE_TTL_MS,
     platforms: [new StartggPlatform({ url: config.STARTGG_API_URL, timeoutMs: config.BRACKETS_TIMEOUT_MS, request })],
     pollMs: config.BRACKETS_POLL_MS, retryMs: config.BRACKETS_RETRY_MS, retryMaxMs: config.BRACKETS_RETRY_MAX_MS,
   });
@@ -239,7 +240,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     rehearsalControl.close();
     lifecycle.close();
     brackets.close();
-    bracketStore.close();
+    if (!redis) bracketStore.close(); // Redis's is one of `opened`
     schedule.close();
     standby.close();
     sync.close();

@@ -2,8 +2,10 @@
 // "Brackets"; docs/brackets.md). Operator data like the schedule: it outlives the process (the
 // embedded default writes DATA_DIR/brackets.json atomically and owner-only: it holds each link's
 // platform token, which is in that file and nowhere else: never in an answer, a log line, a metric).
-// One document, changed by a read-modify-write (`update`), so a shared adapter can make it a
-// compare-and-set. Adapter: brackets/adapters/data-dir/bracket-store.ts.
+// One document, changed by a read-modify-write (`update`), a compare-and-set on a shared adapter.
+// With REDIS_URL one node reads and reports the brackets for all (`lead`: a lease), so a platform's
+// rate limit is spent once and each report goes out from one place.
+// Adapters: brackets/adapters/data-dir/bracket-store.ts, brackets/adapters/redis/bracket-store.ts.
 import type { BracketStage, BracketTarget, Exchange } from './platform.js';
 
 export type ReportMode = 'auto' | 'confirm';
@@ -63,15 +65,31 @@ export interface ReportState {
   exchanges: Exchange[];
 }
 
+/** A link's reads as the node that reads it last wrote them. */
+export interface SyncState {
+  lastSyncAt: number | null;
+  nextSyncAt: number | null;
+  lastError: string | null;
+  /** Failed reads in a row. */
+  errors: number;
+  /** Matches read at the last successful read. */
+  sets: number;
+  requests: number;
+}
+
 export interface BracketDoc {
   links: BracketLink[];
   sets: Record<string, LinkedSet>;
+  /** link id → its reads' state. */
+  syncs?: Record<string, SyncState>;
 }
 
 export interface BracketStore {
   read(): Promise<BracketDoc>;
   /** Atomic read-modify-write: `change` gets a copy and returns the new document (undefined: no change). Resolves with what is stored. */
   update(change: (doc: BracketDoc) => BracketDoc | undefined): Promise<BracketDoc>;
+  /** Takes or renews the lead for `ttlMs` (true: this node reads and reports); one process: always true. */
+  lead(nodeId: string, ttlMs: number): Promise<boolean>;
   close(): void;
 }
 

@@ -1,11 +1,14 @@
 // The brackets concern as the composition root opens it (docs/brackets.md): the links (kept in the
 // BracketStore with their tokens), their reads (sync.ts) and the reports (reporter.ts), and what the
-// admin routes and the dashboard show of them (never a token).
+// admin routes and the dashboard show of them (never a token). Reads and reports run on the node
+// that holds the store's lead (one process: always this one; with REDIS_URL one node, renewed every
+// third of REDIS_LEASE_TTL_MS, taken over by another within it when that node is gone); every node
+// answers the routes.
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../base/log.js';
 import type { MatchDirectory } from '../matches/index.js';
 import { status, wins, type FixtureKeeper } from '../schedule/index.js';
-import type { BracketLink, BracketStore, LinkedSet, ReportMode } from './bracket-store.js';
+import type { BracketDoc, BracketLink, BracketStore, LinkedSet, ReportMode } from './bracket-store.js';
 import type { BracketPlatform, SetReport } from './platform.js';
 import { BracketReporter } from './reporter.js';
 import { BracketSync } from './sync.js';
@@ -20,6 +23,9 @@ export interface BracketsDeps {
   pollMs: number;
   retryMs: number;
   retryMaxMs: number;
+  /** This node's id (the lead's holder), and the lead's length. */
+  nodeId: string;
+  leadTtlMs: number;
 }
 
 /** At most this many brackets linked at once. */
@@ -40,19 +46,45 @@ export class Brackets {
   private readonly reporter: BracketReporter;
   private readonly platforms: Map<string, BracketPlatform>;
   private readonly log: Logger;
+  private leading = false;
+  private readonly leadTimer: NodeJS.Timeout;
+  private closed = false;
 
   private constructor(private readonly deps: BracketsDeps) {
     this.log = deps.log.child({ module: 'brackets' });
     this.platforms = new Map(deps.platforms.map((p) => [p.name, p]));
     this.reporter = new BracketReporter({ log: deps.log, store: deps.store, fixtures: deps.keeper.store, platforms: this.platforms, retryMs: deps.retryMs, retryMaxMs: deps.retryMaxMs, checkMs: REPORT_CHECK_MS });
     this.sync = new BracketSync({ log: deps.log, store: deps.store, keeper: deps.keeper, directory: deps.directory, platforms: this.platforms, pollMs: deps.pollMs, retryMaxMs: deps.retryMaxMs, changed: () => this.reporter.poke() });
+    this.leadTimer = setInterval(() => void this.lead(), Math.max(100, Math.floor(deps.leadTtlMs / 3)));
+    this.leadTimer.unref();
   }
 
-  /** Opens the concern over its store: every kept link is read at once, every owed report looked at. */
+  /** Opens the concern over its store: when this node leads, every kept link is read at once and every owed report looked at. */
   static async open(deps: BracketsDeps): Promise<Brackets> {
     const b = new Brackets(deps);
-    for (const link of (await deps.store.read()).links) b.sync.watch(link.id);
+    await b.lead();
     return b;
+  }
+
+  /** Takes or renews the lead; the leader reads every kept link (new ones too) and reports; another node does neither. */
+  private async lead(): Promise<void> {
+    let leading = false;
+    let doc: BracketDoc | undefined;
+    try {
+      leading = await this.deps.store.lead(this.deps.nodeId, this.deps.leadTtlMs);
+      if (leading) doc = await this.deps.store.read();
+    } catch (err) {
+      this.log.warn({ error: (err as Error).message }, 'bracket lead not renewed (the store did not answer)');
+      leading = false;
+    }
+    if (this.closed) return;
+    if (leading !== this.leading) this.log.info({ nodeId: this.deps.nodeId }, leading ? 'this node reads and reports the linked brackets' : 'another node reads and reports the linked brackets');
+    if (leading && !this.leading) this.reporter.poke(); // every owed report is looked at again
+    this.leading = leading;
+    this.reporter.active = leading;
+    const ids = new Set(doc?.links.map((l) => l.id) ?? []);
+    for (const id of this.sync.watched()) if (!ids.has(id)) this.sync.unwatch(id);
+    for (const id of ids) this.sync.watch(id);
   }
 
   /** Links a bracket: answered without its token (which is never shown again). */
@@ -81,7 +113,7 @@ export class Brackets {
       return { ...doc, links: [...doc.links, link] };
     });
     if (problem) throw new LinkError(problem, 409);
-    this.sync.watch(link.id);
+    if (this.leading) this.sync.watch(link.id); // else the leader reads it from its next renewal on
     this.log.info({ linkId: link.id, platform: link.platform, target, mode: link.mode }, 'bracket linked');
     return this.linkView(link);
   }
@@ -93,17 +125,18 @@ export class Brackets {
       found = doc.links.some((l) => l.id === id);
       if (!found) return undefined;
       const sets = Object.fromEntries(Object.entries(doc.sets).filter(([, s]) => s.linkId !== id));
-      return { links: doc.links.filter((l) => l.id !== id), sets };
+      const { [id]: _gone, ...syncs } = doc.syncs ?? {};
+      return { links: doc.links.filter((l) => l.id !== id), sets, syncs };
     });
     if (found) this.sync.unwatch(id);
     return found;
   }
 
-  /** Reads the link now; false: no such link. */
-  async syncNow(id: string): Promise<boolean> {
-    if (!(await this.deps.store.read()).links.some((l) => l.id === id)) return false;
-    this.sync.now(id);
-    return true;
+  /** Reads the link now (on the leading node; on another, the leader reads it at its next poll); null: no such link. */
+  async syncNow(id: string): Promise<{ reading: boolean } | null> {
+    if (!(await this.deps.store.read()).links.some((l) => l.id === id)) return null;
+    if (this.leading) this.sync.now(id);
+    return { reading: this.leading };
   }
 
   /** Confirms the report held for a linked match: it goes out. null: no such match; 'nothing': none held. */
@@ -124,7 +157,7 @@ export class Brackets {
   async view(): Promise<{ links: Array<ReturnType<Brackets['linkView']>>; sets: Array<Awaited<ReturnType<Brackets['setView']>>> }> {
     const doc = await this.deps.store.read();
     const sets = await Promise.all(Object.values(doc.sets).map((s) => this.setView(s, false)));
-    return { links: doc.links.map((l) => this.linkView(l)), sets: sets.sort((a, b) => a.stream.localeCompare(b.stream) || a.station.localeCompare(b.station) || a.groupCode.localeCompare(b.groupCode)) };
+    return { links: doc.links.map((l) => this.linkView(l, doc)), sets: sets.sort((a, b) => a.stream.localeCompare(b.stream) || a.station.localeCompare(b.station) || a.groupCode.localeCompare(b.groupCode)) };
   }
 
   /** One linked match with everything sent and answered; undefined: not linked. */
@@ -134,13 +167,15 @@ export class Brackets {
   }
 
   close(): void {
+    this.closed = true;
+    clearInterval(this.leadTimer);
     this.sync.close();
     this.reporter.close();
     for (const p of this.platforms.values()) p.close();
   }
 
-  private linkView(l: BracketLink) {
-    return { id: l.id, platform: l.platform, input: l.input, target: l.target, mode: l.mode, name: l.name, createdAt: l.createdAt, sync: this.sync.stateOf(l.id) ?? null };
+  private linkView(l: BracketLink, doc?: BracketDoc) {
+    return { id: l.id, platform: l.platform, input: l.input, target: l.target, mode: l.mode, name: l.name, createdAt: l.createdAt, sync: doc?.syncs?.[l.id] ?? null };
   }
 
   private async setView(s: LinkedSet, exchanges: boolean) {

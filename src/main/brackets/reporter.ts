@@ -48,6 +48,8 @@ export class BracketReporter {
   /** group code → when its failed report is due again. */
   private readonly due = new Map<string, number>();
   private closed = false;
+  /** This node leads (brackets.ts): only then it reports. */
+  active = false;
 
   constructor(private readonly deps: ReporterDeps) {
     this.log = deps.log.child({ module: 'brackets' });
@@ -66,7 +68,7 @@ export class BracketReporter {
   }
 
   private async tick(): Promise<void> {
-    if (this.busy || this.closed) return;
+    if (this.busy || this.closed || !this.active) return;
     this.busy = true;
     try {
       const revision = await this.deps.fixtures.revision();

@@ -5,7 +5,7 @@
 //   GET  /admin/brackets                             { links (each with its read's state), sets (each linked match: its report's state, flags) }
 //   POST /admin/brackets                             { url, token, mode?: auto|confirm, platform?: startgg }: 201 { link }
 //   POST /admin/brackets/:id/delete                  unlinks it (its fixtures stay)
-//   POST /admin/brackets/:id/sync                    reads it now: 202
+//   POST /admin/brackets/:id/sync                    reads it now: 202 { reading: true } (on the leading node; another: false, read at the next poll)
 //   GET  /admin/brackets/sets/:groupCode             one linked match, with every exchange (sent and answered)
 //   POST /admin/brackets/sets/:groupCode/confirm     the held report goes out: { confirmed }
 //   GET  /admin/brackets/codes.csv[?stream=&station=]  the group codes for the observers, per stream and station
@@ -66,11 +66,13 @@ export function registerBrackets(router: Router, brackets: Brackets, ctx: Bracke
     const tokenId = ctx.authorize(req, reply);
     if (tokenId === null) return;
     const linkId = id(req.params[0]);
+    let asked;
     try {
-      if (linkId === null || !(await brackets.syncNow(linkId))) return reply.error(404, 'Bracket link not found');
+      asked = linkId === null ? null : await brackets.syncNow(linkId);
     } catch (err) { return guarded(reply, err); }
+    if (asked === null) return reply.error(404, 'Bracket link not found');
     log.info({ tokenId, action: 'bracket_sync', linkId, client: client(req) }, 'admin action: bracket read now');
-    json(reply, 202, { id: linkId, reading: true });
+    json(reply, 202, { id: linkId, reading: asked.reading });
   }, ctx.options);
 
   router.get('/admin/brackets/sets/:groupCode', async (req, reply) => {

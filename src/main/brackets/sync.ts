@@ -8,12 +8,12 @@
 // - a match the bracket no longer has removes its fixture when nothing was played; when its series
 //   was played and is not decided it is flagged (`set_dropped`); a decided one (the platform took
 //   our report and completed it) stays as it is.
-// One read of a link at a time; its state (last and next read, errors) is this process's (GET
-// /admin/brackets, the dashboard).
+// One read of a link at a time, on the node that leads (brackets.ts); its state (last and next read,
+// errors) is kept with the links after each read (GET /admin/brackets on any node, the dashboard).
 import type { Logger } from '../base/log.js';
 import type { MatchDirectory } from '../matches/index.js';
 import { buildFixtures, decided, FIXTURES_MAX_STORED, UploadError, type Fixture, type FixtureKeeper } from '../schedule/index.js';
-import { emptyReport, type BracketLink, type BracketStore, type LinkedSet } from './bracket-store.js';
+import { emptyReport, type BracketLink, type BracketStore, type LinkedSet, type SyncState } from './bracket-store.js';
 import type { BracketPlatform, BracketSet } from './platform.js';
 
 export interface SyncDeps {
@@ -28,17 +28,6 @@ export interface SyncDeps {
   changed: () => void;
 }
 
-export interface SyncState {
-  lastSyncAt: number | null;
-  nextSyncAt: number | null;
-  lastError: string | null;
-  /** Failed reads in a row. */
-  errors: number;
-  /** Matches read at the last successful read. */
-  sets: number;
-  requests: number;
-}
-
 interface Runner { state: SyncState; timer: NodeJS.Timeout | undefined; running: boolean; again: boolean }
 
 export class BracketSync {
@@ -50,8 +39,9 @@ export class BracketSync {
     this.log = deps.log.child({ module: 'brackets' });
   }
 
-  stateOf(linkId: string): SyncState | undefined {
-    return this.runners.get(linkId)?.state;
+  /** The links this node reads. */
+  watched(): string[] {
+    return [...this.runners.keys()];
   }
 
   /** Starts reading a link now, and every BRACKETS_POLL_MS after. */
@@ -81,6 +71,9 @@ export class BracketSync {
       r.state.nextSyncAt = Date.now() + delay;
       r.timer = setTimeout(() => this.now(linkId), delay);
       r.timer.unref();
+      const state = { ...r.state };
+      this.deps.store.update((doc) => (doc.links.some((l) => l.id === linkId) ? { ...doc, syncs: { ...doc.syncs, [linkId]: state } } : undefined))
+        .catch((err: Error) => this.log.warn({ linkId, error: err.message }, 'bracket read state not kept'));
     });
   }
 
@@ -146,7 +139,12 @@ export class BracketSync {
       // New (or its fixture was deleted by hand: the bracket is the truth, it comes back).
       const f = this.wanted(set, linked?.groupCode ?? '');
       const entry: LinkedSet = linked ?? { groupCode: f.groupCode, linkId: link.id, setId: set.id, entrantIds, ...meta, flags: [], change: '', report: emptyReport() };
-      await this.deps.store.update((doc) => ({ ...doc, sets: { ...doc.sets, [f.groupCode]: { ...entry, ...meta, entrantIds } } }));
+      let unlinked = false;
+      await this.deps.store.update((doc) => {
+        unlinked = !doc.links.some((l) => l.id === link.id); // unlinked meanwhile (on another node)
+        return unlinked ? undefined : { ...doc, sets: { ...doc.sets, [f.groupCode]: { ...entry, ...meta, entrantIds } } };
+      });
+      if (unlinked) return;
       const added = await keeper.store.add([f], FIXTURES_MAX_STORED);
       if (!added.ok) throw new UploadError(added.reason === 'full' ? 'the schedule is full' : `group code ${f.groupCode} is taken`);
       keeper.remember(f.groupCode, f);

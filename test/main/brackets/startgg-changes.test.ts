@@ -46,10 +46,12 @@ describe('a linked start.gg event whose bracket changes', () => {
   });
 
   /** Reads the bracket now and waits for the read to be done (its lastSyncAt moves). */
+  const lastRead = async () => (await brackets(svc.rest, token)).links.find((l) => l.id === linkId)?.sync?.lastSyncAt ?? null;
   const readNow = async () => {
-    const before = (await brackets(svc.rest, token)).links.find((l) => l.id === linkId)!.sync!.lastSyncAt;
+    await expect.poll(lastRead, { timeout: 10_000 }).not.toBeNull(); // the first read's state is kept
+    const before = await lastRead();
     expect(await syncNow(svc.rest, token, linkId)).toBe(202);
-    await expect.poll(async () => (await brackets(svc.rest, token)).links.find((l) => l.id === linkId)!.sync!.lastSyncAt, { timeout: 10_000 }).not.toBe(before);
+    await expect.poll(lastRead, { timeout: 10_000 }).not.toBe(before);
   };
 
   it('links the event: its three matches become fixtures', async () => {

@@ -63,7 +63,7 @@ describe('start.gg\'s limits, and reports that outlive a restart', () => {
     sg.events.set(slug, { id: 81, slug, name: 'Big Open', sets });
     const svc = await service({ STARTGG_API_URL: sg.url });
     expect((await linkBracket(svc.rest, svc.admin.token, { url: slug, token: SG_TOKEN })).status).toBe(201);
-    await expect.poll(() => sg.received.length, { timeout: 20_000 }).toBe(80);
+    await expect.poll(() => sg.received.length, { timeout: 30_000 }).toBe(80);
     // Reads are due every 500 ms: for two seconds more, nothing else reaches start.gg.
     await new Promise((resolve) => setTimeout(resolve, 2000));
     expect(sg.received.length).toBe(80);
@@ -71,7 +71,7 @@ describe('start.gg\'s limits, and reports that outlive a restart', () => {
     expect(sg.invalid()).toEqual([]);
     const read = (await brackets(svc.rest, svc.admin.token)).links[0].sync!;
     expect(read).toMatchObject({ lastError: null, errors: 0, sets: 0, requests: 22 });
-  }, 40_000);
+  }, 50_000);
 
   it('sends a report owed while start.gg was down after the service restarted', async () => {
     const sg = await standin();

@@ -73,6 +73,7 @@ describe('a start.gg event in the loop', () => {
     expect(f.teams.map((t) => [t.name, t.url])).toEqual([[WOLVES.name, WOLVES.logo], [OWLS.name, OWLS.logo]]);
     expect(f.teams[0].players).toEqual(WOLVES.players.map((p) => p.riotId));
     expect(f.teams[1].players).toEqual(OWLS.players.flatMap((p) => (p.riotId ? [p.riotId] : [])));
+    await expect.poll(async () => (await brackets(svc.rest, token)).links[0].sync, { timeout: 10_000 }).toMatchObject({ lastError: null, errors: 0, sets: 1 });
     const view = await brackets(svc.rest, token);
     expect(view.sets.map((s) => s.setId)).toEqual(['9001']); // 9002 has one side, 9009 is completed
     expect(view.links[0]).toMatchObject({ name: 'Autumn Cup 2026 – VALORANT', sync: { lastError: null, errors: 0, sets: 1 } });

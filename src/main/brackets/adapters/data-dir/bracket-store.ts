@@ -19,7 +19,7 @@ export class DataDirBracketStore implements BracketStore {
     const kept = readVersionedFile(file, 'a brackets file', FILE_VERSION, 'brackets', 'the linked brackets') as Partial<BracketDoc> | undefined;
     if (kept === undefined) return;
     if (!Array.isArray(kept.links) || typeof kept.sets !== 'object' || kept.sets === null) throw new Error(`${file}: not a brackets file of version ${FILE_VERSION}`);
-    this.doc = { links: kept.links, sets: kept.sets };
+    this.doc = { links: kept.links, sets: kept.sets, syncs: kept.syncs ?? {} };
   }
 
   async read(): Promise<BracketDoc> {
@@ -33,6 +33,11 @@ export class DataDirBracketStore implements BracketStore {
       if (this.file !== null) writeFileAtomicSync(this.file, JSON.stringify({ version: FILE_VERSION, brackets: this.doc }));
     }
     return structuredClone(this.doc);
+  }
+
+  /** One process: it always leads. */
+  async lead(): Promise<boolean> {
+    return true;
   }
 
   close(): void {}
