@@ -95,7 +95,7 @@ describe('start.gg\'s limits, and reports that outlive a restart', () => {
     const second = await service({ STARTGG_API_URL: sg.url, DATA_DIR: dataDir });
     await expect.poll(() => sg.mutations.length, { timeout: 10_000 }).toBe(1);
     expect(sg.mutations[0]).toMatchObject({ name: 'reportBracketSet', args: { setId: '9401', gameData: [{ gameNum: 1, winnerId: '502', entrant1Score: 6, entrant2Score: 13 }] } });
-    expect(await linkedSet(second.rest, second.admin.token, 9401)).toMatchObject({ groupCode: code, report: { state: 'sent', failures: 0 } });
+    await expect.poll(() => linkedSet(second.rest, second.admin.token, 9401), { timeout: 5_000 }).toMatchObject({ groupCode: code, report: { state: 'sent', failures: 0 } });
     expect((await fixtureList(second.rest, second.admin.token)).map((f) => f.groupCode)).toEqual([code]);
     expect(sg.invalid()).toEqual([]);
   }, 60_000);

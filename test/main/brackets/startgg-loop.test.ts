@@ -116,8 +116,8 @@ describe('a start.gg event in the loop', () => {
     await expect.poll(() => reports().length, { timeout: 10_000 }).toBe(3);
     expect(reports()[2].args).toEqual({ setId: '9001', winnerId: '502', gameData: [game(1, 502, [6, 13]), game(2, 501, [13, 6]), game(3, 502, [6, 13])] });
     expect(sg.set(9001)).toMatchObject({ state: 3, winnerId: 502 });
-    const shown = await linkedSet(svc.rest, token, 9001);
-    expect(shown?.report).toMatchObject({ state: 'completed', completed: true, lastError: null, failures: 0 });
+    // Kept once the answer came (the mutation is seen first).
+    await expect.poll(async () => (await linkedSet(svc.rest, token, 9001))?.report, { timeout: 5_000 }).toMatchObject({ state: 'completed', completed: true, lastError: null, failures: 0 });
     // Sent once more the same: nothing (idempotent by construction: the state is what was taken).
     await expect.poll(async () => (await brackets(svc.rest, token)).links[0].sync?.errors, { timeout: 5_000 }).toBe(0);
     expect(reports()).toHaveLength(3);
@@ -133,7 +133,9 @@ describe('a start.gg event in the loop', () => {
     expect(sg.set(9001).games?.[0]).toMatchObject({ orderNum: 1, entrant1Score: 9, entrant2Score: 13 });
 
     expect((await fetch(`${svc.rest}/admin/brackets/sets/${code}`)).status).toBe(401);
-    const one = await (await fetch(`${svc.rest}/admin/brackets/sets/${code}`, { headers: { authorization: `Bearer ${token}` } })).json() as BracketSetView;
+    const setOf = async () => await (await fetch(`${svc.rest}/admin/brackets/sets/${code}`, { headers: { authorization: `Bearer ${token}` } })).json() as BracketSetView;
+    await expect.poll(async () => (await setOf()).report.exchanges!.at(-1)?.operation, { timeout: 5_000 }).toBe('updateBracketSet');
+    const one = await setOf();
     const ops = one.report.exchanges!.map((e) => `${e.operation}:${e.ok}`);
     expect(ops[0]).toBe('reportBracketSet:true');
     expect(ops).toContain('reportBracketSet:false'); // the outage's attempts
