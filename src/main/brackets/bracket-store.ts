@@ -6,6 +6,7 @@
 // With REDIS_URL one node reads and reports the brackets for all (`lead`: a lease), so a platform's
 // rate limit is spent once and each report goes out from one place.
 // Adapters: brackets/adapters/data-dir/bracket-store.ts, brackets/adapters/redis/bracket-store.ts.
+// Contract: test/main/brackets/bracket-store.contract.ts.
 import type { BracketStage, BracketTarget, Exchange } from './platform.js';
 
 export type ReportMode = 'auto' | 'confirm';
