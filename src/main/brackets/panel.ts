@@ -2,7 +2,8 @@
 // or phase (URL or slug, the organiser's token, report at once or hold for confirmation), lists the
 // links with their read's state (last and next read, errors), and every linked match with its group
 // code (the code the observer types), stream and station, flags, and its report's state, with
-// Confirm for a held report and the group codes as CSV. It reads GET /admin/brackets every 2 s and
+// Confirm for a held report, Exchanges (everything sent to the platform and answered, from
+// GET /admin/brackets/sets/:groupCode, kept open across redraws) and the group codes as CSV. It reads GET /admin/brackets every 2 s and
 // changes through the admin API with the Bearer token typed into the toolbar's token field
 // (#admin-token); reads go with the page's Basic credentials without it. Like the page: no template
 // literals in the script, all text through textContent. The token field is emptied once sent.
@@ -20,6 +21,7 @@ export const BRACKETS_PANEL_HTML = String.raw`
   #brackets td { vertical-align: top; }
   #brackets .flag, #brackets .err { color: var(--bad); font-weight: 600; }
   #brackets td.bk-code { font-family: ui-monospace, monospace; font-size: 15px; font-weight: 700; }
+  #brackets .bk-ex { font-family: ui-monospace, monospace; font-size: 11px; white-space: pre-wrap; word-break: break-all; max-width: 640px; }
 </style>
 <section class="panel" id="brackets">
   <h2>Brackets</h2>
@@ -49,6 +51,19 @@ export const BRACKETS_PANEL_HTML = String.raw`
     if (body !== undefined) init.body = body;
     return fetch(base + path, init).then(function (res) { return res.json().then(function (b) { return { status: res.status, body: b }; }); });
   }
+  var exchanges = {}; // group code → its exchanges as last read, for the rows whose Exchanges are open
+  function loadExchanges(code) {
+    return fetch(base + '/sets/' + encodeURIComponent(code), { headers: headers() }).then(function (res) { return res.status === 200 ? res.json() : null; })
+      .then(function (s) { if (s && exchanges[code]) { exchanges[code] = s.report.exchanges; showExchanges(code); } });
+  }
+  function showExchanges(code) {
+    var box = document.querySelector('#bk-set-rows tr[data-code="' + code + '"] .bk-ex');
+    if (!box) return;
+    box.textContent = '';
+    (exchanges[code] || []).forEach(function (e) {
+      box.append(el('div', e.ok ? '' : 'err', new Date(e.at).toISOString().slice(11, 19) + ' ' + e.operation + ' ' + (e.ok ? 'taken' : 'not taken') + ': ' + JSON.stringify(e.sent) + ' → ' + e.answer));
+    });
+  }
   function needToken() { var t = $('admin-token'); if (t && t.value) return false; say('Type the admin token first.', false); return true; }
 
   $('bk-link').addEventListener('click', function () {
@@ -64,8 +79,14 @@ export const BRACKETS_PANEL_HTML = String.raw`
     var r = s.report; var td = el('td', 'bk-report');
     var games = r.held || r.sent;
     var text = r.state + (games ? ': ' + games.games.map(function (g) { return g.scores[0] + '–' + g.scores[1]; }).join(', ') + (games.winnerId ? ', winner ' + games.winnerId : '') : '');
-    td.append(el('div', '', text));
+    td.append(el('div', 'bk-state', text));
     if (r.lastError) td.append(el('div', 'err', r.lastError + ' (' + r.failures + ' failed)'));
+    var toggle = el('button', 'exchanges', exchanges[s.groupCode] ? 'Hide exchanges' : 'Exchanges');
+    toggle.addEventListener('click', function () {
+      if (exchanges[s.groupCode]) { delete exchanges[s.groupCode]; refresh(); return; }
+      exchanges[s.groupCode] = []; toggle.textContent = 'Hide exchanges'; loadExchanges(s.groupCode);
+    });
+    td.append(toggle, el('div', 'bk-ex'));
     return td;
   }
 
@@ -96,7 +117,9 @@ export const BRACKETS_PANEL_HTML = String.raw`
         ctl.append(ok);
       }
       tr.append(ctl); rows.append(tr);
+      if (exchanges[s.groupCode]) showExchanges(s.groupCode);
     });
+    Object.keys(exchanges).forEach(loadExchanges);
   }
 
   function refresh() {

@@ -77,7 +77,7 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('the dashboard\'s Brackets pa
     // Map 1 (the Owls win 13–6): held, nothing sent.
     await play(1);
     await expect.poll(rows, { timeout: 10_000 }).toEqual([`${code}:held`]);
-    expect(await page.textContent(`${row} td.bk-report`)).toBe('held: 6–13');
+    expect(await page.textContent(`${row} td.bk-report .bk-state`)).toBe('held: 6–13');
     expect(sg.mutations).toHaveLength(0);
     await page.click(`${row} button.confirm`);
     await expect.poll(() => page.textContent('#bk-msg')).toBe(`${code}: report confirmed`);
@@ -88,13 +88,22 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('the dashboard\'s Brackets pa
     // Map 2 (the Owls again): the series is decided; the whole state with the winner is held, then confirmed.
     await play(2);
     await expect.poll(rows, { timeout: 10_000 }).toEqual([`${code}:held`]);
-    expect(await page.textContent(`${row} td.bk-report`)).toBe('held: 6–13, 6–13, winner 502');
+    expect(await page.textContent(`${row} td.bk-report .bk-state`)).toBe('held: 6–13, 6–13, winner 502');
     expect(sg.mutations).toHaveLength(1);
     await page.click(`${row} button.confirm`);
     await expect.poll(() => sg.mutations.length, { timeout: 10_000 }).toBe(2);
     expect(sg.mutations[1].args).toMatchObject({ setId: '9201', winnerId: '502', gameData: [{ gameNum: 1 }, { gameNum: 2, winnerId: '502' }] });
     await expect.poll(rows, { timeout: 10_000 }).toEqual([`${code}:completed`]);
     expect(sg.set(9201)).toMatchObject({ state: 3, winnerId: 502 });
+    // Everything sent and answered, on the panel.
+    await page.click(`${row} button.exchanges`);
+    const lines = () => page.evaluate((c) => Array.from(document.querySelectorAll(`#bk-set-rows tr[data-code="${c}"] .bk-ex div`)).map((d) => d.textContent ?? ''), code);
+    await expect.poll(lines, { timeout: 5_000 }).toHaveLength(2);
+    const shown = await lines();
+    expect(shown[0]).toMatch(/^\d\d:\d\d:\d\d reportBracketSet taken: \{"setId":"9201","gameData":\[\{"gameNum":1,"winnerId":"502","entrant1Score":6,"entrant2Score":13/);
+    expect(shown[1]).toContain('"winnerId":"502","gameData"');
+    expect(shown[1]).toContain('→ {"reportBracketSet":[{"id":"9201","state":3,"winnerId":502}]}');
+    expect(shown.join('\n')).not.toContain(SG_TOKEN);
     expect(sg.invalid()).toEqual([]);
     // Without the admin token the confirmation is refused.
     expect((await fetch(`${svc.rest}/admin/brackets/sets/${code}/confirm`, { method: 'POST' })).status).toBe(401);
