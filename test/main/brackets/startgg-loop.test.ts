@@ -142,6 +142,10 @@ describe('a start.gg event in the loop', () => {
     expect(ops[ops.length - 1]).toBe('updateBracketSet:true');
     expect(one.report.exchanges![ops.length - 1].answer).toContain('"winnerId":502');
 
+    // Counted as outbound calls: four reports taken, the outage's attempts failed.
+    expect(await svc.metric('ods_backend_calls_total', { call: 'startgg_report', outcome: '2xx' })).toBe(4);
+    expect(await svc.metric('ods_backend_call_failures_total', { call: 'startgg_report' })).toBeGreaterThan(0);
+    expect(await svc.metric('ods_backend_calls_total', { call: 'startgg_read', outcome: '2xx' })).toBeGreaterThan(3);
     // Every request was valid against the schema; the organiser's token is in no log line.
     expect(sg.invalid()).toEqual([]);
     expect(sg.received.length).toBeGreaterThan(10);
