@@ -142,6 +142,11 @@ describe('a start.gg event in the loop', () => {
     expect(ops[ops.length - 1]).toBe('updateBracketSet:true');
     expect(one.report.exchanges![ops.length - 1].answer).toContain('"winnerId":502');
 
+    // The completed set is no longer read (state 3): its decided fixture stays, unflagged.
+    const completedAt = reports()[2].at;
+    await expect.poll(async () => (await brackets(svc.rest, token)).links[0].sync?.lastSyncAt ?? 0, { timeout: 10_000 }).toBeGreaterThan(completedAt + 100);
+    expect(await linkedSet(svc.rest, token, 9001)).toMatchObject({ groupCode: code, flags: [], status: 'finished' });
+
     // Counted as outbound calls: four reports taken, the outage's attempts failed.
     expect(await svc.metric('ods_backend_calls_total', { call: 'startgg_report', outcome: '2xx' })).toBe(4);
     expect(await svc.metric('ods_backend_call_failures_total', { call: 'startgg_report' })).toBeGreaterThan(0);
