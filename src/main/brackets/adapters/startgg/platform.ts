@@ -1,12 +1,12 @@
 // start.gg as a BracketPlatform (brackets/platform.ts; docs/brackets.md): its GraphQL API
 // (STARTGG_API_URL), the organiser's token as Bearer, every request within the documented rate
-// limit (80 per 60 s per token: rate-window.ts) and with a timeout (BRACKETS_TIMEOUT_MS, through the
+// limit (80 per 60 s per token, the last 20 kept for reports: rate-window.ts) and with a timeout (BRACKETS_TIMEOUT_MS, through the
 // service's outbound client: metrics label `startgg`). An answer with `errors` is a failure; its
 // messages are kept (cut), never the token.
 import { createHash } from 'node:crypto';
 import type { Outbound } from '../../../backend/index.js';
 import type { BracketEntrant, BracketPlatform, BracketRead, BracketSet, BracketStage, BracketTarget, Exchange, SetReport } from '../../platform.js';
-import { RateWindow } from '../../rate-window.js';
+import { RateWindow, type RequestKind } from '../../rate-window.js';
 import { EVENT_SETS_QUERY, MAX_PAGES, OPEN_SET_STATES, PHASE_SETS_QUERY, RATE_LIMIT, REPORT_SET_MUTATION, SETS_PER_PAGE, UPDATE_SET_MUTATION } from './queries.js';
 
 export interface StartggOptions {
@@ -26,7 +26,7 @@ const RIOT_ID = /^[^#]{1,32}#[^#]{1,16}$/;
 
 export class StartggPlatform implements BracketPlatform {
   readonly name = 'startgg';
-  private readonly limit = new RateWindow(RATE_LIMIT.requests, RATE_LIMIT.windowMs);
+  private readonly limit = new RateWindow(RATE_LIMIT.requests, RATE_LIMIT.windowMs, RATE_LIMIT.reservedForReports);
 
   constructor(private readonly options: StartggOptions) {}
 
@@ -57,7 +57,7 @@ export class StartggPlatform implements BracketPlatform {
     let requests = 0;
     for (let page = 1; page <= MAX_PAGES; page++) {
       const variables = { ...(target.kind === 'phase' ? { id: target.ref } : { slug: target.ref }), page, perPage: SETS_PER_PAGE, states: [...OPEN_SET_STATES] };
-      const data = await this.call(target.kind === 'phase' ? PHASE_SETS_QUERY : EVENT_SETS_QUERY, variables, token, 'startgg_read');
+      const data = await this.call(target.kind === 'phase' ? PHASE_SETS_QUERY : EVENT_SETS_QUERY, variables, token, 'read');
       requests++;
       const root = obj(target.kind === 'phase' ? data.phase : data.event);
       if (!data.phase && !data.event) throw new PlatformError(`start.gg has no ${target.kind} ${target.ref} (or the token may not read it)`);
@@ -86,7 +86,7 @@ export class StartggPlatform implements BracketPlatform {
     };
     const at = Date.now();
     try {
-      const data = await this.call(completed ? UPDATE_SET_MUTATION : REPORT_SET_MUTATION, sent, token, 'startgg_report');
+      const data = await this.call(completed ? UPDATE_SET_MUTATION : REPORT_SET_MUTATION, sent, token, 'report');
       return { at, operation, sent, ok: true, answer: JSON.stringify(data).slice(0, 500) };
     } catch (err) {
       return { at, operation, sent, ok: false, answer: (err as Error).message.slice(0, 500) };
@@ -96,8 +96,9 @@ export class StartggPlatform implements BracketPlatform {
   close(): void {}
 
   /** One GraphQL request: its `data`, or a PlatformError (HTTP status, `errors`, no answer). */
-  private async call(query: string, variables: Obj, token: string, label: string): Promise<Obj> {
-    await this.limit.take(createHash('sha256').update(token).digest('hex'));
+  private async call(query: string, variables: Obj, token: string, kind: RequestKind): Promise<Obj> {
+    await this.limit.take(createHash('sha256').update(token).digest('hex'), kind);
+    const label = `startgg_${kind}`;
     let res;
     try {
       res = await this.options.request(this.options.url, {

@@ -74,5 +74,5 @@ export const ALL_DOCUMENTS = { EVENT_SETS_QUERY, PHASE_SETS_QUERY, REPORT_SET_MU
 export const SETS_PER_PAGE = 15;
 /** At most this many pages of one bracket are read (15 × 40 = 600 open sets). */
 export const MAX_PAGES = 40;
-/** start.gg's documented rate limit: 80 requests per 60 seconds (per token). */
-export const RATE_LIMIT = { requests: 80, windowMs: 60_000 } as const;
+/** start.gg's documented rate limit: 80 requests per 60 seconds (per token); reads leave the last 20 to reports. */
+export const RATE_LIMIT = { requests: 80, windowMs: 60_000, reservedForReports: 20 } as const;
