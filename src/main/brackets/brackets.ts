@@ -118,6 +118,21 @@ export class Brackets {
     return this.linkView(link);
   }
 
+  /** Changes how its reports go (auto, confirm); null: no such link. */
+  async setMode(id: string, mode: unknown): Promise<ReturnType<Brackets['linkView']> | null> {
+    if (mode !== 'auto' && mode !== 'confirm') throw new LinkError('mode: auto (report at once) or confirm (hold each report for an operator)');
+    let changed: BracketLink | null = null;
+    const doc = await this.deps.store.update((d) => {
+      const l = d.links.find((x) => x.id === id);
+      if (!l) return undefined;
+      l.mode = mode;
+      changed = l;
+      return d;
+    });
+    this.reporter.poke();
+    return changed ? this.linkView(changed, doc) : null;
+  }
+
   /** Unlinks it: its fixtures stay in the schedule (an operator deletes them there); nothing more is read or reported. */
   async unlink(id: string): Promise<boolean> {
     let found = false;

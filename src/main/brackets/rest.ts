@@ -4,6 +4,7 @@
 //
 //   GET  /admin/brackets                             { links (each with its read's state), sets (each linked match: its report's state, flags) }
 //   POST /admin/brackets                             { url, token, mode?: auto|confirm, platform?: startgg }: 201 { link }
+//   PUT  /admin/brackets/:id                         { mode: auto|confirm }: how its reports go from now on
 //   POST /admin/brackets/:id/delete                  unlinks it (its fixtures stay)
 //   POST /admin/brackets/:id/sync                    reads it now: 202 { reading: true } (on the leading node; another: false, read at the next poll)
 //   GET  /admin/brackets/sets/:groupCode             one linked match, with every exchange (sent and answered)
@@ -49,6 +50,24 @@ export function registerBrackets(router: Router, brackets: Brackets, ctx: Bracke
       log.info({ tokenId, action: 'bracket_link', reason: err.message, client: client(req) }, 'admin action refused');
       reply.error(err.status, err.message);
     }
+  }, withBody);
+
+  router.put('/admin/brackets/:id', async (req, reply) => {
+    const tokenId = ctx.authorize(req, reply);
+    if (tokenId === null) return;
+    const linkId = id(req.params[0]);
+    let body: { mode?: unknown };
+    try { body = JSON.parse(req.body.toString('utf8')) as { mode?: unknown }; } catch { return reply.error(400, 'The body must be JSON: { "mode": "auto" | "confirm" }'); }
+    let link;
+    try {
+      link = linkId === null ? null : await brackets.setMode(linkId, body?.mode);
+    } catch (err) {
+      if (!(err instanceof LinkError)) return guarded(reply, err);
+      return reply.error(err.status, err.message);
+    }
+    if (!link) return reply.error(404, 'Bracket link not found');
+    log.info({ tokenId, action: 'bracket_mode', linkId, mode: link.mode, client: client(req) }, 'admin action: bracket report mode changed');
+    json(reply, 200, { link });
   }, withBody);
 
   router.post('/admin/brackets/:id/delete', async (req, reply) => {

@@ -113,6 +113,15 @@ describe('a linked start.gg event whose bracket changes', () => {
     await expect.poll(async () => (await sync(unknownId))?.lastError, { timeout: 10_000 }).toBe('start.gg has no event tournament/nobody/event/nothing (or the token may not read it)');
     const s = (await sync(wrongId))!;
     expect(s.nextSyncAt! - Date.now()).toBeLessThanOrEqual(1000 + 50); // BRACKETS_RETRY_MAX_MS caps the back-off
+    // Its report mode changed: Bearer only; a bad mode, an unknown link refused.
+    const put = (id: string, body: string, auth = true) => fetch(`${svc.rest}/admin/brackets/${id}`, { method: 'PUT', headers: { ...(auth ? { authorization: `Bearer ${token}` } : {}), 'content-type': 'application/json' }, body });
+    expect((await put(wrongId, '{"mode":"confirm"}', false)).status).toBe(401);
+    expect((await put(wrongId, '{"mode":"later"}')).status).toBe(400);
+    expect((await put('lnk_000000000000', '{"mode":"confirm"}')).status).toBe(404);
+    const changed = await put(wrongId, '{"mode":"confirm"}');
+    expect(changed.status).toBe(200);
+    expect(((await changed.json()) as { link: { mode: string } }).link.mode).toBe('confirm');
+    expect((await brackets(svc.rest, token)).links.find((l) => l.id === wrongId)?.mode).toBe('confirm');
     // Unlinked: gone from the list; its fixtures (none here) would stay.
     expect((await fetch(`${svc.rest}/admin/brackets/${wrongId}/delete`, { method: 'POST' })).status).toBe(401);
     expect((await fetch(`${svc.rest}/admin/brackets/${wrongId}/delete`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
