@@ -154,13 +154,18 @@ export class Brackets {
     return { reading: this.leading };
   }
 
-  /** Confirms the report held for a linked match: it goes out. null: no such match; 'nothing': none held. */
-  async confirm(groupCode: string): Promise<SetReport | null | 'nothing'> {
-    let out: SetReport | null | 'nothing' = null;
+  /**
+   * Confirms the report held for a linked match: it goes out. `seen`: the held report as the operator
+   * saw it (the panel sends it): when another map's end replaced it meanwhile, nothing is confirmed
+   * ('changed'). null: no such match; 'nothing': none held.
+   */
+  async confirm(groupCode: string, seen?: unknown): Promise<SetReport | null | 'nothing' | 'changed'> {
+    let out: SetReport | null | 'nothing' | 'changed' = null;
     await this.deps.store.update((doc) => {
       const s = doc.sets[groupCode];
       if (!s) return undefined;
       if (s.report.held === null) { out = 'nothing'; return undefined; }
+      if (seen !== undefined && JSON.stringify(seen) !== s.report.held) { out = 'changed'; return undefined; }
       out = parsed(s.report.held);
       return { ...doc, sets: { ...doc.sets, [groupCode]: { ...s, report: { ...s.report, confirmed: s.report.held } } } };
     });

@@ -110,7 +110,7 @@ export const BRACKETS_PANEL_HTML = String.raw`
         var ok = el('button', 'confirm', 'Confirm report');
         ok.addEventListener('click', function () {
           if (needToken()) return;
-          call('POST', '/sets/' + encodeURIComponent(s.groupCode) + '/confirm').then(function (r) {
+          call('POST', '/sets/' + encodeURIComponent(s.groupCode) + '/confirm', JSON.stringify({ held: s.report.held })).then(function (r) {
             if (r.status === 200) { say(s.groupCode + ': report confirmed', true); refresh(); } else say(s.groupCode + ': ' + (r.body.error || ('HTTP ' + r.status)), false);
           }).catch(function (e) { say(e.message, false); });
         });

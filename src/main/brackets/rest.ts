@@ -8,7 +8,7 @@
 //   POST /admin/brackets/:id/delete                  unlinks it (its fixtures stay)
 //   POST /admin/brackets/:id/sync                    reads it now: 202 { reading: true } (on the leading node; another: false, read at the next poll)
 //   GET  /admin/brackets/sets/:groupCode             one linked match, with every exchange (sent and answered)
-//   POST /admin/brackets/sets/:groupCode/confirm     the held report goes out: { confirmed }
+//   POST /admin/brackets/sets/:groupCode/confirm     the held report goes out: { confirmed }; body { held }?: only if it is still that one
 //   GET  /admin/brackets/codes.csv[?stream=&station=]  the group codes for the observers, per stream and station
 import { stringify } from 'csv-stringify/sync';
 import { NO_STORE, sendJson as json, type AdminRouteContext } from '../http/admin-context.js';
@@ -108,15 +108,19 @@ export function registerBrackets(router: Router, brackets: Brackets, ctx: Bracke
     const tokenId = ctx.authorize(req, reply);
     if (tokenId === null) return;
     const code = ctx.decodeParam(req.params[0]);
+    let seen: unknown;
+    const text = req.body.toString('utf8');
+    try { seen = text.trim() === '' ? undefined : (JSON.parse(text) as { held?: unknown } | null)?.held; } catch { return reply.error(400, 'The body must be empty or JSON: { "held": <the held report as shown> }'); }
     let confirmed;
     try {
-      confirmed = code === null ? null : await brackets.confirm(code);
+      confirmed = code === null ? null : await brackets.confirm(code, seen);
     } catch (err) { return guarded(reply, err); }
     if (confirmed === null) return reply.error(404, 'No linked bracket match has this group code');
     if (confirmed === 'nothing') return reply.error(409, 'No report is held for this match');
+    if (confirmed === 'changed') return reply.error(409, 'The held report changed (another map ended): look at it again');
     log.info({ tokenId, action: 'bracket_confirm', groupCode: code, report: confirmed, client: client(req) }, 'admin action: bracket report confirmed');
     json(reply, 200, { groupCode: code, confirmed });
-  }, ctx.options);
+  }, withBody);
 
   router.get('/admin/brackets/codes.csv', async (req, reply) => {
     if (ctx.authorizeRead(req, reply) === null) return;

@@ -90,6 +90,12 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('the dashboard\'s Brackets pa
     await expect.poll(rows, { timeout: 10_000 }).toEqual([`${code}:held`]);
     expect(await page.textContent(`${row} td.bk-report .bk-state`)).toBe('held: 6–13, 6–13, winner 502');
     expect(sg.mutations).toHaveLength(1);
+    // A confirmation of what was held before (map 1 alone) confirms nothing: the operator looks again.
+    const stale = { setId: '9201', games: [{ num: 1, winnerId: '502', scores: [6, 13], stageId: '104' }], winnerId: null };
+    const refused = await fetch(`${svc.rest}/admin/brackets/sets/${code}/confirm`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ held: stale }) });
+    expect(refused.status).toBe(409);
+    expect(await refused.json()).toEqual({ error: 'The held report changed (another map ended): look at it again' });
+    expect(sg.mutations).toHaveLength(1);
     await page.click(`${row} button.confirm`);
     await expect.poll(() => sg.mutations.length, { timeout: 10_000 }).toBe(2);
     expect(sg.mutations[1].args).toMatchObject({ setId: '9201', winnerId: '502', gameData: [{ gameNum: 1 }, { gameNum: 2, winnerId: '502' }] });
