@@ -5,7 +5,9 @@
 // logos, players' Riot IDs, best of, stream and station, a generated group code); three maps are
 // played from the recording by real observers on that code (sides swapped on the second), each
 // map's result is reported as game data and the winner at the end; start.gg is down (connection
-// refused) while the last map ends and the report is not lost; a correction is re-reported; every
+// refused) while the last map ends and the report is not lost (the issue's outage is 60 s: the retry
+// timing is a setting, BRACKETS_RETRY_MS / _MAX_MS, so 3 s of real refusal exercise the same path
+// at test speed); a correction is re-reported; every
 // request was valid, and the token is in no answer and no log line.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Socket } from 'socket.io-client';
