@@ -51,7 +51,7 @@ export const FLOORS = {
  * ports, their adapters, its REST routes, its dashboard panel), behind its `index.ts`, the one door
  * the rest of the house may use.
  */
-export const CONCERNS = ['backend', 'control', 'frames', 'previews', 'sessions', 'output-delay', 'matches', 'standby', 'schedule', 'rehearsal', 'events', 'feeds'];
+export const CONCERNS = ['backend', 'control', 'frames', 'previews', 'sessions', 'output-delay', 'matches', 'standby', 'schedule', 'rehearsal', 'events', 'feeds', 'brackets'];
 
 /** The composition root: the only modules that build adapters (`main/<concern>/adapters/`). */
 export const ROOT_MODULES = ['main/service', 'main/index', 'main/redis-ports', 'main/shared-ports'];
@@ -65,7 +65,7 @@ export const PORTS = [
   'main/frames/frame-bus', 'main/matches/input-log', 'main/matches/match-directory', 'main/matches/match-ownership',
   'main/matches/owner-inbox', 'main/matches/rehearsal-marker', 'main/matches/snapshot-store', 'main/output-delay/output-delay-store',
   'main/previews/preview-store', 'main/previews/team-info-store', 'main/schedule/fixture-store', 'main/sessions/session-store',
-  'main/standby/standby-store',
+  'main/standby/standby-store', 'main/brackets/bracket-store', 'main/brackets/platform',
 ];
 
 /**
@@ -114,6 +114,8 @@ export const STACKS = [
       // The concerns that stand on the matches: the standby observer, the schedule, rehearsals, the
       // match events (journal, delivery, stream, records), the feeds.
       ['concerns on the matches', ['main/standby/', 'main/schedule/', 'main/rehearsal/', 'main/events/', 'main/feeds/']],
+      // The bracket platforms in the loop (brackets/): their matches become fixtures, the series' results go back.
+      ['concerns on the schedule', ['main/brackets/']],
       // The transports: observers in (ingest/), overlays out (broadcast/), the REST listener and the
       // operator dashboard. They import the concerns; no concern imports them.
       ['transports', ['main/ingest/', 'main/broadcast/', 'main/admin/', 'main/rest/']],

@@ -21,6 +21,7 @@ import { RedisStandbyStore } from './standby/adapters/redis/standby-store.js';
 import { RedisFixtureStore } from './schedule/adapters/redis/fixture-store.js';
 import { RedisOutputDelayStore } from './output-delay/adapters/redis/output-delay-store.js';
 import { RedisWebhookEndpointStore } from './events/adapters/redis/webhook-endpoint-store.js';
+import { RedisBracketStore } from './brackets/adapters/redis/bracket-store.js';
 import { RedisTeamInfoStore } from './previews/adapters/redis/team-info-store.js';
 import type { Config } from './base/config.js';
 import type { Logger } from './base/log.js';
@@ -61,6 +62,7 @@ export async function openRedisPorts(config: Config, log: Logger) {
       records: made(new RedisRecordStore(conn, { retentionMs: config.EVENTS_RETENTION_MS })),
       deadLetters: made(new RedisDeadLetters(conn, { retentionMs: config.EVENTS_RETENTION_MS })),
       webhookEndpoints: made(new RedisWebhookEndpointStore(conn)),
+      brackets: made(new RedisBracketStore(conn)),
       inputLog: made(new RedisInputLog(conn, { log })),
       frameStats: frames.stats,
       opened,

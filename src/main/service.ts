@@ -43,6 +43,9 @@ import { StateDirInputLog } from './matches/adapters/state-dir/input-log.js';
 import { RehearsalControl, Rehearsals } from './rehearsal/index.js';
 import { createStandby } from './standby/index.js';
 import { openSchedule } from './schedule/index.js';
+import { Brackets } from './brackets/index.js';
+import { BRACKETS_FILE, DataDirBracketStore } from './brackets/adapters/data-dir/bracket-store.js';
+import { StartggPlatform } from './brackets/adapters/startgg/platform.js';
 import { FIXTURES_FILE, DataDirFixtureStore } from './schedule/adapters/data-dir/fixture-store.js';
 import { ShardTotals } from './shards/totals.js';
 import { Metrics } from './metrics/metrics.js';
@@ -183,6 +186,15 @@ export async function startService(config: Config, options: ServiceOptions = {})
   // The schedule (schedule/, docs/fixtures.md): after the resumed matches, which its live maps are checked against.
   // Its keeper reaches a match's shard through routing; the maps' results come on the event bus (mapFinished).
   const schedule = await openSchedule({ log, events, routing, directory, teamInfo, store: fixtures, shared: redis !== null });
+  // Linked brackets (brackets/, docs/brackets.md): their matches become fixtures, the series' results go back.
+  // The links (with their tokens) are operator data in DATA_DIR, or Redis (then one node reads and
+  // reports them: the lead); the platforms' adapters are built here.
+  const bracketStore = redis?.brackets ?? new DataDirBracketStore(path.join(config.DATA_DIR, BRACKETS_FILE));
+  const brackets = await Brackets.open({
+    log, store: bracketStore, keeper: schedule, directory, nodeId: redis?.conn.nodeId ?? 'local', leadTtlMs: config.REDIS_LEASE_TTL_MS,
+    platforms: [new StartggPlatform({ url: config.STARTGG_API_URL, timeoutMs: config.BRACKETS_TIMEOUT_MS, request })],
+    pollMs: config.BRACKETS_POLL_MS, retryMs: config.BRACKETS_RETRY_MS, retryMaxMs: config.BRACKETS_RETRY_MAX_MS,
+  });
 
   // Listeners: two uWS apps (ingestion, REST); broadcast runs on node:http (broadcast/server.ts).
   const ingestApp = createApp(tls.files);
@@ -212,6 +224,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
         rehearsal: { rehearsals, control: rehearsalControl, previews, maxUploadBytes: config.REHEARSAL_MAX_UPLOAD_BYTES, maxPayloadBytes: config.MAX_PAYLOAD_BYTES },
         standby: { standby, directory, control, ownedHere: (code: string) => routes.get(code) !== undefined },
         fixtures: { keeper: schedule, directory },
+        brackets,
       },
     } : {}),
   });
@@ -226,6 +239,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
     rehearsals.close();
     rehearsalControl.close();
     lifecycle.close();
+    brackets.close();
+    if (!redis) bracketStore.close(); // Redis's is one of `opened`
     schedule.close();
     standby.close();
     sync.close();

@@ -29,6 +29,7 @@ const NOT_HERE = new Set([
   'deliveries.json', 'dead-letters.json', // the webhook outbox's state, written under events/ at run time (events/journal-files.ts)
   'fixtures.json', // the schedule, written under DATA_DIR at run time (schedule/adapters/data-dir/fixture-store.ts)
   'output-delays.json', // the output delays, written under DATA_DIR at run time (output-delay/adapters/data-dir/output-delay-store.ts)
+  'brackets.json', // the linked brackets with their tokens, written under DATA_DIR at run time (brackets/adapters/data-dir/bracket-store.ts)
   'webhook-endpoints.json', // the webhook endpoints added through the admin API, written under DATA_DIR at run time (events/adapters/data-dir/webhook-endpoint-store.ts)
   'config.json', // the overlay's own configuration file (docs/client-contract.md)
   'players.json', // a feed's URL name (GET /feeds/:code/players.json, docs/feeds.md), not a file

@@ -4,9 +4,10 @@
 // second (changed rows, removed group codes, totals, the newest frames/s point). Rows are updated in
 // place, keyed by group code; all text goes through textContent.
 // A TypeScript string, so that dist/ and the image carry it; no template literals in its script.
-import { REHEARSAL_PANEL_HTML } from '../rehearsal/index.js'; // the "Rehearse" panel, below the table; then "Schedule" and "Webhooks"
+import { REHEARSAL_PANEL_HTML } from '../rehearsal/index.js'; // the "Rehearse" panel, below the table; then "Schedule", "Brackets", "Webhooks"
 import { LINKS_CSS, LINKS_SCRIPT } from './dashboard-links-page.js'; // the links column and the standby actions
 import { FIXTURES_PANEL_HTML } from '../schedule/index.js'; // the "Schedule" panel and the rows' mismatch mark
+import { BRACKETS_PANEL_HTML } from '../brackets/index.js';
 import { WEBHOOKS_PANEL_HTML } from '../events/index.js';
 import { DELAY_PANEL_HTML } from '../output-delay/index.js'; // the "Output delay" panel, last
 export const DASHBOARD_HTML = String.raw`<!doctype html>
@@ -118,7 +119,7 @@ export const DASHBOARD_HTML = String.raw`<!doctype html>
     <tbody id="rows"></tbody>
   </table>
   <div id="empty">No live matches.</div>
-${REHEARSAL_PANEL_HTML}${FIXTURES_PANEL_HTML}${WEBHOOKS_PANEL_HTML}${DELAY_PANEL_HTML}
+${REHEARSAL_PANEL_HTML}${FIXTURES_PANEL_HTML}${BRACKETS_PANEL_HTML}${WEBHOOKS_PANEL_HTML}${DELAY_PANEL_HTML}
 </main>
 ${LINKS_SCRIPT}
 <script>
@@ -189,7 +190,6 @@ ${LINKS_SCRIPT}
 
   function setText(node, text) { if (node.textContent !== text) node.textContent = text; }
   function setClass(node, cls) { if (node.className !== cls) node.className = cls; }
-
   function upsert(d) {
     var r = rows.get(d.groupCode);
     if (!r) { r = createRow(d.groupCode); rows.set(d.groupCode, r); } // render() places it (the row order changed)

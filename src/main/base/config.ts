@@ -9,6 +9,7 @@
 // house, where the sockets, the shard pool and every concern read it.
 import { ADMIN_SETTINGS } from '../admin/settings.js';
 import { BACKEND_SETTINGS } from '../backend/settings.js';
+import { BRACKET_SETTINGS } from '../brackets/settings.js';
 import { BROADCAST_SETTINGS } from '../broadcast/settings.js';
 import { EVENT_SETTINGS } from '../events/settings.js';
 import { INGEST_SETTINGS } from '../ingest/settings.js';
@@ -33,7 +34,7 @@ export type { SentinelAddress } from '../redis/settings.js';
 export const SETTINGS_PARTS = [
   LISTENER_SETTINGS, PROCESS_SETTINGS, BACKEND_SETTINGS, INGEST_SETTINGS, SESSION_SETTINGS, MATCH_SETTINGS,
   SHARD_SETTINGS, BROADCAST_SETTINGS, CONNECTION_LIMIT_SETTINGS, REST_SETTINGS, ADMIN_SETTINGS, STANDBY_SETTINGS,
-  PREVIEW_SETTINGS, REPLAY_SETTINGS, EVENT_SETTINGS, REDIS_SETTINGS, METRICS_SETTINGS,
+  PREVIEW_SETTINGS, REPLAY_SETTINGS, EVENT_SETTINGS, BRACKET_SETTINGS, REDIS_SETTINGS, METRICS_SETTINGS,
 ] as const;
 
 /** A union of the parts' settings as one object type (each name is in one part: checked below). */

@@ -56,6 +56,10 @@ export function redisKeys(prefix: string) {
     /** WebhookEndpointStore (webhook-endpoint-store.ts): a hash of endpoint id → its JSON, secret included (no expiry: operator data), and its revision. */
     webhookEndpoints: `${prefix}whendpoints`,
     webhookEndpointsRevision: `${prefix}whendpoints:rev`,
+    /** BracketStore (brackets/bracket-store.ts): the linked brackets' document, JSON, tokens included (no expiry: operator data). */
+    brackets: `${prefix}brackets`,
+    /** Which node reads and reports the linked brackets: its node id (PX = REDIS_LEASE_TTL_MS, renewed by it). */
+    bracketsLead: `${prefix}brackets:lead`,
     /** EventOutbox (event-outbox.ts): a match's events, a stream with entry ids `0-<seq>` (PX = EVENTS_RETENTION_MS). */
     eventStream: (matchKey: string) => `${prefix}ev:${matchKey}`,
     /** The webhook endpoints' cursors of a match: a hash, endpoint id → the last seq it has. */

@@ -11,6 +11,7 @@
 //   POST /admin/matches/:groupCode/standby   a standby observer: arm, swap (Bearer; standby/rest.ts)
 //   POST /admin/matches/:groupCode/failover
 //   /admin/fixtures…                         the schedule (schedule/rest.ts)
+//   /admin/brackets…                         linked brackets (brackets/rest.ts)
 //   /admin/delays, /admin/matches/:groupCode/delay   the output delay (output-delay/rest.ts)
 //
 // The state-changing routes take Bearer only: a browser sends cached Basic credentials with
@@ -29,6 +30,7 @@ import { type OutputDelays, registerDelays } from '../output-delay/index.js';
 import { registerRehearsals, type RehearsalRouteDeps } from '../rehearsal/index.js';
 import { registerStandby, type StandbyRouteDeps } from '../standby/index.js';
 import { registerFixtures, type FixtureRouteDeps } from '../schedule/index.js';
+import { registerBrackets, type Brackets } from '../brackets/index.js';
 
 export interface AdminRouteDeps {
   tokens: AdminTokens;
@@ -42,6 +44,8 @@ export interface AdminRouteDeps {
   standby?: StandbyRouteDeps;
   /** The schedule's routes (schedule/rest.ts). */
   fixtures?: FixtureRouteDeps;
+  /** The linked brackets' routes (brackets/rest.ts). */
+  brackets?: Brackets;
   /** Webhook endpoints and match records (events/rest-admin.ts); null with EVENTS_ENABLED=false. */
   eventOutput: EventOutput | null;
   /** The per-match output delays (output-delay/rest.ts). */
@@ -140,6 +144,7 @@ export function registerAdmin(router: Router, deps: AdminRouteDeps): void {
 
   registerRehearsals(router, deps.rehearsal, { authorize: (req, reply) => authorize(req, reply, false), decodeParam, client, options: ADMIN_REQUEST, log });
   if (deps.fixtures) registerFixtures(router, deps.fixtures, { authorize: (req, reply) => authorize(req, reply, false), authorizeRead: (req, reply) => authorize(req, reply, true), decodeParam, client, options: ADMIN_REQUEST, log });
+  if (deps.brackets) registerBrackets(router, deps.brackets, { authorize: (req, reply) => authorize(req, reply, false), authorizeRead: (req, reply) => authorize(req, reply, true), decodeParam, client, options: ADMIN_REQUEST, log });
   // The dashboard's Webhooks panel reads this with the page's own credentials (Basic, like /dashboard/events).
   const out = deps.eventOutput;
   if (out) router.get('/dashboard/webhooks', async (req, reply) => {

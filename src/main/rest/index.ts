@@ -10,6 +10,7 @@ import { type MatchDirectory, type MatchLifecycle, registerMatchData } from '../
 import type { FrameBus } from '../frames/index.js';
 import { type PreviewStore, registerPreviews, registerTeamInfo, type TeamInfoStore } from '../previews/index.js';
 import type { TemplatedApp } from '../internals/uws.js';
+import type { Brackets } from '../brackets/index.js';
 import { registerAdmin } from './admin.js';
 import { feedFrames, registerFeeds, type ShardFeedTables } from '../feeds/index.js';
 import { type EventOutput, registerEvents } from '../events/index.js';
@@ -36,7 +37,7 @@ export interface RestDeps {
   /** EVENTS_ENABLED: match events out (GET /events, webhooks and records in the admin API); null when off. */
   eventOutput: EventOutput | null;
   /** ADMIN_TOKEN: the operator routes. */
-  admin?: { tokens: AdminTokens; dashboard: Dashboard; lifecycle: MatchLifecycle; rehearsal: RehearsalRouteDeps; standby?: StandbyRouteDeps; fixtures?: FixtureRouteDeps };
+  admin?: { tokens: AdminTokens; dashboard: Dashboard; lifecycle: MatchLifecycle; rehearsal: RehearsalRouteDeps; standby?: StandbyRouteDeps; fixtures?: FixtureRouteDeps; brackets?: Brackets };
   /** A scheduled code's teams before its first match (GET /getTeamInfoForCode; schedule/keeper.ts). */
   scheduledTeams?: (groupCode: string) => { leftTeam: unknown; rightTeam: unknown } | undefined;
   /** The feeds' tables of this process's matches, from their shards (feeds/shard-tables.ts). */

@@ -52,7 +52,7 @@ describe('admin routes without ADMIN_TOKEN', () => {
   });
 
   it('answer 404 like any unknown path, whatever the credentials', async () => {
-    const cases: Array<[string, string]> = [['GET', '/admin/matches'], ['GET', '/dashboard'], ['GET', '/dashboard/events'], ['POST', '/admin/matches/ABC123/end'], ['POST', '/admin/matches/ABC123/secret']];
+    const cases: Array<[string, string]> = [['GET', '/admin/matches'], ['GET', '/dashboard'], ['GET', '/dashboard/events'], ['POST', '/admin/matches/ABC123/end'], ['POST', '/admin/matches/ABC123/secret'], ['GET', '/admin/brackets'], ['POST', '/admin/brackets'], ['GET', '/admin/brackets/codes.csv']];
     for (const [method, route] of cases) {
       for (const headers of [{}, bearer(OPS_TOKEN)]) {
         const res = await fetch(`${svc.rest}${route}`, { method, headers });
