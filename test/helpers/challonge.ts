@@ -146,7 +146,7 @@ export class ChallongeStandin {
     if (csv === undefined && winner === undefined) return refuse(422, 'Nothing to update: match[scores_csv] and/or match[winner_id]');
     if (winner !== undefined && csv === undefined) return refuse(422, 'If you\'re updating winner_id, scores_csv must also be provided');
     if (csv !== undefined && !SCORES_CSV.test(csv)) return refuse(422, `scores_csv must be comma separated scores, player 1's first (e.g. "1-3,3-0,3-2"), not "${csv}"`);
-    if (m.state === 'pending' || m.player1_id === null || m.player2_id === null) return refuse(422, 'The match is not open: its players are not known yet');
+    if (m.state === 'pending' || m.player1_id === null || m.player2_id === null) return deny(422, 'The match is not open: its players are not known yet');
     if (winner !== undefined && winner !== String(m.player1_id) && winner !== String(m.player2_id)) return refuse(422, `winner_id must be one of the match's players (${m.player1_id}, ${m.player2_id}), not ${winner}`);
     this.updates.push({ op: 'update', tournament: ref, matchId: m.id, form: { ...form, api_key: '(key)' }, at: Date.now() });
     if (csv !== undefined) m.scores_csv = csv;
