@@ -59,13 +59,13 @@ export class ChallongePlatform implements BracketPlatform {
    * (POST …/reopen.json, which resets the matches that follow it on Challonge) before the PUT.
    */
   async report(report: SetReport, token: string, completed: boolean, target: BracketTarget): Promise<Exchange> {
-    const t = this.tournament(target);
     const m = pathSegment(report.setId) ?? '_';
     const form = { 'match[scores_csv]': scoresCsv(report.games), ...(report.winnerId !== null ? { 'match[winner_id]': report.winnerId } : {}) };
     const at = Date.now();
     let operation = 'updateMatch';
     const sent = { tournament: target.ref, matchId: report.setId, ...form };
     try {
+      const t = this.tournament(target);
       if (completed) {
         const held = obj(obj(await this.call('GET', `/tournaments/${t}/matches/${m}.json`, token, 'challonge_report')).match);
         if (text(held.state) === 'complete' && text(held.winner_id) !== (report.winnerId ?? '')) {
