@@ -46,6 +46,7 @@ import { openSchedule } from './schedule/index.js';
 import { Brackets } from './brackets/index.js';
 import { BRACKETS_FILE, DataDirBracketStore } from './brackets/adapters/data-dir/bracket-store.js';
 import { StartggPlatform } from './brackets/adapters/startgg/platform.js';
+import { ChallongePlatform } from './brackets/adapters/challonge/platform.js';
 import { FIXTURES_FILE, DataDirFixtureStore } from './schedule/adapters/data-dir/fixture-store.js';
 import { ShardTotals } from './shards/totals.js';
 import { Metrics } from './metrics/metrics.js';
@@ -192,7 +193,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const bracketStore = redis?.brackets ?? new DataDirBracketStore(path.join(config.DATA_DIR, BRACKETS_FILE));
   const brackets = await Brackets.open({
     log, store: bracketStore, keeper: schedule, directory, nodeId: redis?.conn.nodeId ?? 'local', leadTtlMs: config.REDIS_LEASE_TTL_MS,
-    platforms: [new StartggPlatform({ url: config.STARTGG_API_URL, timeoutMs: config.BRACKETS_TIMEOUT_MS, request })],
+    platforms: [
+      new StartggPlatform({ url: config.STARTGG_API_URL, timeoutMs: config.BRACKETS_TIMEOUT_MS, request }),
+      new ChallongePlatform({ url: config.CHALLONGE_API_URL, timeoutMs: config.BRACKETS_TIMEOUT_MS, request }),
+    ],
     pollMs: config.BRACKETS_POLL_MS, retryMs: config.BRACKETS_RETRY_MS, retryMaxMs: config.BRACKETS_RETRY_MAX_MS,
   });
 

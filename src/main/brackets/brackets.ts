@@ -9,7 +9,7 @@ import type { Logger } from '../base/log.js';
 import type { MatchDirectory } from '../matches/index.js';
 import { status, wins, type FixtureKeeper } from '../schedule/index.js';
 import type { BracketDoc, BracketLink, BracketStore, LinkedSet, ReportMode } from './bracket-store.js';
-import type { BracketPlatform, SetReport } from './platform.js';
+import type { BracketPlatform, BracketTarget, SetReport } from './platform.js';
 import { BracketReporter } from './reporter.js';
 import { BracketSync } from './sync.js';
 
@@ -89,16 +89,17 @@ export class Brackets {
 
   /** Links a bracket: answered without its token (which is never shown again). */
   async link(body: unknown): Promise<ReturnType<Brackets['linkView']>> {
-    const input = (body ?? {}) as { url?: unknown; token?: unknown; mode?: unknown; platform?: unknown };
+    const input = (body ?? {}) as { url?: unknown; token?: unknown; mode?: unknown; platform?: unknown; bestOf?: unknown };
     const platform = this.platforms.get(typeof input.platform === 'string' ? input.platform : 'startgg');
     if (!platform) throw new LinkError(`platform: one of ${[...this.platforms.keys()].join(', ')}`);
     if (typeof input.url !== 'string' || input.url.trim() === '' || input.url.length > 512) throw new LinkError('url: the bracket\'s URL or slug is required (at most 512 characters)');
     if (typeof input.token !== 'string' || !/^\S{8,512}$/.test(input.token)) throw new LinkError('token: the organiser\'s API token is required (8–512 characters, no spaces)');
     const mode = input.mode ?? 'auto';
     if (mode !== 'auto' && mode !== 'confirm') throw new LinkError('mode: auto (report at once) or confirm (hold each report for an operator)');
-    let target;
+    if (input.bestOf !== undefined && input.bestOf !== 1 && input.bestOf !== 3 && input.bestOf !== 5) throw new LinkError('bestOf: 1, 3 or 5 (the series\' length where the platform has none: Challonge)');
+    let target: BracketTarget;
     try {
-      target = platform.parseTarget(input.url);
+      target = { ...platform.parseTarget(input.url), ...(input.bestOf !== undefined ? { bestOf: input.bestOf } : {}) };
     } catch (err) {
       throw new LinkError(`url: ${(err as Error).message}`);
     }
@@ -109,7 +110,7 @@ export class Brackets {
     let problem = '';
     await this.deps.store.update((doc) => {
       if (doc.links.length >= MAX_LINKS) { problem = `At most ${MAX_LINKS} brackets may be linked`; return undefined; }
-      if (doc.links.some((l) => l.platform === link.platform && JSON.stringify(l.target) === JSON.stringify(target))) { problem = 'This bracket is linked already'; return undefined; }
+      if (doc.links.some((l) => l.platform === link.platform && l.target.kind === target.kind && l.target.ref === target.ref)) { problem = 'This bracket is linked already'; return undefined; }
       return { ...doc, links: [...doc.links, link] };
     });
     if (problem) throw new LinkError(problem, 409);

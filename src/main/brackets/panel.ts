@@ -1,5 +1,6 @@
-// The dashboard's "Brackets" panel (README, "Brackets: start.gg in the loop"): links a start.gg event
-// or phase (URL or slug, the organiser's token, report at once or hold for confirmation), lists the
+// The dashboard's "Brackets" panel (README, "Brackets: start.gg and Challonge in the loop"): links a
+// start.gg event or phase or a Challonge tournament (the platform, URL or slug, the organiser's token,
+// Challonge's best of, report at once or hold for confirmation), lists the
 // links with their read's state (last and next read, errors), and every linked match with its group
 // code (the code the observer types), stream and station, flags, and its report's state, with
 // Confirm for a held report, Exchanges (everything sent to the platform and answered, from
@@ -26,8 +27,10 @@ export const BRACKETS_PANEL_HTML = String.raw`
 <section class="panel" id="brackets">
   <h2>Brackets</h2>
   <div class="bar">
-    <label>start.gg event or phase <input id="bk-url" size="48" placeholder="https://www.start.gg/tournament/…/event/…"></label>
+    <label>Platform <select id="bk-platform"><option value="startgg">start.gg</option><option value="challonge">Challonge</option></select></label>
+    <label><span id="bk-url-label">start.gg event or phase</span> <input id="bk-url" size="48" placeholder="https://www.start.gg/tournament/…/event/…"></label>
     <label>API token <input id="bk-token" type="password" autocomplete="off"></label>
+    <label id="bk-bo-label" hidden>Best of <select id="bk-bo"><option value="1">1</option><option value="3" selected>3</option><option value="5">5</option></select></label>
     <label>Reports <select id="bk-mode"><option value="auto">at once</option><option value="confirm">hold for confirmation</option></select></label>
     <button id="bk-link" type="button">Link</button>
     <a id="bk-csv" href="admin/brackets/codes.csv">Group codes (CSV)</a>
@@ -66,9 +69,18 @@ export const BRACKETS_PANEL_HTML = String.raw`
   }
   function needToken() { var t = $('admin-token'); if (t && t.value) return false; say('Type the admin token first.', false); return true; }
 
+  // Challonge has no best-of: the link names it (every match of the tournament).
+  $('bk-platform').addEventListener('change', function () {
+    var ch = $('bk-platform').value === 'challonge';
+    $('bk-url-label').textContent = ch ? 'Challonge tournament' : 'start.gg event or phase';
+    $('bk-url').placeholder = ch ? 'https://challonge.com/… or https://<subdomain>.challonge.com/…' : 'https://www.start.gg/tournament/…/event/…';
+    $('bk-bo-label').hidden = !ch;
+  });
   $('bk-link').addEventListener('click', function () {
     if (needToken()) return;
-    var body = JSON.stringify({ url: $('bk-url').value, token: $('bk-token').value, mode: $('bk-mode').value });
+    var link = { platform: $('bk-platform').value, url: $('bk-url').value, token: $('bk-token').value, mode: $('bk-mode').value };
+    if (link.platform === 'challonge') link.bestOf = Number($('bk-bo').value);
+    var body = JSON.stringify(link);
     $('bk-token').value = '';
     call('POST', '', body).then(function (r) {
       if (r.status === 201) { say('Linked: ' + r.body.link.input, true); refresh(); } else say(r.body.error || ('HTTP ' + r.status), false);

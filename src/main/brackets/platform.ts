@@ -10,6 +10,8 @@ export interface BracketTarget {
   kind: string;
   /** The platform's id or slug of it. */
   ref: string;
+  /** The series' length where the platform has none (Challonge), as linked; absent: the adapter's default. */
+  bestOf?: 1 | 3 | 5;
 }
 
 /** One side of a bracket match, once known. */
@@ -86,16 +88,19 @@ export interface Exchange {
 }
 
 export interface BracketPlatform {
-  /** 'startgg' (the adapter's name, kept with each link). */
+  /** 'startgg', 'challonge' (the adapter's name, kept with each link). */
   readonly name: string;
+  /** A report may change the winner of a match the platform holds as decided (Challonge: reopened first); absent: flagged `winner_changed` instead. */
+  readonly canChangeWinner?: boolean;
   /** The target of a URL or slug an operator typed; throws Error with a message for the operator when it is none. */
   parseTarget(input: string): BracketTarget;
   /** The bracket's matches ready or in progress (every page, within the platform's rate limit). */
   read(target: BracketTarget, token: string): Promise<BracketRead>;
   /**
    * Reports the match's whole state. `completed`: the platform holds it as decided already (then a
-   * correction goes as an update). Resolves with the exchange (ok or not); rejects only on a bug.
+   * correction goes as an update). `target`: the linked bracket (Challonge names a match within its
+   * tournament). Resolves with the exchange (ok or not); rejects only on a bug.
    */
-  report(report: SetReport, token: string, completed: boolean): Promise<Exchange>;
+  report(report: SetReport, token: string, completed: boolean, target: BracketTarget): Promise<Exchange>;
   close(): void;
 }

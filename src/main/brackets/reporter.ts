@@ -7,8 +7,9 @@
 // it is taken: what is owed is derived from the fixture store and the bracket store, both durable,
 // so a platform down for an hour, or a restart meanwhile, loses nothing. In `confirm` mode the report
 // waits (`held`) until an operator confirms it; a later map makes the held report the newer one.
-// A correction that changes the winner of a match the platform holds as decided is not sent: it is
-// flagged (`winner_changed`): the platform's set must be reset by hand.
+// A correction that changes the winner of a match the platform holds as decided is not sent where the
+// platform cannot change it (start.gg): it is flagged (`winner_changed`): the platform's set must be
+// reset by hand. Challonge can (`canChangeWinner`: its adapter reopens the match first).
 import type { Logger } from '../base/log.js';
 import { decided, wins, type Fixture, type FixtureStore } from '../schedule/index.js';
 import type { BracketLink, BracketStore, LinkedSet } from './bracket-store.js';
@@ -102,8 +103,10 @@ export class BracketReporter {
       if (state.held !== null || linked.flags.includes('winner_changed')) await this.write(code, (s) => ({ ...s, flags: s.flags.filter((x) => x !== 'winner_changed'), report: { ...s.report, held: null } }));
       return;
     }
+    const platform = this.deps.platforms.get(link.platform);
+    if (!platform) return;
     const sentWinner = state.sent === null ? null : (JSON.parse(state.sent) as SetReport).winnerId;
-    if (state.completed && report.winnerId !== sentWinner) {
+    if (state.completed && report.winnerId !== sentWinner && !platform.canChangeWinner) {
       if (!linked.flags.includes('winner_changed')) {
         this.log.warn({ linkId: link.id, groupCode: code, setId: linked.setId }, 'bracket report not sent: a correction changes the winner the platform holds (reset the set there)');
         await this.write(code, (s) => ({ ...s, flags: [...s.flags, 'winner_changed'] }));
@@ -118,9 +121,7 @@ export class BracketReporter {
       return;
     }
     if ((this.due.get(code) ?? 0) > Date.now()) return;
-    const platform = this.deps.platforms.get(link.platform);
-    if (!platform) return;
-    const exchange: Exchange = await platform.report(report, link.token, state.completed);
+    const exchange: Exchange = await platform.report(report, link.token, state.completed, link.target);
     const fields = { linkId: link.id, groupCode: code, setId: linked.setId, operation: exchange.operation, sent: exchange.sent, answer: exchange.answer };
     let failures = 0;
     await this.write(code, (s) => {

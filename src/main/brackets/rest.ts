@@ -1,9 +1,9 @@
-// The brackets' admin routes (README, "Brackets: start.gg in the loop"), with the other admin routes
+// The brackets' admin routes (README, "Brackets: start.gg and Challonge in the loop"), with the other admin routes
 // (rest/admin.ts: the same token, the same 404 without ADMIN_TOKEN). Reads take Bearer or Basic
 // (the dashboard reads with the browser's credentials); changes Bearer only. No answer holds a token.
 //
 //   GET  /admin/brackets                             { links (each with its read's state), sets (each linked match: its report's state, flags) }
-//   POST /admin/brackets                             { url, token, mode?: auto|confirm, platform?: startgg }: 201 { link }
+//   POST /admin/brackets                             { url, token, mode?: auto|confirm, platform?: startgg|challonge, bestOf?: 1|3|5 }: 201 { link }
 //   PUT  /admin/brackets/:id                         { mode: auto|confirm }: how its reports go from now on
 //   POST /admin/brackets/:id/delete                  unlinks it (its fixtures stay)
 //   POST /admin/brackets/:id/sync                    reads it now: 202 { reading: true } (on the leading node; another: false, read at the next poll)
@@ -40,7 +40,7 @@ export function registerBrackets(router: Router, brackets: Brackets, ctx: Bracke
     const tokenId = ctx.authorize(req, reply);
     if (tokenId === null) return;
     let body: unknown;
-    try { body = JSON.parse(req.body.toString('utf8')); } catch { return reply.error(400, 'The body must be JSON: { "url", "token", "mode"? }'); }
+    try { body = JSON.parse(req.body.toString('utf8')); } catch { return reply.error(400, 'The body must be JSON: { "url", "token", "mode"?, "platform"?, "bestOf"? }'); }
     try {
       const link = await brackets.link(body);
       log.info({ tokenId, action: 'bracket_link', linkId: link.id, platform: link.platform, mode: link.mode, client: client(req) }, 'admin action: bracket linked');
