@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { MATCH_EVENT_TYPES, type MatchEventType } from '../../protocol/match-events.js';
 import type { KeptEndpoint } from './webhook-endpoint-store.js';
 import type { MatchLog } from './match-log.js';
+import type { StoredEvent } from './types.js';
 
 /**
  * An endpoint in use: the shape the WebhookEndpointStore keeps (events/webhook-endpoint-store.ts),
@@ -81,8 +82,9 @@ export function viewOf(e: WebhookEndpoint): EndpointView {
   return { id: e.id, url: e.url, events: e.events, organizations: e.organizations, batch: e.batch, source: e.source };
 }
 
-export function wants(e: WebhookEndpoint, type: string, organizationId: string): boolean {
-  return (e.events.length === 0 || (e.events as string[]).includes(type)) && (e.organizations.length === 0 || e.organizations.includes(organizationId));
+/** The endpoint's filters let this event through. */
+export function wants(e: WebhookEndpoint, stored: StoredEvent): boolean {
+  return (e.events.length === 0 || (e.events as string[]).includes(stored.event.type)) && (e.organizations.length === 0 || e.organizations.includes(stored.organizationId));
 }
 
 /**
