@@ -1,7 +1,7 @@
 // The operator routes of match events (README, "Webhooks", "Match records"), with the other admin
 // routes (rest/admin.ts: the same Bearer token, the same 404 without ADMIN_TOKEN):
 //   GET  /admin/webhooks                       { endpoints (without secrets, with delivery stats), deadLetters (each with its id) }
-//   POST /admin/webhooks                       body { url, events?, organizations?, batch?, id? }: 201 { endpoint, secret } (the secret only here), kept (DATA_DIR or Redis)
+//   POST /admin/webhooks                       body { url, events?, organizations?, groupCodes?, batch?, id? }: 201 { endpoint, secret } (the secret only here), kept (DATA_DIR or Redis)
 //   POST /admin/webhooks/:id/remove            { id, removed: true } (an endpoint added here; one of WEBHOOKS: 400)
 //   POST /admin/webhooks/dead-letters/:id/redeliver   { redelivered: true, deadLetter, status }: the event sent again (events/redeliver.ts);
 //                                              404 no such dead letter or endpoint, 410 the event is past the retention, 502 the endpoint did not take it
