@@ -1,7 +1,7 @@
 // A batched delivery keeps one webhook-id across its attempts (issue 37; docs/events.md, "Batched
 // deliveries"), as Standard Webhooks expects: the id is made from the events the batch carries, and a
 // failed batch is sent again as it was (more events stored meanwhile wait for the next request), also
-// after a restart over the same DATA_DIR (the failed batch is kept in events/batches.json). So a
+// after a restart over the same DATA_DIR (the failed batch is kept in `batches.json` under events/). So a
 // receiver that de-duplicates by webhook-id alone, as the `standardwebhooks` library's users do, gets
 // every event exactly once. Real service, the recorded match, a real local receiver.
 import { Webhook } from 'standardwebhooks';
