@@ -120,7 +120,7 @@ export function withClock(base: Row, clock: Clock, seconds: number): Row {
 export const PLAYER_COLUMNS = [
   'team', 'teamTricode', 'teamSide', 'slot', 'name', 'tagline', 'agent', 'agentInternal', 'kills', 'deaths', 'assists', 'kda',
   'killsThisRound', 'headshotKills', 'credits', 'spent', 'alive', 'health', 'armor', 'weapon', 'hasSpike', 'observed',
-  'ultPoints', 'ultMax', 'ultReady', 'playerId',
+  'ultPoints', 'ultMax', 'ultReady', 'playerId', 'overlayTeam',
 ] as const;
 
 /** One row per player (PLAYER_COLUMNS): the left team's, then the right team's, each in the frame's order. */
@@ -159,6 +159,8 @@ export function playerRows(m: MatchData): Row[] {
         ultReady: bool(p.ultReady),
         // The game's player id: the events' and the records' playerId (added last: a column is never moved).
         playerId: str(p.riotId),
+        // The key the events and the records name this team by too (as `team` here, kept for the feeds' users).
+        overlayTeam: i === 0 ? 'left' : 'right',
       });
     });
   });

@@ -4,7 +4,7 @@
 // `playerRounds`, players.csv a row per item of `players`, each with `matchKey` first and then the
 // item's members in the order of its `properties` (record.ts builds the columns from the same lists:
 // ROUND_CSV_COLUMNS, MATCH_CSV_COLUMNS). Like the events', every object may gain members.
-import { dateTime, endReason, int, obj, score, series, SHARED_DEFS, str, team, teamRef, teams, winMethod, type Schema } from './schema-parts.js';
+import { dateTime, endReason, int, obj, score, series, SHARED_DEFS, str, team, teamRef, teams, winMethod, withOverlayTeam, type Schema } from './schema-parts.js';
 
 /** A player's counts, in the CSV's column order. */
 const COUNT_PROPERTIES: Schema = {
@@ -21,9 +21,9 @@ const COUNT_PROPERTIES: Schema = {
 
 const who = { playerId: { ...str, description: 'the game\'s player id (its PUUID): the events\' and feeds\' playerId' }, name: str };
 
-/** One row of rounds.csv (after its matchKey). */
+/** One row of rounds.csv (after its matchKey), overlayTeam last (optional: a record of events stored before it existed has none). */
 export const PLAYER_ROUND_PROPERTIES: Schema = { round: { type: 'integer', minimum: 1 }, ...who, team, ...COUNT_PROPERTIES };
-/** One row of players.csv (after its matchKey). */
+/** One row of players.csv (after its matchKey), overlayTeam last (as above). */
 export const PLAYER_MATCH_PROPERTIES: Schema = { ...who, agent: str, team, ...COUNT_PROPERTIES };
 
 /** The record's own shape (its references resolve against the $defs of the schema that holds it). */
@@ -41,8 +41,8 @@ export const RECORD_BODY: Schema = {
     score,
     series,
     rounds: { type: 'array', description: 'each round played, in order', items: obj({ round: { type: 'integer', minimum: 1 }, winner: { allOf: [teamRef, obj({ side: { enum: ['attack', 'defense'] } })] }, method: winMethod, score }) },
-    players: { type: 'array', description: 'per player for the match: one row of players.csv each (columns: matchKey, then these members in order)', items: obj(PLAYER_MATCH_PROPERTIES) },
-    playerRounds: { type: 'array', description: 'per player per round played (an empty line too): one row of rounds.csv each (columns: matchKey, then these members in order), by round, team, name', items: obj(PLAYER_ROUND_PROPERTIES) },
+    players: { type: 'array', description: 'per player for the match: one row of players.csv each (columns: matchKey, then these members in order)', items: withOverlayTeam(PLAYER_MATCH_PROPERTIES) },
+    playerRounds: { type: 'array', description: 'per player per round played (an empty line too): one row of rounds.csv each (columns: matchKey, then these members in order), by round, team, name', items: withOverlayTeam(PLAYER_ROUND_PROPERTIES) },
   }),
   description: 'A match\'s record, folded from its events when it ended (README, "Match records").',
 };

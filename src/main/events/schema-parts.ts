@@ -9,6 +9,10 @@ export const bool = { type: 'boolean' } as const;
 export const dateTime = { type: 'string', format: 'date-time' } as const;
 export const team = { type: 'integer', enum: [0, 1], description: 'the game team: 0 starts on attack (the game\'s team_0)' } as const;
 export const obj = (properties: Schema, required = Object.keys(properties)): Schema => ({ type: 'object', properties, required });
+/** Where the overlays and the feeds show a team: the same key and values in the events, the records and the feeds (README, "Joining the outputs"). */
+export const overlayTeam = { enum: ['left', 'right'], description: 'where the overlays and the feeds show the team: the feeds\' `team` and `overlayTeam` columns, their left…/right… columns (absent in events stored before it was added)' } as const;
+/** An object whose members are all required but `overlayTeam`. */
+export const withOverlayTeam = (properties: Schema): Schema => obj({ ...properties, overlayTeam }, Object.keys(properties));
 
 export const player = { $ref: '#/$defs/player' };
 export const teamRef = { $ref: '#/$defs/team' };
@@ -24,7 +28,7 @@ export const series = {
 
 /** The $defs every schema here refers to. */
 export const SHARED_DEFS: Schema = {
-  player: obj({ playerId: { ...str, description: 'the game\'s player id (its PUUID), the same in events, records and feeds' }, name: str, agent: str, team }),
-  team: obj({ team, name: str, tricode: str }),
+  player: withOverlayTeam({ playerId: { ...str, description: 'the game\'s player id (its PUUID), the same in events, records and feeds' }, name: str, agent: str, team }),
+  team: withOverlayTeam({ team, name: str, tricode: str }),
   score: obj({ team_0: int, team_1: int }),
 };

@@ -5,7 +5,7 @@
 import { EVENTS_VERSION, MATCH_EVENT_TYPES } from '../../protocol/match-events.js';
 
 import { RECORD_BODY } from './record-schema.js';
-import { bool, endReason, int, obj, player, score, series, SHARED_DEFS, str, team, teamRef, teams, winMethod, type Schema } from './schema-parts.js';
+import { bool, endReason, int, obj, player, score, series, SHARED_DEFS, str, team, teamRef, teams, winMethod, withOverlayTeam, type Schema } from './schema-parts.js';
 
 /** Each event type's `data`. */
 const DATA: Record<(typeof MATCH_EVENT_TYPES)[number], Schema> = {
@@ -19,7 +19,7 @@ const DATA: Record<(typeof MATCH_EVENT_TYPES)[number], Schema> = {
     winner: { allOf: [teamRef, obj({ side: { enum: ['attack', 'defense'] } })] },
     method: winMethod,
     score,
-    players: { type: 'array', items: obj({ playerId: str, name: str, team, kills: int, deaths: int, assists: int, spent: { ...int, description: 'credits spent in this round\'s buy phase' } }) },
+    players: { type: 'array', items: withOverlayTeam({ playerId: str, name: str, team, kills: int, deaths: int, assists: int, spent: { ...int, description: 'credits spent in this round\'s buy phase' } }) },
   }),
   kill: obj({
     attacker: { anyOf: [player, obj({ name: str })] },
@@ -47,7 +47,7 @@ const DATA: Record<(typeof MATCH_EVENT_TYPES)[number], Schema> = {
     map: str,
     teams,
     score,
-    players: { type: 'array', items: obj({ playerId: str, name: str, agent: str, team, kills: int, deaths: int, assists: int }) },
+    players: { type: 'array', items: withOverlayTeam({ playerId: str, name: str, agent: str, team, kills: int, deaths: int, assists: int }) },
     series,
     record: { $ref: '#/$defs/record' },
   }),
