@@ -11,7 +11,7 @@ import type { FrameBus } from '../frames/index.js';
 import { type PreviewStore, registerPreviews, registerTeamInfo, type TeamInfoStore } from '../previews/index.js';
 import type { TemplatedApp } from '../internals/uws.js';
 import { registerAdmin } from './admin.js';
-import { feedFrames, registerFeeds, type ShardFeedTables } from '../feeds/index.js';
+import { type BetweenMatches, feedFrames, registerFeeds, type ShardFeedTables } from '../feeds/index.js';
 import { type EventOutput, registerEvents } from '../events/index.js';
 import type { OutputDelays } from '../output-delay/index.js';
 import type { StandbyRouteDeps } from '../standby/index.js';
@@ -44,6 +44,8 @@ export interface RestDeps {
   feedTables?: ShardFeedTables;
   /** The per-match output delays (output-delay/output-delays.ts): the feeds and the admin routes. */
   delays?: OutputDelays;
+  /** What a code's feeds answer without a live match: the final state, the fixture (feeds/standing.ts). */
+  feedsBetween?: BetweenMatches;
 }
 
 /** Registers every route; returns what stops the routes' own timers (a delayed match's feed timeline). */
@@ -62,7 +64,7 @@ export function registerRestRoutes(app: TemplatedApp, deps: RestDeps): () => voi
   registerPreviews(router, { store: deps.previews, keys: deps.keys, log: deps.log });
   registerOrg(router, deps.keys);
   registerTeamInfo(router, deps.teamInfo, deps.scheduledTeams);
-  const stopFeeds = registerFeeds(router, feedFrames(deps.frames, deps.cluster ? deps.directory : undefined, deps.feedTables), config.TRUST_REPLAY_TIMESTAMPS, deps.delays);
+  const stopFeeds = registerFeeds(router, feedFrames(deps.frames, deps.cluster ? deps.directory : undefined, deps.feedTables), config.TRUST_REPLAY_TIMESTAMPS, deps.delays, deps.feedsBetween);
   if (deps.backend) {
     registerSupport(router, deps.backend.packages);
     registerOAuth(router, config, deps.log, deps.backend.request);
