@@ -16,7 +16,8 @@ import type { OutputFence } from './event-outbox.js';
 
 export interface RoundLine {
   round: number;
-  winner: TeamRef & { side: 'attack' | 'defense' };
+  /** `overlayTeam` absent in a record of events stored before it existed. */
+  winner: Omit<TeamRef, 'overlayTeam'> & { overlayTeam?: TeamRef['overlayTeam']; side: 'attack' | 'defense' };
   method: string;
   score: Score;
 }
