@@ -80,7 +80,7 @@ describe('the feeds beside the events and the records', () => {
       expect(p.team).toBe(gameTeamOf.get(p.overlayTeam));
     }
     // The round winners by overlayTeam: the scoreboard's left and right score at round 9's end.
-    const winners = events.filter((x) => x.type === 'round_ended' && x.round <= 9).map((e) => (e.data.winner as TeamLine));
+    const winners = events.filter((x) => x.type === 'round_ended' && (x.round as number) <= 9).map((e) => (e.data.winner as TeamLine));
     for (const w of winners) expect(w.team).toBe(gameTeamOf.get(w.overlayTeam));
     expect(board.roundNumber).toBe(10);
     expect([winners.filter((w) => w.overlayTeam === 'left').length, winners.filter((w) => w.overlayTeam === 'right').length]).toEqual([board.leftScore, board.rightScore]);
