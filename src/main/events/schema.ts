@@ -20,7 +20,8 @@ const DATA: Record<(typeof MATCH_EVENT_TYPES)[number], Schema> = {
     method: winMethod,
     score,
     players: { type: 'array', items: withOverlayTeam({ playerId: str, name: str, team, kills: int, deaths: int, assists: int, spent: { ...int, description: 'credits spent in this round\'s buy phase' } }) },
-  }),
+    multiKills: { type: 'array', items: obj({ player, kills: { type: 'integer', minimum: 2 } }), description: 'each player with 2 or more kills of enemies in the round as it ended, in the players\' order: the highest of the round\'s multi_kill events (absent in events stored before it was added)' },
+  }, ['round', 'winner', 'method', 'score', 'players']),
   kill: obj({
     attacker: { anyOf: [player, obj({ name: str })] },
     victim: { anyOf: [player, obj({ name: str })] },
@@ -31,7 +32,7 @@ const DATA: Record<(typeof MATCH_EVENT_TYPES)[number], Schema> = {
     firstBlood: bool,
     teamKill: bool,
   }),
-  multi_kill: obj({ player, kills: { type: 'integer', minimum: 2 } }),
+  multi_kill: { ...obj({ player, kills: { type: 'integer', minimum: 2, description: 'the player\'s kills of enemies in the round so far' } }), description: 'at each kill from a player\'s 2nd in a round: a later one of the same player and round supersedes it; round_ended.multiKills has the round\'s final ones' },
   ace: obj({ player }),
   clutch: obj({ player, against: { type: 'integer', minimum: 1, description: 'enemies alive when the player became the last of the team' } }),
   spike_planted: obj({ planter: { anyOf: [player, { type: 'null' }] } }),

@@ -10,7 +10,7 @@ import type { DerivedEvent, MatchEventType, TeamId } from '../../protocol/match-
 import type { KillfeedData } from '../../schemas/messages.js';
 import { assistCodename, weaponDisplay } from '../match/names.js';
 import type { MatchState, PlayerState } from '../match/types.js';
-import { findByName, matchLines, playerRef, roundLines, score, teamRef, teams } from './refs.js';
+import { findByName, matchLines, multiKills, playerRef, roundLines, score, teamRef, teams } from './refs.js';
 import { ROUND_SETTLE_MS, roundMovedOn, winMethod, type PendingEnd } from './round-end.js';
 import { RoundTracker, type TrackerJournal } from './round-tracker.js';
 
@@ -241,6 +241,8 @@ export class MatchEventDeriver {
     this.emit('round_ended', end.at, state, {
       round: end.round, winner: { ...teamRef(state, team), side: end.side }, method: winMethod(state, end), score: end.score,
       players: roundLines(state, (p) => tracker.spentBy(p)),
+      // Each player's multi-kill of the round as it ended: the highest of its multi_kill events (docs/events.md).
+      multiKills: multiKills(state, (name) => tracker.kills.get(name) ?? 0),
     }, end.round);
     const clutch = tracker.clutch[end.winner];
     if (clutch && tracker.alive.get(clutch.player.name) !== false) {

@@ -32,6 +32,11 @@ export function roundLines(state: MatchState, spent: (p: PlayerState) => number)
   return byPosition(state).map(({ p, team }) => ({ playerId: p.riotId, name: p.name, team, kills: p.kills, deaths: p.deaths, assists: p.assists, spent: spent(p), overlayTeam: overlayTeamOf(state, team) }));
 }
 
+/** Each player with 2 or more enemy kills in the round (`killsOf`, by name), in the players' order: round_ended's `multiKills`. */
+export function multiKills(state: MatchState, killsOf: (name: string) => number): { player: PlayerRef; kills: number }[] {
+  return byPosition(state).filter(({ p }) => killsOf(p.name) >= 2).map(({ p, team }) => ({ player: playerRef(state, p, team), kills: killsOf(p.name) }));
+}
+
 export function matchLines(state: MatchState): MatchPlayerLine[] {
   return byPosition(state).map(({ p, team }) => ({ playerId: p.riotId, name: p.name, agent: p.agentProper, team, kills: p.kills, deaths: p.deaths, assists: p.assists, overlayTeam: overlayTeamOf(state, team) }));
 }
