@@ -84,6 +84,11 @@ describe('a read token (EVENTS_READ_TOKEN)', () => {
       return letters.deadLetters.length;
     }, { timeout: 60_000 }).toBeGreaterThan(0);
     expect(letters.deadLetters[0].endpointId).toBe('down');
+    // The admin token reads them too, the same list as GET /admin/webhooks has.
+    const asAdmin = await svc.admin.request('GET', '/admin/webhooks/dead-letters');
+    expect(asAdmin.status).toBe(200);
+    const all = await (await svc.admin.request('GET', '/admin/webhooks')).json() as typeof letters;
+    expect((await asAdmin.json() as typeof letters).deadLetters.slice(0, letters.deadLetters.length)).toEqual(all.deadLetters.slice(0, letters.deadLetters.length));
     expect(JSON.stringify(letters)).not.toContain(receiver.url); // the endpoints (their URLs) are the admin's
 
     // No token, a wrong one: 401 on every read.
