@@ -97,13 +97,15 @@ export class WebhookDelivery {
    * saved must not skip what it was owed (at least once).
    */
   add(endpoint: WebhookEndpoint): void {
+    // A failed batch stays pinned across its endpoint's re-adding (and from the file at a start).
+    const pinned = this.endpoints.get(endpoint.id)?.pending ?? this.deps.batches?.kept[endpoint.id] ?? null;
     this.remove(endpoint.id);
     const known = this.deps.cursors[endpoint.id];
     const cursors = known ?? {};
     if (!known && endpoint.source === 'admin') for (const match of this.deps.journal.matches.values()) cursors[match.matchKey] = startOf(endpoint, match);
     this.deps.cursors[endpoint.id] = cursors;
     const lanes = new EndpointLanes(endpoint, cursors, this.deps.timeoutMs, this.deps.report);
-    if (endpoint.batch) lanes.pending = this.deps.batches?.kept[endpoint.id] ?? null;
+    if (endpoint.batch && pinned) this.keepPending(lanes, pinned);
     this.endpoints.set(endpoint.id, lanes);
     for (const match of this.deps.journal.matches.values()) if ((cursors[match.matchKey] ?? 0) < match.events.length) lanes.ready.add(match.matchKey);
     this.persist();
