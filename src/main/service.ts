@@ -220,6 +220,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
     : null;
   const stopRest = registerRestRoutes(restApp, {
     config, log, keys, previews, teamInfo, directory, frames, eventOutput, feedTables, delays, scheduledTeams: (code: string) => schedule.teamInfoFor(code),
+    feedsBetween: {
+      holdMs: config.FEEDS_FINAL_HOLD_MS, fixture: (code: string) => schedule.feedFixtureFor(code),
+      onEnded: (listener) => events.on('matchStopped', ({ groupCode, finalFrameText }) => { if (finalFrameText) listener(groupCode, finalFrameText); }),
+    },
     ...(cluster ? { cluster: { nodeId: cluster.nodeId, redisUp: () => cluster.redisUp } } : {}),
     ...(config.USE_BACKEND ? { backend: { packages: createSupportPackages(config, log, request), request } } : {}),
     ...(dashboard ? {

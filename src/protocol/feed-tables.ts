@@ -19,7 +19,7 @@ export type FeedName = (typeof FEED_NAMES)[number];
 
 // The members read, as the frame has them (src/schemas/match-data.ts); read defensively all the same.
 interface PlayerData {
-  name?: string; tagline?: string; agentProper?: string; agentInternal?: string; isAlive?: boolean; health?: number;
+  name?: string; tagline?: string; riotId?: string; agentProper?: string; agentInternal?: string; isAlive?: boolean; health?: number;
   kills?: number; deaths?: number; assists?: number; killsThisRound?: number; headshotKills?: number;
   money?: number; moneySpent?: number; currUltPoints?: number; maxUltPoints?: number; ultReady?: boolean;
   armorName?: string; highestWeapon?: string; hasSpike?: boolean; isObserved?: boolean; position?: number;
@@ -120,7 +120,7 @@ export function withClock(base: Row, clock: Clock, seconds: number): Row {
 export const PLAYER_COLUMNS = [
   'team', 'teamTricode', 'teamSide', 'slot', 'name', 'tagline', 'agent', 'agentInternal', 'kills', 'deaths', 'assists', 'kda',
   'killsThisRound', 'headshotKills', 'credits', 'spent', 'alive', 'health', 'armor', 'weapon', 'hasSpike', 'observed',
-  'ultPoints', 'ultMax', 'ultReady',
+  'ultPoints', 'ultMax', 'ultReady', 'playerId', 'overlayTeam',
 ] as const;
 
 /** One row per player (PLAYER_COLUMNS): the left team's, then the right team's, each in the frame's order. */
@@ -157,6 +157,10 @@ export function playerRows(m: MatchData): Row[] {
         ultPoints: num(p.currUltPoints),
         ultMax: num(p.maxUltPoints),
         ultReady: bool(p.ultReady),
+        // The game's player id: the events' and the records' playerId (added last: a column is never moved).
+        playerId: str(p.riotId),
+        // The key the events and the records name this team by too (as `team` here, kept for the feeds' users).
+        overlayTeam: i === 0 ? 'left' : 'right',
       });
     });
   });

@@ -20,18 +20,23 @@ export type MatchEventType = (typeof MATCH_EVENT_TYPES)[number];
 /** A game team: 0 starts on attack (the game's `team_0`), as in the `score` message. */
 export type TeamId = 0 | 1;
 
+/** Where the overlays and the feeds show a team: the feeds' `team` column, their `left…` / `right…` columns. */
+export type OverlayTeam = 'left' | 'right';
+
 export interface PlayerRef {
   playerId: string;
   name: string;
   /** The agent's display name ('' before agent select). */
   agent: string;
   team: TeamId;
+  overlayTeam: OverlayTeam;
 }
 
 export interface TeamRef {
   team: TeamId;
   name: string;
   tricode: string;
+  overlayTeam: OverlayTeam;
 }
 
 /** `team_0` / `team_1`: rounds won, as in the game's `score` message. */
@@ -48,6 +53,7 @@ export interface RoundPlayerLine {
   deaths: number;
   assists: number;
   spent: number;
+  overlayTeam: OverlayTeam;
 }
 
 /** Per player at the match's end: the game's totals (scoreboard). */
@@ -59,6 +65,7 @@ export interface MatchPlayerLine {
   kills: number;
   deaths: number;
   assists: number;
+  overlayTeam: OverlayTeam;
 }
 
 /** One event as a shard derives it: not numbered yet (the main thread gives it its id and sequence number). */

@@ -26,7 +26,7 @@ const GENERATED = /^bench\/results\//;
 /** Bare names of files the repository does not hold, each for a reason. */
 const NOT_HERE = new Set([
   'sessions.json', 'sessions-new.json', 'standby.json', // written under STATE_DIR at run time (adapters/state-dir/)
-  'deliveries.json', 'dead-letters.json', // the webhook outbox's state, written under events/ at run time (events/journal-files.ts)
+  'deliveries.json', 'dead-letters.json', 'batches.json', // the webhook outbox's state, written under events/ at run time (events/journal-files.ts)
   'fixtures.json', // the schedule, written under DATA_DIR at run time (schedule/adapters/data-dir/fixture-store.ts)
   'output-delays.json', // the output delays, written under DATA_DIR at run time (output-delay/adapters/data-dir/output-delay-store.ts)
   'brackets.json', // the linked brackets with their tokens, written under DATA_DIR at run time (brackets/adapters/data-dir/bracket-store.ts)

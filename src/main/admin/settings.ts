@@ -30,6 +30,6 @@ const adminTokens: Parser<readonly AdminTokenEntry[]> = (raw, name) => {
 };
 
 export const ADMIN_SETTINGS = part('admin', 'Admin API and operator dashboard', {
-  ADMIN_TOKEN: s(adminTokens, [] as readonly AdminTokenEntry[], 'admin token(s) for /admin/* and /dashboard, comma-separated, each `[id:]token` (≥ 16 chars); unset: those routes answer 404'),
+  ADMIN_TOKEN: s(adminTokens, [] as readonly AdminTokenEntry[], 'admin token(s) for /admin/* and /dashboard, comma-separated, each `[id:]token` (≥ 16 chars); unset: those routes answer 404 (but for the reads of EVENTS_READ_TOKEN)'),
   DASHBOARD_MAX_OPEN: s(int(1, 1000), 32, 'most operator dashboards open at once (each is one streamed HTTP response; 503 above)'),
 });

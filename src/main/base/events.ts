@@ -42,7 +42,8 @@ export interface MainEvents {
    * rehearsal/rehearsals.ts (a rehearsal ends with its match).
    */
   matchRunning: { groupCode: string; epoch: number };
-  matchStopped: { groupCode: string };
+  /** `finalFrameText`: the removed match's last frame text, when this process had it (feeds/standing.ts keeps its tables). */
+  matchStopped: { groupCode: string; finalFrameText?: string };
   /** Scale-out: ingestion data for a match reached no node (its owner is gone). From matches/owner-delivery.ts; to matches/takeover.ts. */
   matchOwnerMissing: { groupCode: string };
   /**

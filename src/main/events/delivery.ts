@@ -18,13 +18,13 @@
 // longer than the request's timeout (journal.outputsLeftMs: its lease, or its outputs lease, as this node
 // knows it), and a cursor move carries the node's epoch (a deposed node's is refused by Redis:
 // journal.depose); every request names its node (`x-ods-node`, NODE_ID) so a receiver can tell.
-import { randomBytes } from 'node:crypto';
 import type { OutboundReport } from '../backend/index.js';
 import type { Logger } from '../base/log.js';
 import { OutputFencedError, type EventOutbox } from './event-outbox.js';
 import type { DeadLetterStore } from './record-store.js';
 import { EndpointLanes, type DeliveryStats, type Lane, type Part } from './endpoint-lanes.js';
 import { LeaseGate } from './lease-gate.js';
+import { batchId, formBatch, pinOf, type BatchSource, type PinnedBatch } from './batch.js';
 
 import { startOf, wants, type WebhookEndpoint } from './endpoints.js';
 import type { EventJournal } from './journal.js';
@@ -34,9 +34,6 @@ import type { StoredEvent } from './types.js';
 const MAX_LANES_IN_FLIGHT = 8;
 const FIRST_RETRY_MS = 1000;
 const MAX_RETRY_MS = 30_000;
-/** A batch delivery's bounds: events, and bytes of body (one larger event still goes, alone). */
-const BATCH_MAX_EVENTS = 100;
-const BATCH_MAX_BYTES = 512 * 1024;
 /** A batch endpoint's requests start at least this far apart: what comes meanwhile waits for the next (at most 4 requests a second). */
 const BATCH_INTERVAL_MS = 250;
 
@@ -56,6 +53,8 @@ export interface DeliveryDeps {
   shared?: EventOutbox | null;
   /** This node's id, sent as `x-ods-node` with every request (REDIS_URL: NODE_ID or the generated one; embedded: NODE_ID when set). */
   nodeId?: string;
+  /** The batch endpoints' failed batches (endpoint id → [matchKey, last seq][]), kept so that a restart sends the same batch again (journal-files.ts: batches.json), or none (memory only). */
+  batches?: { kept: Record<string, PinnedBatch>; save(batches: Record<string, PinnedBatch>): void };
 }
 
 export class WebhookDelivery {
@@ -65,6 +64,12 @@ export class WebhookDelivery {
   private readonly unsubscribeAdopt: () => void;
   /** With a shared outbox, requests start only while this node's lease of their match outlasts them (lease-gate.ts). */
   private readonly leaseGate: LeaseGate;
+  private readonly batchSource: BatchSource = {
+    match: (matchKey) => this.deps.journal.matches.get(matchKey),
+    next: (lanes, match) => this.next(lanes, match),
+    mustWait: (lanes, matchKey) => this.leaseGate.mustWait(lanes, matchKey),
+    laneOf: (lanes, matchKey) => this.laneOf(lanes, matchKey),
+  };
 
   constructor(private readonly deps: DeliveryDeps) {
     this.log = deps.log.child({ module: 'webhooks' });
@@ -92,12 +97,15 @@ export class WebhookDelivery {
    * saved must not skip what it was owed (at least once).
    */
   add(endpoint: WebhookEndpoint): void {
+    // A failed batch stays pinned across its endpoint's re-adding (and from the file at a start).
+    const pinned = this.endpoints.get(endpoint.id)?.pending ?? this.deps.batches?.kept[endpoint.id] ?? null;
     this.remove(endpoint.id);
     const known = this.deps.cursors[endpoint.id];
     const cursors = known ?? {};
     if (!known && endpoint.source === 'admin') for (const match of this.deps.journal.matches.values()) cursors[match.matchKey] = startOf(endpoint, match);
     this.deps.cursors[endpoint.id] = cursors;
     const lanes = new EndpointLanes(endpoint, cursors, this.deps.timeoutMs, this.deps.report);
+    if (endpoint.batch && pinned) this.keepPending(lanes, pinned);
     this.endpoints.set(endpoint.id, lanes);
     for (const match of this.deps.journal.matches.values()) if ((cursors[match.matchKey] ?? 0) < match.events.length) lanes.ready.add(match.matchKey);
     this.persist();
@@ -111,6 +119,7 @@ export class WebhookDelivery {
     this.endpoints.delete(id);
     delete this.deps.cursors[id];
     this.persist();
+    this.keepPending(lanes, null);
     return true;
   }
 
@@ -192,31 +201,22 @@ export class WebhookDelivery {
       lanes.batchTimer.unref();
       return;
     }
-    const parts: Part[] = [];
-    const texts: string[] = [];
-    let bytes = 0;
-    for (const matchKey of lanes.ready) {
-      if (texts.length >= BATCH_MAX_EVENTS || bytes >= BATCH_MAX_BYTES) break;
-      lanes.ready.delete(matchKey);
-      const match = this.deps.journal.matches.get(matchKey);
-      if (match && this.leaseGate.mustWait(lanes, matchKey)) continue;
-      const first = match && this.next(lanes, match);
-      if (!match || !first) continue;
-      const events: StoredEvent[] = [];
-      for (let i = first.event.seq - 1; i < match.handed; i++) {
-        const stored = match.events[i];
-        if (!wants(lanes.endpoint, stored.event.type, stored.organizationId)) continue;
-        if (texts.length > 0 && (texts.length >= BATCH_MAX_EVENTS || bytes + stored.text.length > BATCH_MAX_BYTES)) break;
-        events.push(stored);
-        texts.push(stored.text);
-        bytes += stored.text.length + 1;
-      }
-      // A lane cut short by the bounds is ready again after this request (advance()).
-      parts.push({ match, lane: this.laneOf(lanes, matchKey), events });
-    }
-    if (!parts.length) return;
+    const parts = formBatch(lanes, this.batchSource);
+    if (!parts.length) return this.keepPending(lanes, null); // what was pinned was delivered or dead-lettered meanwhile
     lanes.lastBatchAt = Date.now();
-    void this.send(lanes, parts, `[${texts.join(',')}]`, `msg_${randomBytes(12).toString('hex')}`);
+    const body = `[${parts.map((p) => p.events.map((e) => e.text).join(',')).join(',')}]`;
+    void this.send(lanes, parts, body, batchId(lanes.endpoint.id, parts));
+  }
+
+  /** Keeps (or forgets: null) a batch endpoint's failed batch, in memory and in batches.json. */
+  private keepPending(lanes: EndpointLanes, pending: PinnedBatch | null): void {
+    if (pending === null && lanes.pending === null) return;
+    lanes.pending = pending;
+    const batches = this.deps.batches;
+    if (!batches) return;
+    if (pending) batches.kept[lanes.endpoint.id] = pending;
+    else delete batches.kept[lanes.endpoint.id];
+    batches.save(batches.kept);
   }
 
 
@@ -233,7 +233,7 @@ export class WebhookDelivery {
     let found: StoredEvent | undefined;
     while (cursor < match.handed) {
       const stored = match.events[cursor];
-      if (wants(lanes.endpoint, stored.event.type, stored.organizationId)) { found = stored; break; }
+      if (wants(lanes.endpoint, stored)) { found = stored; break; }
       cursor++;
     }
     if (cursor !== start) {
@@ -274,6 +274,7 @@ export class WebhookDelivery {
     if (lanes.closed) return;
     if (error === null) {
       lanes.streak = 0;
+      if (lanes.endpoint.batch) this.keepPending(lanes, null);
       for (const { match, lane, events } of parts) {
         const last = events[events.length - 1];
         lanes.stats.delivered += events.length;
@@ -283,6 +284,7 @@ export class WebhookDelivery {
     } else {
       lanes.stats.failedAttempts++;
       lanes.lastError = error.slice(0, 200);
+      if (lanes.endpoint.batch) this.keepPending(lanes, pinOf(parts));
       for (const { match } of parts) lanes.ready.add(match.matchKey);
       if (lanes.streak === 0) this.log.warn({ endpoint: lanes.endpoint.id, eventId: parts[0].events[0].event.id, error }, 'webhook delivery failed: backing off');
       lanes.streak++;

@@ -34,6 +34,12 @@ export class EndpointLanes {
   /** When a batch endpoint's last request started, and the timer of its next one. */
   lastBatchAt = 0;
   batchTimer: NodeJS.Timeout | undefined;
+  /**
+   * A batch endpoint's batch whose request failed, as [matchKey, last seq] per match in the order
+   * sent: the retry sends the same events again (each match's from its cursor to that seq), so under
+   * the same webhook-id (delivery.ts, batchId); null once one succeeded.
+   */
+  pending: [string, number][] | null = null;
 
   constructor(readonly endpoint: WebhookEndpoint, readonly cursors: Record<string, number>, timeoutMs: number, report: OutboundReport | undefined) {
     this.sign = webhookSigner(endpoint.secret);

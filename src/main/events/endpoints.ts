@@ -7,8 +7,10 @@
 // listed or counted in a metric, and no answer shows it again after the one that created it.
 import { randomBytes } from 'node:crypto';
 import { MATCH_EVENT_TYPES, type MatchEventType } from '../../protocol/match-events.js';
+import { MAX_GROUP_CODE_LENGTH } from '../base/limits.js';
 import type { KeptEndpoint } from './webhook-endpoint-store.js';
 import type { MatchLog } from './match-log.js';
+import type { StoredEvent } from './types.js';
 
 /**
  * An endpoint in use: the shape the WebhookEndpointStore keeps (events/webhook-endpoint-store.ts),
@@ -34,7 +36,7 @@ export function newSecret(): string {
 
 /** One endpoint from untrusted input (the setting or an admin request); throws EndpointError naming what is wrong. */
 export function parseEndpoint(raw: unknown, source: WebhookEndpoint['source'], makeId: () => string): WebhookEndpoint {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new EndpointError('an endpoint is an object { url, events?, organizations?, batch?, id?, secret? }');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new EndpointError('an endpoint is an object { url, events?, organizations?, groupCodes?, batch?, id?, secret? }');
   const r = raw as Record<string, unknown>;
   const id = r.id === undefined ? makeId() : r.id;
   if (typeof id !== 'string' || !ID.test(id)) throw new EndpointError('id: 1–64 of A–Z a–z 0–9 _ . -');
@@ -46,8 +48,9 @@ export function parseEndpoint(raw: unknown, source: WebhookEndpoint['source'], m
   const events = list(r.events, 'events');
   for (const e of events) if (!(MATCH_EVENT_TYPES as readonly string[]).includes(e)) throw new EndpointError(`events: unknown event type ${JSON.stringify(e).slice(0, 40)}`);
   const organizations = list(r.organizations, 'organizations');
+  const groupCodes = list(r.groupCodes, 'groupCodes', MAX_GROUP_CODE_LENGTH);
   if (r.batch !== undefined && typeof r.batch !== 'boolean') throw new EndpointError('batch: true or false');
-  return { id, url, secret, events: events as MatchEventType[], organizations, batch: r.batch === true, source };
+  return { id, url, secret, events: events as MatchEventType[], organizations, groupCodes, batch: r.batch === true, source };
 }
 
 /**
@@ -69,20 +72,23 @@ function checkUrl(v: unknown): string {
   return u.toString();
 }
 
-function list(v: unknown, name: string): string[] {
+function list(v: unknown, name: string, maxLength = 128): string[] {
   if (v === undefined) return [];
-  if (!Array.isArray(v) || v.length > 64 || !v.every((x) => typeof x === 'string' && x.length > 0 && x.length <= 128)) {
-    throw new EndpointError(`${name}: an array of at most 64 strings`);
+  if (!Array.isArray(v) || v.length > 64 || !v.every((x) => typeof x === 'string' && x.length > 0 && x.length <= maxLength)) {
+    throw new EndpointError(`${name}: an array of at most 64 strings of 1 to ${maxLength} characters`);
   }
   return [...new Set(v as string[])];
 }
 
 export function viewOf(e: WebhookEndpoint): EndpointView {
-  return { id: e.id, url: e.url, events: e.events, organizations: e.organizations, batch: e.batch, source: e.source };
+  return { id: e.id, url: e.url, events: e.events, organizations: e.organizations, groupCodes: e.groupCodes, batch: e.batch, source: e.source };
 }
 
-export function wants(e: WebhookEndpoint, type: string, organizationId: string): boolean {
-  return (e.events.length === 0 || (e.events as string[]).includes(type)) && (e.organizations.length === 0 || e.organizations.includes(organizationId));
+/** The endpoint's filters let this event through. */
+export function wants(e: WebhookEndpoint, stored: StoredEvent): boolean {
+  return (e.events.length === 0 || (e.events as string[]).includes(stored.event.type))
+    && (e.organizations.length === 0 || e.organizations.includes(stored.organizationId))
+    && (e.groupCodes.length === 0 || e.groupCodes.includes(stored.event.groupCode));
 }
 
 /**

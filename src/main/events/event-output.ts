@@ -95,6 +95,7 @@ export function createEventOutput({ config, log, directory, report, shared = nul
     timeoutMs: shared && node ? Math.min(config.OUTBOUND_TIMEOUT_MS, Math.floor(config.REDIS_LEASE_TTL_MS / 2)) : config.OUTBOUND_TIMEOUT_MS,
     ...(node ? { nodeId: node.id } : config.NODE_ID ? { nodeId: config.NODE_ID } : {}),
     save: (c) => files.saveJson('deliveries', c),
+    batches: { kept: files.loadJson<Record<string, [string, number][]>>('batches', {}), save: (b) => files.saveJson('batches', b) },
   });
   const endpoints = new Map<string, WebhookEndpoint>();
   const makeId = () => `wh_${randomBytes(6).toString('hex')}`;

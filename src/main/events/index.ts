@@ -5,3 +5,4 @@ export { WEBHOOKS_PANEL_HTML } from './panel.js';
 export { registerEventsAdmin } from './rest-admin.js';
 export { registerEvents } from './rest.js';
 export { JournalFiles } from './journal-files.js';
+export { registerEventsRead } from './rest-read.js';

@@ -2,7 +2,7 @@
 // DATA_DIR), one append-only file per match (`ev-<digest>.ndjson`, a line per event, appended with a
 // synchronous write before the event is delivered anywhere, so a SIGKILL loses no event that went
 // out), the delivery cursors of the webhook endpoints (`deliveries.json`, rewritten atomically), the
-// dead letters (`dead-letters.json`), and the match records (`record-<digest>.json`). Files older
+// batch endpoints' batches being retried (`batches.json`), the dead letters (`dead-letters.json`), and the match records (`record-<digest>.json`). Files older
 // than the retention are deleted. Owner-only permissions; no secret is written here. The embedded
 // EventOutbox is the port's adapter on these files (events/adapters/state-dir/event-outbox.ts): `write`
 // is the journal's synchronous append, `append` the port's checked one.
@@ -17,7 +17,9 @@ import type { StoredEvent } from './types.js';
 const EVENTS_PREFIX = 'ev-';
 const RECORD_PREFIX = 'record-';
 const DELIVERIES = 'deliveries.json';
-const DEAD_LETTERS = 'dead-letters.json';
+/** The JSON files (saveJson): the delivery cursors, the dead letters, a batch endpoint's failed batch (delivery.ts, kept to be sent again under its webhook-id). */
+const JSON_FILES = { deliveries: DELIVERIES, 'dead-letters': 'dead-letters.json', batches: 'batches.json' } as const;
+export type JsonFileName = keyof typeof JSON_FILES;
 /** Open event files kept (a write to an open descriptor costs ~4 µs, an open-append-close ~60 µs); the least recent is closed past it. */
 const MAX_OPEN_FILES = 256;
 
@@ -166,9 +168,9 @@ export class JournalFiles {
     return out;
   }
 
-  loadJson<T>(name: 'deliveries' | 'dead-letters', fallback: T): T {
+  loadJson<T>(name: JsonFileName, fallback: T): T {
     try {
-      return JSON.parse(fs.readFileSync(path.join(this.dir, name === 'deliveries' ? DELIVERIES : DEAD_LETTERS), 'utf8')) as T;
+      return JSON.parse(fs.readFileSync(path.join(this.dir, JSON_FILES[name]), 'utf8')) as T;
     } catch {
       return fallback;
     }
@@ -178,8 +180,8 @@ export class JournalFiles {
    * Rewritten atomically, at most every 250 ms (the latest content is kept until then, and made into
    * text only then); flush() writes now. A cursor lost with the process only means a redelivery.
    */
-  saveJson(name: 'deliveries' | 'dead-letters', content: unknown): void {
-    this.pendingWrites.set(name === 'deliveries' ? DELIVERIES : DEAD_LETTERS, content);
+  saveJson(name: JsonFileName, content: unknown): void {
+    this.pendingWrites.set(JSON_FILES[name], content);
     this.writeTimer ??= setTimeout(() => this.flush(), 250);
   }
 

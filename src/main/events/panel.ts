@@ -1,5 +1,5 @@
 // The dashboard's "Webhooks" panel (README, "Webhooks"; docs/events.md): each endpoint (id, URL, events
-// it takes, delivered, failed attempts, dead-lettered, waiting) and the newest dead letters (the
+// and group codes it takes, delivered, failed attempts, dead-lettered, waiting) and the newest dead letters (the
 // events given up after WEBHOOK_RETRY_FOR_MS: endpoint, event id, type, group code, attempts, last
 // error, when), each with a "Redeliver" button. Read from GET /dashboard/webhooks every 2 s with the
 // credentials the page was opened with (the same as /dashboard/events: no token to type for
@@ -25,7 +25,7 @@ export const WEBHOOKS_PANEL_HTML = String.raw`
 </style>
 <section class="panel" id="webhooks">
   <h2>Webhooks</h2>
-  <table id="wh-endpoints"><tbody><tr><th>Endpoint</th><th>URL</th><th>Events</th><th>Delivered</th><th>Failed attempts</th><th>Dead letters</th><th>Waiting</th></tr></tbody><tbody id="wh-rows"></tbody></table>
+  <table id="wh-endpoints"><tbody><tr><th>Endpoint</th><th>URL</th><th>Events</th><th>Group codes</th><th>Delivered</th><th>Failed attempts</th><th>Dead letters</th><th>Waiting</th></tr></tbody><tbody id="wh-rows"></tbody></table>
   <h2>Dead letters</h2>
   <div id="wh-none">None.</div>
   <div id="wh-msg" role="status"></div>
@@ -50,7 +50,7 @@ export const WEBHOOKS_PANEL_HTML = String.raw`
       if (!d) return;
       fill($('wh-rows'), d.endpoints.map(function (e) {
         var s = e.stats || {};
-        return [e.id, e.url, e.events.length ? e.events.join(', ') : 'all', s.delivered, s.failedAttempts, s.deadLettered, s.waiting];
+        return [e.id, e.url, e.events.length ? e.events.join(', ') : 'all', e.groupCodes && e.groupCodes.length ? e.groupCodes.join(', ') : 'all', s.delivered, s.failedAttempts, s.deadLettered, s.waiting];
       }));
       var dead = d.deadLetters.slice(-20).reverse();
       $('wh-none').hidden = dead.length > 0;

@@ -11,12 +11,13 @@
 // keeps its record again). The dead letters are a list capped at the newest `max`; one leaves it when
 // its event was redelivered (events/redeliver.ts).
 // Contract: test/main/events/record-store.contract.ts.
-import type { Score, TeamRef } from '../../protocol/match-events.js';
+import type { OverlayTeam, Score, TeamRef } from '../../protocol/match-events.js';
 import type { OutputFence } from './event-outbox.js';
 
 export interface RoundLine {
   round: number;
-  winner: TeamRef & { side: 'attack' | 'defense' };
+  /** `overlayTeam` absent in a record of events stored before it existed. */
+  winner: Omit<TeamRef, 'overlayTeam'> & { overlayTeam?: TeamRef['overlayTeam']; side: 'attack' | 'defense' };
   method: string;
   score: Score;
 }
@@ -35,6 +36,8 @@ export interface PlayerRoundLine {
   plants: number;
   defuses: number;
   spent: number;
+  /** Where the overlays and feeds show the player's team (absent in a record of events stored before it existed). */
+  overlayTeam?: OverlayTeam;
 }
 
 export interface PlayerMatchLine extends Omit<PlayerRoundLine, 'round'> {

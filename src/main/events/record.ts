@@ -3,7 +3,7 @@
 // deaths from the kill events (team kills apart), assists from the killfeed's assist icons,
 // headshots, first bloods, plants, defuses and the credits spent in that round's buy phase; per
 // player and match: the game's own kills, deaths and assists (the final scoreboard) and the sums of the rest.
-import type { MatchPlayerLine, PlayerRef, RoundPlayerLine, Score } from '../../protocol/match-events.js';
+import type { MatchPlayerLine, OverlayTeam, PlayerRef, RoundPlayerLine, Score } from '../../protocol/match-events.js';
 import type { MatchRecord, PlayerMatchLine, PlayerRoundLine, RoundLine } from './record-store.js';
 import type { MatchEvent } from './types.js';
 
@@ -14,13 +14,13 @@ const COUNTS = ['kills', 'deaths', 'assists', 'teamKills', 'headshots', 'firstBl
 /** The record of a match from its events, the match_ended event last (its data gives the final figures). */
 export function buildRecord(events: readonly MatchEvent[], ended: MatchEvent): MatchRecord {
   const lines = new Map<string, PlayerRoundLine>(); // `${round}|${playerId}`
-  const names = new Map<string, { name: string; team: number }>();
-  const line = (round: number, p: { playerId?: string; name: string; team?: number }): PlayerRoundLine | undefined => {
+  const names = new Map<string, { name: string; team: number; overlayTeam?: OverlayTeam }>();
+  const line = (round: number, p: { playerId?: string; name: string; team?: number; overlayTeam?: OverlayTeam }): PlayerRoundLine | undefined => {
     if (!p.playerId) return undefined;
     const key = `${round}|${p.playerId}`;
     let l = lines.get(key);
     if (!l) {
-      l = { round, playerId: p.playerId, name: p.name, team: p.team ?? 0, kills: 0, deaths: 0, assists: 0, teamKills: 0, headshots: 0, firstBloods: 0, plants: 0, defuses: 0, spent: 0 };
+      l = { round, playerId: p.playerId, name: p.name, team: p.team ?? 0, kills: 0, deaths: 0, assists: 0, teamKills: 0, headshots: 0, firstBloods: 0, plants: 0, defuses: 0, spent: 0, ...(p.overlayTeam ? { overlayTeam: p.overlayTeam } : {}) };
       lines.set(key, l);
     }
     return l;
@@ -49,7 +49,7 @@ export function buildRecord(events: readonly MatchEvent[], ended: MatchEvent): M
       case 'round_ended': {
         rounds.push({ round: d.round as number, winner: d.winner as RoundLine['winner'], method: d.method as string, score: d.score as Score });
         for (const p of (d.players as RoundPlayerLine[]) ?? []) {
-          names.set(p.playerId, { name: p.name, team: p.team });
+          names.set(p.playerId, { name: p.name, team: p.team, ...(p.overlayTeam ? { overlayTeam: p.overlayTeam } : {}) });
           const l = line(d.round as number, p);
           if (l) l.spent = p.spent;
         }
@@ -60,11 +60,14 @@ export function buildRecord(events: readonly MatchEvent[], ended: MatchEvent): M
     }
   }
   // Every player has a line in every round played, even an empty one (one row per player per round).
-  for (const r of rounds) for (const [playerId, p] of names) line(r.round, { playerId, name: p.name, team: p.team });
+  for (const r of rounds) for (const [playerId, p] of names) line(r.round, { playerId, ...p });
   const playerRounds = [...lines.values()].sort((x, y) => x.round - y.round || x.team - y.team || x.name.localeCompare(y.name));
   const d = ended.data;
   const players: PlayerMatchLine[] = ((d.players as MatchPlayerLine[]) ?? []).map((p) => {
-    const total: PlayerMatchLine = { playerId: p.playerId, name: p.name, agent: p.agent, team: p.team, kills: p.kills, deaths: p.deaths, assists: p.assists, teamKills: 0, headshots: 0, firstBloods: 0, plants: 0, defuses: 0, spent: 0 };
+    const total: PlayerMatchLine = {
+      playerId: p.playerId, name: p.name, agent: p.agent, team: p.team, kills: p.kills, deaths: p.deaths, assists: p.assists, teamKills: 0, headshots: 0, firstBloods: 0, plants: 0, defuses: 0, spent: 0,
+      ...(p.overlayTeam ? { overlayTeam: p.overlayTeam } : {}),
+    };
     for (const l of playerRounds) {
       if (l.playerId !== p.playerId) continue;
       for (const k of COUNTS) if (k !== 'kills' && k !== 'deaths' && k !== 'assists') total[k] += l[k];
@@ -79,5 +82,6 @@ export function buildRecord(events: readonly MatchEvent[], ended: MatchEvent): M
 }
 
 /** The columns of the CSV exports, in order. */
-export const ROUND_CSV_COLUMNS = ['matchKey', 'round', 'playerId', 'name', 'team', ...COUNTS] as const;
-export const MATCH_CSV_COLUMNS = ['matchKey', 'playerId', 'name', 'agent', 'team', ...COUNTS] as const;
+// overlayTeam last: a column is only ever added at the end (record-schema.ts lists them in this order).
+export const ROUND_CSV_COLUMNS = ['matchKey', 'round', 'playerId', 'name', 'team', ...COUNTS, 'overlayTeam'] as const;
+export const MATCH_CSV_COLUMNS = ['matchKey', 'playerId', 'name', 'agent', 'team', ...COUNTS, 'overlayTeam'] as const;

@@ -1,34 +1,18 @@
 // The operator routes of match events (README, "Webhooks", "Match records"), with the other admin
 // routes (rest/admin.ts: the same Bearer token, the same 404 without ADMIN_TOKEN):
 //   GET  /admin/webhooks                       { endpoints (without secrets, with delivery stats), deadLetters (each with its id) }
-//   POST /admin/webhooks                       body { url, events?, organizations?, batch?, id? }: 201 { endpoint, secret } (the secret only here), kept (DATA_DIR or Redis)
+//   POST /admin/webhooks                       body { url, events?, organizations?, groupCodes?, batch?, id? }: 201 { endpoint, secret } (the secret only here), kept (DATA_DIR or Redis)
 //   POST /admin/webhooks/:id/remove            { id, removed: true } (an endpoint added here; one of WEBHOOKS: 400)
 //   POST /admin/webhooks/dead-letters/:id/redeliver   { redelivered: true, deadLetter, status }: the event sent again (events/redeliver.ts);
 //                                              404 no such dead letter or endpoint, 410 the event is past the retention, 502 the endpoint did not take it
-//   GET  /admin/records[?groupCode=&limit=]    { records: [summary…] }, newest first (every node's with REDIS_URL)
-//   GET  /admin/records/:matchKey              the record (JSON)
-//   GET  /admin/records/:matchKey/rounds.csv   one row per player per round
-//   GET  /admin/records/:matchKey/players.csv  one row per player for the match
-import { stringify } from 'csv-stringify/sync';
+// The records and the dead letters are read through rest-read.ts (an admin token or a read token).
 import { EndpointError, viewOf } from './endpoints.js';
 import type { EventOutput } from './event-output.js';
-import { MATCH_CSV_COLUMNS, ROUND_CSV_COLUMNS, type MatchRecord } from './record.js';
-import { NO_STORE, sendJson as json, type AdminRouteContext } from '../http/admin-context.js';
-import { queryParam, type Reply, type Router } from '../http/router.js';
-
-function csv(reply: Reply, name: string, columns: readonly string[], rows: Record<string, unknown>[]): void {
-  const text = stringify(rows, { header: true, columns: [...columns] });
-  reply.send(200, 'text/csv; charset=utf-8', text, { ...NO_STORE, 'Content-Disposition': `attachment; filename="${name}"` });
-}
+import { sendJson as json, type AdminRouteContext } from '../http/admin-context.js';
+import type { Reply, Router } from '../http/router.js';
 
 export function registerEventsAdmin(router: Router, output: EventOutput, ctx: AdminRouteContext): void {
   const { log, client } = ctx;
-  /** The record, undefined when there is none; null (503 sent) when the store did not answer. */
-  const recordOf = async (raw: string, reply: Reply): Promise<MatchRecord | undefined | null> => {
-    let key: string;
-    try { key = decodeURIComponent(raw); } catch { return undefined; }
-    return kept(reply, output.records.get(key));
-  };
   /** What the store answers; null after a 503 when it does not (Redis unreachable or too slow). */
   const kept = async <T>(reply: Reply, read: Promise<T>): Promise<T | null> => {
     try {
@@ -96,39 +80,5 @@ export function registerEventsAdmin(router: Router, output: EventOutput, ctx: Ad
     if (!outcome.ok) return reply.error(outcome.status, outcome.error);
     log.info({ tokenId, action: 'webhook_redeliver', endpoint: outcome.letter.endpointId, eventId: outcome.letter.eventId, client: client(req) }, 'admin action: dead letter redelivered');
     json(reply, 200, { redelivered: true, deadLetter: outcome.letter, status: outcome.status, removed: outcome.removed });
-  }, ctx.options);
-
-  router.get('/admin/records', async (req, reply) => {
-    if (ctx.authorize(req, reply) === null) return;
-    const groupCode = queryParam(req, 'groupCode');
-    const limitText = queryParam(req, 'limit');
-    const limit = limitText === undefined ? undefined : Number(limitText);
-    if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) return reply.error(400, 'limit: a whole number from 1');
-    const records = await kept(reply, output.records.list({ ...(groupCode ? { groupCode } : {}), ...(limit ? { limit } : {}) }));
-    if (records) json(reply, 200, { records });
-  }, ctx.options);
-
-  router.get('/admin/records/:matchKey', async (req, reply) => {
-    if (ctx.authorize(req, reply) === null) return;
-    const record = await recordOf(req.params[0], reply);
-    if (record === null) return;
-    if (!record) return reply.error(404, 'Record not found');
-    json(reply, 200, record);
-  }, ctx.options);
-
-  router.get('/admin/records/:matchKey/rounds.csv', async (req, reply) => {
-    if (ctx.authorize(req, reply) === null) return;
-    const record = await recordOf(req.params[0], reply);
-    if (record === null) return;
-    if (!record) return reply.error(404, 'Record not found');
-    csv(reply, `${record.matchKey}-rounds.csv`, ROUND_CSV_COLUMNS, record.playerRounds.map((l) => ({ matchKey: record.matchKey, ...l })));
-  }, ctx.options);
-
-  router.get('/admin/records/:matchKey/players.csv', async (req, reply) => {
-    if (ctx.authorize(req, reply) === null) return;
-    const record = await recordOf(req.params[0], reply);
-    if (record === null) return;
-    if (!record) return reply.error(404, 'Record not found');
-    csv(reply, `${record.matchKey}-players.csv`, MATCH_CSV_COLUMNS, record.players.map((l) => ({ matchKey: record.matchKey, ...l })));
   }, ctx.options);
 }

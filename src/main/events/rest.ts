@@ -1,5 +1,6 @@
 // Match events on the REST port (README, "Events, webhooks and records"):
 //   GET /schema/events.json   the JSON Schema of every event (public, like the match_data schema)
+//   GET /schema/record.json   the JSON Schema of a match record (and of the CSV exports' rows)
 //   GET /events               server-sent events with a read token (EVENTS_READ_TOKEN): Bearer, or
 //                             `?token=` for EventSource, which cannot set headers; filters
 //                             `groupCode` and `type` (comma-separated); resumes from `Last-Event-ID`
@@ -8,10 +9,12 @@ import { createAdminTokens } from '../http/admin-tokens.js';
 import type { EventOutput } from './event-output.js';
 import type { Logger } from '../base/log.js';
 import { eventsSchema } from './schema.js';
+import { recordSchema } from './record-schema.js';
 import { NO_STORE } from '../http/admin-context.js';
 import type { Router } from '../http/router.js';
 
 const SCHEMA_TEXT = JSON.stringify(eventsSchema, null, 2) + '\n';
+const RECORD_SCHEMA_TEXT = JSON.stringify(recordSchema, null, 2) + '\n';
 const RECONNECT_MS = 2000;
 const MAX_FILTER_VALUES = 100;
 
@@ -23,6 +26,9 @@ function set(raw: string | null): Set<string> | null {
 export function registerEvents(router: Router, output: EventOutput | null, log: Logger): void {
   router.get('/schema/events.json', (_req, reply) => {
     reply.send(200, 'application/schema+json; charset=utf-8', SCHEMA_TEXT, { 'Cache-Control': 'public, max-age=300' });
+  });
+  router.get('/schema/record.json', (_req, reply) => {
+    reply.send(200, 'application/schema+json; charset=utf-8', RECORD_SCHEMA_TEXT, { 'Cache-Control': 'public, max-age=300' });
   });
   if (!output || output.readTokens.length === 0) return;
   const tokens = createAdminTokens(output.readTokens.map((token, i) => ({ id: `read-${i + 1}`, token })));

@@ -4,18 +4,8 @@
 // and a consumer must ignore the members it does not know (docs/events.md, "Versioning").
 import { EVENTS_VERSION, MATCH_EVENT_TYPES } from '../../protocol/match-events.js';
 
-type Schema = Record<string, unknown>;
-
-const str = { type: 'string' } as const;
-const int = { type: 'integer', minimum: 0 } as const;
-const bool = { type: 'boolean' } as const;
-const team = { type: 'integer', enum: [0, 1], description: 'the game team: 0 starts on attack (the game\'s team_0)' } as const;
-const obj = (properties: Schema, required = Object.keys(properties)): Schema => ({ type: 'object', properties, required });
-
-const player = { $ref: '#/$defs/player' };
-const teamRef = { $ref: '#/$defs/team' };
-const score = { $ref: '#/$defs/score' };
-const teams = { type: 'array', items: { allOf: [teamRef, obj({ startsOnAttack: bool })] }, minItems: 2, maxItems: 2 };
+import { RECORD_BODY } from './record-schema.js';
+import { bool, endReason, int, obj, player, score, series, SHARED_DEFS, str, team, teamRef, teams, winMethod, withOverlayTeam, type Schema } from './schema-parts.js';
 
 /** Each event type's `data`. */
 const DATA: Record<(typeof MATCH_EVENT_TYPES)[number], Schema> = {
@@ -27,10 +17,11 @@ const DATA: Record<(typeof MATCH_EVENT_TYPES)[number], Schema> = {
   round_ended: obj({
     round: int,
     winner: { allOf: [teamRef, obj({ side: { enum: ['attack', 'defense'] } })] },
-    method: { enum: ['elimination', 'detonation', 'defuse', 'time'], description: 'how the round was won, as far as the data tells' },
+    method: winMethod,
     score,
-    players: { type: 'array', items: obj({ playerId: str, name: str, team, kills: int, deaths: int, assists: int, spent: { ...int, description: 'credits spent in this round\'s buy phase' } }) },
-  }),
+    players: { type: 'array', items: withOverlayTeam({ playerId: str, name: str, team, kills: int, deaths: int, assists: int, spent: { ...int, description: 'credits spent in this round\'s buy phase' } }) },
+    multiKills: { type: 'array', items: obj({ player, kills: { type: 'integer', minimum: 2 } }), description: 'each player with 2 or more kills of enemies in the round as it ended, in the players\' order: the highest of the round\'s multi_kill events (absent in events stored before it was added)' },
+  }, ['round', 'winner', 'method', 'score', 'players']),
   kill: obj({
     attacker: { anyOf: [player, obj({ name: str })] },
     victim: { anyOf: [player, obj({ name: str })] },
@@ -41,7 +32,7 @@ const DATA: Record<(typeof MATCH_EVENT_TYPES)[number], Schema> = {
     firstBlood: bool,
     teamKill: bool,
   }),
-  multi_kill: obj({ player, kills: { type: 'integer', minimum: 2 } }),
+  multi_kill: { ...obj({ player, kills: { type: 'integer', minimum: 2, description: 'the player\'s kills of enemies in the round so far' } }), description: 'at each kill from a player\'s 2nd in a round: a later one of the same player and round supersedes it; round_ended.multiKills has the round\'s final ones' },
   ace: obj({ player }),
   clutch: obj({ player, against: { type: 'integer', minimum: 1, description: 'enemies alive when the player became the last of the team' } }),
   spike_planted: obj({ planter: { anyOf: [player, { type: 'null' }] } }),
@@ -52,14 +43,14 @@ const DATA: Record<(typeof MATCH_EVENT_TYPES)[number], Schema> = {
   tech_pause_started: obj({}),
   tech_pause_ended: obj({}),
   match_ended: obj({
-    reason: { enum: ['completed', 'inactive', 'admin', 'shutdown'] },
+    reason: endReason,
     matchId: str,
     map: str,
     teams,
     score,
-    players: { type: 'array', items: obj({ playerId: str, name: str, agent: str, team, kills: int, deaths: int, assists: int }) },
-    series: { anyOf: [{ type: 'null' }, { type: 'object' }] },
-    record: { type: 'object', description: 'the match record (README, "Match records"): rounds, per-player totals, per-player rounds' },
+    players: { type: 'array', items: withOverlayTeam({ playerId: str, name: str, agent: str, team, kills: int, deaths: int, assists: int }) },
+    series,
+    record: { $ref: '#/$defs/record' },
   }),
   observer_failover: obj({ cause: { enum: ['primary_closed', 'primary_silent', 'manual'] }, from: { enum: ['group', 'standby'] }, to: { enum: ['group', 'standby'] } }),
   observer_silent: obj({ lastMessageAt: { anyOf: [{ type: 'null' }, str] }, silentMs: int }),
@@ -86,9 +77,5 @@ export const eventsSchema: Schema = {
     data: { type: 'object' },
   },
   allOf: MATCH_EVENT_TYPES.map((t) => ({ if: { properties: { type: { const: t } } }, then: { properties: { data: DATA[t] } } })),
-  $defs: {
-    player: obj({ playerId: str, name: str, agent: str, team }),
-    team: obj({ team, name: str, tricode: str }),
-    score: obj({ team_0: int, team_1: int }),
-  },
+  $defs: { ...SHARED_DEFS, record: RECORD_BODY },
 };

@@ -18,10 +18,10 @@ const jsonArray: Parser<readonly unknown[]> = (raw, name) => {
 
 export const EVENT_SETTINGS = part('events', 'Match events, webhooks and records', {
   EVENTS_ENABLED: s(bool, true, 'derive match events (webhooks, GET /events, match records); false: none are derived, stored or sent'),
-  EVENTS_READ_TOKEN: s(readTokens, [] as readonly string[], 'token(s) for GET /events, comma-separated (≥ 16 chars each); unset: GET /events answers 404'),
+  EVENTS_READ_TOKEN: s(readTokens, [] as readonly string[], 'read token(s), comma-separated (≥ 16 chars each): GET /events, the match records and the dead letters, nothing else (README, "Read token"); unset: GET /events answers 404'),
   EVENTS_RESUME_WINDOW_MS: s(int(10_000, 86_400_000), 600_000, 'GET /events: a reconnecting client gets the events it missed (Last-Event-ID) when they are at most this old'),
   EVENTS_RETENTION_MS: s(int(60_000, 31_536_000_000), 604_800_000, 'how long match events and records are kept (in the `events` folder of STATE_DIR, else DATA_DIR; with REDIS_URL in Redis, records and dead letters only there) after they were written'),
   EVENTS_MAX_STREAMS: s(int(1, 10_000), 100, 'most GET /events streams open at once (503 above)'),
-  WEBHOOKS: s(jsonArray, [] as readonly unknown[], 'webhook endpoints, a JSON array of { id, url, secret, events?, organizations?, batch? } (README, "Webhooks"); more through the admin API'),
+  WEBHOOKS: s(jsonArray, [] as readonly unknown[], 'webhook endpoints, a JSON array of { id, url, secret, events?, organizations?, groupCodes?, batch? } (README, "Webhooks"); more through the admin API'),
   WEBHOOK_RETRY_FOR_MS: s(int(1000, 604_800_000), 3_600_000, 'a webhook delivery that keeps failing is retried (1 s doubling up to 30 s between attempts) for this long, then dead-lettered'),
 });

@@ -19,6 +19,8 @@ export interface KeptEndpoint {
   events: MatchEventType[];
   /** Organisations whose matches it gets; empty: all. */
   organizations: string[];
+  /** Group codes whose matches it gets; empty: all (kept before it existed: read as empty). */
+  groupCodes: string[];
   /** Several events per delivery, as a JSON array (docs/events.md, "Batched deliveries"); false: one event per delivery. */
   batch: boolean;
   /** When it was added, epoch ms: every node delivers it the events stored from then on. */

@@ -1,3 +1,3 @@
 // The feeds' door (docs/feeds.md): flat tables of a frame for graphics systems, and their route.
-export { feedFrames, registerFeeds } from './rest.js';
+export { feedFrames, registerFeeds, type BetweenMatches } from './rest.js';
 export { ShardFeedTables } from './shard-tables.js';

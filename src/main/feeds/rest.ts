@@ -13,6 +13,7 @@ import { isFormat, type Format } from './formats.js';
 import { FEED_NAMES, type FeedName } from './tables.js';
 import type { ShardFeedTables, ShardTablesAnswer } from './shard-tables.js';
 import { FeedTimelines, type MatchWhere } from './timeline.js';
+import { type FixtureFeed, StandingFeeds } from './standing.js';
 import type { Frame, FrameBus } from '../frames/index.js';
 import { type MatchDirectory, readLatestFrameText } from '../matches/index.js';
 import type { Router } from '../http/router.js';
@@ -47,11 +48,23 @@ export function feedFrames(frames: FrameBus, shared?: MatchDirectory, local?: Sh
 
 const NAME = /^([a-z]+)(?:\.([a-z]+))?$/;
 
-/** Registers the feeds; returns what stops a delayed match's timeline (feeds/timeline.ts), when there are delays. */
-export function registerFeeds(router: Router, source: FeedFrames, trustReplayTimestamps: boolean, delays?: OutputDelays): () => void {
+/** What a code's feeds answer without a live match (feeds/standing.ts). */
+export interface BetweenMatches {
+  /** FEEDS_FINAL_HOLD_MS. */
+  holdMs: number;
+  /** Calls `listener` with a match's last frame text as the match is removed here; returns what stops it. */
+  onEnded(listener: (groupCode: string, frameText: string) => void): () => void;
+  /** The code's fixture, when it is scheduled. */
+  fixture?: (groupCode: string) => FixtureFeed | undefined;
+}
+
+/** Registers the feeds; returns what stops a delayed match's timeline (feeds/timeline.ts) and the end listener. */
+export function registerFeeds(router: Router, source: FeedFrames, trustReplayTimestamps: boolean, delays?: OutputDelays, between?: BetweenMatches): () => void {
   // The scoreboard's clock: the wall clock; under TRUST_REPLAY_TIMESTAMPS the match's own clock,
   // which is the frame's serverTime (it stands still between frames: replays and tests only).
   const cache = new FeedCache(trustReplayTimestamps ? (serverTime) => serverTime : () => Date.now());
+  const standing = between ? new StandingFeeds({ cache, holdMs: between.holdMs, ...(between.fixture ? { fixture: between.fixture } : {}) }) : null;
+  const stopEnded = between?.onEnded((groupCode, frameText) => standing!.ended(groupCode, matchDataJson(frameText))) ?? (() => {});
 
   /** The key of the match's latest tables in the cache (made now when they are not), or undefined when there is no live match. */
   async function current(groupCode: string, gone: () => boolean): Promise<object | undefined> {
@@ -111,6 +124,8 @@ export function registerFeeds(router: Router, source: FeedFrames, trustReplayTim
     } else {
       frame = await current(groupCode, () => reply.finished);
       if (reply.finished) return;
+      if (frame) standing?.served(groupCode, frame);
+      else frame = standing?.lookup(groupCode); // the final state for a while, or the fixture's teams
       if (!frame) return reply.error(404, 'Match not found');
     }
     const text = cache.text(frame, feed as FeedName, format as Format, clockAt)!;
@@ -118,5 +133,8 @@ export function registerFeeds(router: Router, source: FeedFrames, trustReplayTim
     if (matchesEtag(req.headers['if-none-match'], text.etag)) return reply.notModified(headers);
     reply.send(200, text.contentType, text.body, headers);
   }, { headers: ['if-none-match'] });
-  return () => timelines?.close();
+  return () => {
+    timelines?.close();
+    stopEnded();
+  };
 }

@@ -249,8 +249,11 @@ export class MatchLifecycle {
     this.deps.inputs.drop(groupCode, local.epoch);
     snapshots.delete(groupCode, local.epoch).catch((err: Error) => this.log.error({ groupCode, error: err.message }, 'snapshot not deleted'));
     this.deps.sync.forget(groupCode);
+    // The final frame (its text came just before the removal: workers/shard/shard.ts) for the feeds' final state.
+    const last = frames.latest(groupCode);
+    const finalFrameText = last ? last.frameText ?? frames.askFrameText(last) : null;
     frames.end(groupCode);
-    this.deps.events.emit('matchStopped', { groupCode });
+    this.deps.events.emit('matchStopped', { groupCode, ...(finalFrameText ? { finalFrameText } : {}) });
     this.log.info({ groupCode, reason, inputs: local.inputs }, 'match removed');
     const matchId = record?.matchId ?? '';
     // Auxiliary sessions follow the game's match id: they end with the last live match of that id.

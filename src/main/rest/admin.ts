@@ -1,4 +1,5 @@
-// Operator routes (ADMIN_TOKEN): the dashboard page and its event stream, the dashboard's data as
+// Operator routes (ADMIN_TOKEN; a read token of EVENTS_READ_TOKEN is refused with 403, rest/readers.ts
+// has what it reads): the dashboard page and its event stream, the dashboard's data as
 // JSON, force-end and secret rotation. Registered only when ADMIN_TOKEN is set, so without it they
 // answer the router's 404 like any unknown path. Every action is logged with the token's id.
 //
@@ -34,6 +35,8 @@ import { registerBrackets, type Brackets } from '../brackets/index.js';
 
 export interface AdminRouteDeps {
   tokens: AdminTokens;
+  /** EVENTS_READ_TOKEN: refused here with 403 (it reads the records, dead letters and GET /events only: rest/readers.ts). */
+  readTokens: AdminTokens;
   dashboard: Dashboard;
   directory: MatchDirectory;
   lifecycle: MatchLifecycle;
@@ -73,6 +76,12 @@ export function registerAdmin(router: Router, deps: AdminRouteDeps): void {
   function authorize(req: Request, reply: Reply, basic: boolean): string | null {
     const tokenId = deps.tokens.identify(req.headers.authorization, { basic });
     if (tokenId !== null) return tokenId;
+    const readerId = deps.readTokens.identify(req.headers.authorization, { basic });
+    if (readerId !== null) {
+      log.info({ tokenId: readerId, path: req.path, method: req.method, client: client(req) }, 'admin request refused: a read token');
+      reply.send(403, 'application/json; charset=utf-8', JSON.stringify({ error: 'A read token (EVENTS_READ_TOKEN) reads the match records, the dead letters and GET /events only' }), NO_STORE);
+      return null;
+    }
     log.info({ path: req.path, method: req.method, client: client(req), presented: req.headers.authorization !== '' }, 'admin request refused: no valid token');
     const challenge = basic ? 'Basic realm="overlay data service dashboard", charset="UTF-8"' : 'Bearer realm="overlay data service admin"';
     reply.send(401, 'application/json; charset=utf-8', JSON.stringify({ error: 'Unauthorized' }), { 'WWW-Authenticate': challenge });

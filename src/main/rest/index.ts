@@ -2,7 +2,7 @@
 // each needs (the composition root, service.ts, builds it all). Every response carries
 // Access-Control-Allow-Origin: *; unknown routes answer 404 { error }.
 import type { Dashboard } from '../admin/dashboard.js';
-import type { AdminTokens } from '../http/admin-tokens.js';
+import { createAdminTokens, type AdminTokens } from '../http/admin-tokens.js';
 import { type KeyValidator, type Outbound, registerOAuth, registerOrg, registerSupport, type SupportPackages } from '../backend/index.js';
 import type { Config } from '../base/config.js';
 import type { Logger } from '../base/log.js';
@@ -12,13 +12,14 @@ import { type PreviewStore, registerPreviews, registerTeamInfo, type TeamInfoSto
 import type { TemplatedApp } from '../internals/uws.js';
 import type { Brackets } from '../brackets/index.js';
 import { registerAdmin } from './admin.js';
-import { feedFrames, registerFeeds, type ShardFeedTables } from '../feeds/index.js';
+import { type BetweenMatches, feedFrames, registerFeeds, type ShardFeedTables } from '../feeds/index.js';
 import { type EventOutput, registerEvents } from '../events/index.js';
 import type { OutputDelays } from '../output-delay/index.js';
 import type { StandbyRouteDeps } from '../standby/index.js';
 import type { FixtureRouteDeps } from '../schedule/index.js';
 import { createRouter } from '../http/router.js';
 import type { RehearsalRouteDeps } from '../rehearsal/index.js';
+import { registerReaders } from './readers.js';
 import { registerStatus, type ClusterStatus } from './status.js';
 
 export interface RestDeps {
@@ -44,6 +45,8 @@ export interface RestDeps {
   feedTables?: ShardFeedTables;
   /** The per-match output delays (output-delay/output-delays.ts): the feeds and the admin routes. */
   delays?: OutputDelays;
+  /** What a code's feeds answer without a live match: the final state, the fixture (feeds/standing.ts). */
+  feedsBetween?: BetweenMatches;
 }
 
 /** Registers every route; returns what stops the routes' own timers (a delayed match's feed timeline). */
@@ -52,14 +55,17 @@ export function registerRestRoutes(app: TemplatedApp, deps: RestDeps): () => voi
   const router = createRouter(app, deps.log.child({ module: 'rest' }), config.MAX_BODY_BYTES);
   registerStatus(router, () => deps.directory.count(), deps.cluster);
   registerMatchData(router, deps.frames, deps.cluster ? deps.directory : undefined);
+  // EVENTS_READ_TOKEN: GET /events, the records and the dead letters; never an admin write (403).
+  const readTokens = createAdminTokens((deps.eventOutput?.readTokens ?? []).map((token, i) => ({ id: `read-${i + 1}`, token })));
   if (deps.admin) {
-    registerAdmin(router, { ...deps.admin, directory: deps.directory, trustProxy: config.TRUST_PROXY, log: deps.log, eventOutput: deps.eventOutput, ...(deps.delays ? { delays: deps.delays } : {}) });
+    registerAdmin(router, { ...deps.admin, readTokens, directory: deps.directory, trustProxy: config.TRUST_PROXY, log: deps.log, eventOutput: deps.eventOutput, ...(deps.delays ? { delays: deps.delays } : {}) });
   }
+  if (deps.eventOutput) registerReaders(router, deps.eventOutput, { ...(deps.admin ? { admin: deps.admin.tokens } : {}), read: readTokens, trustProxy: config.TRUST_PROXY, log: deps.log });
   registerEvents(router, deps.eventOutput, deps.log);
   registerPreviews(router, { store: deps.previews, keys: deps.keys, log: deps.log });
   registerOrg(router, deps.keys);
   registerTeamInfo(router, deps.teamInfo, deps.scheduledTeams);
-  const stopFeeds = registerFeeds(router, feedFrames(deps.frames, deps.cluster ? deps.directory : undefined, deps.feedTables), config.TRUST_REPLAY_TIMESTAMPS, deps.delays);
+  const stopFeeds = registerFeeds(router, feedFrames(deps.frames, deps.cluster ? deps.directory : undefined, deps.feedTables), config.TRUST_REPLAY_TIMESTAMPS, deps.delays, deps.feedsBetween);
   if (deps.backend) {
     registerSupport(router, deps.backend.packages);
     registerOAuth(router, config, deps.log, deps.backend.request);

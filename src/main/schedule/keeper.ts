@@ -41,6 +41,16 @@ export type Planned =
   | { kind: 'refused'; reason: string }
   | { kind: 'scheduled'; packet: ObsLogonPacket; live: LiveMap };
 
+/** What the feeds show of a fixture before its match (and between its maps). */
+export interface ScheduledFeed {
+  map: string;
+  teams: [ScheduledFeedTeam, ScheduledFeedTeam];
+  /** Maps won by teams[0] and teams[1]. */
+  seriesWon: [number, number];
+  bestOf: number;
+}
+export interface ScheduledFeedTeam { name: string; tricode: string; url: string; players: string[] }
+
 export class FixtureKeeper {
   private readonly log: Logger;
   /** Every fixture as last read or written by this process (the dashboard, the gauge, team info before the game). */
@@ -110,6 +120,15 @@ export class FixtureKeeper {
   teamInfoFor(groupCode: string): { leftTeam: unknown; rightTeam: unknown } | undefined {
     const f = this.view.get(groupCode);
     return f ? { leftTeam: logonTeam(f.teams[0], true), rightTeam: logonTeam(f.teams[1], false) } : undefined;
+  }
+
+  /** The feeds of a scheduled code without a live match (feeds/standing.ts): its teams (team 1 left), players, next map and series score. */
+  feedFixtureFor(groupCode: string): ScheduledFeed | undefined {
+    const f = this.view.get(groupCode);
+    if (!f) return undefined;
+    const won = wins(f);
+    const team = (t: Fixture['teams'][number]) => ({ name: t.name, tricode: t.tricode, url: t.url, players: t.players });
+    return { map: f.maps[f.results.length]?.name ?? '', teams: [team(f.teams[0]), team(f.teams[1])], seriesWon: won, bestOf: f.bestOf };
   }
 
   /** An observer logon with a valid key (`organizationId`: the key's, '' for none). */

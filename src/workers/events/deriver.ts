@@ -10,7 +10,7 @@ import type { DerivedEvent, MatchEventType, TeamId } from '../../protocol/match-
 import type { KillfeedData } from '../../schemas/messages.js';
 import { assistCodename, weaponDisplay } from '../match/names.js';
 import type { MatchState, PlayerState } from '../match/types.js';
-import { findByName, matchLines, playerRef, roundLines, score, teamRef, teams } from './refs.js';
+import { findByName, matchLines, multiKills, playerRef, roundLines, score, teamRef, teams } from './refs.js';
 import { ROUND_SETTLE_MS, roundMovedOn, winMethod, type PendingEnd } from './round-end.js';
 import { RoundTracker, type TrackerJournal } from './round-tracker.js';
 
@@ -209,7 +209,7 @@ export class MatchEventDeriver {
     this.picks = [];
     for (const t of [...state.teams].sort((a, b) => a.ingameTeamId - b.ingameTeamId)) {
       for (const p of [...t.players].sort((a, b) => a.position - b.position)) {
-        if (picked.has(p.riotId)) this.emit('agent_selected', at, state, { player: playerRef(p, t.ingameTeamId) });
+        if (picked.has(p.riotId)) this.emit('agent_selected', at, state, { player: playerRef(state, p, t.ingameTeamId) });
       }
     }
   }
@@ -239,12 +239,14 @@ export class MatchEventDeriver {
     const team = state.teams[0].ingameTeamId === end.winner ? state.teams[0] : state.teams[1];
     const tracker = this.tracker;
     this.emit('round_ended', end.at, state, {
-      round: end.round, winner: { ...teamRef(team), side: end.side }, method: winMethod(state, end), score: end.score,
+      round: end.round, winner: { ...teamRef(state, team), side: end.side }, method: winMethod(state, end), score: end.score,
       players: roundLines(state, (p) => tracker.spentBy(p)),
+      // Each player's multi-kill of the round as it ended: the highest of its multi_kill events (docs/events.md).
+      multiKills: multiKills(state, (name) => tracker.kills.get(name) ?? 0),
     }, end.round);
     const clutch = tracker.clutch[end.winner];
     if (clutch && tracker.alive.get(clutch.player.name) !== false) {
-      this.emit('clutch', end.at, state, { player: playerRef(clutch.player, end.winner), against: clutch.against }, end.round);
+      this.emit('clutch', end.at, state, { player: playerRef(state, clutch.player, end.winner), against: clutch.against }, end.round);
     }
   }
 
@@ -252,7 +254,7 @@ export class MatchEventDeriver {
     const ts = state.timeoutState;
     for (const [side, now, was] of [['left', ts.leftTeam, this.timeoutLeft], ['right', ts.rightTeam, this.timeoutRight]] as const) {
       if (now === was) continue;
-      const team = teamRef(side === 'left' ? state.teams[0] : state.teams[1]);
+      const team = teamRef(state, side === 'left' ? state.teams[0] : state.teams[1]);
       this.emit(now ? 'timeout_called' : 'timeout_ended', at, state, now ? { team, duration: state.tools.timeoutDuration } : { team });
     }
     if (ts.techPause !== this.techPause) this.emit(ts.techPause ? 'tech_pause_started' : 'tech_pause_ended', at, state, {});
@@ -277,8 +279,8 @@ export class MatchEventDeriver {
     if (victim) tracker.alive.set(victim.player.name, false);
     const assists = attacker ? this.assistants(state, attacker.team, data.assists) : [];
     this.emit('kill', at, state, {
-      attacker: attacker ? playerRef(attacker.player, attacker.team) : { name: data.attacker },
-      victim: victim ? playerRef(victim.player, victim.team) : { name: data.victim },
+      attacker: attacker ? playerRef(state, attacker.player, attacker.team) : { name: data.attacker },
+      victim: victim ? playerRef(state, victim.player, victim.team) : { name: data.victim },
       weapon: data.weaponKillfeedInternal,
       weaponName: weaponDisplay(data.weaponKillfeedInternal) ?? data.weaponKillfeedInternal,
       headshot: data.headshotKill === true,
@@ -289,7 +291,7 @@ export class MatchEventDeriver {
     if (!attacker || teamKill) return this.lastStanding(state, victim?.team);
     const count = (tracker.kills.get(attacker.player.name) ?? 0) + 1;
     tracker.kills.set(attacker.player.name, count);
-    const player = playerRef(attacker.player, attacker.team);
+    const player = playerRef(state, attacker.player, attacker.team);
     if (count >= 2) this.emit('multi_kill', at, state, { player, kills: count });
     const enemies = state.teams.find((t) => t.ingameTeamId !== attacker.team)?.players.length ?? 0;
     if (count === enemies && enemies >= 5) this.emit('ace', at, state, { player });
@@ -313,7 +315,7 @@ export class MatchEventDeriver {
       if (typeof icon !== 'string') continue;
       const codename = assistCodename(icon);
       const p = codename === undefined ? undefined : t?.players.find((x) => x.agentInternal === codename);
-      if (p) out.push(playerRef(p, team));
+      if (p) out.push(playerRef(state, p, team));
     }
     return out;
   }
@@ -325,11 +327,11 @@ export class MatchEventDeriver {
    */
   private carrier(state: MatchState): ReturnType<typeof playerRef> | null {
     const holder = this.tracker.spikeHolder === null ? undefined : findByName(state, this.tracker.spikeHolder);
-    if (holder && state.teams.some((t) => t.isAttacking && t.ingameTeamId === holder.team)) return playerRef(holder.player, holder.team);
+    if (holder && state.teams.some((t) => t.isAttacking && t.ingameTeamId === holder.team)) return playerRef(state, holder.player, holder.team);
     for (const t of state.teams) {
       if (!t.isAttacking) continue;
       const p = t.players.find((x: PlayerState) => x.hasSpike);
-      if (p) return playerRef(p, t.ingameTeamId);
+      if (p) return playerRef(state, p, t.ingameTeamId);
     }
     return null;
   }
@@ -339,6 +341,6 @@ export class MatchEventDeriver {
     const defenders = state.teams.find((t) => !t.isAttacking);
     if (!defenders) return null;
     const alive = this.tracker.aliveIn(state, defenders.ingameTeamId);
-    return alive.length === 1 ? playerRef(alive[0], defenders.ingameTeamId) : null;
+    return alive.length === 1 ? playerRef(state, alive[0], defenders.ingameTeamId) : null;
   }
 }

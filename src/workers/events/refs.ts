@@ -1,14 +1,20 @@
-// How events name players, teams and the score (protocol/match-events.ts), from the engine's state.
-import type { MatchPlayerLine, PlayerRef, RoundPlayerLine, Score, TeamId, TeamRef } from '../../protocol/match-events.js';
+// How events name players, teams and the score (protocol/match-events.ts), from the engine's state:
+// a team by its game team (`team`) and by where the overlays and feeds show it (`overlayTeam`).
+import type { MatchPlayerLine, OverlayTeam, PlayerRef, RoundPlayerLine, Score, TeamId, TeamRef } from '../../protocol/match-events.js';
 import { teamByIngameId } from '../match/teams.js';
 import type { MatchState, PlayerState, TeamState } from '../match/types.js';
 
-export function playerRef(p: PlayerState, team: TeamId): PlayerRef {
-  return { playerId: p.riotId, name: p.name, agent: p.agentProper, team };
+/** Where the overlays and the feeds show the game team `team`: the match's first team is the left one. */
+export function overlayTeamOf(state: MatchState, team: TeamId): OverlayTeam {
+  return state.teams[0].ingameTeamId === team ? 'left' : 'right';
 }
 
-export function teamRef(t: TeamState): TeamRef {
-  return { team: t.ingameTeamId, name: t.teamName, tricode: t.teamTricode };
+export function playerRef(state: MatchState, p: PlayerState, team: TeamId): PlayerRef {
+  return { playerId: p.riotId, name: p.name, agent: p.agentProper, team, overlayTeam: overlayTeamOf(state, team) };
+}
+
+export function teamRef(state: MatchState, t: TeamState): TeamRef {
+  return { team: t.ingameTeamId, name: t.teamName, tricode: t.teamTricode, overlayTeam: overlayTeamOf(state, t.ingameTeamId) };
 }
 
 export function score(state: MatchState): Score {
@@ -23,11 +29,16 @@ export function findByName(state: MatchState, name: string): { player: PlayerSta
 
 /** `spent`: the credits a player spent in the round's buy phase (round-tracker.ts). */
 export function roundLines(state: MatchState, spent: (p: PlayerState) => number): RoundPlayerLine[] {
-  return byPosition(state).map(({ p, team }) => ({ playerId: p.riotId, name: p.name, team, kills: p.kills, deaths: p.deaths, assists: p.assists, spent: spent(p) }));
+  return byPosition(state).map(({ p, team }) => ({ playerId: p.riotId, name: p.name, team, kills: p.kills, deaths: p.deaths, assists: p.assists, spent: spent(p), overlayTeam: overlayTeamOf(state, team) }));
+}
+
+/** Each player with 2 or more enemy kills in the round (`killsOf`, by name), in the players' order: round_ended's `multiKills`. */
+export function multiKills(state: MatchState, killsOf: (name: string) => number): { player: PlayerRef; kills: number }[] {
+  return byPosition(state).filter(({ p }) => killsOf(p.name) >= 2).map(({ p, team }) => ({ player: playerRef(state, p, team), kills: killsOf(p.name) }));
 }
 
 export function matchLines(state: MatchState): MatchPlayerLine[] {
-  return byPosition(state).map(({ p, team }) => ({ playerId: p.riotId, name: p.name, agent: p.agentProper, team, kills: p.kills, deaths: p.deaths, assists: p.assists }));
+  return byPosition(state).map(({ p, team }) => ({ playerId: p.riotId, name: p.name, agent: p.agentProper, team, kills: p.kills, deaths: p.deaths, assists: p.assists, overlayTeam: overlayTeamOf(state, team) }));
 }
 
 /**
@@ -44,5 +55,5 @@ function byPosition(state: MatchState): { p: PlayerState; team: TeamId }[] {
 export function teams(state: MatchState): [TeamRef & { startsOnAttack: boolean }, TeamRef & { startsOnAttack: boolean }] {
   const t0 = teamByIngameId(state, 0);
   const t1 = teamByIngameId(state, 1);
-  return [{ ...teamRef(t0), startsOnAttack: true }, { ...teamRef(t1), startsOnAttack: false }];
+  return [{ ...teamRef(state, t0), startsOnAttack: true }, { ...teamRef(state, t1), startsOnAttack: false }];
 }

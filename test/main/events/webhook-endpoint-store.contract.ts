@@ -11,7 +11,7 @@ export interface WebhookEndpointStoreHarness {
 
 export const endpointOf = (id: string, extra: Partial<KeptEndpoint> = {}): KeptEndpoint => ({
   id, url: `http://127.0.0.1:9/${id}`, secret: `whsec_${Buffer.from(`secret-of-${id}-padded-to-24-bytes`).toString('base64')}`,
-  events: ['kill', 'round_ended'], organizations: [], batch: false, createdAt: 1_700_000_000_000, ...extra,
+  events: ['kill', 'round_ended'], organizations: [], groupCodes: [], batch: false, createdAt: 1_700_000_000_000, ...extra,
 });
 
 const byId = (list: KeptEndpoint[]) => [...list].sort((a, b) => a.id.localeCompare(b.id));
@@ -25,11 +25,11 @@ export function describeWebhookEndpointStoreContract(name: string, harness: Webh
       const store = await make();
       expect(await store.all()).toEqual([]);
       expect(await store.add(endpointOf('a'), 10)).toEqual({ ok: true });
-      expect(await store.add(endpointOf('b', { batch: true, organizations: ['org-1'], events: [] }), 10)).toEqual({ ok: true });
-      expect(byId(await store.all())).toEqual([endpointOf('a'), endpointOf('b', { batch: true, organizations: ['org-1'], events: [] })]);
+      expect(await store.add(endpointOf('b', { batch: true, organizations: ['org-1'], groupCodes: ['K7QX2M', 'ABC123'], events: [] }), 10)).toEqual({ ok: true });
+      expect(byId(await store.all())).toEqual([endpointOf('a'), endpointOf('b', { batch: true, organizations: ['org-1'], groupCodes: ['K7QX2M', 'ABC123'], events: [] })]);
       expect(await store.remove('a')).toBe(true);
       expect(await store.remove('a')).toBe(false);
-      expect(await store.all()).toEqual([endpointOf('b', { batch: true, organizations: ['org-1'], events: [] })]);
+      expect(await store.all()).toEqual([endpointOf('b', { batch: true, organizations: ['org-1'], groupCodes: ['K7QX2M', 'ABC123'], events: [] })]);
     });
 
     it('refuses an id kept already and a new one past the bound, writing nothing', async () => {

@@ -40,7 +40,7 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('webhooks panel in headless c
     const dead = await refusedUrl();
     svc = await startTestService({
       AUTH_KEY: KEY, ADMIN_TOKEN: `ops:${TOKEN}`, WEBHOOK_RETRY_FOR_MS: '1000',
-      WEBHOOKS: JSON.stringify([{ id: 'dead-end', url: `${dead}/hook`, secret: SECRET }]),
+      WEBHOOKS: JSON.stringify([{ id: 'dead-end', url: `${dead}/hook`, secret: SECRET, groupCodes: ['DEADWH', 'OTHER1'] }]),
     });
     browser = await openBrowser({ viewport: { width: 1440, height: 900 }, credentials: { username: 'ops', password: TOKEN } });
     const page: Page = browser.page;
@@ -57,6 +57,7 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('webhooks panel in headless c
     expect(await page.evaluate(() => document.getElementById('wh-none')?.hidden)).toBe(true);
     const endpointRow = (await cells('wh-rows'))[0];
     expect(endpointRow).toContain(`${dead}/hook`);
+    expect(endpointRow).toContain('DEADWH, OTHER1'); // its group-code filter
     const api = await (await svc.admin.request('GET', '/admin/webhooks')).json() as { deadLetters: { eventId: string; lastError: string }[] };
     expect(api.deadLetters.length).toBeGreaterThan(0);
     expect(JSON.stringify(api)).not.toContain(SECRET);
