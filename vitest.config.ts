@@ -42,13 +42,6 @@ export default defineConfig({
     // 99 s and 42 s summed over the files inlined, 30 s and 28 s externalized (docs/benchmarks.md).
     server: { deps: { external: [/\/dist\//] } },
     pool: 'forks',
-    // One worker process runs many test files (each file still gets its own module scope for its
-    // test code; the built service's modules are loaded once per worker): a fresh process per file
-    // cost its start and the service's import again, ~1-3 s per file on a loaded machine. Each file
-    // closes what it started (afterAll), and fake timers are restored where they are used.
-    // Measured on 12 short files, interleaved (load 16-18): wall 73 s and 75 s isolated, 38 s and
-    // 55 s not; the 115 files under 5.5 s all pass so (docs/benchmarks.md, "The test suite's time").
-    isolate: false,
     // The machine has 2 cores; services under test start worker threads of their own.
     maxWorkers: 2,
   },
