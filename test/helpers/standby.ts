@@ -2,7 +2,7 @@
 // standby stream the same records into one group code, the standby `lagMs` behind with its own
 // obsName (another spectator account: the same events, another envelope). A plain module.
 import type { Socket } from 'socket.io-client';
-import { atPace } from './waits.js';
+import { atPace, yieldToIo } from './waits.js';
 
 
 /**
@@ -31,6 +31,30 @@ export interface PairOptions {
   stop: (primary: Socket) => void;
   gapMs: number;
   lagMs: number;
+  /**
+   * Once the primary stopped and this is true (the failover came), the standby sends the rest of
+   * `records` at once: after the failover the standby alone feeds the match, and its pace is not
+   * what is tested. Unset: the standby keeps the pace to the end.
+   */
+  until?: () => boolean;
+}
+
+/**
+ * The match so far, at once (issue 36: the pace matters around the cut, not for the whole match):
+ * the primary sends records [0, to); once `received` resolves (the service has them: the standby
+ * stays behind, as in the paced stream), the standby its copies of them (held, not applied). The
+ * paced stretch (streamPair with `from: to`) follows.
+ */
+export async function sendBothAtOnce(primary: Socket, standby: Socket, records: Record<string, unknown>[], to: number, received: () => Promise<void>): Promise<void> {
+  for (let i = 0; i < to; i++) {
+    primary.emit('obs_data', JSON.stringify(records[i]));
+    if (i % 100 === 99) await yieldToIo();
+  }
+  await received();
+  for (let i = 0; i < to; i++) {
+    standby.emit('obs_data', standbyCopy(records[i]));
+    if (i % 100 === 99) await yieldToIo();
+  }
 }
 
 /** Streams the pair; resolves with the time (this process's clock) the primary sent its last record. */
@@ -48,7 +72,8 @@ export async function streamPair(o: PairOptions): Promise<{ cutAt: number }> {
       cutAt = Date.now();
       o.stop(o.primary);
     }
-    while (nextS < o.records.length && start + (nextS - from) * o.gapMs + o.lagMs <= now) o.standby.emit('obs_data', standbyCopy(o.records[nextS++]));
+    const rest = cutAt > 0 && o.until?.() === true;
+    while (nextS < o.records.length && (rest || start + (nextS - from) * o.gapMs + o.lagMs <= now)) o.standby.emit('obs_data', standbyCopy(o.records[nextS++]));
   });
   return { cutAt };
 }

@@ -78,6 +78,13 @@ describe('invalid settings', () => {
     expect(() => loadConfig({ SERVER_KEY: '/tmp/key.pem' })).toThrow(new ConfigError('SERVER_CERT: must be set together with SERVER_KEY'));
     expect(() => loadConfig({ USE_BACKEND: 'true' })).toThrow(new ConfigError('BACKEND_URL: required when USE_BACKEND=true'));
   });
+
+  it('the webhook back-off: its longest wait is at least its first', () => {
+    expect(() => loadConfig({ WEBHOOK_RETRY_FIRST_MS: '5000', WEBHOOK_RETRY_MAX_MS: '1000' })).toThrow(new ConfigError('WEBHOOK_RETRY_MAX_MS: must be at least WEBHOOK_RETRY_FIRST_MS (5000)'));
+    expect(() => loadConfig({ WEBHOOK_RETRY_FIRST_MS: '50' })).toThrow(/^WEBHOOK_RETRY_FIRST_MS: /);
+    expect(loadConfig({})).toMatchObject({ WEBHOOK_RETRY_FIRST_MS: 1000, WEBHOOK_RETRY_MAX_MS: 30_000 });
+    expect(loadConfig({ WEBHOOK_RETRY_FIRST_MS: '100', WEBHOOK_RETRY_MAX_MS: '100' })).toMatchObject({ WEBHOOK_RETRY_FIRST_MS: 100, WEBHOOK_RETRY_MAX_MS: 100 });
+  });
 });
 
 describe('a default that depends on another setting', () => {

@@ -70,6 +70,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (c.SHARD_WORKERS === 0 && !env.SHARD_BATCH_MS) c.SHARD_BATCH_MS = 0;
   if (c.REDIS_URL && c.STATE_DIR) throw new ConfigError('STATE_DIR: not with REDIS_URL (with Redis, snapshots and sessions are kept in Redis)');
   if (c.REDIS_SENTINELS.length && !/^rediss?:/.test(c.REDIS_URL)) throw new ConfigError('REDIS_SENTINELS: needs REDIS_URL=redis://[user:password@]<name>[/db] (or rediss://): its credentials, database and TLS; the Sentinels give the host');
+  if (c.WEBHOOK_RETRY_MAX_MS < c.WEBHOOK_RETRY_FIRST_MS) throw new ConfigError(`WEBHOOK_RETRY_MAX_MS: must be at least WEBHOOK_RETRY_FIRST_MS (${c.WEBHOOK_RETRY_FIRST_MS})`);
   if (c.USE_BACKEND && !c.BACKEND_URL) throw new ConfigError('BACKEND_URL: required when USE_BACKEND=true');
   return c;
 }

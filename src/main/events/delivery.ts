@@ -1,9 +1,9 @@
 // Webhook delivery (docs/events.md, "Delivery guarantees"): at least once, in order per match and
 // endpoint. Per endpoint, each match is a lane: one request at a time, the next event only after a 2xx
 // for the one before; at most MAX_LANES_IN_FLIGHT requests per endpoint at once. A failed attempt (not
-// 2xx, timeout, network) backs the whole endpoint off: 1 s, 2 s, 4 s … up to 30 s, then one lane
-// probes it, and all lanes go on once a probe succeeds; so a dead endpoint costs one attempt per
-// period, whatever the number of matches. An event still undelivered WEBHOOK_RETRY_FOR_MS after it
+// 2xx, timeout, network) backs the whole endpoint off: 1 s, 2 s, 4 s … up to 30 s (WEBHOOK_RETRY_FIRST_MS,
+// WEBHOOK_RETRY_MAX_MS), then one lane probes it, and all lanes go on once a probe succeeds; so a dead
+// endpoint costs one attempt per period, whatever the number of matches. An event still undelivered WEBHOOK_RETRY_FOR_MS after it
 // was stored is dead-lettered (kept by the DeadLetterStore, listed, shown on the dashboard: on every
 // node with REDIS_URL) and its lane goes on. Nothing
 // waits for an endpoint on the match's path (the journal stores, then tells this module), and each
@@ -43,6 +43,9 @@ export interface DeliveryDeps {
   report?: OutboundReport;
   timeoutMs: number;
   retryForMs: number;
+  /** The back-off after a failed attempt: the first wait, doubling up to the longest (defaults 1 s and 30 s). */
+  retryFirstMs?: number;
+  retryMaxMs?: number;
   log: Logger;
   /** Cursors to keep (journal-files.ts), or null (memory only). */
   save: ((cursors: Record<string, Record<string, number>>) => void) | null;
@@ -289,7 +292,7 @@ export class WebhookDelivery {
       if (lanes.streak === 0) this.log.warn({ endpoint: lanes.endpoint.id, eventId: parts[0].events[0].event.id, error }, 'webhook delivery failed: backing off');
       lanes.streak++;
       this.deadLetterExpired(lanes);
-      const delay = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (lanes.streak - 1));
+      const delay = Math.min(this.deps.retryMaxMs ?? 30_000, (this.deps.retryFirstMs ?? 1000) * 2 ** (lanes.streak - 1));
       lanes.suspendedUntil = Date.now() + delay;
       clearTimeout(lanes.timer);
       lanes.timer = setTimeout(() => {

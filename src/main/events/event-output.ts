@@ -92,6 +92,7 @@ export function createEventOutput({ config, log, directory, report, shared = nul
     // request's timeout (delivery.ts), so with REDIS_URL that timeout is at most half the lease TTL
     // (a renewed lease has two thirds of it left, less the renewal's round trip).
     journal, log, cursors, shared, ...(report ? { report } : {}), deadLetters, retryForMs: config.WEBHOOK_RETRY_FOR_MS,
+    retryFirstMs: config.WEBHOOK_RETRY_FIRST_MS, retryMaxMs: config.WEBHOOK_RETRY_MAX_MS,
     timeoutMs: shared && node ? Math.min(config.OUTBOUND_TIMEOUT_MS, Math.floor(config.REDIS_LEASE_TTL_MS / 2)) : config.OUTBOUND_TIMEOUT_MS,
     ...(node ? { nodeId: node.id } : config.NODE_ID ? { nodeId: config.NODE_ID } : {}),
     save: (c) => files.saveJson('deliveries', c),

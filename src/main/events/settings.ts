@@ -23,5 +23,7 @@ export const EVENT_SETTINGS = part('events', 'Match events, webhooks and records
   EVENTS_RETENTION_MS: s(int(60_000, 31_536_000_000), 604_800_000, 'how long match events and records are kept (in the `events` folder of STATE_DIR, else DATA_DIR; with REDIS_URL in Redis, records and dead letters only there) after they were written'),
   EVENTS_MAX_STREAMS: s(int(1, 10_000), 100, 'most GET /events streams open at once (503 above)'),
   WEBHOOKS: s(jsonArray, [] as readonly unknown[], 'webhook endpoints, a JSON array of { id, url, secret, events?, organizations?, groupCodes?, batch? } (README, "Webhooks"); more through the admin API'),
-  WEBHOOK_RETRY_FOR_MS: s(int(1000, 604_800_000), 3_600_000, 'a webhook delivery that keeps failing is retried (1 s doubling up to 30 s between attempts) for this long, then dead-lettered'),
+  WEBHOOK_RETRY_FOR_MS: s(int(1000, 604_800_000), 3_600_000, 'a webhook delivery that keeps failing is retried (WEBHOOK_RETRY_FIRST_MS doubling up to WEBHOOK_RETRY_MAX_MS between attempts) for this long, then dead-lettered'),
+  WEBHOOK_RETRY_FIRST_MS: s(int(100, 60_000), 1000, 'an endpoint whose delivery failed is tried again after this long, the wait doubling with each failure in a row'),
+  WEBHOOK_RETRY_MAX_MS: s(int(100, 3_600_000), 30_000, 'the longest wait between a failing endpoint\'s attempts (at least WEBHOOK_RETRY_FIRST_MS)'),
 });

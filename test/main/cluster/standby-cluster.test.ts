@@ -9,7 +9,7 @@ import { closeAll, connectObserver, overlay, logon, observer } from '../../helpe
 import { CLUSTER_KEY, startCluster, type Cluster } from '../../helpers/cluster.js';
 import { scrapeMetrics } from '../../helpers/metrics.js';
 import { playReplay, recordedMatch, replayLogon } from '../../helpers/recorded.js';
-import { frameWithout, streamPair } from '../../helpers/standby.js';
+import { frameWithout, sendBothAtOnce, streamPair } from '../../helpers/standby.js';
 
 const replay = recordedMatch();
 const THRESHOLD_MS = 3000;
@@ -56,7 +56,11 @@ describe('a standby observer on another node than the owner', () => {
       if (!failoverAt) void scrapeMetrics(a.urls.metrics!).then((m) => { if (m.value('ods_observer_failovers_total') > 0 && !failoverAt) failoverAt = Date.now(); }).catch(() => undefined);
     }, 50);
     try {
-      const { cutAt } = await streamPair({ primary: p, standby: s, records, cut: 1600, stop: () => undefined, gapMs: 5, lagMs: 300 });
+      // The game's pace around the cut (100 records before it, until the failover after it); the match before at once, by both (issue 36).
+      const receivedOnA = async () => (await scrapeMetrics(a.urls.metrics!)).value('ods_messages_received_total', { event: 'obs_data' });
+      const base = await receivedOnA();
+      await sendBothAtOnce(p, s, records, 1500, () => expect.poll(receivedOnA, { timeout: 30_000 }).toBeGreaterThanOrEqual(base + 1500));
+      const { cutAt } = await streamPair({ primary: p, standby: s, records, from: 1500, cut: 1600, stop: () => undefined, gapMs: 5, lagMs: 300, until: () => failoverAt > 0 });
       await fe.waitFor((f) => f.roundPhase === 'game_end', 60_000);
       await expect.poll(() => failoverAt, { timeout: 10_000 }).toBeGreaterThan(0);
       console.log(`scale-out: failover ${failoverAt - cutAt} ms after the primary's last message`);

@@ -89,15 +89,16 @@ describe('a rehearsal of the recorded match', () => {
   it('at 10× reaches game_end at an overlay with the operator\'s teams and the recording\'s score; no backend call', async () => {
     const code = 'RH10X';
     const fe = await overlay(svc.broadcast, code);
-    const started = await post('/admin/rehearsals', { groupCode: code, speed: 10, startRound: 18, ...OPERATOR_TEAMS });
+    // From the last round (19): the seek, the 10× pace and the end, in one round of the game (~12 s).
+    const started = await post('/admin/rehearsals', { groupCode: code, speed: 10, startRound: 19, ...OPERATOR_TEAMS });
     expect(started.status).toBe(201);
-    expect(started.body).toMatchObject({ groupCode: code, speed: 10, startRound: 18, recording: 'recorded', state: 'playing' });
+    expect(started.body).toMatchObject({ groupCode: code, speed: 10, startRound: 19, recording: 'recorded', state: 'playing' });
     // A rehearsal on the dashboard's data and GET /getTeamInfoForCode, like a live match.
     expect(await svc.admin.match(code)).toMatchObject({ groupCode: code, rehearsal: true });
     const info = await (await fetch(`${svc.rest}/getTeamInfoForCode?groupCode=${code}`)).json() as { leftTeam: { name: string } };
     expect(info.leftTeam.name).toBe('Northern Lights');
-    const round18 = frame(await fe.waitFor((f) => frame(f).roundNumber === 18));
-    expect(round18.teams.map((t) => t.roundsWon)).toEqual(scoreBefore(18));
+    const round19 = frame(await fe.waitFor((f) => frame(f).roundNumber === 19));
+    expect(round19.teams.map((t) => t.roundsWon)).toEqual(scoreBefore(19));
     const end = frame(await fe.waitFor((f) => frame(f).roundPhase === 'game_end', 90_000));
     expect(end.teams.map((t) => t.teamName)).toEqual(['Northern Lights', 'Southern Cross']);
     expect(end.teams.map((t) => t.roundsWon)).toEqual([6, 13]);

@@ -93,7 +93,7 @@ export class ChallongePlatform implements BracketPlatform {
    * `errors`). GET: `params` and `api_key` in the query; PUT/POST: in a form body.
    */
   private async call(method: 'GET' | 'PUT' | 'POST', path: string, token: string, label: string, params: Record<string, string> = {}): Promise<unknown> {
-    await this.limit.take(createHash('sha256').update(token).digest('hex'));
+    await this.limit.take(createHash('sha256').update(token).digest('hex'), label === 'challonge_read' ? 'read' : 'report');
     const fields = new URLSearchParams({ ...params, api_key: token });
     const url = `${this.options.url}${path}${method === 'GET' ? `?${fields.toString()}` : ''}`;
     let res;
