@@ -152,10 +152,12 @@ describe('a start.gg event in the loop', () => {
     // Counted as outbound calls: four reports taken, the outage's attempts failed.
     expect(await svc.metric('ods_backend_calls_total', { call: 'startgg_report', outcome: '2xx' })).toBe(4);
     expect(await svc.metric('ods_backend_call_failures_total', { call: 'startgg_report' })).toBeGreaterThan(0);
-    expect(await svc.metric('ods_backend_calls_total', { call: 'startgg_read', outcome: '2xx' })).toBeGreaterThan(3);
-    // Every request was valid against the schema; the organiser's token is in no log line.
+    const reads = await svc.metric('ods_backend_calls_total', { call: 'startgg_read', outcome: '2xx' });
+    expect(reads).toBeGreaterThan(3);
+    // Every request was valid against the schema (the stand-in got each read and report the service
+    // counted as answered); the organiser's token is in no log line.
     expect(sg.invalid()).toEqual([]);
-    expect(sg.received.length).toBeGreaterThan(10);
+    expect(sg.received.length).toBeGreaterThanOrEqual(reads + 4);
     expect(svc.logs.join('\n')).not.toContain(SG_TOKEN);
     expect(JSON.stringify(await brackets(svc.rest, token))).not.toContain(SG_TOKEN);
   }, 30_000);
