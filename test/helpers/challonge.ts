@@ -11,7 +11,7 @@
 // loser, where a later match takes it) into the matches that follow; reopening resets them.
 // `down(ms)` / `stop()` + `resume()` refuse connections (ECONNREFUSED) for a while.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { PlatformStandin } from './platform-standin.js';
 
 export interface ChParticipant { id: number; name: string; display_name?: string; portrait?: string | null; group_player_ids?: number[] }
 export interface ChMatch {
@@ -30,22 +30,20 @@ export interface ChUpdate { op: 'update' | 'reopen'; tournament: string; matchId
 const SCORES_CSV = /^\d{1,3}-\d{1,3}(,\d{1,3}-\d{1,3})*$/;
 const UPDATE_FIELDS = new Set(['api_key', 'match[scores_csv]', 'match[winner_id]', 'match[player1_votes]', 'match[player2_votes]']);
 
-export class ChallongeStandin {
+export class ChallongeStandin extends PlatformStandin {
   readonly tournaments: ChTournament[] = [];
   readonly received: ChRequest[] = [];
   /** The changes taken (updates and reopens), in order. */
   readonly updates: ChUpdate[] = [];
-  private server!: http.Server;
-  private port = 0;
 
   /** `owners`: keys that may change the tournaments; `viewers`: keys that may only read. */
-  private constructor(private readonly owners: string[], private readonly viewers: string[]) {}
+  private constructor(private readonly owners: string[], private readonly viewers: string[]) {
+    super();
+  }
 
   static async start(owners: string[], viewers: string[] = []): Promise<ChallongeStandin> {
     const s = new ChallongeStandin(owners, viewers);
-    s.server = http.createServer((req, res) => void s.handle(req, res));
-    await new Promise<void>((resolve) => s.server.listen(0, '127.0.0.1', resolve));
-    s.port = (s.server.address() as AddressInfo).port;
+    await s.listen();
     return s;
   }
 
@@ -64,26 +62,7 @@ export class ChallongeStandin {
     throw new Error(`no match ${id}`);
   }
 
-  async down(ms: number): Promise<void> {
-    await this.stop();
-    await new Promise((resolve) => setTimeout(resolve, ms));
-    await this.resume();
-  }
-
-  async stop(): Promise<void> {
-    await new Promise<void>((resolve) => { this.server.close(() => resolve()); this.server.closeAllConnections(); });
-  }
-
-  async resume(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(this.port, '127.0.0.1', resolve));
-  }
-
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
-
-  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  protected async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const u = new URL(req.url ?? '/', 'http://x');

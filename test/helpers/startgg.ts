@@ -7,7 +7,7 @@
 // winner) and are recorded for assertions. `down(ms)` closes the listener for that long: requests
 // are refused (ECONNREFUSED), then it listens on the same port again.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { PlatformStandin } from './platform-standin.js';
 import { buildSchema, graphql, parse, validate, type GraphQLError } from 'graphql';
 import { STARTGG_STANDIN_SDL } from './startgg-schema.js';
 
@@ -28,24 +28,22 @@ export const VALORANT_STAGES = ['Ascent', 'Bind', 'Haven', 'Split', 'Icebox', 'B
 
 const schema = buildSchema(STARTGG_STANDIN_SDL);
 
-export class StartggStandin {
+export class StartggStandin extends PlatformStandin {
   readonly events = new Map<string, StandinEvent>();
   /** Every request, valid or not (errors: the validation's, empty when valid). */
   readonly received: Received[] = [];
   readonly mutations: Mutation[] = [];
   /** Requests refused for the rate limit (80 per 60 s). */
   rateLimited = 0;
-  private server!: http.Server;
-  private port = 0;
   private readonly times: number[] = [];
 
-  private constructor(readonly token: string) {}
+  private constructor(readonly token: string) {
+    super();
+  }
 
   static async start(token: string): Promise<StartggStandin> {
     const s = new StartggStandin(token);
-    s.server = http.createServer((req, res) => void s.handle(req, res));
-    await new Promise<void>((resolve) => s.server.listen(0, '127.0.0.1', resolve));
-    s.port = (s.server.address() as AddressInfo).port;
+    await s.listen();
     return s;
   }
 
@@ -63,29 +61,7 @@ export class StartggStandin {
     throw new Error(`no set ${id}`);
   }
 
-  /** Refuses every connection for `ms`, then listens on the same port again; resolves when it is back. */
-  async down(ms: number): Promise<void> {
-    await this.stop();
-    await new Promise((resolve) => setTimeout(resolve, ms));
-    await this.resume();
-  }
-
-  /** Stops listening (connections refused) until resume(). */
-  async stop(): Promise<void> {
-    await new Promise<void>((resolve) => { this.server.close(() => resolve()); this.server.closeAllConnections(); });
-  }
-
-  /** Listens on the same port again. */
-  async resume(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(this.port, '127.0.0.1', resolve));
-  }
-
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
-
-  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  protected async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const answer = (status: number, body: unknown) => {
