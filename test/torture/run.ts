@@ -81,7 +81,10 @@ async function one(name: string, i: number): Promise<RunResult> {
   try {
     r = await runOnce(scenario, clean, optionsOf(SCENARIOS.indexOf(scenario) * 100_000 + i));
   } catch (err) {
-    r = { scenario: name, ms: Date.now() - t, stretch: [0, 0], faultAtMs: 0, lost: 0, outOfOrder: 0, wrongEvents: 0, wrongRecord: false, wrongSeries: false, twoOwners: 0, excused: 0, duplicates: 0, matchKeys: 0, inputsLost: 0, excusedWrong: 0, notes: [`harness error: ${(err as Error).message.split('\n')[0]}`] };
+    // The first line says what failed; the last lines of the rest (a node's output when it did not start) say why.
+    const [first, ...rest] = (err as Error).message.split('\n');
+    const why = rest.filter((l) => l.trim() !== '').slice(-10).map((l) => `  ${l.slice(0, 300)}`);
+    r = { scenario: name, ms: Date.now() - t, stretch: [0, 0], faultAtMs: 0, lost: 0, outOfOrder: 0, wrongEvents: 0, wrongRecord: false, wrongSeries: false, twoOwners: 0, excused: 0, duplicates: 0, matchKeys: 0, inputsLost: 0, excusedWrong: 0, notes: [`harness error: ${first}`, ...why] };
   }
   const bad = failed(r);
   console.log(`  ${name} #${i}: ${bad ? 'FAIL' : 'ok'} (${Math.round(r.ms / 1000)} s, records ${r.stretch[0]}–${r.stretch[1]}, fault at +${r.faultAtMs} ms, ${r.duplicates} repeats${r.excused ? `, ${r.excused} in-flight overlaps excused` : ''}${r.inputsLost ? `, ${r.inputsLost} records lost at the fault` : ''})`);
