@@ -7,9 +7,9 @@
 // Sentinels turn it into a replica of the new one). A plain module: no vitest, so tsx runs it too.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort, freePorts } from './free-ports.js';
 import { REDIS_SERVER } from './redis-server.js';
 import { rawCommand } from './redis-raw.js';
 import { pollUntil } from './waits.js';
@@ -41,24 +41,17 @@ export interface SentinelSetup {
   stop(): Promise<void>;
 }
 
+export { freePort };
+
 const running = new Set<ChildProcess>();
 process.once('exit', () => { for (const p of running) p.kill('SIGKILL'); });
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 export async function startSentinelSetup(): Promise<SentinelSetup> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ods-sentinel-'));
-  const servers = [await freePort(), await freePort()];
-  const sentinels = [await freePort(), await freePort(), await freePort()];
+  const ports = await freePorts(5);
+  const servers = ports.slice(0, 2);
+  const sentinels = ports.slice(2);
   const procs: (ChildProcess | null)[] = [];
   const serverArgs = (i: number) => [
     '--port', String(servers[i]), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',

@@ -7,7 +7,8 @@
 import path from 'node:path';
 import { startCluster, CLUSTER_KEY } from '../helpers/cluster.js';
 import { FailoverProxy } from '../helpers/failover-proxy.js';
-import { freePort, MASTER_NAME, type SentinelSetup, startSentinelSetup } from '../helpers/redis-sentinel.js';
+import { freePorts } from '../helpers/free-ports.js';
+import { MASTER_NAME, type SentinelSetup, startSentinelSetup } from '../helpers/redis-sentinel.js';
 import { spawnService, tempDir, type ServiceProcess } from '../helpers/service-process.js';
 import type { RedisServer } from '../helpers/redis-server.js';
 
@@ -51,7 +52,7 @@ export async function startTopology(kind: TopologyKind, env: Record<string, stri
   let sentinel: SentinelSetup | undefined;
   let restart: () => Promise<ServiceProcess> = () => Promise.reject(new Error(`no restart on ${kind}`));
   if (kind === 'embedded') {
-    const ports = [await freePort(), await freePort(), await freePort()];
+    const ports = await freePorts(3);
     // One DATA_DIR across the restart too (the schedule, the webhook endpoints), as an operator's restart has.
     const home = tempDir('ods-torture-');
     const solo = { ...env, DATA_DIR: path.join(home, 'data'), STATE_DIR: path.join(home, 'state'), INGEST_PORT: String(ports[0]), REST_PORT: String(ports[1]), BROADCAST_PORT: String(ports[2]) };
