@@ -18,6 +18,13 @@ if (leftOut.length > 0) {
   console.warn(`scale-out tests SKIPPED (${[...new Set(leftOut)].join(', ')}): redis-server, redis-sentinel or nginx not found. Install Debian's packages (apt-get update && apt-get install -y redis-server redis-sentinel nginx-light); .ci/run does this when it runs as root.`);
 }
 
+// Files that each get a process of their own (vitest's default, `isolate: true`); every other file
+// runs in the shared project, one after another in a worker process that keeps the built service's
+// modules loaded (`isolate: false`): no process start and no import of ~200 modules per file, and
+// test/setup/file-leftovers.ts ends what a file left running. Isolated stay the files that time a
+// process's own exit (shutdown-signal: SIGTERM within 1.5 s).
+const ISOLATED = ['test/main/shutdown-signal.test.ts'];
+
 export default defineConfig({
   resolve: {
     // One source of truth for what is tested: the built service. Tests import `../src/....js` (so
@@ -28,7 +35,6 @@ export default defineConfig({
     alias: [{ find: /^(?:\.\.\/)+src\/(.+)\.js$/, replacement: `${path.join(ROOT, 'dist')}/$1.js` }],
   },
   test: {
-    include: ['test/**/*.test.ts'],
     exclude: [...configDefaults.exclude, ...leftOut],
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 30_000,
@@ -44,5 +50,15 @@ export default defineConfig({
     pool: 'forks',
     // The machine has 2 cores; services under test start worker threads of their own.
     maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...leftOut, ...ISOLATED], isolate: false, setupFiles: ['test/setup/file-leftovers.ts'] },
+      },
+      {
+        extends: true,
+        test: { name: 'isolated', include: ISOLATED, exclude: [...configDefaults.exclude, ...leftOut] },
+      },
+    ],
   },
 });

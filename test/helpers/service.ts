@@ -4,7 +4,6 @@
 // admin API, the files in DATA_DIR / STATE_DIR. Not the service object: tests talk to the service
 // through its public surfaces only. For the entry as its own process: ./service-process.ts.
 import { afterAll, beforeAll } from 'vitest';
-import net from 'node:net';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/main/base/config.js';
@@ -14,23 +13,10 @@ import { AdminApi, TEST_ADMIN_TOKEN } from './admin.js';
 import { closeAll } from './clients.js';
 import { scrapeMetrics, type Metrics } from './metrics.js';
 import { testEnv, tempDir, type ServicePorts } from './service-process.js';
+import { freePorts } from './free-ports.js';
 
-export { tempDir };
+export { freePorts, tempDir };
 
-/**
- * Fixed free ports, for a service that is restarted on the same ports: uWS binds an ephemeral port
- * (0) without SO_REUSEADDR, and its closed connections (TIME_WAIT) then block binding that port again
- * for a minute; a service started on a fixed port, as in production, can be restarted on it at once.
- */
-export async function freePorts(n: number): Promise<number[]> {
-  const servers = await Promise.all(Array.from({ length: n }, () => new Promise<net.Server>((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => resolve(s));
-  })));
-  const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  return ports;
-}
 
 /**
  * A service to be restarted with its state: a new STATE_DIR, fixed free ports (freePorts), the
@@ -81,6 +67,17 @@ export interface TestService {
   shutdown(): Promise<void>;
 }
 
+/** Services started in this process and not yet closed (test/setup/file-leftovers.ts closes them after each file). */
+const open = new Set<{ close(): Promise<void> }>();
+
+/** Closes what a test file left open; resolves to how many there were. */
+export async function closeLeftoverServices(): Promise<number> {
+  const left = [...open];
+  open.clear();
+  await Promise.allSettled(left.map((s) => s.close()));
+  return left.length;
+}
+
 export async function startTestService(env: Record<string, string> = {}, options: { testHooks?: boolean } = {}): Promise<TestService> {
   const merged: Record<string, string> = {
     ...testEnv(),
@@ -102,6 +99,7 @@ export async function startTestService(env: Record<string, string> = {}, options
   });
   // The service's own logger factory, so its redaction rules are what the tests see.
   const service = await startService(config, { logger: createLogger(config, sink), testHooks: options.testHooks ?? true });
+  open.add(service);
   const scheme = config.INSECURE ? 'http' : 'https';
   const { ports } = service;
   const rest = `${scheme}://127.0.0.1:${ports.rest}`;
@@ -129,8 +127,8 @@ export async function startTestService(env: Record<string, string> = {}, options
       if (!config.FAULT_INJECTION) throw new Error('crashShard needs FAULT_INJECTION=true');
       service.matches.pool.injectCrash(shard);
     },
-    close: () => service.close(),
-    shutdown: () => service.shutdown(),
+    close: () => { open.delete(service); return service.close(); },
+    shutdown: () => { open.delete(service); return service.shutdown(); },
   };
 }
 
