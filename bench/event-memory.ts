@@ -7,13 +7,13 @@
 // envelope parsed back only when asked). Heap (with array buffers) per event and per match for each, after a full GC. A third
 // row: a match's texts as one Buffer with typed arrays beside it.
 //
-//   node --expose-gc --import tsx bench/event-memory.ts --matches 300
-import { recordedMatch } from '../src/tools/recorded-match.js';
-import { EVENTS_VERSION, type DerivedEvent } from '../src/protocol/match-events.js';
-import { MatchEventDeriver } from '../src/workers/events/deriver.js';
-import { Match } from '../src/workers/match/match.js';
-import { DEFAULT_SPONSOR_LOGO_URL } from '../src/workers/match/tools.js';
-import { storedEvent, type MatchEvent } from '../src/main/events/types.js';
+//   npm run build && node --expose-gc --import tsx bench/event-memory.ts --matches 300
+import { recordedMatch } from '#built/tools/recorded-match.js';
+import { EVENTS_VERSION, type DerivedEvent } from '#built/protocol/match-events.js';
+import { MatchEventDeriver } from '#built/workers/events/deriver.js';
+import { Match } from '#built/workers/match/match.js';
+import { DEFAULT_SPONSOR_LOGO_URL } from '#built/workers/match/tools.js';
+import { storedEvent, type MatchEvent } from '#built/main/events/types.js';
 import { opt } from './lib/args.js';
 import { jsonLine, table } from './lib/report.js';
 
