@@ -1,18 +1,19 @@
 // bench/event-memory.ts — what a stored match event costs the heap (issue 38, the memory row; the
 // design note docs/perf/message-path.md). The recorded match is played through the real engine and
 // event deriver (as test/workers/events/deriver.test.ts drives them); each derived event is wrapped
-// as the journal wraps it (events/journal.ts: the envelope object and its JSON text, both kept), and
-// M matches' worth of them are held in the heap. Then the same events held as the candidate keeps
-// them: the JSON text, with the few fields routing reads (id, type, seq, order) beside it, the
-// envelope parsed back only when asked. Heap (with array buffers) per event and per match for each, after a full GC. A third
+// as the journal wrapped it before issue 38 (the envelope object and its JSON text, both kept), and
+// M matches' worth of them are held in the heap. Then the same events as the journal keeps them now
+// (events/types.ts storedEvent: the JSON text, with the few fields routing reads beside it, the
+// envelope parsed back only when asked). Heap (with array buffers) per event and per match for each, after a full GC. A third
 // row: a match's texts as one Buffer with typed arrays beside it.
 //
-//   node --expose-gc --import tsx bench/event-memory.ts --matches 300
-import { recordedMatch } from '../src/tools/recorded-match.js';
-import { EVENTS_VERSION, type DerivedEvent } from '../src/protocol/match-events.js';
-import { MatchEventDeriver } from '../src/workers/events/deriver.js';
-import { Match } from '../src/workers/match/match.js';
-import { DEFAULT_SPONSOR_LOGO_URL } from '../src/workers/match/tools.js';
+//   npm run build && node --expose-gc --import tsx bench/event-memory.ts --matches 300
+import { recordedMatch } from '#built/tools/recorded-match.js';
+import { EVENTS_VERSION, type DerivedEvent } from '#built/protocol/match-events.js';
+import { MatchEventDeriver } from '#built/workers/events/deriver.js';
+import { Match } from '#built/workers/match/match.js';
+import { DEFAULT_SPONSOR_LOGO_URL } from '#built/workers/match/tools.js';
+import { storedEvent, type MatchEvent } from '#built/main/events/types.js';
 import { opt } from './lib/args.js';
 import { jsonLine, table } from './lib/report.js';
 
@@ -39,7 +40,7 @@ function derive(): DerivedEvent[] {
   return events;
 }
 
-/** Match i's events as the journal keeps them today: the envelope object and its text. */
+/** Match i's events as the journal kept them before (the session of issue 38's design): the envelope object and its text. */
 function asToday(derived: DerivedEvent[], i: number): unknown[] {
   const groupCode = `G${i}`;
   const matchKey = `${groupCode}-${1_700_000_000_000 + i}`;
@@ -51,11 +52,9 @@ function asToday(derived: DerivedEvent[], i: number): unknown[] {
   });
 }
 
-/** The candidate: the text, with what routing reads beside it. */
+/** As the journal keeps them now (events/types.ts storedEvent): the text, with what routing reads beside it. */
 function asBytes(derived: DerivedEvent[], i: number): unknown[] {
-  return (asToday(derived, i) as { event: { id: string; type: string; seq: number }; text: string; order: number }[]).map((s) => ({
-    id: s.event.id, type: s.event.type, seq: s.event.seq, text: s.text, order: s.order, organizationId: '', storedAt: Date.now(), keptAt: Date.now(),
-  }));
+  return (asToday(derived, i) as { event: MatchEvent; text: string; order: number }[]).map((s) => storedEvent(s.event, s.text, { order: s.order, organizationId: '', storedAt: Date.now(), keptAt: Date.now() }));
 }
 
 /** Further: a match's texts as one UTF-8 Buffer with their offsets; seq is the index, order and type in typed arrays (the id is matchKey.seq). */
@@ -88,8 +87,8 @@ function heapOf(make: (i: number) => unknown[]): { bytes: number; events: number
 const derived = derive();
 const textBytes = derived.length === 0 ? 0 : (asToday(derived, 0) as { text: string }[]).reduce((n, s) => n + s.text.length, 0) / derived.length;
 const rows = [
-  { how: 'today: envelope object + text', ...heapOf((i) => asToday(derived, i)) },
-  { how: 'candidate: text + id, type, seq', ...heapOf((i) => asBytes(derived, i)) },
+  { how: 'before: envelope object + text', ...heapOf((i) => asToday(derived, i)) },
+  { how: 'now: storedEvent(), text + head', ...heapOf((i) => asBytes(derived, i)) },
   { how: 'further: one Buffer per match', ...heapOf((i) => asOneBuffer(derived, i)) },
 ].map((r) => ({ how: r.how, matches: M, eventsPerMatch: derived.length, bytesPerEvent: Math.round(r.bytes / r.events), kbPerMatch: Math.round(r.bytes / M / 1024), meanTextChars: Math.round(textBytes) }));
 for (const r of rows) jsonLine({ bench: 'event-memory', ...r });

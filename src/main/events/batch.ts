@@ -31,12 +31,12 @@ export interface BatchSource {
 /** The id of a batch: the endpoint and its events' ids, in order (the same events, the same id). */
 export function batchId(endpointId: string, parts: readonly Part[]): string {
   const hash = createHash('sha256').update(endpointId);
-  for (const { events } of parts) for (const stored of events) hash.update('\n').update(stored.event.id);
+  for (const { events } of parts) for (const stored of events) hash.update('\n').update(stored.id);
   return `msg_${hash.digest('hex').slice(0, 24)}`;
 }
 
 export function pinOf(parts: readonly Part[]): PinnedBatch {
-  return parts.map(({ match, events }) => [match.matchKey, events[events.length - 1].event.seq]);
+  return parts.map(({ match, events }) => [match.matchKey, events[events.length - 1].seq]);
 }
 
 /** The next batch: the pinned one again when there is one (what is left of it), else the events due. */
@@ -56,7 +56,7 @@ export function formBatch(lanes: EndpointLanes, src: BatchSource): Part[] {
     const first = match && src.next(lanes, match);
     if (!match || !first) continue;
     const events: StoredEvent[] = [];
-    for (let i = first.event.seq - 1; i < match.handed; i++) {
+    for (let i = first.seq - 1; i < match.handed; i++) {
       const stored = match.events[i];
       if (!wants(lanes.endpoint, stored)) continue;
       if (count > 0 && (count >= BATCH_MAX_EVENTS || bytes + stored.text.length > BATCH_MAX_BYTES)) break;
@@ -83,7 +83,7 @@ function repeat(lanes: EndpointLanes, pinned: PinnedBatch, src: BatchSource): Pa
     const first = src.next(lanes, match);
     if (!first) continue;
     const events: StoredEvent[] = [];
-    for (let i = first.event.seq - 1; i < Math.min(lastSeq, match.handed); i++) {
+    for (let i = first.seq - 1; i < Math.min(lastSeq, match.handed); i++) {
       if (wants(lanes.endpoint, match.events[i])) events.push(match.events[i]);
     }
     if (!events.length) continue;

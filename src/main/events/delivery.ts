@@ -158,15 +158,15 @@ export class WebhookDelivery {
 
   private onEvent(stored: StoredEvent): void {
     for (const lanes of this.endpoints.values()) {
-      lanes.ready.add(stored.event.matchKey);
+      lanes.ready.add(stored.matchKey);
       if (!lanes.endpoint.batch) this.pump(lanes);
       else if (!lanes.scheduled) {
         lanes.scheduled = true;
         setImmediate(() => { lanes.scheduled = false; this.pump(lanes); });
       }
     }
-    if (stored.event.type === 'match_ended') {
-      const match = this.deps.journal.matches.get(stored.event.matchKey);
+    if (stored.type === 'match_ended') {
+      const match = this.deps.journal.matches.get(stored.matchKey);
       if (match) this.maybeRelease(match);
     }
   }
@@ -191,7 +191,7 @@ export class WebhookDelivery {
       if (!match || lane?.busy) continue;
       if (this.leaseGate.mustWait(lanes, matchKey)) continue;
       const next = this.next(lanes, match);
-      if (next) void this.send(lanes, [{ match, lane: this.laneOf(lanes, matchKey), events: [next] }], next.text, next.event.id);
+      if (next) void this.send(lanes, [{ match, lane: this.laneOf(lanes, matchKey), events: [next] }], next.text, next.id);
     }
   }
 
@@ -282,14 +282,14 @@ export class WebhookDelivery {
         const last = events[events.length - 1];
         lanes.stats.delivered += events.length;
         this.advance(lanes, lane, match.matchKey, last);
-        if (last.event.seq === match.events.length) this.maybeRelease(match);
+        if (last.seq === match.events.length) this.maybeRelease(match);
       }
     } else {
       lanes.stats.failedAttempts++;
       lanes.lastError = error.slice(0, 200);
       if (lanes.endpoint.batch) this.keepPending(lanes, pinOf(parts));
       for (const { match } of parts) lanes.ready.add(match.matchKey);
-      if (lanes.streak === 0) this.log.warn({ endpoint: lanes.endpoint.id, eventId: parts[0].events[0].event.id, error }, 'webhook delivery failed: backing off');
+      if (lanes.streak === 0) this.log.warn({ endpoint: lanes.endpoint.id, eventId: parts[0].events[0].id, error }, 'webhook delivery failed: backing off');
       lanes.streak++;
       this.deadLetterExpired(lanes);
       const delay = Math.min(this.deps.retryMaxMs ?? 30_000, (this.deps.retryFirstMs ?? 1000) * 2 ** (lanes.streak - 1));
@@ -323,12 +323,12 @@ export class WebhookDelivery {
   private advance(lanes: EndpointLanes, lane: Lane, matchKey: string, stored: StoredEvent): void {
     lane.attempts = 0;
     // Never backwards: a request sent before a takeover's cursors were applied (onAdopt) answers later.
-    lanes.cursors[matchKey] = Math.max(lanes.cursors[matchKey] ?? 0, stored.event.seq);
+    lanes.cursors[matchKey] = Math.max(lanes.cursors[matchKey] ?? 0, stored.seq);
     this.persist();
     const fence = this.deps.journal.fenceOf(matchKey);
-    if (fence) this.deps.shared?.advance(lanes.endpoint.id, matchKey, stored.event.seq, fence).catch((err: Error) => {
+    if (fence) this.deps.shared?.advance(lanes.endpoint.id, matchKey, stored.seq, fence).catch((err: Error) => {
       if (err instanceof OutputFencedError) return this.deps.journal.depose(matchKey);
-      this.log.warn({ endpoint: lanes.endpoint.id, eventId: stored.event.id, error: err.message }, 'webhook cursor not in the shared outbox (a takeover may send it again)');
+      this.log.warn({ endpoint: lanes.endpoint.id, eventId: stored.id, error: err.message }, 'webhook cursor not in the shared outbox (a takeover may send it again)');
     });
     lanes.ready.add(matchKey);
   }
@@ -336,10 +336,10 @@ export class WebhookDelivery {
   private deadLetter(lanes: EndpointLanes, lane: Lane, stored: StoredEvent, error: string): void {
     lanes.stats.deadLettered++;
     this.deps.deadLetters.add({
-      endpointId: lanes.endpoint.id, eventId: stored.event.id, type: stored.event.type, groupCode: stored.event.groupCode,
+      endpointId: lanes.endpoint.id, eventId: stored.id, type: stored.type, groupCode: stored.groupCode,
       attempts: lane.attempts, lastError: error.slice(0, 200), firstAttemptAt: new Date(lane.firstAttemptAt || (stored.storedAt ?? Date.now())).toISOString(), deadAt: new Date().toISOString(),
-    }).catch((err: Error) => this.log.warn({ eventId: stored.event.id, error: err.message }, 'dead letter not kept (the log line above has it)'));
-    this.log.error({ endpoint: lanes.endpoint.id, eventId: stored.event.id, attempts: lane.attempts, error }, 'webhook delivery given up: dead-lettered');
+    }).catch((err: Error) => this.log.warn({ eventId: stored.id, error: err.message }, 'dead letter not kept (the log line above has it)'));
+    this.log.error({ endpoint: lanes.endpoint.id, eventId: stored.id, attempts: lane.attempts, error }, 'webhook delivery given up: dead-lettered');
   }
 
   private persist(): void {

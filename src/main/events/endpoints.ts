@@ -86,9 +86,9 @@ export function viewOf(e: WebhookEndpoint): EndpointView {
 
 /** The endpoint's filters let this event through. */
 export function wants(e: WebhookEndpoint, stored: StoredEvent): boolean {
-  return (e.events.length === 0 || (e.events as string[]).includes(stored.event.type))
+  return (e.events.length === 0 || (e.events as string[]).includes(stored.type))
     && (e.organizations.length === 0 || e.organizations.includes(stored.organizationId))
-    && (e.groupCodes.length === 0 || e.groupCodes.includes(stored.event.groupCode));
+    && (e.groupCodes.length === 0 || e.groupCodes.includes(stored.groupCode));
 }
 
 /**

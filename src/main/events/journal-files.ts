@@ -12,7 +12,7 @@ import { writeFileAtomicSync } from '../base/atomic-file.js';
 import { sha256Hex } from '../base/hashing.js';
 import type { Logger } from '../base/log.js';
 import type { OutboxEvent } from './event-outbox.js';
-import type { StoredEvent } from './types.js';
+import { storedEvent, type MatchEvent, type StoredEvent } from './types.js';
 
 const EVENTS_PREFIX = 'ev-';
 const RECORD_PREFIX = 'record-';
@@ -49,7 +49,7 @@ export class JournalFiles {
 
   /** Appends before returning (the kernel has it: a killed process loses nothing written here). */
   write(stored: StoredEvent): void {
-    this.writeLine(stored.event.matchKey, stored.event.seq, stored.order, stored.organizationId, stored.text, stored.event.type === 'match_ended', stored.keptAt);
+    this.writeLine(stored.matchKey, stored.seq, stored.order, stored.organizationId, stored.text, stored.type === 'match_ended', stored.keptAt);
   }
 
   async append(e: OutboxEvent): Promise<boolean> {
@@ -66,7 +66,7 @@ export class JournalFiles {
     for (const line of text.split('\n')) {
       if (!line) continue;
       try {
-        const row = JSON.parse(line) as { order: number; organizationId: string; event: StoredEvent['event'] };
+        const row = JSON.parse(line) as { order: number; organizationId: string; event: MatchEvent };
         if (row.event.seq === out.length + 1) out.push({ matchKey, seq: row.event.seq, order: row.order, organizationId: row.organizationId, text: JSON.stringify(row.event) });
       } catch { /* a torn last line */ }
     }
@@ -125,8 +125,8 @@ export class JournalFiles {
       for (const line of fs.readFileSync(path.join(this.dir, name), 'utf8').split('\n')) {
         if (!line) continue;
         try {
-          const row = JSON.parse(line) as { order: number; organizationId: string; keptAt?: number; event: StoredEvent['event'] };
-          events.push({ event: row.event, order: row.order, organizationId: row.organizationId, text: JSON.stringify(row.event), ...(typeof row.keptAt === 'number' ? { keptAt: row.keptAt } : {}) });
+          const row = JSON.parse(line) as { order: number; organizationId: string; keptAt?: number; event: MatchEvent };
+          events.push(storedEvent(row.event, JSON.stringify(row.event), { order: row.order, organizationId: row.organizationId, ...(typeof row.keptAt === 'number' ? { keptAt: row.keptAt } : {}) }));
         } catch {
           this.log.warn({ file: name }, 'event journal: unreadable line skipped');
         }

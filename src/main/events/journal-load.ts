@@ -3,7 +3,7 @@
 // waits, and is not in the resume window), and the resume window's events by time.
 import type { JournalFiles } from './journal-files.js';
 import { logOf, type MatchLog } from './match-log.js';
-import type { StoredEvent } from './types.js';
+import { eventOf, type StoredEvent } from './types.js';
 
 export function loadLogs(files: JournalFiles, retentionMs: number, duePrefix: (match: MatchLog) => number): { logs: MatchLog[]; window: StoredEvent[] } {
   files.expire(retentionMs, Date.now());
@@ -16,7 +16,8 @@ export function loadLogs(files: JournalFiles, retentionMs: number, duePrefix: (m
     logs.push(match);
   }
   // The stored events by time (they were added in about that order).
-  window.sort((a, b) => a.event.time.localeCompare(b.event.time) || a.event.seq - b.event.seq);
+  const time = new Map(window.map((s) => [s, eventOf(s).time]));
+  window.sort((a, b) => time.get(a)!.localeCompare(time.get(b)!) || a.seq - b.seq);
   const now = Date.now();
   for (const stored of window) stored.storedAt = now;
   return { logs, window };

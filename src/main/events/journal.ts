@@ -23,7 +23,7 @@ import { OutboxShare } from './outbox-share.js';
 import { OutputOwner, type RunningHere } from './output-owner.js';
 import { ResumeWindow } from './resume-window.js';
 import { buildRecord, type MatchRecord } from './record.js';
-import type { MatchEvent, StoredEvent } from './types.js';
+import { eventOf, storedEvent, type MatchEvent, type StoredEvent } from './types.js';
 
 export type { MatchLog } from './match-log.js';
 
@@ -107,7 +107,7 @@ export class EventJournal {
       // back from an older snapshot (a SIGKILL), and the messages after it were not all applied again.
       if (derived.order <= match.lastOrder) {
         const before = match.byOrder.get(derived.order);
-        if (before && digestOf(before.event.type, before.event.data) === digestOf(derived.type, derived.data)) return null;
+        if (before && digestOf(before.type, eventOf(before).data) === digestOf(derived.type, derived.data)) return null;
       }
       match.lastOrder = derived.order;
     }
@@ -118,11 +118,11 @@ export class EventJournal {
     };
     if (derived.type === 'match_ended') {
       match.ended = true;
-      const record = buildRecord(match.events.map((s) => s.event), event);
+      const record = buildRecord(match.events.map(eventOf), event);
       event.data = { ...event.data, record };
       this.keep(record, match);
     }
-    const stored: StoredEvent = { event, text: JSON.stringify(event), order: derived.order, organizationId, keptAt: Date.now() };
+    const stored = storedEvent(event, JSON.stringify(event), { order: derived.order, organizationId, keptAt: Date.now() });
     this.options.files?.write(stored);
     if (derived.order >= 0) match.byOrder.set(derived.order, stored);
     match.events.push(stored);
@@ -209,7 +209,8 @@ export class EventJournal {
         told = true;
         for (const listener of this.adoptListeners) listener(matchKey, cursors);
         this.gate.run(match);
-        const record = match.ended ? match.events.at(-1)?.event.data.record as MatchRecord | undefined : undefined;
+        const last = match.ended ? match.events.at(-1) : undefined;
+        const record = last ? eventOf(last).data.record as MatchRecord | undefined : undefined;
         if (record?.matchKey === matchKey) this.keep(record, match);
         this.log.info({ matchKey, events: rows.length }, 'event journal: match read from the shared outbox');
       }
@@ -284,7 +285,7 @@ export class EventJournal {
   runningOf(groupCode: string): { matchKey: string; round: number } | undefined {
     let found: MatchLog | undefined;
     for (const match of this.matches.values()) if (match.groupCode === groupCode && !match.ended) found = match;
-    return found ? { matchKey: found.matchKey, round: found.events.at(-1)?.event.round ?? 0 } : undefined;
+    return found ? { matchKey: found.matchKey, round: found.events.at(-1)?.round ?? 0 } : undefined;
   }
 
   /** Whether the match is still kept (in memory, or released with its record within the retention). */

@@ -2,12 +2,12 @@
 // back from the journal's files or the shared outbox.
 import { createHash } from 'node:crypto';
 import type { OutboxEvent } from './event-outbox.js';
-import type { StoredEvent } from './types.js';
+import { eventOf, storedEvent, type MatchEvent, type StoredEvent } from './types.js';
 
 export interface MatchLog {
   matchKey: string;
   groupCode: string;
-  /** Events in seq order (events[i].event.seq === i + 1). */
+  /** Events in seq order (events[i].seq === i + 1). */
   events: StoredEvent[];
   lastOrder: number;
   /** Derivation order → the event stored with it: tells a repeat from a new event of a reused order (digested only then: a new event costs no hash). */
@@ -32,16 +32,16 @@ export function emptyLog(matchKey: string, groupCode: string): MatchLog {
 
 /** A match's log from its stored events (seq order; a repeated line is skipped). */
 export function logOf(events: StoredEvent[]): MatchLog {
-  const first = events[0].event;
+  const first = events[0];
   const match = emptyLog(first.matchKey, first.groupCode);
   for (const stored of events) {
-    if (stored.event.seq !== match.events.length + 1) continue;
+    if (stored.seq !== match.events.length + 1) continue;
     match.events.push(stored);
     if (stored.order >= 0) {
       match.lastOrder = stored.order;
       match.byOrder.set(stored.order, stored);
     }
-    if (stored.event.type === 'match_ended') match.ended = true;
+    if (stored.type === 'match_ended') match.ended = true;
   }
   match.durable = match.shared = match.events.length;
   return match;
@@ -49,7 +49,8 @@ export function logOf(events: StoredEvent[]): MatchLog {
 
 /** An ended match's record's storedAt (epoch ms), from its match_ended event (now when it has none). */
 export function storedAtOf(match: MatchLog): number {
-  const record = match.events.at(-1)?.event.data.record as { storedAt?: string } | undefined;
+  const last = match.events.at(-1);
+  const record = (last ? eventOf(last).data.record : undefined) as { storedAt?: string } | undefined;
   const at = record?.storedAt ? Date.parse(record.storedAt) : NaN;
   return Number.isFinite(at) ? at : Date.now();
 }
@@ -57,7 +58,7 @@ export function storedAtOf(match: MatchLog): number {
 export function storedOf(row: OutboxEvent): StoredEvent {
   // keptAt: the output delay counts again from the takeover (the shared outbox does not keep the first store's time).
   const now = Date.now();
-  return { event: JSON.parse(row.text) as StoredEvent['event'], text: row.text, order: row.order, organizationId: row.organizationId, storedAt: now, keptAt: now };
+  return storedEvent(JSON.parse(row.text) as MatchEvent, row.text, { order: row.order, organizationId: row.organizationId, storedAt: now, keptAt: now });
 }
 
 /** JS dates span ±8.64e15 ms: an event's time comes from the match's clock, which an observer's

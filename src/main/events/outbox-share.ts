@@ -47,7 +47,7 @@ export class OutboxShare {
   add(log: SharedLog, stored: StoredEvent, told: () => void): void {
     const appended = this.behind.has(log.matchKey) ? undefined : this.append(log, stored);
     log.tail = (appended ? log.tail.then(() => appended) : log.tail).then(told).catch((err: Error) => {
-      this.log.error({ eventId: stored.event.id, error: err.message }, 'event journal: a listener failed'); // the chain goes on
+      this.log.error({ eventId: stored.id, error: err.message }, 'event journal: a listener failed'); // the chain goes on
     });
   }
 
@@ -94,7 +94,7 @@ export class OutboxShare {
   }
 
   private async append(log: SharedLog, stored: StoredEvent): Promise<void> {
-    const { event } = stored;
+    const event = stored;
     try {
       const added = await this.outbox.append({ matchKey: event.matchKey, seq: event.seq, order: stored.order, organizationId: stored.organizationId, text: stored.text }, fenceOf(log));
       if (added) log.shared = Math.max(log.shared, event.seq);
@@ -122,7 +122,7 @@ export class OutboxShare {
       await this.skipStored(log);
       while (log.shared < log.events.length) {
         const stored = log.events[log.shared];
-        const { event } = stored;
+        const event = stored;
         if (await this.outbox.append({ matchKey, seq: event.seq, order: stored.order, organizationId: stored.organizationId, text: stored.text }, fenceOf(log))) {
           log.shared = event.seq;
         } else if (!await this.skipStored(log)) {

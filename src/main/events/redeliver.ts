@@ -83,7 +83,7 @@ export class Redelivery {
     const seq = Number(eventId.slice(dot + 1));
     if (dot <= 0 || !Number.isInteger(seq) || seq < 1) return undefined;
     const inMemory = this.deps.journal.matches.get(matchKey)?.events[seq - 1];
-    if (inMemory?.event.id === eventId) return inMemory.text;
+    if (inMemory?.id === eventId) return inMemory.text;
     for (const outbox of this.deps.outboxes) {
       const row = (await outbox.events(matchKey, seq - 1)).find((e) => e.seq === seq);
       if (row) return row.text;

@@ -26,7 +26,7 @@ export class ResumeWindow {
 
   /** The events after the one with this id, within the window; null when it is not in it. */
   after(id: string): StoredEvent[] | null {
-    for (let i = this.recent.length - 1; i >= 0; i--) if (this.recent[i].event.id === id) return this.recent.slice(i + 1);
+    for (let i = this.recent.length - 1; i >= 0; i--) if (this.recent[i].id === id) return this.recent.slice(i + 1);
     return null;
   }
 

@@ -62,7 +62,7 @@ export class EventStream {
 
   private write(client: Client, stored: StoredEvent): void {
     const { filter, stream } = client;
-    const e = stored.event;
+    const e = stored;
     if (filter.groupCodes && !filter.groupCodes.has(e.groupCode)) return;
     if (filter.types && !filter.types.has(e.type)) return;
     if (stream.congested) {

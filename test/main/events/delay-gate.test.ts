@@ -39,15 +39,15 @@ describe('the output delay gate', () => {
     const match = journal.matches.get('GATE1-key')!;
     expect(match.handed).toBe(0);
     const seen: string[] = [];
-    const unsubscribe = journal.subscribe((s) => seen.push(s.event.id));
+    const unsubscribe = journal.subscribe((s) => seen.push(s.id));
 
     // The first is due after 1 s and goes alone: the second waits its minute.
     await receiver.waitFor((ev) => ev.length >= 1, 10_000);
     const firstBatch = JSON.parse(receiver.deliveries[0].body) as Array<{ id: string }>;
-    expect(firstBatch.map((e) => e.id)).toEqual([first.event.id]);
+    expect(firstBatch.map((e) => e.id)).toEqual([first.id]);
     expect(match.handed).toBe(1);
-    expect(seen).toEqual([first.event.id]);
-    expect(journal.after(first.event.id)).toEqual([]); // the resume window has only what was handed on
+    expect(seen).toEqual([first.id]);
+    expect(journal.after(first.id)).toEqual([]); // the resume window has only what was handed on
 
     // 30 s: still not due; 0: due now, and handed on at once.
     delayMs = 30_000;
@@ -56,9 +56,9 @@ describe('the output delay gate', () => {
     delayMs = 0;
     journal.delayChanged('GATE1');
     expect(match.handed).toBe(2);
-    expect(seen).toEqual([first.event.id, second.event.id]);
+    expect(seen).toEqual([first.id, second.id]);
     await receiver.waitFor((ev) => ev.length >= 2, 10_000);
-    expect(receiver.unique().map((e) => e.id)).toEqual([first.event.id, second.event.id]);
+    expect(receiver.unique().map((e) => e.id)).toEqual([first.id, second.id]);
     unsubscribe();
   });
 });

@@ -42,7 +42,7 @@ describe('the shared outbox after a failed append', () => {
     const outbox = new RedisEventOutbox(await connect(), { retentionMs: 60_000 });
     const journal = new EventJournal({ files: null, shared: outbox, records: new FileRecordStore(null, 60_000), log, resumeWindowMs: 60_000, retentionMs: 60_000 });
     const told: number[] = [];
-    journal.subscribe((s) => told.push(s.event.seq));
+    journal.subscribe((s) => told.push(s.seq));
     const key = 'GRP-k1';
     const inOutbox = async () => (await outbox.events(key)).map((e) => e.seq);
     try {
