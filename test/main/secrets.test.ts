@@ -28,8 +28,18 @@ afterAll(async () => {
 
 function readAll(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  // Subfolders too: the match events' journal and records (`events/`, docs/events.md).
-  return fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => fs.statSync(path.join(dir, f)).isFile()).map((f) => fs.readFileSync(path.join(dir, f), 'utf8'));
+  // Subfolders too: the match events' journal and records (`events/`, docs/events.md). The service
+  // writes while this reads: a temporary file (an atomic write's `.tmp`) listed here may be renamed
+  // before it is read, and is then read under its final name, or in the next call.
+  return fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).flatMap((f) => {
+    try {
+      const file = path.join(dir, f);
+      return fs.statSync(file).isFile() ? [fs.readFileSync(file, 'utf8')] : [];
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+  });
 }
 
 describe('secrets', () => {
