@@ -13,7 +13,7 @@ describe('a test file\'s leftovers', () => {
   it('a child left running and the process it started are killed and named', async () => {
     const child = spawn('/bin/sh', ['-c', 'sleep 300 & wait'], { stdio: 'ignore' });
     const exited = new Promise((resolve) => child.once('exit', resolve));
-    await pollUntil(() => descendants(process.pid).length >= 2, 'the shell and its sleep', 10_000);
+    await pollUntil(() => descendants(child.pid!).length >= 1, 'the shell and its sleep', 10_000);
     const [shell, sleep] = [child.pid!, descendants(child.pid!)[0]];
     expect(alive(sleep)).toBe(true);
 
@@ -22,7 +22,7 @@ describe('a test file\'s leftovers', () => {
     expect(named.some((n) => n.startsWith(`${sleep} sleep 300`))).toBe(true);
     await exited;
     await pollUntil(() => !alive(sleep), 'the sleep gone', 10_000);
-    expect(descendants(process.pid)).toEqual([]);
+    expect(descendants(process.pid)).not.toContain(shell);
   });
 
   it('counts this process\'s CPU time', () => {
