@@ -24,6 +24,7 @@ if (leftOut.length > 0) {
 // test/setup/file-leftovers.ts ends what a file left running. Isolated stay the files that time a
 // process's own exit (shutdown-signal: SIGTERM within 1.5 s).
 const ISOLATED = ['test/main/shutdown-signal.test.ts'];
+const EXCLUDED = [...configDefaults.exclude, ...leftOut];
 
 export default defineConfig({
   resolve: {
@@ -35,7 +36,7 @@ export default defineConfig({
     alias: [{ find: /^(?:\.\.\/)+src\/(.+)\.js$/, replacement: `${path.join(ROOT, 'dist')}/$1.js` }],
   },
   test: {
-    exclude: [...configDefaults.exclude, ...leftOut],
+    exclude: EXCLUDED,
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
@@ -53,11 +54,11 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...leftOut, ...ISOLATED], isolate: false, setupFiles: ['test/setup/file-leftovers.ts'] },
+        test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: [...EXCLUDED, ...ISOLATED], isolate: false, setupFiles: ['test/setup/file-leftovers.ts'] },
       },
       {
         extends: true,
-        test: { name: 'isolated', include: ISOLATED, exclude: [...configDefaults.exclude, ...leftOut] },
+        test: { name: 'isolated', include: ISOLATED, exclude: EXCLUDED },
       },
     ],
   },

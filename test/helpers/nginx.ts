@@ -3,8 +3,8 @@
 // replaced for a test run. A plain module: no vitest, so tsx runs it too.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
+import { freePorts } from './free-ports.js';
 import { ROOT, tempDir, type ServiceProcess } from './service-process.js';
 import { pollUntil } from './waits.js';
 
@@ -13,15 +13,6 @@ export const DEPLOY_CONF = path.join(ROOT, 'deploy/nginx.conf');
 
 export type Listener = 'ingest' | 'rest' | 'broadcast';
 const LISTENER_OF_PORT: Record<string, Listener> = { 5100: 'ingest', 5101: 'rest', 5200: 'broadcast' };
-
-/** A free loopback port: listen on port 0, note the port, close. */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(0, '127.0.0.1', resolve); });
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** Replaces every match of `pattern` (global) and checks how many there were. */
 function replaceCounted(text: string, pattern: RegExp, count: number | 'some', by: (...m: string[]) => string): string {
@@ -57,7 +48,8 @@ export interface Nginx { proc: ChildProcess; dir: string; urls: Record<Listener,
 
 export async function startNginx(nodes: ServiceProcess[]): Promise<Nginx> {
   const dir = tempDir('ods-nginx-');
-  const ports = { ingest: await freePort(), rest: await freePort(), broadcast: await freePort() };
+  const [ingest, rest, broadcast] = await freePorts(3);
+  const ports = { ingest, rest, broadcast };
   const conf = path.join(dir, 'nginx.conf');
   fs.writeFileSync(conf, testNginxConfig(fs.readFileSync(DEPLOY_CONF, 'utf8'), dir, ports, nodes));
   const out: string[] = [];

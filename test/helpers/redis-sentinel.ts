@@ -9,7 +9,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, freePorts } from './free-ports.js';
+import { freePorts } from './free-ports.js';
 import { REDIS_SERVER } from './redis-server.js';
 import { rawCommand } from './redis-raw.js';
 import { pollUntil } from './waits.js';
@@ -41,11 +41,8 @@ export interface SentinelSetup {
   stop(): Promise<void>;
 }
 
-export { freePort };
-
 const running = new Set<ChildProcess>();
 process.once('exit', () => { for (const p of running) p.kill('SIGKILL'); });
-
 
 export async function startSentinelSetup(): Promise<SentinelSetup> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ods-sentinel-'));

@@ -94,15 +94,14 @@ export class OutboxShare {
   }
 
   private async append(log: SharedLog, stored: StoredEvent): Promise<void> {
-    const event = stored;
     try {
-      const added = await this.outbox.append({ matchKey: event.matchKey, seq: event.seq, order: stored.order, organizationId: stored.organizationId, text: stored.text }, fenceOf(log));
-      if (added) log.shared = Math.max(log.shared, event.seq);
-      else if (!this.behind.has(log.matchKey)) this.log.error({ eventId: event.id }, 'event journal: another node stored this seq already (two owners of one match?)');
+      const added = await this.outbox.append({ matchKey: stored.matchKey, seq: stored.seq, order: stored.order, organizationId: stored.organizationId, text: stored.text }, fenceOf(log));
+      if (added) log.shared = Math.max(log.shared, stored.seq);
+      else if (!this.behind.has(log.matchKey)) this.log.error({ eventId: stored.id }, 'event journal: another node stored this seq already (two owners of one match?)');
       // else: refused after an earlier event that failed; the catch-up appends it
     } catch (err) {
       if (err instanceof OutputFencedError) return this.deposed(log.matchKey);
-      this.log.warn({ eventId: event.id, error: (err as Error).message }, 'event journal: not in the shared outbox yet; appended again once Redis answers');
+      this.log.warn({ eventId: stored.id, error: (err as Error).message }, 'event journal: not in the shared outbox yet; appended again once Redis answers');
       this.fallBehind(log);
     }
   }
@@ -122,12 +121,11 @@ export class OutboxShare {
       await this.skipStored(log);
       while (log.shared < log.events.length) {
         const stored = log.events[log.shared];
-        const event = stored;
-        if (await this.outbox.append({ matchKey, seq: event.seq, order: stored.order, organizationId: stored.organizationId, text: stored.text }, fenceOf(log))) {
-          log.shared = event.seq;
+        if (await this.outbox.append({ matchKey, seq: stored.seq, order: stored.order, organizationId: stored.organizationId, text: stored.text }, fenceOf(log))) {
+          log.shared = stored.seq;
         } else if (!await this.skipStored(log)) {
           // Refused, and not because a late append of ours ran meanwhile: another node numbered it.
-          this.log.error({ eventId: event.id }, 'event journal: another node stored this seq already (two owners of one match?)');
+          this.log.error({ eventId: stored.id }, 'event journal: another node stored this seq already (two owners of one match?)');
           break;
         }
       }

@@ -62,15 +62,14 @@ export class EventStream {
 
   private write(client: Client, stored: StoredEvent): void {
     const { filter, stream } = client;
-    const e = stored;
-    if (filter.groupCodes && !filter.groupCodes.has(e.groupCode)) return;
-    if (filter.types && !filter.types.has(e.type)) return;
+    if (filter.groupCodes && !filter.groupCodes.has(stored.groupCode)) return;
+    if (filter.types && !filter.types.has(stored.type)) return;
     if (stream.congested) {
       // Behind: it would only fall further behind. It resumes from its last event id on reconnect.
       this.clients.delete(client);
       stream.end();
       return;
     }
-    stream.write(`id: ${e.id}\nevent: ${e.type}\ndata: ${stored.text}\n\n`);
+    stream.write(`id: ${stored.id}\nevent: ${stored.type}\ndata: ${stored.text}\n\n`);
   }
 }

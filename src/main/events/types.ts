@@ -25,9 +25,9 @@ export interface MatchEvent {
 /**
  * An event as the journal keeps it: its JSON text (made once; what every consumer gets) and the few
  * envelope fields routing reads. The envelope object itself is not kept: it is parsed back from the
- * text where one is needed (eventOf: the record at a match's end, the stream's frames). Kept so for
- * memory: 1,860 bytes of heap a stored event with the object beside its text, 967 without
- * (bench/event-memory.ts; docs/perf/message-path.md, "Memory").
+ * text where one is needed (eventOf: the record at a match's end, a repeat's digest, the load order
+ * at a restart). Kept so for memory: 1,862 bytes of heap a stored event with the object beside its
+ * text, 1,008 without (bench/event-memory.ts; docs/perf/message-path.md, "Memory").
  */
 export interface StoredEvent {
   id: string;
