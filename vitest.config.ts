@@ -50,15 +50,15 @@ export default defineConfig({
     server: { deps: { external: [/\/dist\//] } },
     pool: 'forks',
     // The machine has 2 cores; services under test start worker threads of their own.
-    maxWorkers: 2,
+    maxWorkers: Number(process.env.TEST_WORKERS ?? 2),
     projects: [
       {
         extends: true,
-        test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: [...EXCLUDED, ...ISOLATED], isolate: false, setupFiles: ['test/setup/file-leftovers.ts'] },
+        test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: [...EXCLUDED, ...ISOLATED], isolate: false, sequence: { groupOrder: 0 }, setupFiles: ['test/setup/file-leftovers.ts'] },
       },
       {
         extends: true,
-        test: { name: 'isolated', include: ISOLATED, exclude: EXCLUDED },
+        test: { name: 'isolated', include: ISOLATED, exclude: EXCLUDED, sequence: { groupOrder: 1 } },
       },
     ],
   },

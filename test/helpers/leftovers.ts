@@ -43,7 +43,14 @@ export function killDescendants(): string[] {
 
 /** This process's CPU time so far in ms: its threads and its reaped children (utime, stime, cutime, cstime of /proc/self/stat, in 1/100 s). */
 export function cpuMs(): number {
+  const { own, children } = cpuSplitMs();
+  return own + children;
+}
+
+/** This process's CPU time so far in ms, its own threads' apart from its reaped children's. */
+export function cpuSplitMs(): { own: number; children: number } {
   // After the command's ") " the fields start at stat(5)'s 3rd: utime (14th) is at index 11.
   const fields = fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
-  return [11, 12, 13, 14].reduce((n, i) => n + Number(fields[i]), 0) * 10;
+  const sum = (at: number[]) => at.reduce((n, i) => n + Number(fields[i]), 0) * 10;
+  return { own: sum([11, 12]), children: sum([13, 14]) };
 }

@@ -9,11 +9,11 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, vi } from 'vitest';
 import { closeAll } from '../helpers/clients.js';
-import { cpuMs, killDescendants } from '../helpers/leftovers.js';
+import { cpuSplitMs, killDescendants } from '../helpers/leftovers.js';
 import { closeLeftoverServices } from '../helpers/service.js';
 
-let cpuAtStart = 0;
-beforeAll(() => { cpuAtStart = cpuMs(); });
+let cpuAtStart = { own: 0, children: 0 };
+beforeAll(() => { cpuAtStart = cpuSplitMs(); });
 
 afterAll(async ({}, suite) => { // eslint-disable-line no-empty-pattern -- vitest reads the fixtures' pattern
   vi.useRealTimers();
@@ -21,7 +21,12 @@ afterAll(async ({}, suite) => { // eslint-disable-line no-empty-pattern -- vites
   const services = await closeLeftoverServices();
   const procs = killDescendants();
   const report = process.env.TEST_CPU_REPORT;
-  if (report && 'filepath' in suite) fs.appendFileSync(report, JSON.stringify({ file: String(suite.filepath), cpuMs: cpuMs() - cpuAtStart }) + '\n');
+  if (report && 'filepath' in suite) {
+    const now = cpuSplitMs();
+    const own = now.own - cpuAtStart.own;
+    const children = now.children - cpuAtStart.children;
+    fs.appendFileSync(report, JSON.stringify({ file: String(suite.filepath), cpuMs: own + children, ownMs: own, childrenMs: children }) + '\n');
+  }
   if (services > 0 || procs.length > 0) {
     const file = 'filepath' in suite ? String(suite.filepath) : 'a test file';
     process.stderr.write(`file-leftovers: ${file} left ${services} service(s) open and ${procs.length} process(es) running: ${procs.join('; ')}\n`);

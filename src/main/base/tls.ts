@@ -2,7 +2,6 @@
 // once into the data directory and reused on later starts.
 import fs from 'node:fs';
 import path from 'node:path';
-import { generate } from 'selfsigned';
 import { ConfigError, type Config } from './config.js';
 import { ensureDataDir, writePrivateFile } from './data-dir.js';
 import type { TlsFiles } from '../internals/uws.js';
@@ -29,6 +28,9 @@ export async function setupTls(config: Config): Promise<TlsSetup> {
   const certFile = path.join(dir, 'self-signed-cert.pem');
   const keyFile = path.join(dir, 'self-signed-key.pem');
   if (fs.existsSync(certFile) && fs.existsSync(keyFile)) return { files: { certFile, keyFile }, source: 'reused' };
+  // Loaded only here: selfsigned and its X.509 stack cost ~0.24 s of CPU to import, which every start
+  // without a generated pair (INSECURE, configured or reused files) would pay for nothing.
+  const { generate } = await import('selfsigned');
   const notAfter = new Date();
   notAfter.setFullYear(notAfter.getFullYear() + 2);
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
