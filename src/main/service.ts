@@ -27,7 +27,6 @@ import { resolveAuthKey, type AuthKeySource } from './base/auth-key.js';
 import { createKeyValidator, createOutbound, createSupportPackages, KeysFile, type KeyValidator } from './backend/index.js';
 import { Cluster, FrameTexts, LocalRoutes, MatchInputs, MatchLifecycle, MatchRouting, MatchSync, OwnerDelivery, ShardOutput, ShardRecovery } from './matches/index.js';
 import { BroadcastServer } from './broadcast/server.js';
-import { openRedisPorts } from './redis-ports.js';
 import type { Config } from './base/config.js';
 import { EventBus, type MainEvents } from './base/events.js';
 import { JournalFiles, openEventOutput } from './events/index.js';
@@ -122,7 +121,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
 
   // Ports: the embedded default keeps everything in memory; STATE_DIR makes snapshots and sessions
   // durable; REDIS_URL shares them all between nodes (redis-ports.ts).
-  const redis = config.REDIS_URL ? await openRedisPorts(config, log) : null;
+  // Imported only with REDIS_URL: the Redis wiring (ioredis, the adapters, their Lua) is not loaded by an embedded service.
+  const redis = config.REDIS_URL ? await (await import('./redis-ports.js')).openRedisPorts(config, log) : null;
   const stateFiles = config.STATE_DIR ? new StateFiles(config.STATE_DIR, log) : null;
   const shared: SharedPorts = redis ? redis.shared : {
     previews: new MemoryPreviewStore({ ttlMs: config.PREVIEW_TTL_MS, maxEntries: config.PREVIEW_MAX, maxBytes: config.PREVIEW_MAX_BYTES }),

@@ -9,7 +9,8 @@
 // failure: no redirect interceptor), the answer's body is read and discarded up to a bound, and every
 // call is reported (metrics).
 import { createHmac } from 'node:crypto';
-import { Pool, type Dispatcher } from 'undici';
+import { createRequire } from 'node:module';
+import type { Dispatcher, Pool as UndiciPool } from 'undici';
 import type { OutboundReport } from '../backend/index.js';
 import { MAX_OUTBOUND_RESPONSE_BYTES } from '../base/limits.js';
 
@@ -17,11 +18,17 @@ export type WebhookPost = (body: string, headers: Record<string, string>) => Pro
 
 type Outcome = Parameters<OutboundReport>[2];
 
+// undici is loaded with the first endpoint, not at every start (~75 ms of CPU for a service without
+// webhooks). A CommonJS package, so `require` loads it synchronously here.
+const require = createRequire(import.meta.url);
+let Pool: typeof UndiciPool | undefined;
+
 /** A poster for one endpoint URL: resolves with the HTTP status, rejects with a short reason (timeout, network code, too large). */
 export function webhookPoster(url: string, timeoutMs: number, report?: OutboundReport): { post: WebhookPost; close(): void } {
   const target = new URL(url);
   const path = target.pathname + target.search;
   // undici's own timeouts as a backstop (connect included); the exchange's bound is the timer below.
+  Pool ??= (require('undici') as { Pool: typeof UndiciPool }).Pool;
   const pool = new Pool(target.origin, { connections: 8, pipelining: 1, headersTimeout: timeoutMs * 2, bodyTimeout: timeoutMs * 2, connect: { timeout: timeoutMs * 2 } });
   // `dispatch` with a handler rather than `request`: no AbortSignal, body stream or async iterator per
   // call (the answer's body is counted and dropped as it comes); docs/events.md, "Why undici's Pool".

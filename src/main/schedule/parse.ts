@@ -4,7 +4,7 @@
 // the header being row 1) and the field (CSV: the column); nothing is stored unless the whole
 // upload is valid (the routes store it in one `add`).
 import crypto from 'node:crypto';
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import type { Fixture, FixtureMap, FixtureTeam } from './fixture-store.js';
 import { CODE_ALPHABET, CODE_LENGTH, FIXTURES_MAX_PER_UPLOAD, FIXTURES_MAX_UPLOAD_BYTES } from './limits.js';
 
@@ -51,8 +51,11 @@ const fixtureSchema = {
     organizationId: { type: ['string', 'null'], maxLength: 128 },
   },
 };
-const ajv = new Ajv({ allErrors: false, strictNumbers: true, allowUnionTypes: true });
-const validateFixture = ajv.compile<FixtureInput>(fixtureSchema);
+let validator: ValidateFunction<FixtureInput> | undefined;
+/** The fixture validator, compiled on the first upload rather than at every start. */
+function fixtureValidator(): ValidateFunction<FixtureInput> {
+  return (validator ??= new Ajv({ allErrors: false, strictNumbers: true, allowUnionTypes: true }).compile<FixtureInput>(fixtureSchema));
+}
 
 /** Names a field of fixture `index` in the upload's own terms (CSV: its column). */
 export type FieldNamer = (path: string) => string;
@@ -85,6 +88,7 @@ export function buildFixtures(inputs: readonly unknown[], label: (i: number) => 
   if (inputs.length > FIXTURES_MAX_PER_UPLOAD) throw new UploadError(`Too many fixtures in one upload: ${inputs.length} (at most ${FIXTURES_MAX_PER_UPLOAD})`);
   const seen = new Map<string, number>();
   const out: Fixture[] = [];
+  const validateFixture = fixtureValidator();
   inputs.forEach((input, i) => {
     if (!validateFixture(input)) {
       const e = validateFixture.errors![0];
