@@ -10,6 +10,7 @@ import { MatchEventDeriver } from '../../../src/workers/events/deriver.js';
 import { Match } from '../../../src/workers/match/match.js';
 import { DEFAULT_SPONSOR_LOGO_URL } from '../../../src/workers/match/tools.js';
 import { sameMillisecondReversed } from '../../helpers/recorded-events.js';
+import { expectEqual } from '../../helpers/equal.js';
 
 type Rec = { type: string; data: any; timestamp: number };
 const replay = recordedMatch() as unknown as { header: any; records: Rec[] };
@@ -151,7 +152,7 @@ describe('the event deriver on the recorded match', () => {
       for (; done < cut; done++) step(prefix, records[done]);
       const after = play(records.slice(cut), restored(prefix));
       const got = [...prefix.events, ...after.events].map((e) => ({ ...plainEvent(e), order: e.order }));
-      expect(got, `restored after record ${cut}`).toEqual(want);
+      expectEqual(got, want, `restored after record ${cut}`);
     }
     expect(cuts.size).toBeGreaterThan(60);
   });

@@ -9,6 +9,7 @@ import { serializeMatch } from '../../../src/workers/match/serialize.js';
 import { wireSerializeMatch } from '../../../src/workers/wire-serializer.js';
 import { frameLiteralOfWire, stateJsonOfWire } from '../../../src/workers/wire-text.js';
 import { loadReplay, logon, recordedMatchAtStart, SETTINGS, T0 } from '../../helpers/engine.js';
+import { expectEqual } from '../../helpers/equal.js';
 
 // Pure CPU over every message of the recorded match: seconds alone, far more beside other test files on a
 // loaded 2-core machine; a deadline, not a speed check (bench/ measures speed).
@@ -20,13 +21,13 @@ describe('snapshots from the frame text', { timeout: 180_000 }, () => {
     let restores = 0;
     for (let i = 0; i < replay.records.length; i++) {
       const rec = replay.records[i];
-      expect(restored.apply(rec, rec.timestamp)).toEqual(plain.apply(rec, rec.timestamp));
+      expectEqual(restored.apply(rec, rec.timestamp), plain.apply(rec, rec.timestamp));
       restored.takeEffects();
       plain.takeEffects();
       const stateJson = stateJsonOfWire(wireSerializeMatch(plain, 1_700_000_000_000 + i));
-      expect(JSON.parse(stateJson)).toEqual(JSON.parse(JSON.stringify(plain.liveState())));
+      expectEqual(JSON.parse(stateJson), JSON.parse(JSON.stringify(plain.liveState())));
       // The whole snapshot: the same values as the one that stringifies the state itself.
-      expect(JSON.parse(plain.toSnapshot(stateJson))).toEqual(JSON.parse(plain.toSnapshot()));
+      expectEqual(JSON.parse(plain.toSnapshot(stateJson)), JSON.parse(plain.toSnapshot()));
       if (i % 89 === 0) {
         restored = Match.fromSnapshot(restored.toSnapshot(stateJsonOfWire(wireSerializeMatch(restored, i))));
         restores++;
@@ -44,13 +45,13 @@ describe('snapshots from the frame text', { timeout: 180_000 }, () => {
     let restored = recordedMatchAtStart();
     for (let i = 0; i < replay.records.length; i++) {
       const rec = replay.records[i];
-      expect(restored.apply(rec, rec.timestamp)).toEqual(plain.apply(rec, rec.timestamp));
+      expectEqual(restored.apply(rec, rec.timestamp), plain.apply(rec, rec.timestamp));
       restored.takeEffects();
       plain.takeEffects();
       const text = plain.toSnapshot({ frameLiteral: frameLiteralOfWire(wireSerializeMatch(plain, 1_700_000_000_000 + i)) });
       expect(text.startsWith('{"v":2,"frame":"{\\"matchId')).toBe(true);
       // Restored, it is the match a version 1 snapshot gives: the same state (no serverTime), timers, counters.
-      expect(JSON.parse(Match.fromSnapshot(text).toSnapshot())).toEqual(JSON.parse(plain.toSnapshot()));
+      expectEqual(JSON.parse(Match.fromSnapshot(text).toSnapshot()), JSON.parse(plain.toSnapshot()));
       if (i % 97 === 0) restored = Match.fromSnapshot(restored.toSnapshot({ frameLiteral: frameLiteralOfWire(wireSerializeMatch(restored, i)) }));
     }
     expect(serializeMatch(restored, 1)).toBe(serializeMatch(plain, 1));
