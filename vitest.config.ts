@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { LongestFirst } from './test/setup/sequencer.js';
 
 const ROOT = import.meta.dirname;
 
@@ -49,6 +50,7 @@ export default defineConfig({
     // 99 s and 42 s summed over the files inlined, 30 s and 28 s externalized (docs/benchmarks.md).
     server: { deps: { external: [/\/dist\//] } },
     pool: 'forks',
+    sequence: { sequencer: LongestFirst },
     // The machine has 2 cores; services under test start worker threads of their own.
     maxWorkers: Number(process.env.TEST_WORKERS ?? 2),
     projects: [
