@@ -4,7 +4,11 @@
 // 127.0.0.1 (helpers/outage-proxy.ts), with the service's default caps. The venue's uplink is cut
 // mid-match (client sides reset, service sides silent) and restored: every client is back within
 // 30 s, no handshake or connection of the venue is refused, and every match's final frame equals a
-// clean run's (the same clients and messages into another service, no cut). Meanwhile a flood of
+// clean run's (the same clients and messages into another service, no cut). The 80 matches differ
+// only by group code and match id, so the clean run is one of them (match 0, its observer, its 4
+// players' clients, its overlay): each venue match's frame equals it but for those two members,
+// whose values are checked on their own (issue 36: a reference of 400 clients cost half the file's
+// CPU and proved nothing one match does not). Meanwhile a flood of
 // idle and half-sent connections from another loopback address (127.0.0.2) hits all three ports:
 // each is refused at once or closed by its deadline, as before.
 // The cut is the issue's 30 s cut under the default heartbeat (25 s ping, 20 s to answer), at half
@@ -59,10 +63,11 @@ afterAll(async () => {
   for (const c of children) await c.stop('SIGKILL');
 });
 
-async function start(): Promise<ServiceProcess> {
+/** `shards`: the venue's 80 matches on 2 shard workers; the clean run's one match needs one. */
+async function start(shards: number): Promise<ServiceProcess> {
   // The default caps (MAX_CONNECTIONS_PER_ADDRESS, MAX_SOCKETS_PER_ADDRESS): the point of the test.
   const svc = await spawnService({
-    AUTH_KEY: KEY, TRUST_REPLAY_TIMESTAMPS: 'true', LOG_LEVEL: 'warn', SHARD_WORKERS: '2',
+    AUTH_KEY: KEY, TRUST_REPLAY_TIMESTAMPS: 'true', LOG_LEVEL: 'warn', SHARD_WORKERS: String(shards),
     PING_INTERVAL_MS: String(PING_INTERVAL_MS), PING_TIMEOUT_MS: String(PING_TIMEOUT_MS),
   });
   children.push(svc);
@@ -76,7 +81,8 @@ class Venue {
   readonly overlays: Overlay[] = [];
   /** Each client's connect_error events: when (ms since epoch) and why. */
   readonly errors: { at: number; message: string }[] = [];
-  constructor(private readonly ingest: string, private readonly broadcast: string) {}
+  /** `matches`: how many of the venue's matches this runs (the reference: the first). */
+  constructor(private readonly ingest: string, private readonly broadcast: string, private readonly matches = MATCHES) {}
 
   get all(): Socket[] { return [...this.observers, ...this.aux.flat()]; }
 
@@ -87,11 +93,11 @@ class Venue {
 
   /** The overlays (in the production truck, not at the venue), 20 at a time. */
   async overlaysOn(): Promise<void> {
-    for (let i = 0; i < MATCHES; i += 20) this.overlays.push(...await Promise.all(Array.from({ length: 20 }, (_, j) => overlay(this.broadcast, groupCode(i + j)))));
+    for (let i = 0; i < this.matches; i += 20) this.overlays.push(...await Promise.all(Array.from({ length: Math.min(20, this.matches - i) }, (_, j) => overlay(this.broadcast, groupCode(i + j)))));
   }
 
   async logOn(): Promise<void> {
-    const acks = await Promise.all(Array.from({ length: MATCHES }, async (_, i) => {
+    const acks = await Promise.all(Array.from({ length: this.matches }, async (_, i) => {
       const s = this.track(connectObserver(this.ingest));
       this.observers[i] = s;
       return (await logon(s, 'obs_logon', replayLogon(replay, { key: KEY, groupCode: groupCode(i) }))).ack;
@@ -103,7 +109,7 @@ class Venue {
   }
 
   async players(): Promise<void> {
-    const acks = await Promise.all(Array.from({ length: MATCHES }, (_, i) => Promise.all(players.map(async (p) => {
+    const acks = await Promise.all(Array.from({ length: this.matches }, (_, i) => Promise.all(players.map(async (p) => {
       const s = this.track(connectObserver(this.ingest));
       (this.aux[i] ??= []).push(s);
       return (await logon(s, 'aux_logon', auxLogon({ name: p.name, matchId: matchId(i), playerId: p.playerId }))).ack;
@@ -113,12 +119,12 @@ class Venue {
 
   /** Each observer sends records [from, to) of its match. */
   send(from: number, to: number): void {
-    for (let i = 0; i < MATCHES; i++) for (let k = from; k < to; k++) this.observers[i].emit('obs_data', record(i, k));
+    for (let i = 0; i < this.matches; i++) for (let k = from; k < to; k++) this.observers[i].emit('obs_data', record(i, k));
   }
 
   /** Each player's client sends its health (`value` + its index, so that players differ). */
   health(value: number): void {
-    for (let i = 0; i < MATCHES; i++) this.aux[i].forEach((s, p) => s.emit('aux_data', health(i, p, value + p)));
+    for (let i = 0; i < this.matches; i++) this.aux[i].forEach((s, p) => s.emit('aux_data', health(i, p, value + p)));
   }
 }
 
@@ -127,11 +133,11 @@ const backlog = async (svc: ServiceProcess) => (await scrapeMetrics(svc.urls.met
 
 describe('a LAN venue of 400 clients behind one address, through an uplink cut longer than the heartbeat, while another address floods', () => {
   it('every client is back within 30 s of the restore and every match ends like a clean run; the flood is refused or closed', async () => {
-    const [svc, clean] = await Promise.all([start(), start()]);
+    const [svc, clean] = await Promise.all([start(2), start(1)]);
     const proxy = new OutageProxy(svc.ports.ingest);
     const venueUrl = await proxy.start();
     const venue = new Venue(venueUrl, svc.urls.broadcast);
-    const reference = new Venue(clean.urls.ingest, clean.urls.broadcast);
+    const reference = new Venue(clean.urls.ingest, clean.urls.broadcast, 1);
 
     await Promise.all([venue.overlaysOn(), reference.overlaysOn()]);
     // The flood: from another loopback address, on every port, more than the cap at once and more every 2 s,
@@ -143,7 +149,7 @@ describe('a LAN venue of 400 clients behind one address, through an uplink cut l
     let flooding = true;
     const waves = (async () => {
       await wave(1000, 500); // past the cap of 1,000 at once
-      await atPace(2000, () => flooding, () => wave(50, 50)); // the flooder's own rhythm
+      await atPace(2000, () => flooding, () => wave(25, 25)); // the flooder's own rhythm
     })();
 
     // Log on: the venue through the proxy while the flood goes on, the reference directly.
@@ -155,7 +161,7 @@ describe('a LAN venue of 400 clients behind one address, through an uplink cut l
     reference.health(90);
     const auxBefore = MATCHES * AUX_PER_MATCH;
     await expect.poll(() => received(svc, 'aux_data'), { timeout: 30_000, interval: 500 }).toBe(auxBefore);
-    await expect.poll(() => received(clean, 'aux_data'), { timeout: 30_000, interval: 500 }).toBe(auxBefore);
+    await expect.poll(() => received(clean, 'aux_data'), { timeout: 30_000, interval: 500 }).toBe(AUX_PER_MATCH);
     expect(venue.errors).toEqual([]); // nobody at the venue was refused while logging on
     await expect.poll(() => venue.all.filter((s) => s.io.engine?.transport?.name === 'websocket').length, { timeout: 30_000 }).toBe(400);
 
@@ -193,7 +199,7 @@ describe('a LAN venue of 400 clients behind one address, through an uplink cut l
     venue.send(DURING, END);
     reference.send(DURING, END);
     await expect.poll(() => received(svc, 'obs_data'), { timeout: 60_000, interval: 500 }).toBe(MATCHES * END);
-    await expect.poll(() => received(clean, 'obs_data'), { timeout: 60_000, interval: 500 }).toBe(MATCHES * END);
+    await expect.poll(() => received(clean, 'obs_data'), { timeout: 60_000, interval: 500 }).toBe(END);
     // Received is not applied: the venue's observers come back with their cut's backlog, paced by each
     // socket's budget. The last health values go after it (an observer's scoreboard row sets a
     // player's health too, so what is applied last wins).
@@ -203,16 +209,25 @@ describe('a LAN venue of 400 clients behind one address, through an uplink cut l
     reference.health(7);
     const auxTotal = 3 * MATCHES * AUX_PER_MATCH;
     await expect.poll(() => received(svc, 'aux_data'), { timeout: 30_000, interval: 500 }).toBe(auxTotal);
-    await expect.poll(() => received(clean, 'aux_data'), { timeout: 30_000, interval: 500 }).toBe(auxTotal);
+    await expect.poll(() => received(clean, 'aux_data'), { timeout: 30_000, interval: 500 }).toBe(3 * AUX_PER_MATCH);
 
     // Every match's final frame equals the clean run's (frames come in 100 ms cycles: wait for both to
-    // settle), all but `serverTime`: the match is still live, so that is each service's clock.
+    // settle), all but `serverTime`: the match is still live, so that is each service's clock. The
+    // reference is match 0: match i's frame is compared with its group code and match id (checked
+    // first) set to match 0's.
     const last = (v: Venue, i: number) => v.overlays[i].raw[v.overlays[i].raw.length - 1].replace(/"serverTime":\d+/, '"serverTime":0');
+    const asMatch0 = (i: number) => ({ ...JSON.parse(last(venue, i)) as Record<string, unknown>, groupCode: groupCode(0), matchId: matchId(0) });
+    const own = (i: number) => JSON.parse(last(venue, i)) as { groupCode: string; matchId: string };
+    const same = (i: number) => JSON.stringify(asMatch0(i)) === JSON.stringify(JSON.parse(last(reference, 0)));
     // Waited for without failing here: the assertions below show which match differs, and how.
-    await pollUntil(() => Array.from({ length: MATCHES }, (_, i) => last(venue, i) === last(reference, i)).every(Boolean), 'the same final frames', 30_000, 500).catch(() => undefined);
-    for (let i = 0; i < MATCHES; i++) expect(JSON.parse(last(venue, i))).toEqual(JSON.parse(last(reference, i)));
+    await pollUntil(() => Array.from({ length: MATCHES }, (_, i) => same(i)).every(Boolean), 'the same final frames', 30_000, 500).catch(() => undefined);
+    for (let i = 0; i < MATCHES; i++) {
+      expect(own(i)).toMatchObject({ groupCode: groupCode(i), matchId: matchId(i) });
+      expect(asMatch0(i)).toEqual(JSON.parse(last(reference, 0)));
+    }
     expect(last(venue, 0)).toContain('"serverTime":0');
     expect(last(venue, 0)).toContain(matchId(0));
+    expect(last(venue, 0)).toBe(last(reference, 0)); // match 0 itself: byte for byte
 
     // The service refused none of the venue's handshakes, and shed none of its messages.
     const m = await scrapeMetrics(svc.urls.metrics!);
