@@ -12,7 +12,7 @@ import type { Socket } from 'socket.io-client';
 import { AdminApi, TEST_ADMIN_TOKEN, type DashboardSnapshot } from '../../helpers/admin.js';
 import { closeAll, connectObserver, connected, overlay, logon, type Overlay } from '../../helpers/clients.js';
 import { CLUSTER_KEY, logLines } from '../../helpers/cluster.js';
-import { playReplay, recordedMatch, replayLogon, sendRecords, type Replay } from '../../helpers/recorded.js';
+import { playReplay, replayLogon, sendRecords, shortMatch, type Replay } from '../../helpers/recorded.js';
 import { MASTER_NAME, startSentinelSetup, type SentinelSetup } from '../../helpers/redis-sentinel.js';
 import { spawnService, type ServiceProcess } from '../../helpers/service-process.js';
 import { startTestService } from '../../helpers/service.js';
@@ -20,11 +20,10 @@ import { pollUntil } from '../../helpers/waits.js';
 import { decodeSnapshot } from '../../../src/main/matches/adapters/redis/snapshot-store.js';
 
 const MATCHES = 50;
-const full = recordedMatch();
-// The first 1,000 records and the game's end: the same game for the clean run and the 50 matches.
-const replay: Replay = { ...full, records: [...full.records.slice(0, 1000), full.records[full.records.length - 1]] };
-const BEFORE = 400; // sent before the kill, at once
-const DURING = 800; // [BEFORE, DURING) at 40× the recorded pace (~9 s of a 355 s stretch): the kill falls in it
+// The first 700 records and the game's end: the same game for the clean run and the 50 matches.
+const replay: Replay = shortMatch(700);
+const BEFORE = 150; // sent before the kill, at once (round 1's combat: every overlay has a round number)
+const DURING = 550; // [BEFORE, DURING) at 40× the recorded pace (~8 s of a 326 s stretch): the kill falls in it
 const codeOf = (i: number) => `SNT${String(i).padStart(3, '0')}`;
 const REF = 'SNTREF';
 const admin = new AdminApi('', TEST_ADMIN_TOKEN.slice(TEST_ADMIN_TOKEN.indexOf(':') + 1));
@@ -127,7 +126,7 @@ describe('Redis failover with Sentinel, 3 nodes, 50 live matches', () => {
       const framesBefore = overlays.map((pair) => pair.map((fe) => fe.raw.length));
       const during = Promise.all(observers.map((s, i) => sendRecords(s, replay, { pace: 40, groupCode: codeOf(i), from: BEFORE, to: DURING })));
       // The kill comes once every overlay has a frame of this stretch (the game is going on
-      // everywhere), while the rest of it (~9 s at this pace) is still being sent.
+      // everywhere), while the rest of it (~8 s at this pace) is still being sent.
       await expect.poll(() => overlays.every((pair, i) => pair.every((fe, k) => fe.raw.length > framesBefore[i][k])), { timeout: 30_000 }).toBe(true);
       const framesAtKill = overlays.map((pair) => pair.map((fe) => fe.raw.length));
       const killedAt = Date.now();
