@@ -9,6 +9,15 @@ import { observer, observerLogon, type LoggedOn } from './clients.js';
 export { recordedMatch, type Replay };
 export { playReplay, sendRecords } from '../../src/tools/replay-client.js';
 
+/**
+ * The recorded game cut short: its first `count` records and its last (the game's end). For a test
+ * whose point is not the whole game (a failover, a transport, frames crossing Redis): the same
+ * real data, the same landmarks up to the cut, and a game_end to wait for, at a fraction of the CPU.
+ */
+export function shortMatch(count: number, replay: Replay = recordedMatch()): Replay {
+  return { ...replay, records: [...replay.records.slice(0, count), replay.records[replay.records.length - 1]] };
+}
+
 /** Index of the first record of this type (match_start: the record that carries the game's match id). */
 export function recordIndex(replay: Replay, type: string): number {
   const i = replay.records.findIndex((r) => r.type === type);

@@ -4,15 +4,16 @@
 // follow the promoted replica by themselves; no match is lost or moves (every match keeps the one
 // node that ran it, in every poll of every node's admin API, and its record in Redis keeps its
 // owner and an epoch no lower than before: fencing holds across the promotion); every overlay gets
-// frames again; every final frame equals a clean run's. Then the old primary comes back: the
-// Sentinels make it a replica of the new one and it catches up.
+// frames again; every final frame equals a clean run's. Once the nodes follow the new primary, the
+// old one comes back (the game still going on): the Sentinels make it a replica of the new one and
+// it catches up.
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Socket } from 'socket.io-client';
 import { AdminApi, TEST_ADMIN_TOKEN, type DashboardSnapshot } from '../../helpers/admin.js';
 import { closeAll, connectObserver, connected, overlay, logon, type Overlay } from '../../helpers/clients.js';
 import { CLUSTER_KEY, logLines } from '../../helpers/cluster.js';
-import { playReplay, recordedMatch, replayLogon, sendRecords, type Replay } from '../../helpers/recorded.js';
+import { playReplay, replayLogon, sendRecords, shortMatch, type Replay } from '../../helpers/recorded.js';
 import { MASTER_NAME, startSentinelSetup, type SentinelSetup } from '../../helpers/redis-sentinel.js';
 import { spawnService, type ServiceProcess } from '../../helpers/service-process.js';
 import { startTestService } from '../../helpers/service.js';
@@ -20,11 +21,10 @@ import { pollUntil } from '../../helpers/waits.js';
 import { decodeSnapshot } from '../../../src/main/matches/adapters/redis/snapshot-store.js';
 
 const MATCHES = 50;
-const full = recordedMatch();
-// The first 1,000 records and the game's end: the same game for the clean run and the 50 matches.
-const replay: Replay = { ...full, records: [...full.records.slice(0, 1000), full.records[full.records.length - 1]] };
-const BEFORE = 400; // sent before the kill, at once
-const DURING = 800; // [BEFORE, DURING) at 40× the recorded pace (~9 s of a 355 s stretch): the kill falls in it
+// The first 450 records and the game's end: the same game for the clean run and the 50 matches.
+const replay: Replay = shortMatch(450);
+const BEFORE = 150; // sent before the kill, at once (round 1's combat: every overlay has a round number)
+const DURING = 400; // [BEFORE, DURING) at 20× the recorded pace (~8.5 s of a 170 s stretch): the kill falls in it
 const codeOf = (i: number) => `SNT${String(i).padStart(3, '0')}`;
 const REF = 'SNTREF';
 const admin = new AdminApi('', TEST_ADMIN_TOKEN.slice(TEST_ADMIN_TOKEN.indexOf(':') + 1));
@@ -125,9 +125,9 @@ describe('Redis failover with Sentinel, 3 nodes, 50 live matches', () => {
 
       // Mid-match: the game goes on while the primary dies and the Sentinels promote the replica.
       const framesBefore = overlays.map((pair) => pair.map((fe) => fe.raw.length));
-      const during = Promise.all(observers.map((s, i) => sendRecords(s, replay, { pace: 40, groupCode: codeOf(i), from: BEFORE, to: DURING })));
+      const during = Promise.all(observers.map((s, i) => sendRecords(s, replay, { pace: 20, groupCode: codeOf(i), from: BEFORE, to: DURING })));
       // The kill comes once every overlay has a frame of this stretch (the game is going on
-      // everywhere), while the rest of it (~9 s at this pace) is still being sent.
+      // everywhere), while the rest of it (~8.5 s at this pace) is still being sent.
       await expect.poll(() => overlays.every((pair, i) => pair.every((fe, k) => fe.raw.length > framesBefore[i][k])), { timeout: 30_000 }).toBe(true);
       const framesAtKill = overlays.map((pair) => pair.map((fe) => fe.raw.length));
       const killedAt = Date.now();
@@ -143,6 +143,9 @@ describe('Redis failover with Sentinel, 3 nodes, 50 live matches', () => {
         for (const node of nodes) console.log(node.out.filter((l) => /"module":"redis/.test(l)).slice(-40).join('\n'));
         throw err;
       }
+      // The old primary comes back (empty, no persistence) while the game goes on: the Sentinels make
+      // it a replica of the new one (a few seconds later; checked at the end).
+      await setup.restart(0);
       await during;
       // The records on the new primary keep their owner, with an epoch no lower than before the failover
       // (a lease renewal or two later: a renewal that finds a record without its lease takes the lease again).
@@ -191,8 +194,7 @@ describe('Redis failover with Sentinel, 3 nodes, 50 live matches', () => {
       expect((await record(setup.servers[1], 'SNTNEW'))?.owner).toBe('node-c');
       late.close();
 
-      // The old primary comes back (empty, no persistence): the Sentinels make it a replica of the new one.
-      await setup.restart(0);
+      // The old primary, back since the nodes followed the new one, is a replica of the new primary and caught up.
       await expect.poll(async () => {
         const r = await setup.replication(setup.servers[0]);
         return `${r.role} ${r.master_port} ${r.master_link_status}`;
