@@ -100,6 +100,7 @@ describe('the outbox on disk', () => {
 
     expectWholeMatchDelivered(receiver.unique(), beforeKill, facts);
     observer.close();
+    await second.stop('SIGKILL'); // done with: not left running through the next case
   }, 240_000);
 });
 

@@ -108,6 +108,7 @@ describe('a SIGKILL right after a logon (STATE_DIR)', () => {
       try { return parseReplay(fs.readFileSync(path.join(replayDir, recorded()[0]), 'utf8')).records.length; } catch { return -1; }
     }, { timeout: 15_000 }).toBe(replay.records.length);
     observer.close();
+    await second.stop('SIGKILL'); // done with: not left running through the next case
   }, 180_000);
 
   it('a journalled match that did not come back (no state file of it) has its observer sessions ended, logged at warn', async () => {
