@@ -6,6 +6,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
+COPY scripts/build-validators.mjs ./scripts/
 RUN npm run build && npm prune --omit=dev
 # uWebSockets.js ships a binary for every platform, architecture and Node ABI (139 MB): keep the
 # one this stage's Node loads (the runtime stage has the same base image, so the same platform and

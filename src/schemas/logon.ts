@@ -1,5 +1,4 @@
-// Logon packets of the ingestion listener (docs/client-contract.md 2.2 and 4.2), compiled once.
-import { Ajv } from 'ajv';
+// Logon packets of the ingestion listener (docs/client-contract.md 2.2 and 4.2); their compiled validators: checks.ts.
 
 const team = {
   type: 'object',
@@ -32,13 +31,11 @@ export interface AuxLogonPacket {
   playerId?: unknown;
 }
 
-const ajv = new Ajv({ allErrors: false, strict: true });
-
 /** Longest group code: the observer logon's limit (docs/client-contract.md 2.2); overlays and admin routes refuse longer ones too. */
 export const MAX_GROUP_CODE_LENGTH = 64;
 
 /** Check 1 of docs/client-contract.md 2.3: `type`, `groupCode` and both teams present and of the right type. */
-export const isObsLogon = ajv.compile<ObsLogonPacket>({
+export const obsLogonSchema = {
   type: 'object',
   required: ['type', 'groupCode', 'leftTeam', 'rightTeam'],
   properties: {
@@ -48,12 +45,12 @@ export const isObsLogon = ajv.compile<ObsLogonPacket>({
     leftTeam: team,
     rightTeam: team,
   },
-});
+};
 
-export const isAuxLogon = ajv.compile<AuxLogonPacket>({
+export const auxLogonSchema = {
   type: 'object',
   required: ['type'],
   properties: {
     type: { const: 'aux_authenticate' },
   },
-});
+};

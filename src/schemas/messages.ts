@@ -1,5 +1,5 @@
 // ajv schemas for the observer/auxiliary message envelope and each message type's `data`
-// (docs/client-contract.md 3 and 4, docs/match-rules.md 3–5). Compiled once at module load.
+// (docs/client-contract.md 3 and 4, docs/match-rules.md 3–5); their compiled validators: checks.ts.
 //
 // They require only the members the rules read and allow extra members. They accept the real
 // clients' quirks (docs/client-contract.md 3.5): `startTeam` as a string or a number, ability charges as numbers
@@ -12,10 +12,6 @@
 // on, and a negative or absurd value is refused rather than shown. Strings the state keeps are
 // bounded too (512 characters; toast texts 2048), so one message cannot bloat every frame.
 
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-
-export const ajv = new Ajv({ allowUnionTypes: true, strictNumbers: true, allErrors: false });
-
 const str = { type: 'string', maxLength: 512 } as const;
 const bool = { type: 'boolean' } as const;
 const anyValue = {} as const;
@@ -23,7 +19,7 @@ const anyValue = {} as const;
 const amount = { type: 'number', minimum: 0, maximum: 1e6 } as const;
 const startTeam = { type: ['string', 'number'] } as const;
 
-type Schema = Record<string, unknown>;
+export type Schema = Record<string, unknown>;
 
 function object(properties: Schema, required: string[] = Object.keys(properties)): Schema {
   return { type: 'object', properties, required, additionalProperties: true };
@@ -50,9 +46,6 @@ export interface AuxEnvelope {
   data: unknown;
   [extra: string]: unknown;
 }
-
-export const validateObserverEnvelope = ajv.compile<ObserverEnvelope>(observerEnvelopeSchema);
-export const validateAuxEnvelope = ajv.compile<AuxEnvelope>(auxEnvelopeSchema);
 
 // ---------------------------------------------------------------------------------------------
 // Data shapes
@@ -192,15 +185,3 @@ export const dataSchemas: Record<string, Schema> = {
   aux_astra_targeting: bool,
   aux_cypher_cam: bool,
 };
-
-/** Compiled `data` validators by message type (a Map, so a type like "__proto__" finds nothing). */
-export const dataValidators: ReadonlyMap<string, ValidateFunction> = new Map(
-  Object.entries(dataSchemas).map(([type, schema]) => [type, ajv.compile(schema)]),
-);
-
-export const validateAuxTeamRows = ajv.compile<TeamRow[]>(auxTeamRowsSchema);
-
-/** Short text for a failed validation (only built on failure). */
-export function describeErrors(errors: ErrorObject[] | null | undefined): string {
-  return ajv.errorsText(errors, { dataVar: 'data' });
-}

@@ -13,8 +13,10 @@ describe('a test file\'s leftovers', () => {
   it('a child left running and the process it started are killed and named', async () => {
     const child = spawn('/bin/sh', ['-c', 'sleep 300 & wait'], { stdio: 'ignore' });
     const exited = new Promise((resolve) => child.once('exit', resolve));
-    await pollUntil(() => descendants(child.pid!).length >= 1, 'the shell and its sleep', 10_000);
-    const [shell, sleep] = [child.pid!, descendants(child.pid!)[0]];
+    // The shell's child is a copy of the shell until it execs sleep: wait for the sleep itself.
+    const command = (pid: number) => { try { return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'); } catch { return ''; } };
+    const sleep = await pollUntil(() => descendants(child.pid!).find((pid) => command(pid).startsWith('sleep\0')), 'the shell\'s sleep', 10_000);
+    const shell = child.pid!;
     expect(alive(sleep)).toBe(true);
 
     const named = killDescendants();

@@ -14,7 +14,7 @@ import { whenReady } from '../base/awaitable.js';
 import type { StandbyAdmission } from '../standby/index.js';
 import type { FixtureKeeper } from '../schedule/index.js';
 import { valueDepthExceeds } from '../../protocol/json-depth.js';
-import { isAuxLogon, isObsLogon } from '../../schemas/logon.js';
+import { isAuxLogon, isObsLogon } from '../../schemas/checks.js';
 import { parsePayload } from '../sockets/io-server.js';
 import { SERVICE_VERSION } from '../base/version.js';
 import type { IngestCounters, SocketReplies, SocketState } from './socket-state.js';

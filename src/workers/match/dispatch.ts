@@ -2,12 +2,8 @@
 // message's time fire, whether or not it is accepted), then the envelope is validated completely,
 // then the rule of its type applies, and every accepted message raises stateVersion (13).
 
+import { dataValidators, describeErrors, validateAuxEnvelope, validateAuxTeamRows, validateObserverEnvelope } from '../../schemas/checks.js';
 import {
-  dataValidators,
-  describeErrors,
-  validateAuxEnvelope,
-  validateAuxTeamRows,
-  validateObserverEnvelope,
   type AbilitiesData,
   type AuxEnvelope,
   type KillfeedData,

@@ -5,7 +5,7 @@
 // else it is ignored; the teams' other fields (ingameTeamId, score, players) stay as they are.
 import type { ScheduledTeam } from '../../protocol/shard-messages.js';
 import { touch } from './dirty.js';
-import { memberValidators } from './tools.js';
+import { memberValidators } from '../../schemas/checks.js';
 import type { MatchState } from './types.js';
 import type { ToolsMemberName } from '../../schemas/match-data.js';
 

@@ -2,8 +2,8 @@
 // `toolsData`, timeout counters, watermark alias, supporter rules, the round-win-box spelling and the
 // agent-select flags (2.2 step 7).
 
-import { ajv } from '../../schemas/messages.js';
-import { toolsMemberSchemas, type ToolsMemberName } from '../../schemas/match-data.js';
+import { describeErrors, memberValidators } from '../../schemas/checks.js';
+import type { ToolsMemberName } from '../../schemas/match-data.js';
 import type { EngineEffect, Tools } from './types.js';
 
 export const DEFAULT_SPONSOR_LOGO_URL = 'https://auto.valospectra.com/assets/misc/logo.webp';
@@ -31,14 +31,6 @@ export function defaultTools(): Tools {
 const AGENT_SELECT_HOTKEY = 'agentSelectHotkeyEnabled';
 /** Tools members the service owns: a `toolsData` member of the same name is ignored (step 7). */
 const SERVICE_OWNED = new Set(['agentSelectAutostart', 'agentSelectActive']);
-
-/** ajv validators of the known members, from the broadcast schema (compiled once; schedule.ts too). */
-export const memberValidators = new Map(
-  (Object.keys(toolsMemberSchemas) as ToolsMemberName[]).map((name) => [
-    name,
-    ajv.compile(structuredClone(toolsMemberSchemas[name])),
-  ]),
-);
 
 function jsonType(v: unknown): string {
   if (v === null) return 'null';
@@ -112,7 +104,7 @@ export function buildTools(
         effects.push({
           kind: 'warn',
           code: 'tools_member_ignored',
-          detail: `toolsData.${key}: ${ajv.errorsText(validate.errors, { dataVar: key })}`,
+          detail: `toolsData.${key}: ${describeErrors(validate.errors, key)}`,
         });
         continue;
       }

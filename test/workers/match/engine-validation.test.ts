@@ -2,7 +2,7 @@
 // the clients' quirks (docs/client-contract.md 3.5) and stateVersion (section 13).
 
 import { describe, expect, it } from 'vitest';
-import { dataValidators, validateObserverEnvelope } from '../../../src/schemas/messages.js';
+import { dataValidators, validateObserverEnvelope } from '../../../src/schemas/checks.js';
 import { row, rosterAll, Script } from '../../helpers/engine.js';
 
 describe('envelope', () => {
