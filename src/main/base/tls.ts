@@ -28,7 +28,7 @@ export async function setupTls(config: Config): Promise<TlsSetup> {
   const certFile = path.join(dir, 'self-signed-cert.pem');
   const keyFile = path.join(dir, 'self-signed-key.pem');
   if (fs.existsSync(certFile) && fs.existsSync(keyFile)) return { files: { certFile, keyFile }, source: 'reused' };
-  // Loaded only here: selfsigned and its X.509 stack cost ~0.24 s of CPU to import, which every start
+  // Loaded only here: selfsigned and its X.509 stack cost ~0.15–0.24 s of CPU to import, which every start
   // without a generated pair (INSECURE, configured or reused files) would pay for nothing.
   const { generate } = await import('selfsigned');
   const notAfter = new Date();
