@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { LongestFirst } from './test/setup/sequencer.js';
@@ -25,6 +27,27 @@ if (leftOut.length > 0) {
 // test/setup/file-leftovers.ts ends what a file left running. Isolated stay the files that time a
 // process's own exit (shutdown-signal: SIGTERM within 1.5 s).
 const ISOLATED = ['test/main/shutdown-signal.test.ts'];
+
+// How many of the machine's cores other processes leave idle now (/proc/stat over 0.5 s; the build
+// before vitest has ended). The files wait on outages, leases and heartbeats a good part of their
+// time, so on a quiet 2-core machine 4 workers fill the cores (docs/benchmarks.md, "The test suite's
+// time": 290 s against 518 s with 2); beside other work 4 oversubscribe it (with two CPU hogs, load
+// 9–10: a venue's 400 clients in one worker starved past their heartbeat), so a busy machine gets 2,
+// as `make -l` holds back its jobs.
+function freeCpus(): number {
+  const idle = () => {
+    const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    return { idle: cpu[3] + cpu[4], total: cpu.reduce((a, b) => a + b, 0) };
+  };
+  try {
+    const a = idle();
+    spawnSync('sleep', ['0.5']);
+    const b = idle();
+    return ((b.idle - a.idle) / Math.max(1, b.total - a.total)) * os.availableParallelism();
+  } catch {
+    return os.availableParallelism(); // not Linux: as if quiet
+  }
+}
 const EXCLUDED = [...configDefaults.exclude, ...leftOut];
 
 export default defineConfig({
@@ -51,11 +74,8 @@ export default defineConfig({
     server: { deps: { external: [/\/dist\//] } },
     pool: 'forks',
     sequence: { sequencer: LongestFirst },
-    // 4 worker processes on the machine's 2 cores: the files wait on outages, leases and heartbeats a
-    // good part of their time, and 2 workers left the cores half idle (docs/benchmarks.md, "The test
-    // suite's time": 518 s with 2, 297 s with 4 after the CPU cuts; 289 s with 5 for 3 % more CPU).
-    // TEST_WORKERS overrides it.
-    maxWorkers: Number(process.env.TEST_WORKERS ?? 4),
+    // 4 worker processes on a quiet machine, 2 on a busy one (TEST_WORKERS overrides; freeCpus above).
+    maxWorkers: process.env.TEST_WORKERS ? Number(process.env.TEST_WORKERS) : freeCpus() >= 1 ? 4 : 2,
     projects: [
       {
         extends: true,
