@@ -2,6 +2,7 @@
 // (docs/architecture.md, "Scale-out on Redis"; README, "Running several nodes").
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanFinalFrame } from '../../helpers/clean-run.js';
 import { closeAll, connectObserver, connected, overlay, logon } from '../../helpers/clients.js';
 import { CLUSTER_KEY, logLines, startCluster, type Cluster } from '../../helpers/cluster.js';
 import { FailoverProxy } from '../../helpers/failover-proxy.js';
@@ -20,28 +21,8 @@ const replay = recordedMatch();
 const FAST = { TRUST_REPLAY_TIMESTAMPS: 'true', INGEST_RATE_PER_SOCKET: '1000000', INGEST_BURST_PER_SOCKET: '1000000' };
 
 let reference: TestService;
-/** The group code of the one uninterrupted reference run. */
-const REF_CODE = 'CLEAN0';
-let clean: Promise<string> | undefined;
-/**
- * The final frame of an uninterrupted run of the recording in one embedded service, for this group
- * code: the file's one reference run (the frames of two runs differ only in their groupCode field,
- * which is substituted; the reference has that field exactly once).
- */
-async function cleanFinal(groupCode: string): Promise<string> {
-  clean ??= (async () => {
-    const fe = await overlay(reference.broadcast, REF_CODE);
-    const run = await playReplay(replay, { url: reference.ingest, key: 'k', groupCode: REF_CODE, pace: 'instant' });
-    await fe.waitFor((f) => f.roundPhase === 'game_end', 60_000);
-    run.socket.close();
-    return fe.raw[fe.raw.length - 1];
-  })();
-  const final = await clean;
-  const field = `"groupCode":"${REF_CODE}"`;
-  expect(final.split(REF_CODE)).toHaveLength(2);
-  expect(final).toContain(field);
-  return final.replace(field, `"groupCode":"${groupCode}"`);
-}
+/** The final frame of the file's one uninterrupted run of the recording, for a group code. */
+const cleanFinal = cleanFinalFrame(() => reference, replay);
 
 beforeAll(async () => {
   reference = await startTestService({ AUTH_KEY: 'k', TRUST_REPLAY_TIMESTAMPS: 'true' });
