@@ -5,10 +5,15 @@ import { recordedMatch } from '../../src/tools/recorded-match.js';
 import { Match, type MatchLogon } from '../../src/workers/match/match.js';
 import { DEFAULT_SPONSOR_LOGO_URL } from '../../src/workers/match/tools.js';
 import type { MatchState, PlayerState } from '../../src/workers/match/types.js';
-import { watchAllMatches } from './serializer-check.js';
+import { watchingAllMatches } from './serializer-check.js';
 
-// Every engine test also checks the serializer's dirty marks after each change (helpers/serializer-check.ts).
-watchAllMatches();
+// Every engine test also checks the serializer's dirty marks after each change: each file calls
+// watchAllMatches() at its top level (helpers/serializer-check.ts; the check ends with the file), and
+// these helpers refuse to work without it.
+export { watchAllMatches } from './serializer-check.js';
+function watched(): void {
+  if (!watchingAllMatches()) throw new Error('an engine test file calls watchAllMatches() at its top level (helpers/serializer-check.ts)');
+}
 
 
 export interface ReplayRecord {
@@ -32,6 +37,7 @@ export interface Replay {
 let cached: Replay | undefined;
 
 export function loadReplay(): Replay {
+  watched();
   if (!cached) {
     cached = recordedMatch() as unknown as Replay;
   }
@@ -49,6 +55,7 @@ export const GROUP = 'K7QX2M';
 export const T0 = 1_795_309_700_000;
 
 export function logon(overrides: Partial<MatchLogon> = {}): MatchLogon {
+  watched();
   return {
     groupCode: GROUP,
     leftTeam: { name: 'Team Alpha', tricode: 'ALP', url: 'https://cdn.example.org/alpha.png', attackStart: true },
@@ -65,6 +72,7 @@ export class Script {
   now: number;
 
   constructor(l: MatchLogon = logon(), now = T0) {
+    watched();
     this.now = now;
     this.match = Match.create(l, now, SETTINGS);
   }

@@ -2,7 +2,8 @@
 // cached wire serialization must equal a from-scratch one, so that a rule that mutates a cached
 // subtree without touch() fails the test that runs it. watchSerialization() wraps a Match's
 // mutating methods with the check (the engine's behaviour is unchanged); watchAllMatches() does so
-// for every Match the test file creates or restores.
+// for every Match the calling test file creates or restores, and ends with the file.
+import { afterAll } from 'vitest';
 import { Match } from '../../src/workers/match/match.js';
 import { wireSerializeFrame, wireSerializeFromScratch, wireSerializeMatch } from '../../src/workers/wire-serializer.js';
 
@@ -37,15 +38,31 @@ export function watchSerialization(m: Match): Match {
   return m;
 }
 
-let watching = false;
+let restore: (() => void) | null = null;
 
-/** Every Match created or restored from now on is watched. */
+/**
+ * Every Match created or restored from now on, until the calling test file ends, is watched. Call it
+ * at a test file's top level: a shared worker (vitest.config.ts, `isolate: false`) runs other files
+ * after this one with the same Match class and the same helper modules (evaluated once per worker),
+ * and a check left on makes their engine work ~20 times slower (a full serialization after every
+ * message: the deriver's restore test went from 0.5 s to 33 s and timed out in CI).
+ */
 export function watchAllMatches(): void {
-  if (watching) return;
-  watching = true;
+  afterAll(() => restore?.());
+  if (restore) return;
   const statics = Match as unknown as Record<string, (...args: unknown[]) => Match>;
-  for (const name of ['create', 'fromSnapshot']) {
-    const original = statics[name].bind(Match);
+  const originals = { create: statics.create, fromSnapshot: statics.fromSnapshot };
+  for (const name of ['create', 'fromSnapshot'] as const) {
+    const original = originals[name].bind(Match);
     statics[name] = (...args: unknown[]) => watchSerialization(original(...args));
   }
+  restore = () => {
+    Object.assign(statics, originals);
+    restore = null;
+  };
+}
+
+/** Whether Matches are watched now (helpers/engine.ts refuses to build one otherwise). */
+export function watchingAllMatches(): boolean {
+  return restore !== null;
 }

@@ -4,8 +4,8 @@
 // fake timers, and child processes (service nodes, redis-server, Sentinels, nginx, Chromium) with
 // everything they started. A leftover is named on stderr: it is the file's leak to fix, and until
 // then it must not load the machine for the files after it. With TEST_CPU_REPORT=<file> each file's
-// CPU time (its worker's threads and reaped children) is appended there as a JSON line (docs/benchmarks.md,
-// "The test suite's time").
+// CPU time (its worker's threads and reaped children), the worker's pid and its heap and RSS after
+// the file are appended there as a JSON line (docs/benchmarks.md, "The test suite's time").
 import fs from 'node:fs';
 import { afterAll, beforeAll, vi } from 'vitest';
 import { closeAll } from '../helpers/clients.js';
@@ -25,7 +25,8 @@ afterAll(async ({}, suite) => { // eslint-disable-line no-empty-pattern -- vites
     const now = cpuSplitMs();
     const own = now.own - cpuAtStart.own;
     const children = now.children - cpuAtStart.children;
-    fs.appendFileSync(report, JSON.stringify({ file: String(suite.filepath), cpuMs: own + children, ownMs: own, childrenMs: children }) + '\n');
+    const { heapUsed, rss } = process.memoryUsage();
+    fs.appendFileSync(report, JSON.stringify({ file: String(suite.filepath), cpuMs: own + children, ownMs: own, childrenMs: children, pid: process.pid, heapMB: Math.round(heapUsed / 1e6), rssMB: Math.round(rss / 1e6) }) + '\n');
   }
   if (services > 0 || procs.length > 0) {
     const file = 'filepath' in suite ? String(suite.filepath) : 'a test file';

@@ -5,7 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { Match } from '../../../src/workers/match/match.js';
 import { serializeMatch } from '../../../src/workers/match/serialize.js';
-import { loadReplay, logon, rosterAll, Script, SETTINGS, type ReplayRecord } from '../../helpers/engine.js';
+import { loadReplay, logon, rosterAll, Script, SETTINGS, type ReplayRecord, watchAllMatches } from '../../helpers/engine.js';
+
+watchAllMatches(); // the dirty-mark check on this file's Matches (helpers/serializer-check.ts)
 
 const flags = (s: Script) => ({ autostart: s.state.tools.agentSelectAutostart, active: s.state.tools.agentSelectActive });
 

@@ -3,7 +3,9 @@
 
 import { describe, expect, it } from 'vitest';
 import { serializeMatch } from '../../../src/workers/match/serialize.js';
-import { row, rosterAll, Script, plainFrame, SERVER_TIME } from '../../helpers/engine.js';
+import { row, rosterAll, Script, plainFrame, SERVER_TIME, watchAllMatches } from '../../helpers/engine.js';
+
+watchAllMatches(); // the dirty-mark check on this file's Matches (helpers/serializer-check.ts)
 
 function teamRow(playerId: string, over: Record<string, unknown> = {}) {
   const { name, tagline, startTeam, ...rest } = row(playerId, over);

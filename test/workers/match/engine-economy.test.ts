@@ -5,7 +5,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Match } from '../../../src/workers/match/match.js';
 import type { MatchState, MoneyRecordEntry } from '../../../src/workers/match/types.js';
-import { loadReplay, logon, row, rosterAll, Script, SETTINGS, type Replay } from '../../helpers/engine.js';
+import { loadReplay, logon, row, rosterAll, Script, SETTINGS, type Replay, watchAllMatches } from '../../helpers/engine.js';
+
+watchAllMatches(); // the dirty-mark check on this file's Matches (helpers/serializer-check.ts)
 
 interface RawRow {
   playerId: string;

@@ -2,8 +2,10 @@
 // (docs/match-rules.md 4.1–4.4, 11, 12).
 
 import { describe, expect, it } from 'vitest';
-import { logon, row, rosterAll, Script } from '../../helpers/engine.js';
+import { logon, row, rosterAll, Script, watchAllMatches } from '../../helpers/engine.js';
 import { touch } from '../../../src/workers/match/dirty.js';
+
+watchAllMatches(); // the dirty-mark check on this file's Matches (helpers/serializer-check.ts)
 
 function kill(attacker: string, victim: string, over: Record<string, unknown> = {}) {
   return { attacker, victim, weaponKillfeedInternal: 'TX_Hud_Volcano', headshotKill: false, assists: [], isTeamkill: false, ...over };

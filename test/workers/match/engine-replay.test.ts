@@ -3,7 +3,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Match } from '../../../src/workers/match/match.js';
 import type { MatchState, RoundRecordType } from '../../../src/workers/match/types.js';
-import { loadReplay, SETTINGS, type Replay } from '../../helpers/engine.js';
+import { loadReplay, SETTINGS, type Replay, watchAllMatches } from '../../helpers/engine.js';
+
+watchAllMatches(); // the dirty-mark check on this file's Matches (helpers/serializer-check.ts)
 
 interface Outcome {
   round: number;

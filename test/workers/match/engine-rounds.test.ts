@@ -2,7 +2,9 @@
 // swaps, switch_kda_credits and the roundNumber bound (docs/match-rules.md 4.7–4.15, 6–9).
 
 import { describe, expect, it } from 'vitest';
-import { row, rosterAll, Script } from '../../helpers/engine.js';
+import { row, rosterAll, Script, watchAllMatches } from '../../helpers/engine.js';
+
+watchAllMatches(); // the dirty-mark check on this file's Matches (helpers/serializer-check.ts)
 
 /** Plays round n: shopping → combat → end → score, team `winner` (game team id) wins it. */
 function playRound(s: Script, n: number, winner: 0 | 1, score: [number, number]): void {

@@ -6,7 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { Match } from '../../../src/workers/match/match.js';
 import { serializeMatch } from '../../../src/workers/match/serialize.js';
-import { loadReplay, plainFrame, row, rosterAll, Script, SERVER_TIME, SETTINGS } from '../../helpers/engine.js';
+import { loadReplay, plainFrame, row, rosterAll, Script, SERVER_TIME, SETTINGS, watchAllMatches } from '../../helpers/engine.js';
+
+watchAllMatches(); // the dirty-mark check on this file's Matches (helpers/serializer-check.ts)
 
 // Pure CPU over every message of the recorded match: seconds alone, far more beside other test files on a
 // loaded 2-core machine; a deadline, not a speed check (bench/ measures speed).

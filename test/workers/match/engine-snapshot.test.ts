@@ -3,7 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { Match } from '../../../src/workers/match/match.js';
 import { serializeMatch } from '../../../src/workers/match/serialize.js';
-import { loadReplay, logon, recordedMatchAtStart, Script, SETTINGS, T0 } from '../../helpers/engine.js';
+import { loadReplay, logon, recordedMatchAtStart, Script, SETTINGS, T0, watchAllMatches } from '../../helpers/engine.js';
+
+watchAllMatches(); // the dirty-mark check on this file's Matches (helpers/serializer-check.ts)
 
 describe('match snapshots', () => {
   it('restoring every 97 messages of the recorded match gives the same frames as an uninterrupted run', () => {

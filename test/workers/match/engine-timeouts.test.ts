@@ -2,7 +2,9 @@
 
 import { describe, expect, it } from 'vitest';
 import { Match } from '../../../src/workers/match/match.js';
-import { logon, Script, SETTINGS, T0 } from '../../helpers/engine.js';
+import { logon, Script, SETTINGS, T0, watchAllMatches } from '../../helpers/engine.js';
+
+watchAllMatches(); // the dirty-mark check on this file's Matches (helpers/serializer-check.ts)
 
 /** A match with `timeoutDuration` D seconds. */
 function withDuration(d: number, grace?: number): Script {

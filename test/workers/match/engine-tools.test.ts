@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { Match } from '../../../src/workers/match/match.js';
 import { serializeMatch } from '../../../src/workers/match/serialize.js';
 import { DEFAULT_SPONSOR_LOGO_URL } from '../../../src/workers/match/tools.js';
-import { logon, plain, rosterAll, Script, SETTINGS, T0, plainFrame, SERVER_TIME } from '../../helpers/engine.js';
+import { logon, plain, rosterAll, Script, SETTINGS, T0, plainFrame, SERVER_TIME, watchAllMatches } from '../../helpers/engine.js';
+
+watchAllMatches(); // the dirty-mark check on this file's Matches (helpers/serializer-check.ts)
 
 const realClientTools = {
   seriesInfo: { enable: false, needed: null, wonLeft: null, wonRight: null, seedingLeft: '', seedingRight: '', mapInfo: [] },

@@ -3,7 +3,9 @@
 
 import { describe, expect, it } from 'vitest';
 import { dataValidators, validateObserverEnvelope } from '../../../src/schemas/checks.js';
-import { row, rosterAll, Script } from '../../helpers/engine.js';
+import { row, rosterAll, Script, watchAllMatches } from '../../helpers/engine.js';
+
+watchAllMatches(); // the dirty-mark check on this file's Matches (helpers/serializer-check.ts)
 
 describe('envelope', () => {
   it('needs a string type, data, and groupCode (observer) or matchId + playerId (aux_*)', () => {

@@ -7,7 +7,9 @@ import { render } from '../../../src/main/feeds/formats.js';
 import { feedTablesOf, PLAYER_COLUMNS, type MatchData } from '../../../src/protocol/feed-tables.js';
 import { Match } from '../../../src/workers/match/match.js';
 import { serializeMatch } from '../../../src/workers/match/serialize.js';
-import { loadReplay, SETTINGS } from '../../helpers/engine.js';
+import { loadReplay, SETTINGS, watchAllMatches } from '../../helpers/engine.js';
+
+watchAllMatches(); // the dirty-mark check on this file's Matches (helpers/serializer-check.ts)
 
 // Pure CPU over every message of the recorded match: a deadline for a loaded machine, not a speed check.
 describe('feed tables from the state', { timeout: 180_000 }, () => {

@@ -8,8 +8,10 @@ import { Match } from '../../../src/workers/match/match.js';
 import { serializeMatch } from '../../../src/workers/match/serialize.js';
 import { wireSerializeMatch } from '../../../src/workers/wire-serializer.js';
 import { frameLiteralOfWire, stateJsonOfWire } from '../../../src/workers/wire-text.js';
-import { loadReplay, logon, recordedMatchAtStart, SETTINGS, T0 } from '../../helpers/engine.js';
+import { loadReplay, logon, recordedMatchAtStart, SETTINGS, T0, watchAllMatches } from '../../helpers/engine.js';
 import { expectEqual } from '../../helpers/equal.js';
+
+watchAllMatches(); // the dirty-mark check on this file's Matches (helpers/serializer-check.ts)
 
 // Pure CPU over every message of the recorded match: seconds alone, far more beside other test files on a
 // loaded 2-core machine; a deadline, not a speed check (bench/ measures speed).
