@@ -25,7 +25,7 @@ import { MemoryStandbyStore } from './standby/adapters/memory/standby-store.js';
 import { StateDirStandbyStore } from './standby/adapters/state-dir/standby-store.js';
 import { resolveAuthKey, type AuthKeySource } from './base/auth-key.js';
 import { createKeyValidator, createOutbound, createSupportPackages, KeysFile, type KeyValidator } from './backend/index.js';
-import { Cluster, FrameTexts, LocalRoutes, MatchInputs, MatchLifecycle, MatchRouting, MatchSync, OwnerDelivery, ShardOutput, ShardRecovery } from './matches/index.js';
+import { Cluster, FrameTexts, LocalRoutes, MatchInputs, MatchLifecycle, MatchRouting, MatchSync, ObserverClock, OwnerDelivery, ShardOutput, ShardRecovery } from './matches/index.js';
 import { BroadcastServer } from './broadcast/server.js';
 import type { Config } from './base/config.js';
 import { EventBus, type MainEvents } from './base/events.js';
@@ -173,8 +173,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
   frames.setFrameTextSource(new FrameTexts({ pool, routes, events }));
   const lifecycle = new MatchLifecycle({ config, log, pool, routes, directory, snapshots, frames, teamInfo, sessions, control, events, sync, inputs });
   // A standby observer per match (standby/standby.ts): its store is one of the ports above.
-  const standby = createStandby({ config, log, store: standbyStore, directory, control, inputs, routes, events });
-  const routing = new MatchRouting({ pool, inputs, directory, routes, events, relay: standby.relay, ...(remote ? { remote } : {}) });
+  const clock = new ObserverClock();
+  const standby = createStandby({ config, log, store: standbyStore, directory, control, inputs, routes, events, clock });
+  const routing = new MatchRouting({ pool, inputs, directory, routes, events, relay: standby.relay, clock, ...(remote ? { remote } : {}) });
   feedTables.setRouting(routing);
   const matches: MatchComponents = { pool, routes, lifecycle, routing, output, recovery, totals };
   const cluster = redis && remote

@@ -37,7 +37,8 @@ export interface LinkHealthRow {
   primaryLastAt: number;
   silent: boolean;
   overlay: { connected: number; framesPerSecond: number; slowestBufferedBytes: number; skipping: number };
-  standby: { armedUntil: number; primary: 'group' | 'standby'; failovers: number; lastFailover: { at: number; cause: FailoverCause } | null } | null;
+  /** `held`: the standby's messages held on the owner (not applied); the last failover's `applied` held messages, chosen by `how` (standby/align.ts). */
+  standby: { armedUntil: number; primary: 'group' | 'standby'; failovers: number; held: number; lastFailover: { at: number; cause: FailoverCause; applied: number; how: 'cut' | 'content' | 'all' } | null } | null;
 }
 
 export interface LinkHealthDeps {
@@ -102,8 +103,8 @@ export class LinkHealth {
       silent: this.silent(record, summary, now),
       overlay: { connected: this.deps.broadcast.overlayCount(code), framesPerSecond: this.framesPerSecond(code, now), slowestBufferedBytes: slow.bufferedBytes, skipping: slow.skipping },
       standby: view ? {
-        armedUntil: view.armedUntil > now ? view.armedUntil : 0, primary: view.primary, failovers: view.failovers,
-        lastFailover: view.lastFailover ? { at: view.lastFailover.at, cause: view.lastFailover.cause } : null,
+        armedUntil: view.armedUntil > now ? view.armedUntil : 0, primary: view.primary, failovers: view.failovers, held: view.held,
+        lastFailover: view.lastFailover ? { at: view.lastFailover.at, cause: view.lastFailover.cause, applied: view.lastFailover.applied, how: view.lastFailover.how } : null,
       } : null,
     };
   }

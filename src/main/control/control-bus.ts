@@ -13,6 +13,9 @@
 //   rehearsal_answer  the request's id, an HTTP status and the answer's body (src/main/rehearsal).
 //   observer_swap   an operator swaps a match's primary and standby observer: its owner's relay does
 //                   (standby/relay.ts).
+//   standby_watch   a standby window was armed, or a standby admitted, on a node that does not run the
+//                   match: the owner's relay starts keeping the primary's applied messages now
+//                   (standby/relay.ts), before the standby's first message reaches it.
 //
 // Delivery is in publish order, to every subscriber; the in-process adapter delivers synchronously,
 // before publish returns. Adapters: control/adapters/memory/control-bus.ts. Contract:
@@ -24,7 +27,8 @@ export type ControlMessage =
   | { t: 'secret_rotated'; groupCode: string; sessionIds: string[] }
   | { t: 'rehearsal'; groupCode: string; requestId: string; action: RehearsalAction; round?: number; tokenId: string }
   | { t: 'rehearsal_answer'; requestId: string; status: number; body: unknown }
-  | { t: 'observer_swap'; groupCode: string };
+  | { t: 'observer_swap'; groupCode: string }
+  | { t: 'standby_watch'; groupCode: string; armedUntil: number };
 
 export type RehearsalAction = 'pause' | 'resume' | 'seek' | 'stop' | 'status';
 

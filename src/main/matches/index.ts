@@ -8,7 +8,7 @@ export { type MatchDirectory, type DirectoryRecord } from './match-directory.js'
 export { MatchInputs } from './match-inputs.js';
 export { type OutputLeases } from './match-ownership.js';
 export { MatchSync } from './match-sync.js';
-export { type ObserverClock } from './observer-clock.js';
+export { ObserverClock } from './observer-clock.js';
 export { OwnerDelivery } from './owner-delivery.js';
 export { isRehearsal } from './rehearsal-marker.js';
 export { readLatestFrameText, registerMatchData } from './rest.js';

@@ -11,7 +11,7 @@ import type { ShardPool } from '../shards/pool.js';
 import type { Seat } from '../sessions/index.js';
 import type { LocalRoutes } from './local-routes.js';
 import type { MatchInputs } from './match-inputs.js';
-import { ObserverClock } from './observer-clock.js';
+import type { ObserverClock } from './observer-clock.js';
 
 /** Scale-out: where data for a match that another node runs goes (matches/owner-delivery.ts). */
 export interface RemoteMatches {
@@ -39,13 +39,16 @@ export interface RoutingDeps {
   remote?: RemoteMatches;
   /** Matches with a standby observer: their observer payloads pass through it (standby/relay.ts). */
   relay?: SeatRelay;
+  /** Where each match's primary observer's last message time is kept (the standby relay reads it too). */
+  clock: ObserverClock;
 }
 
 export class MatchRouting {
-  /** When each match's primary observer last sent data here (link health). */
-  readonly clock = new ObserverClock();
+  /** When each match's primary observer last sent data here (link health, the standby relay). */
+  readonly clock: ObserverClock;
 
   constructor(private readonly deps: RoutingDeps) {
+    this.clock = deps.clock;
     const { events } = deps;
     events.on('matchStopped', ({ groupCode }) => this.clock.forget(groupCode));
     events.on('matchRegistered', ({ groupCode, registered }) => this.toShard(groupCode, (shard) => deps.pool.send(shard, { t: 'registered', groupCode, registered })));

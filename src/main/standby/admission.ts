@@ -27,7 +27,7 @@ export class StandbyAdmission {
     if (!this.deps.directory.get(groupCode)) return undefined;
     const armedUntil = now + this.deps.config.STANDBY_ARM_WINDOW_MS;
     await this.deps.store.arm(groupCode, armedUntil);
-    this.deps.relay.watch(groupCode, armedUntil);
+    await this.deps.relay.watch(groupCode, armedUntil);
     return { armedUntil };
   }
 
@@ -50,7 +50,7 @@ export class StandbyAdmission {
     if (record.armedUntil <= now || keyId !== match.keyId) return null;
     const secret = generateSecret(config.GROUP_SECRET_LENGTH);
     if (!(await store.admit(match.groupCode, secretDigest(secret), now))) return null;
-    this.deps.relay.watch(match.groupCode);
+    await this.deps.relay.watch(match.groupCode);
     return { reason: secret };
   }
 }

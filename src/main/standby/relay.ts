@@ -52,6 +52,8 @@ export interface StandbyRelayDeps {
   runsHere(groupCode: string): boolean;
   /** Applies one observer payload of the match (the shard pool's obs). */
   apply(groupCode: string, raw: string, now: number, via?: string): boolean;
+  /** When the match's primary observer last sent data here, relay or not (matches/observer-clock.ts; 0: never). */
+  primaryLastAt(groupCode: string): number;
   /** Told of each failover (the observer_failover event: events/operational.ts). */
   failedOver?(groupCode: string, record: FailoverRecord): void;
 }
@@ -77,6 +79,10 @@ export class StandbyRelay {
         if (deps.runsHere(m.groupCode)) this.swap(m.groupCode);
         return;
       }
+      if (m.t === 'standby_watch') {
+        if (deps.runsHere(m.groupCode)) this.relayOf(m.groupCode).armedUntil = m.armedUntil;
+        return;
+      }
       if (m.t !== 'match_removed') return;
       this.relays.delete(m.groupCode);
       deps.store.delete(m.groupCode).catch(() => undefined);
@@ -88,9 +94,21 @@ export class StandbyRelay {
     return seat === 'standby' || this.relays.has(groupCode);
   }
 
-  /** A window was armed until `armedUntil` (0: a standby logged on): the primary's recent messages are kept from now on. */
-  watch(groupCode: string, armedUntil = 0): void {
-    if (this.deps.runsHere(groupCode)) this.relayOf(groupCode).armedUntil = armedUntil;
+  /**
+   * A window was armed until `armedUntil` (0: a standby logged on): the primary's applied messages
+   * are kept from now on, on the match's owner. Through another node the owner is told on the
+   * ControlBus (`standby_watch`), and this resolves once it was delivered: the primary's messages
+   * the standby's first copies will be compared with must not pass the owner unkept (a cut not
+   * found, and the standby's copies of them applied again).
+   */
+  async watch(groupCode: string, armedUntil = 0): Promise<void> {
+    if (this.deps.runsHere(groupCode)) {
+      this.relayOf(groupCode).armedUntil = armedUntil;
+      return;
+    }
+    await this.deps.control.publish({ t: 'standby_watch', groupCode, armedUntil }).catch((err: Error) => {
+      this.log.warn({ groupCode, error: err.message }, 'the owner was not told of the standby (its relay starts with the standby\'s first message)');
+    });
   }
 
   /** An observer payload of `seat` (`via`: the node that forwarded it, matches/owner-inbox.ts); false when it is not forwardable (counted by the caller). */
@@ -164,6 +182,9 @@ export class StandbyRelay {
       evidenceAt: 0, recent: [], recentCount: new Map(), held: [], holdDownUntil: 0, failovers: [], failoverCount: 0, armedUntil: 0,
     };
     this.relays.set(groupCode, r);
+    // A silence is measured from the seat's last message, also one from before the relay existed: until
+    // now only the group seat's messages came here unrelayed, and the clock kept their time.
+    r.lastAt.group = this.deps.primaryLastAt(groupCode);
     this.readPrimary(groupCode, r, 0);
     return r;
   }

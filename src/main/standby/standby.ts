@@ -5,7 +5,7 @@ import type { Config } from '../base/config.js';
 import type { EventBus, MainEvents } from '../base/events.js';
 import type { Logger } from '../base/log.js';
 import type { ControlBus } from '../control/index.js';
-import type { LocalRoutes, MatchDirectory, MatchInputs } from '../matches/index.js';
+import type { LocalRoutes, MatchDirectory, MatchInputs, ObserverClock } from '../matches/index.js';
 import type { StandbyStore } from './standby-store.js';
 import { StandbyAdmission } from './admission.js';
 import { StandbyRelay } from './relay.js';
@@ -17,10 +17,11 @@ export interface Standby {
   close(): void;
 }
 
-export function createStandby(deps: { config: Config; log: Logger; store: StandbyStore; directory: MatchDirectory; control: ControlBus; inputs: MatchInputs; routes: LocalRoutes; events: EventBus<MainEvents> }): Standby {
-  const { config, log, store, directory, control, inputs, routes, events } = deps;
+export function createStandby(deps: { config: Config; log: Logger; store: StandbyStore; directory: MatchDirectory; control: ControlBus; inputs: MatchInputs; routes: LocalRoutes; events: EventBus<MainEvents>; clock: ObserverClock }): Standby {
+  const { config, log, store, directory, control, inputs, routes, events, clock } = deps;
   const relay = new StandbyRelay({
     config, log, store, control, runsHere: (code) => routes.get(code) !== undefined, apply: (groupCode, raw, now, via) => inputs.obs(groupCode, raw, now, via),
+    primaryLastAt: (code) => clock.last(code),
     failedOver: (groupCode, { cause, from, to, at }) => events.emit('observerFailover', { groupCode, cause, from, to, at }),
   });
   const admission = new StandbyAdmission({ config, log, store, directory, relay });

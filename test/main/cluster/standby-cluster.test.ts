@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminApi, TEST_ADMIN_TOKEN } from '../../helpers/admin.js';
 import { closeAll, connectObserver, overlay, logon, observer } from '../../helpers/clients.js';
-import { CLUSTER_KEY, startCluster, type Cluster } from '../../helpers/cluster.js';
+import { CLUSTER_KEY, logLines, startCluster, type Cluster } from '../../helpers/cluster.js';
 import { scrapeMetrics } from '../../helpers/metrics.js';
 import { playReplay, recordedMatch, replayLogon } from '../../helpers/recorded.js';
 import { frameWithout, sendBothAtOnce, streamPair } from '../../helpers/standby.js';
@@ -60,10 +60,24 @@ describe('a standby observer on another node than the owner', () => {
       const receivedOnA = async () => (await scrapeMetrics(a.urls.metrics!)).value('ods_messages_received_total', { event: 'obs_data' });
       const base = await receivedOnA();
       await sendBothAtOnce(p, s, records, 1500, () => expect.poll(receivedOnA, { timeout: 30_000 }).toBeGreaterThanOrEqual(base + 1500));
+      // The standby's copies reached the owner through node B and are held there. The owner kept the
+      // primary's messages since the window was armed on node B (standby_watch), so they are no
+      // evidence of the primary's silence: the primary holding back longer than a faster standby's
+      // tolerance (1 s) and shorter than FAILOVER_SILENCE_MS keeps its seat. (The owner's relay
+      // used to begin with the standby's first copy, counting the primary silent since 1970: a failover
+      // here, and the standby's copies of kills already applied applied again.)
+      const standbyOnOwner = async () => (await new AdminApi(a.urls.rest).match(code))?.links?.standby;
+      await expect.poll(async () => (await standbyOnOwner())?.held ?? 0, { timeout: 30_000 }).toBeGreaterThanOrEqual(1500);
+      await new Promise((resolve) => setTimeout(resolve, 1500)); // the primary's pause: the scenario, not a wait for state
+      expect((await standbyOnOwner())?.failovers).toBe(0);
       const { cutAt } = await streamPair({ primary: p, standby: s, records, from: 1500, cut: 1600, stop: () => undefined, gapMs: 5, lagMs: 300, until: () => failoverAt > 0 });
       await fe.waitFor((f) => f.roundPhase === 'game_end', 60_000);
       await expect.poll(() => failoverAt, { timeout: 10_000 }).toBeGreaterThan(0);
       console.log(`scale-out: failover ${failoverAt - cutAt} ms after the primary's last message`);
+      // Never before the primary's silence (a failover while it streams put the cut in the wrong place).
+      const [last] = logLines(a, 'observer failover: the standby is the primary now').filter((l) => l.groupCode === code);
+      expect(last).toMatchObject({ groupCode: code, cause: 'primary_silent', how: 'cut' });
+      expect((last.time as number) - cutAt).toBeGreaterThanOrEqual(THRESHOLD_MS);
       expect(failoverAt - cutAt).toBeLessThanOrEqual(THRESHOLD_MS + 1000);
       expect(timeless(fe.raw[fe.raw.length - 1])).toEqual(timeless(reference));
     } finally {

@@ -23,7 +23,7 @@ export interface RedisControlBusOptions {
 
 interface Envelope { from: string; seq: number; message: ControlMessage }
 
-const TYPES = new Set(['force_end', 'match_removed', 'secret_rotated', 'rehearsal', 'rehearsal_answer', 'observer_swap']);
+const TYPES = new Set(['force_end', 'match_removed', 'secret_rotated', 'rehearsal', 'rehearsal_answer', 'observer_swap', 'standby_watch']);
 
 export class RedisControlBus implements ControlBus {
   /** Resolves once Redis confirmed this bus's subscription (publish waits for it). */
