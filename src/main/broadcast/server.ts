@@ -243,6 +243,8 @@ export class BroadcastServer {
       c.bytes += text.length;
       c.polling++;
       c.deliveries++;
+      f.lastFrameNo = packet.frameNo;
+      f.skippedFrame = undefined;
       return;
     }
     if (f.ws.bufferedAmount > this.deps.config.FRONTEND_MAX_BUFFERED_BYTES) return this.skip(f, packet);
@@ -265,6 +267,8 @@ export class BroadcastServer {
       c.keyframes++;
     }
     f.lastFrameNo = packet.frameNo;
+    // A frame skipped before this one is older: never sent after it (retryStale), also once the match is gone.
+    f.skippedFrame = undefined;
     c.deliveries++;
   }
 
