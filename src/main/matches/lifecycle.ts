@@ -127,7 +127,9 @@ export class MatchLifecycle {
     // match's first snapshot creates it again from this (docs/reliability.md, "Losses found").
     await this.deps.snapshots.keepCreated?.(record, record.epoch, { now: create.now, logon: { ...create.logon, toolsData: withoutCamSecret(create.logon.toolsData) } });
     this.deps.pool.send(shard, create);
-    this.setTeams(record);
+    // Stored before the logon is answered: a graphics system that asks any node for the code's teams
+    // right after the observer connected gets them (cluster.test.ts, on a loaded machine, did not).
+    await this.setTeams(record);
     this.log.info({ groupCode: packet.groupCode, shard, organizationId, isSupporter, rehearsal: isRehearsal(record) || undefined }, 'match created');
     return { kind: 'created', secret };
   }
@@ -144,7 +146,7 @@ export class MatchLifecycle {
       const after = snap.created ? 0 : (snapshotMeta(snap.text)?.inputs ?? 0);
       const logged = await this.deps.inputs.logged(snap.groupCode, claim.record.epoch, snap.epoch, after);
       const shard = this.run(claim.record);
-      this.setTeams(claim.record);
+      void this.setTeams(claim.record);
       if (snap.created) {
         // Killed before its first snapshot: created again from its logon, at the same time (the same matchKey).
         this.deps.pool.send(shard, { t: 'create', groupCode: snap.groupCode, now: snap.created.now, logon: snap.created.logon, again: true });
@@ -230,8 +232,8 @@ export class MatchLifecycle {
     return shard;
   }
 
-  private setTeams(record: DirectoryRecord): void {
-    this.deps.teamInfo.set(record.groupCode, record.teams).catch((err: Error) => {
+  private setTeams(record: DirectoryRecord): Promise<void> {
+    return this.deps.teamInfo.set(record.groupCode, record.teams).catch((err: Error) => {
       this.log.error({ groupCode: record.groupCode, error: err.message }, 'team info not stored');
     });
   }
