@@ -75,7 +75,9 @@ describe('a standby observer on another node than the owner', () => {
       await expect.poll(() => failoverAt, { timeout: 10_000 }).toBeGreaterThan(0);
       console.log(`scale-out: failover ${failoverAt - cutAt} ms after the primary's last message`);
       // Never before the primary's silence (a failover while it streams put the cut in the wrong place).
-      const [last] = logLines(a, 'observer failover: the standby is the primary now').filter((l) => l.groupCode === code);
+      const failovers = () => logLines(a, 'observer failover: the standby is the primary now').filter((l) => l.groupCode === code);
+      await expect.poll(() => failovers().length).toBe(1); // through the node's output pipe
+      const [last] = failovers();
       expect(last).toMatchObject({ groupCode: code, cause: 'primary_silent', how: 'cut' });
       expect((last.time as number) - cutAt).toBeGreaterThanOrEqual(THRESHOLD_MS);
       expect(failoverAt - cutAt).toBeLessThanOrEqual(THRESHOLD_MS + 1000);
