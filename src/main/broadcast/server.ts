@@ -243,7 +243,7 @@ export class BroadcastServer {
       c.bytes += text.length;
       c.polling++;
       c.deliveries++;
-      f.lastFrameNo = packet.frameNo;
+      // (lastFrameNo stays the websocket's: a delta follows only a frame sent on the same deflate context.)
       f.skippedFrame = undefined;
       return;
     }
