@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { StateFiles } from '../../../src/main/state-dir/files.js';
 import { StateDirSessionStore } from '../../../src/main/sessions/adapters/state-dir/session-store.js';
 import { StateDirSnapshotStore } from '../../../src/main/matches/adapters/state-dir/snapshot-store.js';
@@ -65,6 +65,39 @@ describe('StateDirSessionStore', () => {
     expect(taken?.disconnectedAt).toBe(now - 2_000); // held at shutdown: gone since then
     expect(await second.takeOver('pid-gone', 'x', 's8', now)).toBeUndefined();
     second.close();
+  });
+
+  it('writes the table on its interval only when it changed, and never after the shutdown\'s flush', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const dir = freshDir();
+      const files = new StateFiles(dir, log);
+      const store = new StateDirSessionStore(files, { windowMs: 10_000, writeIntervalMs: 1_000, log });
+      const stamp = async () => {
+        await files.flush();
+        return (JSON.parse(fs.readFileSync(path.join(dir, 'sessions.json'), 'utf8')) as { stamp: number }).stamp;
+      };
+      store.put({ id: 'pid-a', role: 'observer', groupCode: 'G1', obsName: 'o', matchId: '', playerId: '', socketId: 's1' });
+      vi.advanceTimersByTime(1_000);
+      const first = await stamp();
+      vi.advanceTimersByTime(5_000); // unchanged: five ticks write nothing
+      expect(await stamp()).toBe(first);
+      store.detach('pid-a', 's1', Date.now());
+      vi.advanceTimersByTime(1_000);
+      const second = await stamp();
+      expect(second).toBeGreaterThan(first);
+      await store.flush(Date.now());
+      const last = await stamp();
+      expect(last).toBeGreaterThan(second);
+      // A change after the last write (a socket closing during the exit) is not written by a tick.
+      store.put({ id: 'pid-b', role: 'observer', groupCode: 'G2', obsName: 'o', matchId: '', playerId: '', socketId: 's2' });
+      vi.advanceTimersByTime(5_000);
+      expect(await stamp()).toBe(last);
+      expect(fs.readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+      store.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

@@ -30,7 +30,8 @@ export class StateDirSessionStore extends MemorySessionStore {
     if (resumable > 0) options.log.info({ module: 'sessions', sessions: resumable }, 'resumable sessions restored from STATE_DIR');
     this.timer = setInterval(() => {
       if (this.version === this.written) return;
-        this.files.writeSessions(this.persisted(now()));
+      this.written = this.version;
+      this.files.writeSessions(this.persisted(now()));
     }, options.writeIntervalMs);
     this.timer.unref();
   }
@@ -44,7 +45,9 @@ export class StateDirSessionStore extends MemorySessionStore {
     });
   }
 
+  /** The last write: the timer stops first, so no table written after this resolves lands half-way through the exit. */
   override async flush(now: number): Promise<void> {
+    clearInterval(this.timer);
     this.files.writeSessions(this.persisted(now));
     await this.files.flush();
   }
