@@ -1,6 +1,8 @@
 // Frames reach every kind of overlay intact: WebSocket with permessage-deflate (shared delta
-// bytes after a keyframe), WebSocket without deflate, long-polling, and a late joiner.
-import { describe, expect, it } from 'vitest';
+// bytes after a keyframe), WebSocket without deflate, long-polling, a late joiner, and an overlay
+// that upgrades from polling to a WebSocket in the middle of the stream.
+import net from 'node:net';
+import { afterAll, describe, expect, it } from 'vitest';
 import { connect, connected, overlay, nextEvent } from '../../helpers/clients.js';
 import { playReplay, recordedMatch, sendRecords } from '../../helpers/recorded.js';
 import { serviceForFile } from '../../helpers/service.js';
@@ -22,13 +24,78 @@ function isSubsequence(sub: string[], all: string[]): boolean {
   return i === sub.length;
 }
 
-const svc = serviceForFile({ AUTH_KEY: 'k', TRUST_REPLAY_TIMESTAMPS: 'true' });
+// The longest upgrade deadline: the mid-stream upgrade's test holds one half-way for a part of the match.
+const svc = serviceForFile({ AUTH_KEY: 'k', TRUST_REPLAY_TIMESTAMPS: 'true', REQUEST_HEAD_TIMEOUT_MS: '10000' });
 
 /** An overlay of this service keeping the frames as received (text). */
 async function overlayOf(code: string, opts: { transports?: ('polling' | 'websocket')[]; perMessageDeflate?: false }) {
   const fe = await overlay(svc.broadcast, code, opts.transports, { perMessageDeflate: opts.perMessageDeflate });
   return { socket: fe.socket, frames: fe.raw };
 }
+
+/**
+ * A TCP proxy in front of the broadcast listener that lets an overlay's WebSocket upgrade begin and
+ * holds it half-way until `release()`: the upgrade request reaches the service (which then has the
+ * upgrade under way) and its 101 answer reaches the overlay, but what the service sends on the new
+ * WebSocket after that (the probe's answer) waits. Meanwhile the overlay stays on polling, and its
+ * frames keep going there, for as long as the test needs.
+ */
+async function upgradeGate(target: string) {
+  const port = Number(new URL(target).port);
+  const sockets = new Set<net.Socket>();
+  /** The WebSocket connections' held bytes from the service, each with its way to pass them on; null once released. */
+  let held: { chunks: Buffer[]; pass: () => void }[] | null = [];
+  const server = net.createServer((client) => {
+    sockets.add(client);
+    const upstream = net.connect(port, '127.0.0.1');
+    sockets.add(upstream);
+    for (const [a, b] of [[client, upstream], [upstream, client]]) {
+      a.on('error', () => b.destroy());
+      a.on('close', () => b.destroy());
+    }
+    client.pipe(upstream);
+    client.once('data', (first) => {
+      if (held === null || !first.includes('transport=websocket')) {
+        upstream.pipe(client);
+        return;
+      }
+      let head: Buffer | null = Buffer.alloc(0);
+      const chunks: Buffer[] = [];
+      const onData = (chunk: Buffer) => {
+        if (head === null) return void chunks.push(chunk);
+        head = Buffer.concat([head, chunk]);
+        const end = head.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        client.write(head.subarray(0, end + 4)); // the 101 answer goes through
+        if (head.length > end + 4) chunks.push(head.subarray(end + 4));
+        head = null;
+      };
+      upstream.on('data', onData);
+      held.push({
+        chunks,
+        pass: () => {
+          upstream.off('data', onData);
+          for (const c of head === null ? chunks : [head]) client.write(c);
+          upstream.pipe(client);
+        },
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  gates.push(() => { server.close(); for (const s of sockets) s.destroy(); });
+  return {
+    url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+    /** Upgrades under way whose probe answer is held. */
+    held: () => held?.filter((g) => g.chunks.length > 0).length ?? 0,
+    release() {
+      const waiting = held ?? [];
+      held = null;
+      for (const g of waiting) g.pass();
+    },
+  };
+}
+const gates: (() => void)[] = [];
+afterAll(() => { for (const close of gates) close(); });
 
 describe('broadcast delivery', () => {
   it('every overlay kind receives the same frames; deflate overlays get shared deltas', async () => {
@@ -101,6 +168,63 @@ describe('broadcast delivery', () => {
     expect(lateFrames.length).toBeGreaterThan(2);
     expect(forms[0]).toBe('keyframe');
     expect(forms.slice(1)).toEqual(forms.slice(1).map(() => 'delta'));
+    run.socket.close();
+  }, 60_000);
+
+  it('an overlay that upgrades to a WebSocket mid-stream decodes what follows (frames on polling first)', async () => {
+    const code = 'DELIV3';
+    const ws = await overlayOf(code, { transports: ['websocket'] });
+    const run = await playReplay({ ...replay, records: replay.records.slice(0, 1200) }, { url: svc.ingest, key: 'k', pace: 'instant', groupCode: code });
+    await expect.poll(() => ws.frames.length, { timeout: 10_000 }).toBeGreaterThan(0);
+
+    // The real frontend's options: polling first, then the upgrade, which the gate holds.
+    const gate = await upgradeGate(svc.broadcast);
+    const socket = connect(gate.url);
+    const got: { transport: string; frame: string }[] = [];
+    socket.on('match_data', (frame: string) => got.push({ transport: socket.io.engine.transport.name, frame }));
+    let disconnects = 0;
+    socket.on('disconnect', () => disconnects++);
+    await connected(socket);
+    const ok = nextEvent(socket, 'logon_success');
+    socket.emit('logon', JSON.stringify({ groupCode: code }));
+    await ok;
+    // Frames over polling while the service has the upgrade under way: the latest at logon, then a part's.
+    await expect.poll(() => gate.held(), { timeout: 5_000 }).toBe(1);
+    await expect.poll(() => got.length, { timeout: 5_000 }).toBeGreaterThan(0);
+    const had = got.length;
+    await sendRecords(run.socket, replay, { pace: 'instant', groupCode: code, from: 1200, to: 1800 });
+    await expect.poll(() => got.length, { timeout: 5_000 }).toBeGreaterThan(had);
+    expect(got.every((g) => g.transport === 'polling')).toBe(true);
+    const onPolling = got.length;
+
+    // The upgrade completes in the middle of the stream; what follows comes over the WebSocket.
+    gate.release();
+    await expect.poll(() => socket.io.engine.transport.name, { timeout: 10_000 }).toBe('websocket');
+    const wire = recordWire(socket);
+    for (const [from, to] of [[1800, 2100], [2100, 2400], [2400, replay.records.length]]) {
+      const had = got.length;
+      await sendRecords(run.socket, replay, { pace: 'instant', groupCode: code, from, to });
+      await expect.poll(() => got.length, { timeout: 10_000 }).toBeGreaterThan(had);
+    }
+    const done = (frames: string[]) => frames.length > 0 && JSON.parse(frames[frames.length - 1]).roundPhase === 'game_end';
+    await expect.poll(() => done(ws.frames) && done(got.map((g) => g.frame)), { timeout: 30_000 }).toBe(true);
+
+    // Every frame after the upgrade decoded to one the websocket overlay got, in its order, the last
+    // the same final frame; on the wire a keyframe first, then deltas on the new deflate context.
+    // (A frame sent on polling while the upgrade was finishing may come over the WebSocket as the
+    // plain Socket.IO packet it was, flushed there by Engine.IO: not one of these compressed messages.)
+    const after = got.slice(onPolling);
+    expect(after.every((g) => g.transport === 'websocket')).toBe(true);
+    expect(isSubsequence(got.map((g) => g.frame), ws.frames)).toBe(true);
+    expect(got[got.length - 1].frame).toBe(ws.frames[ws.frames.length - 1]);
+    const compressed = wire.filter((m) => m.compressed);
+    expect(compressed.length).toBeGreaterThan(2);
+    expect(compressed.length).toBeLessThanOrEqual(after.length);
+    const forms = compressed.map(deflateForm);
+    expect(forms[0]).toBe('keyframe');
+    expect(forms.slice(1)).toEqual(forms.slice(1).map(() => 'delta'));
+    expect(disconnects).toBe(0);
+    socket.close();
     run.socket.close();
   }, 60_000);
 });
