@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The sitting behind docs/benchmarks.md's opening table (issue 38): where this tree's service stands
+# against the server we replace (Spectra-Server, built beside the repository, started afresh for
+# each of its runs) and against the floors (bench/socket-floor.ts: the same sockets and traffic with
+# none of the work; the bare uWebSockets.js feed server of bench/feed-304.ts), one run after the
+# other on a quiet machine. Each run's JSON line is appended, labelled, to
+# bench/results/standing-sitting.jsonl; `npx tsx bench/standing-table.ts` prints the table from it.
+# About 20 minutes.
+#
+#   npm run build && bash bench/standing-sitting.sh <Spectra-Server dir> [part...]
+#
+# Parts (all by default): cpu (M=50 at 3 and 20 msg/s, three rounds each, unpinned, as the reference
+# was first measured), floor (CPU per message at M=1,500 against the socket floor, pinned), capacity
+# (the ramp on one pinned core; the reference at 200 and 400), memory (RSS per match, 1,000 matches
+# after the lobby), feed (a feed poll answered 304 against the bare server's).
+set -u
+REF=$(cd "$1" && pwd)
+shift
+PARTS=${*:-cpu floor capacity memory feed}
+OUT=bench/results/standing-sitting.jsonl
+mkdir -p bench/results
+log() { echo "# $(date +%T) load $(cut -d' ' -f1-3 /proc/loadavg): $*" | tee -a "$OUT"; }
+run() { # label, the benchmark's file, then its arguments
+  local label=$1 file=$2; shift 2
+  log "$label: $file $*"
+  npx tsx "bench/$file" "$@" 2>/dev/null | grep '^{"bench"' | sed "s/^{/{\"label\":\"$label\",/" | tee -a "$OUT"
+}
+ref() { # the reference, started fresh for the run
+  local label=$1; shift
+  (cd "$REF" && INSECURE=true REQUIRE_AUTH_KEY=false exec node dist/index.js >/dev/null 2>&1) &
+  local pid=$!
+  for _ in $(seq 1 50); do (echo > /dev/tcp/127.0.0.1/5200) 2>/dev/null && break; sleep 0.2; done
+  sleep 1
+  run "$label" broadcast.ts --target http://127.0.0.1:5100 --target-pid "$pid" "$@" # the subshell exec'd node: $pid is node's
+  kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+}
+
+for part in $PARTS; do
+  case $part in
+    cpu)
+      for rate in 3 20; do
+        for _ in 1 2 3; do
+          ref reference --matches 50 --rate "$rate" --duration 30
+          run service broadcast.ts --matches 50 --rate "$rate" --duration 30
+        done
+      done ;;
+    floor)
+      run floor socket-floor.ts --matches 1500 --rate 3 --duration 20 --pin 0:1
+      run service-1500 broadcast.ts --matches 1500 --rate 3 --duration 20 --pin 0:1 ;;
+    capacity)
+      ref reference --matches 200 --rate 3 --duration 20 --pin 0:1
+      ref reference --matches 400 --rate 3 --duration 20 --pin 0:1
+      run service-ramp broadcast.ts --ramp --rate 3 --steps 1000,1500,2000,3000,4000 --duration 20 --pin 0:1 ;;
+    memory)
+      ref reference --idle --matches 1000
+      run service broadcast.ts --idle --matches 1000 ;;
+    feed)
+      run service feed-304.ts --matches 200 --duration 20 --pin 0:1 ;;
+  esac
+done
+log done
