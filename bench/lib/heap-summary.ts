@@ -1,6 +1,6 @@
 // What a V8 heap snapshot holds, by kind: self sizes summed by constructor (objects, closures,
-// arrays) or string kind, and each node's first retainer (the holder's constructor and the edge's
-// name: `Object.text` is the `text` member of a plain object), so that "40 MB of strings" says whose.
+// arrays; a plain object by its first three members) or string kind, and each node's first retainer (the holder's constructor and the edge's
+// name: `{id,type,seq}.text` is the `text` member of such an object), so that "40 MB of strings" says whose.
 // For memory studies (docs/perf/memory.md); a snapshot comes from `--heapsnapshot-signal` (the
 // service started with BENCH_NODE_ARGS, bench/lib/service.ts).
 //
@@ -25,11 +25,22 @@ const types = meta.node_types[0], edgeTypes = meta.edge_types[0];
 const { nodes, edges, strings } = snap;
 const count = nodes.length / NF;
 
+/** Where each node's edges start (edges are stored node after node). */
+const firstEdge = new Int32Array(count + 1);
+for (let i = 0; i < count; i++) firstEdge[i + 1] = firstEdge[i] + nodes[i * NF + nEdges] * EF;
 const kindOf = (i: number): string => {
   const t = types[nodes[i * NF + nType]];
-  if (t === 'object' || t === 'closure' || t === 'native') return `${t}:${strings[nodes[i * NF + nName]]}`;
+  const name = strings[nodes[i * NF + nName]];
+  // A plain object is named by its first members (a StoredEvent from a subtree's cached text).
+  if (t === 'object' && name === 'Object') return `{${members(i).slice(0, 3).join(',')}}`;
+  if (t === 'object' || t === 'closure' || t === 'native') return `${t}:${name}`;
   return t;
 };
+function members(i: number): string[] {
+  const out: string[] = [];
+  for (let e = firstEdge[i]; e < firstEdge[i + 1]; e += EF) if (edgeTypes[edges[e + eType]] === 'property') out.push(strings[edges[e + eName]]);
+  return out;
+}
 
 // The first retainer of each node (weak edges left out): holder's kind and the edge's name.
 const retainer = new Int32Array(count).fill(-1);
@@ -42,6 +53,7 @@ for (let i = 0, e = 0; i < count; i++) {
     if (retainer[to] === -1) { retainer[to] = i; retainerEdge[to] = e; }
   }
 }
+const isString = (i: number): boolean => types[nodes[i * NF + nType]].endsWith('string');
 const edgeName = (e: number): string => {
   const t = edgeTypes[edges[e + eType]];
   return t === 'element' || t === 'hidden' ? `[${t}]` : strings[edges[e + eName]];
@@ -57,8 +69,12 @@ for (let i = 0; i < count; i++) {
   const a = byKind.get(kind) ?? { size: 0, n: 0 };
   a.size += size; a.n++;
   byKind.set(kind, a);
-  const r = retainer[i];
-  const holder = `${kind} ← ${r < 0 ? '(root)' : `${kindOf(r)}.${edgeName(retainerEdge[i])}`}`;
+  // A string's part (of a concatenated or sliced string) counts for the string that holds it: the
+  // retainer is the first holder up the chain that is not a string.
+  let at = i;
+  while (retainer[at] >= 0 && isString(retainer[at])) at = retainer[at];
+  const r = retainer[at];
+  const holder = `${kind} ← ${r < 0 ? '(root)' : `${kindOf(r)}.${edgeName(retainerEdge[at])}`}`;
   const b = byHolder.get(holder) ?? { size: 0, n: 0 };
   b.size += size; b.n++;
   byHolder.set(holder, b);

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { EndpointLanes, Lane, Part } from './endpoint-lanes.js';
 import { wants } from './endpoints.js';
-import type { MatchLog } from './match-log.js';
+import { keptEvent, type MatchLog } from './match-log.js';
 import type { StoredEvent } from './types.js';
 
 /** A batch delivery's bounds: events, and bytes of body (one larger event still goes, alone). */
@@ -57,7 +57,7 @@ export function formBatch(lanes: EndpointLanes, src: BatchSource): Part[] {
     if (!match || !first) continue;
     const events: StoredEvent[] = [];
     for (let i = first.seq - 1; i < match.handed; i++) {
-      const stored = match.events[i];
+      const stored = keptEvent(match, i);
       if (!wants(lanes.endpoint, stored)) continue;
       if (count > 0 && (count >= BATCH_MAX_EVENTS || bytes + stored.text.length > BATCH_MAX_BYTES)) break;
       events.push(stored);
@@ -84,7 +84,8 @@ function repeat(lanes: EndpointLanes, pinned: PinnedBatch, src: BatchSource): Pa
     if (!first) continue;
     const events: StoredEvent[] = [];
     for (let i = first.seq - 1; i < Math.min(lastSeq, match.handed); i++) {
-      if (wants(lanes.endpoint, match.events[i])) events.push(match.events[i]);
+      const stored = keptEvent(match, i);
+      if (wants(lanes.endpoint, stored)) events.push(stored);
     }
     if (!events.length) continue;
     lanes.ready.delete(matchKey);

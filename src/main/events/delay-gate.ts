@@ -7,13 +7,14 @@
 // of them), never one per event; a match without a delay hands each event on as it becomes durable,
 // with no timer. A change of the delay hands on at once what is due under the new one (0: all).
 
+import { keptEvent } from './match-log.js';
 import type { StoredEvent } from './types.js';
 
 /** What the gate reads and moves of a match's log (journal.ts, MatchLog). */
 export interface GatedMatch {
   readonly matchKey: string;
   readonly groupCode: string;
-  readonly events: StoredEvent[];
+  readonly events: ReadonlyArray<StoredEvent | undefined>;
   /** Events up to this seq are durable (may be handed on once due). */
   durable: number;
   /** Events up to this seq were handed on. */
@@ -44,7 +45,7 @@ export class DelayGate {
     const delay = this.delayMs(match.groupCode);
     const now = Date.now();
     while (match.handed < match.durable) {
-      const stored = match.events[match.handed];
+      const stored = keptEvent(match, match.handed);
       const due = delay > 0 ? (stored.keptAt ?? 0) + delay : 0;
       if (due > now) {
         this.wake(match.matchKey, due - now + TIMER_SLACK_MS);
@@ -62,7 +63,7 @@ export class DelayGate {
     if (delay <= 0) return match.durable;
     const now = Date.now();
     let n = 0;
-    while (n < match.durable && (match.events[n].keptAt ?? 0) + delay <= now) n++;
+    while (n < match.durable && (keptEvent(match, n).keptAt ?? 0) + delay <= now) n++;
     return n;
   }
 

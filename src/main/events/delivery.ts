@@ -28,7 +28,7 @@ import { batchId, formBatch, pinOf, type BatchSource, type PinnedBatch } from '.
 
 import { startOf, wants, type WebhookEndpoint } from './endpoints.js';
 import type { EventJournal } from './journal.js';
-import type { MatchLog } from './match-log.js';
+import { keptEvent, type MatchLog } from './match-log.js';
 import type { StoredEvent } from './types.js';
 
 const MAX_LANES_IN_FLIGHT = 8;
@@ -79,6 +79,12 @@ export class WebhookDelivery {
     this.leaseGate = new LeaseGate((key) => deps.journal.outputsLeftMs(key), deps.timeoutMs, (lanes) => this.pump(lanes));
     this.unsubscribe = deps.journal.subscribe((stored) => this.onEvent(stored));
     this.unsubscribeAdopt = deps.journal.onAdopt((matchKey, cursors) => this.onAdopt(matchKey, cursors));
+    // The journal lets go of a match's events once every endpoint has them (journal.ts, prune).
+    deps.journal.keepUntilDelivered((matchKey) => {
+      let upTo = Infinity;
+      for (const lanes of this.endpoints.values()) upTo = Math.min(upTo, lanes.cursors[matchKey] ?? 0);
+      return upTo;
+    });
   }
 
   /** A match read from the shared outbox: each endpoint goes on from the cursor stored there (0: from its first event). */
@@ -235,7 +241,7 @@ export class WebhookDelivery {
     const start = cursor;
     let found: StoredEvent | undefined;
     while (cursor < match.handed) {
-      const stored = match.events[cursor];
+      const stored = keptEvent(match, cursor);
       if (wants(lanes.endpoint, stored)) { found = stored; break; }
       cursor++;
     }

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { MATCH_EVENT_TYPES, type MatchEventType } from '../../protocol/match-events.js';
 import { MAX_GROUP_CODE_LENGTH } from '../base/limits.js';
 import type { KeptEndpoint } from './webhook-endpoint-store.js';
-import type { MatchLog } from './match-log.js';
+import { keptEvent, type MatchLog } from './match-log.js';
 import type { StoredEvent } from './types.js';
 
 /**
@@ -98,9 +98,11 @@ export function wants(e: WebhookEndpoint, stored: StoredEvent): boolean {
  * was added here (a node that learns of it a second late still delivers it that second's events).
  */
 export function startOf(endpoint: WebhookEndpoint, match: MatchLog): number {
-  if (endpoint.source === 'setting') return 0;
+  // (Settings' endpoints are added at start, when every log was read back whole: `pruned` is 0 then.)
+  if (endpoint.source === 'setting') return match.pruned;
   const createdAt = endpoint.createdAt ?? Date.now();
-  let i = 0;
-  while (i < match.handed && (match.events[i].keptAt ?? 0) < createdAt) i++;
+  // The events let go (match-log.ts, `pruned`) were kept before any endpoint that did not have them yet.
+  let i = match.pruned;
+  while (i < match.handed && (keptEvent(match, i).keptAt ?? 0) < createdAt) i++;
   return i;
 }

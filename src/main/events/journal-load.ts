@@ -2,7 +2,7 @@
 // each with the events handed on before (`handed`: an event still within its match's output delay
 // waits, and is not in the resume window), and the resume window's events by time.
 import type { JournalFiles } from './journal-files.js';
-import { logOf, type MatchLog } from './match-log.js';
+import { keptEvent, logOf, type MatchLog } from './match-log.js';
 import { eventOf, type StoredEvent } from './types.js';
 
 export function loadLogs(files: JournalFiles, retentionMs: number, duePrefix: (match: MatchLog) => number): { logs: MatchLog[]; window: StoredEvent[] } {
@@ -12,7 +12,7 @@ export function loadLogs(files: JournalFiles, retentionMs: number, duePrefix: (m
   for (const events of files.loadEvents()) {
     const match = logOf(events);
     match.handed = duePrefix(match);
-    window.push(...match.events.slice(0, match.handed));
+    for (let i = 0; i < match.handed; i++) window.push(keptEvent(match, i)); // all read back: none let go
     logs.push(match);
   }
   // The stored events by time (they were added in about that order).

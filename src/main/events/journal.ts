@@ -17,12 +17,12 @@ import { OutputFencedError, type EventOutbox, type OutputFence } from './event-o
 import type { RecordStore } from './record-store.js';
 import { DelayGate } from './delay-gate.js';
 import type { JournalFiles } from './journal-files.js';
-import { digestOf, emptyLog, isoTime, logOf, storedAtOf, storedOf, type MatchLog } from './match-log.js';
+import { digestOf, digestOfKept, emptyLog, isoTime, logOf, storedAtOf, storedOf, type MatchLog } from './match-log.js';
 import { loadLogs } from './journal-load.js';
 import { OutboxShare } from './outbox-share.js';
 import { OutputOwner, type RunningHere } from './output-owner.js';
 import { ResumeWindow } from './resume-window.js';
-import { buildRecord, type MatchRecord } from './record.js';
+import type { MatchRecord } from './record.js';
 import { eventOf, storedEvent, type MatchEvent, type StoredEvent } from './types.js';
 
 export type { MatchLog } from './match-log.js';
@@ -37,9 +37,14 @@ export interface JournalOptions extends RunningHere {
   log: Logger;
   resumeWindowMs: number;
   retentionMs: number;
+  /** How often the events nothing needs any more are let go (prune; default PRUNE_INTERVAL_MS). */
+  pruneIntervalMs?: number;
   /** A group code's output delay, ms (0: none; output-delay/output-delays.ts). */
   delayMs?: (groupCode: string) => number;
 }
+
+/** How often a match's events that nothing needs any more are let go (prune). */
+const PRUNE_INTERVAL_MS = 5_000;
 
 export class EventJournal {
   readonly matches = new Map<string, MatchLog>();
@@ -54,6 +59,9 @@ export class EventJournal {
   private readonly adopting = new Map<string, Array<Parameters<EventJournal['add']>>>();
   private readonly log: Logger;
   private readonly expireTimer: NodeJS.Timeout;
+  private readonly pruneTimer: NodeJS.Timeout;
+  /** How far every webhook endpoint has each match's events (delivery.ts; Infinity with none): the events before may be let go. */
+  private deliveredUpTo: (matchKey: string) => number = () => Infinity;
   private offOutputsLost: () => void = () => {};
   /** Shared outbox: this node's ownership of the matches' outputs, and the matches it was deposed from (output-owner.ts). */
   private readonly owner: OutputOwner | undefined;
@@ -69,6 +77,7 @@ export class EventJournal {
     this.gate.subscribe((stored) => this.window_.remember(stored));
     this.load();
     this.expireTimer = setInterval(() => this.expire(), Math.min(3_600_000, options.retentionMs)).unref();
+    this.pruneTimer = setInterval(() => this.prune(), options.pruneIntervalMs ?? PRUNE_INTERVAL_MS).unref();
     const shared = options.shared;
     if (!shared) return;
     this.sharer = new OutboxShare(shared, this.log, (matchKey) => this.depose(matchKey));
@@ -107,7 +116,7 @@ export class EventJournal {
       // back from an older snapshot (a SIGKILL), and the messages after it were not all applied again.
       if (derived.order <= match.lastOrder) {
         const before = match.byOrder.get(derived.order);
-        if (before && digestOf(before.type, eventOf(before).data) === digestOf(derived.type, derived.data)) return null;
+        if (before !== undefined && digestOfKept(before) === digestOf(derived.type, derived.data)) return null;
       }
       match.lastOrder = derived.order;
     }
@@ -118,9 +127,11 @@ export class EventJournal {
     };
     if (derived.type === 'match_ended') {
       match.ended = true;
-      const record = buildRecord(match.events.map(eventOf), event);
+      const record = match.record.finish(event);
       event.data = { ...event.data, record };
       this.keep(record, match);
+    } else {
+      match.record.add(event);
     }
     const stored = storedEvent(event, JSON.stringify(event), { order: derived.order, organizationId, keptAt: Date.now() });
     this.options.files?.write(stored);
@@ -308,8 +319,34 @@ export class EventJournal {
     return this.window_.all();
   }
 
+  /** Delivery says how far every endpoint has each match's events (the last seq handled by all). */
+  keepUntilDelivered(upTo: (matchKey: string) => number): void {
+    this.deliveredUpTo = upTo;
+  }
+
+  /**
+   * Lets go of the events nothing in this process needs any more (MatchLog.pruned): durable, handed
+   * on (the resume window has them: sealed there, resume-window.ts), shared when there is a shared
+   * outbox, and delivered to every endpoint; the latest is kept. A redelivery reads one back from the
+   * journal's files or the shared outbox; the record is folded as the events come; a repeat is told
+   * by the event's digest, kept in its place. Memory only (no files, no shared outbox): nothing goes.
+   */
+  prune(): void {
+    if (!this.options.files && !this.options.shared) return;
+    for (const match of this.matches.values()) {
+      const upTo = Math.min(match.handed, match.durable, this.sharer ? match.shared : Infinity, this.deliveredUpTo(match.matchKey), match.events.length - 1);
+      for (let i = match.pruned; i < upTo; i++) {
+        const stored = match.events[i];
+        if (stored && stored.order >= 0 && match.byOrder.get(stored.order) === stored) match.byOrder.set(stored.order, digestOfKept(stored));
+        match.events[i] = undefined;
+      }
+      if (upTo > match.pruned) match.pruned = upTo;
+    }
+  }
+
   close(): void {
     clearInterval(this.expireTimer);
+    clearInterval(this.pruneTimer);
     this.offOutputsLost();
     this.sharer?.close();
     this.gate.close();

@@ -2,16 +2,28 @@
 // back from the journal's files or the shared outbox.
 import { createHash } from 'node:crypto';
 import type { OutboxEvent } from './event-outbox.js';
+import { RecordBuilder } from './record.js';
 import { eventOf, storedEvent, type MatchEvent, type StoredEvent } from './types.js';
 
 export interface MatchLog {
   matchKey: string;
   groupCode: string;
-  /** Events in seq order (events[i].seq === i + 1). */
-  events: StoredEvent[];
+  /**
+   * Events in seq order (events[i].seq === i + 1). Those before `pruned` were let go (undefined):
+   * durable, handed on, shared and delivered to every endpoint, they are read back from the
+   * journal's files or the shared outbox when needed again (journal.ts, `prune`).
+   */
+  events: Array<StoredEvent | undefined>;
+  /** How many of the first events were let go. */
+  pruned: number;
+  /** The match's record, folded as its events come (record.ts). */
+  record: RecordBuilder;
   lastOrder: number;
-  /** Derivation order → the event stored with it: tells a repeat from a new event of a reused order (digested only then: a new event costs no hash). */
-  byOrder: Map<number, StoredEvent>;
+  /**
+   * Derivation order → the event stored with it, or its digest once it was let go: tells a repeat
+   * from a new event of a reused order (a kept event is digested only then: a new event costs no hash).
+   */
+  byOrder: Map<number, StoredEvent | string>;
   ended: boolean;
   /** The events up to this seq are durable (in the shared outbox too, when there is one). */
   durable: number;
@@ -26,8 +38,15 @@ export interface MatchLog {
   claimed: boolean;
 }
 
+/** The event at index i (seq i + 1), never one let go: reading one is a fault of the reader (`pruned` bounds every reader). */
+export function keptEvent(match: { readonly events: ReadonlyArray<StoredEvent | undefined>; readonly matchKey: string }, i: number): StoredEvent {
+  const stored = match.events[i];
+  if (stored === undefined) throw new Error(`event journal: event ${i + 1} of ${match.matchKey} was let go and is read`);
+  return stored;
+}
+
 export function emptyLog(matchKey: string, groupCode: string): MatchLog {
-  return { matchKey, groupCode, events: [], lastOrder: -1, byOrder: new Map(), ended: false, durable: 0, handed: 0, shared: 0, tail: Promise.resolve(), epoch: 0, claimed: false };
+  return { matchKey, groupCode, events: [], pruned: 0, record: new RecordBuilder(), lastOrder: -1, byOrder: new Map(), ended: false, durable: 0, handed: 0, shared: 0, tail: Promise.resolve(), epoch: 0, claimed: false };
 }
 
 /** A match's log from its stored events (seq order; a repeated line is skipped). */
@@ -37,6 +56,7 @@ export function logOf(events: StoredEvent[]): MatchLog {
   for (const stored of events) {
     if (stored.seq !== match.events.length + 1) continue;
     match.events.push(stored);
+    if (stored.type !== 'match_ended') match.record.add(eventOf(stored));
     if (stored.order >= 0) {
       match.lastOrder = stored.order;
       match.byOrder.set(stored.order, stored);
@@ -65,6 +85,11 @@ export function storedOf(row: OutboxEvent): StoredEvent {
  *  timestamps can move (TRUST_REPLAY_TIMESTAMPS); one out of that range is written as now. */
 export function isoTime(at: number): string {
   return new Date(Number.isFinite(at) && Math.abs(at) <= 8.64e15 ? at : Date.now()).toISOString();
+}
+
+/** The digest of an event byOrder keeps (digestOf): kept as such once the event was let go. */
+export function digestOfKept(kept: StoredEvent | string): string {
+  return typeof kept === 'string' ? kept : digestOf(kept.type, eventOf(kept).data);
 }
 
 /** Type and data (the record aside, added here) of an event, digested. */

@@ -10,6 +10,7 @@
 // group code is `pending`: its snapshots wait before they go to Redis (`whenShared`), because a node
 // that takes the match over resumes from its snapshot and derives no event for what that state holds
 // already: a snapshot ahead of the outbox would lose those events for good.
+import { keptEvent } from './match-log.js';
 import type { Logger } from '../base/log.js';
 import { OutputFencedError, type EventOutbox, type OutputFence } from './event-outbox.js';
 import type { StoredEvent } from './types.js';
@@ -18,7 +19,7 @@ import type { StoredEvent } from './types.js';
 export interface SharedLog {
   matchKey: string;
   groupCode: string;
-  events: StoredEvent[];
+  events: ReadonlyArray<StoredEvent | undefined>;
   /** The events up to this seq are in the shared outbox (confirmed). */
   shared: number;
   /** Tells happen in seq order: each event's tell is chained after the one before. */
@@ -120,7 +121,7 @@ export class OutboxShare {
     try {
       await this.skipStored(log);
       while (log.shared < log.events.length) {
-        const stored = log.events[log.shared];
+        const stored = keptEvent(log, log.shared);
         if (await this.outbox.append({ matchKey, seq: stored.seq, order: stored.order, organizationId: stored.organizationId, text: stored.text }, fenceOf(log))) {
           log.shared = stored.seq;
         } else if (!await this.skipStored(log)) {

@@ -13,44 +13,61 @@ const COUNTS = ['kills', 'deaths', 'assists', 'teamKills', 'headshots', 'firstBl
 
 /** The record of a match from its events, the match_ended event last (its data gives the final figures). */
 export function buildRecord(events: readonly MatchEvent[], ended: MatchEvent): MatchRecord {
-  const lines = new Map<string, PlayerRoundLine>(); // `${round}|${playerId}`
-  const names = new Map<string, { name: string; team: number; overlayTeam?: OverlayTeam }>();
-  const line = (round: number, p: { playerId?: string; name: string; team?: number; overlayTeam?: OverlayTeam }): PlayerRoundLine | undefined => {
-    if (!p.playerId) return undefined;
+  const builder = new RecordBuilder();
+  for (const e of events) builder.add(e);
+  return builder.finish(ended);
+}
+
+/**
+ * A match's record folded as its events come (journal.ts): what buildRecord folds from them all at
+ * the end, so that the journal need not keep a running match's events for it (match-log.ts, `pruned`).
+ */
+export class RecordBuilder {
+  private readonly lines = new Map<string, PlayerRoundLine>(); // `${round}|${playerId}`
+  private readonly names = new Map<string, { name: string; team: number; overlayTeam?: OverlayTeam }>();
+  private readonly rounds: RoundLine[] = [];
+  /** The first event's time: when the match started. */
+  private startedAt: string | undefined;
+
+  /** A player's line of a round (a reference without a playerId, or none, has none: an event's data is never trusted to be whole). */
+  private line(round: number, p: { playerId?: string; name: string; team?: number; overlayTeam?: OverlayTeam } | undefined): PlayerRoundLine | undefined {
+    if (!p?.playerId) return undefined;
     const key = `${round}|${p.playerId}`;
-    let l = lines.get(key);
+    let l = this.lines.get(key);
     if (!l) {
       l = { round, playerId: p.playerId, name: p.name, team: p.team ?? 0, kills: 0, deaths: 0, assists: 0, teamKills: 0, headshots: 0, firstBloods: 0, plants: 0, defuses: 0, spent: 0, ...(p.overlayTeam ? { overlayTeam: p.overlayTeam } : {}) };
-      lines.set(key, l);
+      this.lines.set(key, l);
     }
     return l;
-  };
-  const rounds: RoundLine[] = [];
-  for (const e of events) {
+  }
+
+  /** The match's next event (seq order; not its match_ended: finish). */
+  add(e: Pick<MatchEvent, 'type' | 'round' | 'time' | 'data'>): void {
+    this.startedAt ??= e.time;
     const d = e.data;
     switch (e.type) {
       case 'kill': {
-        const attacker = d.attacker as PlayerRef;
-        const victim = d.victim as PlayerRef;
-        const a = line(e.round, attacker);
+        const attacker = d.attacker as PlayerRef | undefined;
+        const victim = d.victim as PlayerRef | undefined;
+        const a = this.line(e.round, attacker);
         if (a && d.teamKill === true) a.teamKills++;
         else if (a) {
           a.kills++;
           if (d.headshot === true) a.headshots++;
           if (d.firstBlood === true) a.firstBloods++;
         }
-        const v = line(e.round, victim);
+        const v = this.line(e.round, victim);
         if (v) v.deaths++;
-        for (const assist of (d.assists as PlayerRef[]) ?? []) { const l = line(e.round, assist); if (l) l.assists++; }
+        for (const assist of Array.isArray(d.assists) ? d.assists as PlayerRef[] : []) { const l = this.line(e.round, assist); if (l) l.assists++; }
         break;
       }
-      case 'spike_planted': { const l = d.planter ? line(e.round, d.planter as PlayerRef) : undefined; if (l) l.plants++; break; }
-      case 'spike_defused': { const l = d.defuser ? line(e.round, d.defuser as PlayerRef) : undefined; if (l) l.defuses++; break; }
+      case 'spike_planted': { const l = d.planter ? this.line(e.round, d.planter as PlayerRef) : undefined; if (l) l.plants++; break; }
+      case 'spike_defused': { const l = d.defuser ? this.line(e.round, d.defuser as PlayerRef) : undefined; if (l) l.defuses++; break; }
       case 'round_ended': {
-        rounds.push({ round: d.round as number, winner: d.winner as RoundLine['winner'], method: d.method as string, score: d.score as Score });
-        for (const p of (d.players as RoundPlayerLine[]) ?? []) {
-          names.set(p.playerId, { name: p.name, team: p.team, ...(p.overlayTeam ? { overlayTeam: p.overlayTeam } : {}) });
-          const l = line(d.round as number, p);
+        this.rounds.push({ round: d.round as number, winner: d.winner as RoundLine['winner'], method: d.method as string, score: d.score as Score });
+        for (const p of Array.isArray(d.players) ? d.players as RoundPlayerLine[] : []) {
+          this.names.set(p.playerId, { name: p.name, team: p.team, ...(p.overlayTeam ? { overlayTeam: p.overlayTeam } : {}) });
+          const l = this.line(d.round as number, p);
           if (l) l.spent = p.spent;
         }
         break;
@@ -59,26 +76,31 @@ export function buildRecord(events: readonly MatchEvent[], ended: MatchEvent): M
         break;
     }
   }
-  // Every player has a line in every round played, even an empty one (one row per player per round).
-  for (const r of rounds) for (const [playerId, p] of names) line(r.round, { playerId, ...p });
-  const playerRounds = [...lines.values()].sort((x, y) => x.round - y.round || x.team - y.team || x.name.localeCompare(y.name));
-  const d = ended.data;
-  const players: PlayerMatchLine[] = ((d.players as MatchPlayerLine[]) ?? []).map((p) => {
-    const total: PlayerMatchLine = {
-      playerId: p.playerId, name: p.name, agent: p.agent, team: p.team, kills: p.kills, deaths: p.deaths, assists: p.assists, teamKills: 0, headshots: 0, firstBloods: 0, plants: 0, defuses: 0, spent: 0,
-      ...(p.overlayTeam ? { overlayTeam: p.overlayTeam } : {}),
+
+  /** The record, given the match_ended event. */
+  finish(ended: MatchEvent): MatchRecord {
+    const { rounds, names } = this;
+    // Every player has a line in every round played, even an empty one (one row per player per round).
+    for (const r of rounds) for (const [playerId, p] of names) this.line(r.round, { playerId, ...p });
+    const playerRounds = [...this.lines.values()].sort((x, y) => x.round - y.round || x.team - y.team || x.name.localeCompare(y.name));
+    const d = ended.data;
+    const players: PlayerMatchLine[] = ((d.players as MatchPlayerLine[]) ?? []).map((p) => {
+      const total: PlayerMatchLine = {
+        playerId: p.playerId, name: p.name, agent: p.agent, team: p.team, kills: p.kills, deaths: p.deaths, assists: p.assists, teamKills: 0, headshots: 0, firstBloods: 0, plants: 0, defuses: 0, spent: 0,
+        ...(p.overlayTeam ? { overlayTeam: p.overlayTeam } : {}),
+      };
+      for (const l of playerRounds) {
+        if (l.playerId !== p.playerId) continue;
+        for (const k of COUNTS) if (k !== 'kills' && k !== 'deaths' && k !== 'assists') total[k] += l[k];
+      }
+      return total;
+    });
+    return {
+      matchKey: ended.matchKey, groupCode: ended.groupCode, matchId: ended.matchId, map: d.map as string, teams: d.teams,
+      startedAt: this.startedAt ?? ended.time, endedAt: ended.time, storedAt: new Date().toISOString(), reason: d.reason as string, score: d.score as Score,
+      series: d.series ?? null, rounds, players, playerRounds,
     };
-    for (const l of playerRounds) {
-      if (l.playerId !== p.playerId) continue;
-      for (const k of COUNTS) if (k !== 'kills' && k !== 'deaths' && k !== 'assists') total[k] += l[k];
-    }
-    return total;
-  });
-  return {
-    matchKey: ended.matchKey, groupCode: ended.groupCode, matchId: ended.matchId, map: d.map as string, teams: d.teams,
-    startedAt: events[0]?.time ?? ended.time, endedAt: ended.time, storedAt: new Date().toISOString(), reason: d.reason as string, score: d.score as Score,
-    series: d.series ?? null, rounds, players, playerRounds,
-  };
+  }
 }
 
 /** The columns of the CSV exports, in order. */
