@@ -20,7 +20,8 @@
 // - Every --blip-every s, --blip-count observers (mid-game) lose their connection (terminated) and
 //   log on again --blip-ms later; the messages due meanwhile are lost (the recording plays on).
 // - Every --sample s: the service's RSS (/proc), open descriptors (/proc/<pid>/fd), main-thread
-//   event-loop p99 over the interval (/metrics, reset at each scrape), live matches; Redis
+//   event-loop p99 over the interval (/metrics, reset at each scrape), live matches, the RSS above the
+//   idle service's per live match (kbPerMatch); Redis
 //   used_memory and key count; warnings and errors the service logged (LOG_LEVEL=warn); the
 //   machine's 1-minute load average (a shared machine: it explains the loop's peaks).
 // Slopes are least-squares fits per hour, over the whole run after the first 10 minutes and over
@@ -65,6 +66,10 @@ if (game[game.length - 1]?.type !== 'round_info') throw new Error('the recording
 // ---------------------------------------------------------------- service and Redis
 const redis: RedisServer | null = REDIS ? await startRedisServer() : null;
 const svc = await startServiceProcess({ ...(redis ? { REDIS_URL: redis.url, NODE_ID: 'soak' } : {}), LOG_LEVEL: 'warn' });
+// The idle service's RSS (read 2 s after its start, as bench/broadcast.ts --idle does: its shard
+// thread has loaded by then): `kbPerMatch` is each sample's RSS above it per live match (issue 38).
+await sleep(2000);
+const rssIdle = svc.rssBytes();
 const ingest = `http://127.0.0.1:${svc.ports.ingest}`;
 const broadcast = `http://127.0.0.1:${svc.ports.broadcast}`;
 
@@ -226,7 +231,7 @@ async function sample(): Promise<Sample> {
   const l = logged();
   const s: Sample = {
     min: +((Date.now() - t0) / 60_000).toFixed(2),
-    rssMB: +(st.rss / 2 ** 20).toFixed(1), heapMB: +(st.heapUsed / 2 ** 20).toFixed(1), fds: fds(svc.child.pid!), loopP99: +st.loop.p99.toFixed(1), loopMax: +st.loop.max.toFixed(1),
+    rssMB: +(st.rss / 2 ** 20).toFixed(1), kbPerMatch: st.matches ? Math.round((st.rss - rssIdle) / 1024 / st.matches) : NaN, heapMB: +(st.heapUsed / 2 ** 20).toFixed(1), fds: fds(svc.child.pid!), loopP99: +st.loop.p99.toFixed(1), loopMax: +st.loop.max.toFixed(1),
     liveMatches: st.matches, redisMB: redis ? +(Number(r.used_memory) / 2 ** 20).toFixed(2) : NaN, redisRssMB: redis ? +(Number(r.used_memory_rss) / 2 ** 20).toFixed(1) : NaN, redisKeys: keys,
     started: counts.started, ended: counts.ended, overlays: slots.reduce((a, x) => a + x.overlays.size, 0), blips: counts.blips,
     sent: counts.sent, frames: counts.frames, warnings: l.warnings, errors: l.errors, genLoopP99: +(genLoop.percentile(99) / 1e6).toFixed(1), load1: +os.loadavg()[0].toFixed(1),
@@ -272,7 +277,7 @@ const keys = ['rssMB', 'heapMB', 'fds', 'loopP99', 'redisMB', 'redisKeys', 'live
 const slopes = keys.map((k) => ({ metric: k, first: samples[0][k], last: samples[samples.length - 1][k], min: Math.min(...samples.map((s) => s[k])), max: Math.max(...samples.map((s) => s[k])), [`perHourFrom${warm}min`]: slope(k, warm), perHourSecondHalf: slope(k, half) }));
 const results = { bench: 'soak', name: NAME, machine: machine(), options: { MINUTES, M, RATE, F, SAMPLE_S, BLIP_EVERY, BLIP_COUNT, BLIP_MS, CHURN, GAP_MS, REDIS, matchMinutes: game.length / RATE / 60 }, counts, logged: l, slopes, samples };
 const every = Math.max(1, Math.round(300 / SAMPLE_S)); // one row per 5 minutes
-process.stdout.write('\n' + table(samples.filter((_, i) => i % every === 0 || i === samples.length - 1), ['min', 'liveMatches', 'started', 'ended', 'overlays', 'rssMB', 'heapMB', 'fds', 'loopP99', 'redisMB', 'redisKeys', 'warnings', 'errors', 'genLoopP99', 'load1']) + '\n');
+process.stdout.write('\n' + table(samples.filter((_, i) => i % every === 0 || i === samples.length - 1), ['min', 'liveMatches', 'started', 'ended', 'overlays', 'rssMB', 'kbPerMatch', 'heapMB', 'fds', 'loopP99', 'redisMB', 'redisKeys', 'warnings', 'errors', 'genLoopP99', 'load1']) + '\n');
 process.stdout.write('\n' + table(slopes, Object.keys(slopes[0])) + '\n');
 process.stdout.write('\n' + table([counts], Object.keys(counts)) + '\n');
 if (l.firsts.length) process.stdout.write(`\nwarnings/errors logged, by message:\n${Object.entries(l.byMsg).map(([m, n]) => `${String(n).padStart(7)}  ${m}`).join('\n')}\nfirst ones:\n${l.firsts.join('\n')}\n`);

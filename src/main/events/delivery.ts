@@ -80,11 +80,7 @@ export class WebhookDelivery {
     this.unsubscribe = deps.journal.subscribe((stored) => this.onEvent(stored));
     this.unsubscribeAdopt = deps.journal.onAdopt((matchKey, cursors) => this.onAdopt(matchKey, cursors));
     // The journal lets go of a match's events once every endpoint has them (journal.ts, prune).
-    deps.journal.keepUntilDelivered((matchKey) => {
-      let upTo = Infinity;
-      for (const lanes of this.endpoints.values()) upTo = Math.min(upTo, lanes.cursors[matchKey] ?? 0);
-      return upTo;
-    });
+    deps.journal.keepUntilDelivered((key) => Math.min(Infinity, ...[...this.endpoints.values()].map((lanes) => lanes.cursors[key] ?? 0)));
   }
 
   /** A match read from the shared outbox: each endpoint goes on from the cursor stored there (0: from its first event). */

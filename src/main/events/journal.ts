@@ -3,8 +3,8 @@
 // with EVENTS_ENABLED and no disk), then handed to its listeners (webhook delivery, the live stream,
 // the resume window) by the delay gate once due: at once, or after its match's output delay
 // (delay-gate.ts, which tells them itself; MatchLog.handed).
-// A match's events stay in memory while it runs and until every endpoint has them; the stream keeps
-// a window of the latest events (EVENTS_RESUME_WINDOW_MS) for Last-Event-ID. A match_ended event
+// A match's events stay in memory until nothing here needs them (prune); the stream keeps a window
+// of the latest events (EVENTS_RESUME_WINDOW_MS) for Last-Event-ID. A match_ended event
 // carries the match's record (record.ts), which is kept for the retention (EVENTS_RETENTION_MS) by
 // the RecordStore (events/record-store.ts: on disk with only its summary in memory, or in Redis).
 // With a shared outbox (REDIS_URL: events/event-outbox.ts) every event is also appended there first
@@ -17,7 +17,7 @@ import { OutputFencedError, type EventOutbox, type OutputFence } from './event-o
 import type { RecordStore } from './record-store.js';
 import { DelayGate } from './delay-gate.js';
 import type { JournalFiles } from './journal-files.js';
-import { digestOf, digestOfKept, emptyLog, isoTime, logOf, storedAtOf, storedOf, type MatchLog } from './match-log.js';
+import { emptyLog, isoTime, isRepeat, letGo, logOf, storedAtOf, storedOf, type MatchLog } from './match-log.js';
 import { loadLogs } from './journal-load.js';
 import { OutboxShare } from './outbox-share.js';
 import { OutputOwner, type RunningHere } from './output-owner.js';
@@ -37,14 +37,11 @@ export interface JournalOptions extends RunningHere {
   log: Logger;
   resumeWindowMs: number;
   retentionMs: number;
-  /** How often the events nothing needs any more are let go (prune; default PRUNE_INTERVAL_MS). */
+  /** How often the events nothing needs any more are let go (prune; default 5 s). */
   pruneIntervalMs?: number;
   /** A group code's output delay, ms (0: none; output-delay/output-delays.ts). */
   delayMs?: (groupCode: string) => number;
 }
-
-/** How often a match's events that nothing needs any more are let go (prune). */
-const PRUNE_INTERVAL_MS = 5_000;
 
 export class EventJournal {
   readonly matches = new Map<string, MatchLog>();
@@ -77,7 +74,7 @@ export class EventJournal {
     this.gate.subscribe((stored) => this.window_.remember(stored));
     this.load();
     this.expireTimer = setInterval(() => this.expire(), Math.min(3_600_000, options.retentionMs)).unref();
-    this.pruneTimer = setInterval(() => this.prune(), options.pruneIntervalMs ?? PRUNE_INTERVAL_MS).unref();
+    this.pruneTimer = setInterval(() => this.prune(), options.pruneIntervalMs ?? 5_000).unref();
     const shared = options.shared;
     if (!shared) return;
     this.sharer = new OutboxShare(shared, this.log, (matchKey) => this.depose(matchKey));
@@ -111,13 +108,7 @@ export class EventJournal {
     if (epoch !== undefined && epoch > match.epoch) this.owner?.raise(match, epoch, false);
     // An operational event (order < 0: the main thread's, operational.ts) is never a repeat.
     if (derived.order >= 0) {
-      // A restored match applies again the messages since its snapshot: the same events with the same
-      // order, dropped here. An event of a reused order that differs is new: the match's state came
-      // back from an older snapshot (a SIGKILL), and the messages after it were not all applied again.
-      if (derived.order <= match.lastOrder) {
-        const before = match.byOrder.get(derived.order);
-        if (before !== undefined && digestOfKept(before) === digestOf(derived.type, derived.data)) return null;
-      }
+      if (isRepeat(match, derived)) return null; // a restored shard's (match-log.ts)
       match.lastOrder = derived.order;
     }
     const seq = match.events.length + 1;
@@ -314,34 +305,13 @@ export class EventJournal {
     return this.window_.after(id);
   }
 
-  /** Every event in the resume window, oldest first. */
-  window(): readonly StoredEvent[] {
-    return this.window_.all();
-  }
-
   /** Delivery says how far every endpoint has each match's events (the last seq handled by all). */
-  keepUntilDelivered(upTo: (matchKey: string) => number): void {
-    this.deliveredUpTo = upTo;
-  }
+  keepUntilDelivered(upTo: (matchKey: string) => number): void { this.deliveredUpTo = upTo; }
 
-  /**
-   * Lets go of the events nothing in this process needs any more (MatchLog.pruned): durable, handed
-   * on (the resume window has them: sealed there, resume-window.ts), shared when there is a shared
-   * outbox, and delivered to every endpoint; the latest is kept. A redelivery reads one back from the
-   * journal's files or the shared outbox; the record is folded as the events come; a repeat is told
-   * by the event's digest, kept in its place. Memory only (no files, no shared outbox): nothing goes.
-   */
+  /** Lets go of the events nothing here needs any more: written, handed on, shared, delivered to every endpoint (match-log.ts, letGo). Memory only (no files, no shared outbox): nothing goes. */
   prune(): void {
     if (!this.options.files && !this.options.shared) return;
-    for (const match of this.matches.values()) {
-      const upTo = Math.min(match.handed, match.durable, this.sharer ? match.shared : Infinity, this.deliveredUpTo(match.matchKey), match.events.length - 1);
-      for (let i = match.pruned; i < upTo; i++) {
-        const stored = match.events[i];
-        if (stored && stored.order >= 0 && match.byOrder.get(stored.order) === stored) match.byOrder.set(stored.order, digestOfKept(stored));
-        match.events[i] = undefined;
-      }
-      if (upTo > match.pruned) match.pruned = upTo;
-    }
+    for (const m of this.matches.values()) letGo(m, Math.min(m.handed, m.durable, this.sharer ? m.shared : Infinity, this.deliveredUpTo(m.matchKey)));
   }
 
   close(): void {

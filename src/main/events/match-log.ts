@@ -88,8 +88,37 @@ export function isoTime(at: number): string {
 }
 
 /** The digest of an event byOrder keeps (digestOf): kept as such once the event was let go. */
-export function digestOfKept(kept: StoredEvent | string): string {
+function digestOfKept(kept: StoredEvent | string): string {
   return typeof kept === 'string' ? kept : digestOf(kept.type, eventOf(kept).data);
+}
+
+/**
+ * Whether a derived event of a reused order (order <= lastOrder) is one stored before: a restored
+ * shard applies again the messages since its snapshot and derives the same events, dropped. One that
+ * differs is new: the match's state came back from an older snapshot (a SIGKILL), and the messages
+ * after it were not all applied again.
+ */
+export function isRepeat(match: MatchLog, derived: { order: number; type: string; data: Record<string, unknown> }): boolean {
+  if (derived.order > match.lastOrder) return false;
+  const before = match.byOrder.get(derived.order);
+  return before !== undefined && digestOfKept(before) === digestOf(derived.type, derived.data);
+}
+
+/**
+ * Lets go of the match's events before `upTo` (MatchLog.pruned), the latest always kept: the caller
+ * (journal.ts prune) knows them written, handed on (the resume window has them, sealed:
+ * resume-window.ts), shared and delivered to every endpoint. A redelivery reads one back from the
+ * journal's files or the shared outbox; the record was folded as they came; a repeat is told by the
+ * digest kept in the event's place.
+ */
+export function letGo(match: MatchLog, upTo: number): void {
+  const end = Math.min(upTo, match.events.length - 1);
+  for (let i = match.pruned; i < end; i++) {
+    const stored = match.events[i];
+    if (stored && stored.order >= 0 && match.byOrder.get(stored.order) === stored) match.byOrder.set(stored.order, digestOfKept(stored));
+    match.events[i] = undefined;
+  }
+  if (end > match.pruned) match.pruned = end;
 }
 
 /** Type and data (the record aside, added here) of an event, digested. */

@@ -113,7 +113,6 @@ describe('EventJournal: a running match\'s events let go', () => {
         expect(missed.map((s) => s.id)).toEqual(texts.slice(from).map((_, k) => `${KEY}.${from + k + 1}`));
       }
       expect(journal.after(`${KEY}.${derived.length + 1}`)).toBeNull();
-      expect(journal.window().map((s) => same(s.text))).toEqual(texts);
       await expect.poll(() => journal.matches.has(KEY), { timeout: 10_000 }).toBe(false); // ended and delivered: released whole
     } finally {
       delivery.close();
