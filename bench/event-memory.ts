@@ -1,6 +1,6 @@
 // bench/event-memory.ts — what a stored match event costs the heap (issue 38, the memory row; the
 // design note docs/perf/message-path.md). The recorded match is played through the real engine and
-// event deriver (as test/workers/events/deriver.test.ts drives them); each derived event is wrapped
+// event deriver (test/helpers/derived-events.ts, as a shard drives them); each derived event is wrapped
 // as the journal wrapped it before issue 38 (the envelope object and its JSON text, both kept), and
 // M matches' worth of them are held in the heap. Then the same events as the journal keeps them now
 // (events/types.ts storedEvent: the JSON text, with the few fields routing reads beside it, the
@@ -8,37 +8,15 @@
 // row: a match's texts as one Buffer with typed arrays beside it.
 //
 //   npm run build && node --expose-gc --import tsx bench/event-memory.ts --matches 300
-import { recordedMatch } from '#built/tools/recorded-match.js';
 import { EVENTS_VERSION, type DerivedEvent } from '#built/protocol/match-events.js';
-import { MatchEventDeriver } from '#built/workers/events/deriver.js';
-import { Match } from '#built/workers/match/match.js';
-import { DEFAULT_SPONSOR_LOGO_URL } from '#built/workers/match/tools.js';
 import { storedEvent, type MatchEvent } from '#built/main/events/types.js';
+import { derivedEvents } from '../test/helpers/derived-events.js';
 import { opt } from './lib/args.js';
 import { jsonLine, table } from './lib/report.js';
 
 const M = Number(opt('matches', '300'));
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');
-
-type Rec = { type: string; data: unknown; timestamp: number };
-
-/** The recorded match's derived events, in order. */
-function derive(): DerivedEvent[] {
-  const replay = recordedMatch() as unknown as { header: any; records: Rec[] };
-  const h = replay.header;
-  const match = Match.create({ groupCode: h.groupCode, leftTeam: h.leftTeam, rightTeam: h.rightTeam, toolsData: h.toolsData, organizationId: '', isSupporter: false }, h.logStartTime, { sponsorLogoUrl: DEFAULT_SPONSOR_LOGO_URL });
-  const deriver = new MatchEventDeriver(match.liveState(), match.stateVersion, h.logStartTime, false);
-  const events = deriver.take();
-  for (const rec of replay.records) {
-    deriver.timeReached(match.liveState(), match.stateVersion, rec.timestamp);
-    const result = match.apply(rec as never, rec.timestamp);
-    if (result.ok) deriver.message(match.liveState(), match.stateVersion, rec.type, rec.data as never, rec.timestamp);
-    deriver.observe(match.liveState(), match.stateVersion, match.lastChangeAt);
-    events.push(...deriver.take());
-  }
-  return events;
-}
 
 /** Match i's events as the journal kept them before (the session of issue 38's design): the envelope object and its text. */
 function asToday(derived: DerivedEvent[], i: number): unknown[] {
@@ -84,7 +62,7 @@ function heapOf(make: (i: number) => unknown[]): { bytes: number; events: number
   return { bytes: after - before, events };
 }
 
-const derived = derive();
+const derived = derivedEvents();
 const textBytes = derived.length === 0 ? 0 : (asToday(derived, 0) as { text: string }[]).reduce((n, s) => n + s.text.length, 0) / derived.length;
 const rows = [
   { how: 'before: envelope object + text', ...heapOf((i) => asToday(derived, i)) },

@@ -59,12 +59,6 @@ export class ResumeWindow {
     return null;
   }
 
-  /** Every event in the window, oldest first (its sealed blocks inflated: tests and tools). */
-  all(): StoredEvent[] {
-    const from = Date.now() - this.resumeWindowMs;
-    return [...this.sealed.flatMap(unseal), ...this.open].filter((e) => (e.storedAt ?? 0) >= from);
-  }
-
   /** Events held (sealed and open), the older than the window included until their block goes. */
   get size(): number {
     return this.sealedCount + this.open.length;

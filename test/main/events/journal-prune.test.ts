@@ -7,19 +7,17 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../../src/main/base/log.js';
 import { FileDeadLetters, FileRecordStore } from '../../../src/main/events/adapters/state-dir/record-store.js';
 import { WebhookDelivery } from '../../../src/main/events/delivery.js';
 import { newSecret, parseEndpoint } from '../../../src/main/events/endpoints.js';
 import { EventJournal } from '../../../src/main/events/journal.js';
 import { JournalFiles } from '../../../src/main/events/journal-files.js';
-import { BLOCK_EVENTS } from '../../../src/main/events/resume-window.js';
+import { BLOCK_EVENTS, ResumeWindow } from '../../../src/main/events/resume-window.js';
+import { storedEvent, type MatchEvent } from '../../../src/main/events/types.js';
 import type { DerivedEvent } from '../../../src/protocol/match-events.js';
-import { recordedMatch } from '../../../src/tools/recorded-match.js';
-import { MatchEventDeriver } from '../../../src/workers/events/deriver.js';
-import { Match } from '../../../src/workers/match/match.js';
-import { DEFAULT_SPONSOR_LOGO_URL } from '../../../src/workers/match/tools.js';
+import { derivedEvents } from '../../helpers/derived-events.js';
 import { startReceiver } from '../../helpers/webhook-receiver.js';
 
 const dirs: string[] = [];
@@ -27,23 +25,7 @@ afterAll(() => { for (const d of dirs) fs.rmSync(d, { recursive: true, force: tr
 const log = createLogger({ LOG_LEVEL: 'silent', LOG_FORMAT: 'json' });
 const HOUR = 3_600_000;
 
-/** The recorded match's derived events, as the shard derives them (test/workers/events/deriver.test.ts). */
-function derive(): DerivedEvent[] {
-  type Rec = { type: string; data: any; timestamp: number };
-  const replay = recordedMatch() as unknown as { header: any; records: Rec[] };
-  const h = replay.header;
-  const match = Match.create({ groupCode: h.groupCode, leftTeam: h.leftTeam, rightTeam: h.rightTeam, toolsData: h.toolsData, organizationId: '', isSupporter: false }, h.logStartTime, { sponsorLogoUrl: DEFAULT_SPONSOR_LOGO_URL });
-  const deriver = new MatchEventDeriver(match.liveState(), match.stateVersion, h.logStartTime, false);
-  const events = deriver.take();
-  for (const rec of replay.records) {
-    deriver.timeReached(match.liveState(), match.stateVersion, rec.timestamp);
-    if (match.apply(rec as never, rec.timestamp).ok) deriver.message(match.liveState(), match.stateVersion, rec.type, rec.data, rec.timestamp);
-    deriver.observe(match.liveState(), match.stateVersion, match.lastChangeAt);
-    events.push(...deriver.take());
-  }
-  return events;
-}
-const derived = derive();
+const derived = derivedEvents();
 
 /** A journal on its own files (pruning on; its timer left to the test), or in memory only (nothing let go). */
 function journalOf(onDisk: boolean) {
@@ -121,4 +103,26 @@ describe('EventJournal: a running match\'s events let go', () => {
       await receiver.close();
     }
   }, 60_000);
+
+  it('the resume window: an event older than the window is not resumed from, sealed or open; its blocks go', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const window = new ResumeWindow(60_000);
+      const event = (seq: number) => {
+        const e = { id: `W-k1.${seq}`, type: 'kill', version: 1, seq, groupCode: 'W', matchId: 'm', matchKey: 'W-k1', time: '', round: 1, data: { n: seq } } as MatchEvent;
+        return storedEvent(e, JSON.stringify(e), { order: seq, organizationId: '' });
+      };
+      for (let seq = 1; seq <= 2 * BLOCK_EVENTS + 10; seq++) window.remember(event(seq));
+      expect(window.after('W-k1.5')!.map((e) => e.seq)).toEqual(Array.from({ length: 2 * BLOCK_EVENTS + 5 }, (_, k) => k + 6));
+      expect(window.size).toBe(2 * BLOCK_EVENTS + 10);
+      vi.setSystemTime(Date.now() + 60_001);
+      expect(window.after('W-k1.5')).toBeNull(); // in a sealed block, out of the window
+      expect(window.after(`W-k1.${2 * BLOCK_EVENTS + 3}`)).toBeNull(); // open, out of the window
+      for (let seq = 2 * BLOCK_EVENTS + 11; seq <= 3 * BLOCK_EVENTS; seq++) window.remember(event(seq)); // a block sealed now: the old ones go
+      expect(window.size).toBe(BLOCK_EVENTS);
+      expect(window.after(`W-k1.${2 * BLOCK_EVENTS + 20}`)!.map((e) => e.seq)).toEqual(Array.from({ length: BLOCK_EVENTS - 20 }, (_, k) => 2 * BLOCK_EVENTS + 21 + k));
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });
