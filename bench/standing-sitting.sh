@@ -25,15 +25,9 @@ run() { # label, the benchmark's file, then its arguments
   log "$label: $file $*"
   npx tsx "bench/$file" "$@" 2>/dev/null | grep '^{"bench"' | sed "s/^{/{\"label\":\"$label\",/" | tee -a "$OUT"
 }
-ref() { # the reference, started fresh for the run
-  local label=$1; shift
-  (cd "$REF" && INSECURE=true REQUIRE_AUTH_KEY=false exec node dist/index.js >/dev/null 2>&1) &
-  local pid=$!
-  for _ in $(seq 1 50); do (echo > /dev/tcp/127.0.0.1/5200) 2>/dev/null && break; sleep 0.2; done
-  sleep 1
-  run "$label" broadcast.ts --target http://127.0.0.1:5100 --target-pid "$pid" "$@" # the subshell exec'd node: $pid is node's
-  kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
-}
+run_broadcast() { local label=$1; shift; run "$label" broadcast.ts "$@"; }
+REF_RUN=run_broadcast
+. "$(dirname "$0")/lib/reference.sh" # ref LABEL ARGS…: the reference, started fresh for the run
 
 for part in $PARTS; do
   case $part in
