@@ -221,7 +221,10 @@ describe('RedisMatchDirectory: two nodes', () => {
     expect(b.count()).toBe(1);
     expect(b.countForKey('key:a')).toBe(1);
     expect(a.get('R1')?.epoch).toBe(reasserted[0]);
-    // The counts in Redis are back too: a capped claim sees the re-asserted match.
+    // The counts in Redis are back too: a capped claim sees the re-asserted match. B may have
+    // seen the re-assertion on its subscriber before its command connection is back (each
+    // reconnects on its own), and a claim while it is not ready is refused by ioredis: wait for it.
+    await expect.poll(() => nodes[1].conn.up, { timeout: 20_000 }).toBe(true);
     expect(await b.claim(match('R2', 'key:a'), { limits: { maxLive: 1, maxPerKey: 5 } })).toEqual({ ok: false, reason: 'capacity' });
     expect(await raw('GET', `${prefix}lease:R1`)).toContain(`A ${reasserted[0]}`);
   });
