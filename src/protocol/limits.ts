@@ -36,9 +36,6 @@ export const STATS_INTERVAL_MS = 1000;
 /** Cycle durations kept per stats message: bounded, should the stats not go out (10 per second is the norm). */
 export const MAX_CYCLE_SAMPLES = 1000;
 
-/** The event-loop delay histogram's sampling resolution (ms): fine enough for a 100 ms cycle, cheap. */
-export const LOOP_DELAY_RESOLUTION_MS = 10;
-
 /** Dashboard summaries of the changed matches go out at most this often: the dashboard samples once a
  *  second, and frames (every 100 ms) must not carry them. */
 export const SUMMARY_INTERVAL_MS = 500;

@@ -141,7 +141,7 @@ export class Metrics {
       name: 'ods_shard_cycle_duration_seconds', help: 'Duration of each shard cycle (timers, inactivity, due frames)', labelNames: ['shard'], registers: [r],
       buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
     });
-    const shardLoop = new client.Gauge({ name: 'ods_shard_event_loop_delay_seconds', help: 'Event-loop delay of each shard thread over the last second', labelNames: ['shard', 'stat'], registers: [r] });
+    const shardLoop = new client.Gauge({ name: 'ods_shard_event_loop_delay_seconds', help: 'Event-loop delay of each shard thread over the last second: how late its cycle timer fired (0 when on time)', labelNames: ['shard', 'stat'], registers: [r] });
     new client.Gauge({
       name: 'ods_shard_matches', help: 'Live matches per shard', labelNames: ['shard'], registers: [r],
       collect() { this.reset(); shardTotals.latest.forEach((s, i) => { if (s) this.set({ shard: String(i) }, s.matches); }); },

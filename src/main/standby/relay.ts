@@ -16,7 +16,7 @@ import { afterCut, contentKey, parseEnvelope, type Held } from './align.js';
 /** Bounds of the two windows: about 100 s at an observer's peak of 20 msg/s, and never older than a minute. */
 const WINDOW_MESSAGES = 2000;
 const WINDOW_AGE_MS = 60_000;
-/** How often the failover rule is checked. */
+/** How often the failover rule is checked, while a match has a relay (no timer otherwise: a service without standbys is not woken ten times a second for nothing). */
 const CHECK_MS = 100;
 /** A standby that is ahead of a healthy primary (another PC can be faster) is not evidence of its silence before this long. */
 const AHEAD_TOLERANCE_MS = 1000;
@@ -65,15 +65,14 @@ const other = (s: Seat): Seat => (s === 'group' ? 'standby' : 'group');
 export class StandbyRelay {
   private readonly relays = new Map<string, Relay>();
   private readonly log: Logger;
-  private readonly timer: NodeJS.Timeout;
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
   private readonly unsubscribe: () => void;
   /** Failovers by cause since start (ods_observer_failovers_total). */
   readonly totals: Record<FailoverCause, number> = { primary_silent: 0, primary_closed: 0, manual: 0 };
 
   constructor(private readonly deps: StandbyRelayDeps) {
     this.log = deps.log.child({ module: 'standby' });
-    this.timer = setInterval(() => this.check(Date.now()), CHECK_MS);
-    this.timer.unref();
     this.unsubscribe = deps.control.subscribe((m) => {
       if (m.t === 'observer_swap') {
         if (deps.runsHere(m.groupCode)) this.swap(m.groupCode);
@@ -170,7 +169,9 @@ export class StandbyRelay {
   }
 
   close(): void {
-    clearInterval(this.timer);
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
     this.unsubscribe();
   }
 
@@ -182,6 +183,10 @@ export class StandbyRelay {
       evidenceAt: 0, recent: [], recentCount: new Map(), held: [], holdDownUntil: 0, failovers: [], failoverCount: 0, armedUntil: 0,
     };
     this.relays.set(groupCode, r);
+    if (this.timer === null && !this.closed) {
+      this.timer = setInterval(() => this.check(Date.now()), CHECK_MS);
+      this.timer.unref();
+    }
     // A silence is measured from the seat's last message, also one from before the relay existed: until
     // now only the group seat's messages came here unrelayed, and the clock kept their time.
     r.lastAt.group = this.deps.primaryLastAt(groupCode);
@@ -217,6 +222,11 @@ export class StandbyRelay {
   }
 
   private check(now: number): void {
+    if (this.relays.size === 0 && this.timer !== null) {
+      clearInterval(this.timer);
+      this.timer = null;
+      return;
+    }
     const threshold = this.deps.config.FAILOVER_SILENCE_MS;
     for (const [groupCode, r] of this.relays) {
       // Another node runs it now (evicted), or a window closed without a standby: nothing to relay.

@@ -75,7 +75,7 @@ export interface CycleContext {
   readonly changes: MatchChanges;
   readonly pacer: Pick<FramePacer, 'isPending'>;
   readonly snapshots: Pick<SnapshotRounds, 'due'>;
-  readonly stats: Pick<StatsCounter, 'cycleTook' | 'take'>;
+  readonly stats: Pick<StatsCounter, 'cycleStarted' | 'cycleTook' | 'take'>;
   readonly drops: Pick<DropLog, 'counts'>;
   readonly summaries: Pick<Summaries, 'take'>;
   readonly out: Pick<OutputBuffer, 'stats' | 'summaries' | 'flush'>;

@@ -8,6 +8,7 @@ import type { Slot } from './slot.js';
 
 export function runCycle(shard: CycleContext): void {
   const started = performance.now();
+  shard.stats.cycleStarted(started);
   const now = Date.now();
   const tickTime = shard.clock.tickTime(now);
   const deadlines = shard.deadlines;

@@ -38,7 +38,7 @@ export class Shard implements BatchContext, CycleContext {
   readonly clock: MatchClock;
   readonly out: OutputBuffer;
   readonly drops: DropLog;
-  readonly stats = new StatsCounter();
+  readonly stats: StatsCounter;
   readonly pacer: FramePacer;
   readonly snapshots: SnapshotRounds;
   readonly summaries = new Summaries();
@@ -62,6 +62,7 @@ export class Shard implements BatchContext, CycleContext {
     this.out = new OutputBuffer(post);
     this.drops = new DropLog(this.out);
     this.encoder = new FrameEncoder(settings);
+    this.stats = new StatsCounter(settings.intervalMs);
     this.pacer = new FramePacer(settings.intervalMs, () => guarded(() => {
       this.sendDueFrames(Date.now());
       this.out.flush();

@@ -1,7 +1,14 @@
 // The shard's stats for the metrics (ShardStats), taken every STATS_INTERVAL_MS: applied messages
 // (by envelope type, bounded), frames serialized, cycle durations, the thread's event-loop delay.
-import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { LOOP_DELAY_RESOLUTION_MS, MAX_CYCLE_SAMPLES, MAX_TYPE_NAMES, STATS_INTERVAL_MS, TYPE_NAME } from '../../protocol/limits.js';
+//
+// The loop delay is how late the thread's own cycle timer fired (BROADCAST_INTERVAL_MS after the
+// cycle before it started), not a monitorEventLoopDelay histogram: that one runs a timer of its own
+// every 10 ms, 100 wake-ups a second of a thread that is otherwise asleep between its cycles and
+// batches, which cost a quiet service ~40 µs of CPU per message at 50 matches and 3 msg/s
+// (docs/perf/message-path.md, "Wake-ups"). A stall of the thread delays its next cycle by as much,
+// so the cycle's lateness sees what the histogram saw, ten times a second, at no cost.
+import { createHistogram } from 'node:perf_hooks';
+import { MAX_CYCLE_SAMPLES, MAX_TYPE_NAMES, STATS_INTERVAL_MS, TYPE_NAME } from '../../protocol/limits.js';
 import type { ShardStats } from '../../protocol/shard-messages.js';
 
 export class StatsCounter {
@@ -13,10 +20,16 @@ export class StatsCounter {
   private cycleMicros = 0;
   private cycles: number[] = [];
   private lastTakenAt = 0;
-  private readonly loopDelay = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS });
+  /** Lateness of each cycle in ns (a histogram records integers ≥ 1: 1 is on time). */
+  private readonly loopDelay = createHistogram();
+  private lastCycleAt = -1;
 
-  constructor() {
-    this.loopDelay.enable();
+  constructor(private readonly intervalMs: number) {}
+
+  /** A cycle started at `at` (performance.now()): its timer's lateness is the loop's delay. */
+  cycleStarted(at: number): void {
+    if (this.lastCycleAt >= 0) this.loopDelay.record(Math.max(1, Math.round((at - this.lastCycleAt - this.intervalMs) * 1e6)));
+    this.lastCycleAt = at;
   }
 
   /** One accepted message of this envelope type. */
@@ -51,9 +64,9 @@ export class StatsCounter {
   }
 
   stop(): void {
-    this.loopDelay.disable();
+    this.lastCycleAt = -1;
   }
 }
 
-/** A histogram value in ns as ms (0 when there was no sample). */
-const finiteMs = (ns: number): number => (Number.isFinite(ns) ? ns / 1e6 : 0);
+/** A histogram value in ns as ms (0 when there was no sample, or only on-time ones). */
+const finiteMs = (ns: number): number => (Number.isFinite(ns) && ns > 1 ? ns / 1e6 : 0);

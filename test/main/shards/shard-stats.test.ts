@@ -2,15 +2,18 @@
 // is the client's choice, bounded to MAX_TYPE_NAMES names matching TYPE_NAME, the rest `other`.
 // Names that are also members of Object.prototype are names like any other (a `toString` once
 // turned the count into text and every later /metrics scrape into a 500; test/main/ingest/fuzz.test.ts found it).
+// The thread's loop delay: how late each cycle started after the one before it (stats.ts).
 import { describe, expect, it } from 'vitest';
 import { MAX_TYPE_NAMES } from '../../../src/protocol/limits.js';
 import { StatsCounter } from '../../../src/workers/shard/stats.js';
 
-const taken = (c: StatsCounter) => c.take(Date.now() + 3_600_000, 0, 0, {})!;
+/** The stats now: each call an hour after the one before (a take within STATS_INTERVAL_MS of the last gives none). */
+let hours = 0;
+const taken = (c: StatsCounter) => c.take(Date.now() + ++hours * 3_600_000, 0, 0, {})!;
 
 describe('applied messages by type', () => {
   it('counts each type; prototype member names are plain names or `other`', () => {
-    const c = new StatsCounter();
+    const c = new StatsCounter(100);
     for (const type of ['map', 'map', 'constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf']) c.accepted(type);
     const stats = taken(c);
     c.stop();
@@ -21,7 +24,7 @@ describe('applied messages by type', () => {
   });
 
   it('keeps at most MAX_TYPE_NAMES names; later new names count as `other`', () => {
-    const c = new StatsCounter();
+    const c = new StatsCounter(100);
     for (let i = 0; i < MAX_TYPE_NAMES + 10; i++) c.accepted(`type_${String.fromCharCode(97 + (i % 26))}_${'x'.repeat(Math.floor(i / 26))}`);
     c.accepted('type_a_'); // a known name still counts under itself
     c.accepted('Not Valid');
@@ -30,5 +33,22 @@ describe('applied messages by type', () => {
     expect(Object.keys(byType)).toHaveLength(MAX_TYPE_NAMES + 1);
     expect(byType.other).toBe(11);
     expect(byType.type_a_).toBe(2);
+  });
+});
+
+describe('the shard thread\'s loop delay', () => {
+  it('is how late each cycle started after the one before it: 0 when on time, a stall in full', () => {
+    const c = new StatsCounter(100);
+    // Cycles at 0, 100, 200.4, 300.4 (on time within 0.4 ms), then one 250 ms late (a stalled thread), then 100 after it.
+    for (const at of [1_000, 1_100, 1_200.4, 1_300.4, 1_650.4, 1_750.4]) c.cycleStarted(at);
+    const stats = taken(c);
+    expect(stats.loopDelayMaxMs).toBeCloseTo(250, 0);
+    expect(stats.loopDelayP99Ms).toBeCloseTo(250, 0);
+    // Taken and reset: a second with on-time cycles only reads 0; the first cycle after a stop has no lateness.
+    for (const at of [1_850.4, 1_950.4]) c.cycleStarted(at);
+    expect(taken(c)).toMatchObject({ loopDelayMaxMs: 0, loopDelayP99Ms: 0 });
+    c.stop();
+    c.cycleStarted(9_000);
+    expect(taken(c)).toMatchObject({ loopDelayMaxMs: 0 });
   });
 });
