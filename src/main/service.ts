@@ -38,6 +38,7 @@ import { DataDirOutputDelayStore, OUTPUT_DELAYS_FILE } from './output-delay/adap
 import { IngestServer } from './ingest/server.js';
 import { SHUTDOWN_CLOSE_MARGIN_MS, SHUTDOWN_MIN_DRAIN_MS, SUMMARY_WAIT_MS } from './base/limits.js';
 import { createLogger, type Logger } from './base/log.js';
+import { LoopBeat } from './base/loop-beat.js';
 import { StateDirInputLog } from './matches/adapters/state-dir/input-log.js';
 import { RehearsalControl, Rehearsals } from './rehearsal/index.js';
 import { createStandby } from './standby/index.js';
@@ -119,9 +120,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const events = new EventBus<MainEvents>();
   const request = createOutbound((label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }));
 
-  // Ports: the embedded default keeps everything in memory; STATE_DIR makes snapshots and sessions
-  // durable; REDIS_URL shares them all between nodes (redis-ports.ts).
-  // Imported only with REDIS_URL: the Redis wiring (ioredis, the adapters, their Lua) is not loaded by an embedded service.
+  // Ports: the embedded default keeps everything in memory; STATE_DIR makes snapshots and sessions durable; REDIS_URL
+  // shares them all between nodes (redis-ports.ts, imported only then: an embedded service loads no ioredis, adapters or Lua).
   const redis = config.REDIS_URL ? await (await import('./redis-ports.js')).openRedisPorts(config, log) : null;
   const stateFiles = config.STATE_DIR ? new StateFiles(config.STATE_DIR, log) : null;
   const shared: SharedPorts = redis ? redis.shared : {
@@ -150,10 +150,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
   // The matches: what the shards send back goes to `output` and `recovery`, which the pool is given.
   const routes = new LocalRoutes();
   const sync = new MatchSync({ config, log, directory, events, request });
-  // Match events out (events/): journal, webhooks, GET /events, records (EVENTS_ENABLED).
   // The per-match output delay (output-delay/output-delays.ts): operator data like the schedule (DATA_DIR, or Redis).
   const delays = await OutputDelays.open(outputDelays, { shared: redis !== null, log });
-  // The journal's files (events/ under STATE_DIR or DATA_DIR), the EventOutbox on them, and the records and dead letters on them without Redis.
+  // Match events out (events/, EVENTS_ENABLED): journal files (STATE_DIR or DATA_DIR), the outbox on them (records, dead letters too without Redis).
   const eventFiles = config.EVENTS_ENABLED ? new JournalFiles(path.join(path.resolve(config.STATE_DIR || config.DATA_DIR), 'events'), log) : null;
   const eventOutput = eventFiles ? await openEventOutput({ config, log, directory, delays, shared: redis?.eventOutbox ?? null, files: eventFiles, fileOutbox: new FileEventOutbox(eventFiles), ...(redis ? { node: { id: redis.conn.nodeId, epochOf: (code: string) => routes.get(code)?.epoch, leaseLeftMs: (code: string) => redis.ownership.leaseLeftMs(code), outputs: redis.ownership } } : {}), records: redis?.records ?? new FileRecordStore(eventFiles, config.EVENTS_RETENTION_MS), deadLetters: redis?.deadLetters ?? new FileDeadLetters(eventFiles), endpointStore: redis?.webhookEndpoints ?? new DataDirWebhookEndpointStore(path.join(config.DATA_DIR, WEBHOOK_ENDPOINTS_FILE)), report: (label, seconds, outcome) => events.emit('outboundCall', { label, seconds, outcome }) }) : null;
   // GET /feeds of a local match: its shard makes the tables (feeds/shard-tables.ts), asked through routing, answered through `output`.
@@ -188,9 +187,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
   // The schedule (schedule/, docs/fixtures.md): after the resumed matches, which its live maps are checked against.
   // Its keeper reaches a match's shard through routing; the maps' results come on the event bus (mapFinished).
   const schedule = await openSchedule({ log, events, routing, directory, teamInfo, store: fixtures, shared: redis !== null });
-  // Linked brackets (brackets/, docs/brackets.md): their matches become fixtures, the series' results go back.
-  // The links (with their tokens) are operator data in DATA_DIR, or Redis (then one node reads and
-  // reports them: the lead); the platforms' adapters are built here.
+  // Linked brackets (brackets/, docs/brackets.md): their matches become fixtures, the series' results go back. The links
+  // (with their tokens) are operator data in DATA_DIR, or Redis (one node, the lead, reads and reports them); adapters built here.
   const bracketStore = redis?.brackets ?? new DataDirBracketStore(path.join(config.DATA_DIR, BRACKETS_FILE));
   const brackets = await Brackets.open({
     log, store: bracketStore, keeper: schedule, directory, nodeId: redis?.conn.nodeId ?? 'local', leadTtlMs: config.REDIS_LEASE_TTL_MS,
@@ -204,8 +202,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
   // Listeners: two uWS apps (ingestion, REST); broadcast runs on node:http (broadcast/server.ts).
   const ingestApp = createApp(tls.files);
   const restApp = createApp(tls.files);
+  const beat = new LoopBeat(); // the main thread's heartbeat: its loop delay (/metrics), a stall's credit (ingest budgets)
   const ingest = new IngestServer(ingestApp, {
-    config, log, keys, directory, lifecycle, routing, sessions, control, standby, schedule, testHooks: options.testHooks ?? false,
+    beat, config, log, keys, directory, lifecycle, routing, sessions, control, standby, schedule, testHooks: options.testHooks ?? false,
     ...(cluster ? { sharedStoreUp: () => cluster.redisUp } : {}),
   });
   const broadcast = new BroadcastServer({ config, log, tls: tls.files, frames });
@@ -238,7 +237,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     } : {}),
   });
   const metrics = config.METRICS_ENABLED
-    ? new Metrics({ config, log, events, directory, published: output.counters, shardTotals: totals, recovery, ingest, broadcast, cluster, listeners, standby: { relay: standby.relay, silentMatches: () => links.silentCount(directory.all()) }, fixtureMismatches: () => schedule.mismatches() })
+    ? new Metrics({ config, log, beat, events, directory, published: output.counters, shardTotals: totals, recovery, ingest, broadcast, cluster, listeners, standby: { relay: standby.relay, silentMatches: () => links.silentCount(directory.all()) }, fixtureMismatches: () => schedule.mismatches() })
     : null;
 
   const stopListening = () => listeners.close();
@@ -254,6 +253,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     standby.close();
     sync.close();
     await Promise.allSettled([ingest.close(), broadcast.close(), pool.terminate(), metrics?.close()]);
+    beat.close();
     dashboard?.close();
     keysFile?.close();
     cluster?.close();

@@ -64,6 +64,13 @@ describe('GET /metrics', () => {
     expect(value(text, 'ods_shard_matches{shard="0"}')).toBe(1);
     expect(text).toMatch(/ods_shard_event_loop_delay_seconds\{shard="0",stat="p99"\} \d/);
     expect(text).toMatch(/ods_nodejs_eventloop_lag_p99_seconds \d/);
+    // The main thread's loop delay: its heartbeat's figures (base/loop-beat.ts) in place of prom-client's own sampler, each once.
+    for (const stat of ['min', 'max', 'mean', 'stddev', 'p50', 'p90', 'p99']) {
+      expect(text.match(new RegExp(`^ods_nodejs_eventloop_lag_${stat}_seconds `, 'gm'))).toHaveLength(1);
+      expect(text).toMatch(new RegExp(`^# HELP ods_nodejs_eventloop_lag_${stat}_seconds .*heartbeat`, 'm'));
+      expect(value(text, `ods_nodejs_eventloop_lag_${stat}_seconds`)).toBeGreaterThanOrEqual(0);
+      expect(value(text, `ods_nodejs_eventloop_lag_${stat}_seconds`)).toBeLessThan(10);
+    }
 
     // Drops by reason: a message for another group, one not JSON.
     run.socket.emit('obs_data', JSON.stringify({ obsName: 'o', groupCode: 'OTHER9', type: 'map', data: 'Jam' }));

@@ -7,11 +7,12 @@
 import { BACKLOG_DRAIN_MAX_MS, BACKLOG_DRAIN_MIN_MS } from '../base/limits.js';
 import type { BudgetLimits } from './budget.js';
 import type { IngestCounters, SocketReplies, SocketState } from './socket-state.js';
-import type { StallWatch } from './stall.js';
+import type { LoopBeat } from '../base/loop-beat.js';
 
 export interface BacklogDeps {
   limits: BudgetLimits;
-  stall: StallWatch;
+  /** The main thread's heartbeat: the credit a stall of the thread gives every budget (base/loop-beat.ts). */
+  stall: Pick<LoopBeat, 'credit'>;
   counters: IngestCounters;
   replies: SocketReplies;
   /** An admitted event: to its handler. */

@@ -3,8 +3,8 @@
 // on this server. Payloads it only forwards are not parsed here; the shards parse them.
 //
 // This file wires a socket's events to the jobs, each in its own file: session takeover at
-// connection (resume.ts), the budget and backlog every event passes first (backlog.ts, budget.ts,
-// stall.ts), then the admitted event's handler (dispatch.ts): the two logons (logon.ts), the payload
+// connection (resume.ts), the budget and backlog every event passes first (backlog.ts, budget.ts;
+// the credit after a stall of the thread: base/loop-beat.ts), then the admitted event's handler (dispatch.ts): the two logons (logon.ts), the payload
 // check (payload-check.ts); and keeps the listener's own:
 // idle sweeps, keepalives, closing the sockets of ended sessions (ControlBus), shutdown.
 import type { Server } from 'socket.io';
@@ -30,7 +30,7 @@ import { SessionResume } from './resume.js';
 import { IngestCounters, SocketReplies, type BoundSession, type SocketState } from './socket-state.js';
 import { LinkEvents, LinkStats } from './link-stats.js';
 import { clientAddress } from '../base/client-address.js';
-import { StallWatch } from './stall.js';
+import type { LoopBeat } from '../base/loop-beat.js';
 
 export interface IngestDeps {
   config: Config;
@@ -47,6 +47,8 @@ export interface IngestDeps {
   standby?: { admission: StandbyAdmission; relay: StandbyRelay };
   /** The schedule (schedule/keeper.ts): a logon to a scheduled code takes the fixture's teams and series. */
   schedule?: LogonDeps['schedule'];
+  /** The main thread's heartbeat (base/loop-beat.ts): a stall of the thread gives every budget the rate's worth of it. */
+  beat: Pick<LoopBeat, 'credit'>;
   /** Test-only events (see test/main/sockets/socket-isolation.test.ts); never enabled from the environment. */
   testHooks: boolean;
 }
@@ -64,7 +66,6 @@ export class IngestServer {
   private readonly states = new Map<string, SocketState>();
   private readonly limits: BudgetLimits;
   private readonly replies: SocketReplies;
-  private readonly stall = new StallWatch();
   /** Every event's budget and the backlogs (backlog.ts). */
   private readonly backlog: IngestBacklog;
   private readonly resume: SessionResume;
@@ -97,7 +98,7 @@ export class IngestServer {
     this.data = new PayloadCheck(c, deps.routing, this.replies);
     // Built from the last an event runs through (dispatch) to the first (resume): each is handed the next.
     const dispatch = new IngestDispatch(this.logons, this.data, this.replies);
-    this.backlog = new IngestBacklog({ limits: this.limits, stall: this.stall, counters: this.counters, replies: this.replies, handle: dispatch.handle });
+    this.backlog = new IngestBacklog({ limits: this.limits, stall: deps.beat, counters: this.counters, replies: this.replies, handle: dispatch.handle });
     this.resume = new SessionResume({
       log: this.log, sessions: deps.sessions, backlog: this.backlog, replies: this.replies, counters: this.counters, states: this.states,
       maxHeld: Math.max(1, c.INGEST_BACKLOG_PER_SOCKET),
@@ -220,7 +221,6 @@ export class IngestServer {
     this.shuttingDown = true;
     clearInterval(this.timer);
     clearInterval(this.idleTimer);
-    this.stall.close();
     this.unsubscribe();
     this.backlog.close();
     await this.io.close();

@@ -13,6 +13,8 @@ import type { MainEventBus, OutboundOutcome } from '../base/events.js';
 import type { IngestServer } from '../ingest/server.js';
 import { METRICS_REQUEST_TIMEOUT_MS } from '../base/limits.js';
 import type { Logger } from '../base/log.js';
+import type { LoopBeat } from '../base/loop-beat.js';
+import { DEFAULT_COLLECTOR_RESOLUTION_MS, registerLoopDelay } from './loop-delay.js';
 import type { Cluster, MatchDirectory, PublishCounters, ShardRecovery } from '../matches/index.js';
 import type { ShardTotals } from '../shards/totals.js';
 import type { Listeners } from '../sockets/listeners.js';
@@ -21,6 +23,8 @@ import { registerStandbyMetrics, type StandbyRelay } from '../standby/index.js';
 export interface MetricsDeps {
   config: Config;
   log: Logger;
+  /** The main thread's heartbeat: its event-loop delay (loop-delay.ts). */
+  beat: Pick<LoopBeat, 'takeDelays'>;
   events: MainEventBus;
   directory: MatchDirectory;
   published: PublishCounters;
@@ -48,7 +52,8 @@ export class Metrics {
   constructor(private readonly deps: MetricsDeps) {
     const r = this.registry;
     const { directory, published, shardTotals, recovery, ingest, broadcast, events } = deps;
-    client.collectDefaultMetrics({ register: r, prefix: 'ods_' });
+    client.collectDefaultMetrics({ register: r, prefix: 'ods_', eventLoopMonitoringPrecision: DEFAULT_COLLECTOR_RESOLUTION_MS });
+    registerLoopDelay(r, 'ods_', deps.beat);
     if (deps.standby) registerStandbyMetrics(r, deps.standby.relay, deps.standby.silentMatches);
     const mismatches = deps.fixtureMismatches;
     if (mismatches) new client.Gauge({ name: 'ods_fixture_mismatches', help: 'Live matches on a scheduled group code flagged as not the fixture\'s (other team names typed, other players in the game)', registers: [r], collect() { this.set(mismatches()); } });
