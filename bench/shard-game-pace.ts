@@ -45,7 +45,7 @@ async function load(tree: string): Promise<Tree> {
     shard: 0, intervalMs: 100, inactivityMs: 3_600_000, trustReplayTimestamps: false, sponsorLogoUrl: '', recordReplays: false,
     replayDir: '', serviceVersion: 'bench', compression: true, frameSerializer: 'wire', snapshotIntervalMs: SNAPSHOT_MS > 0 ? SNAPSHOT_MS : Number.MAX_SAFE_INTEGER,
   }, (out: unknown) => { t.outputs++; if (CLONE) structuredClone(out); });
-  shard.scheduler.stop(); // no real timers: every frame here is a leading edge, the cycle sends the rest
+  shard.pacer.stop(); // no real timers: every frame here is a leading edge, the cycle sends the rest
   t.run = (cmds) => runBatch(shard, cmds);
   t.cycle = () => runCycle(shard);
   for (let i = 0; i < M; i++) {
