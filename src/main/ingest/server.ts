@@ -4,8 +4,8 @@
 //
 // This file wires a socket's events to the jobs, each in its own file: session takeover at
 // connection (resume.ts), the budget and backlog every event passes first (backlog.ts, budget.ts;
-// the credit after a stall of the thread: base/loop-beat.ts), then the admitted event's handler (dispatch.ts): the two logons (logon.ts), the payload
-// check (payload-check.ts); and keeps the listener's own:
+// the credit after a stall of the thread: base/loop-beat.ts), then the admitted event's handler
+// (dispatch.ts): the two logons (logon.ts), the payload check (payload-check.ts); and keeps the listener's own:
 // idle sweeps, keepalives, closing the sockets of ended sessions (ControlBus), shutdown.
 import type { Server } from 'socket.io';
 import type { KeyValidator } from '../backend/index.js';
