@@ -4,7 +4,8 @@
 // usual; this only reads a copy.
 import zlib from 'node:zlib';
 import type { Socket } from 'socket.io-client';
-import { webSocketOf } from './internals/socketio-client.js';
+import type { WebSocket } from 'ws';
+import { webSocketOf, webSocketOfTransport } from './internals/socketio-client.js';
 import { tcpOf } from './internals/ws.js';
 
 export interface WireMessage {
@@ -21,7 +22,25 @@ export interface WireMessage {
 export function recordWire(s: Socket): WireMessage[] {
   const ws = webSocketOf(s);
   if (!ws) throw new Error('recordWire: the socket is not on the websocket transport');
+  return recordInto(ws, []);
+}
+
+/**
+ * The same for the WebSocket a polling connection upgrades to, from the moment its probe came back
+ * (engine.io-client's 'upgrading' event, before the client sends the upgrade packet): the list has
+ * every message the server sends after the upgrade, the first one included.
+ */
+export function recordUpgradeWire(s: Socket): WireMessage[] {
   const messages: WireMessage[] = [];
+  s.io.engine.once('upgrading', (transport) => {
+    const ws = webSocketOfTransport(transport);
+    if (!ws) throw new Error('recordUpgradeWire: the upgrade is not to a WebSocket');
+    recordInto(ws, messages);
+  });
+  return messages;
+}
+
+function recordInto(ws: WebSocket, messages: WireMessage[]): WireMessage[] {
   let pending = Buffer.alloc(0);
   tcpOf(ws).on('data', (chunk: Buffer) => {
     pending = Buffer.concat([pending, chunk]);

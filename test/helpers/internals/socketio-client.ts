@@ -34,6 +34,11 @@ export function setLastOffset(s: Socket, offset: string): void {
 
 /** The ws WebSocket under the client's transport, when it is 'websocket' (undefined otherwise). */
 export function webSocketOf(s: Socket): WebSocket | undefined {
-  const transport = s.io.engine?.transport as unknown as { name?: string; ws?: WebSocket } | undefined;
+  return webSocketOfTransport(s.io.engine?.transport);
+}
+
+/** The ws WebSocket under an engine.io-client transport (the one an 'upgrading' event names), when it is 'websocket'. */
+export function webSocketOfTransport(t: unknown): WebSocket | undefined {
+  const transport = t as { name?: string; ws?: WebSocket } | undefined;
   return transport?.name === 'websocket' ? transport.ws : undefined;
 }

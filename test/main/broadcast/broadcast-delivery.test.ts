@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { connect, connected, overlay, nextEvent } from '../../helpers/clients.js';
 import { playReplay, recordedMatch, sendRecords } from '../../helpers/recorded.js';
 import { serviceForFile } from '../../helpers/service.js';
-import { deflateForm, recordWire } from '../../helpers/ws-wire.js';
+import { deflateForm, recordUpgradeWire, recordWire } from '../../helpers/ws-wire.js';
 
 const replay = recordedMatch();
 
@@ -197,10 +197,11 @@ describe('broadcast delivery', () => {
     expect(got.every((g) => g.transport === 'polling')).toBe(true);
     const onPolling = got.length;
 
-    // The upgrade completes in the middle of the stream; what follows comes over the WebSocket.
+    // The upgrade completes in the middle of the stream; what follows comes over the WebSocket, recorded
+    // from its first message (the keyframe can arrive before the poll below sees the transport switch).
+    const wire = recordUpgradeWire(socket);
     gate.release();
     await expect.poll(() => socket.io.engine.transport.name, { timeout: 10_000 }).toBe('websocket');
-    const wire = recordWire(socket);
     for (const [from, to] of [[1800, 2100], [2100, 2400], [2400, replay.records.length]]) {
       const had = got.length;
       await sendRecords(run.socket, replay, { pace: 'instant', groupCode: code, from, to });
