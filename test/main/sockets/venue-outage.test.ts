@@ -188,6 +188,11 @@ describe('a LAN venue of 400 clients behind one address, through an uplink cut l
     // Every client back within 30 s of the restore.
     const back = new Map<Socket, number>();
     for (const s of venue.all) s.once('connect', () => back.set(s, Date.now()));
+    // A venue client that loses its connection again after the restore (a loaded machine can starve
+    // its heartbeat) may lose what it emitted into the dying transport (socket.io-client does not send
+    // it again): such disconnects are named when a count falls short below.
+    const dropsAfter: string[] = [];
+    for (const s of venue.all) s.on('disconnect', (reason) => { if (back.has(s)) dropsAfter.push(reason); });
     await expect.poll(() => venue.all.filter((s) => s.connected).length, { timeout: 30_000, interval: 250 }).toBe(400);
     const slowest = Math.max(...back.values()) - restoredAt;
     console.log(`venue: 400 clients back ${slowest} ms after the restore; connect errors after it: ${JSON.stringify(venue.errors.filter((e) => e.at > restoredAt))} (an attempt the cut refused can be reported late on a loaded machine)`);
@@ -208,8 +213,10 @@ describe('a LAN venue of 400 clients behind one address, through an uplink cut l
     venue.health(7);
     reference.health(7);
     const auxTotal = 3 * MATCHES * AUX_PER_MATCH;
-    await expect.poll(() => received(svc, 'aux_data'), { timeout: 30_000, interval: 500 }).toBe(auxTotal);
-    await expect.poll(() => received(clean, 'aux_data'), { timeout: 30_000, interval: 500 }).toBe(3 * AUX_PER_MATCH);
+    // As generous as the observers' polls above: beside two CPU hogs one of the 960 had not been counted after 30 s.
+    await expect.poll(() => received(svc, 'aux_data'), { timeout: 60_000, interval: 500 }).toBe(auxTotal)
+      .catch((err: Error) => { throw new Error(`${err.message}; venue disconnects after the restore: ${JSON.stringify(dropsAfter)}`); });
+    await expect.poll(() => received(clean, 'aux_data'), { timeout: 60_000, interval: 500 }).toBe(3 * AUX_PER_MATCH);
 
     // Every match's final frame equals the clean run's (frames come in 100 ms cycles: wait for both to
     // settle), all but `serverTime`: the match is still live, so that is each service's clock. The
