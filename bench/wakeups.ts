@@ -1,7 +1,7 @@
 // Wake-ups of an idle service (issue 38, docs/perf/message-path.md "Wake-ups"): the built service
 // with nothing connected, its threads' voluntary context switches (each one a sleep that a timer,
 // a socket or another thread ended) and CPU over a window, from /proc/<pid>/task/*. The main thread
-// is the one whose id is the pid; the shard thread is the busiest of the rest (bench/lib/threads.ts).
+// is the one whose id is the pid; the shard thread is the busiest of the rest (bench/lib/threads.ts threadRoles).
 // `BENCH_ENTRY` runs another tree's build (an A/B in one sitting).
 //
 //   npm run build && npx tsx bench/wakeups.ts [--seconds 20] [--settle 6] [--rounds 3]
@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import { opt } from './lib/args.js';
 import { jsonLine, machine, table } from './lib/report.js';
 import { startServiceProcess } from './lib/service.js';
-import { cpuBetween, threadCpu } from './lib/threads.js';
+import { cpuBetween, threadCpu, threadRoles } from './lib/threads.js';
 import { sleep } from '../test/helpers/waits.js';
 
 const SECONDS = Number(opt('seconds', '20'));
@@ -38,20 +38,16 @@ for (let round = 1; round <= ROUNDS; round++) {
   const [w1, c1] = [wakes(pid), threadCpu(pid)];
   await svc.stop();
   const perSec = (tid: number) => ((w1.get(tid) ?? 0) - (w0.get(tid) ?? 0)) / SECONDS;
-  const cpuOf = (tid: number) => { const b = c0.get(tid); const a = c1.get(tid); return a ? a.user + a.kernel - (b ? b.user + b.kernel : 0) : 0; };
-  const others = [...w1.keys()].filter((t) => t !== pid).sort((x, y) => cpuOf(y) - cpuOf(x) || perSec(y) - perSec(x));
-  const shard = others[0];
-  const helpers = others.slice(1);
+  const roles = threadRoles(pid, c0, c1, 1, perSec);
+  const wakesOf = (list: Array<{ tid: number }>) => +list.reduce((a, t) => a + perSec(t.tid), 0).toFixed(1);
+  const pctOf = (list: Array<{ user: number; kernel: number }>) => +((list.reduce((a, t) => a + t.user + t.kernel, 0) / SECONDS) * 100).toFixed(2);
   const all = cpuBetween(c0, c1);
   const row = {
     round,
     cpuPct: +(((all.user + all.kernel) / SECONDS) * 100).toFixed(2),
-    mainWakesPerSec: +perSec(pid).toFixed(1),
-    mainCpuPct: +((cpuOf(pid) / SECONDS) * 100).toFixed(2),
-    shardWakesPerSec: +perSec(shard).toFixed(1),
-    shardCpuPct: +((cpuOf(shard) / SECONDS) * 100).toFixed(2),
-    helpersWakesPerSec: +helpers.reduce((a, t) => a + perSec(t), 0).toFixed(1),
-    helpersCpuPct: +((helpers.reduce((a, t) => a + cpuOf(t), 0) / SECONDS) * 100).toFixed(2),
+    mainWakesPerSec: wakesOf(roles.main), mainCpuPct: pctOf(roles.main),
+    shardWakesPerSec: wakesOf(roles.shards), shardCpuPct: pctOf(roles.shards),
+    helpersWakesPerSec: wakesOf(roles.helpers), helpersCpuPct: pctOf(roles.helpers),
   };
   rows.push(row);
   jsonLine({ bench: 'wakeups', entry: process.env.BENCH_ENTRY ?? 'dist', seconds: SECONDS, machine: machine(), ...row });

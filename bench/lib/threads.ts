@@ -26,21 +26,28 @@ export function threadCpu(pid: number): Map<number, ThreadCpu> {
 
 export interface CpuBreakdown { [part: string]: number }
 
-/** CPU seconds spent between two readings, by role and user/kernel (see the top of this file). */
-export function breakdown(pid: number, before: Map<number, ThreadCpu>, after: Map<number, ThreadCpu>, shards: number): CpuBreakdown {
+/**
+ * Each thread's CPU between two readings, split by role (see the top of this file): the main thread,
+ * the `shards` busiest others, the rest. `tiebreak` orders threads of equal CPU (an idle process's
+ * threads often have the same few ticks: bench/wakeups.ts passes their wake-ups).
+ */
+export function threadRoles(pid: number, before: Map<number, ThreadCpu>, after: Map<number, ThreadCpu>, shards: number, tiebreak: (tid: number) => number = () => 0): Record<'main' | 'shards' | 'helpers', Array<ThreadCpu & { tid: number }>> {
   const delta = [...after].map(([tid, a]) => {
     const b = before.get(tid) ?? { user: 0, kernel: 0 };
     return { tid, user: a.user - b.user, kernel: a.kernel - b.kernel };
   });
-  const main = delta.find((d) => d.tid === pid) ?? { tid: pid, user: 0, kernel: 0 };
-  const rest = delta.filter((d) => d.tid !== pid).sort((x, y) => (y.user + y.kernel) - (x.user + x.kernel));
-  const shardThreads = rest.slice(0, shards);
-  const helpers = rest.slice(shards);
-  const sum = (list: { user: number; kernel: number }[], k: 'user' | 'kernel') => list.reduce((a, d) => a + d[k], 0);
+  const rest = delta.filter((d) => d.tid !== pid).sort((x, y) => (y.user + y.kernel) - (x.user + x.kernel) || tiebreak(y.tid) - tiebreak(x.tid));
+  return { main: [delta.find((d) => d.tid === pid) ?? { tid: pid, user: 0, kernel: 0 }], shards: rest.slice(0, shards), helpers: rest.slice(shards) };
+}
+
+/** CPU seconds spent between two readings, by role and user/kernel (see the top of this file). */
+export function breakdown(pid: number, before: Map<number, ThreadCpu>, after: Map<number, ThreadCpu>, shards: number): CpuBreakdown {
+  const roles = threadRoles(pid, before, after, shards);
+  const sum = (list: ThreadCpu[], k: 'user' | 'kernel') => list.reduce((a, d) => a + d[k], 0);
   return {
-    mainUser: main.user, mainKernel: main.kernel,
-    shardUser: sum(shardThreads, 'user'), shardKernel: sum(shardThreads, 'kernel'),
-    helpersUser: sum(helpers, 'user'), helpersKernel: sum(helpers, 'kernel'),
+    mainUser: sum(roles.main, 'user'), mainKernel: sum(roles.main, 'kernel'),
+    shardUser: sum(roles.shards, 'user'), shardKernel: sum(roles.shards, 'kernel'),
+    helpersUser: sum(roles.helpers, 'user'), helpersKernel: sum(roles.helpers, 'kernel'),
   };
 }
 
