@@ -8,12 +8,25 @@
 // and the shard sends a batch's frames right after it: one hand-off and one wake of each thread per
 // interval instead of one per message, for the wait a frame had at the shard's cycle
 // (docs/benchmarks.md, issue 28 "Step 11": −4 to −24 % CPU per frame at 50 matches, ~18 % at the median). Busy, a batch
-// window is `batchMs` again (its hand-off is shared already).
+// window is `batchMs` again (its hand-off is shared already), unless the matches send faster than
+// their frames can go (FRAMES_WAIT_RATIO): then a frame waits for the interval's end anyway (one per
+// match per interval, workers/shard/frame-pacer.ts) and so may the messages, at no cost in latency
+// (docs/perf/message-path.md, "Frames that wait anyway").
 import { MAX_BATCH_COMMANDS } from '../../protocol/limits.js';
 import { FIELD_SEP, packObsRecord, RECORD_SEP, type AuxBatchCmd, type ObsBatchCmd, type ShardCmd } from '../../protocol/shard-messages.js';
 
 /** FRAME_EDGE=auto: messages per interval (100 ms) from which the service counts as busy: 500 a second, ~170 matches at game pace. */
 export const AUTO_EDGE_BUSY = 50;
+
+/**
+ * FRAME_EDGE=auto: observer messages per match in an interval (those of the previous interval, over
+ * the matches that sent them) from which the messages wait for the interval's end however many
+ * there are. At 1.5 most matches send twice an interval, and the second message's frame could not go
+ * out before the next interval anyway: measured at 50 matches, 15 and 20 messages a second each,
+ * 17–21 % less CPU per frame for the same p50 and p99; at 10 a second (one an interval) the wait
+ * would add ~30 ms to p50, so a match sending once an interval keeps the leading edge.
+ */
+export const FRAMES_WAIT_RATIO = 1.5;
 
 /** Whether an observer payload and its code can travel packed (neither separator in them: never in valid JSON text). */
 const packable = (groupCode: string, raw: string): boolean =>
@@ -29,6 +42,11 @@ export class ShardBatches {
   private interval = 0;
   private current = 0;
   private previous = 0;
+  /** Observer messages in the current interval, and their matches. */
+  private obsNow = 0;
+  private readonly matchesNow = new Set<string>();
+  /** Whether the previous interval's observer messages came at FRAMES_WAIT_RATIO a match or more. */
+  private framesWait = false;
 
   /**
    * `post`: a shard's batch, when its window ends (the pool marks, retains and posts it). `quietMs`:
@@ -59,7 +77,7 @@ export class ShardBatches {
       last.count++;
       last.packed += RECORD_SEP + record;
     }
-    this.schedule(this.quietAt(now), now);
+    this.schedule(this.quietAt(now, groupCode), now);
     return true;
   }
 
@@ -78,17 +96,28 @@ export class ShardBatches {
     this.schedule(this.quietAt(now), now);
   }
 
-  /** Counts a message received at `now` (epoch ms); whether the service is quiet (the quiet window applies). */
-  private quietAt(now: number): boolean {
+  /**
+   * Counts a message received at `now` (epoch ms; `groupCode`: an observer message's match); whether
+   * it may wait for the quiet window: the service is quiet, or its matches send faster than frames go.
+   */
+  private quietAt(now: number, groupCode?: string): boolean {
     if (this.quietMs <= 0) return false;
     const interval = Math.floor(now / this.quietMs);
     if (interval > this.interval) { // an older `now` (a standby relay's held message) counts in the current one
-      this.previous = interval === this.interval + 1 ? this.current : 0;
+      const next = interval === this.interval + 1;
+      this.previous = next ? this.current : 0;
+      this.framesWait = next && this.obsNow >= FRAMES_WAIT_RATIO * this.matchesNow.size && this.obsNow > 0;
       this.current = 0;
+      this.obsNow = 0;
+      this.matchesNow.clear();
       this.interval = interval;
     }
     this.current++;
-    return Math.max(this.current, this.previous) < AUTO_EDGE_BUSY;
+    if (groupCode !== undefined) {
+      this.obsNow++;
+      this.matchesNow.add(groupCode);
+    }
+    return this.framesWait || Math.max(this.current, this.previous) < AUTO_EDGE_BUSY;
   }
 
   /** One postMessage per shard per batch window: a message costs the same whether it carries one

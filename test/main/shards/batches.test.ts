@@ -4,7 +4,7 @@
 // Node's timers are faked so that the windows are exact; the posts are the real class's.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ShardCmd } from '../../../src/protocol/shard-messages.js';
-import { AUTO_EDGE_BUSY, ShardBatches } from '../../../src/main/shards/batches.js';
+import { AUTO_EDGE_BUSY, FRAMES_WAIT_RATIO, ShardBatches } from '../../../src/main/shards/batches.js';
 
 const INTERVAL = 100;
 const BATCH_MS = 2;
@@ -73,6 +73,31 @@ describe('ShardBatches windows (FRAME_EDGE=auto)', () => {
     expect(observed()).toBe(AUTO_EDGE_BUSY + 1);
     vi.advanceTimersByTime(INTERVAL);
     expect(observed()).toBe(AUTO_EDGE_BUSY + 2);
+  });
+
+  it('busy, but matches sending FRAMES_WAIT_RATIO messages an interval or more: the next interval\'s messages wait for its end', () => {
+    const { b, observed } = batches(INTERVAL);
+    const matches = AUTO_EDGE_BUSY; // busy whatever the ratio
+    const perMatch = Math.ceil(FRAMES_WAIT_RATIO);
+    for (let i = 0; i < matches * perMatch; i++) b.obs(i % 2, 'G' + (i % matches), '{}', T0 + 1);
+    vi.advanceTimersByTime(BATCH_MS);
+    const first = observed();
+    expect(first).toBe(matches * perMatch); // this interval was busy: short windows
+    b.obs(0, 'G0', '{}', T0 + INTERVAL + 5); // the next: the previous one came at `perMatch` a match
+    vi.advanceTimersByTime(BATCH_MS);
+    expect(observed()).toBe(first); // it waits for the interval's end
+    vi.advanceTimersByTime(INTERVAL - 5 - BATCH_MS);
+    expect(observed()).toBe(first + 1);
+  });
+
+  it('busy with one message a match an interval: the windows stay batchMs (the leading edge keeps its latency)', () => {
+    const { b, observed } = batches(INTERVAL);
+    const matches = 2 * AUTO_EDGE_BUSY;
+    for (let i = 0; i < matches; i++) b.obs(i % 2, 'G' + i, '{}', T0 + 1);
+    vi.advanceTimersByTime(BATCH_MS);
+    b.obs(0, 'G0', '{}', T0 + INTERVAL + 5);
+    vi.advanceTimersByTime(BATCH_MS);
+    expect(observed()).toBe(matches + 1);
   });
 
   it('without a quiet window (leading, cycle) every window is batchMs', () => {
