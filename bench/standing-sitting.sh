@@ -5,18 +5,19 @@
 # none of the work; the bare uWebSockets.js feed server of bench/feed-304.ts), one run after the
 # other on a quiet machine. Each run's JSON line is appended, labelled, to
 # bench/results/standing-sitting.jsonl; `npx tsx bench/standing-table.ts` prints the table from it.
-# About 20 minutes.
+# About 35 minutes.
 #
 #   npm run build && bash bench/standing-sitting.sh <Spectra-Server dir> [part...]
 #
 # Parts (all by default): cpu (M=50 at 3 and 20 msg/s, three rounds each, unpinned, as the reference
 # was first measured), floor (CPU per message at M=1,500 against the socket floor, pinned), capacity
 # (the ramp on one pinned core; the reference at 200 and 400), memory (RSS per match, 1,000 matches
-# after the lobby), feed (a feed poll answered 304 against the bare server's).
+# after the lobby), feed (a feed poll answered 304 against the bare server's, three times), steady
+# (M=50 at 20 msg/s after a 60 s warm-up: V8 done compiling the hot paths, both servers alike).
 set -u
 REF=$(cd "$1" && pwd)
 shift
-PARTS=${*:-cpu floor capacity memory feed}
+PARTS=${*:-cpu floor capacity memory feed steady}
 OUT=bench/results/standing-sitting.jsonl
 mkdir -p bench/results
 log() { echo "# $(date +%T) load $(cut -d' ' -f1-3 /proc/loadavg): $*" | tee -a "$OUT"; }
@@ -49,7 +50,12 @@ for part in $PARTS; do
       ref reference --idle --matches 1000
       run service broadcast.ts --idle --matches 1000 ;;
     feed)
-      run service feed-304.ts --matches 200 --duration 20 --pin 0:1 ;;
+      for _ in 1 2 3; do run service feed-304.ts --matches 200 --duration 20 --pin 0:1; done ;;
+    steady)
+      for _ in 1 2 3; do
+        ref reference-steady --matches 50 --rate 20 --duration 30 --warmup 60
+        run service-steady broadcast.ts --matches 50 --rate 20 --duration 30 --warmup 60
+      done ;;
   esac
 done
 log done

@@ -9,9 +9,10 @@ import type { Slot } from '../../../src/workers/shard/slot.js';
 const INTERVAL = 100;
 const T0 = 1_700_000_000_000; // a multiple of the interval
 
-/** The two fields of a slot the pacer reads, as a match that changed after its last frame. */
-function changedMatch(): Slot {
-  return { match: { stateVersion: 1 }, sent: { event: 0, at: 0 } } as unknown as Slot;
+/** The two fields of a slot the pacer reads, as a match that changed after its last frame; `change()` changes it again. */
+function changedMatch(): Slot & { change(): void } {
+  const match = { stateVersion: 1 };
+  return { match, sent: { event: 0, at: 0 }, change: () => { match.stateVersion++; } } as unknown as Slot & { change(): void };
 }
 
 /** Runs `due` at each time of `at`, the match changed before each; the times its frames went out. */
@@ -21,7 +22,7 @@ function framesAt(at: number[]): number[] {
   const slot = changedMatch();
   const sent: number[] = [];
   for (const now of at) {
-    slot.match.stateVersion++;
+    slot.change();
     pacer.touched(slot);
     for (const s of pacer.due(now)) {
       pacer.forget(s);
