@@ -90,9 +90,9 @@ export function auxLogon(fields: Record<string, unknown> = {}): Record<string, u
  * object payload is sent as its JSON string, as the real clients do (docs/client-contract.md 1.2); pass
  * `{ asObject: true }` to send the object itself.
  */
-export async function logon(s: Socket, event: 'obs_logon' | 'aux_logon', payload: unknown, options: { asObject?: boolean } = {}): Promise<{ ack: Ack; raw: string }> {
+export async function logon(s: Socket, event: 'obs_logon' | 'aux_logon', payload: unknown, options: { asObject?: boolean; ackMs?: number } = {}): Promise<{ ack: Ack; raw: string }> {
   await connected(s);
-  const ackP = nextEvent<string>(s, event === 'obs_logon' ? 'obs_logon_ack' : 'aux_logon_ack');
+  const ackP = nextEvent<string>(s, event === 'obs_logon' ? 'obs_logon_ack' : 'aux_logon_ack', options.ackMs);
   s.emit(event, payload !== null && typeof payload === 'object' && !options.asObject ? JSON.stringify(payload) : payload);
   const raw = await ackP;
   if (typeof raw !== 'string') throw new Error(`the ${event} ack is not a JSON string: ${JSON.stringify(raw)}`);
