@@ -19,14 +19,33 @@ import { FIELD_SEP, packObsRecord, RECORD_SEP, type AuxBatchCmd, type ObsBatchCm
 export const AUTO_EDGE_BUSY = 50;
 
 /**
- * FRAME_EDGE=auto: observer messages per match in an interval (those of the previous interval, over
- * the matches that sent them) from which the messages wait for the interval's end however many
- * there are. At 1.5 most matches send twice an interval, and the second message's frame could not go
- * out before the next interval anyway: measured at 50 matches, 15 and 20 messages a second each,
+ * FRAME_EDGE=auto: observer messages per sending match in an interval from which the messages wait
+ * for the interval's end however many there are, once every interval of the last second had that
+ * many and from nearly every match that sends at all (FRAMES_WAIT_SENDING): a sustained rate of 15
+ * messages a second a match or more. Then a match's second message in an interval could not have its
+ * frame before the next interval anyway: measured at 50 matches, 15 and 20 messages a second each,
  * 17–21 % less CPU per frame for the same p50 and p99; at 10 a second (one an interval) the wait
- * would add ~30 ms to p50, so a match sending once an interval keeps the leading edge.
+ * would add ~30 ms to p50, so a match sending once an interval keeps the leading edge. So does game
+ * pace, whose matches send in bursts (a kill, a buy phase: many rows at once) and then little for a
+ * while: holding for a burst's intervals cost its first frames their leading edge (the recorded match
+ * at 500 matches, 3 a second, whose bursts the benchmark plays within a second of each other:
+ * p50 35 → 58–71 ms). Never past FRAMES_WAIT_MAX messages an interval.
  */
 export const FRAMES_WAIT_RATIO = 1.5;
+
+/**
+ * Observer and auxiliary messages per interval from which messages are not held whatever their rate:
+ * a held interval is one batch, and a large one is made at once and then fanned out at once (the
+ * recorded match at 500 matches, 3 a second, whose bursts the benchmark plays within a second of
+ * each other, in a buy phase: p95 89 → 180 ms when its 750 messages an interval were held).
+ */
+export const FRAMES_WAIT_MAX = 200;
+
+/** The share of the matches that sent in the last FRAMES_WAIT_WINDOW intervals that must have sent in the previous one. */
+export const FRAMES_WAIT_SENDING = 0.75;
+
+/** The intervals (a second) over which a match that sent an observer message counts as sending, and the rate must hold. */
+export const FRAMES_WAIT_WINDOW = 10;
 
 /** Whether an observer payload and its code can travel packed (neither separator in them: never in valid JSON text). */
 const packable = (groupCode: string, raw: string): boolean =>
@@ -44,9 +63,12 @@ export class ShardBatches {
   private previous = 0;
   /** Observer messages in the current interval, and their matches. */
   private obsNow = 0;
-  private readonly matchesNow = new Set<string>();
-  /** Whether the previous interval's observer messages came at FRAMES_WAIT_RATIO a match or more. */
-  private framesWait = false;
+  private readonly sendingNow = new Set<string>();
+  /** The matches that sent observer messages lately: group code → the last interval it sent in (swept every FRAMES_WAIT_WINDOW intervals). */
+  private readonly sentIn = new Map<string, number>();
+  private sweptAt = 0;
+  /** The intervals in a row (to the previous one) whose observer messages came at FRAMES_WAIT_RATIO a match or more, from nearly every match that sends. */
+  private fastIntervals = 0;
 
   /**
    * `post`: a shard's batch, when its window ends (the pool marks, retains and posts it). `quietMs`:
@@ -106,18 +128,26 @@ export class ShardBatches {
     if (interval > this.interval) { // an older `now` (a standby relay's held message) counts in the current one
       const next = interval === this.interval + 1;
       this.previous = next ? this.current : 0;
-      this.framesWait = next && this.obsNow >= FRAMES_WAIT_RATIO * this.matchesNow.size && this.obsNow > 0;
+      if (interval - this.sweptAt >= FRAMES_WAIT_WINDOW) {
+        for (const [code, at] of this.sentIn) if (at <= interval - FRAMES_WAIT_WINDOW) this.sentIn.delete(code);
+        this.sweptAt = interval;
+      }
+      const sending = this.sendingNow.size;
+      const fast = next && sending > 0 && this.obsNow >= FRAMES_WAIT_RATIO * sending && sending >= FRAMES_WAIT_SENDING * this.sentIn.size;
+      this.fastIntervals = fast ? this.fastIntervals + 1 : 0;
       this.current = 0;
       this.obsNow = 0;
-      this.matchesNow.clear();
+      this.sendingNow.clear();
       this.interval = interval;
     }
     this.current++;
     if (groupCode !== undefined) {
       this.obsNow++;
-      this.matchesNow.add(groupCode);
+      this.sendingNow.add(groupCode);
+      this.sentIn.set(groupCode, interval);
     }
-    return this.framesWait || Math.max(this.current, this.previous) < AUTO_EDGE_BUSY;
+    const load = Math.max(this.current, this.previous);
+    return load < AUTO_EDGE_BUSY || (this.fastIntervals >= FRAMES_WAIT_WINDOW && load < FRAMES_WAIT_MAX);
   }
 
   /** One postMessage per shard per batch window: a message costs the same whether it carries one

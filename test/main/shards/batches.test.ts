@@ -4,7 +4,7 @@
 // Node's timers are faked so that the windows are exact; the posts are the real class's.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ShardCmd } from '../../../src/protocol/shard-messages.js';
-import { AUTO_EDGE_BUSY, FRAMES_WAIT_RATIO, ShardBatches } from '../../../src/main/shards/batches.js';
+import { AUTO_EDGE_BUSY, FRAMES_WAIT_MAX, FRAMES_WAIT_RATIO, FRAMES_WAIT_WINDOW, ShardBatches } from '../../../src/main/shards/batches.js';
 
 const INTERVAL = 100;
 const BATCH_MS = 2;
@@ -75,15 +75,22 @@ describe('ShardBatches windows (FRAME_EDGE=auto)', () => {
     expect(observed()).toBe(AUTO_EDGE_BUSY + 2);
   });
 
-  it('busy, but matches sending FRAMES_WAIT_RATIO messages an interval or more: the next interval\'s messages wait for its end', () => {
+  it('busy, with every match sending FRAMES_WAIT_RATIO messages an interval or more for a second: the next interval\'s messages wait for its end', () => {
     const { b, observed } = batches(INTERVAL);
-    const matches = AUTO_EDGE_BUSY; // busy whatever the ratio
+    const matches = AUTO_EDGE_BUSY; // busy whatever the rate
     const perMatch = Math.ceil(FRAMES_WAIT_RATIO);
-    for (let i = 0; i < matches * perMatch; i++) b.obs(i % 2, 'G' + (i % matches), '{}', T0 + 1);
-    vi.advanceTimersByTime(BATCH_MS);
+    const fastInterval = (k: number) => {
+      for (let i = 0; i < matches * perMatch; i++) b.obs(i % 2, 'G' + (i % matches), '{}', T0 + k * INTERVAL + 1);
+    };
+    for (let k = 0; k < FRAMES_WAIT_WINDOW; k++) {
+      const before = observed();
+      fastInterval(k);
+      vi.advanceTimersByTime(BATCH_MS); // a second not yet full: short windows
+      expect(observed()).toBe(before + matches * perMatch);
+      vi.advanceTimersByTime(INTERVAL - BATCH_MS);
+    }
     const first = observed();
-    expect(first).toBe(matches * perMatch); // this interval was busy: short windows
-    b.obs(0, 'G0', '{}', T0 + INTERVAL + 5); // the next: the previous one came at `perMatch` a match
+    b.obs(0, 'G0', '{}', T0 + FRAMES_WAIT_WINDOW * INTERVAL + 5); // a whole second at that rate before it
     vi.advanceTimersByTime(BATCH_MS);
     expect(observed()).toBe(first); // it waits for the interval's end
     vi.advanceTimersByTime(INTERVAL - 5 - BATCH_MS);
@@ -98,6 +105,36 @@ describe('ShardBatches windows (FRAME_EDGE=auto)', () => {
     b.obs(0, 'G0', '{}', T0 + INTERVAL + 5);
     vi.advanceTimersByTime(BATCH_MS);
     expect(observed()).toBe(matches + 1);
+  });
+
+  it('at FRAMES_WAIT_MAX messages an interval or more nothing is held, however fast each match sends', () => {
+    const { b, observed } = batches(INTERVAL);
+    const perMatch = Math.ceil(FRAMES_WAIT_RATIO);
+    const matches = Math.ceil(FRAMES_WAIT_MAX / perMatch);
+    for (let k = 0; k <= FRAMES_WAIT_WINDOW; k++) {
+      const before = observed();
+      for (let i = 0; i < matches * perMatch; i++) b.obs(i % 2, 'G' + (i % matches), '{}', T0 + k * INTERVAL + 1);
+      vi.advanceTimersByTime(BATCH_MS);
+      expect(observed()).toBe(before + matches * perMatch); // short windows, the last second's rate notwithstanding
+      vi.advanceTimersByTime(INTERVAL - BATCH_MS);
+    }
+  });
+
+  it('bursts at game pace (a few matches sending many at once, the others not this interval) keep the leading edge', () => {
+    const { b, observed } = batches(INTERVAL);
+    const matches = 100;
+    for (let i = 0; i < matches; i++) b.obs(i % 2, 'G' + i, '{}', T0 + 1); // every match sent in the last second
+    vi.advanceTimersByTime(BATCH_MS);
+    // Busy, 10 a sender and 2 for each match that sent in the last second, but from a fifth of those.
+    const burst = 10;
+    const bursting = matches / 5;
+    for (let i = 0; i < bursting * burst; i++) b.obs(i % 2, 'G' + (i % bursting), '{}', T0 + 5 * INTERVAL + 1);
+    vi.advanceTimersByTime(BATCH_MS);
+    const before = observed();
+    expect(before).toBe(matches + bursting * burst);
+    b.obs(0, 'G0', '{}', T0 + 6 * INTERVAL + 5); // the next interval: not held
+    vi.advanceTimersByTime(BATCH_MS);
+    expect(observed()).toBe(before + 1);
   });
 
   it('without a quiet window (leading, cycle) every window is batchMs', () => {
