@@ -37,8 +37,8 @@ export const FRAMES_WAIT_RATIO = 1.5;
  * Observer and auxiliary messages per interval from which messages are not held whatever their rate:
  * a held interval is one batch, and a large one is made at once and then fanned out at once (the
  * recorded match at 500 matches, 3 a second, whose bursts the benchmark plays within a second of
- * each other: without the cap 39 of its first 2,786 intervals would be held, ~1,200 messages each,
- * and its p95 read 180 ms against 89).
+ * each other, puts up to 2,800 messages into one interval at a round's start: bench/held-intervals.ts;
+ * a run without the cap read p95 180 ms against 89, one bench/broadcast.ts run each).
  */
 export const FRAMES_WAIT_MAX = 200;
 
