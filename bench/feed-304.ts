@@ -1,18 +1,25 @@
 // bench/feed-304.ts — a feed poll answered 304, the service against its floor in one sitting (issue
 // 38: at most 1.25× the bare uWebSockets.js server's poll). The same pollers (lib/feed-pollers.ts:
 // per match, two JSON feeds, each polled once a second with If-None-Match, keep-alive, staggered)
-// first against the service, then against bench/feed-floor.ts's bare server answering every poll
-// 304 (its ETag never changes).
+// against the service and against bench/feed-floor.ts's bare server answering every poll 304 (its
+// ETag never changes).
 //
 // The service: `M` copies of the recorded match played to record `--records` and left there, under
 // TRUST_REPLAY_TIMESTAMPS (the scoreboard's clock is the match's own and stands still between frames),
 // so after each source's first poll every answer is a 304 of an unchanged match: the lookup, the
-// ETag compare and the answer. Its CPU while idle (no polls) over the same time is measured first and
-// reported, and subtracted for `netMicrosPerPoll` (its timers, the shards' cycles, the metrics);
-// `mainNetMicrosPerPoll` is the same for the main thread alone (the one that answers HTTP: steadier,
-// the shards' periodic work left out).
+// ETag compare and the answer.
 //
-//   npx tsx bench/feed-304.ts --matches 200 --duration 20 --pin 0:1 [--records 400] [--warmup 5]
+// Both servers run at once, pinned to the same core, and are polled in turn: `--rounds` rounds of a
+// `--window` s window each (a settling second after each switch is not counted). A server's CPU in
+// the windows the other one is polled is its idle CPU (its timers, the shards' cycles, the metrics),
+// subtracted at the same rate for `netMicrosPerPoll`; `mainNetMicrosPerPoll` is the same for the main
+// thread alone (the one that answers HTTP). Polled in turn because this VM's cost of a loopback poll
+// drifts by ±25 % within minutes: one server after the other read 75–133 µs for the same floor.
+// A server waits a window and three settling half-seconds between its windows: under uWS's idle
+// timeout (8–12 s), so its keep-alive connections stay open (`connects` counts polls that had to
+// open one in a measured window: 0 when they all stayed open).
+//
+//   npx tsx bench/feed-304.ts --matches 200 --pin 0:1 [--rounds 8] [--window 4] [--records 400]
 import { fork } from 'node:child_process';
 import { playReplay } from '#built/tools/replay-client.js';
 import { recordedMatch } from '#built/tools/recorded-match.js';
@@ -20,57 +27,30 @@ import { opt } from './lib/args.js';
 import { startFeedPollers } from './lib/feed-pollers.js';
 import { jsonLine, machine, table, writeResults } from './lib/report.js';
 import { startServiceProcess } from './lib/service.js';
-import { cpuBetween, pin, threadCpu, type ThreadCpu } from './lib/threads.js';
+import { pin, threadCpu, type ThreadCpu } from './lib/threads.js';
 
 const M = Number(opt('matches', '200'));
-const DURATION = Number(opt('duration', '20'));
-const WARMUP = Number(opt('warmup', '5'));
+const ROUNDS = Number(opt('rounds', '8'));
+const WINDOW = Number(opt('window', '4'));
 const RECORDS = Number(opt('records', '400'));
 const [SERVER_CORE, POLLER_CORE] = opt('pin', '0:1').split(':');
+const SETTLE_S = 0.5;
 const sleep = (s: number) => new Promise((r) => setTimeout(r, s * 1000));
 
-interface Row { server: string; M: number; pollsPerSec: number; ok: number; notModified: number; other: number; errors: number; idleCpuPct: number; cpuPct: number; cpuMicrosPerPoll: number; netMicrosPerPoll: number; mainMicrosPerPoll: number; mainNetMicrosPerPoll: number }
-
-/** The CPU seconds of the process's main thread (the one that answers HTTP) between two readings. */
-const mainOf = (pid: number, before: Map<number, ThreadCpu>, after: Map<number, ThreadCpu>) => {
-  const a = after.get(pid) ?? { user: 0, kernel: 0 };
-  const b = before.get(pid) ?? { user: 0, kernel: 0 };
-  return a.user + a.kernel - b.user - b.kernel;
+/** CPU seconds of a process: all its threads, and its main thread (the one that answers HTTP). */
+const cpuOf = (pid: number, at: Map<number, ThreadCpu>) => {
+  let all = 0;
+  for (const t of at.values()) all += t.user + t.kernel;
+  const main = at.get(pid);
+  return { all, main: main ? main.user + main.kernel : 0 };
 };
 
-/** Polls `restUrl`'s feeds of `codes` for WARMUP + DURATION s; the server's CPU (all threads) over DURATION idle first, then polled. */
-async function measure(server: string, pid: number, restUrl: string, codes: string[]): Promise<Row> {
-  const idle0 = threadCpu(pid);
-  await sleep(DURATION);
-  const idle1 = threadCpu(pid);
-  const idle = cpuBetween(idle0, idle1);
-  const idleMain = mainOf(pid, idle0, idle1);
-  const pollers = startFeedPollers(restUrl, codes);
-  await sleep(WARMUP);
-  const cpu0 = threadCpu(pid);
-  pollers.measuring.on = true;
-  await sleep(DURATION);
-  pollers.measuring.on = false;
-  const cpu1 = threadCpu(pid);
-  const { user, kernel } = cpuBetween(cpu0, cpu1);
-  const main = mainOf(pid, cpu0, cpu1);
-  pollers.stop();
-  const { ok, notModified, other, errors } = pollers.counts;
-  const polls = ok + notModified;
-  const cpu = user + kernel;
-  const idleCpu = idle.user + idle.kernel;
-  return {
-    server, M, pollsPerSec: polls / DURATION, ok, notModified, other, errors,
-    idleCpuPct: (idleCpu / DURATION) * 100, cpuPct: (cpu / DURATION) * 100,
-    cpuMicrosPerPoll: (cpu * 1e6) / polls, netMicrosPerPoll: ((cpu - idleCpu) * 1e6) / polls,
-    mainMicrosPerPoll: (main * 1e6) / polls, mainNetMicrosPerPoll: ((main - idleMain) * 1e6) / polls,
-  };
-}
+interface Server { name: string; pid: number; pollers: ReturnType<typeof startFeedPollers>; polled: { all: number; main: number; s: number; polls: number }; idle: { all: number; main: number; s: number } }
 
 const codes = Array.from({ length: M }, (_, i) => 'P' + i.toString(36).toUpperCase().padStart(5, '0'));
 pin(process.pid, POLLER_CORE);
 
-// 1. The service.
+// The service.
 const svc = await startServiceProcess({ INSECURE: 'true', TRUST_REPLAY_TIMESTAMPS: 'true', LOG_LEVEL: 'error' });
 pin(svc.child.pid!, SERVER_CORE);
 const replay = recordedMatch();
@@ -81,26 +61,73 @@ for (let i = 0; i < codes.length; i += 20) {
 }
 // Every match's last frame made (the shards' next cycles).
 for (let i = 0; i < 100 && (await svc.stats()).applied < M * RECORDS; i++) await sleep(0.1);
-await sleep(1);
-process.stderr.write(`service: ${M} matches at record ${RECORDS}; idle ${DURATION}s, then polled\n`);
-const service = await measure('service', svc.child.pid!, `http://127.0.0.1:${svc.ports.rest}`, codes);
-for (const s of sockets) s.close();
-await svc.stop();
 
-// 2. The floor: the bare uWebSockets.js server of bench/feed-floor.ts, every poll a 304.
+// The floor: the bare uWebSockets.js server of bench/feed-floor.ts, every poll a 304.
 const floorProc = fork(new URL('./feed-floor.ts', import.meta.url).pathname, ['server', '--change-ms', String(1e15)], { execArgv: ['--import', 'tsx'] });
 const { port } = await new Promise<{ port: number }>((r) => floorProc.once('message', (m) => r(m as { port: number })));
 pin(floorProc.pid!, SERVER_CORE);
-process.stderr.write(`floor: idle ${DURATION}s, then polled\n`);
-const floor = await measure('floor (bare uWS, every poll 304)', floorProc.pid!, `http://127.0.0.1:${port}`, codes);
-floorProc.kill();
 
-const rows = [service, floor];
+const server = (name: string, pid: number, url: string): Server => {
+  const pollers = startFeedPollers(url, codes);
+  pollers.paused.on = true;
+  return { name, pid, pollers, polled: { all: 0, main: 0, s: 0, polls: 0 }, idle: { all: 0, main: 0, s: 0 } };
+};
+const servers = [server('service', svc.child.pid!, `http://127.0.0.1:${svc.ports.rest}`), server('floor (bare uWS, every poll 304)', floorProc.pid!, `http://127.0.0.1:${port}`)];
+await sleep(2);
+process.stderr.write(`${M} matches at record ${RECORDS}; ${ROUNDS} rounds of ${WINDOW} s windows, each server polled in turn\n`);
+
+// A first window each, not counted (warm-up: each source's first poll is a 200).
+for (const s of servers) {
+  s.pollers.paused.on = false;
+  await sleep(WINDOW);
+  s.pollers.paused.on = true;
+}
+for (let round = 0; round < ROUNDS; round++) {
+  for (const s of servers) {
+    s.pollers.paused.on = false;
+    await sleep(SETTLE_S);
+    const before = servers.map((x) => cpuOf(x.pid, threadCpu(x.pid)));
+    const t0 = performance.now();
+    const polls0 = s.pollers.counts.notModified + s.pollers.counts.ok;
+    s.pollers.measuring.on = true;
+    await sleep(WINDOW);
+    s.pollers.measuring.on = false;
+    const after = servers.map((x) => cpuOf(x.pid, threadCpu(x.pid)));
+    const secs = (performance.now() - t0) / 1000;
+    const polls = s.pollers.counts.notModified + s.pollers.counts.ok - polls0;
+    s.pollers.paused.on = true;
+    servers.forEach((x, i) => {
+      const all = after[i].all - before[i].all;
+      const main = after[i].main - before[i].main;
+      if (x === s) Object.assign(x.polled, { all: x.polled.all + all, main: x.polled.main + main, s: x.polled.s + secs, polls: x.polled.polls + polls });
+      else Object.assign(x.idle, { all: x.idle.all + all, main: x.idle.main + main, s: x.idle.s + secs });
+    });
+    await sleep(SETTLE_S); // its last polls answered
+  }
+}
+
+const rows = servers.map((s) => {
+  const netAll = s.polled.all - (s.idle.all / s.idle.s) * s.polled.s;
+  const netMain = s.polled.main - (s.idle.main / s.idle.s) * s.polled.s;
+  const { ok, notModified, other, errors, connects } = s.pollers.counts;
+  return {
+    server: s.name, M, pollsPerSec: s.polled.polls / s.polled.s, ok, notModified, other, errors, connects,
+    idleCpuPct: (s.idle.all / s.idle.s) * 100, cpuPct: (s.polled.all / s.polled.s) * 100,
+    cpuMicrosPerPoll: (s.polled.all * 1e6) / s.polled.polls, netMicrosPerPoll: (netAll * 1e6) / s.polled.polls,
+    mainMicrosPerPoll: (s.polled.main * 1e6) / s.polled.polls, mainNetMicrosPerPoll: (netMain * 1e6) / s.polled.polls,
+  };
+});
+for (const s of servers) s.pollers.stop();
+floorProc.kill();
+for (const s of sockets) s.close();
+await svc.stop();
+
+const [service, floor] = rows;
 for (const r of rows) jsonLine({ bench: 'feed-304', ...r });
 const ratio = service.netMicrosPerPoll / floor.netMicrosPerPoll;
 const mainRatio = service.mainNetMicrosPerPoll / floor.mainNetMicrosPerPoll;
 jsonLine({ bench: 'feed-304', ratio, mainRatio });
-process.stdout.write('\n' + table(rows.map((r) => ({ ...r, pollsPerSec: Math.round(r.pollsPerSec), idleCpuPct: r.idleCpuPct.toFixed(2), cpuPct: r.cpuPct.toFixed(2), cpuMicrosPerPoll: r.cpuMicrosPerPoll.toFixed(1), netMicrosPerPoll: r.netMicrosPerPoll.toFixed(1), mainNetMicrosPerPoll: r.mainNetMicrosPerPoll.toFixed(1) })), ['server', 'M', 'pollsPerSec', 'ok', 'notModified', 'errors', 'idleCpuPct', 'cpuPct', 'cpuMicrosPerPoll', 'netMicrosPerPoll', 'mainNetMicrosPerPoll']) + '\n');
+process.stdout.write('\n' + table(rows.map((r) => ({ ...r, pollsPerSec: Math.round(r.pollsPerSec), idleCpuPct: r.idleCpuPct.toFixed(2), cpuPct: r.cpuPct.toFixed(2), cpuMicrosPerPoll: r.cpuMicrosPerPoll.toFixed(1), netMicrosPerPoll: r.netMicrosPerPoll.toFixed(1), mainNetMicrosPerPoll: r.mainNetMicrosPerPoll.toFixed(1) })), ['server', 'M', 'pollsPerSec', 'ok', 'notModified', 'errors', 'connects', 'idleCpuPct', 'cpuPct', 'cpuMicrosPerPoll', 'netMicrosPerPoll', 'mainNetMicrosPerPoll']) + '\n');
 process.stdout.write(`service / floor, net µs per poll: all threads ${ratio.toFixed(2)}, the main thread ${mainRatio.toFixed(2)}\n`);
-process.stdout.write(`results: ${writeResults('feed-304', { bench: 'feed-304', machine: machine(), options: { M, DURATION, WARMUP, RECORDS, pin: `${SERVER_CORE}:${POLLER_CORE}` }, rows, ratio, mainRatio })}\n`);
+process.stdout.write(`results: ${writeResults('feed-304', { bench: 'feed-304', machine: machine(), options: { M, ROUNDS, WINDOW, RECORDS, pin: `${SERVER_CORE}:${POLLER_CORE}` }, rows, ratio, mainRatio })}\n`);
 process.exit(0);

@@ -6,7 +6,7 @@
 // digest of the body, so it is the same on every node of a scale-out deployment and never repeats
 // for another content (a restarted match's frame numbers start again; its bodies differ).
 import crypto from 'node:crypto';
-import { CONTENT_TYPES, render, type Format } from './formats.js';
+import { CONTENT_TYPES, FORMATS, render, type Format } from './formats.js';
 import { PLAYER_COLUMNS, clockSeconds, feedTablesOf, withClock, type FeedName, type FeedTables, type MatchData } from './tables.js';
 
 export interface Rendered {
@@ -16,18 +16,23 @@ export interface Rendered {
 }
 
 interface FrameTables {
-  readonly scoreboard: FeedTables['scoreboard'];
+  readonly board: FeedTables['scoreboard'];
   readonly serverTime: number;
   /** The players' rows, or null until a format other than JSON needs them (parsed from playersJson). */
-  players: FeedTables['players'] | null;
+  rows: FeedTables['players'] | null;
   /** The players' rows as JSON text (the JSON feed's body), when a shard sent them so. */
   readonly playersJson: string | null;
-  /** By feed, format (and, for the scoreboard, the clock's second). */
-  readonly texts: Map<string, Rendered>;
+  readonly texts: Texts;
 }
 
-/** Texts kept per frame at most: the scoreboard's clock makes one per second while a frame lasts. */
-const TEXTS_PER_FRAME = 32;
+/** A frame's feed texts, made as polls ask (arrays by format in FORMATS' order: no key strings per poll). */
+interface Texts {
+  readonly players: Array<Rendered | undefined>;
+  /** The scoreboard's latest by format: its clock makes a new one each second while a frame lasts. */
+  readonly scoreboard: Array<{ seconds: number; text: Rendered } | undefined>;
+}
+
+const texts = (): Texts => ({ players: [], scoreboard: [] });
 
 // crypto.hash (Node ≥ 20.12) is one call without a Hash object; older 20.x keep createHash.
 const digest = typeof crypto.hash === 'function'
@@ -52,19 +57,19 @@ export class FeedCache {
   load(frame: object, matchDataJson: string): void {
     if (this.byFrame.has(frame)) return;
     const t = feedTablesOf(JSON.parse(matchDataJson) as MatchData);
-    this.byFrame.set(frame, { scoreboard: t.scoreboard, serverTime: t.serverTime, players: t.players, playersJson: null, texts: new Map() });
+    this.byFrame.set(frame, { board: t.scoreboard, serverTime: t.serverTime, rows: t.players, playersJson: null, texts: texts() });
   }
 
   /** `frame`'s tables as its shard made them from the match's state, the players' as JSON text (main/feeds/shard-tables.ts). */
   loadTables(frame: object, tables: Omit<FeedTables, 'players'>, playersJson: string): void {
-    if (!this.byFrame.has(frame)) this.byFrame.set(frame, { scoreboard: tables.scoreboard, serverTime: tables.serverTime, players: null, playersJson, texts: new Map() });
+    if (!this.byFrame.has(frame)) this.byFrame.set(frame, { board: tables.scoreboard, serverTime: tables.serverTime, rows: null, playersJson, texts: texts() });
   }
 
   /** `to` gets `from`'s tables (not its texts), when `from`'s are made: a delayed match's timeline keeps them without the frame (feeds/timeline.ts). */
   copy(from: object, to: object): boolean {
     const t = this.byFrame.get(from);
     if (!t) return false;
-    this.byFrame.set(to, { ...t, texts: new Map() });
+    this.byFrame.set(to, { ...t, texts: texts() });
     return true;
   }
 
@@ -75,28 +80,27 @@ export class FeedCache {
   text(frame: object, feed: FeedName, format: Format, clockAt?: number): Rendered | undefined {
     const t = this.byFrame.get(frame);
     if (!t) return undefined;
-    let key: string = feed + '.' + format;
-    let seconds = 0;
-    if (feed === 'scoreboard') {
-      seconds = clockSeconds(t.scoreboard.clock, clockAt ?? this.now(t.serverTime));
-      key += '.' + seconds;
-    }
-    const kept = t.texts.get(key);
-    if (kept) return kept;
-    const body = feed === 'scoreboard'
-      ? (() => { const row = withClock(t.scoreboard.row, t.scoreboard.clock, seconds); return render(format, [row], Object.keys(row), 'scoreboard'); })()
-      : format === 'json' && t.playersJson !== null
-        ? t.playersJson // JSON.stringify of the rows, made by the shard: render('json') would give the same text
-        : render(format, (t.players ??= JSON.parse(t.playersJson!) as FeedTables['players']), PLAYER_COLUMNS, 'players');
-    const made: Rendered = { body, etag: `"${digest(body).slice(0, 22)}"`, contentType: CONTENT_TYPES[format] };
-    if (t.texts.size >= TEXTS_PER_FRAME) t.texts.clear();
-    t.texts.set(key, made);
-    return made;
+    const f = FORMATS.indexOf(format);
+    if (feed === 'players') return (t.texts.players[f] ??= this.rendered(format, t.playersJson !== null && format === 'json'
+      ? t.playersJson // JSON.stringify of the rows, made by the shard: render('json') would give the same text
+      : render(format, (t.rows ??= JSON.parse(t.playersJson!) as FeedTables['players']), PLAYER_COLUMNS, 'players')));
+    const seconds = clockSeconds(t.board.clock, clockAt ?? this.now(t.serverTime));
+    const kept = t.texts.scoreboard[f];
+    if (kept?.seconds === seconds) return kept.text;
+    const row = withClock(t.board.row, t.board.clock, seconds);
+    const text = this.rendered(format, render(format, [row], Object.keys(row), 'scoreboard'));
+    t.texts.scoreboard[f] = { seconds, text };
+    return text;
+  }
+
+  private rendered(format: Format, body: string): Rendered {
+    return { body, etag: `"${digest(body).slice(0, 22)}"`, contentType: CONTENT_TYPES[format] };
   }
 }
 
 /** Whether an If-None-Match header value names `etag` (a list, weak forms, or *). */
 export function matchesEtag(ifNoneMatch: string, etag: string): boolean {
+  if (ifNoneMatch === etag) return true; // a poller's usual form
   if (ifNoneMatch === '') return false;
   if (ifNoneMatch.trim() === '*') return true;
   for (const part of ifNoneMatch.split(',')) {

@@ -9,14 +9,14 @@
 import { matchDataJson } from '../../protocol/wire.js';
 import type { OutputDelays } from '../output-delay/index.js';
 import { FeedCache, matchesEtag } from './cache.js';
-import { isFormat, type Format } from './formats.js';
+import { FORMATS, isFormat, type Format } from './formats.js';
 import { FEED_NAMES, type FeedName } from './tables.js';
 import type { ShardFeedTables, ShardTablesAnswer } from './shard-tables.js';
 import { FeedTimelines, type MatchWhere } from './timeline.js';
 import { type FixtureFeed, StandingFeeds } from './standing.js';
 import type { Frame, FrameBus } from '../frames/index.js';
 import { type MatchDirectory, readLatestFrameText } from '../matches/index.js';
-import type { Router } from '../http/router.js';
+import type { Reply, Router } from '../http/router.js';
 
 /** How the feeds get a match's frame: the one door (the frame's text may live in its shard). */
 export interface FeedFrames {
@@ -47,6 +47,12 @@ export function feedFrames(frames: FrameBus, shared?: MatchDirectory, local?: Sh
 }
 
 const NAME = /^([a-z]+)(?:\.([a-z]+))?$/;
+/** The names a feed is asked by ("players", "players.csv", ...): looked up, not parsed, per poll. */
+const NAMES = new Map<string, { feed: FeedName; format: Format | undefined }>(
+  FEED_NAMES.flatMap((feed) => [[feed, { feed, format: undefined }] as const, ...FORMATS.map((format) => [`${feed}.${format}`, { feed, format }] as const)]),
+);
+/** A 304's headers besides the ETag, as every answer of the feeds has them. */
+const NOT_MODIFIED_HEADERS = ['Cache-Control', 'no-cache', 'Access-Control-Expose-Headers', 'ETag'];
 
 /** What a code's feeds answer without a live match (feeds/standing.ts). */
 export interface BetweenMatches {
@@ -69,7 +75,7 @@ export function registerFeeds(router: Router, source: FeedFrames, trustReplayTim
   /** The key of the match's latest tables in the cache (made now when they are not), or undefined when there is no live match. */
   async function current(groupCode: string, gone: () => boolean): Promise<object | undefined> {
     let frame: object | undefined = source.peek(groupCode);
-    if (frame && cache.has(frame)) return frame;
+    if (frame && cache.has(frame)) return frame; // (the route answers this case before calling)
     // A match of this process: its shard makes the tables (no frame text, no parse).
     const made = await source.tables?.(groupCode);
     if (gone()) return undefined;
@@ -92,24 +98,46 @@ export function registerFeeds(router: Router, source: FeedFrames, trustReplayTim
     return { frame, key: () => { const key = {}; cache.copy(frame, key); return key; } };
   }, (groupCode) => source.where?.(groupCode) ?? 'here') : null;
 
-  router.get('/feeds/:groupCode/:name', async (req, reply) => {
+  /** The answer from `frame`'s tables: 304 when the poll names the text's ETag. */
+  function answer(reply: Reply, ifNoneMatch: string, frame: object, feed: FeedName, format: Format, clockAt?: number): void {
+    const text = cache.text(frame, feed, format, clockAt)!;
+    if (matchesEtag(ifNoneMatch, text.etag)) return reply.notModified(text.etag, NOT_MODIFIED_HEADERS);
+    reply.send(200, text.contentType, text.body, { ETag: text.etag, 'Cache-Control': 'no-cache', 'Access-Control-Expose-Headers': 'ETag' });
+  }
+
+  /** The live match's answer (`frame` undefined: none is live here). */
+  function answerLive(reply: Reply, ifNoneMatch: string, groupCode: string, frame: object | undefined, feed: FeedName, format: Format): void {
+    if (frame) standing?.served(groupCode, frame);
+    else frame = standing?.lookup(groupCode); // the final state for a while, or the fixture's teams
+    if (!frame) return reply.error(404, 'Match not found');
+    answer(reply, ifNoneMatch, frame, feed, format);
+  }
+
+  // Not an async function: a poll of a frame whose tables are made (most polls) is answered during
+  // uWS's call, with no promise and no abort listener (http/router.ts).
+  router.get('/feeds/:groupCode/:name', (req, reply) => {
     let groupCode: string;
     try {
       groupCode = decodeURIComponent(req.params[0]);
     } catch {
       return reply.error(400, 'Invalid group code');
     }
-    const parsed = NAME.exec(req.params[1]);
-    const feed = parsed?.[1];
-    if (!parsed || !(FEED_NAMES as readonly string[]).includes(feed!)) return reply.error(404, 'Feed not found', { feeds: FEED_NAMES });
-    const byExtension = parsed[2];
+    const named = NAMES.get(req.params[1]);
+    if (!named) {
+      const parsed = NAME.exec(req.params[1]);
+      if (!parsed || !(FEED_NAMES as readonly string[]).includes(parsed[1])) return reply.error(404, 'Feed not found', { feeds: FEED_NAMES });
+      // A feed's name with an unknown extension.
+      const byQuery = req.query.get('format');
+      return reply.error(400, byQuery !== null && byQuery !== parsed[2] ? 'The extension and the format parameter differ' : 'Unknown format: json, csv or xml');
+    }
+    const { feed } = named;
+    const byExtension = named.format;
     const byQuery = req.query.get('format') ?? undefined;
     if (byExtension !== undefined && byQuery !== undefined && byExtension !== byQuery) return reply.error(400, 'The extension and the format parameter differ');
     const format = byExtension ?? byQuery ?? 'json';
     if (!isFormat(format)) return reply.error(400, 'Unknown format: json, csv or xml');
+    const ifNoneMatch = req.headers['if-none-match'];
 
-    let frame: object | undefined;
-    let clockAt: number | undefined;
     const delayMs = timelines?.delayMs(groupCode) ?? 0;
     if (delayMs > 0) {
       // A delayed match: the tables of `delay` ago (feeds/timeline.ts), never the live ones.
@@ -119,19 +147,13 @@ export function registerFeeds(router: Router, source: FeedFrames, trustReplayTim
         return reply.send(503, 'application/json; charset=utf-8', body, { 'Retry-After': String(then.retryAfterS), 'Cache-Control': 'no-cache' });
       }
       if (then.key === null) return reply.error(404, 'Match not found');
-      frame = then.key;
-      if (!trustReplayTimestamps) clockAt = Date.now() - delayMs;
-    } else {
-      frame = await current(groupCode, () => reply.finished);
-      if (reply.finished) return;
-      if (frame) standing?.served(groupCode, frame);
-      else frame = standing?.lookup(groupCode); // the final state for a while, or the fixture's teams
-      if (!frame) return reply.error(404, 'Match not found');
+      return answer(reply, ifNoneMatch, then.key, feed, format, trustReplayTimestamps ? undefined : Date.now() - delayMs);
     }
-    const text = cache.text(frame, feed as FeedName, format as Format, clockAt)!;
-    const headers = { ETag: text.etag, 'Cache-Control': 'no-cache', 'Access-Control-Expose-Headers': 'ETag' };
-    if (matchesEtag(req.headers['if-none-match'], text.etag)) return reply.notModified(headers);
-    reply.send(200, text.contentType, text.body, headers);
+    const peeked = source.peek(groupCode);
+    if (peeked && cache.has(peeked)) return answerLive(reply, ifNoneMatch, groupCode, peeked, feed, format);
+    return current(groupCode, () => reply.finished).then((frame) => {
+      if (!reply.finished) answerLive(reply, ifNoneMatch, groupCode, frame, feed, format);
+    });
   }, { headers: ['if-none-match'] });
   return () => {
     timelines?.close();

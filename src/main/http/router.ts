@@ -7,7 +7,9 @@
 //   a plain Request first. Only what the route declares: each copy is a call into uWS and a string
 //   (PUT /createPreview copied four headers and the address it never read; docs/perf/rest.md).
 // - A handler that answers later must register onAborted before returning; after an abort the
-//   response must never be touched again.
+//   response must never be touched again. The router registers it once the handler has returned
+//   without answering (or before reading a body, or as a stream starts): an answer made during the
+//   call (a feed poll's 304) needs none, and skips the native call and its closure.
 // - Writes of one response happen inside res.cork (one syscall, and required outside the handler).
 // - onData chunks are neutered after the callback: they are copied.
 import { MAX_URL_LENGTH } from '../base/limits.js';
@@ -40,11 +42,17 @@ const urlTooLong = (req: HttpRequest): boolean => req.getUrl().length + (req.get
 export class Reply {
   private aborted = false;
   private done = false;
+  private watching = false;
   /** Only streams listen (created with the first). */
   private abortListeners: Array<() => void> | undefined;
 
-  constructor(private readonly res: HttpResponse) {
-    res.onAborted(() => {
+  constructor(private readonly res: HttpResponse) {}
+
+  /** Registers onAborted (once). Must happen before the uWS handler returns whenever the answer may come later. */
+  watchAbort(): void {
+    if (this.watching) return;
+    this.watching = true;
+    this.res.onAborted(() => {
       this.aborted = true;
       if (this.abortListeners) for (const listener of this.abortListeners) listener();
     });
@@ -76,15 +84,16 @@ export class Reply {
     });
   }
 
-  /** 304 Not Modified: the headers, no body (RFC 9110 15.4.5). */
-  notModified(headers: Record<string, string>): void {
+  /** 304 Not Modified: the headers, no body (RFC 9110 15.4.5). `etag`, then `headers`: name and value in turn. */
+  notModified(etag: string, headers: readonly string[]): void {
     if (this.finished) return;
     this.done = true;
     const res = this.res;
     res.cork(() => {
       res.writeStatus(statusLine(304));
       res.writeHeader('Access-Control-Allow-Origin', '*');
-      for (const name in headers) res.writeHeader(name, headers[name]);
+      res.writeHeader('ETag', etag);
+      for (let i = 0; i < headers.length; i += 2) res.writeHeader(headers[i], headers[i + 1]);
       res.endWithoutBody();
     });
   }
@@ -123,6 +132,7 @@ export class Reply {
       for (const cb of closeListeners) cb();
     };
     if (!closed) {
+      this.watchAbort();
       this.done = true;
       (this.abortListeners ??= []).push(closeNow);
       res.onWritable(() => {
@@ -165,14 +175,16 @@ export class Reply {
   }
 }
 
+export type QueryParams = Pick<URLSearchParams, 'get' | 'getAll' | 'has'>;
+
 /** What a handler may read of the request: copied out of the stack-allocated HttpRequest. */
 export interface Request {
   /** Lower-case, as uWS gives it: the route's method. */
   readonly method: string;
   /** Path without the query string, as sent (not percent-decoded). */
   readonly path: string;
-  /** Parsed on first use. */
-  readonly query: URLSearchParams;
+  /** Parsed on first use; read-only (an empty query is one shared object). */
+  readonly query: QueryParams;
   /** Route parameters in pattern order, as sent (not percent-decoded). */
   readonly params: readonly string[];
   /** The headers the route declared (RouteOptions.headers; lower-case names; '' when absent). */
@@ -202,9 +214,11 @@ export interface RouteOptions {
 const NO_PARAMS: readonly string[] = Object.freeze([]);
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 const NO_BODY: Buffer = Buffer.alloc(0);
+/** Most requests have no query: one shared empty URLSearchParams (handlers only read it). */
+const NO_QUERY = new URLSearchParams();
 
 class CapturedRequest implements Request {
-  private parsedQuery: URLSearchParams | undefined;
+  private parsedQuery: QueryParams | undefined;
   body: Buffer = NO_BODY;
 
   constructor(
@@ -216,8 +230,8 @@ class CapturedRequest implements Request {
     readonly remoteAddress: string,
   ) {}
 
-  get query(): URLSearchParams {
-    return (this.parsedQuery ??= new URLSearchParams(this.rawQuery));
+  get query(): QueryParams {
+    return (this.parsedQuery ??= this.rawQuery === '' ? NO_QUERY : new URLSearchParams(this.rawQuery));
   }
 }
 
@@ -249,16 +263,17 @@ export function createRouter(app: TemplatedApp, log: Logger, maxBodyBytes: numbe
     return new CapturedRequest(method, path, query, values, headers, remoteAddress);
   }
 
+  function failed(err: unknown, request: Request, reply: Reply): void {
+    log.error({ err, path: request.path }, 'request handler failed');
+    reply.error(500, 'Internal server error');
+  }
+
   function run(handler: Handler, request: Request, reply: Reply): void {
-    const fail = (err: unknown) => {
-      log.error({ err, path: request.path }, 'request handler failed');
-      reply.error(500, 'Internal server error');
-    };
     try {
       const pending = handler(request, reply);
-      if (pending) pending.catch(fail);
+      if (pending) pending.catch((err: unknown) => failed(err, request, reply));
     } catch (err) {
-      fail(err);
+      failed(err, request, reply);
     }
   }
 
@@ -301,11 +316,13 @@ export function createRouter(app: TemplatedApp, log: Logger, maxBodyBytes: numbe
       const query = req.getQuery() ?? '';
       if (path.length + query.length > MAX_URL_LENGTH) return new Reply(res).error(414, `Request URL longer than ${MAX_URL_LENGTH} characters`);
       const request = capture(method, path, query, res, req, params, options);
-      const reply = new Reply(res); // registers onAborted before anything can be deferred
+      const reply = new Reply(res);
       if (!options.body) {
         run(handler, request, reply);
+        if (!reply.finished) reply.watchAbort(); // it answers later
         return;
       }
+      reply.watchAbort();
       readBody(res, reply, req.getHeader('content-length'), options.maxBodyBytes ?? maxBodyBytes, (body) => {
         request.body = body;
         run(handler, request, reply);
