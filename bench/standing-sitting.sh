@@ -50,7 +50,7 @@ for part in $PARTS; do
       ref reference --idle --matches 1000
       run service broadcast.ts --idle --matches 1000 ;;
     feed)
-      for _ in 1 2 3; do run service feed-304.ts --matches 200 --duration 20 --pin 0:1; done ;;
+      for _ in 1 2 3; do run service feed-304.ts --matches 200 --pin 0:1; done ;;
     steady)
       for _ in 1 2 3; do
         ref reference-steady --matches 50 --rate 20 --duration 30 --warmup 60
