@@ -4,25 +4,12 @@
 // service is stopped, so startup and warm-up are left out).
 import fs from 'node:fs';
 import path from 'node:path';
+import { partOf } from './profile-parts.js';
 
 interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }
 const dir = process.argv[2];
 const TOP = Number(process.argv[3] ?? 18);
 const LAST = Number(process.argv[4] ?? 0) * 1e6;
-
-/** The part a function belongs to, by its script's path. */
-function partOf(name: string, url: string): string {
-  if (name === '(garbage collector)') return 'GC';
-  if (name === 'postMessage' || url.includes('worker_threads') || url.includes('per_context/messageport') || url.includes('internal/worker')) return 'thread hand-off (postMessage, port)';
-  if (url.includes('/socket.io') || url.includes('/engine.io') || url.includes('socket.io-parser') || url.includes('socket.io-adapter')) return 'socket.io / engine.io';
-  if (url.includes('uWebSockets') || url.includes('uws')) return 'uWS';
-  if (url.includes('/ws/')) return 'ws (broadcast sockets)';
-  if (url.includes('/dist/workers/') || url.includes('/dist/codec/')) return 'shard code (engine, serializer, delta, snapshots)';
-  if (url.includes('/dist/main/')) return 'main code (ingest, matches, broadcast)';
-  if (url.includes('/dist/')) return 'service code (other)';
-  if (url.startsWith('node:') || url === '' ) return name === '(program)' ? 'V8 (program)' : 'node internals / native (timers, streams, writev)';
-  return 'other libraries';
-}
 
 for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'))) {
   const p = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as { nodes: Node[]; samples: number[]; timeDeltas: number[]; endTime: number; startTime: number };
