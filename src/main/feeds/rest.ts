@@ -51,8 +51,9 @@ const NAME = /^([a-z]+)(?:\.([a-z]+))?$/;
 const NAMES = new Map<string, { feed: FeedName; format: Format | undefined }>(
   FEED_NAMES.flatMap((feed) => [[feed, { feed, format: undefined }] as const, ...FORMATS.map((format) => [`${feed}.${format}`, { feed, format }] as const)]),
 );
-/** A 304's headers besides the ETag, as every answer of the feeds has them. */
-const NOT_MODIFIED_HEADERS = ['Cache-Control', 'no-cache', 'Access-Control-Expose-Headers', 'ETag'];
+/** Every answer's headers besides the ETag; a 304's as one list of names and values. */
+const FEED_HEADERS = { 'Cache-Control': 'no-cache', 'Access-Control-Expose-Headers': 'ETag' };
+const NOT_MODIFIED_HEADERS = Object.entries(FEED_HEADERS).flat();
 
 /** What a code's feeds answer without a live match (feeds/standing.ts). */
 export interface BetweenMatches {
@@ -75,7 +76,7 @@ export function registerFeeds(router: Router, source: FeedFrames, trustReplayTim
   /** The key of the match's latest tables in the cache (made now when they are not), or undefined when there is no live match. */
   async function current(groupCode: string, gone: () => boolean): Promise<object | undefined> {
     let frame: object | undefined = source.peek(groupCode);
-    if (frame && cache.has(frame)) return frame; // (the route answers this case before calling)
+    if (frame && cache.has(frame)) return frame; // (the route answers this case itself; the timelines ask here)
     // A match of this process: its shard makes the tables (no frame text, no parse).
     const made = await source.tables?.(groupCode);
     if (gone()) return undefined;
@@ -102,7 +103,7 @@ export function registerFeeds(router: Router, source: FeedFrames, trustReplayTim
   function answer(reply: Reply, ifNoneMatch: string, frame: object, feed: FeedName, format: Format, clockAt?: number): void {
     const text = cache.text(frame, feed, format, clockAt)!;
     if (matchesEtag(ifNoneMatch, text.etag)) return reply.notModified(text.etag, NOT_MODIFIED_HEADERS);
-    reply.send(200, text.contentType, text.body, { ETag: text.etag, 'Cache-Control': 'no-cache', 'Access-Control-Expose-Headers': 'ETag' });
+    reply.send(200, text.contentType, text.body, { ETag: text.etag, ...FEED_HEADERS });
   }
 
   /** The live match's answer (`frame` undefined: none is live here). */
@@ -122,16 +123,17 @@ export function registerFeeds(router: Router, source: FeedFrames, trustReplayTim
     } catch {
       return reply.error(400, 'Invalid group code');
     }
+    let feed: FeedName;
+    let byExtension: string | undefined;
     const named = NAMES.get(req.params[1]);
-    if (!named) {
+    if (named) ({ feed, format: byExtension } = named);
+    else {
+      // Not a feed's name, or one with an unknown extension (answered below).
       const parsed = NAME.exec(req.params[1]);
       if (!parsed || !(FEED_NAMES as readonly string[]).includes(parsed[1])) return reply.error(404, 'Feed not found', { feeds: FEED_NAMES });
-      // A feed's name with an unknown extension.
-      const byQuery = req.query.get('format');
-      return reply.error(400, byQuery !== null && byQuery !== parsed[2] ? 'The extension and the format parameter differ' : 'Unknown format: json, csv or xml');
+      feed = parsed[1] as FeedName;
+      byExtension = parsed[2];
     }
-    const { feed } = named;
-    const byExtension = named.format;
     const byQuery = req.query.get('format') ?? undefined;
     if (byExtension !== undefined && byQuery !== undefined && byExtension !== byQuery) return reply.error(400, 'The extension and the format parameter differ');
     const format = byExtension ?? byQuery ?? 'json';
