@@ -177,6 +177,8 @@ describe('GET /feeds/:groupCode/<name>', () => {
         const res = await fetch(`${svc.rest}/feeds/${code}/scoreboard${suffix}`, { headers: { 'If-None-Match': header } });
         expect(res.status).toBe(304);
         expect(res.headers.get('etag')).toBe(sb1.etags[i]);
+        // The headers a 200 would carry for the cache and a browser's overlay (RFC 9110 15.4.5).
+        expect([res.headers.get('cache-control'), res.headers.get('access-control-allow-origin'), res.headers.get('access-control-expose-headers')]).toEqual(['no-cache', '*', 'ETag']);
         expect(await res.text()).toBe('');
       }
     }
