@@ -62,9 +62,9 @@ export class ShardBatches {
   private interval = 0;
   private current = 0;
   private previous = 0;
-  /** Observer messages in the current interval, and their matches. */
+  /** Observer messages in the current interval, and how many matches sent them. */
   private obsNow = 0;
-  private readonly sendingNow = new Set<string>();
+  private sendingNow = 0;
   /** The matches that sent observer messages lately: group code → the last interval it sent in (swept every FRAMES_WAIT_WINDOW intervals). */
   private readonly sentIn = new Map<string, number>();
   private sweptAt = 0;
@@ -133,19 +133,22 @@ export class ShardBatches {
         for (const [code, at] of this.sentIn) if (at <= interval - FRAMES_WAIT_WINDOW) this.sentIn.delete(code);
         this.sweptAt = interval;
       }
-      const sending = this.sendingNow.size;
+      const sending = this.sendingNow;
       const fast = next && sending > 0 && this.obsNow >= FRAMES_WAIT_RATIO * sending && sending >= FRAMES_WAIT_SENDING * this.sentIn.size;
       this.fastIntervals = fast ? this.fastIntervals + 1 : 0;
       this.current = 0;
       this.obsNow = 0;
-      this.sendingNow.clear();
+      this.sendingNow = 0;
       this.interval = interval;
     }
     this.current++;
     if (groupCode !== undefined) {
       this.obsNow++;
-      this.sendingNow.add(groupCode);
-      this.sentIn.set(groupCode, interval);
+      // Its first message of the interval counts it as sending now (one map lookup a message).
+      if (this.sentIn.get(groupCode) !== this.interval) {
+        this.sendingNow++;
+        this.sentIn.set(groupCode, this.interval);
+      }
     }
     const load = Math.max(this.current, this.previous);
     return load < AUTO_EDGE_BUSY || (this.fastIntervals >= FRAMES_WAIT_WINDOW && load < FRAMES_WAIT_MAX);
