@@ -24,8 +24,9 @@ const texts = replay.records.slice(firstGame + 1)
   .filter((r) => !(r.type === 'round_info' && (r.data as { roundPhase?: string }).roundPhase === 'game_end'))
   .map((r) => JSON.stringify({ obsName: 'Bench', groupCode: CODE, type: r.type, data: r.data }));
 const now = Date.now();
-const batches: string[] = [];
-for (let i = 0; i + BATCH <= texts.length; i += BATCH) batches.push(texts.slice(i, i + BATCH).map((t) => `${CODE}\x1f${now}\x1f${t}`).join('\x1e'));
+// One observer payload as the main thread packs it (src/protocol/shard-messages.ts). Since issue 35 a
+// record carries its input number and forwarder; a tree built before that reads three fields only.
+const pack = (t: string, fields: 3 | 5) => (fields === 5 ? `${CODE}\x1f${now}\x1f0\x1f\x1f${t}` : `${CODE}\x1f${now}\x1f${t}`);
 
 type ShardClass = typeof import('#built/workers/shard/shard.js').Shard;
 type Shard = InstanceType<ShardClass>;
@@ -41,25 +42,31 @@ async function shardOf(tree: string) {
     replayDir: '', serviceVersion: 'bench', compression: true, frameSerializer: 'wire', snapshotIntervalMs: 600_000,
   }, () => undefined);
   const run = (cmds: Parameters<RunBatch>[1]) => handle(shard, cmds);
+  const { packObsRecord } = await import(pathToFileURL(path.join(tree, 'dist/protocol/shard-messages.js')).href) as { packObsRecord?: unknown };
+  const fields = packObsRecord ? 5 : 3;
+  const batches: string[] = [];
+  for (let i = 0; i + BATCH <= texts.length; i += BATCH) batches.push(texts.slice(i, i + BATCH).map((t) => pack(t, fields)).join('\x1e'));
   run([{ t: 'create', groupCode: CODE, now, logon: { groupCode: CODE, leftTeam: h.leftTeam as never, rightTeam: h.rightTeam as never, organizationId: '', isSupporter: false, obsName: 'Bench', clientVersion: '0.3.3' } }]);
-  run(replay.records.slice(0, firstGame).map((r) => ({ t: 'obs' as const, count: 1, packed: `${CODE}\x1f${now}\x1f${JSON.stringify({ ...r, groupCode: CODE })}` })));
+  run(replay.records.slice(0, firstGame).map((r) => ({ t: 'obs' as const, count: 1, packed: pack(JSON.stringify({ ...r, groupCode: CODE }), fields) })));
   run([{ t: 'mute', on: true }]);
-  return { shard, run };
+  return { shard, run, batches };
 }
 
 const shards = await Promise.all(TREES.map(shardOf));
 const results: number[][] = TREES.map(() => []);
 let mark = 0;
 for (let r = 0; r <= ROUNDS; r++) {
-  shards.forEach(({ run }, k) => {
+  shards.forEach(({ run, shard, batches }, k) => {
     const c0 = process.cpuUsage();
     for (const packed of batches) run([{ t: 'obs', count: BATCH, packed }, { t: 'mark', mark: ++mark }]);
     const c = process.cpuUsage(c0);
+    // A dropped message did none of the work measured here: a format drift must fail, not flatter.
+    if (Object.keys(shard.drops.counts).length > 0) throw new Error(`${TREES[k]}: the shard dropped messages ${JSON.stringify(shard.drops.counts)}`);
     if (r > 0) results[k].push((c.user + c.system) / (batches.length * BATCH)); // round 0 warms the JIT
   });
 }
 TREES.forEach((tree, k) => {
   const v = [...results[k]].sort((a, b) => a - b);
-  process.stdout.write(`${tree}: ${batches.length * BATCH} messages per round, applied ${shards[k].shard.stats.applied}; µs CPU per message: min ${v[0].toFixed(2)}, median ${v[v.length >> 1].toFixed(2)} (rounds in order: ${results[k].map((x) => x.toFixed(2)).join(' ')})\n`);
+  process.stdout.write(`${tree}: ${shards[k].batches.length * BATCH} messages per round, applied ${shards[k].shard.stats.applied}; µs CPU per message: min ${v[0].toFixed(2)}, median ${v[v.length >> 1].toFixed(2)} (rounds in order: ${results[k].map((x) => x.toFixed(2)).join(' ')})\n`);
 });
 process.exit(0);

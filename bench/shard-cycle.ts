@@ -13,6 +13,9 @@ const { Shard } = await load('workers/shard/shard.js');
 const { runCycle } = await load('workers/shard/cycle.js');
 // The batch loop is the thread's entry's (thread.ts); a tree built before that has Shard.handle.
 const { runBatch } = await load('workers/shard/thread.js');
+// A record as the main thread packs it; since issue 35 with its input number and forwarder (a tree before that: three fields).
+const { packObsRecord } = await load('protocol/shard-messages.js') as { packObsRecord?: (g: string, at: number, input: number, via: string, raw: string) => string };
+const pack = (g: string, at: number, raw: string) => (packObsRecord ? packObsRecord(g, at, 0, '', raw) : g + '\x1f' + at + '\x1f' + raw);
 
 const replay = recordedMatch();
 const firstGame = replay.records.findIndex((r) => r.type === 'match_start');
@@ -30,8 +33,10 @@ const now = Date.now();
 for (let i = 0; i < M; i++) {
   const code = 'C' + i.toString(36).toUpperCase().padStart(5, '0');
   run([{ t: 'create', groupCode: code, logon: { ...h, groupCode: code }, now }]);
-  const packed = lobby.map((r) => code + '\x1f' + now + '\x1f' + JSON.stringify({ ...r, groupCode: code })).join('\x1e');
+  const packed = lobby.map((r) => pack(code, now, JSON.stringify({ ...r, groupCode: code }))).join('\x1e');
   run([{ t: 'obs', count: lobby.length, packed }]);
+  // A dropped record did none of the work this measures: a format drift must fail, not flatter.
+  if (Object.keys(shard.drops.counts).length > 0) throw new Error(`the shard dropped records ${JSON.stringify(shard.drops.counts)}`);
 }
 // Let the frames go out and the first snapshots be taken, then time idle cycles.
 await new Promise((r) => setTimeout(r, 1500));

@@ -9,7 +9,7 @@
 // snapshot round makes (issue 28). `--clone` structured-clones every output as a thread's
 // postMessage would (its serializing half; the main thread pays about as much again to read it).
 //
-//   npx tsx bench/shard-game-pace.ts [--matches 50] [--rate 3] [--seconds 20] [--rounds 5] [--trees /tmp/before,.] [--clone] [--snapshot-ms 1000]
+//   npx tsx bench/shard-game-pace.ts [--matches 50] [--rate 3] [--seconds 20] [--rounds 5] [--trees /tmp/before,.] [--clone] [--no-events] [--snapshot-ms 1000]
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { recordedMatch } from '#built/tools/recorded-match.js';
@@ -21,6 +21,8 @@ const RATE = Number(opt('rate', '3'));
 const SECONDS = Number(opt('seconds', '20'));
 const ROUNDS = Number(opt('rounds', '5'));
 const CLONE = flag('clone');
+/** Events derived as the service does by default (EVENTS_ENABLED); `--no-events` leaves them out. */
+const EVENTS = !flag('no-events');
 /** The snapshot rounds' interval (the service's default 1,000; 0: never, to see what they cost). */
 const SNAPSHOT_MS = Number(opt('snapshot-ms', '1000'));
 
@@ -34,24 +36,30 @@ const game = replay.records.slice(firstGame + 1).filter((r) => !(r.type === 'rou
 let vnow = Date.now();
 Date.now = () => vnow;
 
-interface Tree { tree: string; run(cmds: unknown[]): void; cycle(): void; next: number[]; outputs: number }
+interface Tree { tree: string; run(cmds: unknown[]): void; cycle(): void; next: number[]; outputs: number; pack: Pack; drops: Record<string, number> }
+/** One observer payload as the main thread packs it for the shard (the tree's own format). */
+type Pack = (groupCode: string, receivedAt: number, raw: string) => string;
 async function load(tree: string): Promise<Tree> {
   const imp = (p: string) => import(pathToFileURL(path.join(tree, 'dist', p)).href);
   const { Shard } = await imp('workers/shard/shard.js');
   const { runCycle } = await imp('workers/shard/cycle.js');
   const { runBatch } = await imp('workers/shard/thread.js');
-  const t: Tree = { tree, run: () => undefined, cycle: () => undefined, next: [], outputs: 0 };
+  // Since issue 35 a record carries its input number and forwarder too; a tree before that packs three fields.
+  const { packObsRecord } = await imp('protocol/shard-messages.js') as { packObsRecord?: (g: string, at: number, input: number, via: string, raw: string) => string };
+  const pack: Pack = packObsRecord ? (g, at, raw) => packObsRecord(g, at, 0, '', raw) : (g, at, raw) => g + '\x1f' + at + '\x1f' + raw;
+  const t: Tree = { tree, run: () => undefined, cycle: () => undefined, next: [], outputs: 0, pack, drops: {} };
   const shard = new Shard({
     shard: 0, intervalMs: 100, inactivityMs: 3_600_000, trustReplayTimestamps: false, sponsorLogoUrl: '', recordReplays: false,
-    replayDir: '', serviceVersion: 'bench', compression: true, frameSerializer: 'wire', snapshotIntervalMs: SNAPSHOT_MS > 0 ? SNAPSHOT_MS : Number.MAX_SAFE_INTEGER,
+    replayDir: '', serviceVersion: 'bench', compression: true, frameSerializer: 'wire', matchEvents: EVENTS, snapshotIntervalMs: SNAPSHOT_MS > 0 ? SNAPSHOT_MS : Number.MAX_SAFE_INTEGER,
   }, (out: unknown) => { t.outputs++; if (CLONE) structuredClone(out); });
-  shard.pacer.stop(); // no real timers: every frame here is a leading edge, the cycle sends the rest
+  (shard.pacer ?? shard.scheduler).stop(); // (scheduler: its name before 2026-11-29) no real timers: every frame here is a leading edge, the cycle sends the rest
   t.run = (cmds) => runBatch(shard, cmds);
+  t.drops = shard.drops.counts;
   t.cycle = () => runCycle(shard);
   for (let i = 0; i < M; i++) {
     const code = 'G' + i.toString(36).toUpperCase().padStart(5, '0');
     t.run([{ t: 'create', groupCode: code, logon: { ...h, groupCode: code }, now: vnow }]);
-    t.run([{ t: 'obs', count: lobby.length, packed: lobby.map((r) => code + '\x1f' + vnow + '\x1f' + JSON.stringify({ ...r, groupCode: code })).join('\x1e') }]);
+    t.run([{ t: 'obs', count: lobby.length, packed: lobby.map((r) => pack(code, vnow, JSON.stringify({ ...r, groupCode: code }))).join('\x1e') }]);
     t.next.push(0);
   }
   return t;
@@ -83,10 +91,12 @@ function runFor(t: Tree): { perMsg: number; cyclesPerMsg: number; cycleMaxMs: nu
     const rec = game[t.next[i]];
     t.next[i] = (t.next[i] + 1) % game.length;
     const raw = JSON.stringify({ obsName: 'Bench', groupCode: code, type: rec.type, data: rec.data });
-    t.run([{ t: 'obs', count: 1, packed: code + '\x1f' + Math.floor(vnow) + '\x1f' + raw }, { t: 'mark', mark: ++mark }]);
+    t.run([{ t: 'obs', count: 1, packed: t.pack(code, Math.floor(vnow), raw) }, { t: 'mark', mark: ++mark }]);
     messages++;
   }
   const c = process.cpuUsage(c0);
+  // A message the shard dropped did none of the work measured here: a format drift must fail, not flatter.
+  if (Object.keys(t.drops).length > 0) throw new Error(`${t.tree}: the shard dropped messages ${JSON.stringify(t.drops)}`);
   cycles.sort((a, b) => a - b);
   return { perMsg: (c.user + c.system) / messages, cyclesPerMsg: cycleCpu / messages, cycleMaxMs: cycles[cycles.length - 1], cycleP99Ms: cycles[Math.floor(cycles.length * 0.99)] };
 }
@@ -102,6 +112,6 @@ const med = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1];
 trees.forEach((t, k) => {
   const per = results[k].map((x) => x.perMsg);
   const cyc = results[k].map((x) => x.cyclesPerMsg);
-  console.log(JSON.stringify({ bench: 'shard-game-pace', tree: t.tree, M, rate: RATE, seconds: SECONDS, usPerMsg: +med(per).toFixed(1), usPerMsgMin: +Math.min(...per).toFixed(1), cyclesUsPerMsg: +med(cyc).toFixed(1), cycleMaxMs: +med(results[k].map((x) => x.cycleMaxMs)).toFixed(1), cycleP99Ms: +med(results[k].map((x) => x.cycleP99Ms)).toFixed(1), clone: CLONE, snapshotMs: SNAPSHOT_MS, rounds: per.map((x) => +x.toFixed(1)) }));
+  console.log(JSON.stringify({ bench: 'shard-game-pace', tree: t.tree, M, rate: RATE, seconds: SECONDS, usPerMsg: +med(per).toFixed(1), usPerMsgMin: +Math.min(...per).toFixed(1), cyclesUsPerMsg: +med(cyc).toFixed(1), cycleMaxMs: +med(results[k].map((x) => x.cycleMaxMs)).toFixed(1), cycleP99Ms: +med(results[k].map((x) => x.cycleP99Ms)).toFixed(1), clone: CLONE, events: EVENTS, snapshotMs: SNAPSHOT_MS, rounds: per.map((x) => +x.toFixed(1)) }));
 });
 process.exit(0);
