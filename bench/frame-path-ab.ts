@@ -23,7 +23,9 @@ const h = replay.header;
 interface Api {
   Match: { create(logon: unknown, now: number, opts: unknown): { apply(env: unknown, ts: number): unknown; stateVersion: number } };
   wireSerializeLayout(m: unknown, serverTime: number): unknown;
-  layoutDelta(prev: unknown, next: unknown): Uint8Array | null;
+  layoutDelta(prev: unknown, next: unknown, editsOf?: unknown): Uint8Array | null;
+  /** The serializer's patch edits for the delta, as the shard passes them (trees before 2026-11-29: none). */
+  subtreeEdits: unknown;
   /** Frames made from the skeleton so far (the module's live counter). */
   skeletonFrames(): number;
 }
@@ -31,7 +33,7 @@ interface Api {
 async function load(tree: string): Promise<Api> {
   const imp = (p: string) => import(pathToFileURL(path.join(tree, 'dist', p)).href);
   const [{ Match }, wire, { layoutDelta }] = await Promise.all([imp('workers/match/match.js'), imp('workers/wire-serializer.js'), imp('codec/layout-delta.js')]);
-  return { Match, wireSerializeLayout: wire.wireSerializeLayout, layoutDelta, skeletonFrames: () => wire.skeletonFrames ?? 0 };
+  return { Match, wireSerializeLayout: wire.wireSerializeLayout, layoutDelta, subtreeEdits: wire.subtreeEdits, skeletonFrames: () => wire.skeletonFrames ?? 0 };
 }
 
 const cpu = () => { const c = process.cpuUsage(); return c.user + c.system; };
@@ -56,7 +58,7 @@ function round(api: Api): { layout: number; delta: number; frames: number; skele
       const layout = api.wireSerializeLayout(m, env.timestamp);
       const t1 = cpu();
       if (api.skeletonFrames() !== sk) { skeleton++; skeletonUs += t1 - t0; }
-      if (prev[i] !== null) api.layoutDelta(prev[i], layout);
+      if (prev[i] !== null) api.layoutDelta(prev[i], layout, api.subtreeEdits);
       const t2 = cpu();
       layoutUs += t1 - t0; deltaUs += t2 - t1; frames++;
       prev[i] = layout;

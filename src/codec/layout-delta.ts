@@ -33,6 +33,18 @@ export interface FrameLayout {
   total: number;
 }
 
+/**
+ * How a segment's text differs from the text it was patched from (src/workers/subtree-patch.ts):
+ * `edits` lists [oldStart, oldEnd, newStart, newEnd] per replaced stretch, in UTF-16 units, in order.
+ */
+export interface SegmentEdits {
+  prev: string | null;
+  edits: number[] | null;
+}
+
+/** The edits of the segment of `key` whose text is `text`, if the serializer patched it (else undefined). */
+export type EditsOf = (key: object, text: string) => SegmentEdits | undefined;
+
 let scratchOld = Buffer.allocUnsafe(1 << 16);
 let scratchNew = Buffer.allocUnsafe(1 << 16);
 
@@ -125,7 +137,7 @@ const emitter = new Emitter();
  * message was exactly the frame of `prev` (whose window is the full 32 KB). Null when the previous
  * frame alone exceeds the window (as deflateDelta).
  */
-export function layoutDelta(prev: FrameLayout, next: FrameLayout): Uint8Array | null {
+export function layoutDelta(prev: FrameLayout, next: FrameLayout, editsOf?: EditsOf): Uint8Array | null {
   const m = prev.total;
   if (m > WINDOW) return null;
   const e = emitter;
@@ -155,8 +167,11 @@ export function layoutDelta(prev: FrameLayout, next: FrameLayout): Uint8Array | 
         for (let q = 0; q < b.length; q++) e.shortByte(b[q]);
       }
     } else if (bytes === text.length && prev.bytes[pk] === oldText.length) {
-      // ASCII both (as many bytes as UTF-16 units): compared as strings, no encoding.
-      diffAscii(e, oldText, prev.offsets[pk], text);
+      // ASCII both (as many bytes as UTF-16 units): the edits the serializer made from the previous
+      // text, when it patched it from this one; else compared as strings, no encoding.
+      const ed = key !== null && editsOf !== undefined ? editsOf(key, text) : undefined;
+      if (ed !== undefined && ed.prev === oldText && ed.edits !== null) patchAscii(e, ed.edits, prev.offsets[pk], text);
+      else diffAscii(e, oldText, prev.offsets[pk], text);
     } else {
       diff(e, utf8(oldText, 0), prev.offsets[pk], utf8(text, 1));
     }
@@ -247,6 +262,30 @@ function diffAscii(e: Emitter, prev: string, base: number, next: string): void {
     }
   }
   e.asciiLiterals(next, litStart, n);
+}
+
+/**
+ * A changed segment from its edits: each stretch between them is a back-reference to where it was
+ * in the previous text (at `base` of the previous frame), each replaced stretch literals. No byte is
+ * compared. ASCII texts (UTF-16 units are bytes).
+ */
+function patchAscii(e: Emitter, edits: number[], base: number, next: string): void {
+  let old = 0;
+  let at = 0;
+  for (let q = 0; q < edits.length; q += 4) {
+    copyAscii(e, base + old, next, at, edits[q + 2]);
+    e.asciiLiterals(next, edits[q + 2], edits[q + 3]);
+    old = edits[q + 1];
+    at = edits[q + 3];
+  }
+  copyAscii(e, base + old, next, at, next.length);
+}
+
+/** next[from, to) equals the previous frame's bytes at `src`: a back-reference (literals out of the window). */
+function copyAscii(e: Emitter, src: number, next: string, from: number, to: number): void {
+  if (from >= to) return;
+  if (!e.copy(src, to - from)) e.asciiLiterals(next, from, to);
+  else if (e.short()) for (let q = from; q < to; q++) e.shortByte(next.charCodeAt(q));
 }
 
 const found = [0, 0];

@@ -19,12 +19,13 @@
 // volatile member (a team's spentThisRound, which most scoreboard messages of a buy phase change) is
 // a segment of its own, written anew from its holder in every frame, so that its change alone does
 // not make the whole frame again.
-import type { FrameLayout } from '../codec/layout-delta.js';
+import type { EditsOf, FrameLayout } from '../codec/layout-delta.js';
 import { matchDataSchema, playerSchema, teamSchema, toolsSchema } from '../schemas/match-data.js';
 import { any, bool, flat, keyLiteral, num, str } from './escaped-json.js';
 import { compileLeaves } from './frame-leaves.js';
 import { PREFIX, SUFFIX } from './wire-text.js';
-import { subtreeTexts } from './match/dirty.js';
+import { subtreeTexts, type SubtreeText } from './match/dirty.js';
+import { compilePatcher, type SubtreePatcher } from './subtree-patch.js';
 import type { Match } from './match/match.js';
 
 type Schema = {
@@ -48,7 +49,7 @@ let collecting: FrameLayout | null = null;
  * between subtrees; a cached subtree's serializer takes the subtree, a volatile member's takes its
  * holder) and its kind.
  */
-let collectingFns: (((v: unknown) => string) | null)[] = [];
+let collectingFns: (((v: never) => unknown) | null)[] = [];
 let collectingKinds: SegmentKind[] = [];
 
 /** Text between subtrees, a cached subtree's text, a volatile member's value. */
@@ -66,33 +67,47 @@ function addSegment(layout: FrameLayout, key: object | null, text: string, bytes
  * A subtree serializer that reuses the subtree's last text until the engine marks the subtree
  * changed (src/workers/match/dirty.ts): no comparison, no copy of the values. `o` is the output so
  * far; while a frame's layout is collected, the text before the subtree and the subtree become
- * segments of the layout and the output starts again empty.
+ * segments of the layout and the output starts again empty. `textOf` makes a changed subtree's text.
  */
-function cachedSerializer(serialize: (v: unknown) => string): (o: string, v: unknown) => string {
+function cachedSerializer(serialize: (v: unknown) => string, textOf: (v: object) => SubtreeText): (o: string, v: unknown) => string {
   return (o, v) => {
     if (typeof v !== 'object' || v === null) return o + serialize(v);
-    let t = subtreeTexts.get(v);
-    if (t === undefined) {
-      const layout = collecting;
-      collecting = null; // a cached subtree inside this one is part of this one's text
-      try {
-        t = { text: flat(serialize(v)), bytes: -1 };
-      } finally {
-        collecting = layout;
-      }
-      subtreeTexts.set(v, t);
-    }
+    const t = cachedText(v, textOf);
     const layout = collecting;
     if (layout === null) return o + t.text;
     const gap = flat(o);
     addSegment(layout, null, gap, Buffer.byteLength(gap));
     if (t.bytes < 0) t.bytes = Buffer.byteLength(t.text);
     addSegment(layout, v, t.text, t.bytes);
-    collectingFns.push(null, serialize);
+    collectingFns.push(null, textOf);
     collectingKinds.push(SegmentKind.Gap, SegmentKind.Subtree);
     return '';
   };
 }
+
+/** The subtree's cached text, made by `textOf` when the engine marked it changed. */
+function cachedText(v: object, textOf: (v: object) => SubtreeText): SubtreeText {
+  let t = subtreeTexts.get(v);
+  if (t !== undefined) return t;
+  const layout = collecting;
+  collecting = null; // a cached subtree inside this one is part of this one's text
+  try {
+    t = textOf(v);
+  } finally {
+    collecting = layout;
+  }
+  subtreeTexts.set(v, t);
+  return t;
+}
+
+/** A changed subtree's text serialized whole. */
+const wholeText = (serialize: (v: unknown) => string) => (v: object): SubtreeText => ({ text: flat(serialize(v)), bytes: -1, prev: null, edits: null });
+
+/** A changed subtree's text patched from its previous one where only values changed (./subtree-patch.ts). */
+const patchedText = (patcher: SubtreePatcher) => (v: object): SubtreeText => {
+  const p = patcher.text(v);
+  return { text: p.text, bytes: -1, prev: p.prev, edits: p.edits };
+};
 
 /**
  * Volatile members: scalars outside the cached subtrees that change with most messages, so that a
@@ -170,13 +185,17 @@ function gen(schema: Schema, v: string, root = false): string {
   return `o += any(${v});`;
 }
 
-/** Compiles a schema into (value) => escaped JSON text; `cache` names subtrees to cache. */
-export function compileEscaped(schema: Schema, cache: Schema[] = []): (value: unknown) => string {
+/**
+ * Compiles a schema into (value) => escaped JSON text; `cache` names subtrees to cache, `patch` those
+ * of them whose changed text is patched from the previous one (./subtree-patch.ts) rather than made whole.
+ */
+export function compileEscaped(schema: Schema, cache: Schema[] = [], patch: Schema[] = []): (value: unknown) => string {
   for (const sub of cache) {
     if (cachedSchemas.has(sub)) continue;
     cachedSchemas.set(sub, cachedFns.length);
     cachedFns.push((o) => o);
-    cachedFns[cachedSchemas.get(sub)!] = cachedSerializer(compile(sub, true));
+    const serialize = compile(sub, true);
+    cachedFns[cachedSchemas.get(sub)!] = cachedSerializer(serialize, patch.includes(sub) ? patchedText(compilePatcher(sub)) : wholeText(serialize));
   }
   return compile(schema, true);
 }
@@ -198,7 +217,7 @@ const serializeFrame = compileEscaped(frameSchema, [
   teamProperties.roundRecord,
   teamProperties.moneyRecord,
   toolsSchema as Schema,
-]) as (state: unknown, serverTime?: number) => string;
+], [playerSchema as Schema]) as (state: unknown, serverTime?: number) => string;
 const sameLeaves = compileLeaves(frameSchema, (sub) => cachedSchemas.has(sub), isVolatile);
 
 /** The match_data WebSocket message text of the match's current state. */
@@ -208,6 +227,12 @@ export function wireSerializeMatch(m: Match, serverTime: number): string {
 
 /** Where a frame's text comes from, for the delta against the next frame (src/codec/layout-delta.ts). */
 export type { FrameLayout };
+
+/** The edits a cached subtree's current text was patched with (layoutDelta's EditsOf), while `text` is still that text. */
+export const subtreeEdits: EditsOf = (key, text) => {
+  const t = subtreeTexts.get(key);
+  return t !== undefined && t.text === text ? t : undefined;
+};
 
 export function emptyLayout(): FrameLayout {
   return { keys: [], texts: [], offsets: [], bytes: [], total: 0 };
@@ -233,7 +258,7 @@ export function wireSerializeFrame(m: Match, serverTime: number): { wire: string
 export function wireSerializeLayout(m: Match, serverTime: number): FrameLayout {
   const state = m.liveState();
   let skeleton = skeletons.get(state);
-  if (skeleton === undefined) skeletons.set(state, (skeleton = { leaves: [], layout: null, fns: [], kinds: [], tailHead: '' }));
+  if (skeleton === undefined) skeletons.set(state, (skeleton = { leaves: [], layout: null, fns: [], kinds: [] }));
   if (sameLeaves(state, skeleton.leaves) && skeleton.layout !== null) {
     skeletonFrames++;
     return fromSkeleton(skeleton, serverTime);
@@ -250,22 +275,30 @@ export function wireSerializeLayout(m: Match, serverTime: number): FrameLayout {
     collecting = null;
   }
   rest = flat(rest + SUFFIX);
-  addSegment(layout, null, rest, Buffer.byteLength(rest));
+  // The tail ends with serverTime, the last member: its value (with the closing text) is a segment of
+  // its own, so that the rest of the tail, unchanged from frame to frame, is the same string in each.
+  const time = num(serverTime) + '}' + SUFFIX;
+  const cut = rest.length - time.length;
+  const reusable = layout.keys.length > 0 && rest.endsWith(time) && rest.startsWith(SERVER_TIME_KEY, cut - SERVER_TIME_KEY.length);
+  if (reusable) {
+    const head = flat(rest.slice(0, cut));
+    addSegment(layout, null, head, Buffer.byteLength(head));
+    addSegment(layout, null, time, time.length);
+  } else {
+    addSegment(layout, null, rest, Buffer.byteLength(rest));
+  }
   // The prefix joins the first segment (always text between subtrees, maybe empty). ASCII.
   layout.texts[0] = PREFIX + layout.texts[0];
   layout.bytes[0] += PREFIX.length;
   for (let k = 1; k < layout.offsets.length; k++) layout.offsets[k] += PREFIX.length;
   layout.total += PREFIX.length;
-  // The next frame with the same values outside the subtrees reuses this layout: all but the tail,
-  // whose serverTime is written anew (it is the last member, so the tail ends with it).
-  const time = num(serverTime) + '}' + SUFFIX;
-  const cut = rest.length - time.length;
-  if (layout.keys.length > 1 && rest.endsWith(time) && rest.startsWith(SERVER_TIME_KEY, cut - SERVER_TIME_KEY.length)) {
+  // The next frame with the same values outside the subtrees reuses this layout: all but serverTime's
+  // segment, written anew.
+  if (reusable) {
     // The text between subtrees only: the subtrees' texts of this frame are not kept alive by it.
     skeleton.layout = { keys: layout.keys.slice(), texts: layout.texts.map((t, k) => (layout.keys[k] === null ? t : '')), offsets: [], bytes: layout.bytes.slice(), total: 0 };
     skeleton.fns = collectingFns;
     skeleton.kinds = collectingKinds;
-    skeleton.tailHead = rest.slice(0, cut);
   }
   collectingFns = [];
   collectingKinds = [];
@@ -279,11 +312,11 @@ const SERVER_TIME_KEY = JSON.parse(keyLiteral('serverTime')) as string;
 interface Skeleton {
   /** The values it showed there (sameLeaves). */
   leaves: unknown[];
-  /** Its layout without the subtrees' texts (null: none to reuse), each segment's subtree serializer, its tail up to serverTime's value. */
+  /** Its layout without the subtrees' texts (null: none to reuse; the last segment is serverTime's), each segment's subtree serializer. */
   layout: FrameLayout | null;
-  fns: (((v: unknown) => string) | null)[];
+  /** A subtree's textOf, a volatile member's text of its holder; null for text between them. */
+  fns: (((v: never) => unknown) | null)[];
   kinds: SegmentKind[];
-  tailHead: string;
 }
 const skeletons = new WeakMap<object, Skeleton>();
 
@@ -292,7 +325,7 @@ export let skeletonFrames = 0;
 
 /**
  * The frame from the state's skeleton: its text between subtrees as before, each subtree's current
- * text, each volatile member's value, a new tail. The layout's arrays are copies of the skeleton's
+ * text, each volatile member's value, serverTime's segment anew. The layout's arrays are copies of the skeleton's
  * (its keys are the skeleton's own, never changed), patched where a segment is not a gap: no array
  * grows segment by segment.
  */
@@ -308,15 +341,11 @@ function fromSkeleton(skeleton: Skeleton, serverTime: number): FrameLayout {
     const key = keys[k];
     if (key !== null) {
       if (skeleton.kinds[k] === SegmentKind.Volatile) {
-        const text = skeleton.fns[k]!(key);
+        const text = (skeleton.fns[k] as (v: unknown) => string)(key);
         texts[k] = text;
         bytes[k] = Buffer.byteLength(text);
       } else {
-        let t = subtreeTexts.get(key);
-        if (t === undefined) {
-          t = { text: flat(skeleton.fns[k]!(key)), bytes: -1 };
-          subtreeTexts.set(key, t);
-        }
+        const t = cachedText(key, skeleton.fns[k] as (v: object) => SubtreeText);
         if (t.bytes < 0) t.bytes = Buffer.byteLength(t.text);
         texts[k] = t.text;
         bytes[k] = t.bytes;
@@ -325,9 +354,9 @@ function fromSkeleton(skeleton: Skeleton, serverTime: number): FrameLayout {
     offsets[k] = total;
     total += bytes[k];
   }
-  const tail = flat(skeleton.tailHead + num(serverTime) + '}' + SUFFIX);
-  texts[last] = tail;
-  bytes[last] = Buffer.byteLength(tail);
+  const time = num(serverTime) + '}' + SUFFIX; // ASCII
+  texts[last] = time;
+  bytes[last] = time.length;
   offsets[last] = total;
   total += bytes[last];
   return { keys, texts, offsets, bytes, total };

@@ -11,10 +11,17 @@
 // engine tests (test/helpers/engine.ts) compare the cached serialization with a from-scratch one
 // after every applied message.
 
-/** The escaped text of a cached subtree and its length in UTF-8 bytes (-1: not measured yet). */
+/**
+ * The escaped text of a cached subtree and its length in UTF-8 bytes (-1: not measured yet). A text
+ * patched from the subtree's previous text `prev` (src/workers/subtree-patch.ts) says where they
+ * differ: `edits`, [oldStart, oldEnd, newStart, newEnd] per replaced stretch, in UTF-16 units; the
+ * delta encoder uses them when the previous frame showed `prev`. Both null for a text made whole.
+ */
 export interface SubtreeText {
   text: string;
   bytes: number;
+  prev: string | null;
+  edits: number[] | null;
 }
 
 /** Texts of unchanged subtrees, by subtree root (a PlayerState, a roundRecord or moneyRecord array, the Tools). */

@@ -9,7 +9,7 @@ import type { ShardSettings } from '../../protocol/shard-settings.js';
 import { layoutDelta } from '../../codec/layout-delta.js';
 import { serializeMatch } from '../match/serialize.js';
 import type { SnapshotState } from '../match/snapshot.js';
-import { wholeLayout, wireSerializeLayout, wireSerializeMatch, type FrameLayout } from '../wire-serializer.js';
+import { subtreeEdits, wholeLayout, wireSerializeLayout, wireSerializeMatch, type FrameLayout } from '../wire-serializer.js';
 import { frameLiteralOfWire } from '../wire-text.js';
 import type { Slot } from './slot.js';
 
@@ -61,7 +61,7 @@ export class FrameEncoder {
     // One delta per frame, for every overlay whose deflate window ends with the previous frame.
     const layout = frame.layout ?? wholeLayout(frame.frameText!);
     const base = slot.layout;
-    const delta = base.prev ? layoutDelta(base.prev, layout) : null;
+    const delta = base.prev ? layoutDelta(base.prev, layout, subtreeEdits) : null;
     base.prev = layout;
     base.event = slot.match.stateVersion;
     return delta === null ? null : Buffer.from(delta.buffer, delta.byteOffset, delta.byteLength).toString('latin1');

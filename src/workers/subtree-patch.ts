@@ -1,0 +1,180 @@
+// A cached subtree's text patched where its values changed, instead of serialized again (issue 38,
+// stage 6 of docs/perf/message-path.md: a frame that costs what the message changed).
+//
+// A player card is ~1.2 kB of escaped JSON, and most messages that touch it (src/workers/match/dirty.ts)
+// change a few numbers in it: money, ult points, a kill count. Serializing the card again cost about
+// as much as JSON.stringify of it, and the delta encoder then compared the new text with the old one
+// byte by byte to find those few numbers again. Here the card's text is kept with where each value's
+// text lies in it. When the card is touched, a walk compiled from the same schema as the serializer
+// reads its values in the serializer's order and compares them with the previous ones (`===`):
+// - the structure is the same (members present, array lengths, map keys, values of the schema's
+//   kinds): the text is the previous text with the changed values' texts replaced, and the edits
+//   (where, in the old text and the new) go with it to the delta encoder (src/codec/layout-delta.ts),
+//   which writes the unchanged stretches as back-references without comparing a byte. No value
+//   changed: the previous string itself, which the encoder sees as unchanged.
+// - anything else (a member added, a map key, a value the serializer writes with JSON.stringify
+//   because it is not of the schema's kind): the card is serialized again, as before.
+// The text is the serializer's, character for character: built by a twin of wire-serializer.ts's
+// gen() that also records where each value went. test/workers/subtree-patch.test.ts checks both
+// over every state of the recorded match, and the serializer-marks test checks every frame.
+import { any, bool, flat, keyLiteral, num, str } from './escaped-json.js';
+
+type Schema = {
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  additionalProperties?: boolean | Schema;
+  items?: Schema;
+};
+
+/** What the last serialization of one subtree showed: its text, each value and where its text lies. */
+interface PatchState {
+  text: string;
+  /** The values in the serializer's order. */
+  vals: unknown[];
+  /** Each value's text: its offset in `text` and its length (UTF-16 units). */
+  offs: number[];
+  lens: number[];
+  /** The structure: member presence, array lengths, map keys, value kinds (compared, never written). */
+  struct: unknown[];
+}
+
+/**
+ * The subtree's text now, and how it differs from `prev` (the subtree's previous text): `edits` lists
+ * [oldStart, oldEnd, newStart, newEnd] per replaced value text, in UTF-16 units, in order. Null when
+ * the text was made from scratch.
+ */
+export interface PatchedText {
+  text: string;
+  prev: string | null;
+  edits: number[] | null;
+}
+
+const FMT = [str, num, bool, any];
+const enum Fmt { Str, Num, Bool, Any }
+
+/** Structure marks (unique: no value is === to them). */
+const ARR = Symbol('array');
+const NUL = Symbol('null');
+const ITEM = Symbol('item');
+const END = Symbol('end');
+const OBJ = Symbol('object');
+
+let counter = 0;
+const fresh = (base: string) => `${base}${counter++}`;
+
+const scalarFmt = (schema: Schema): Fmt | undefined => {
+  const type = schema.type;
+  if (type === 'string') return Fmt.Str;
+  if (type === 'number' || type === 'integer') return Fmt.Num;
+  if (type === 'boolean') return Fmt.Bool;
+  // A union of scalar types (numOrNull): the serializer writes it with any(), i.e. JSON.stringify.
+  if (Array.isArray(type) && type.every((t) => t === 'number' || t === 'integer' || t === 'boolean' || t === 'string' || t === 'null')) return Fmt.Any;
+  return undefined;
+};
+
+/**
+ * JS statements for the value in `v`. `build`: append its escaped text to `o` (exactly as
+ * wire-serializer.ts gen() does) and record values and structure; else compare with the recorded
+ * ones: `return false` when the structure differs, each changed value's index and format pushed on `ch`.
+ */
+function gen(schema: Schema, v: string, build: boolean): string {
+  const G = (text: string) => (build ? `o += ${text};` : '');
+  const S = (val: string) => (build ? `struct[m++] = (${val});` : `if (struct[m++] !== (${val})) return false;`);
+  /** What the serializer writes with any(): never patched. */
+  const U = build ? `struct[m++] = OBJ; o += any(${v});` : 'return false;';
+  const fmt = scalarFmt(schema);
+  if (fmt !== undefined) {
+    if (build) return `{ const t = F[${fmt}](${v}); vals[n] = ${v}; offs[n] = o.length; lens[n] = t.length; n++; o += t; }`;
+    // A value of another kind than the schema's (an object) is written with JSON.stringify: its
+    // identity says nothing of its text, so it is never patched.
+    return `{ const y = ${v}; if (typeof y === 'object' && y !== null) return false; if (vals[n] !== y) { vals[n] = y; ch.push(n, ${fmt}); } n++; }`;
+  }
+  const type = schema.type;
+  if (type === 'array' && schema.items) {
+    const i = fresh('i'), x = fresh('x');
+    return `if (!Array.isArray(${v})) { ${U} } else { ${S('ARR')} ${S(`${v}.length`)} ${G("'['")} for (let ${i} = 0; ${i} < ${v}.length; ${i}++) { ${G(`(${i} ? ',' : '')`)} const ${x} = ${v}[${i}]; if (${x} === undefined || ${x} === null) { ${S('NUL')} ${G("'null'")} continue; } ${S('ITEM')} ${gen(schema.items, x, build)} } ${G("']'")} }`;
+  }
+  if (type === 'object' && schema.properties && schema.additionalProperties !== true) {
+    const sep = fresh('s');
+    let code = `if (${v} === null || typeof ${v} !== 'object') { ${U} } else { ${G("'{'")} ${build ? `let ${sep} = '';` : ''}`;
+    for (const [name, prop] of Object.entries(schema.properties)) {
+      if (name.startsWith('\u0000')) throw new Error(`subtree-patch: member ${JSON.stringify(name)} is not read from the value`);
+      const x = fresh('x');
+      const key = keyLiteral(name);
+      const glue = build ? `o += ${sep} + ${key}; ${sep} = ',';` : '';
+      code += ` const ${x} = ${v}[${JSON.stringify(name)}]; ${S(`${x} === undefined`)}`;
+      // A scalar's null is a value like any other (the serializer writes 'null' for it, as F[fmt](null) does).
+      if (scalarFmt(prop) !== undefined) code += ` if (${x} !== undefined) { ${glue} ${gen(prop, x, build)} }`;
+      else code += ` if (${x} !== undefined) { ${glue} if (${x} === null) { ${S('NUL')} ${G("'null'")} } else { ${S('ITEM')} ${gen(prop, x, build)} } }`;
+    }
+    return code + ` ${G("'}'")} }`;
+  }
+  if (type === 'object' && typeof schema.additionalProperties === 'object') {
+    const sep = fresh('s'), k = fresh('k'), x = fresh('x');
+    const ap = schema.additionalProperties;
+    const value = scalarFmt(ap) !== undefined
+      ? gen(ap, x, build)
+      : `if (${x} === null) { ${S('NUL')} ${G("'null'")} } else { ${S('ITEM')} ${gen(ap, x, build)} }`;
+    return `if (${v} === null || typeof ${v} !== 'object') { ${U} } else { ${G("'{'")} ${build ? `let ${sep} = '';` : ''} for (const ${k} of Object.keys(${v})) { const ${x} = ${v}[${k}]; if (${x} === undefined) continue; ${S(k)} ${build ? `o += ${sep} + str(${k}) + ':'; ${sep} = ',';` : ''} ${value} } ${S('END')} ${G("'}'")} }`;
+  }
+  return U; // an open object, or a schema the serializer writes with any()
+}
+
+export interface SubtreePatcher {
+  /** The subtree's escaped text, patched from its previous one where that is possible. */
+  text(value: object): PatchedText;
+}
+
+/** A patcher for subtrees of `schema` (a closed schema without cached subtrees inside, as a player card). */
+export function compilePatcher(schema: Schema): SubtreePatcher {
+  const build = new Function('F', 'str', 'any', 'ARR', 'NUL', 'ITEM', 'END', 'OBJ',
+    `return function buildSubtree(value, st) { let o = ''; let n = 0; let m = 0; const vals = st.vals, offs = st.offs, lens = st.lens, struct = st.struct; ${gen(schema, 'value', true)} vals.length = n; offs.length = n; lens.length = n; struct.length = m; st.text = o; };`,
+  )(FMT, str, any, ARR, NUL, ITEM, END, OBJ) as (value: unknown, st: PatchState) => void;
+  const check = new Function('F', 'str', 'any', 'ARR', 'NUL', 'ITEM', 'END', 'OBJ',
+    `return function checkSubtree(value, st, ch) { let n = 0; let m = 0; const vals = st.vals, struct = st.struct; ${gen(schema, 'value', false)} return n === vals.length && m === struct.length; };`,
+  )(FMT, str, any, ARR, NUL, ITEM, END, OBJ) as (value: unknown, st: PatchState, ch: number[]) => boolean;
+
+  const states = new WeakMap<object, PatchState>();
+  const changed: number[] = [];
+
+  return {
+    text(value) {
+      let st = states.get(value);
+      changed.length = 0;
+      if (st !== undefined && check(value, st, changed)) return patch(st, changed);
+      if (st === undefined) states.set(value, (st = { text: '', vals: [], offs: [], lens: [], struct: [] }));
+      build(value, st);
+      st.text = flat(st.text);
+      return { text: st.text, prev: null, edits: null };
+    },
+  };
+}
+
+/** The state's text with the changed values' texts replaced (`changed`: index, format pairs in order). */
+function patch(st: PatchState, changed: number[]): PatchedText {
+  const old = st.text;
+  const { offs, lens, vals } = st;
+  let text = '';
+  let from = 0;
+  let shift = 0;
+  let edits: number[] | null = null;
+  let next = 0; // the first value whose offset still needs `shift`
+  for (let c = 0; c < changed.length; c += 2) {
+    const n = changed[c];
+    const t = FMT[changed[c + 1]](vals[n]);
+    const start = offs[n];
+    const len = lens[n];
+    if (t.length === len && old.startsWith(t, start)) continue; // the same text (NaN again, 1 and 1.0)
+    for (; next <= n; next++) offs[next] += shift;
+    const end = start + len;
+    text += old.slice(from, start) + t;
+    (edits ??= []).push(start, end, start + shift, start + shift + t.length);
+    shift += t.length - len;
+    lens[n] = t.length;
+    from = end;
+  }
+  if (edits === null) return { text: old, prev: null, edits: null };
+  for (; next < offs.length; next++) offs[next] += shift;
+  st.text = flat(text + old.slice(from));
+  return { text: st.text, prev: old, edits };
+}
