@@ -33,7 +33,8 @@ interface Api {
 async function load(tree: string): Promise<Api> {
   const imp = (p: string) => import(pathToFileURL(path.join(tree, 'dist', p)).href);
   const [{ Match }, wire, { layoutDelta }] = await Promise.all([imp('workers/match/match.js'), imp('workers/wire-serializer.js'), imp('codec/layout-delta.js')]);
-  return { Match, wireSerializeLayout: wire.wireSerializeLayout, layoutDelta, subtreeEdits: wire.subtreeEdits, skeletonFrames: () => wire.skeletonFrames ?? 0 };
+  const patch = await imp('workers/subtree-patch.js').catch(() => ({ subtreeEdits: undefined }));
+  return { Match, wireSerializeLayout: wire.wireSerializeLayout, layoutDelta, subtreeEdits: patch.subtreeEdits, skeletonFrames: () => wire.skeletonFrames ?? 0 };
 }
 
 const cpu = () => { const c = process.cpuUsage(); return c.user + c.system; };

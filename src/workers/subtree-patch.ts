@@ -17,7 +17,9 @@
 // The text is the serializer's, character for character: built by a twin of wire-serializer.ts's
 // gen() that also records where each value went. test/workers/subtree-patch.test.ts checks both
 // over every state of the recorded match, and the serializer-marks test checks every frame.
+import type { EditsOf } from '../codec/layout-delta.js';
 import { any, bool, flat, keyLiteral, num, str } from './escaped-json.js';
+import { subtreeTexts, type SubtreeText } from './match/dirty.js';
 
 type Schema = {
   type?: string | string[];
@@ -38,16 +40,11 @@ interface PatchState {
   struct: unknown[];
 }
 
-/**
- * The subtree's text now, and how it differs from `prev` (the subtree's previous text): `edits` lists
- * [oldStart, oldEnd, newStart, newEnd] per replaced value text, in UTF-16 units, in order. Null when
- * the text was made from scratch.
- */
-export interface PatchedText {
-  text: string;
-  prev: string | null;
-  edits: number[] | null;
-}
+/** The edits a cached subtree's current text was patched with (layoutDelta's EditsOf), while `text` is still that text. */
+export const subtreeEdits: EditsOf = (key, text) => {
+  const t = subtreeTexts.get(key);
+  return t !== undefined && t.text === text ? t : undefined;
+};
 
 const FMT = [str, num, bool, any];
 const enum Fmt { Str, Num, Bool, Any }
@@ -121,8 +118,11 @@ function gen(schema: Schema, v: string, build: boolean): string {
 }
 
 export interface SubtreePatcher {
-  /** The subtree's escaped text, patched from its previous one where that is possible. */
-  text(value: object): PatchedText;
+  /**
+   * The subtree's escaped text, patched from its previous one where that is possible (`prev` and
+   * `edits` then say how: src/workers/match/dirty.ts SubtreeText), else made whole.
+   */
+  text(value: object): SubtreeText;
 }
 
 /** A patcher for subtrees of `schema` (a closed schema without cached subtrees inside, as a player card). */
@@ -145,13 +145,13 @@ export function compilePatcher(schema: Schema): SubtreePatcher {
       if (st === undefined) states.set(value, (st = { text: '', vals: [], offs: [], lens: [], struct: [] }));
       build(value, st);
       st.text = flat(st.text);
-      return { text: st.text, prev: null, edits: null };
+      return { text: st.text, bytes: -1, prev: null, edits: null };
     },
   };
 }
 
 /** The state's text with the changed values' texts replaced (`changed`: index, format pairs in order). */
-function patch(st: PatchState, changed: number[]): PatchedText {
+function patch(st: PatchState, changed: number[]): SubtreeText {
   const old = st.text;
   const { offs, lens, vals } = st;
   let text = '';
@@ -173,8 +173,8 @@ function patch(st: PatchState, changed: number[]): PatchedText {
     lens[n] = t.length;
     from = end;
   }
-  if (edits === null) return { text: old, prev: null, edits: null };
+  if (edits === null) return { text: old, bytes: -1, prev: null, edits: null };
   for (; next < offs.length; next++) offs[next] += shift;
   st.text = flat(text + old.slice(from));
-  return { text: st.text, prev: old, edits };
+  return { text: st.text, bytes: -1, prev: old, edits };
 }

@@ -7,10 +7,10 @@
 // test/workers/wire-serializer.test.ts checks it over every state of the recorded match.
 //
 // Most of a frame does not change from one frame to the next: a player's card, the round records,
-// the economy records, the tools. Those subtrees are cached: their escaped text is kept, keyed by the subtree's root
-// object, until the engine marks the subtree changed (src/workers/match/dirty.ts). wireSerializeFrame
-// also says which parts of the frame are which subtree's text, for the delta encoder
-// (src/codec/layout-delta.ts).
+// the economy records, the tools. Those subtrees are cached: their escaped text is kept, keyed by the
+// subtree's root object, until the engine marks the subtree changed (src/workers/match/dirty.ts); a
+// changed player card is patched where its values changed (./subtree-patch.ts). wireSerializeFrame
+// also says which parts of the frame are which subtree's text, for the delta encoder (src/codec/layout-delta.ts).
 //
 // The rest of a frame (~1.5 kB: top-level members, team scalars, text between subtrees) is kept per
 // state as its previous frame's layout, reused with each subtree's current text and a new serverTime
@@ -19,13 +19,14 @@
 // volatile member (a team's spentThisRound, which most scoreboard messages of a buy phase change) is
 // a segment of its own, written anew from its holder in every frame, so that its change alone does
 // not make the whole frame again.
-import type { EditsOf, FrameLayout } from '../codec/layout-delta.js';
+import type { FrameLayout } from '../codec/layout-delta.js';
 import { matchDataSchema, playerSchema, teamSchema, toolsSchema } from '../schemas/match-data.js';
 import { any, bool, flat, keyLiteral, num, str } from './escaped-json.js';
 import { compileLeaves } from './frame-leaves.js';
 import { PREFIX, SUFFIX } from './wire-text.js';
 import { subtreeTexts, type SubtreeText } from './match/dirty.js';
-import { compilePatcher, type SubtreePatcher } from './subtree-patch.js';
+import { compilePatcher } from './subtree-patch.js';
+import { fromSkeleton, SegmentKind, skeletonOf } from './frame-skeleton.js';
 import type { Match } from './match/match.js';
 
 type Schema = {
@@ -52,8 +53,6 @@ let collecting: FrameLayout | null = null;
 let collectingFns: (((v: never) => unknown) | null)[] = [];
 let collectingKinds: SegmentKind[] = [];
 
-/** Text between subtrees, a cached subtree's text, a volatile member's value. */
-const enum SegmentKind { Gap, Subtree, Volatile }
 
 function addSegment(layout: FrameLayout, key: object | null, text: string, bytes: number): void {
   layout.keys.push(key);
@@ -102,12 +101,6 @@ function cachedText(v: object, textOf: (v: object) => SubtreeText): SubtreeText 
 
 /** A changed subtree's text serialized whole. */
 const wholeText = (serialize: (v: unknown) => string) => (v: object): SubtreeText => ({ text: flat(serialize(v)), bytes: -1, prev: null, edits: null });
-
-/** A changed subtree's text patched from its previous one where only values changed (./subtree-patch.ts). */
-const patchedText = (patcher: SubtreePatcher) => (v: object): SubtreeText => {
-  const p = patcher.text(v);
-  return { text: p.text, bytes: -1, prev: p.prev, edits: p.edits };
-};
 
 /**
  * Volatile members: scalars outside the cached subtrees that change with most messages, so that a
@@ -195,7 +188,7 @@ export function compileEscaped(schema: Schema, cache: Schema[] = [], patch: Sche
     cachedSchemas.set(sub, cachedFns.length);
     cachedFns.push((o) => o);
     const serialize = compile(sub, true);
-    cachedFns[cachedSchemas.get(sub)!] = cachedSerializer(serialize, patch.includes(sub) ? patchedText(compilePatcher(sub)) : wholeText(serialize));
+    cachedFns[cachedSchemas.get(sub)!] = cachedSerializer(serialize, patch.includes(sub) ? compilePatcher(sub).text : wholeText(serialize));
   }
   return compile(schema, true);
 }
@@ -227,12 +220,9 @@ export function wireSerializeMatch(m: Match, serverTime: number): string {
 
 /** Where a frame's text comes from, for the delta against the next frame (src/codec/layout-delta.ts). */
 export type { FrameLayout };
+/** Frames made from a skeleton (tests and benchmarks read it). */
+export { skeletonFrames } from './frame-skeleton.js';
 
-/** The edits a cached subtree's current text was patched with (layoutDelta's EditsOf), while `text` is still that text. */
-export const subtreeEdits: EditsOf = (key, text) => {
-  const t = subtreeTexts.get(key);
-  return t !== undefined && t.text === text ? t : undefined;
-};
 
 export function emptyLayout(): FrameLayout {
   return { keys: [], texts: [], offsets: [], bytes: [], total: 0 };
@@ -257,12 +247,8 @@ export function wireSerializeFrame(m: Match, serverTime: number): { wire: string
  */
 export function wireSerializeLayout(m: Match, serverTime: number): FrameLayout {
   const state = m.liveState();
-  let skeleton = skeletons.get(state);
-  if (skeleton === undefined) skeletons.set(state, (skeleton = { leaves: [], layout: null, fns: [], kinds: [] }));
-  if (sameLeaves(state, skeleton.leaves) && skeleton.layout !== null) {
-    skeletonFrames++;
-    return fromSkeleton(skeleton, serverTime);
-  }
+  const skeleton = skeletonOf(state);
+  if (sameLeaves(state, skeleton.leaves) && skeleton.layout !== null) return fromSkeleton(skeleton, serverTime);
   skeleton.layout = null; // until this frame is made
   const layout = emptyLayout();
   collecting = layout;
@@ -307,60 +293,6 @@ export function wireSerializeLayout(m: Match, serverTime: number): FrameLayout {
 
 /** The escaped `"serverTime":` the tail ends with before its value. */
 const SERVER_TIME_KEY = JSON.parse(keyLiteral('serverTime')) as string;
-
-/** A state's last frame outside its cached subtrees (wireSerializeLayout). */
-interface Skeleton {
-  /** The values it showed there (sameLeaves). */
-  leaves: unknown[];
-  /** Its layout without the subtrees' texts (null: none to reuse; the last segment is serverTime's), each segment's subtree serializer. */
-  layout: FrameLayout | null;
-  /** A subtree's textOf, a volatile member's text of its holder; null for text between them. */
-  fns: (((v: never) => unknown) | null)[];
-  kinds: SegmentKind[];
-}
-const skeletons = new WeakMap<object, Skeleton>();
-
-/** Frames made from a skeleton (tests and benchmarks read it). */
-export let skeletonFrames = 0;
-
-/**
- * The frame from the state's skeleton: its text between subtrees as before, each subtree's current
- * text, each volatile member's value, serverTime's segment anew. The layout's arrays are copies of the skeleton's
- * (its keys are the skeleton's own, never changed), patched where a segment is not a gap: no array
- * grows segment by segment.
- */
-function fromSkeleton(skeleton: Skeleton, serverTime: number): FrameLayout {
-  const prev = skeleton.layout!;
-  const keys = prev.keys;
-  const last = keys.length - 1;
-  const texts = prev.texts.slice();
-  const bytes = prev.bytes.slice();
-  const offsets = prev.bytes.slice();
-  let total = 0;
-  for (let k = 0; k < last; k++) {
-    const key = keys[k];
-    if (key !== null) {
-      if (skeleton.kinds[k] === SegmentKind.Volatile) {
-        const text = (skeleton.fns[k] as (v: unknown) => string)(key);
-        texts[k] = text;
-        bytes[k] = Buffer.byteLength(text);
-      } else {
-        const t = cachedText(key, skeleton.fns[k] as (v: object) => SubtreeText);
-        if (t.bytes < 0) t.bytes = Buffer.byteLength(t.text);
-        texts[k] = t.text;
-        bytes[k] = t.bytes;
-      }
-    }
-    offsets[k] = total;
-    total += bytes[k];
-  }
-  const time = num(serverTime) + '}' + SUFFIX; // ASCII
-  texts[last] = time;
-  bytes[last] = time.length;
-  offsets[last] = total;
-  total += bytes[last];
-  return { keys, texts, offsets, bytes, total };
-}
 
 /**
  * The frame serialized from scratch, without any cached subtree text. Tests only: the cached

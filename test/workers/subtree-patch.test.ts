@@ -11,14 +11,15 @@ import { eachRecordedFrame } from '../../src/tools/recorded-frames.js';
 import { recordedMatch } from '../../src/tools/recorded-match.js';
 import { Match } from '../../src/workers/match/match.js';
 import type { PlayerState } from '../../src/workers/match/types.js';
-import { compilePatcher, type PatchedText } from '../../src/workers/subtree-patch.js';
-import { compileEscaped, subtreeEdits, wireSerializeFrame } from '../../src/workers/wire-serializer.js';
+import type { SubtreeText } from '../../src/workers/match/dirty.js';
+import { compilePatcher, subtreeEdits } from '../../src/workers/subtree-patch.js';
+import { compileEscaped, wireSerializeFrame } from '../../src/workers/wire-serializer.js';
 
 type Schema = Parameters<typeof compilePatcher>[0];
 const whole = compileEscaped(playerSchema as Schema);
 
 /** The edits applied to `prev` give `text`, and each stretch between them is unchanged. */
-function checkEdits(p: PatchedText): void {
+function checkEdits(p: SubtreeText): void {
   const { prev, edits, text } = p;
   if (prev === null || edits === null) throw new Error('no edits');
   let old = 0;

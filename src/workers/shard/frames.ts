@@ -9,7 +9,8 @@ import type { ShardSettings } from '../../protocol/shard-settings.js';
 import { layoutDelta } from '../../codec/layout-delta.js';
 import { serializeMatch } from '../match/serialize.js';
 import type { SnapshotState } from '../match/snapshot.js';
-import { subtreeEdits, wholeLayout, wireSerializeLayout, wireSerializeMatch, type FrameLayout } from '../wire-serializer.js';
+import { subtreeEdits } from '../subtree-patch.js';
+import { wholeLayout, wireSerializeLayout, wireSerializeMatch, type FrameLayout } from '../wire-serializer.js';
 import { frameLiteralOfWire } from '../wire-text.js';
 import type { Slot } from './slot.js';
 
