@@ -17,7 +17,7 @@
 // The text is the serializer's, character for character: built by a twin of wire-serializer.ts's
 // gen() that also records where each value went. test/workers/subtree-patch.test.ts checks both
 // over every state of the recorded match, and the serializer-marks test checks every frame.
-import type { EditsOf } from '../codec/layout-delta.js';
+import type { EditsOf, SegmentEdits } from '../codec/layout-delta.js';
 import { any, bool, flat, keyLiteral, num, str } from './escaped-json.js';
 import { subtreeTexts, type SubtreeText } from './match/dirty.js';
 
@@ -28,23 +28,40 @@ type Schema = {
   items?: Schema;
 };
 
-/** What the last serialization of one subtree showed: its text, each value and where its text lies. */
+/**
+ * What the last serialization of one subtree showed: its text, each value and where its text lies.
+ * Arrays of their exact length, made once per build (a card's is ~1.4 kB; a match has ten): a
+ * value's text length is not kept, it is its old value's text again when the value changes.
+ */
 interface PatchState {
   text: string;
   /** The values in the serializer's order. */
   vals: unknown[];
-  /** Each value's text: its offset in `text` and its length (UTF-16 units). */
+  /** Where each value's text starts in `text` (UTF-16 units). */
   offs: number[];
-  lens: number[];
   /** The structure: member presence, array lengths, map keys, value kinds (compared, never written). */
   struct: unknown[];
 }
 
-/** The edits a cached subtree's current text was patched with (layoutDelta's EditsOf), while `text` is still that text. */
+/** Where a build records, copied to the state at its exact length. */
+const scratch: Omit<PatchState, 'text'> = { vals: [], offs: [], struct: [] };
+
+/**
+ * The edits a cached subtree's current text was patched with (layoutDelta's EditsOf), while `text`
+ * is still that text. Handed over once: the subtree's text lets go of them (and of the previous text,
+ * which an idle match would otherwise keep for every card), and `handed` holds them until the next
+ * call. The shard encodes a delta of every frame, so each patch's edits are asked for once.
+ */
 export const subtreeEdits: EditsOf = (key, text) => {
   const t = subtreeTexts.get(key);
-  return t !== undefined && t.text === text ? t : undefined;
+  if (t === undefined || t.text !== text || t.edits === null) return undefined;
+  handed.prev = t.prev;
+  handed.edits = t.edits;
+  t.prev = null;
+  t.edits = null;
+  return handed;
 };
+const handed: SegmentEdits = { prev: null, edits: null };
 
 const FMT = [str, num, bool, any];
 const enum Fmt { Str, Num, Bool, Any }
@@ -81,10 +98,10 @@ function gen(schema: Schema, v: string, build: boolean): string {
   const U = build ? `struct[m++] = OBJ; o += any(${v});` : 'return false;';
   const fmt = scalarFmt(schema);
   if (fmt !== undefined) {
-    if (build) return `{ const t = F[${fmt}](${v}); vals[n] = ${v}; offs[n] = o.length; lens[n] = t.length; n++; o += t; }`;
+    if (build) return `{ vals[n] = ${v}; offs[n] = o.length; n++; o += F[${fmt}](${v}); }`;
     // A value of another kind than the schema's (an object) is written with JSON.stringify: its
-    // identity says nothing of its text, so it is never patched.
-    return `{ const y = ${v}; if (typeof y === 'object' && y !== null) return false; if (vals[n] !== y) { vals[n] = y; ch.push(n, ${fmt}); } n++; }`;
+    // identity says nothing of its text, so it is never patched, nor patched away from.
+    return `{ const y = ${v}, x0 = vals[n]; if (typeof y === 'object' && y !== null) return false; if (x0 !== y) { if (typeof x0 === 'object' && x0 !== null) return false; vals[n] = y; ch.push(n, ${fmt}, x0); } n++; }`;
   }
   const type = schema.type;
   if (type === 'array' && schema.items) {
@@ -128,49 +145,48 @@ export interface SubtreePatcher {
 /** A patcher for subtrees of `schema` (a closed schema without cached subtrees inside, as a player card). */
 export function compilePatcher(schema: Schema): SubtreePatcher {
   const build = new Function('F', 'str', 'any', 'ARR', 'NUL', 'ITEM', 'END', 'OBJ',
-    `return function buildSubtree(value, st) { let o = ''; let n = 0; let m = 0; const vals = st.vals, offs = st.offs, lens = st.lens, struct = st.struct; ${gen(schema, 'value', true)} vals.length = n; offs.length = n; lens.length = n; struct.length = m; st.text = o; };`,
-  )(FMT, str, any, ARR, NUL, ITEM, END, OBJ) as (value: unknown, st: PatchState) => void;
+    `return function buildSubtree(value, st) { let o = ''; let n = 0; let m = 0; const vals = st.vals, offs = st.offs, struct = st.struct; ${gen(schema, 'value', true)} vals.length = n; offs.length = n; struct.length = m; return o; };`,
+  )(FMT, str, any, ARR, NUL, ITEM, END, OBJ) as (value: unknown, st: Omit<PatchState, 'text'>) => string;
   const check = new Function('F', 'str', 'any', 'ARR', 'NUL', 'ITEM', 'END', 'OBJ',
     `return function checkSubtree(value, st, ch) { let n = 0; let m = 0; const vals = st.vals, struct = st.struct; ${gen(schema, 'value', false)} return n === vals.length && m === struct.length; };`,
-  )(FMT, str, any, ARR, NUL, ITEM, END, OBJ) as (value: unknown, st: PatchState, ch: number[]) => boolean;
+  )(FMT, str, any, ARR, NUL, ITEM, END, OBJ) as (value: unknown, st: PatchState, ch: unknown[]) => boolean;
 
   const states = new WeakMap<object, PatchState>();
-  const changed: number[] = [];
+  const changed: unknown[] = [];
 
   return {
     text(value) {
-      let st = states.get(value);
+      const st = states.get(value);
       changed.length = 0;
       if (st !== undefined && check(value, st, changed)) return patch(st, changed);
-      if (st === undefined) states.set(value, (st = { text: '', vals: [], offs: [], lens: [], struct: [] }));
-      build(value, st);
-      st.text = flat(st.text);
-      return { text: st.text, bytes: -1, prev: null, edits: null };
+      const text = flat(build(value, scratch));
+      states.set(value, { text, vals: scratch.vals.slice(), offs: scratch.offs.slice(), struct: scratch.struct.slice() });
+      return { text, bytes: -1, prev: null, edits: null };
     },
   };
 }
 
-/** The state's text with the changed values' texts replaced (`changed`: index, format pairs in order). */
-function patch(st: PatchState, changed: number[]): SubtreeText {
+/** The state's text with the changed values' texts replaced (`changed`: index, format, old value triples in order). */
+function patch(st: PatchState, changed: unknown[]): SubtreeText {
   const old = st.text;
-  const { offs, lens, vals } = st;
+  const { offs, vals } = st;
   let text = '';
   let from = 0;
   let shift = 0;
   let edits: number[] | null = null;
   let next = 0; // the first value whose offset still needs `shift`
-  for (let c = 0; c < changed.length; c += 2) {
-    const n = changed[c];
-    const t = FMT[changed[c + 1]](vals[n]);
+  for (let c = 0; c < changed.length; c += 3) {
+    const n = changed[c] as number;
+    const fmt = FMT[changed[c + 1] as Fmt];
+    const t = fmt(vals[n]);
     const start = offs[n];
-    const len = lens[n];
+    const len = fmt(changed[c + 2]).length; // the old value's text, which is there
     if (t.length === len && old.startsWith(t, start)) continue; // the same text (NaN again, 1 and 1.0)
     for (; next <= n; next++) offs[next] += shift;
     const end = start + len;
     text += old.slice(from, start) + t;
     (edits ??= []).push(start, end, start + shift, start + shift + t.length);
     shift += t.length - len;
-    lens[n] = t.length;
     from = end;
   }
   if (edits === null) return { text: old, bytes: -1, prev: null, edits: null };

@@ -89,6 +89,10 @@ describe('player cards patched in place (subtree-patch)', () => {
       ['a list entry added', () => { p.killedPlayerNames = [...p.killedPlayerNames, 'Someone']; }],
       ['an object where a number belongs', () => { (p as Record<string, unknown>).kills = { n: 1 }; }],
       ['the object changed in place', () => { ((p as Record<string, unknown>).kills as { n: number }).n = 2; }],
+      ['a number where the object was, changed in place since its text', () => {
+        ((p as Record<string, unknown>).kills as { n: number }).n = 300;
+        p.kills = 3;
+      }],
     ];
     for (const [what, change] of changes) {
       change();
@@ -96,7 +100,7 @@ describe('player cards patched in place (subtree-patch)', () => {
       expect(got.text, what).toBe(whole(p));
       expect(got.edits, what).toBeNull();
     }
-    // A number again: that value's text (the object's JSON before) is replaced.
+    // Values again: patched.
     p.kills = 4;
     const got = patcher.text(p);
     expect(got.text).toBe(whole(p));
