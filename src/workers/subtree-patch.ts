@@ -37,14 +37,19 @@ interface PatchState {
   text: string;
   /** The values in the serializer's order. */
   vals: unknown[];
-  /** Where each value's text starts in `text` (UTF-16 units). */
-  offs: number[];
+  /**
+   * Where each value's text starts in `text` (UTF-16 units), one character a value (2 bytes, not the
+   * 8 of an array element): a card's text is far below 65,536 characters; a longer one is not patched.
+   */
+  offs: string;
   /** The structure: member presence, array lengths, map keys, value kinds (compared, never written). */
   struct: unknown[];
 }
 
 /** Where a build records, copied to the state at its exact length. */
-const scratch: Omit<PatchState, 'text'> = { vals: [], offs: [], struct: [] };
+interface Scratch { vals: unknown[]; offs: number[]; struct: unknown[] }
+const scratch: Scratch = { vals: [], offs: [], struct: [] };
+const MAX_OFFSET = 0xffff;
 
 /**
  * The edits a cached subtree's current text was patched with (layoutDelta's EditsOf), while `text`
@@ -72,6 +77,8 @@ const NUL = Symbol('null');
 const ITEM = Symbol('item');
 const END = Symbol('end');
 const OBJ = Symbol('object');
+/** A member left out (undefined), among the values. */
+const ABSENT = Symbol('absent');
 
 let counter = 0;
 const fresh = (base: string) => `${base}${counter++}`;
@@ -101,7 +108,8 @@ function gen(schema: Schema, v: string, build: boolean): string {
     if (build) return `{ vals[n] = ${v}; offs[n] = o.length; n++; o += F[${fmt}](${v}); }`;
     // A value of another kind than the schema's (an object) is written with JSON.stringify: its
     // identity says nothing of its text, so it is never patched, nor patched away from.
-    return `{ const y = ${v}, x0 = vals[n]; if (typeof y === 'object' && y !== null) return false; if (x0 !== y) { if (typeof x0 === 'object' && x0 !== null) return false; vals[n] = y; ch.push(n, ${fmt}, x0); } n++; }`;
+    // ABSENT (a member left out) to or from a value is a change of structure.
+    return `{ const y = ${v}, x0 = vals[n]; if (typeof y === 'object' && y !== null) return false; if (x0 !== y) { if (typeof x0 === 'object' && x0 !== null || x0 === ABSENT || y === ABSENT) return false; vals[n] = y; ch.push(n, ${fmt}, x0); } n++; }`;
   }
   const type = schema.type;
   if (type === 'array' && schema.items) {
@@ -116,10 +124,17 @@ function gen(schema: Schema, v: string, build: boolean): string {
       const x = fresh('x');
       const key = keyLiteral(name);
       const glue = build ? `o += ${sep} + ${key}; ${sep} = ',';` : '';
-      code += ` const ${x} = ${v}[${JSON.stringify(name)}]; ${S(`${x} === undefined`)}`;
-      // A scalar's null is a value like any other (the serializer writes 'null' for it, as F[fmt](null) does).
-      if (scalarFmt(prop) !== undefined) code += ` if (${x} !== undefined) { ${glue} ${gen(prop, x, build)} }`;
-      else code += ` if (${x} !== undefined) { ${glue} if (${x} === null) { ${S('NUL')} ${G("'null'")} } else { ${S('ITEM')} ${gen(prop, x, build)} } }`;
+      code += ` const ${x} = ${v}[${JSON.stringify(name)}];`;
+      // A scalar member is one value, ABSENT when it is left out (its presence kept with the values,
+      // not as structure); its null is a value like any other (the serializer writes 'null' for it,
+      // as F[fmt](null) does).
+      if (scalarFmt(prop) !== undefined) {
+        code += build
+          ? ` if (${x} !== undefined) { ${glue} ${gen(prop, x, true)} } else { vals[n] = ABSENT; offs[n] = 0; n++; }`
+          : ` { const ${x}v = ${x} === undefined ? ABSENT : ${x}; ${gen(prop, `${x}v`, false)} }`;
+      } else {
+        code += ` ${S(`${x} === undefined`)} if (${x} !== undefined) { ${glue} if (${x} === null) { ${S('NUL')} ${G("'null'")} } else { ${S('ITEM')} ${gen(prop, x, build)} } }`;
+      }
     }
     return code + ` ${G("'}'")} }`;
   }
@@ -144,12 +159,12 @@ export interface SubtreePatcher {
 
 /** A patcher for subtrees of `schema` (a closed schema without cached subtrees inside, as a player card). */
 export function compilePatcher(schema: Schema): SubtreePatcher {
-  const build = new Function('F', 'str', 'any', 'ARR', 'NUL', 'ITEM', 'END', 'OBJ',
+  const build = new Function('F', 'str', 'any', 'ARR', 'NUL', 'ITEM', 'END', 'OBJ', 'ABSENT',
     `return function buildSubtree(value, st) { let o = ''; let n = 0; let m = 0; const vals = st.vals, offs = st.offs, struct = st.struct; ${gen(schema, 'value', true)} vals.length = n; offs.length = n; struct.length = m; return o; };`,
-  )(FMT, str, any, ARR, NUL, ITEM, END, OBJ) as (value: unknown, st: Omit<PatchState, 'text'>) => string;
-  const check = new Function('F', 'str', 'any', 'ARR', 'NUL', 'ITEM', 'END', 'OBJ',
+  )(FMT, str, any, ARR, NUL, ITEM, END, OBJ, ABSENT) as (value: unknown, st: Scratch) => string;
+  const check = new Function('F', 'str', 'any', 'ARR', 'NUL', 'ITEM', 'END', 'OBJ', 'ABSENT',
     `return function checkSubtree(value, st, ch) { let n = 0; let m = 0; const vals = st.vals, struct = st.struct; ${gen(schema, 'value', false)} return n === vals.length && m === struct.length; };`,
-  )(FMT, str, any, ARR, NUL, ITEM, END, OBJ) as (value: unknown, st: PatchState, ch: unknown[]) => boolean;
+  )(FMT, str, any, ARR, NUL, ITEM, END, OBJ, ABSENT) as (value: unknown, st: PatchState, ch: unknown[]) => boolean;
 
   const states = new WeakMap<object, PatchState>();
   const changed: unknown[] = [];
@@ -158,9 +173,14 @@ export function compilePatcher(schema: Schema): SubtreePatcher {
     text(value) {
       const st = states.get(value);
       changed.length = 0;
-      if (st !== undefined && check(value, st, changed)) return patch(st, changed);
+      if (st !== undefined && check(value, st, changed)) {
+        const patched = patch(st, changed);
+        if (st.text.length > MAX_OFFSET) states.delete(value); // its offsets no longer fit: made whole next time
+        return patched;
+      }
       const text = flat(build(value, scratch));
-      states.set(value, { text, vals: scratch.vals.slice(), offs: scratch.offs.slice(), struct: scratch.struct.slice() });
+      if (text.length <= MAX_OFFSET) states.set(value, { text, vals: scratch.vals.slice(), offs: String.fromCharCode(...scratch.offs), struct: scratch.struct.slice() });
+      else states.delete(value);
       return { text, bytes: -1, prev: null, edits: null };
     },
   };
@@ -169,28 +189,33 @@ export function compilePatcher(schema: Schema): SubtreePatcher {
 /** The state's text with the changed values' texts replaced (`changed`: index, format, old value triples in order). */
 function patch(st: PatchState, changed: unknown[]): SubtreeText {
   const old = st.text;
-  const { offs, vals } = st;
+  const { vals } = st;
+  const offs = scratch.offs;
   let text = '';
   let from = 0;
   let shift = 0;
   let edits: number[] | null = null;
-  let next = 0; // the first value whose offset still needs `shift`
   for (let c = 0; c < changed.length; c += 3) {
     const n = changed[c] as number;
     const fmt = FMT[changed[c + 1] as Fmt];
     const t = fmt(vals[n]);
-    const start = offs[n];
+    const start = st.offs.charCodeAt(n);
     const len = fmt(changed[c + 2]).length; // the old value's text, which is there
     if (t.length === len && old.startsWith(t, start)) continue; // the same text (NaN again, 1 and 1.0)
-    for (; next <= n; next++) offs[next] += shift;
+    if (edits === null) {
+      edits = [];
+      offs.length = 0;
+      for (let k = 0; k < st.offs.length; k++) offs.push(st.offs.charCodeAt(k));
+    }
+    for (let k = n + 1; k < offs.length; k++) offs[k] += t.length - len;
     const end = start + len;
     text += old.slice(from, start) + t;
-    (edits ??= []).push(start, end, start + shift, start + shift + t.length);
+    edits.push(start, end, start + shift, start + shift + t.length);
     shift += t.length - len;
     from = end;
   }
   if (edits === null) return { text: old, bytes: -1, prev: null, edits: null };
-  for (; next < offs.length; next++) offs[next] += shift;
   st.text = flat(text + old.slice(from));
+  st.offs = String.fromCharCode(...offs);
   return { text: st.text, bytes: -1, prev: old, edits };
 }

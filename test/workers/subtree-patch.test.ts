@@ -107,6 +107,28 @@ describe('player cards patched in place (subtree-patch)', () => {
     checkEdits(got);
   });
 
+  it('a card whose text outgrows 65,535 characters is made whole, and patched again once it is back', () => {
+    const patcher = compilePatcher(playerSchema as Schema);
+    const { m, records } = newMatch();
+    for (const r of records.slice(0, 400)) m.apply(r, Number(r.timestamp));
+    const p = m.liveState().teams[0].players[0];
+    const base = whole(p).length - p.name.length;
+    p.name = 'x'.repeat(65_000 - base); // just below: kept with its offsets
+    expect(patcher.text(p).text).toBe(whole(p));
+    p.name = 'y'.repeat(66_000 - base); // a value patched past the limit
+    expect(patcher.text(p).text).toBe(whole(p));
+    p.kills += 1;
+    const past = patcher.text(p);
+    expect(past.text).toBe(whole(p));
+    expect(past.edits).toBeNull();
+    p.name = 'Short';
+    expect(patcher.text(p).text).toBe(whole(p));
+    p.kills += 1;
+    const back = patcher.text(p);
+    expect(back.text).toBe(whole(p));
+    checkEdits(back);
+  });
+
   it("the shard's deltas from those edits decode to the exact frames of the recorded match", () => {
     let prev: { wire: Buffer; layout: FrameLayout } | null = null;
     let withEdits = 0;
