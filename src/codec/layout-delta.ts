@@ -42,7 +42,10 @@ export interface SegmentEdits {
   edits: number[] | null;
 }
 
-/** The edits of the segment of `key` whose text is `text`, if the serializer patched it (else undefined). */
+/**
+ * The edits of the segment of `key` whose text is `text`, if the serializer patched it (else
+ * undefined). layoutDelta asks once for every changed segment with a key, whether it uses them or not.
+ */
 export type EditsOf = (key: object, text: string) => SegmentEdits | undefined;
 
 let scratchOld = Buffer.allocUnsafe(1 << 16);
@@ -173,6 +176,7 @@ export function layoutDelta(prev: FrameLayout, next: FrameLayout, editsOf?: Edit
       if (ed !== undefined && ed.prev === oldText && ed.edits !== null) patchAscii(e, ed.edits, prev.offsets[pk], text);
       else diffAscii(e, oldText, prev.offsets[pk], text);
     } else {
+      if (key !== null && editsOf !== undefined) editsOf(key, text); // asked for all the same: edits are handed over once
       diff(e, utf8(oldText, 0), prev.offsets[pk], utf8(text, 1));
     }
   }

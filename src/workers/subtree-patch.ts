@@ -30,8 +30,8 @@ type Schema = {
 
 /**
  * What the last serialization of one subtree showed: its text, each value and where its text lies.
- * Arrays of their exact length, made once per build (a card's is ~1.4 kB; a match has ten): a
- * value's text length is not kept, it is its old value's text again when the value changes.
+ * Made once per build at its exact length (a card's is ~900 bytes; a match has ten): a value's text
+ * length is not kept, it is its old value's text again when the value changes.
  */
 interface PatchState {
   text: string;
@@ -42,7 +42,7 @@ interface PatchState {
    * 8 of an array element): a card's text is far below 65,536 characters; a longer one is not patched.
    */
   offs: string;
-  /** The structure: member presence, array lengths, map keys, value kinds (compared, never written). */
+  /** The structure: presence of members that are not scalars, array lengths, map keys, value kinds (compared, never written). */
   struct: unknown[];
 }
 
@@ -55,7 +55,8 @@ const MAX_OFFSET = 0xffff;
  * The edits a cached subtree's current text was patched with (layoutDelta's EditsOf), while `text`
  * is still that text. Handed over once: the subtree's text lets go of them (and of the previous text,
  * which an idle match would otherwise keep for every card), and `handed` holds them until the next
- * call. The shard encodes a delta of every frame, so each patch's edits are asked for once.
+ * call. The shard encodes a delta of every frame, and layoutDelta asks for the edits of every changed
+ * segment with a key, so each patch's edits are asked for once.
  */
 export const subtreeEdits: EditsOf = (key, text) => {
   const t = subtreeTexts.get(key);
