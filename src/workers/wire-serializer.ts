@@ -46,13 +46,12 @@ const fresh = (base: string) => `${base}${counter++}`;
 let collecting: FrameLayout | null = null;
 
 /**
- * While collecting, for the frames made from a skeleton: each segment's serializer (null for text
- * between subtrees; a cached subtree's serializer takes the subtree, a volatile member's takes its
- * holder) and its kind.
+ * While collecting, for the frames made from a skeleton: each segment's maker (null for text between
+ * subtrees; a cached subtree's textOf takes the subtree, a volatile member's text takes its holder)
+ * and its kind.
  */
 let collectingFns: (((v: never) => unknown) | null)[] = [];
 let collectingKinds: SegmentKind[] = [];
-
 
 function addSegment(layout: FrameLayout, key: object | null, text: string, bytes: number): void {
   layout.keys.push(key);
@@ -222,7 +221,6 @@ export function wireSerializeMatch(m: Match, serverTime: number): string {
 export type { FrameLayout };
 /** Frames made from a skeleton (tests and benchmarks read it). */
 export { skeletonFrames } from './frame-skeleton.js';
-
 
 export function emptyLayout(): FrameLayout {
   return { keys: [], texts: [], offsets: [], bytes: [], total: 0 };
