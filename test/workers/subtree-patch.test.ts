@@ -14,6 +14,10 @@ import type { PlayerState } from '../../src/workers/match/types.js';
 import type { SubtreeText } from '../../src/workers/match/dirty.js';
 import { compilePatcher, subtreeEdits } from '../../src/workers/subtree-patch.js';
 import { compileEscaped, wireSerializeFrame } from '../../src/workers/wire-serializer.js';
+import { subtreeTexts } from '../../src/workers/match/dirty.js';
+import { FrameEncoder } from '../../src/workers/shard/frames.js';
+import { newSlot, type SlotOrigin } from '../../src/workers/shard/slot.js';
+import type { ShardSettings } from '../../src/protocol/shard-settings.js';
 
 type Schema = Parameters<typeof compilePatcher>[0];
 const whole = compileEscaped(playerSchema as Schema);
@@ -152,5 +156,35 @@ describe('player cards patched in place (subtree-patch)', () => {
     });
     expect(frames).toBeGreaterThan(1000);
     expect(withEdits).toBeGreaterThan(500);
+  });
+});
+
+describe('patched cards without COMPRESSION (src/workers/shard/frames.ts)', () => {
+  const settings: ShardSettings = {
+    shard: 0, intervalMs: 100, inactivityMs: 60_000, trustReplayTimestamps: true, sponsorLogoUrl: 'x', recordReplays: false,
+    replayDir: '', serviceVersion: 'test', compression: false, frameSerializer: 'wire', snapshotIntervalMs: 1000,
+  };
+  const origin: SlotOrigin = { recorder: undefined, recordStart: 0, lastActivityAt: 0, lastEventAt: 0, frameNo: 0, inputs: 0, matchId: '', snapshot: { event: -1, inputs: -1, replayMark: -1 } };
+
+  it('let each patched card go of the text it was patched from once its frame is made (no encoder asks for the edits)', () => {
+    const encoder = new FrameEncoder(settings);
+    const { m, records } = newMatch();
+    const slot = newSlot(m.groupCode, m, origin);
+    const cards = () => m.liveState().teams.flatMap((team) => team.players);
+    const holding = () => cards().filter((p) => (subtreeTexts.get(p)?.prev ?? null) !== null).length;
+    let frames = 0;
+    let patched = 0;
+    for (const r of records) {
+      const before = m.stateVersion;
+      m.apply(r, Number(r.timestamp));
+      if (m.stateVersion === before) continue;
+      const frame = encoder.make(slot, 0);
+      patched += holding(); // patched for this frame, their previous texts still held
+      expect(encoder.delta(slot, frame)).toBeNull();
+      expect(holding()).toBe(0);
+      frames++;
+    }
+    expect(frames).toBeGreaterThan(1000);
+    expect(patched).toBeGreaterThan(1000);
   });
 });

@@ -9,7 +9,7 @@ import type { ShardSettings } from '../../protocol/shard-settings.js';
 import { layoutDelta } from '../../codec/layout-delta.js';
 import { serializeMatch } from '../match/serialize.js';
 import type { SnapshotState } from '../match/snapshot.js';
-import { subtreeEdits } from '../subtree-patch.js';
+import { dropEdits, subtreeEdits } from '../subtree-patch.js';
 import { wholeLayout, wireSerializeLayout, wireSerializeMatch, type FrameLayout } from '../wire-serializer.js';
 import { frameLiteralOfWire } from '../wire-text.js';
 import type { Slot } from './slot.js';
@@ -58,7 +58,10 @@ export class FrameEncoder {
    * the next base.
    */
   delta(slot: Slot, frame: MadeFrame): string | null {
-    if (!this.settings.compression) return null;
+    if (!this.settings.compression) {
+      if (frame.layout !== null) dropEdits(frame.layout);
+      return null;
+    }
     // One delta per frame, for every overlay whose deflate window ends with the previous frame.
     const layout = frame.layout ?? wholeLayout(frame.frameText!);
     const base = slot.layout;
