@@ -46,9 +46,15 @@ interface PatchState {
   struct: unknown[];
 }
 
-/** Where a build records, copied to the state at its exact length. */
-interface Scratch { vals: unknown[]; offs: number[]; struct: unknown[] }
-const scratch: Scratch = { vals: [], offs: [], struct: [] };
+/**
+ * Where a build records, copied to the state at its exact length (`n` values, `m` structure marks).
+ * The arrays only grow: a store past the end of one truncated by a shorter card would deoptimize
+ * the compiled build at that store (V8: "out of bounds"), and it is one of the largest functions to compile again.
+ */
+interface Scratch { vals: unknown[]; offs: number[]; struct: unknown[]; n: number; m: number }
+const scratch: Scratch = { vals: [], offs: [], struct: [], n: 0, m: 0 };
+/** patch()'s offsets as numbers while they shift (its own: the build's stay as they are). */
+const shifted: number[] = [];
 const MAX_OFFSET = 0xffff;
 
 /**
@@ -172,7 +178,7 @@ export interface SubtreePatcher {
 /** A patcher for subtrees of `schema` (a closed schema without cached subtrees inside, as a player card). */
 export function compilePatcher(schema: Schema): SubtreePatcher {
   const build = new Function('F', 'str', 'any', 'ARR', 'NUL', 'ITEM', 'END', 'OBJ', 'ABSENT',
-    `return function buildSubtree(value, st) { let o = ''; let n = 0; let m = 0; const vals = st.vals, offs = st.offs, struct = st.struct; ${gen(schema, 'value', true)} vals.length = n; offs.length = n; struct.length = m; return o; };`,
+    `return function buildSubtree(value, st) { let o = ''; let n = 0; let m = 0; const vals = st.vals, offs = st.offs, struct = st.struct; ${gen(schema, 'value', true)} st.n = n; st.m = m; return o; };`,
   )(FMT, str, any, ARR, NUL, ITEM, END, OBJ, ABSENT) as (value: unknown, st: Scratch) => string;
   const check = new Function('F', 'str', 'any', 'ARR', 'NUL', 'ITEM', 'END', 'OBJ', 'ABSENT',
     `return function checkSubtree(value, st, ch) { let n = 0; let m = 0; const vals = st.vals, struct = st.struct; ${gen(schema, 'value', false)} return n === vals.length && m === struct.length; };`,
@@ -191,7 +197,7 @@ export function compilePatcher(schema: Schema): SubtreePatcher {
         return patched;
       }
       const text = flat(build(value, scratch));
-      if (text.length <= MAX_OFFSET) states.set(value, { text, vals: scratch.vals.slice(), offs: String.fromCharCode(...scratch.offs), struct: scratch.struct.slice() });
+      if (text.length <= MAX_OFFSET) states.set(value, { text, vals: scratch.vals.slice(0, scratch.n), offs: String.fromCharCode(...scratch.offs.slice(0, scratch.n)), struct: scratch.struct.slice(0, scratch.m) });
       else states.delete(value);
       return { text, bytes: -1, prev: null, edits: null };
     },
@@ -202,7 +208,7 @@ export function compilePatcher(schema: Schema): SubtreePatcher {
 function patch(st: PatchState, changed: unknown[]): SubtreeText {
   const old = st.text;
   const { vals } = st;
-  const offs = scratch.offs;
+  const offs = shifted;
   let text = '';
   let from = 0;
   let shift = 0;
