@@ -2,6 +2,7 @@
 // ephemeral loopback ports, through the same helper the tests use to spawn it
 // (test/helpers/service-process.ts), and reads what it reports: CPU and memory from /proc, the
 // rest from its /metrics (test/helpers/metrics.ts).
+import { writeFileSync } from 'node:fs';
 import { scrapeMetrics } from '../../test/helpers/metrics.js';
 import { spawnService, tempDir, type ServiceProcess as EntryProcess } from '../../test/helpers/service-process.js';
 
@@ -80,6 +81,8 @@ export async function startServiceProcess(env: Record<string, string>, entry?: s
     async stop() {
       // SIGTERM: the service's own shutdown, which ends with process.exit (a --cpu-prof profile is written then).
       await svc.stop('SIGTERM', 15_000);
+      // BENCH_SERVICE_OUT=<file>: every line the service printed (with BENCH_NODE_ARGS=--trace-opt, V8's own).
+      if (process.env.BENCH_SERVICE_OUT) writeFileSync(process.env.BENCH_SERVICE_OUT, svc.out.join('\n') + '\n');
     },
   };
 }
