@@ -2,7 +2,8 @@
 // after every message of the recorded match each card's patched text equals the card serialized
 // whole, its edits say exactly where it differs from the text before, most changed cards are
 // patched rather than made again, and a change of structure is made again; the deltas the shard
-// encodes from those edits decode to the exact frames.
+// encodes from those edits decode to the exact frames; without COMPRESSION (no encoder asks for the
+// edits) no patched card keeps the text it was patched from once its frame is made.
 import { describe, expect, it } from 'vitest';
 import { inflateDelta } from '../../src/codec/inflate-delta.js';
 import { layoutDelta, type EditsOf, type FrameLayout } from '../../src/codec/layout-delta.js';
@@ -11,10 +12,9 @@ import { eachRecordedFrame } from '../../src/tools/recorded-frames.js';
 import { recordedMatch } from '../../src/tools/recorded-match.js';
 import { Match } from '../../src/workers/match/match.js';
 import type { PlayerState } from '../../src/workers/match/types.js';
-import type { SubtreeText } from '../../src/workers/match/dirty.js';
+import { subtreeTexts, type SubtreeText } from '../../src/workers/match/dirty.js';
 import { compilePatcher, subtreeEdits } from '../../src/workers/subtree-patch.js';
 import { compileEscaped, wireSerializeFrame } from '../../src/workers/wire-serializer.js';
-import { subtreeTexts } from '../../src/workers/match/dirty.js';
 import { FrameEncoder } from '../../src/workers/shard/frames.js';
 import { newSlot, type SlotOrigin } from '../../src/workers/shard/slot.js';
 import type { ShardSettings } from '../../src/protocol/shard-settings.js';
