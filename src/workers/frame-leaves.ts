@@ -30,6 +30,10 @@ function leaf(v: unknown): unknown {
   return typeof v === 'object' && v !== null ? JSON.stringify(v) : v;
 }
 
+/** A schema genLeaves compares as one leaf (`leaf(value)`): not an array, an object or a map it walks. */
+const isScalar = (schema: Schema): boolean =>
+  !(schema.type === 'array' && schema.items) && !(schema.type === 'object' && ((schema.additionalProperties !== true && schema.properties) || typeof schema.additionalProperties === 'object'));
+
 /**
  * JS statements comparing the values the frame shows outside cached subtrees with `p` from `i` on
  * (and storing the new ones there): each leaf, each cached subtree's root object (its text is the
@@ -53,6 +57,12 @@ function genLeaves(schema: Schema, v: string, cached: (s: Schema) => boolean, vo
         // what the skeleton depends on is the holder (the object the value is read from) and whether
         // the member is there at all.
         code += ` ${L(v)} ${L(`${v}[${JSON.stringify(name)}] === undefined`)}`;
+        continue;
+      }
+      // A scalar member is one leaf whatever it holds (leaf() passes undefined and null through):
+      // one comparison in the compiled code, not one for null and another for a value.
+      if (isScalar(prop) && !cached(prop)) {
+        code += ` ${L(`leaf(${v}[${JSON.stringify(name)}])`)}`;
         continue;
       }
       code += ` const ${x} = ${v}[${JSON.stringify(name)}]; if (${x} === undefined || ${x} === null) ${L(x)} else { ${genLeaves(prop, x, cached, volatile)} }`;
