@@ -30,9 +30,11 @@ function leaf(v: unknown): unknown {
   return typeof v === 'object' && v !== null ? JSON.stringify(v) : v;
 }
 
-/** A schema genLeaves compares as one leaf (`leaf(value)`): not an array, an object or a map it walks. */
-const isScalar = (schema: Schema): boolean =>
-  !(schema.type === 'array' && schema.items) && !(schema.type === 'object' && ((schema.additionalProperties !== true && schema.properties) || typeof schema.additionalProperties === 'object'));
+/** What genLeaves walks: a list, an object of named members, a map; anything else is one leaf (`leaf(value)`). */
+const isList = (schema: Schema): boolean => schema.type === 'array' && schema.items !== undefined;
+const isRecord = (schema: Schema): boolean => schema.type === 'object' && schema.additionalProperties !== true && schema.properties !== undefined;
+const isMap = (schema: Schema): boolean => schema.type === 'object' && typeof schema.additionalProperties === 'object';
+const isScalar = (schema: Schema): boolean => !isList(schema) && !isRecord(schema) && !isMap(schema);
 
 /**
  * JS statements comparing the values the frame shows outside cached subtrees with `p` from `i` on
@@ -42,14 +44,13 @@ const isScalar = (schema: Schema): boolean =>
 function genLeaves(schema: Schema, v: string, cached: (s: Schema) => boolean, volatile: Volatile, root = false): string {
   const L = (x: string) => `{ const y = ${x}; if (p[i] !== y) { same = false; p[i] = y; } i++; }`;
   if (!root && cached(schema)) return L(v);
-  const type = schema.type;
-  if (type === 'array' && schema.items) {
+  if (isList(schema)) {
     const k = fresh('i'), x = fresh('x');
-    return `if (!Array.isArray(${v})) ${L(`leaf(${v})`)} else { ${L('ARR')} ${L(`${v}.length`)} for (let ${k} = 0; ${k} < ${v}.length; ${k}++) { const ${x} = ${v}[${k}]; if (${x} === undefined || ${x} === null) { ${L(x)} continue; } ${genLeaves(schema.items, x, cached, volatile)} } }`;
+    return `if (!Array.isArray(${v})) ${L(`leaf(${v})`)} else { ${L('ARR')} ${L(`${v}.length`)} for (let ${k} = 0; ${k} < ${v}.length; ${k}++) { const ${x} = ${v}[${k}]; if (${x} === undefined || ${x} === null) { ${L(x)} continue; } ${genLeaves(schema.items!, x, cached, volatile)} } }`;
   }
-  if (type === 'object' && schema.additionalProperties !== true && schema.properties) {
+  if (isRecord(schema)) {
     let code = `if (${v} === null || typeof ${v} !== 'object') ${L(`leaf(${v})`)} else { ${L('OBJ')}`;
-    for (const [name, prop] of Object.entries(schema.properties)) {
+    for (const [name, prop] of Object.entries(schema.properties!)) {
       if (name.startsWith('\u0000')) continue; // serverTime: the frame's tail, written anew every time
       const x = fresh('x');
       if (volatile(schema, name)) {
@@ -69,9 +70,9 @@ function genLeaves(schema: Schema, v: string, cached: (s: Schema) => boolean, vo
     }
     return code + ' }';
   }
-  if (type === 'object' && typeof schema.additionalProperties === 'object') {
+  if (isMap(schema)) {
     const k = fresh('k'), x = fresh('x');
-    return `if (${v} === null || typeof ${v} !== 'object') ${L(`leaf(${v})`)} else { ${L('OBJ')} for (const ${k} of Object.keys(${v})) { const ${x} = ${v}[${k}]; if (${x} === undefined) continue; ${L(k)} if (${x} === null) ${L('null')} else { ${genLeaves(schema.additionalProperties, x, cached, volatile)} } } ${L('END')} }`;
+    return `if (${v} === null || typeof ${v} !== 'object') ${L(`leaf(${v})`)} else { ${L('OBJ')} for (const ${k} of Object.keys(${v})) { const ${x} = ${v}[${k}]; if (${x} === undefined) continue; ${L(k)} if (${x} === null) ${L('null')} else { ${genLeaves(schema.additionalProperties as Schema, x, cached, volatile)} } } ${L('END')} }`;
   }
   return L(`leaf(${v})`); // a scalar, or an open object (JSON.stringify'd by the serializer: compared by that text)
 }
