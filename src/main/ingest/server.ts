@@ -18,7 +18,8 @@ import { seatOf, type SessionStore } from '../sessions/index.js';
 import type { StandbyAdmission, StandbyRelay } from '../standby/index.js';
 import { AddressLimiter } from '../sockets/address-limit.js';
 import { IngestAdapter } from '../sockets/adapters.js';
-import { ingestParser, OTHER_EVENT } from '../sockets/ingest-parser.js';
+import { decodeHot, ingestParser, OTHER_EVENT } from '../sockets/ingest-parser.js';
+import { ingestLane } from '../internals/ingest-lane.js';
 import { createIoServer } from '../sockets/io-server.js';
 import type { TemplatedApp } from '../internals/uws.js';
 import { IngestBacklog } from './backlog.js';
@@ -149,6 +150,14 @@ export class IngestServer {
       if (!this.resume.hold(state, event, args)) this.backlog.receive(state, event, args);
     };
     for (const event of KNOWN_EVENTS) socket.on(event, (...args: unknown[]) => receive(event, args));
+    // The hot events' packets straight from the WebSocket to `receive`, as the listeners above get them (internals/ingest-lane.ts).
+    ingestLane(socket, (packet) => {
+      const hot = decodeHot(packet);
+      if (hot === null) return false;
+      const [event, payload] = hot.data as [string, unknown];
+      receive(event, [payload]);
+      return true;
+    });
     socket.on(OTHER_EVENT, (...args: unknown[]) => receive('other', args));
     socket.on('disconnect', () => {
       this.states.delete(socket.id);

@@ -69,8 +69,11 @@ function hotEvent(str: string): string | null {
   return null;
 }
 
-/** The fast path's packet for a hot event, or null: the packet is left to socket-io-parser. */
-function decodeHot(str: string): Packet | null {
+/**
+ * The fast path's packet for a hot event, or null: the packet is left to socket-io-parser. Also the
+ * ingestion lane's (internals/ingest-lane.ts): its `data` is the event's name and its one argument.
+ */
+export function decodeHot(str: string): Packet | null {
   const event = hotEvent(str);
   if (event === null || str.charCodeAt(str.length - 1) !== 93 /* ] */) return null;
   const first = str.charCodeAt(HOT_PREFIX_LENGTH);

@@ -14,6 +14,7 @@ import * as wsLibrary from 'ws';
 import { WebSocket } from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as engineio from '../../../src/main/internals/engineio.js';
+import * as ingestLane from '../../../src/main/internals/ingest-lane.js';
 import * as socketio from '../../../src/main/internals/socketio.js';
 import * as socketioParser from '../../../src/main/internals/socketio-parser.js';
 import * as ws from '../../../src/main/internals/ws.js';
@@ -33,6 +34,7 @@ const DOORS: Array<[string, { package: string; version: string }]> = [
   ['src/main/internals/ws.ts', ws.WRITTEN_FOR],
   ['src/main/internals/socketio-parser.ts', socketioParser.WRITTEN_FOR],
   ['src/main/internals/uws.ts', uws.WRITTEN_FOR],
+  ...ingestLane.WRITTEN_FOR.map((w): [string, { package: string; version: string }] => ['src/main/internals/ingest-lane.ts', w]),
   // The tests' own doors (test/helpers/internals/), pinned the same way.
   ...clientDoor.WRITTEN_FOR.map((w): [string, { package: string; version: string }] => ['test/helpers/internals/socketio-client.ts', w]),
   ['test/helpers/internals/ws.ts', wsDoor.WRITTEN_FOR],
@@ -49,7 +51,7 @@ describe('each door was written for the version package-lock.json pins and node_
   });
 
   it('no other module of src/ reaches into these internals', () => {
-    const INTERNALS = /\b_sender\b|\bwriteBuffer\b|\breconstructor\b|\{ pid\?: string \}|conn\.transport as/;
+    const INTERNALS = /\b_sender\b|\bwriteBuffer\b|\breconstructor\b|\{ pid\?: string \}|conn\.transport as|\bpingTimeoutTimer\b|\bhasRefreshedPingTimeout\b|\.onData = /;
     const offenders: string[] = [];
     const walk = (dir: string) => {
       for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -195,6 +197,83 @@ describe('the internals are there', () => {
     decoder.add(Buffer.from([1, 2, 3]));
     expect(socketioParser.reconstructing(decoder)).toBe(false);
     expect(decoded).toHaveLength(1);
+  });
+
+  it("the ingestion lane: engine.io's transport onData, its socket's ping timeout fields, socket.io's decoder; refused packets and polling go the libraries' way", async () => {
+    // As the ingestion listener runs: socket.io on a uWS app.
+    const app = uws.createApp(null);
+    const io = new Server({ transports: ['polling', 'websocket'] }); // the default heartbeat: no ping within the test
+    io.attachApp(app);
+    const listening = await uws.listen(app, '127.0.0.1', 0);
+    const taken: Array<{ socket: string; packet: string }> = [];
+    const theirWay: Array<{ socket: string; payload: unknown }> = [];
+    const sockets: Socket[] = [];
+    io.on('connection', (s) => {
+      sockets.push(s);
+      s.on('hot', (payload: unknown) => theirWay.push({ socket: s.id, payload }));
+      ingestLane.ingestLane(s, (packet) => {
+        if (!packet.startsWith('2["hot","lane')) return false;
+        taken.push({ socket: s.id, packet });
+        return true;
+      });
+    });
+    try {
+      const url = `http://127.0.0.1:${listening.port}`;
+      const overWs = client(url, ['websocket']);
+      const polling = client(url, ['polling']);
+      const upgrading = client(url, ['polling', 'websocket']);
+      await expect.poll(() => sockets.length).toBe(3);
+      await expect.poll(() => upgrading.io.engine.transport.name).toBe('websocket');
+      const [wsSide, pollingSide, upgradedSide] = [overWs, polling, upgrading].map((c) => sockets.find((s) => s.id === c.id)!);
+      for (const s of sockets) {
+        const conn = s.conn as unknown as { pingTimeoutTimer: unknown; hasRefreshedPingTimeout: unknown };
+        expect(conn.pingTimeoutTimer).toBeNull(); // no ping yet
+        expect(conn.hasRefreshedPingTimeout).toBe(false);
+        // socket.io's own copy of socket-io-parser (a Decoder of another module instance than this file's)
+        const decoder = (s.client as unknown as { decoder: Decoder }).decoder;
+        expect([decoder.constructor.name, typeof decoder.add, socketioParser.reconstructing(decoder)]).toEqual(['Decoder', 'function', false]);
+      }
+
+      // Over WebSocket (from the start, or after an upgrade): taken from the transport's text, in order.
+      overWs.emit('hot', 'lane 1');
+      overWs.emit('hot', 'other');
+      overWs.emit('hot', 'lane 2');
+      upgrading.emit('hot', 'lane 3');
+      polling.emit('hot', 'lane 4'); // long-polling: the libraries' way
+      await expect.poll(() => taken.length + theirWay.length).toBe(5);
+      expect(taken).toEqual([
+        { socket: wsSide.id, packet: '2["hot","lane 1"]' },
+        { socket: wsSide.id, packet: '2["hot","lane 2"]' },
+        { socket: upgradedSide.id, packet: '2["hot","lane 3"]' },
+      ]);
+      expect(theirWay).toEqual([{ socket: wsSide.id, payload: 'other' }, { socket: pollingSide.id, payload: 'lane 4' }]);
+
+      // engine.io's heartbeat: while a pong is awaited (from its ping, engine.io holds the timer that
+      // ends the connection, not refreshed yet) a data packet stretches the wait once. engine.io's
+      // own way does it (the first round: a packet the lane refuses) and the lane does the same. (The
+      // state is set here, as a ping sets it: a real pong comes back within a millisecond.)
+      const conn = wsSide.conn as unknown as { pingTimeoutTimer: NodeJS.Timeout | null; hasRefreshedPingTimeout: boolean };
+      for (const [text, way] of [['other 2', theirWay], ['lane 5', taken]] as const) {
+        let refreshed = 0;
+        const waiting = setTimeout(() => {}, 60_000);
+        const refresh = waiting.refresh.bind(waiting);
+        waiting.refresh = () => { refreshed++; return refresh(); };
+        conn.pingTimeoutTimer = waiting;
+        conn.hasRefreshedPingTimeout = false;
+        const before = way.length;
+        overWs.emit('hot', text);
+        await expect.poll(() => way.length).toBe(before + 1);
+        expect([refreshed, conn.hasRefreshedPingTimeout]).toEqual([1, true]);
+        overWs.emit('hot', text);
+        await expect.poll(() => way.length).toBe(before + 2);
+        expect(refreshed).toBe(1); // once per ping
+        clearTimeout(waiting);
+        conn.pingTimeoutTimer = null;
+      }
+    } finally {
+      io.close();
+      uws.closeListen(listening.token);
+    }
   });
 
   it("uWebSockets.js: the compressor constants exist at run time, an exclusive listen refuses a second listener", async () => {
