@@ -2,9 +2,9 @@
 // 38). Written for engine.io 6.6.12 and socket.io 4.8.4, the versions package-lock.json pins:
 // test/main/internals/library-internals.test.ts fails naming this module when an installed version
 // differs, and checks on a real server that what is used here is still there. On an upgrade, re-read
-// engine.io's lib/socket.ts (onPacket), engine.io's lib/transport.ts (onData), engine.io's
-// lib/userver.ts (the uWS `message` handler), socket.io's lib/client.ts (ondata, ondecoded) and
-// socket.io's lib/socket.ts (onevent, dispatch), then update WRITTEN_FOR.
+// engine.io's lib/socket.ts (onPacket), engine.io's lib/transport.ts (onData),
+// engine.io's lib/userver.ts (the uWS `message` handler), socket.io's lib/client.ts (ondata,
+// ondecoded) and socket.io's lib/socket.ts (onevent, dispatch), then update WRITTEN_FOR.
 //
 // Why: an observer's data packet (`42["obs_data",…]` on a WebSocket) went through seven layers
 // between uWS and the listener's handler: engine.io's transport decoded it into a packet object and
