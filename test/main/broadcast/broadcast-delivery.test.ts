@@ -122,10 +122,13 @@ describe('broadcast delivery', () => {
     expect(upgraded.frames.slice(-ws.frames.length)).toEqual(ws.frames);
     // An overlay that needs each frame's text gets the same frames in the same order, but a frame
     // that came from the shard without its text before the text hold reached the shard is superseded
-    // when the next one is made first (docs/architecture.md, "What crosses between the threads"): a
-    // loaded machine may skip a few of those at the start of the hold, never later, never reorder.
+    // when the next one is made first (docs/architecture.md, "One `obs_data` message", the frame texts): a
+    // busy shard (2000 times the pace, a loaded machine) may skip some of those at the start of the
+    // hold, never later, never reorder: every frame of the second half arrived.
     expect(isSubsequence(noDeflate.frames, ws.frames), 'no-deflate frames in the websocket order').toBe(true);
-    expect(ws.frames.length - noDeflate.frames.length).toBeLessThanOrEqual(3);
+    const plain = new Set(noDeflate.frames);
+    const missed = ws.frames.flatMap((f, i) => (plain.has(f) ? [] : [i]));
+    expect(missed.filter((i) => i >= ws.frames.length / 2), `frames missed after the hold's start (of ${ws.frames.length})`).toEqual([]);
 
     const c = await deliveries();
     expect(c.deltas - before.deltas).toBeGreaterThan(ws.frames.length); // two deflate overlays, mostly deltas
