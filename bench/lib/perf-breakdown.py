@@ -29,6 +29,13 @@ SHARD = [
     ('event loop: epoll, wake-ups, context switches', ['epoll', 'uv__io_poll', 'schedule', 'finish_task_switch', 'uv__async']),
 ]
 
+# The other threads: V8's platform threads (each TurboFan compile, GC work in parallel or
+# concurrently) and libuv's pool; `other` is their idle time and what names neither.
+HELPERS = [
+    ('V8 compiling (TurboFan)', ['compiler::', 'OptimizingCompileDispatcher', 'Pipeline']),
+    ('V8 GC work (scavenges, marking, sweeping)', ['Scaveng', 'Marking', 'Sweep', 'Heap::', 'MarkCompact']),
+]
+
 samples = []  # (tid, [symbols innermost first], kernel?)
 tid = None
 stack = []
@@ -62,8 +69,7 @@ for t, st, k in samples:
     elif t == shard_tid:
         rules, who = SHARD, 'shard'
     else:
-        parts[('helpers', 'V8 platform threads (concurrent GC, compiler), libuv pool')][0] += 1
-        continue
+        rules, who = HELPERS, 'helpers'
     joined = '\n'.join(st)
     name = 'other'
     for label, keys in rules:
