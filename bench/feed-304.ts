@@ -45,7 +45,7 @@ const cpuOf = (pid: number, at: Map<number, ThreadCpu>) => {
   return { all, main: main ? main.user + main.kernel : 0 };
 };
 
-interface Server { name: string; pid: number; pollers: ReturnType<typeof startFeedPollers>; polled: { all: number; main: number; s: number; polls: number }; idle: { all: number; main: number; s: number } }
+interface Server { name: string; pid: number; pollers: ReturnType<typeof startFeedPollers>; polled: { all: number; main: number; s: number; polls: number }; idle: { all: number; main: number; s: number }; rounds: number[] }
 
 const codes = Array.from({ length: M }, (_, i) => 'P' + i.toString(36).toUpperCase().padStart(5, '0'));
 pin(process.pid, POLLER_CORE);
@@ -70,7 +70,7 @@ pin(floorProc.pid!, SERVER_CORE);
 const server = (name: string, pid: number, url: string): Server => {
   const pollers = startFeedPollers(url, codes);
   pollers.paused.on = true;
-  return { name, pid, pollers, polled: { all: 0, main: 0, s: 0, polls: 0 }, idle: { all: 0, main: 0, s: 0 } };
+  return { name, pid, pollers, polled: { all: 0, main: 0, s: 0, polls: 0 }, idle: { all: 0, main: 0, s: 0 }, rounds: [] };
 };
 const servers = [server('service', svc.child.pid!, `http://127.0.0.1:${svc.ports.rest}`), server('floor (bare uWS, every poll 304)', floorProc.pid!, `http://127.0.0.1:${port}`)];
 await sleep(2);
@@ -99,6 +99,7 @@ for (let round = 0; round < ROUNDS; round++) {
     servers.forEach((x, i) => {
       const all = after[i].all - before[i].all;
       const main = after[i].main - before[i].main;
+      if (x === s) x.rounds.push(Math.round((main * 1e6) / polls));
       if (x === s) Object.assign(x.polled, { all: x.polled.all + all, main: x.polled.main + main, s: x.polled.s + secs, polls: x.polled.polls + polls });
       else Object.assign(x.idle, { all: x.idle.all + all, main: x.idle.main + main, s: x.idle.s + secs });
     });
@@ -115,6 +116,7 @@ const rows = servers.map((s) => {
     idleCpuPct: (s.idle.all / s.idle.s) * 100, cpuPct: (s.polled.all / s.polled.s) * 100,
     cpuMicrosPerPoll: (s.polled.all * 1e6) / s.polled.polls, netMicrosPerPoll: (netAll * 1e6) / s.polled.polls,
     mainMicrosPerPoll: (s.polled.main * 1e6) / s.polled.polls, mainNetMicrosPerPoll: (netMain * 1e6) / s.polled.polls,
+    mainMicrosPerPollByRound: s.rounds,
   };
 });
 for (const s of servers) s.pollers.stop();

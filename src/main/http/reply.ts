@@ -1,8 +1,10 @@
 // The answer to one uWS request: it knows whether the client went away (onAborted, registered by
 // the router only when the handler returns without answering: http/router.ts) and writes each
-// response inside res.cork, with the CORS header on every one.
+// response corked, with the CORS header on every one. uWS corks the response itself during the
+// route handler's synchronous call (its HttpContext corks the socket around each request it
+// parses), so an answer made in that call writes directly; any later answer goes through res.cork.
 import type { ResponseStream } from './response-stream.js';
-import type { HttpResponse } from '../internals/uws.js';
+import type { HttpResponse, RecognizedString } from '../internals/uws.js';
 
 const STATUS_TEXT: Record<number, string> = {
   200: '200 OK',
@@ -21,12 +23,25 @@ const STATUS_TEXT: Record<number, string> = {
 
 const statusLine = (status: number): string => STATUS_TEXT[status] ?? `${status} Status`;
 
+// A 304's fixed parts as bytes: uWS takes a string by converting it to UTF-8 in a malloc'd copy on
+// every call, a Uint8Array as it is (a feed poll answered 304 is most of what REST serves).
+const NOT_MODIFIED = Buffer.from(STATUS_TEXT[304]);
+const ALLOW_ORIGIN = Buffer.from('Access-Control-Allow-Origin');
+const ANY_ORIGIN = Buffer.from('*');
+const ETAG = Buffer.from('ETag');
+
+/** Header names and values in turn, as bytes: made once for a route's fixed headers (`Reply.notModified`). */
+export const headerBytes = (headers: Record<string, string>): readonly Uint8Array[] => Object.entries(headers).flat().map((text) => Buffer.from(text));
+
 export class Reply {
   private aborted = false;
   private done = false;
   private watching = false;
   /** Only streams listen (created with the first). */
   private abortListeners: Array<() => void> | undefined;
+
+  /** True during the route handler's synchronous call, where uWS has corked the response already (set by the router). */
+  inHandlerCall = false;
 
   constructor(private readonly res: HttpResponse) {}
 
@@ -57,27 +72,23 @@ export class Reply {
     if (this.finished) return;
     this.done = true;
     const res = this.res;
-    res.cork(() => {
+    const write = () => {
       res.writeStatus(statusLine(status));
-      res.writeHeader('Access-Control-Allow-Origin', '*');
+      res.writeHeader(ALLOW_ORIGIN, ANY_ORIGIN);
       if (contentType) res.writeHeader('Content-Type', contentType);
       if (headers) for (const name in headers) res.writeHeader(name, headers[name]);
       res.end(body, close);
-    });
+    };
+    if (this.inHandlerCall) write();
+    else res.cork(write);
   }
 
   /** 304 Not Modified: the headers, no body (RFC 9110 15.4.5). `etag`, then `headers`: name and value in turn. */
-  notModified(etag: string, headers: readonly string[]): void {
+  notModified(etag: RecognizedString, headers: readonly RecognizedString[]): void {
     if (this.finished) return;
     this.done = true;
-    const res = this.res;
-    res.cork(() => {
-      res.writeStatus(statusLine(304));
-      res.writeHeader('Access-Control-Allow-Origin', '*');
-      res.writeHeader('ETag', etag);
-      for (let i = 0; i < headers.length; i += 2) res.writeHeader(headers[i], headers[i + 1]);
-      res.endWithoutBody();
-    });
+    if (this.inHandlerCall) writeNotModified(this.res, etag, headers);
+    else this.res.cork(() => writeNotModified(this.res, etag, headers));
   }
 
   json(status: number, value: unknown, close = false): void {
@@ -155,4 +166,13 @@ export class Reply {
       },
     };
   }
+}
+
+/** A 304 written during the route handler's call (uWS's cork): `headers` besides the ETag, names and values in turn. */
+export function writeNotModified(res: HttpResponse, etag: RecognizedString, headers: readonly RecognizedString[]): void {
+  res.writeStatus(NOT_MODIFIED);
+  res.writeHeader(ALLOW_ORIGIN, ANY_ORIGIN);
+  res.writeHeader(ETAG, etag);
+  for (let i = 0; i < headers.length; i += 2) res.writeHeader(headers[i], headers[i + 1]);
+  res.endWithoutBody();
 }

@@ -10,7 +10,8 @@
 //   response must never be touched again. The router registers it once the handler has returned
 //   without answering (or before reading a body, or as a stream starts): an answer made during the
 //   call (a feed poll's 304) needs none, and skips the native call and its closure.
-// - Writes of one response happen inside res.cork (one syscall, and required outside the handler).
+// - Writes of one response happen corked (one syscall, and required outside the handler): uWS's own
+//   cork during the handler's synchronous call, res.cork after it (reply.ts).
 // - onData chunks are neutered after the callback: they are copied.
 import { MAX_URL_LENGTH } from '../base/limits.js';
 import type { Logger } from '../base/log.js';
@@ -59,6 +60,13 @@ export interface RouteOptions {
   headers?: readonly string[];
   /** Copy the TCP peer's address into `remoteAddress`. */
   remoteAddress?: boolean;
+  /**
+   * Answers the request from uWS's own request during its call, before anything is copied, when it
+   * can (true: answered): a route's one hot answer (a feed poll's 304: feeds/rest.ts). Everything it
+   * does not answer goes the route's way. It writes through `writeNotModified` (reply.ts) and reads
+   * only the request's parameters, query and headers.
+   */
+  early?: (req: HttpRequest, res: HttpResponse) => boolean;
 }
 
 const NO_PARAMS: readonly string[] = Object.freeze([]);
@@ -96,7 +104,7 @@ export interface Router {
 export function createRouter(app: TemplatedApp, log: Logger, maxBodyBytes: number): Router {
   const paramCount = (pattern: string): number => pattern.split('/').filter((part) => part.startsWith(':')).length;
 
-  function capture(method: string, path: string, query: string, res: HttpResponse, req: HttpRequest, params: number, options: RouteOptions): CapturedRequest {
+  function capture(method: string, path: string, query: string, res: HttpResponse, req: HttpRequest, params: number, options: RouteOptions, headerKeys: readonly Uint8Array[]): CapturedRequest {
     let values = NO_PARAMS;
     if (params > 0) {
       const list: string[] = [];
@@ -106,7 +114,7 @@ export function createRouter(app: TemplatedApp, log: Logger, maxBodyBytes: numbe
     let headers = NO_HEADERS;
     if (options.headers) {
       const copied: Record<string, string> = {};
-      for (const name of options.headers) copied[name] = req.getHeader(name);
+      for (let i = 0; i < headerKeys.length; i++) copied[options.headers[i]] = req.getHeader(headerKeys[i]);
       headers = copied;
     }
     const remoteAddress = options.remoteAddress ? Buffer.from(res.getRemoteAddressAsText()).toString() : '';
@@ -160,15 +168,21 @@ export function createRouter(app: TemplatedApp, log: Logger, maxBodyBytes: numbe
   const add = (method: 'get' | 'put' | 'post', pattern: string, handler: Handler, options: RouteOptions = {}) => {
     methodsByPattern.set(pattern, [...(methodsByPattern.get(pattern) ?? []), method.toUpperCase()]);
     const params = paramCount(pattern);
+    // The declared headers' names as bytes: uWS converts a string key to UTF-8 on every call.
+    const headerKeys = (options.headers ?? []).map((name) => Buffer.from(name));
     // uWS routes by method (HEAD does not fall back to GET), so getMethod() is always this.
+    const early = options.early;
     app[method](pattern, (res, req) => {
+      if (early?.(req, res)) return;
       const path = req.getUrl();
       const query = req.getQuery() ?? '';
       if (path.length + query.length > MAX_URL_LENGTH) return new Reply(res).error(414, `Request URL longer than ${MAX_URL_LENGTH} characters`);
-      const request = capture(method, path, query, res, req, params, options);
+      const request = capture(method, path, query, res, req, params, options, headerKeys);
       const reply = new Reply(res);
       if (!options.body) {
+        reply.inHandlerCall = true; // uWS's own cork holds until this call returns (reply.ts)
         run(handler, request, reply);
+        reply.inHandlerCall = false;
         if (!reply.finished) reply.watchAbort(); // it answers later
         return;
       }

@@ -4,9 +4,9 @@
 // fails naming this module when the installed version differs (the other library doors sit beside it).
 import './uws-env.js'; // before uWebSockets.js loads: it reads its environment once, at load
 import * as uws from 'uWebSockets.js';
-import type { TemplatedApp, HttpResponse, HttpRequest, us_listen_socket, WebSocket, CompressOptions } from 'uWebSockets.js';
+import type { TemplatedApp, HttpResponse, HttpRequest, us_listen_socket, WebSocket, CompressOptions, RecognizedString } from 'uWebSockets.js';
 
-export type { TemplatedApp, HttpResponse, HttpRequest, us_listen_socket, WebSocket, CompressOptions };
+export type { TemplatedApp, HttpResponse, HttpRequest, us_listen_socket, WebSocket, CompressOptions, RecognizedString };
 
 export const WRITTEN_FOR = { package: 'uWebSockets.js', version: '20.0.8' } as const;
 

@@ -182,6 +182,10 @@ describe('GET /feeds/:groupCode/<name>', () => {
         expect(await res.text()).toBe('');
       }
     }
+    // The exact ETag of an extension's feed (no query) is answered before the router copies the
+    // request (feeds/rest.ts, `early`); asked by the format parameter, the same 304 the route's way.
+    const byQuery = await fetch(`${svc.rest}/feeds/${code}/scoreboard?format=csv`, { headers: { 'If-None-Match': sb1.etags[1] } });
+    expect([byQuery.status, byQuery.headers.get('etag'), byQuery.headers.get('cache-control'), byQuery.headers.get('access-control-allow-origin')]).toEqual([304, sb1.etags[1], 'no-cache', '*']);
     const other = await fetch(`${svc.rest}/feeds/${code}/players`, { headers: { 'If-None-Match': sb1.etags[0] } });
     expect(other.status).toBe(200); // another feed's ETag is not this one's
 
