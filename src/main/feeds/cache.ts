@@ -6,12 +6,15 @@
 // digest of the body, so it is the same on every node of a scale-out deployment and never repeats
 // for another content (a restarted match's frame numbers start again; its bodies differ).
 import crypto from 'node:crypto';
+import { bytes } from '../http/reply.js';
 import { CONTENT_TYPES, FORMATS, render, type Format } from './formats.js';
 import { PLAYER_COLUMNS, clockSeconds, feedTablesOf, withClock, type FeedName, type FeedTables, type MatchData } from './tables.js';
 
 export interface Rendered {
   readonly body: string;
   readonly etag: string;
+  /** The ETag as bytes for uWS (http/reply.ts, `bytes`): a 304 writes it. */
+  readonly etagBytes: ArrayBuffer;
   readonly contentType: string;
 }
 
@@ -94,7 +97,8 @@ export class FeedCache {
   }
 
   private rendered(format: Format, body: string): Rendered {
-    return { body, etag: `"${digest(body).slice(0, 22)}"`, contentType: CONTENT_TYPES[format] };
+    const etag = `"${digest(body).slice(0, 22)}"`;
+    return { body, etag, etagBytes: bytes(etag), contentType: CONTENT_TYPES[format] };
   }
 }
 

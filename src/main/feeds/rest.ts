@@ -16,7 +16,7 @@ import { FeedTimelines, type MatchWhere } from './timeline.js';
 import { type FixtureFeed, StandingFeeds } from './standing.js';
 import type { Frame, FrameBus } from '../frames/index.js';
 import { type MatchDirectory, readLatestFrameText } from '../matches/index.js';
-import { headerBytes, writeNotModified } from '../http/reply.js';
+import { bytes, headerBytes, writeNotModified } from '../http/reply.js';
 import type { Reply, Router } from '../http/router.js';
 import type { HttpRequest, HttpResponse } from '../internals/uws.js';
 
@@ -56,7 +56,7 @@ const NAMES = new Map<string, { feed: FeedName; format: Format | undefined }>(
 /** Every answer's headers besides the ETag; a 304's as one list of names and values. */
 const FEED_HEADERS = { 'Cache-Control': 'no-cache', 'Access-Control-Expose-Headers': 'ETag' };
 const NOT_MODIFIED_HEADERS = headerBytes(FEED_HEADERS);
-const IF_NONE_MATCH = Buffer.from('if-none-match');
+const IF_NONE_MATCH = bytes('if-none-match');
 
 /** What a code's feeds answer without a live match (feeds/standing.ts). */
 export interface BetweenMatches {
@@ -134,7 +134,7 @@ export function registerFeeds(router: Router, source: FeedFrames, trustReplayTim
     const text = cache.text(frame, named.feed, named.format ?? 'json')!;
     if (text.etag !== ifNoneMatch) return false;
     standing?.served(groupCode, frame);
-    writeNotModified(res, text.etag, NOT_MODIFIED_HEADERS);
+    writeNotModified(res, text.etagBytes, NOT_MODIFIED_HEADERS);
     return true;
   };
 

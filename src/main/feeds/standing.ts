@@ -28,7 +28,8 @@ export interface StandingDeps {
 
 const PRUNE_EVERY_MS = 60_000;
 
-interface Final { key: object; endedAt: number | null; seenAt: number }
+/** `polled`: served again since `seenAt` was last set (a poll does not read the clock: the next prune does). */
+interface Final { key: object; endedAt: number | null; seenAt: number; polled: boolean }
 
 export class StandingFeeds {
   /** Per code: its ended match's final tables (endedAt set), or the last tables served while it ran (endedAt null). */
@@ -48,20 +49,20 @@ export class StandingFeeds {
     const key = {};
     this.deps.cache.load(key, matchDataJson);
     const now = this.now();
-    this.finals.set(groupCode, { key, endedAt: now, seenAt: now });
+    this.finals.set(groupCode, { key, endedAt: now, seenAt: now, polled: false });
     this.prune();
   }
 
   /** The tables a poll of a live match was answered with (kept in case this node does not run it and it ends). */
   served(groupCode: string, key: object): void {
     if (this.deps.holdMs <= 0) return;
-    const now = this.now();
     const kept = this.finals.get(groupCode);
     if (kept?.key === key && kept.endedAt === null) {
-      kept.seenAt = now;
+      kept.polled = true;
       return;
     }
-    this.finals.set(groupCode, { key, endedAt: null, seenAt: now });
+    const now = this.now();
+    this.finals.set(groupCode, { key, endedAt: null, seenAt: now, polled: false });
     if (now - this.prunedAt >= PRUNE_EVERY_MS) this.prune();
   }
 
@@ -88,10 +89,20 @@ export class StandingFeeds {
     return key;
   }
 
-  /** The finals past the hold go (at each end, and at most every minute on a poll): what stays was polled or ended within it. */
+  /**
+   * The finals past the hold go (at each end, and at most every minute on a poll of new tables): what
+   * stays was polled or ended within it. A poll since the last prune counts as seen now (an entry may
+   * stay one prune interval longer than its last poll: what it costs is one entry's memory).
+   */
   private prune(): void {
     const now = (this.prunedAt = this.now());
-    for (const [code, f] of this.finals) if (now - (f.endedAt ?? f.seenAt) >= this.deps.holdMs) this.finals.delete(code);
+    for (const [code, f] of this.finals) {
+      if (f.polled) {
+        f.seenAt = now;
+        f.polled = false;
+      }
+      if (now - (f.endedAt ?? f.seenAt) >= this.deps.holdMs) this.finals.delete(code);
+    }
   }
 }
 

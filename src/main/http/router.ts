@@ -15,7 +15,7 @@
 // - onData chunks are neutered after the callback: they are copied.
 import { MAX_URL_LENGTH } from '../base/limits.js';
 import type { Logger } from '../base/log.js';
-import { Reply } from './reply.js';
+import { Reply, bytes } from './reply.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from '../internals/uws.js';
 
 /** Handlers get the reply with their request (reply.ts); exported here beside Request. */
@@ -104,7 +104,7 @@ export interface Router {
 export function createRouter(app: TemplatedApp, log: Logger, maxBodyBytes: number): Router {
   const paramCount = (pattern: string): number => pattern.split('/').filter((part) => part.startsWith(':')).length;
 
-  function capture(method: string, path: string, query: string, res: HttpResponse, req: HttpRequest, params: number, options: RouteOptions, headerKeys: readonly Uint8Array[]): CapturedRequest {
+  function capture(method: string, path: string, query: string, res: HttpResponse, req: HttpRequest, params: number, options: RouteOptions, headerKeys: readonly ArrayBuffer[]): CapturedRequest {
     let values = NO_PARAMS;
     if (params > 0) {
       const list: string[] = [];
@@ -168,8 +168,7 @@ export function createRouter(app: TemplatedApp, log: Logger, maxBodyBytes: numbe
   const add = (method: 'get' | 'put' | 'post', pattern: string, handler: Handler, options: RouteOptions = {}) => {
     methodsByPattern.set(pattern, [...(methodsByPattern.get(pattern) ?? []), method.toUpperCase()]);
     const params = paramCount(pattern);
-    // The declared headers' names as bytes: uWS converts a string key to UTF-8 on every call.
-    const headerKeys = (options.headers ?? []).map((name) => Buffer.from(name));
+    const headerKeys = (options.headers ?? []).map(bytes); // (reply.ts, `bytes`)
     // uWS routes by method (HEAD does not fall back to GET), so getMethod() is always this.
     const early = options.early;
     app[method](pattern, (res, req) => {

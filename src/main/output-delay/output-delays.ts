@@ -55,7 +55,7 @@ export class OutputDelays {
 
   /** The code's delay in seconds (0: none). */
   secondsOf(groupCode: string): number {
-    return this.seconds.get(groupCode) ?? 0;
+    return this.seconds.size === 0 ? 0 : (this.seconds.get(groupCode) ?? 0); // (most services delay nothing: no hash of the code per feed poll)
   }
 
   /** Every code with a delay. */
