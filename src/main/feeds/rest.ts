@@ -130,9 +130,9 @@ export function registerFeeds(router: Router, source: FeedFrames, trustReplayTim
     const groupCode = req.getParameter(0)!;
     if (!named || groupCode.includes('%') || (timelines !== null && timelines.delayMs(groupCode) > 0)) return false;
     const frame = source.peek(groupCode);
-    if (!frame || !cache.has(frame)) return false;
-    const text = cache.text(frame, named.feed, named.format ?? 'json')!;
-    if (text.etag !== ifNoneMatch) return false;
+    if (!frame) return false;
+    const text = cache.text(frame, named.feed, named.format ?? 'json'); // (undefined: its tables are not made)
+    if (text === undefined || text.etag !== ifNoneMatch) return false;
     standing?.served(groupCode, frame);
     writeNotModified(res, text.etagBytes, NOT_MODIFIED_HEADERS);
     return true;
