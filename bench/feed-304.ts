@@ -13,7 +13,8 @@
 // `--window` s window each (a settling second after each switch is not counted). A server's CPU in
 // the windows the other one is polled is its idle CPU (its timers, the shards' cycles, the metrics),
 // subtracted at the same rate for `netMicrosPerPoll`; `mainNetMicrosPerPoll` is the same for the main
-// thread alone (the one that answers HTTP). Polled in turn because this VM's cost of a loopback poll
+// thread alone (the one that answers HTTP; `mainMicrosPerPollByRound`: its gross figure in each
+// round, to see warm-up and drift). Polled in turn because this VM's cost of a loopback poll
 // drifts by ±25 % within minutes: one server after the other read 75–133 µs for the same floor.
 // A server waits a window and three settling half-seconds between its windows: under uWS's idle
 // timeout (8–12 s), so its keep-alive connections stay open (`connects` counts polls that had to
