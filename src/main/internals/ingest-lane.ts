@@ -54,22 +54,45 @@ interface EngineConn {
 /** ENGINE.IO's MESSAGE packet type, the first character of a data packet's text. */
 const MESSAGE = 52; // '4'
 
+/** What a connection's lane hands packets to: its namespace socket now, or none. */
+interface Lane { socket: Socket | null; take: (packet: string) => boolean }
+
+/**
+ * One lane per engine.io connection, wrapped once on each of its WebSocket transports: a client that
+ * leaves the namespace and joins it again over the same connection (socket.io-client's
+ * `disconnect()` then `connect()` on one Manager) points the lane at its new socket instead of
+ * wrapping the transport again (a wrapper per join would keep each left socket alive with the
+ * connection and run a check per layer on every packet).
+ */
+const lanes = new WeakMap<EngineConn, Lane>();
+
 /**
  * Hands each text data packet `socket` receives over WebSocket to `take` (its Socket.IO packet: the
  * text after engine.io's type) before engine.io and socket.io decode it; a packet `take` refuses
- * (returns false) goes their way. Over HTTP long-polling every packet goes their way.
+ * (returns false) goes their way. Over HTTP long-polling every packet goes their way, and so does
+ * every packet once `socket` disconnected, until the connection's next namespace socket takes the lane.
  */
 export function ingestLane(socket: Socket, take: (packet: string) => boolean): void {
   const conn = socket.conn as unknown as EngineConn;
+  const known = lanes.get(conn);
+  const lane: Lane = known ?? { socket, take };
+  lane.socket = socket;
+  lane.take = take;
+  socket.once('disconnect', () => {
+    if (lane.socket === socket) lane.socket = null;
+  });
+  if (known) return;
+  lanes.set(conn, lane);
   const decoder = (socket.client as unknown as { decoder: Decoder }).decoder;
-  const lane = (transport: LaneTransport): void => {
+  const wrap = (transport: LaneTransport): void => {
     if (transport.name !== 'websocket') return;
     const theirWay = transport.onData;
     transport.onData = function (this: LaneTransport, data: unknown): void {
+      const to = lane.socket;
       if (
-        typeof data === 'string' && data.charCodeAt(0) === MESSAGE &&
-        conn.transport === transport && conn.readyState === 'open' && socket.connected && !reconstructing(decoder) &&
-        take(data.slice(1))
+        to !== null && typeof data === 'string' && data.charCodeAt(0) === MESSAGE &&
+        conn.transport === transport && conn.readyState === 'open' && to.connected && !reconstructing(decoder) &&
+        lane.take(data.slice(1))
       ) {
         if (conn.protocol !== 3 && conn.pingTimeoutTimer !== null && !conn.hasRefreshedPingTimeout) {
           conn.pingTimeoutTimer.refresh();
@@ -80,6 +103,6 @@ export function ingestLane(socket: Socket, take: (packet: string) => boolean): v
       theirWay.call(this, data);
     };
   };
-  lane(conn.transport);
-  conn.on('upgrade', lane);
+  wrap(conn.transport);
+  conn.on('upgrade', wrap);
 }

@@ -8,7 +8,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Server, type Socket } from 'socket.io';
-import { io as connect, type Socket as ClientSocket } from 'socket.io-client';
+import { io as connect, Manager, type Socket as ClientSocket } from 'socket.io-client';
 import { Decoder, type Packet } from 'socket.io-parser';
 import * as wsLibrary from 'ws';
 import { WebSocket } from 'ws';
@@ -271,6 +271,53 @@ describe('the internals are there', () => {
         conn.pingTimeoutTimer = null;
       }
     } finally {
+      io.close();
+      uws.closeListen(listening.token);
+    }
+  });
+
+  it("the ingestion lane: a client that leaves the namespace and joins it again over the same connection has one lane, pointed at its new socket", async () => {
+    const app = uws.createApp(null);
+    const io = new Server({ transports: ['websocket'] });
+    io.attachApp(app);
+    io.of('/second'); // the client's socket there keeps its connection open while it leaves '/'
+    const listening = await uws.listen(app, '127.0.0.1', 0);
+    const taken: string[] = [];
+    const theirWay: string[] = [];
+    const sockets: Socket[] = [];
+    io.on('connection', (s) => {
+      sockets.push(s);
+      s.on('hot', (payload: unknown) => theirWay.push(`${s.id} ${String(payload)}`));
+      ingestLane.ingestLane(s, (packet) => {
+        if (!packet.startsWith('2["hot","lane')) return false;
+        taken.push(`${s.id} ${packet}`);
+        return true;
+      });
+    });
+    const manager = new Manager(`http://127.0.0.1:${listening.port}`, { transports: ['websocket'], reconnection: false });
+    const second = manager.socket('/second');
+    const root = manager.socket('/');
+    try {
+      await expect.poll(() => root.connected && second.connected).toBe(true);
+      const conn = sockets[0].conn as unknown as { transport: { onData: unknown }; listenerCount(event: string): number };
+      const onData = conn.transport.onData;
+      const upgradeListeners = conn.listenerCount('upgrade');
+      for (let i = 1; i <= 3; i++) {
+        root.disconnect();
+        await expect.poll(() => sockets[i - 1].connected).toBe(false);
+        root.connect();
+        await expect.poll(() => sockets.length).toBe(i + 1);
+        expect(sockets[i].conn).toBe(sockets[0].conn); // the same engine.io connection
+        expect([conn.transport.onData, conn.listenerCount('upgrade')]).toEqual([onData, upgradeListeners]); // not wrapped again
+        await expect.poll(() => root.connected).toBe(true);
+        root.emit('hot', `lane ${i}`);
+        await expect.poll(() => taken.length).toBe(i);
+        expect(taken[i - 1]).toBe(`${sockets[i].id} 2["hot","lane ${i}"]`); // the new socket's lane
+      }
+      expect(theirWay).toEqual([]);
+    } finally {
+      root.disconnect();
+      second.disconnect();
       io.close();
       uws.closeListen(listening.token);
     }
