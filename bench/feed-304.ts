@@ -20,7 +20,7 @@
 // timeout (8–12 s), so its keep-alive connections stay open (`connects` counts polls that had to
 // open one in a measured window: 0 when they all stayed open).
 //
-//   npx tsx bench/feed-304.ts --matches 200 --pin 0:1 [--rounds 8] [--window 4] [--records 400]
+//   npx tsx bench/feed-304.ts --matches 200 --pin 0:1 [--rounds 8] [--window 4] [--records 400] [--warmup-rounds 3]
 import { fork } from 'node:child_process';
 import { playReplay } from '#built/tools/replay-client.js';
 import { recordedMatch } from '#built/tools/recorded-match.js';
@@ -34,6 +34,7 @@ const M = Number(opt('matches', '200'));
 const ROUNDS = Number(opt('rounds', '8'));
 const WINDOW = Number(opt('window', '4'));
 const RECORDS = Number(opt('records', '400'));
+const WARMUP_ROUNDS = Number(opt('warmup-rounds', '3'));
 const [SERVER_CORE, POLLER_CORE] = opt('pin', '0:1').split(':');
 const SETTLE_S = 0.5;
 const sleep = (s: number) => new Promise((r) => setTimeout(r, s * 1000));
@@ -77,11 +78,15 @@ const servers = [server('service', svc.child.pid!, `http://127.0.0.1:${svc.ports
 await sleep(2);
 process.stderr.write(`${M} matches at record ${RECORDS}; ${ROUNDS} rounds of ${WINDOW} s windows, each server polled in turn\n`);
 
-// A first window each, not counted (warm-up: each source's first poll is a 200).
-for (const s of servers) {
-  s.pollers.paused.on = false;
-  await sleep(WINDOW);
-  s.pollers.paused.on = true;
+// Windows in turn not counted (warm-up: each source's first poll is a 200, and V8 compiles the
+// service's poll path at 400 polls a second over the first ~10 s; it was one window, 4 s, until
+// session 15, so part of the first rounds ran the service's unoptimized code).
+for (let round = 0; round < WARMUP_ROUNDS; round++) {
+  for (const s of servers) {
+    s.pollers.paused.on = false;
+    await sleep(WINDOW);
+    s.pollers.paused.on = true;
+  }
 }
 for (let round = 0; round < ROUNDS; round++) {
   for (const s of servers) {
@@ -132,5 +137,5 @@ const mainRatio = service.mainNetMicrosPerPoll / floor.mainNetMicrosPerPoll;
 jsonLine({ bench: 'feed-304', ratio, mainRatio });
 process.stdout.write('\n' + table(rows.map((r) => ({ ...r, pollsPerSec: Math.round(r.pollsPerSec), idleCpuPct: r.idleCpuPct.toFixed(2), cpuPct: r.cpuPct.toFixed(2), cpuMicrosPerPoll: r.cpuMicrosPerPoll.toFixed(1), netMicrosPerPoll: r.netMicrosPerPoll.toFixed(1), mainNetMicrosPerPoll: r.mainNetMicrosPerPoll.toFixed(1) })), ['server', 'M', 'pollsPerSec', 'ok', 'notModified', 'errors', 'connects', 'idleCpuPct', 'cpuPct', 'cpuMicrosPerPoll', 'netMicrosPerPoll', 'mainNetMicrosPerPoll']) + '\n');
 process.stdout.write(`service / floor, net µs per poll: all threads ${ratio.toFixed(2)}, the main thread ${mainRatio.toFixed(2)}\n`);
-process.stdout.write(`results: ${writeResults('feed-304', { bench: 'feed-304', machine: machine(), options: { M, ROUNDS, WINDOW, RECORDS, pin: `${SERVER_CORE}:${POLLER_CORE}` }, rows, ratio, mainRatio })}\n`);
+process.stdout.write(`results: ${writeResults('feed-304', { bench: 'feed-304', machine: machine(), options: { M, ROUNDS, WINDOW, RECORDS, WARMUP_ROUNDS, pin: `${SERVER_CORE}:${POLLER_CORE}` }, rows, ratio, mainRatio })}\n`);
 process.exit(0);
