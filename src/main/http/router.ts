@@ -63,8 +63,8 @@ export interface RouteOptions {
   /**
    * Answers the request from uWS's own request during its call, before anything is copied, when it
    * can (true: answered): a route's one hot answer (a feed poll's 304: feeds/rest.ts). Everything it
-   * does not answer goes the route's way. It writes through `writeNotModified` (reply.ts) and reads
-   * only the request's parameters, query and headers.
+   * does not answer goes the route's way. It writes its answer itself, uncorked (uWS's cork holds:
+   * reply.ts, `writeNotModified` for a 304), and reads only the request's parameters, query and headers.
    */
   early?: (req: HttpRequest, res: HttpResponse) => boolean;
 }
@@ -169,8 +169,8 @@ export function createRouter(app: TemplatedApp, log: Logger, maxBodyBytes: numbe
     methodsByPattern.set(pattern, [...(methodsByPattern.get(pattern) ?? []), method.toUpperCase()]);
     const params = paramCount(pattern);
     const headerKeys = (options.headers ?? []).map(bytes); // (reply.ts, `bytes`)
-    // uWS routes by method (HEAD does not fall back to GET), so getMethod() is always this.
     const early = options.early;
+    // uWS routes by method (HEAD does not fall back to GET), so getMethod() is always this.
     app[method](pattern, (res, req) => {
       if (early?.(req, res)) return;
       const path = req.getUrl();
