@@ -55,6 +55,9 @@ pin(process.pid, POLLER_CORE);
 // The service.
 const svc = await startServiceProcess({ INSECURE: 'true', TRUST_REPLAY_TIMESTAMPS: 'true', LOG_LEVEL: 'error' });
 pin(svc.child.pid!, SERVER_CORE);
+const svcStartedAt = Date.now(); // (≈ the service's V8 clock of --trace-gc, which starts a fraction of a second before)
+/** Each counted window: the server polled, from and to in seconds since the service started (to place --trace-gc's collections). */
+const windows: Array<{ server: string; from: number; to: number }> = [];
 const replay = recordedMatch();
 const sockets = [];
 for (let i = 0; i < codes.length; i += 20) {
@@ -96,7 +99,9 @@ for (let round = 0; round < ROUNDS; round++) {
     const t0 = performance.now();
     const polls0 = s.pollers.counts.notModified + s.pollers.counts.ok;
     s.pollers.measuring.on = true;
+    const from = (Date.now() - svcStartedAt) / 1000;
     await sleep(WINDOW);
+    windows.push({ server: s.name, from, to: (Date.now() - svcStartedAt) / 1000 });
     s.pollers.measuring.on = false;
     const after = servers.map((x) => cpuOf(x.pid, threadCpu(x.pid)));
     const secs = (performance.now() - t0) / 1000;
@@ -137,5 +142,5 @@ const mainRatio = service.mainNetMicrosPerPoll / floor.mainNetMicrosPerPoll;
 jsonLine({ bench: 'feed-304', ratio, mainRatio });
 process.stdout.write('\n' + table(rows.map((r) => ({ ...r, pollsPerSec: Math.round(r.pollsPerSec), idleCpuPct: r.idleCpuPct.toFixed(2), cpuPct: r.cpuPct.toFixed(2), cpuMicrosPerPoll: r.cpuMicrosPerPoll.toFixed(1), netMicrosPerPoll: r.netMicrosPerPoll.toFixed(1), mainNetMicrosPerPoll: r.mainNetMicrosPerPoll.toFixed(1) })), ['server', 'M', 'pollsPerSec', 'ok', 'notModified', 'errors', 'connects', 'idleCpuPct', 'cpuPct', 'cpuMicrosPerPoll', 'netMicrosPerPoll', 'mainNetMicrosPerPoll']) + '\n');
 process.stdout.write(`service / floor, net µs per poll: all threads ${ratio.toFixed(2)}, the main thread ${mainRatio.toFixed(2)}\n`);
-process.stdout.write(`results: ${writeResults('feed-304', { bench: 'feed-304', machine: machine(), options: { M, ROUNDS, WINDOW, RECORDS, WARMUP_ROUNDS, pin: `${SERVER_CORE}:${POLLER_CORE}` }, rows, ratio, mainRatio })}\n`);
+process.stdout.write(`results: ${writeResults('feed-304', { bench: 'feed-304', machine: machine(), options: { M, ROUNDS, WINDOW, RECORDS, WARMUP_ROUNDS, pin: `${SERVER_CORE}:${POLLER_CORE}` }, rows, ratio, mainRatio, windows })}\n`);
 process.exit(0);
