@@ -210,7 +210,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const broadcast = new BroadcastServer({ config, log, tls: tls.files, frames });
   const listeners = new Listeners({ config, log, apps: { ingest: ingestApp, rest: restApp }, broadcast: broadcast.http, ingestEngine: ingest.io.engine });
   const links = new LinkHealth({ config, ingest, broadcast, routes, clock: routing.clock, relay: standby.relay, frames });
-  eventOutput?.watch({ events, codes: () => [...routes.all()].map((m) => m.groupCode), lastAt: (code) => routing.clock.last(code), silent: (code, now) => { const r = directory.get(code); return r ? links.silent(r, routes.get(code)?.summary, now) : false; } });
+  eventOutput?.watch({ events, codes: () => routes.codes(), lastAt: (code) => routing.clock.last(code), silent: (code, now) => { const r = directory.get(code); return r ? links.silent(r, routes.get(code)?.summary, now) : false; } });
   const adminTokens = createAdminTokens(config.ADMIN_TOKEN);
   // Rehearsals: recordings played into group codes (rehearsal/); their routes need ADMIN_TOKEN.
   const rehearsals = new Rehearsals({ config, log, lifecycle, routing, control, events });

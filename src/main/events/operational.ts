@@ -27,23 +27,27 @@ export function watchOperational(deps: OperationalDeps): () => void {
   const offFailover = deps.events.on('observerFailover', ({ groupCode, cause, from, to, at }) => deps.note(groupCode, 'observer_failover', { cause, from, to }, at));
   const check = () => {
     const now = Date.now();
-    const here = new Set<string>();
+    // The silent matches still here (a set only while some are: the check runs over every match each
+    // second, and an idle node's checks should not allocate).
+    const stillHere = silences.size > 0 ? new Set<string>() : null;
     for (const code of deps.codes()) {
-      here.add(code);
       const last = deps.lastAt(code);
       const since = silences.get(code);
       if (since === undefined) {
         if (!deps.silent(code, now)) continue;
         silences.set(code, last);
+        stillHere?.add(code);
         deps.note(code, 'observer_silent', { lastMessageAt: last ? new Date(last).toISOString() : null, silentMs: last ? now - last : 0 }, now);
       } else if (last > since) {
         silences.delete(code);
         deps.note(code, 'observer_back', { silentMs: since ? Math.max(0, last - since) : 0 }, last);
       } else if (!deps.silent(code, now)) {
         silences.delete(code); // the round is over (or the match is): not a return
+      } else {
+        stillHere?.add(code);
       }
     }
-    for (const code of silences.keys()) if (!here.has(code)) silences.delete(code);
+    if (stillHere) for (const code of silences.keys()) if (!stillHere.has(code)) silences.delete(code);
   };
   const timer = setInterval(check, CHECK_MS);
   timer.unref();
