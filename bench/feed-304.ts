@@ -28,7 +28,7 @@ import { opt } from './lib/args.js';
 import { startFeedPollers } from './lib/feed-pollers.js';
 import { jsonLine, machine, table, writeResults } from './lib/report.js';
 import { startServiceProcess } from './lib/service.js';
-import { pin, threadCpu, type ThreadCpu } from './lib/threads.js';
+import { pin, threadRuntime } from './lib/threads.js';
 
 const M = Number(opt('matches', '200'));
 const ROUNDS = Number(opt('rounds', '8'));
@@ -39,15 +39,16 @@ const [SERVER_CORE, POLLER_CORE] = opt('pin', '0:1').split(':');
 const SETTLE_S = 0.5;
 const sleep = (s: number) => new Promise((r) => setTimeout(r, s * 1000));
 
-/** CPU seconds of a process: all its threads, and its main thread (the one that answers HTTP). */
-const cpuOf = (pid: number, at: Map<number, ThreadCpu>) => {
+/** CPU seconds of a process: all its threads, and its main thread (the one that answers HTTP); exact (schedstat), not in ticks. */
+const cpuOf = (pid: number) => {
+  const at = threadRuntime(pid);
   let all = 0;
-  for (const t of at.values()) all += t.user + t.kernel;
-  const main = at.get(pid);
-  return { all, main: main ? main.user + main.kernel : 0 };
+  for (const t of at.values()) all += t;
+  return { all, main: at.get(pid) ?? 0 };
 };
 
-interface Server { name: string; pid: number; pollers: ReturnType<typeof startFeedPollers>; polled: { all: number; main: number; s: number; polls: number }; idle: { all: number; main: number; s: number }; rounds: number[] }
+interface Window { all: number; main: number; s: number; polls: number }
+interface Server { name: string; pid: number; pollers: ReturnType<typeof startFeedPollers>; polled: Window; idle: Window; rounds: number[]; byRound: Array<{ polled: Window; idle: Window }> }
 
 const codes = Array.from({ length: M }, (_, i) => 'P' + i.toString(36).toUpperCase().padStart(5, '0'));
 pin(process.pid, POLLER_CORE);
@@ -75,7 +76,7 @@ pin(floorProc.pid!, SERVER_CORE);
 const server = (name: string, pid: number, url: string): Server => {
   const pollers = startFeedPollers(url, codes);
   pollers.paused.on = true;
-  return { name, pid, pollers, polled: { all: 0, main: 0, s: 0, polls: 0 }, idle: { all: 0, main: 0, s: 0 }, rounds: [] };
+  return { name, pid, pollers, polled: { all: 0, main: 0, s: 0, polls: 0 }, idle: { all: 0, main: 0, s: 0, polls: 0 }, rounds: [], byRound: [] };
 };
 const servers = [server('service', svc.child.pid!, `http://127.0.0.1:${svc.ports.rest}`), server('floor (bare uWS, every poll 304)', floorProc.pid!, `http://127.0.0.1:${port}`)];
 await sleep(2);
@@ -92,10 +93,11 @@ for (let round = 0; round < WARMUP_ROUNDS; round++) {
   }
 }
 for (let round = 0; round < ROUNDS; round++) {
+  for (const x of servers) x.byRound.push({ polled: { all: 0, main: 0, s: 0, polls: 0 }, idle: { all: 0, main: 0, s: 0, polls: 0 } });
   for (const s of servers) {
     s.pollers.paused.on = false;
     await sleep(SETTLE_S);
-    const before = servers.map((x) => cpuOf(x.pid, threadCpu(x.pid)));
+    const before = servers.map((x) => cpuOf(x.pid));
     const t0 = performance.now();
     const polls0 = s.pollers.counts.notModified + s.pollers.counts.ok;
     s.pollers.measuring.on = true;
@@ -103,7 +105,7 @@ for (let round = 0; round < ROUNDS; round++) {
     await sleep(WINDOW);
     windows.push({ server: s.name, from, to: (Date.now() - svcStartedAt) / 1000 });
     s.pollers.measuring.on = false;
-    const after = servers.map((x) => cpuOf(x.pid, threadCpu(x.pid)));
+    const after = servers.map((x) => cpuOf(x.pid));
     const secs = (performance.now() - t0) / 1000;
     const polls = s.pollers.counts.notModified + s.pollers.counts.ok - polls0;
     s.pollers.paused.on = true;
@@ -111,13 +113,22 @@ for (let round = 0; round < ROUNDS; round++) {
       const all = after[i].all - before[i].all;
       const main = after[i].main - before[i].main;
       if (x === s) x.rounds.push(Math.round((main * 1e6) / polls));
-      if (x === s) Object.assign(x.polled, { all: x.polled.all + all, main: x.polled.main + main, s: x.polled.s + secs, polls: x.polled.polls + polls });
-      else Object.assign(x.idle, { all: x.idle.all + all, main: x.idle.main + main, s: x.idle.s + secs });
+      const add = (w: Window) => Object.assign(w, { all: w.all + all, main: w.main + main, s: w.s + secs, polls: w.polls + (x === s ? polls : 0) });
+      if (x === s) {
+        add(x.polled);
+        add(x.byRound[round].polled);
+      } else {
+        add(x.idle);
+        add(x.byRound[round].idle);
+      }
     });
     await sleep(SETTLE_S); // its last polls answered
   }
 }
 
+/** Net µs per poll of one round: its polled window less the server's idle rate in the same round. */
+const roundNet = (r: { polled: Window; idle: Window }, part: 'all' | 'main') => ((r.polled[part] - (r.idle[part] / r.idle.s) * r.polled.s) * 1e6) / r.polled.polls;
+const median = (xs: number[]) => { const a = [...xs].sort((p, q) => p - q); return a.length % 2 ? a[(a.length - 1) / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2; };
 const rows = servers.map((s) => {
   const netAll = s.polled.all - (s.idle.all / s.idle.s) * s.polled.s;
   const netMain = s.polled.main - (s.idle.main / s.idle.s) * s.polled.s;
@@ -128,6 +139,11 @@ const rows = servers.map((s) => {
     cpuMicrosPerPoll: (s.polled.all * 1e6) / s.polled.polls, netMicrosPerPoll: (netAll * 1e6) / s.polled.polls,
     mainMicrosPerPoll: (s.polled.main * 1e6) / s.polled.polls, mainNetMicrosPerPoll: (netMain * 1e6) / s.polled.polls,
     mainMicrosPerPollByRound: s.rounds,
+    // Each round's own net figure, and their median: a collection that falls in one window (V8's
+    // memory reducer after the setup's burst, ~1 min in) moves one round, not the figure.
+    netMicrosPerPollByRound: s.byRound.map((r) => Math.round(roundNet(r, 'all'))),
+    medianNetMicrosPerPoll: median(s.byRound.map((r) => roundNet(r, 'all'))),
+    medianMainNetMicrosPerPoll: median(s.byRound.map((r) => roundNet(r, 'main'))),
   };
 });
 for (const s of servers) s.pollers.stop();
@@ -139,8 +155,12 @@ const [service, floor] = rows;
 for (const r of rows) jsonLine({ bench: 'feed-304', ...r });
 const ratio = service.netMicrosPerPoll / floor.netMicrosPerPoll;
 const mainRatio = service.mainNetMicrosPerPoll / floor.mainNetMicrosPerPoll;
-jsonLine({ bench: 'feed-304', ratio, mainRatio });
+const medianRatio = service.medianNetMicrosPerPoll / floor.medianNetMicrosPerPoll;
+const medianMainRatio = service.medianMainNetMicrosPerPoll / floor.medianMainNetMicrosPerPoll;
+jsonLine({ bench: 'feed-304', ratio, mainRatio, medianRatio, medianMainRatio });
 process.stdout.write('\n' + table(rows.map((r) => ({ ...r, pollsPerSec: Math.round(r.pollsPerSec), idleCpuPct: r.idleCpuPct.toFixed(2), cpuPct: r.cpuPct.toFixed(2), cpuMicrosPerPoll: r.cpuMicrosPerPoll.toFixed(1), netMicrosPerPoll: r.netMicrosPerPoll.toFixed(1), mainNetMicrosPerPoll: r.mainNetMicrosPerPoll.toFixed(1) })), ['server', 'M', 'pollsPerSec', 'ok', 'notModified', 'errors', 'connects', 'idleCpuPct', 'cpuPct', 'cpuMicrosPerPoll', 'netMicrosPerPoll', 'mainNetMicrosPerPoll']) + '\n');
 process.stdout.write(`service / floor, net µs per poll: all threads ${ratio.toFixed(2)}, the main thread ${mainRatio.toFixed(2)}\n`);
-process.stdout.write(`results: ${writeResults('feed-304', { bench: 'feed-304', machine: machine(), options: { M, ROUNDS, WINDOW, RECORDS, WARMUP_ROUNDS, pin: `${SERVER_CORE}:${POLLER_CORE}` }, rows, ratio, mainRatio, windows })}\n`);
+process.stdout.write(`the same, medians of the rounds' own net figures: all threads ${medianRatio.toFixed(2)}, the main thread ${medianMainRatio.toFixed(2)}\n`);
+for (const r of rows) process.stdout.write(`  ${r.server}: net µs per poll by round ${r.netMicrosPerPollByRound.join(', ')}\n`);
+process.stdout.write(`results: ${writeResults('feed-304', { bench: 'feed-304', machine: machine(), options: { M, ROUNDS, WINDOW, RECORDS, WARMUP_ROUNDS, pin: `${SERVER_CORE}:${POLLER_CORE}` }, rows, ratio, mainRatio, medianRatio, medianMainRatio, windows })}\n`);
 process.exit(0);

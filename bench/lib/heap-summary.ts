@@ -6,13 +6,16 @@
 //
 //   node --max-old-space-size=8192 --import tsx bench/lib/heap-summary.ts <file.heapsnapshot> [--top 40] [--per N]
 //
-// --per N divides every size by N (e.g. the live matches: bytes per match).
+// --per N divides every size by N (e.g. the live matches: bytes per match); --depth N names N
+// holders up each node's first-retainer chain (1: the first holder only), for arrays and strings
+// whose first holder says little (`array ← object:Array.elements`).
 import fs from 'node:fs';
 import { opt } from './args.js';
 
 const file = process.argv[2];
 const TOP = Number(opt('top', '40'));
 const PER = Number(opt('per', '1'));
+const DEPTH = Number(opt('depth', '1'));
 const snap = JSON.parse(fs.readFileSync(file, 'utf8')) as {
   snapshot: { meta: { node_fields: string[]; node_types: [string[]]; edge_fields: string[]; edge_types: [string[]] } };
   nodes: number[]; edges: number[]; strings: string[];
@@ -73,8 +76,13 @@ for (let i = 0; i < count; i++) {
   // retainer is the first holder up the chain that is not a string.
   let at = i;
   while (retainer[at] >= 0 && isString(retainer[at])) at = retainer[at];
-  const r = retainer[at];
-  const holder = `${kind} ← ${r < 0 ? '(root)' : `${kindOf(r)}.${edgeName(retainerEdge[at])}`}`;
+  let holder = kind;
+  for (let d = 0; d < DEPTH; d++) {
+    const r = retainer[at];
+    if (r < 0) { holder += ' ← (root)'; break; }
+    holder += ` ← ${kindOf(r)}.${edgeName(retainerEdge[at])}`;
+    at = r;
+  }
   const b = byHolder.get(holder) ?? { size: 0, n: 0 };
   b.size += size; b.n++;
   byHolder.set(holder, b);
