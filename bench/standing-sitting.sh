@@ -12,7 +12,8 @@
 # Parts (all by default): cpu (M=50 at 3 and 20 msg/s, three rounds each, unpinned, as the reference
 # was first measured), floor (CPU per message at M=1,500 against the socket floor, pinned), capacity
 # (the ramp on one pinned core; the reference at 200 and 400), memory (RSS per match, 1,000 matches
-# after the lobby), feed (a feed poll answered 304 against the bare server's, three times), steady
+# after the lobby), feed (a feed poll answered 304 against the bare server's: two runs of 16 rounds after
+# 8 uncounted, each run's figure the median of its rounds), steady
 # (M=50 at 20 msg/s after a 60 s warm-up: V8 done compiling the hot paths, both servers alike).
 set -u
 REF=$(cd "$1" && pwd)
@@ -50,7 +51,7 @@ for part in $PARTS; do
       ref reference --idle --matches 1000
       run service broadcast.ts --idle --matches 1000 ;;
     feed)
-      for _ in 1 2 3; do run service feed-304.ts --matches 200 --pin 0:1; done ;;
+      for _ in 1 2; do run service feed-304.ts --matches 200 --pin 0:1 --warmup-rounds 8 --rounds 16; done ;;
     steady)
       for _ in 1 2 3; do
         ref reference-steady --matches 50 --rate 20 --duration 30 --warmup 60
