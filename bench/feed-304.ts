@@ -14,7 +14,10 @@
 // the windows the other one is polled is its idle CPU (its timers, the shards' cycles, the metrics),
 // subtracted at the same rate for `netMicrosPerPoll`; `mainNetMicrosPerPoll` is the same for the main
 // thread alone (the one that answers HTTP; `mainMicrosPerPollByRound`: its gross figure in each
-// round, to see warm-up and drift). Polled in turn because this VM's cost of a loopback poll
+// round, to see warm-up and drift). Each round also has its own net figure (its polled window less
+// the same round's idle rate), and `medianRatio` / `medianMainRatio` compare their medians: one
+// collection then moves one round, not the run (docs/perf/rest.md, "The method"). CPU is read from
+// schedstat (exact), not stat's 10 ms ticks. Polled in turn because this VM's cost of a loopback poll
 // drifts by ±25 % within minutes: one server after the other read 75–133 µs for the same floor.
 // A server waits a window and three settling half-seconds between its windows: under uWS's idle
 // timeout (8–12 s), so its keep-alive connections stay open (`connects` counts polls that had to
