@@ -79,12 +79,8 @@ export class WebhookDelivery {
     this.leaseGate = new LeaseGate((key) => deps.journal.outputsLeftMs(key), deps.timeoutMs, (lanes) => this.pump(lanes));
     this.unsubscribe = deps.journal.subscribe((stored) => this.onEvent(stored));
     this.unsubscribeAdopt = deps.journal.onAdopt((matchKey, cursors) => this.onAdopt(matchKey, cursors));
-    // The journal lets go of a match's events once every endpoint has them (journal.ts, prune).
-    deps.journal.keepUntilDelivered((key) => {
-      let upTo = Infinity; // asked for every match on each prune: no array made
-      for (const lanes of this.endpoints.values()) upTo = Math.min(upTo, lanes.cursors[key] ?? 0);
-      return upTo;
-    });
+    // The journal lets go of a match's events once every endpoint has them (journal.ts, prune; asked per match: no array).
+    deps.journal.keepUntilDelivered((key) => { let upTo = Infinity; for (const lanes of this.endpoints.values()) upTo = Math.min(upTo, lanes.cursors[key] ?? 0); return upTo; });
   }
 
   /** A match read from the shared outbox: each endpoint goes on from the cursor stored there (0: from its first event). */
