@@ -13,7 +13,8 @@
 // 2. FLOORS: which top folders of src/ each may import. protocol/ (what crosses the thread boundary)
 //    and codec/ (byte formats: node built-ins only) are floors that both main/ and workers/ may
 //    import; they import nothing above them. playback/ (the playback engine and the replay format:
-//    node built-ins only) is a floor of main/ (rehearsals) and tools/ (the replay tool). main/ (main
+//    node built-ins only) is a floor of main/ (rehearsals), workers/ (a shard thread's warm-up plays
+//    the recorded match) and tools/ (the replay tool). main/ (main
 //    thread) and workers/ (shard threads) never import each other. tools/ (command-line tools)
 //    stand on everything.
 // 3. PORTS: a port (an interface of what a second process would share) imports only other ports,
@@ -42,7 +43,7 @@ export const FLOORS = {
   schemas: ['schemas'],
   playback: ['playback'],
   main: ['main', 'protocol', 'codec', 'schemas', 'playback'],
-  workers: ['workers', 'protocol', 'codec', 'schemas'],
+  workers: ['workers', 'protocol', 'codec', 'schemas', 'playback'],
   tools: ['tools', 'main', 'workers', 'protocol', 'codec', 'schemas', 'playback'],
 };
 
@@ -144,11 +145,11 @@ export const STACKS = [
       // The shard's parts (changes.ts among them: what follows a change), and the rules' narrow contexts (context.ts).
       ['parts', ['workers/shard/*']],
       // The rules take a narrow context each; they never import the Shard.
-      ['rules', ['workers/shard/apply', 'workers/shard/commands', 'workers/shard/cycle']],
+      ['rules', ['workers/shard/apply', 'workers/shard/batch', 'workers/shard/commands', 'workers/shard/cycle']],
       // The Shard: state and lifetime, implementing the rules' contexts.
       ['state', ['workers/shard/shard']],
-      // The thread's entry: the batch loop and the tick.
-      ['entry', ['workers/shard/thread']],
+      // The thread's entry: the batch loop and the tick; the warm-up, which drives a Shard of its own as the entry does.
+      ['entry', ['workers/shard/thread', 'workers/shard/warm-up']],
     ],
   },
 ];

@@ -43,6 +43,8 @@ export async function startServiceProcess(env: Record<string, string>, entry?: s
     MAX_LIVE_MATCHES: '100000', MAX_MATCHES_PER_KEY: '100000', MAX_SOCKETS_PER_ADDRESS: '0', MAX_CONNECTIONS_PER_ADDRESS: '0',
     // The machine's default shard count unless the benchmark sets SHARD_WORKERS (the tests' default is 1).
     SHARD_WORKERS: process.env.SHARD_WORKERS ?? '',
+    // The service's default (the tests' helper turns it off); SHARD_WARMUP=false to compare.
+    SHARD_WARMUP: process.env.SHARD_WARMUP ?? 'true',
     ...env,
   }, {
     inheritEnv: true,

@@ -19,6 +19,8 @@ export interface ShardSettings {
   snapshotIntervalMs: number;
   /** EVENTS_ENABLED: derive match events (workers/events/) and send them with the shard's output. */
   matchEvents?: boolean;
+  /** SHARD_WARMUP: play the recorded match through a throwaway shard before the first command (workers/shard/warm-up.ts); a restarted thread does not. */
+  warmUp?: boolean;
   /** FAULT_INJECTION (tests only): honour `test_crash`. */
   faultInjection?: boolean;
 }

@@ -29,6 +29,9 @@ export function testEnv(): Record<string, string> {
     BROADCAST_PORT: '0',
     METRICS_PORT: '0',
     SHARD_WORKERS: '1',
+    // The suite starts hundreds of services: not ~1 s of each one's shard thread playing the recorded
+    // match first (test/main/shards/shard-warm-up.test.ts runs the default).
+    SHARD_WARMUP: 'false',
     DATA_DIR: tempDir(),
   };
 }

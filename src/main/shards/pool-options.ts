@@ -24,6 +24,7 @@ export function shardPoolOptions(c: Config, log: Logger) {
       snapshotIntervalMs: c.SNAPSHOT_INTERVAL_MS,
       faultInjection: c.FAULT_INJECTION,
       matchEvents: c.EVENTS_ENABLED,
+      warmUp: c.SHARD_WARMUP,
     },
   };
 }

@@ -49,15 +49,17 @@ export class ShardPool {
     this.batches = new ShardBatches(options.count, options.batchMs, (index, cmds) => this.post(index, cmds), options.settings.frameEdge === 'auto' ? options.settings.intervalMs : 0);
     this.retained = new RetainedLog(options.count, this.log);
     this.watchdog = new StallWatchdog(options.count, this.log, (index) => void this.workers[index].terminate());
-    for (let i = 0; i < options.count; i++) this.workers.push(this.spawn(i));
+    for (let i = 0; i < options.count; i++) this.workers.push(this.spawn(i, true));
   }
 
   get count(): number {
     return this.workers.length;
   }
 
-  private spawn(index: number): ShardThread {
-    const worker = startShardThread({ ...this.options.settings, shard: index }, this.options.youngGenerationMb, this.options.inline);
+  /** `first`: the pool's start (a restarted thread skips SHARD_WARMUP: its matches are waiting). */
+  private spawn(index: number, first = false): ShardThread {
+    const settings = { ...this.options.settings, shard: index, warmUp: first && this.options.settings.warmUp === true };
+    const worker = startShardThread(settings, this.options.youngGenerationMb, this.options.inline);
     worker.on('message', (out: ShardOut) => {
       if (this.workers[index] !== worker) return; // a late message of a replaced thread
       this.watchdog.heard(index);

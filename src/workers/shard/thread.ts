@@ -6,33 +6,13 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ShardCmd, ShardOut } from '../../protocol/shard-messages.js';
 import type { ShardSettings } from '../../protocol/shard-settings.js';
-import { InjectedFault, runCommand } from './commands.js';
-import type { BatchContext } from './context.js';
+import { runBatch } from './batch.js';
 import { runCycle } from './cycle.js';
 import { Shard } from './shard.js';
+import { warmUp } from './warm-up.js';
 
-/**
- * One batch from the main thread: its commands in order, then the frames due, in one output.
- * (Exported for the benchmarks, which drive a Shard without a thread.)
- */
-export function runBatch(shard: BatchContext, cmds: ShardCmd[]): void {
-  const now = Date.now();
-  const last = cmds[cmds.length - 1];
-  shard.batchMark = last !== undefined && last.t === 'mark' ? last.mark : Infinity; // a batch's mark is its last command
-  for (const cmd of cmds) {
-    try {
-      runCommand(shard, cmd, now);
-    } catch (err) {
-      if (err instanceof InjectedFault) throw err;
-      // The engine never throws by contract; this is the last guard so one match cannot stop the shard.
-      shard.out.log('error', 'shard command failed', { cmd: cmd.t, error: (err as Error).message });
-    }
-  }
-  // FRAME_EDGE: a batch's due frames go out right after it, except with `cycle` (then the cycle sends
-  // them); with `auto` the main thread holds a quiet service's messages for the interval (main/shards/batches.ts).
-  if (shard.settings.frameEdge !== 'cycle') shard.sendDueFrames(Date.now());
-  shard.out.flush();
-}
+/** (Exported for the benchmarks, which drive a Shard without a thread.) */
+export { runBatch };
 
 /** What the pool drives of a shard on the main thread (main/shards/inline-shard.ts InlineShard). */
 export interface InlineShardHandle {
@@ -87,7 +67,9 @@ export function startInlineShard(settings: ShardSettings, onOutput: (out: ShardO
 if (parentPort) {
   const port = parentPort;
   const settings = workerData as ShardSettings;
+  const warmedMs = settings.warmUp ? warmUp(settings) : null;
   const shard = new Shard(settings, (out: ShardOut) => port.postMessage(out));
+  if (warmedMs !== null) shard.out.log('info', 'shard warmed up', { shard: settings.shard, ms: warmedMs }); // out with the first cycle's output
   const tick = setInterval(() => runCycle(shard), settings.intervalMs);
   port.on('message', (cmds: ShardCmd[]) => {
     runBatch(shard, cmds);

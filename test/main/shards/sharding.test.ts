@@ -1,6 +1,7 @@
 // Sharding must not change results: the same replays through 1 and 3 shard threads give
 // byte-identical final frames with the recorded clock (also with the shard threads' young
-// generation capped: SHARD_YOUNG_GENERATION_MB, and with frames on the cycle only: FRAME_EDGE), and identical frames without the time fields
+// generation capped: SHARD_YOUNG_GENERATION_MB, with frames on the cycle only: FRAME_EDGE, and after the threads' warm-up:
+// SHARD_WARMUP), and identical frames without the time fields
 // with the live clock. The one-shard run with the recorded clock, the reference of the others, is played once for the file.
 import { afterEach, describe, expect, it } from 'vitest';
 import { shardIndexOf } from '../../../src/main/shards/hash.js';
@@ -48,6 +49,12 @@ describe('sharding', () => {
       expect(three.get(code)).toBe(one.get(code));
       expect(JSON.parse(one.get(code)!)).toMatchObject({ groupCode: code, roundPhase: 'game_end' });
     }
+  }, 120_000);
+
+  it('recorded clock: shard threads that warmed up first (SHARD_WARMUP, the service\'s default) give byte-identical final frames', async () => {
+    const cold = await oneShard();
+    const warm = await finalFrames(3, true, 'wire', { SHARD_WARMUP: 'true' });
+    for (const code of CODES) expect(warm.get(code)).toBe(cold.get(code));
   }, 120_000);
 
   it('recorded clock: the shard on the main thread (SHARD_WORKERS=0) gives byte-identical final frames', async () => {
