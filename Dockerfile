@@ -24,7 +24,8 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-# The recorded match rehearsals can play (src/playback/recorded-match.ts resolves it beside dist/).
+# The recorded match rehearsals can play and the shard threads warm up on (src/playback/recorded-match.ts
+# resolves it beside dist/; SHARD_WARMUP).
 COPY data/replays ./data/replays
 COPY scripts/healthcheck.mjs ./scripts/
 RUN mkdir -p /app/.data /app/replays && chown -R node:node /app/.data /app/replays

@@ -67,9 +67,17 @@ export function startInlineShard(settings: ShardSettings, onOutput: (out: ShardO
 if (parentPort) {
   const port = parentPort;
   const settings = workerData as ShardSettings;
-  const warmedMs = settings.warmUp ? warmUp(settings) : null;
+  // The warm-up is an optimization: a recording that cannot be read (a trimmed image) skips it.
+  let warmed: { ms: number } | { error: string } | null = null;
+  try {
+    if (settings.warmUp) warmed = { ms: warmUp(settings) };
+  } catch (err) {
+    warmed = { error: (err as Error).message };
+  }
   const shard = new Shard(settings, (out: ShardOut) => port.postMessage(out));
-  if (warmedMs !== null) shard.out.log('info', 'shard warmed up', { shard: settings.shard, ms: warmedMs }); // out with the first cycle's output
+  // Out with the first cycle's output.
+  if (warmed && 'ms' in warmed) shard.out.log('info', 'shard warmed up', { shard: settings.shard, ms: warmed.ms });
+  else if (warmed) shard.out.log('warn', 'shard warm-up skipped', { shard: settings.shard, error: warmed.error });
   const tick = setInterval(() => runCycle(shard), settings.intervalMs);
   port.on('message', (cmds: ShardCmd[]) => {
     runBatch(shard, cmds);
