@@ -25,4 +25,3 @@ export function runBatch(shard: BatchContext, cmds: ShardCmd[]): void {
   if (shard.settings.frameEdge !== 'cycle') shard.sendDueFrames(Date.now());
   shard.out.flush();
 }
-
