@@ -90,6 +90,10 @@ export const REHEARSAL_PANEL_HTML = String.raw`
   }
   function button(text, onClick) { var b = document.createElement('button'); b.type = 'button'; b.textContent = text; b.addEventListener('click', onClick); return b; }
   function cell(text) { var td = document.createElement('td'); td.textContent = text; return td; }
+  // Rounds typed to seek to and not sent yet, by group code: a refresh that lands meanwhile redraws
+  // the rows with them, not with the rounds playing.
+  var typed = {};
+  function seekTyping() { return document.activeElement && document.activeElement.className === 'rh-seek-round'; }
   function render(list) {
     var tbody = $('rh-rows');
     tbody.textContent = '';
@@ -100,12 +104,14 @@ export const REHEARSAL_PANEL_HTML = String.raw`
       tr.dataset.round = String(r.round);
       var controls = document.createElement('td');
       var round = document.createElement('input');
-      round.type = 'number'; round.min = '0'; round.value = String(r.round); round.className = 'rh-seek-round';
+      round.type = 'number'; round.min = '0'; round.className = 'rh-seek-round';
+      round.value = typed[r.groupCode] !== undefined ? typed[r.groupCode] : String(r.round);
+      round.addEventListener('input', function () { typed[r.groupCode] = round.value; });
       controls.append(
         button('Pause', function () { act(r.groupCode, 'pause'); }),
         button('Resume', function () { act(r.groupCode, 'resume'); }),
         round,
-        button('Seek', function () { act(r.groupCode, 'seek', { round: Number(round.value) }); }),
+        button('Seek', function () { delete typed[r.groupCode]; act(r.groupCode, 'seek', { round: Number(round.value) }); }),
         button('Stop', function () { act(r.groupCode, 'stop'); }));
       var state = r.state + (r.loop ? ' (loop ' + r.loops + ')' : '');
       tr.append(cell(r.groupCode), cell(r.teams.left.tricode + ' vs ' + r.teams.right.tricode), cell(state), cell(r.round + ' / ' + r.rounds), cell(r.speed + '×'), controls);
@@ -116,13 +122,12 @@ export const REHEARSAL_PANEL_HTML = String.raw`
   function refresh() {
     if (busy || !token()) return;
     busy = true;
-    call('GET', '').then(function (data) { render(data.rehearsals); }, function () { /* shown on the next action */ })
+    call('GET', '').then(function (data) { if (!seekTyping()) render(data.rehearsals); }, function () { /* shown on the next action */ })
       .then(function () { busy = false; });
   }
   setInterval(function () {
     // The list is left alone while the operator types a round to seek to.
-    if (document.activeElement && document.activeElement.className === 'rh-seek-round') return;
-    refresh();
+    if (!seekTyping()) refresh();
   }, 2000);
 })();
 </script>

@@ -213,11 +213,15 @@ describe('broadcast delivery', () => {
     const done = (frames: string[]) => frames.length > 0 && JSON.parse(frames[frames.length - 1]).roundPhase === 'game_end';
     await expect.poll(() => done(ws.frames) && done(got.map((g) => g.frame)), { timeout: 30_000 }).toBe(true);
 
-    // Every frame after the upgrade decoded to one the websocket overlay got, in its order, the last
-    // the same final frame; on the wire a keyframe first, then deltas on the new deflate context.
-    // (A frame sent on polling while the upgrade was finishing may come over the WebSocket as the
-    // plain Socket.IO packet it was, flushed there by Engine.IO: not one of these compressed messages.)
-    const after = got.slice(onPolling);
+    // Polling until the switch, the WebSocket from then on (the part's later frames may still come
+    // over polling after the count above was read, and one that a poll had under way at the release);
+    // every frame decoded to one the websocket overlay got, in its order, the last the same final
+    // frame; on the wire a keyframe first, then deltas on the new deflate context. (A frame sent on
+    // polling while the upgrade was finishing may come over the WebSocket as the plain Socket.IO
+    // packet it was, flushed there by Engine.IO: not one of these compressed messages.)
+    const switched = got.findIndex((g) => g.transport === 'websocket');
+    expect(switched).toBeGreaterThanOrEqual(onPolling);
+    const after = got.slice(switched);
     expect(after.every((g) => g.transport === 'websocket')).toBe(true);
     expect(isSubsequence(got.map((g) => g.frame), ws.frames)).toBe(true);
     expect(got[got.length - 1].frame).toBe(ws.frames[ws.frames.length - 1]);

@@ -1,8 +1,8 @@
 // The dashboard's "Rehearse" panel driven in headless chromium (Debian's /usr/bin/chromium through
 // playwright-core, as test/main/admin/dashboard-browser.test.ts): the operator types the token, fills the form
 // (group code, speed, starting round, team names), starts a rehearsal of the recorded match, sees it
-// listed and marked in the matches table, pauses it, seeks to round 10 (an overlay shows round 10),
-// stops it; an upload of a malformed replay file shows the service's error and starts nothing.
+// listed and marked in the matches table, pauses it, seeks to round 10 (typed before a refresh of
+// the list; an overlay shows round 10), stops it; an upload of a malformed replay file shows the service's error and starts nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumOrWarn, openBrowser, type Browser } from '../../helpers/browser.js';
 import type { Page } from 'playwright-core';
@@ -66,7 +66,13 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('the dashboard\'s Rehearse pa
     await page.click(`#rh-rows tr[data-code="${code}"] button:has-text("Pause")`);
     await expect.poll(() => row(code)).toMatchObject({ state: 'paused' });
 
+    // The operator types round 10, looks away, and the list refreshes meanwhile (every 2 s): the
+    // redrawn row keeps what was typed, and Seek sends it.
     await page.fill(`#rh-rows tr[data-code="${code}"] input.rh-seek-round`, '10');
+    await page.focus('#rh-code');
+    await page.evaluate((c) => { (document.querySelector(`#rh-rows tr[data-code="${c}"]`) as PageElement).dataset.drawn = 'before'; }, code);
+    await expect.poll(() => page.evaluate((c) => document.querySelector(`#rh-rows tr[data-code="${c}"]`)?.dataset.drawn ?? 'gone', code)).toBe('gone');
+    expect(await page.inputValue(`#rh-rows tr[data-code="${code}"] input.rh-seek-round`)).toBe('10');
     await page.click(`#rh-rows tr[data-code="${code}"] button:has-text("Seek")`);
     await expect.poll(() => row(code)).toMatchObject({ state: 'paused', round: '10' });
     await fe.waitFor((x) => (x as unknown as Frame).roundNumber === 10);
