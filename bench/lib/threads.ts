@@ -88,12 +88,12 @@ export function cpuBetween(before: Map<number, ThreadCpu>, after: Map<number, Th
 /**
  * A floor benchmark's server: this script (`script`, its import.meta.url) forked again with `role`
  * first and the same arguments, pinned to `serverCore` once it sent its port; this process pinned
- * to `generatorCore` (bench/socket-floor.ts, bench/feed-floor.ts).
+ * to `generatorCore` (bench/socket-floor.ts, bench/feed-floor.ts); with what else its first message said.
  */
-export async function forkPinnedServer(script: string, role: string, serverCore: string, generatorCore: string): Promise<{ child: ChildProcess; port: number }> {
+export async function forkPinnedServer<T extends { port: number } = { port: number }>(script: string, role: string, serverCore: string, generatorCore: string): Promise<T & { child: ChildProcess }> {
   const child = fork(new URL(script).pathname, [role, ...process.argv.slice(2)], { execArgv: ['--import', 'tsx'] });
-  const { port } = await new Promise<{ port: number }>((r) => child.once('message', (m) => r(m as { port: number })));
+  const sent = await new Promise<T>((r) => child.once('message', (m) => r(m as T)));
   pin(child.pid!, serverCore);
   pin(process.pid, generatorCore);
-  return { child, port };
+  return { ...sent, child };
 }

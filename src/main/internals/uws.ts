@@ -13,6 +13,7 @@ export const WRITTEN_FOR = { package: 'uWebSockets.js', version: '20.0.8' } as c
 const values = uws as unknown as Record<string, unknown>;
 export const DISABLED = values.DISABLED as CompressOptions;
 export const SHARED_COMPRESSOR = values.SHARED_COMPRESSOR as CompressOptions;
+export const DEDICATED_COMPRESSOR = values.DEDICATED_COMPRESSOR as CompressOptions; // bench/socket-floor.ts --compression dedicated
 
 export interface TlsFiles { certFile: string; keyFile: string }
 
