@@ -19,7 +19,7 @@
 // over every state of the recorded match, and the serializer-marks test checks every frame.
 import type { EditsOf, FrameLayout, SegmentEdits } from '../codec/layout-delta.js';
 import { any, bool, flat, keyLiteral, num, str } from './escaped-json.js';
-import { subtreeTexts, type SubtreeText } from './match/dirty.js';
+import { cachedTextOf, type SubtreeText } from './match/dirty.js';
 
 type Schema = {
   type?: string | string[];
@@ -65,7 +65,7 @@ const MAX_OFFSET = 0xffff;
  * segment with a key, so each patch's edits are asked for once.
  */
 export const subtreeEdits: EditsOf = (key, text) => {
-  const t = subtreeTexts.get(key);
+  const t = cachedTextOf(key);
   if (t === undefined || t.text !== text || t.edits === null) return undefined;
   handed.prev = t.prev;
   handed.edits = t.edits;
@@ -199,7 +199,7 @@ export function compilePatcher(schema: Schema): SubtreePatcher {
       const text = flat(build(value, scratch));
       if (text.length <= MAX_OFFSET) states.set(value, { text, vals: scratch.vals.slice(0, scratch.n), offs: String.fromCharCode(...scratch.offs.slice(0, scratch.n)), struct: scratch.struct.slice(0, scratch.m) });
       else states.delete(value);
-      return { text, bytes: -1, prev: null, edits: null };
+      return { text, bytes: -1, prev: null, edits: null, stale: false };
     },
   };
 }
@@ -232,8 +232,8 @@ function patch(st: PatchState, changed: unknown[]): SubtreeText {
     shift += t.length - len;
     from = end;
   }
-  if (edits === null) return { text: old, bytes: -1, prev: null, edits: null };
+  if (edits === null) return { text: old, bytes: -1, prev: null, edits: null, stale: false };
   st.text = flat(text + old.slice(from));
   st.offs = String.fromCharCode(...offs);
-  return { text: st.text, bytes: -1, prev: old, edits };
+  return { text: st.text, bytes: -1, prev: old, edits, stale: false };
 }

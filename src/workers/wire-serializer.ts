@@ -24,7 +24,7 @@ import { matchDataSchema, playerSchema, teamSchema, toolsSchema } from '../schem
 import { any, bool, flat, keyLiteral, num, str } from './escaped-json.js';
 import { compileLeaves } from './frame-leaves.js';
 import { PREFIX, SUFFIX } from './wire-text.js';
-import { subtreeTexts, type SubtreeText } from './match/dirty.js';
+import { cachedTextOf, storeText, type SubtreeText } from './match/dirty.js';
 import { compilePatcher } from './subtree-patch.js';
 import { fromSkeleton, SegmentKind, skeletonOf } from './frame-skeleton.js';
 import type { Match } from './match/match.js';
@@ -85,21 +85,21 @@ function cachedSerializer(serialize: (v: unknown) => string, textOf: (v: object)
 
 /** The subtree's cached text, made by `textOf` when the engine marked it changed. */
 function cachedText(v: object, textOf: (v: object) => SubtreeText): SubtreeText {
-  let t = subtreeTexts.get(v);
+  const t = cachedTextOf(v);
   if (t !== undefined) return t;
   const layout = collecting;
   collecting = null; // a cached subtree inside this one is part of this one's text
+  let made: SubtreeText;
   try {
-    t = textOf(v);
+    made = textOf(v);
   } finally {
     collecting = layout;
   }
-  subtreeTexts.set(v, t);
-  return t;
+  return storeText(v, made);
 }
 
 /** A changed subtree's text serialized whole. */
-const wholeText = (serialize: (v: unknown) => string) => (v: object): SubtreeText => ({ text: flat(serialize(v)), bytes: -1, prev: null, edits: null });
+const wholeText = (serialize: (v: unknown) => string) => (v: object): SubtreeText => ({ text: flat(serialize(v)), bytes: -1, prev: null, edits: null, stale: false });
 
 /**
  * Volatile members: scalars outside the cached subtrees that change with most messages, so that a

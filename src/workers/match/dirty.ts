@@ -3,7 +3,7 @@
 // The serializer (src/workers/wire-serializer.ts) keeps the escaped text of each player, each team's
 // roundRecord and moneyRecord, and the tools, keyed by the object itself, and reuses it until the
 // engine says the object changed: every rule that mutates one of these subtrees (or anything below it) calls
-// touch() on the subtree's root object, which drops the text. Nothing is stored in the state itself,
+// touch() on the subtree's root object, which marks the text stale. Nothing is stored in the state itself,
 // so snapshots (JSON.stringify of the state) never see a mark, and a state rebuilt from a snapshot
 // is new objects without any text: everything is serialized afresh.
 //
@@ -22,12 +22,45 @@ export interface SubtreeText {
   bytes: number;
   prev: string | null;
   edits: number[] | null;
+  /** The subtree changed since `text` was made (touch): made again when next asked for. */
+  stale: boolean;
 }
 
-/** Texts of unchanged subtrees, by subtree root (a PlayerState, a roundRecord or moneyRecord array, the Tools). */
+/**
+ * The texts of cached subtrees, by subtree root (a PlayerState, a roundRecord or moneyRecord array,
+ * the Tools). A changed subtree's entry stays, marked stale, and takes its new text in place
+ * (storeText): a key deleted and set again at every change would fill V8's table with deleted
+ * entries, which each set then had to clear in V8's runtime (~2–3 % of the service's samples at
+ * 1,000 matches; docs/perf/message-path.md, "The subtree texts' table").
+ */
 export const subtreeTexts = new WeakMap<object, SubtreeText>();
 
-/** The subtree rooted at `root` changed: its cached text is dropped. */
+/** The subtree rooted at `root` changed: its cached text is stale. */
 export function touch(root: object): void {
-  subtreeTexts.delete(root);
+  const t = subtreeTexts.get(root);
+  if (t === undefined) return;
+  t.stale = true;
+  t.prev = null; // as a dropped text's: nothing asks for the edits of a stale text
+  t.edits = null;
+}
+
+/** The subtree's cached text, or undefined when it must be made (none yet, or stale). */
+export function cachedTextOf(root: object): SubtreeText | undefined {
+  const t = subtreeTexts.get(root);
+  return t === undefined || t.stale ? undefined : t;
+}
+
+/** Keeps `made`, the subtree's new text, as its cached text: in its stale entry's place when it has one. */
+export function storeText(root: object, made: SubtreeText): SubtreeText {
+  const t = subtreeTexts.get(root);
+  if (t === undefined) {
+    subtreeTexts.set(root, made);
+    return made;
+  }
+  t.text = made.text;
+  t.bytes = made.bytes;
+  t.prev = made.prev;
+  t.edits = made.edits;
+  t.stale = false;
+  return t;
 }
