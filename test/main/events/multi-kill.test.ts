@@ -6,33 +6,24 @@
 // (keeping the highest per player) gives, it agrees with the recording's killfeed, and every event
 // validates against GET /schema/events.json.
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { afterAll, describe, expect, it } from 'vitest';
-import { closeAll } from '../../helpers/clients.js';
+import { describe, expect, it } from 'vitest';
 import { recordedMatch, replayObserver, sendRecords } from '../../helpers/recorded.js';
 import { recordingFacts } from '../../helpers/recorded-events.js';
-import { startTestService, type TestService } from '../../helpers/service.js';
-import { startReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.js';
+import { serviceWithReceiver, webhookSecret } from '../../helpers/webhook-service.js';
 
 const replay = recordedMatch();
 const facts = recordingFacts(replay);
 const KEY = 'multi-kill-key-0123456789';
 const CODE = 'MULTIK';
-const SECRET = `whsec_${Buffer.from('multi-kill-secret-of-24-bytes!').toString('base64')}`;
+const SECRET = webhookSecret('multi-kill-secret-of-24-bytes!');
 
-let svc: TestService | undefined;
-let rx: WebhookReceiver | undefined;
-afterAll(async () => {
-  closeAll();
-  await svc?.close();
-  await rx?.close();
-});
+const start = serviceWithReceiver(SECRET);
 
 type Multi = { player: { playerId: string; name: string }; kills: number };
 
 describe('multi_kill and round_ended.multiKills', () => {
   it('round_ended lists each player\'s final multi-kill of the round: the highest of its multi_kill events', async () => {
-    rx = await startReceiver();
-    svc = await startTestService({ AUTH_KEY: KEY, TRUST_REPLAY_TIMESTAMPS: 'true', WEBHOOKS: JSON.stringify([{ id: 'rx', url: rx.url, secret: SECRET }]) });
+    const { svc, rx } = await start({ AUTH_KEY: KEY, TRUST_REPLAY_TIMESTAMPS: 'true' });
     const { socket } = await replayObserver(svc.ingest, replay, { key: KEY, groupCode: CODE });
     await sendRecords(socket, replay, { pace: 'instant', groupCode: CODE });
     await rx.waitFor((ev) => ev.some((e) => e.type === 'match_ended'), 90_000);

@@ -5,25 +5,17 @@
 // 2020-12); a record that breaks the layout does not; the CSV exports' columns are `matchKey` then
 // the members of the schema's row items in order, each row the record's item.
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { afterAll, describe, expect, it } from 'vitest';
-import { closeAll } from '../../helpers/clients.js';
+import { describe, expect, it } from 'vitest';
 import { recordedMatch, replayObserver, sendRecords } from '../../helpers/recorded.js';
 import { parseCsv } from '../../helpers/recorded-events.js';
-import { startTestService, type TestService } from '../../helpers/service.js';
-import { startReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.js';
+import { serviceWithReceiver, webhookSecret } from '../../helpers/webhook-service.js';
 
 const replay = recordedMatch();
 const KEY = 'record-schema-key-0123456789';
 const CODE = 'RECSCH';
-const SECRET = `whsec_${Buffer.from('record-schema-secret-24-bytes!').toString('base64')}`;
+const SECRET = webhookSecret('record-schema-secret-24-bytes!');
 
-let svc: TestService | undefined;
-let rx: WebhookReceiver | undefined;
-afterAll(async () => {
-  closeAll();
-  await svc?.close();
-  await rx?.close();
-});
+const start = serviceWithReceiver(SECRET, { events: ['match_ended'] });
 
 type Row = Record<string, unknown>;
 type RecordSchema = { properties: Record<'players' | 'playerRounds', { items: { properties: Record<string, unknown> } }> };
@@ -36,8 +28,7 @@ function compile(schema: object) {
 
 describe('the match record', () => {
   it('validates against GET /schema/record.json and inside match_ended against GET /schema/events.json; the CSVs are its rows', async () => {
-    rx = await startReceiver();
-    svc = await startTestService({ AUTH_KEY: KEY, TRUST_REPLAY_TIMESTAMPS: 'true', WEBHOOKS: JSON.stringify([{ id: 'rx', url: rx.url, secret: SECRET, events: ['match_ended'] }]) });
+    const { svc, rx } = await start({ AUTH_KEY: KEY, TRUST_REPLAY_TIMESTAMPS: 'true' });
     const { socket } = await replayObserver(svc.ingest, replay, { key: KEY, groupCode: CODE });
     await sendRecords(socket, replay, { pace: 'instant', groupCode: CODE });
     await rx.waitFor((ev) => ev.some((e) => e.type === 'match_ended'), 90_000);

@@ -1,28 +1,19 @@
 // A rehearsal is never a real match to anyone outside (README, "Rehearsals"; docs/events.md): played
 // to its round 19 and stopped, it gives a webhook receiver nothing and leaves no record, while a real
 // match's events started after it arrive.
-import { afterAll, describe, expect, it } from 'vitest';
-import { closeAll } from '../../helpers/clients.js';
+import { describe, expect, it } from 'vitest';
 import { recordedMatch, replayObserver, sendRecords } from '../../helpers/recorded.js';
-import { startTestService, type TestService } from '../../helpers/service.js';
-import { startReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.js';
+import { serviceWithReceiver, webhookSecret } from '../../helpers/webhook-service.js';
 
 const replay = recordedMatch();
 const KEY = 'rehearsal-events-key-0123456789';
-const SECRET = `whsec_${Buffer.from('rehearsal-secret-of-24-bytes!!').toString('base64')}`;
+const SECRET = webhookSecret('rehearsal-secret-of-24-bytes!!');
 
-let svc: TestService | undefined;
-let rx: WebhookReceiver | undefined;
-afterAll(async () => {
-  closeAll();
-  await svc?.close();
-  await rx?.close();
-});
+const start = serviceWithReceiver(SECRET);
 
 describe('rehearsals and events', () => {
   it('a rehearsal gives the webhooks nothing and leaves no record', async () => {
-    rx = await startReceiver();
-    svc = await startTestService({ AUTH_KEY: KEY, WEBHOOKS: JSON.stringify([{ id: 'rx', url: rx.url, secret: SECRET }]) });
+    const { svc, rx } = await start({ AUTH_KEY: KEY });
     const s = svc;
     const post = (path: string, body: unknown) => fetch(`${s.rest}${path}`, { method: 'POST', headers: { authorization: `Bearer ${s.admin.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     expect((await post('/admin/rehearsals', { groupCode: 'RHRSL1', speed: 10, startRound: 19 })).status).toBe(201);

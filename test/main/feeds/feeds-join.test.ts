@@ -5,24 +5,16 @@
 // them without match_created. The recorded match played into a real service with a real webhook
 // receiver, logged on with the sides the other way round (the left team is the game's team 1, so
 // the overlay's side and the game team differ); the feeds polled mid-match.
-import { afterAll, describe, expect, it } from 'vitest';
-import { closeAll } from '../../helpers/clients.js';
+import { describe, expect, it } from 'vitest';
 import { recordedMatch, replayObserver, sendRecords } from '../../helpers/recorded.js';
-import { startTestService, type TestService } from '../../helpers/service.js';
-import { startReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.js';
+import { serviceWithReceiver, webhookSecret } from '../../helpers/webhook-service.js';
 
 const replay = recordedMatch();
 const KEY = 'feeds-join-key-0123456789';
 const CODE = 'FJOIN1';
-const SECRET = `whsec_${Buffer.from('feeds-join-secret-of-24-bytes!').toString('base64')}`;
+const SECRET = webhookSecret('feeds-join-secret-of-24-bytes!');
 
-let svc: TestService | undefined;
-let rx: WebhookReceiver | undefined;
-afterAll(async () => {
-  closeAll();
-  await svc?.close();
-  await rx?.close();
-});
+const start = serviceWithReceiver(SECRET);
 
 type Row = Record<string, string | number | boolean | null>;
 type Line = { playerId: string; name: string; team: number; overlayTeam: string };
@@ -30,8 +22,7 @@ type TeamLine = { team: number; name: string; overlayTeam: string };
 
 describe('the feeds beside the events and the records', () => {
   it('the players feed names each player by the playerId of the events and the record, and a team by the same overlayTeam everywhere', async () => {
-    rx = await startReceiver();
-    svc = await startTestService({ AUTH_KEY: KEY, TRUST_REPLAY_TIMESTAMPS: 'true', WEBHOOKS: JSON.stringify([{ id: 'rx', url: rx.url, secret: SECRET }]) });
+    const { svc, rx } = await start({ AUTH_KEY: KEY, TRUST_REPLAY_TIMESTAMPS: 'true' });
     const h = replay.header as { leftTeam: Record<string, unknown>; rightTeam: Record<string, unknown> };
     const { socket } = await replayObserver(svc.ingest, replay, { key: KEY, groupCode: CODE, leftTeam: { ...h.leftTeam, attackStart: false }, rightTeam: { ...h.rightTeam, attackStart: true } });
     await sendRecords(socket, replay, { pace: 'instant', groupCode: CODE, to: 1500 });

@@ -4,37 +4,25 @@
 // afterwards has its events as the recording has them; a thread restarted after a crash does not
 // warm up again (its matches are waiting). The frames with it are checked byte for byte in
 // sharding.test.ts.
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { shardIndexOf } from '../../../src/main/shards/hash.js';
-import { closeAll } from '../../helpers/clients.js';
 import { recordedMatch, replayObserver, sendRecords } from '../../helpers/recorded.js';
 import { recordingFacts } from '../../helpers/recorded-events.js';
-import { startTestService, type TestService } from '../../helpers/service.js';
-import { startReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.js';
+import { serviceWithReceiver, webhookSecret } from '../../helpers/webhook-service.js';
 
 const replay = recordedMatch();
 const facts = recordingFacts(replay);
 const KEY = 'warm-up-key-0123456789';
 const CODE = 'WRMUP1';
-const SECRET = `whsec_${Buffer.from('warm-up-test-secret-24-bytes!').toString('base64')}`;
+const SECRET = webhookSecret('warm-up-test-secret-24-bytes!');
 
-let svc: TestService | undefined;
-let rx: WebhookReceiver | undefined;
-afterAll(async () => {
-  closeAll();
-  await svc?.close();
-  await rx?.close();
-});
+const start = serviceWithReceiver(SECRET);
 
 describe('the shard threads\' warm-up', () => {
   it('leaves nothing behind, a real match after it is whole, and a restarted thread skips it', async () => {
-    rx = await startReceiver();
-    svc = await startTestService({
-      AUTH_KEY: KEY, SHARD_WORKERS: '2', SHARD_WARMUP: 'true', TRUST_REPLAY_TIMESTAMPS: 'true', FAULT_INJECTION: 'true',
-      WEBHOOKS: JSON.stringify([{ id: 'rx', url: rx.url, secret: SECRET }]),
-    });
+    const { svc, rx } = await start({ AUTH_KEY: KEY, SHARD_WORKERS: '2', SHARD_WARMUP: 'true', TRUST_REPLAY_TIMESTAMPS: 'true', FAULT_INJECTION: 'true' });
     // Each thread says it warmed up, with how long it took (it posts the line with its first cycle's output).
-    await expect.poll(() => svc!.logged({ msg: 'shard warmed up' }).length, { timeout: 60_000 }).toBe(2);
+    await expect.poll(() => svc.logged({ msg: 'shard warmed up' }).length, { timeout: 60_000 }).toBe(2);
     for (const line of svc.logged({ msg: 'shard warmed up' })) expect(line.ms).toBeGreaterThan(0);
     expect(svc.logged({ msg: 'shard warmed up' }).map((l) => l.shard).sort()).toEqual([0, 1]);
     // None of the warm-up's matches, frames or events reached the main thread.
@@ -58,12 +46,12 @@ describe('the shard threads\' warm-up', () => {
     // A thread that dies is restarted without the warm-up: a match on the restarted thread gets its
     // frames (the line would have come out before its first output) and no third line came.
     svc.crashShard(0);
-    await expect.poll(() => svc!.metric('ods_shard_restarts_total'), { timeout: 30_000 }).toBe(1);
+    await expect.poll(() => svc.metric('ods_shard_restarts_total'), { timeout: 30_000 }).toBe(1);
     const onZero = ['WRMUP2', 'WRMUP3', 'WRMUP4', 'WRMUP5', 'WRMUP6', 'WRMUP7'].find((c) => shardIndexOf(c, 2) === 0)!;
     const restarted = await replayObserver(svc.ingest, replay, { key: KEY, groupCode: onZero });
     expect(restarted.ack.value).toBe(true);
     await sendRecords(restarted.socket, replay, { pace: 'instant', groupCode: onZero, to: 200 });
-    await expect.poll(() => svc!.frameNo(onZero), { timeout: 30_000 }).toBeGreaterThan(0);
+    await expect.poll(() => svc.frameNo(onZero), { timeout: 30_000 }).toBeGreaterThan(0);
     expect(svc.logged({ msg: 'shard warmed up' })).toHaveLength(2);
   }, 180_000);
 });
