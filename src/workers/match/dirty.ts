@@ -29,9 +29,9 @@ export interface SubtreeText {
 /**
  * The texts of cached subtrees, by subtree root (a PlayerState, a roundRecord or moneyRecord array,
  * the Tools). A changed subtree's entry stays, marked stale, and takes its new text in place
- * (storeText): a key deleted and set again at every change would fill V8's table with deleted
- * entries, which each set then had to clear in V8's runtime (~2–3 % of the service's samples at
- * 1,000 matches; docs/perf/message-path.md, "The subtree texts' table").
+ * (storeText): a key deleted and set again at every change filled V8's table with deleted entries,
+ * which V8 cleared in its runtime every few hundred sets (1.1 % of the service's samples at 1,000
+ * matches; docs/perf/message-path.md, "The subtree texts' table").
  */
 export const subtreeTexts = new WeakMap<object, SubtreeText>();
 
