@@ -97,6 +97,7 @@ export const REHEARSAL_PANEL_HTML = String.raw`
   function render(list) {
     var tbody = $('rh-rows');
     tbody.textContent = '';
+    for (var code in typed) if (!list.some(function (r) { return r.groupCode === code; })) delete typed[code]; // stopped meanwhile
     list.forEach(function (r) {
       var tr = document.createElement('tr');
       tr.dataset.code = r.groupCode;
