@@ -204,7 +204,8 @@ describe('a LAN venue of 400 clients behind one address, through an uplink cut l
     // The rest of the match, then each player's last value.
     venue.send(DURING, END);
     reference.send(DURING, END);
-    await expect.poll(() => received(svc, 'obs_data'), { timeout: 60_000, interval: 500 }).toBe(MATCHES * END);
+    await expect.poll(() => received(svc, 'obs_data'), { timeout: 60_000, interval: 500 }).toBe(MATCHES * END)
+      .catch((err: Error) => { throw new Error(`${err.message}; venue disconnects after the restore: ${JSON.stringify(dropsAfter)}`); });
     await expect.poll(() => received(clean, 'obs_data'), { timeout: 60_000, interval: 500 }).toBe(END);
     // Received is not applied: the venue's observers come back with their cut's backlog, paced by each
     // socket's budget. The last health values go after it (an observer's scoreboard row sets a
