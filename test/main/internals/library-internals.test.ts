@@ -234,19 +234,21 @@ describe('the internals are there', () => {
         expect([decoder.constructor.name, typeof decoder.add, socketioParser.reconstructing(decoder)]).toEqual(['Decoder', 'function', false]);
       }
 
-      // Over WebSocket (from the start, or after an upgrade): taken from the transport's text, in order.
+      // Over WebSocket (from the start, or after an upgrade): taken from the transport's text, in each
+      // socket's order (two connections' packets reach the server in either order).
       overWs.emit('hot', 'lane 1');
       overWs.emit('hot', 'other');
       overWs.emit('hot', 'lane 2');
       upgrading.emit('hot', 'lane 3');
       polling.emit('hot', 'lane 4'); // long-polling: the libraries' way
       await expect.poll(() => taken.length + theirWay.length).toBe(5);
-      expect(taken).toEqual([
-        { socket: wsSide.id, packet: '2["hot","lane 1"]' },
-        { socket: wsSide.id, packet: '2["hot","lane 2"]' },
-        { socket: upgradedSide.id, packet: '2["hot","lane 3"]' },
-      ]);
-      expect(theirWay).toEqual([{ socket: wsSide.id, payload: 'other' }, { socket: pollingSide.id, payload: 'lane 4' }]);
+      const of = <T extends { socket: string }>(list: T[], s: Socket) => list.filter((x) => x.socket === s.id);
+      expect(of(taken, wsSide)).toEqual([{ socket: wsSide.id, packet: '2["hot","lane 1"]' }, { socket: wsSide.id, packet: '2["hot","lane 2"]' }]);
+      expect(of(taken, upgradedSide)).toEqual([{ socket: upgradedSide.id, packet: '2["hot","lane 3"]' }]);
+      expect(taken).toHaveLength(3);
+      expect(of(theirWay, wsSide)).toEqual([{ socket: wsSide.id, payload: 'other' }]);
+      expect(of(theirWay, pollingSide)).toEqual([{ socket: pollingSide.id, payload: 'lane 4' }]);
+      expect(theirWay).toHaveLength(2);
 
       // engine.io's heartbeat: while a pong is awaited (from its ping, engine.io holds the timer that
       // ends the connection, not refreshed yet) a data packet stretches the wait once. engine.io's
