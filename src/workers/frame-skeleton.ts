@@ -4,7 +4,7 @@
 // (./frame-leaves.ts compares ~150 of them; ./wire-serializer.ts decides and makes the skeleton).
 import type { FrameLayout } from '../codec/layout-delta.js';
 import { num } from './escaped-json.js';
-import { cachedTextOf, storeText, type SubtreeText } from './match/dirty.js';
+import { storeText, textEntry, type SubtreeText } from './match/dirty.js';
 import { SUFFIX } from './wire-text.js';
 
 /** Text between subtrees, a cached subtree's text, a volatile member's value. */
@@ -55,8 +55,8 @@ export function fromSkeleton(skeleton: Skeleton, serverTime: number): FrameLayou
         texts[k] = text;
         bytes[k] = Buffer.byteLength(text);
       } else {
-        let t = cachedTextOf(key);
-        if (t === undefined) t = storeText(key, (skeleton.fns[k] as (v: object) => SubtreeText)(key));
+        let t = textEntry(key);
+        if (t === undefined || t.stale) t = storeText(key, t, (skeleton.fns[k] as (v: object) => SubtreeText)(key));
         if (t.bytes < 0) t.bytes = Buffer.byteLength(t.text);
         texts[k] = t.text;
         bytes[k] = t.bytes;

@@ -24,7 +24,7 @@ import { matchDataSchema, playerSchema, teamSchema, toolsSchema } from '../schem
 import { any, bool, flat, keyLiteral, num, str } from './escaped-json.js';
 import { compileLeaves } from './frame-leaves.js';
 import { PREFIX, SUFFIX } from './wire-text.js';
-import { cachedTextOf, storeText, type SubtreeText } from './match/dirty.js';
+import { storeText, textEntry, type SubtreeText } from './match/dirty.js';
 import { compilePatcher } from './subtree-patch.js';
 import { fromSkeleton, SegmentKind, skeletonOf } from './frame-skeleton.js';
 import type { Match } from './match/match.js';
@@ -85,8 +85,8 @@ function cachedSerializer(serialize: (v: unknown) => string, textOf: (v: object)
 
 /** The subtree's cached text, made by `textOf` when the engine marked it changed. */
 function cachedText(v: object, textOf: (v: object) => SubtreeText): SubtreeText {
-  const t = cachedTextOf(v);
-  if (t !== undefined) return t;
+  const t = textEntry(v);
+  if (t !== undefined && !t.stale) return t;
   const layout = collecting;
   collecting = null; // a cached subtree inside this one is part of this one's text
   let made: SubtreeText;
@@ -95,7 +95,7 @@ function cachedText(v: object, textOf: (v: object) => SubtreeText): SubtreeText 
   } finally {
     collecting = layout;
   }
-  return storeText(v, made);
+  return storeText(v, t, made);
 }
 
 /** A changed subtree's text serialized whole. */

@@ -50,9 +50,13 @@ export function cachedTextOf(root: object): SubtreeText | undefined {
   return t === undefined || t.stale ? undefined : t;
 }
 
-/** Keeps `made`, the subtree's new text, as its cached text: in its stale entry's place when it has one. */
-export function storeText(root: object, made: SubtreeText): SubtreeText {
-  const t = subtreeTexts.get(root);
+/** The subtree's entry in the table, stale or not (undefined: none yet). */
+export function textEntry(root: object): SubtreeText | undefined {
+  return subtreeTexts.get(root);
+}
+
+/** Keeps `made`, the subtree's new text, as its cached text: in its entry `t` (textEntry's, stale) when it has one. */
+export function storeText(root: object, t: SubtreeText | undefined, made: SubtreeText): SubtreeText {
   if (t === undefined) {
     subtreeTexts.set(root, made);
     return made;

@@ -2,7 +2,8 @@
 // playwright-core, as test/main/admin/dashboard-browser.test.ts): the operator types the token, fills the form
 // (group code, speed, starting round, team names), starts a rehearsal of the recorded match, sees it
 // listed and marked in the matches table, pauses it, seeks to round 10 (typed before a refresh of
-// the list; an overlay shows round 10), stops it; an upload of a malformed replay file shows the service's error and starts nothing.
+// the list; an overlay shows round 10), stops it; an upload of a malformed replay file shows the
+// service's error and starts nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumOrWarn, openBrowser, type Browser } from '../../helpers/browser.js';
 import type { Page } from 'playwright-core';
