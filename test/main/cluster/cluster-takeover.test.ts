@@ -1,7 +1,7 @@
 // Scale-out: the loss of a node (`kill -9`) mid-match, and Redis restarted mid-match
 // (docs/architecture.md, "Scale-out on Redis"; README, "Running several nodes").
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { cleanFinalFrame } from '../../helpers/clean-run.js';
 import { closeAll, connectObserver, connected, overlay, logon } from '../../helpers/clients.js';
 import { CLUSTER_KEY, logLines, startCluster, type Cluster } from '../../helpers/cluster.js';
@@ -163,6 +163,12 @@ describe('Redis restarted mid-match', () => {
     const expected = cleanFinal(code);
     const onA = await overlay(a.urls.broadcast, code);
     const onB = await overlay(b.urls.broadcast, code);
+    // On a failure: how far each node's overlay got, and what each node logged above info.
+    onTestFailed(() => {
+      const phases = (o: typeof onA) => o.frames.map((f) => `${String(f.roundNumber)}:${String(f.roundPhase)}`).join(' ');
+      console.log(`overlay on A: ${onA.frames.length} frames (${phases(onA)})\noverlay on B: ${onB.frames.length} frames (${phases(onB)})`);
+      for (const [name, node] of [['A', a], ['B', b]] as const) console.log(`node ${name}:\n${node.out.filter((l) => /"level":(40|50|60)|stderr/.test(l)).join('\n')}`);
+    });
     const run = await playReplay(replay, { url: a.urls.ingest, key: CLUSTER_KEY, groupCode: code, pace: 'instant', to: 800 });
     try {
       await cluster.redis.stop();
