@@ -19,6 +19,7 @@
 // during the cut and closes some of them before the restore, the rest after the clients are back (so
 // old and new sockets of a PC are open at once, two per PC against MAX_SOCKETS_PER_ADDRESS); and the
 // clients, on their real options (1 s to 5 s backoff), are at their longest backoff by the restore.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Socket } from 'socket.io-client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { auxLogon, closeAll, connectObserver, overlay, logon, type Overlay } from '../../helpers/clients.js';
@@ -55,9 +56,12 @@ const record = (i: number, k: number) => {
 };
 const health = (i: number, p: number, value: number) => JSON.stringify({ playerId: players[p].playerId, matchId: matchId(i), type: 'aux_health', data: value });
 
+/** This process's event-loop delay (its clients' heartbeat timers fire late when it starves): named with a failure. */
+const loopDelay = monitorEventLoopDelay({ resolution: 20 });
 const children: ServiceProcess[] = [];
 const flood: RawConnection[] = [];
 afterAll(async () => {
+  loopDelay.disable();
   closeAll();
   destroyAll(flood);
   for (const c of children) await c.stop('SIGKILL');
@@ -81,6 +85,8 @@ class Venue {
   readonly overlays: Overlay[] = [];
   /** Each client's connect_error events: when (ms since epoch) and why. */
   readonly errors: { at: number; message: string }[] = [];
+  /** Each client's disconnects: when, why, on which transport (named when a logon goes unanswered). */
+  readonly drops: { at: number; reason: string; transport: string }[] = [];
   /** `matches`: how many of the venue's matches this runs (the reference: the first). */
   constructor(private readonly ingest: string, private readonly broadcast: string, private readonly matches = MATCHES) {}
 
@@ -88,7 +94,13 @@ class Venue {
 
   private track(s: Socket): Socket {
     s.on('connect_error', (err: Error) => this.errors.push({ at: Date.now(), message: err.message }));
+    s.on('disconnect', (reason: string) => this.drops.push({ at: Date.now(), reason, transport: s.io.engine?.transport?.name ?? 'none' }));
     return s;
+  }
+
+  /** A logon's failure, with the venue's disconnects and connect errors so far (a client that dropped before its ack loses the logon). */
+  private named(err: Error): never {
+    throw new Error(`${err.message}; disconnects: ${JSON.stringify(this.drops)}; connect errors: ${JSON.stringify(this.errors)}; this process's event-loop delay max ${Math.round(loopDelay.max / 1e6)} ms`);
   }
 
   /** The overlays (in the production truck, not at the venue), 20 at a time. */
@@ -100,7 +112,7 @@ class Venue {
     const acks = await Promise.all(Array.from({ length: this.matches }, async (_, i) => {
       const s = this.track(connectObserver(this.ingest));
       this.observers[i] = s;
-      return (await logon(s, 'obs_logon', replayLogon(replay, { key: KEY, groupCode: groupCode(i) }))).ack;
+      return (await logon(s, 'obs_logon', replayLogon(replay, { key: KEY, groupCode: groupCode(i) })).catch((err: Error) => this.named(err))).ack;
     }));
     expect(acks.filter((a) => !a.value)).toEqual([]);
     this.send(0, BEFORE);
@@ -113,7 +125,7 @@ class Venue {
       const s = this.track(connectObserver(this.ingest));
       (this.aux[i] ??= []).push(s);
       // 320 logons at once through the test's own proxy, beside the flood: in a full suite run one ack took over 15 s.
-      return (await logon(s, 'aux_logon', auxLogon({ name: p.name, matchId: matchId(i), playerId: p.playerId }), { ackMs: 60_000 })).ack;
+      return (await logon(s, 'aux_logon', auxLogon({ name: p.name, matchId: matchId(i), playerId: p.playerId }), { ackMs: 60_000 }).catch((err: Error) => this.named(err))).ack;
     }))));
     expect(acks.flat().filter((a) => !a.value)).toEqual([]);
   }
@@ -134,6 +146,7 @@ const backlog = async (svc: ServiceProcess) => (await scrapeMetrics(svc.urls.met
 
 describe('a LAN venue of 400 clients behind one address, through an uplink cut longer than the heartbeat, while another address floods', () => {
   it('every client is back within 30 s of the restore and every match ends like a clean run; the flood is refused or closed', async () => {
+    loopDelay.enable();
     const [svc, clean] = await Promise.all([start(2), start(1)]);
     const proxy = new OutageProxy(svc.ports.ingest);
     const venueUrl = await proxy.start();
@@ -192,8 +205,16 @@ describe('a LAN venue of 400 clients behind one address, through an uplink cut l
     // A venue client that loses its connection again after the restore (a loaded machine can starve
     // its heartbeat) may lose what it emitted into the dying transport (socket.io-client does not send
     // it again): such disconnects are named when a count falls short below.
+    // Each named with the time since its return, its transport, and this process's worst event-loop
+    // delay since the restore (a starved test process fires its clients' heartbeat timers late).
     const dropsAfter: string[] = [];
-    for (const s of venue.all) s.on('disconnect', (reason) => { if (back.has(s)) dropsAfter.push(reason); });
+    loopDelay.reset();
+    for (const s of venue.all) {
+      s.on('disconnect', (reason) => {
+        const at = back.get(s);
+        if (at !== undefined) dropsAfter.push(`${reason} ${Date.now() - at} ms after its return (${s.io.engine?.transport?.name ?? 'no transport'}; loop delay max ${Math.round(loopDelay.max / 1e6)} ms)`);
+      });
+    }
     await expect.poll(() => venue.all.filter((s) => s.connected).length, { timeout: 30_000, interval: 250 }).toBe(400);
     const slowest = Math.max(...back.values()) - restoredAt;
     console.log(`venue: 400 clients back ${slowest} ms after the restore; connect errors after it: ${JSON.stringify(venue.errors.filter((e) => e.at > restoredAt))} (an attempt the cut refused can be reported late on a loaded machine)`);
