@@ -30,9 +30,9 @@ async function connect(prefix: string, nodeId: string, probeIntervalMs = 5000): 
   return conn;
 }
 
-async function frameBus(prefix: string, nodeId: string, probeIntervalMs?: number): Promise<{ conn: RedisConnection; bus: RedisFrameBus }> {
+async function frameBus(prefix: string, nodeId: string, probeIntervalMs?: number, answerIntervalMs?: number): Promise<{ conn: RedisConnection; bus: RedisFrameBus }> {
   const conn = await connect(prefix, nodeId, probeIntervalMs);
-  const bus = new RedisFrameBus(conn, { log });
+  const bus = new RedisFrameBus(conn, { log, answerIntervalMs });
   buses.push(bus);
   return { conn, bus };
 }
@@ -166,8 +166,8 @@ describe('RedisFrameBus across nodes', () => {
     await expect.poll(() => B.stats.droppedStale).toBe(before.stale + 2);
     expect(got.length).toBe(before.got);
     expect(B.latest(code)?.epoch).toBe(5);
-    C.end(code); // its 'X' is of epoch 3: B keeps the match
-    await expect.poll(async () => { await connB.cmd.ping(); return B.stats.droppedStale; }).toBe(before.stale + 3);
+    C.end(code); // its final frame again ('K') and its 'X' are of epoch 3: B keeps the match
+    await expect.poll(async () => { await connB.cmd.ping(); return B.stats.droppedStale; }).toBe(before.stale + 4);
     expect(B.latest(code)?.frameNo).toBe(frames.length);
   });
 
@@ -245,6 +245,30 @@ describe('RedisFrameBus across nodes', () => {
     expect(f.map((p) => p.frameText)).toEqual([frames[0].frameText, frames[2].frameText, frames[3].frameText]);
     expect(f[2].delta).toBe(frames[3].delta);
     A.end(code3);
+  });
+
+  it('a watcher still waiting for its keyframe when the match ends gets the final frame', async () => {
+    // CI: a node whose overlay asked for a keyframe (the owner's epoch had just moved, after a Redis
+    // restart) while the match's last frames went out; the owner's answer waited for its interval,
+    // the match ended first, and that node's overlay never got the final frame.
+    const code4 = 'CROSS4';
+    const { bus: O } = await frameBus(prefix, 'O', undefined, 60_000); // a second answer waits a minute
+    const { bus: G } = await frameBus(prefix, 'G');
+    const receive = G.receive.bind(G);
+    G.receive = (c, m) => { if (!(m[0] === FRAME_KIND.delta && m.readUInt32BE(7) === 2)) receive(c, m); };
+    O.open(code4, 1);
+    O.publish(...packet(code4, 1, 1));
+    const g: Delivered[] = [];
+    G.subscribe(code4, (p, delta) => g.push(asDelivered(p, delta)));
+    await expect.poll(() => g.map((p) => p.frameNo)).toEqual([1]); // the first answer goes at once
+    O.publish(...packet(code4, 2, 1)); // lost on the way to G
+    O.publish(...packet(code4, 3, 1)); // the match's last frame: G has no base for it and asks
+    await expect.poll(() => G.stats.gaps).toBe(1);
+    O.end(code4);
+    await expect.poll(() => g.map((p) => p.frameNo), { timeout: 10_000 }).toEqual([1, 3]);
+    expect(g[1].frameText).toBe(frames[2].frameText);
+    expect(g[1].delta).toBeNull();
+    await expect.poll(() => G.latest(code4)).toBeUndefined(); // then the end (X)
   });
 });
 

@@ -10,6 +10,9 @@
 // ANSWER_INTERVAL_MS (once the frame's text is here: a FrameText from its maker), and rebuilds every following
 // frame from its delta.
 //
+// A match's end sends its final frame once more as 'K', then 'X' (a watcher waiting for an answer
+// gets the final frame; the others drop the repeat).
+//
 // Redis unreachable: local delivery goes on, publishing fails and is counted (stats), and when
 // Redis is back (conn.onStatus) every watched code asks for a keyframe again and every owner sends
 // its latest frames as keyframes (whichever node is back last, its message finds the other
@@ -40,6 +43,8 @@ interface Owned {
 
 export interface RedisFrameBusOptions {
   log: Logger;
+  /** How often a match's keyframe requests are answered at most (default ANSWER_INTERVAL_MS; tests set it long). */
+  answerIntervalMs?: number;
 }
 
 export class RedisFrameBus implements FrameBus {
@@ -56,8 +61,11 @@ export class RedisFrameBus implements FrameBus {
   private offStatus: (() => void) | null;
   private readonly onPublished = (ok: boolean) => { if (!ok) this.stats.publishFailed++; };
 
+  private readonly answerIntervalMs: number;
+
   constructor(private readonly conn: RedisConnection, options: RedisFrameBusOptions) {
     this.log = options.log.child({ module: 'frame-bus' });
+    this.answerIntervalMs = options.answerIntervalMs ?? ANSWER_INTERVAL_MS;
     this.watches = new FrameWatches({
       conn, log: this.log, stats: this.stats, listeners: this.listeners,
       onMessage: (code, message) => this.receive(code, message),
@@ -138,6 +146,12 @@ export class RedisFrameBus implements FrameBus {
     const owned = this.owned.get(groupCode);
     if (owned) {
       this.release(groupCode, owned);
+      // The final frame once more, whole: a watcher still waiting for a keyframe (a gap, a new
+      // epoch) gets it, as no answer comes after this; the others have it and drop it. Its text is
+      // here (the shard sends it before the removal: lifecycle.ts).
+      const last = owned.latest;
+      const text = last ? owned.latestText ?? last.frameText : null;
+      if (last && text !== null) this.sendFrame(last, FRAME_KIND.keyframe, text);
       this.publishRaw(this.conn.keys.framesChannel(groupCode), frameHeader(FRAME_KIND.closed, owned.epoch, 0, 0));
       this.reconcile(groupCode); // overlays here keep the code: a later owner is followed through Redis
       return;
@@ -186,7 +200,7 @@ export class RedisFrameBus implements FrameBus {
 
   private onKeyframeRequest(groupCode: string, owned: Owned): void {
     if (owned.answerTimer) return; // an answer is on its way
-    const wait = owned.lastAnswerAt + ANSWER_INTERVAL_MS - performance.now();
+    const wait = owned.lastAnswerAt + this.answerIntervalMs - performance.now();
     if (wait <= 0) return this.answer(groupCode, owned);
     owned.answerTimer = setTimeout(() => {
       owned.answerTimer = null;
