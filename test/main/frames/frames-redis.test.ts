@@ -37,6 +37,12 @@ async function frameBus(prefix: string, nodeId: string, probeIntervalMs?: number
   return { conn, bus };
 }
 
+/** Frame `frameNo`'s delta is lost on the way to `bus` (a gap its watcher must mend). */
+function loseDelta(bus: RedisFrameBus, frameNo: number): void {
+  const receive = bus.receive.bind(bus);
+  bus.receive = (c, m) => { if (!(m[0] === FRAME_KIND.delta && m.readUInt32BE(7) === frameNo)) receive(c, m); };
+}
+
 /** Sharded subscribers of a channel (PUBSUB SHARDNUMSUB). */
 async function shardSubscribers(channel: string): Promise<number> {
   const reply = await redis.command('PUBSUB', 'SHARDNUMSUB', channel);
@@ -227,9 +233,7 @@ describe('RedisFrameBus across nodes', () => {
   it('a lost frame (a gap) is dropped and mended with a keyframe', async () => {
     const code3 = 'CROSS3';
     const { bus: F } = await frameBus(prefix, 'F');
-    // Frame 2 is lost on the way to F.
-    const receive = F.receive.bind(F);
-    F.receive = (c, m) => { if (!(m[0] === FRAME_KIND.delta && m.readUInt32BE(7) === 2)) receive(c, m); };
+    loseDelta(F, 2);
     A.open(code3, 2);
     A.publish(...packet(code3, 1, 2));
     const f: Delivered[] = [];
@@ -254,8 +258,7 @@ describe('RedisFrameBus across nodes', () => {
     const code4 = 'CROSS4';
     const { bus: O } = await frameBus(prefix, 'O', undefined, 60_000); // a second answer waits a minute
     const { bus: G } = await frameBus(prefix, 'G');
-    const receive = G.receive.bind(G);
-    G.receive = (c, m) => { if (!(m[0] === FRAME_KIND.delta && m.readUInt32BE(7) === 2)) receive(c, m); };
+    loseDelta(G, 2);
     O.open(code4, 1);
     O.publish(...packet(code4, 1, 1));
     const g: Delivered[] = [];

@@ -85,8 +85,8 @@ class Venue {
   readonly overlays: Overlay[] = [];
   /** Each client's connect_error events: when (ms since epoch) and why. */
   readonly errors: { at: number; message: string }[] = [];
-  /** Each client's disconnects: when, why, on which transport (named when a logon goes unanswered). */
-  readonly drops: { at: number; reason: string; transport: string }[] = [];
+  /** Each client's disconnects: when, why, on which transport, this process's worst event-loop delay by then (named when a logon goes unanswered or a count falls short). */
+  readonly drops: { socket: Socket; at: number; reason: string; transport: string; loopDelayMaxMs: number }[] = [];
   /** `matches`: how many of the venue's matches this runs (the reference: the first). */
   constructor(private readonly ingest: string, private readonly broadcast: string, private readonly matches = MATCHES) {}
 
@@ -94,13 +94,14 @@ class Venue {
 
   private track(s: Socket): Socket {
     s.on('connect_error', (err: Error) => this.errors.push({ at: Date.now(), message: err.message }));
-    s.on('disconnect', (reason: string) => this.drops.push({ at: Date.now(), reason, transport: s.io.engine?.transport?.name ?? 'none' }));
+    s.on('disconnect', (reason: string) => this.drops.push({ socket: s, at: Date.now(), reason, transport: s.io.engine?.transport?.name ?? 'none', loopDelayMaxMs: Math.round(loopDelay.max / 1e6) }));
     return s;
   }
 
   /** A logon's failure, with the venue's disconnects and connect errors so far (a client that dropped before its ack loses the logon). */
   private named(err: Error): never {
-    throw new Error(`${err.message}; disconnects: ${JSON.stringify(this.drops)}; connect errors: ${JSON.stringify(this.errors)}; this process's event-loop delay max ${Math.round(loopDelay.max / 1e6)} ms`);
+    const drops = this.drops.map(({ socket: _, ...d }) => d);
+    throw new Error(`${err.message}; disconnects: ${JSON.stringify(drops)}; connect errors: ${JSON.stringify(this.errors)}; this process's event-loop delay max ${Math.round(loopDelay.max / 1e6)} ms`);
   }
 
   /** The overlays (in the production truck, not at the venue), 20 at a time. */
@@ -207,14 +208,9 @@ describe('a LAN venue of 400 clients behind one address, through an uplink cut l
     // it again): such disconnects are named when a count falls short below.
     // Each named with the time since its return, its transport, and this process's worst event-loop
     // delay since the restore (a starved test process fires its clients' heartbeat timers late).
-    const dropsAfter: string[] = [];
     loopDelay.reset();
-    for (const s of venue.all) {
-      s.on('disconnect', (reason) => {
-        const at = back.get(s);
-        if (at !== undefined) dropsAfter.push(`${reason} ${Date.now() - at} ms after its return (${s.io.engine?.transport?.name ?? 'no transport'}; loop delay max ${Math.round(loopDelay.max / 1e6)} ms)`);
-      });
-    }
+    const dropsAfter = () => JSON.stringify(venue.drops.filter((d) => d.at >= (back.get(d.socket) ?? Infinity))
+      .map((d) => `${d.reason} ${d.at - back.get(d.socket)!} ms after its return (${d.transport}; loop delay max ${d.loopDelayMaxMs} ms)`));
     await expect.poll(() => venue.all.filter((s) => s.connected).length, { timeout: 30_000, interval: 250 }).toBe(400);
     const slowest = Math.max(...back.values()) - restoredAt;
     console.log(`venue: 400 clients back ${slowest} ms after the restore; connect errors after it: ${JSON.stringify(venue.errors.filter((e) => e.at > restoredAt))} (an attempt the cut refused can be reported late on a loaded machine)`);
@@ -226,7 +222,7 @@ describe('a LAN venue of 400 clients behind one address, through an uplink cut l
     venue.send(DURING, END);
     reference.send(DURING, END);
     await expect.poll(() => received(svc, 'obs_data'), { timeout: 60_000, interval: 500 }).toBe(MATCHES * END)
-      .catch((err: Error) => { throw new Error(`${err.message}; venue disconnects after the restore: ${JSON.stringify(dropsAfter)}`); });
+      .catch((err: Error) => { throw new Error(`${err.message}; venue disconnects after the restore: ${dropsAfter()}`); });
     await expect.poll(() => received(clean, 'obs_data'), { timeout: 60_000, interval: 500 }).toBe(END);
     // Received is not applied: the venue's observers come back with their cut's backlog, paced by each
     // socket's budget. The last health values go after it (an observer's scoreboard row sets a
@@ -238,7 +234,7 @@ describe('a LAN venue of 400 clients behind one address, through an uplink cut l
     const auxTotal = 3 * MATCHES * AUX_PER_MATCH;
     // As generous as the observers' polls above: beside two CPU hogs one of the 960 had not been counted after 30 s.
     await expect.poll(() => received(svc, 'aux_data'), { timeout: 60_000, interval: 500 }).toBe(auxTotal)
-      .catch((err: Error) => { throw new Error(`${err.message}; venue disconnects after the restore: ${JSON.stringify(dropsAfter)}`); });
+      .catch((err: Error) => { throw new Error(`${err.message}; venue disconnects after the restore: ${dropsAfter()}`); });
     await expect.poll(() => received(clean, 'aux_data'), { timeout: 60_000, interval: 500 }).toBe(3 * AUX_PER_MATCH);
 
     // Every match's final frame equals the clean run's (frames come in 100 ms cycles: wait for both to
