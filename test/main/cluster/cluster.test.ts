@@ -1,7 +1,7 @@
 // Scale-out (README, "Running several nodes"; docs/architecture.md, "Scale-out on Redis"): three
 // service processes on one real redis-server behave as one service. Real clients, real HTTP.
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { AdminApi, TEST_ADMIN_TOKEN } from '../../helpers/admin.js';
 import { auxClient, closeAll, overlay, logon, connectObserver, connected, serverDisconnect, TEAMS } from '../../helpers/clients.js';
 import { CLUSTER_KEY, startCluster, type Cluster } from '../../helpers/cluster.js';
@@ -151,6 +151,11 @@ describe('operators and clients on any node', () => {
     const [a, b] = cluster.nodes;
     const code = 'AUXB01';
     const onA = await overlay(a.urls.broadcast, code);
+    // On a failure: the healths the overlay saw, and what both nodes logged of auxiliary clients, the inbox and above info.
+    onTestFailed(() => {
+      console.log(`overlay on A: ${onA.frames.length} frames`);
+      for (const [name, node] of [['A', a], ['B', b]] as const) console.log(`node ${name}:\n${node.out.filter((l) => /"level":(40|50|60)|stderr|auxiliary|inbox|forward/i.test(l)).join('\n')}`);
+    });
     const run = await playReplay(replay, { url: a.urls.ingest, key: CLUSTER_KEY, groupCode: code, pace: 'instant', to: 400 });
     try {
       const matchId = replayMatchId(replay);

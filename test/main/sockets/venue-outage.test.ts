@@ -21,7 +21,7 @@
 // clients, on their real options (1 s to 5 s backoff), are at their longest backoff by the restore.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Socket } from 'socket.io-client';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFailed } from 'vitest';
 import { auxLogon, closeAll, connectObserver, overlay, logon, type Overlay } from '../../helpers/clients.js';
 import { scrapeMetrics } from '../../helpers/metrics.js';
 import { OutageProxy } from '../../helpers/outage-proxy.js';
@@ -149,6 +149,12 @@ describe('a LAN venue of 400 clients behind one address, through an uplink cut l
   it('every client is back within 30 s of the restore and every match ends like a clean run; the flood is refused or closed', async () => {
     loopDelay.enable();
     const [svc, clean] = await Promise.all([start(2), start(1)]);
+    // On a failure: what the venue's service logged (warnings: caps, heartbeats) and its socket and connection counters.
+    onTestFailed(async () => {
+      console.log(`venue service:\n${svc.out.filter((l) => /"level":(40|50|60)|stderr/.test(l)).join('\n')}`);
+      const metrics = await fetch(svc.urls.metrics!).then((r) => r.text()).catch(() => '');
+      console.log(metrics.split('\n').filter((l) => /^(ods_sockets_closed_total|ods_connections_refused_total|ods_tcp_connections_refused_total|ods_head_timeouts_total|nodejs_eventloop_lag_max_seconds)/.test(l)).join('\n'));
+    });
     const proxy = new OutageProxy(svc.ports.ingest);
     const venueUrl = await proxy.start();
     const venue = new Venue(venueUrl, svc.urls.broadcast);
