@@ -128,9 +128,10 @@ describe('broadcast delivery', () => {
     expect(isSubsequence(noDeflate.frames, ws.frames), 'no-deflate frames in the websocket order').toBe(true);
     const plain = new Set(noDeflate.frames);
     const missed = ws.frames.flatMap((f, i) => (plain.has(f) ? [] : [i]));
-    expect(missed.filter((i) => i >= ws.frames.length / 2), `frames missed after the hold's start (of ${ws.frames.length})`).toEqual([]);
-
     const c = await deliveries();
+    // (Named: frames the service skipped for an overlay that did not read, on a starved machine, are another cause.)
+    expect(missed.filter((i) => i >= ws.frames.length / 2), `frames missed after the hold's start (of ${ws.frames.length}; ${c.skipped - before.skipped} skipped for a slow overlay)`).toEqual([]);
+
     expect(c.deltas - before.deltas).toBeGreaterThan(ws.frames.length); // two deflate overlays, mostly deltas
     expect(c.keyframes - before.keyframes).toBeLessThanOrEqual(4);
     expect(c.plain - before.plain).toBe(noDeflate.frames.length);

@@ -92,9 +92,38 @@ class Venue {
 
   get all(): Socket[] { return [...this.observers, ...this.aux.flat()]; }
 
+  /**
+   * Each client's engine.io connections as the client saw them (opened, the WebSocket probe's upgrade
+   * or its failure, the transport's state at a disconnect), ms since `since`: named for the clients that
+   * drop after the restore. socket.io-client 4.8.1's engine (engine.io-client 6.6) leaves its polling
+   * transport paused for good when a probe fails after its pong (the probe's `failed` makes the pause's
+   * callback return): that client hears nothing more and ends by its ping timeout.
+   */
+  readonly history = new Map<Socket, string[]>();
+  since = Date.now();
+
+  private note(s: Socket, what: string): void {
+    const h = this.history.get(s) ?? [];
+    h.push(`${Date.now() - this.since} ${what}`);
+    if (h.length > 40) h.splice(0, h.length - 40);
+    this.history.set(s, h);
+  }
+
   private track(s: Socket): Socket {
     s.on('connect_error', (err: Error) => this.errors.push({ at: Date.now(), message: err.message }));
-    s.on('disconnect', (reason: string) => this.drops.push({ socket: s, at: Date.now(), reason, transport: s.io.engine?.transport?.name ?? 'none', loopDelayMaxMs: Math.round(loopDelay.max / 1e6) }));
+    s.on('disconnect', (reason: string) => {
+      const transport = s.io.engine?.transport as unknown as { name?: string; readyState?: string } | undefined;
+      this.note(s, `disconnect ${reason} (${transport?.name ?? 'none'} ${transport?.readyState ?? ''})`);
+      this.drops.push({ socket: s, at: Date.now(), reason, transport: transport?.name ?? 'none', loopDelayMaxMs: Math.round(loopDelay.max / 1e6) });
+    });
+    s.on('connect', () => this.note(s, 'connect'));
+    s.io.on('open', () => {
+      const engine = s.io.engine;
+      this.note(s, `open (${engine.transport.name})`);
+      engine.on('upgrading', (t: { name: string }) => this.note(s, `upgrading (${t.name} probe answered; pausing ${engine.transport.name})`));
+      engine.on('upgrade', (t: { name: string }) => this.note(s, `upgrade (${t.name})`));
+      engine.on('upgradeError', (err: Error) => this.note(s, `upgradeError ${err.message}`));
+    });
     return s;
   }
 
@@ -215,8 +244,13 @@ describe('a LAN venue of 400 clients behind one address, through an uplink cut l
     // Each named with the time since its return, its transport, and this process's worst event-loop
     // delay since the restore (a starved test process fires its clients' heartbeat timers late).
     loopDelay.reset();
-    const dropsAfter = () => JSON.stringify(venue.drops.filter((d) => d.at >= (back.get(d.socket) ?? Infinity))
-      .map((d) => `${d.reason} ${d.at - back.get(d.socket)!} ms after its return (${d.transport}; loop delay max ${d.loopDelayMaxMs} ms)`));
+    venue.since = restoredAt;
+    const dropsAfter = () => {
+      const after = venue.drops.filter((d) => d.at >= (back.get(d.socket) ?? Infinity));
+      const histories = [...new Set(after.map((d) => d.socket))].map((s) => (venue.history.get(s) ?? []).filter((h) => Number(h.split(' ')[0]) >= -5_000).join(', '));
+      return JSON.stringify(after.map((d) => `${d.reason} ${d.at - back.get(d.socket)!} ms after its return (${d.transport}; loop delay max ${d.loopDelayMaxMs} ms)`)) +
+        `; their connections, ms since the restore: ${JSON.stringify(histories)}`;
+    };
     await expect.poll(() => venue.all.filter((s) => s.connected).length, { timeout: 30_000, interval: 250 }).toBe(400);
     const slowest = Math.max(...back.values()) - restoredAt;
     console.log(`venue: 400 clients back ${slowest} ms after the restore; connect errors after it: ${JSON.stringify(venue.errors.filter((e) => e.at > restoredAt))} (an attempt the cut refused can be reported late on a loaded machine)`);
@@ -260,6 +294,10 @@ describe('a LAN venue of 400 clients behind one address, through an uplink cut l
     expect(last(venue, 0)).toContain('"serverTime":0');
     expect(last(venue, 0)).toContain(matchId(0));
     expect(last(venue, 0)).toBe(last(reference, 0)); // match 0 itself: byte for byte
+
+    const upgradeErrors = [...venue.history.values()].flat().filter((h) => h.includes('upgradeError') && Number(h.split(' ')[0]) >= 0);
+    const onPolling = venue.all.filter((s) => s.io.engine?.transport?.name !== 'websocket').length;
+    console.log(`venue: at the end ${400 - onPolling} clients on WebSocket, ${onPolling} not; upgrade errors since the restore: ${JSON.stringify(upgradeErrors)}`);
 
     // The service refused none of the venue's handshakes, and shed none of its messages.
     const m = await scrapeMetrics(svc.urls.metrics!);
