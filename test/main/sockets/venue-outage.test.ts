@@ -136,6 +136,22 @@ class Venue {
   /** The overlays (in the production truck, not at the venue), 20 at a time. */
   async overlaysOn(): Promise<void> {
     for (let i = 0; i < this.matches; i += 20) this.overlays.push(...await Promise.all(Array.from({ length: Math.min(20, this.matches - i) }, (_, j) => overlay(this.broadcast, groupCode(i + j)))));
+    for (const o of this.overlays) {
+      o.socket.on('disconnect', (reason: string) => this.note(o.socket, `disconnect ${reason}`));
+      o.socket.on('connect', () => this.note(o.socket, 'connect (again: not logged on to its group)'));
+    }
+  }
+
+  /** Overlay i's wait for a frame, named with its and its observer's state when it fails. */
+  async frameOf(i: number, pred: (f: Record<string, unknown>) => boolean, ms: number): Promise<void> {
+    const o = this.overlays[i];
+    await o.waitFor(pred, ms).catch((err: Error) => {
+      const obs = this.observers[i];
+      throw new Error(`overlay ${i} (${groupCode(i)}): ${err.message}, connected ${o.socket.connected}, its history ${JSON.stringify(this.history.get(o.socket) ?? [])}, ` +
+        `its last frame ${(o.raw[o.raw.length - 1] ?? '').slice(0, 300)}; its observer connected ${obs?.connected}, history ${JSON.stringify(this.history.get(obs) ?? [])}; ` +
+        `overlays without a frame of their match: ${JSON.stringify(this.overlays.flatMap((x, k) => (x.frames.some((f) => f.groupCode === groupCode(k) && f.matchId) ? [] : [k])))}; ` +
+        `this process's event-loop delay max ${Math.round(loopDelay.max / 1e6)} ms`);
+    });
   }
 
   async logOn(): Promise<void> {
@@ -147,7 +163,7 @@ class Venue {
     expect(acks.filter((a) => !a.value)).toEqual([]);
     this.send(0, BEFORE);
     // match_start is among them: once each overlay shows its match id, the players' clients can join.
-    await Promise.all(this.overlays.map((o, i) => o.waitFor((f) => f.matchId === matchId(i), 60_000)));
+    await Promise.all(this.overlays.map((_, i) => this.frameOf(i, (f) => f.matchId === matchId(i), 60_000)));
   }
 
   async players(): Promise<void> {
@@ -182,7 +198,7 @@ describe('a LAN venue of 400 clients behind one address, through an uplink cut l
     onTestFailed(async () => {
       console.log(`venue service:\n${svc.out.filter((l) => /"level":(40|50|60)|stderr/.test(l)).join('\n')}`);
       const metrics = await fetch(svc.urls.metrics!).then((r) => r.text()).catch(() => '');
-      console.log(metrics.split('\n').filter((l) => /^(ods_sockets_closed_total|ods_connections_refused_total|ods_tcp_connections_refused_total|ods_head_timeouts_total|nodejs_eventloop_lag_max_seconds)/.test(l)).join('\n'));
+      console.log(`venue service metrics (${metrics.length} bytes):\n` + metrics.split('\n').filter((l) => /^(ods_sockets_closed_total|ods_connections_refused_total|ods_tcp_connections_refused_total|ods_head_timeouts_total|ods_nodejs_eventloop_lag_max_seconds|ods_messages_received_total|ods_ingest_backlog_messages)/.test(l)).join('\n'));
     });
     const proxy = new OutageProxy(svc.ports.ingest);
     const venueUrl = await proxy.start();
