@@ -171,7 +171,12 @@ describe('operators and clients on any node', () => {
       const playerId = (roster.data as { playerId: string }).playerId;
       type Player = { riotId: string; health: number; auxiliaryAvailable: { health: boolean } };
       const playerOf = (f: Record<string, unknown>) => (f.teams as { players: Player[] }[]).flatMap((t) => t.players).find((p) => p.riotId === playerId);
-      await onA.waitFor((f) => playerOf(f) !== undefined);
+      // The replay's records applied up to its last round change (round 3's shopping phase, record 318
+      // of the 400): a round's start sets every player's health to 100, so health sent before it was
+      // overwritten (failed on a loaded machine: the roster alone was waited for). After it, only
+      // scoreboard rows of living players: none sets health.
+      const lastRound = replay.records.slice(0, 400).filter((r) => r.type === 'round_info').pop()!.data as { roundNumber: number; roundPhase: string };
+      await onA.waitFor((f) => playerOf(f) !== undefined && f.roundNumber === lastRound.roundNumber && f.roundPhase === lastRound.roundPhase);
       // Node B's view of the directory has the roster (shared): the logon is accepted there.
       let aux: Awaited<ReturnType<typeof auxClient>> | undefined;
       await expect.poll(async () => {

@@ -119,10 +119,13 @@ describe('hostile input on the ingestion listener', () => {
     // Counted, by reason (main thread and shard), and logged once per socket and kind.
     // The dashboard's totals (GET /admin/matches) keep the main thread's and the shards' drops apart.
     const dropped = async () => (await svc.admin.snapshot()).totals.dropped;
-    await expect.poll(async () => (await dropped()).shards.invalid_data ?? 0, { timeout: 15_000 }).toBeGreaterThan(0);
+    // The shards report their counts with their cycles' stats, so on a loaded machine one reason can
+    // come a cycle after another: waited for together (seen once, invalid_data alone, after a game_end).
+    const shardReasons = ['invalid_json', 'invalid_envelope', 'invalid_data', 'too_deep', 'group_mismatch', 'round_out_of_range'];
+    await expect.poll(async () => { const d = (await dropped()).shards; return shardReasons.filter((r) => !(d[r] > 0)); }, { timeout: 30_000 }).toEqual([]);
     const { ingest: main, shards: shard } = await dropped();
     for (const reason of ['unauthenticated', 'bad_arguments', 'invalid_payload', 'unknown_event', 'wrong_role', 'repeated_logon', 'too_large']) expect(main[reason], reason).toBeGreaterThan(0);
-    for (const reason of ['invalid_json', 'invalid_envelope', 'invalid_data', 'too_deep', 'group_mismatch', 'round_out_of_range']) expect(shard[reason], reason).toBeGreaterThan(0);
+    for (const reason of shardReasons) expect(shard[reason], reason).toBeGreaterThan(0);
     const ignored = svc.logs.map((l) => JSON.parse(l) as { msg?: string; socket?: string; reason?: string }).filter((j) => j.msg === 'ingestion message ignored');
     const keys = ignored.map((j) => `${j.socket}/${j.reason}`);
     expect(new Set(keys).size).toBe(keys.length);

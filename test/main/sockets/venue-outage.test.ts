@@ -105,7 +105,7 @@ class Venue {
   private note(s: Socket, what: string): void {
     const h = this.history.get(s) ?? [];
     h.push(`${Date.now() - this.since} ${what}`);
-    if (h.length > 40) h.splice(0, h.length - 40);
+    if (h.length > 60) h.splice(0, h.length - 60);
     this.history.set(s, h);
   }
 
@@ -123,6 +123,10 @@ class Venue {
       engine.on('upgrading', (t: { name: string }) => this.note(s, `upgrading (${t.name} probe answered; pausing ${engine.transport.name})`));
       engine.on('upgrade', (t: { name: string }) => this.note(s, `upgrade (${t.name})`));
       engine.on('upgradeError', (err: Error) => this.note(s, `upgradeError ${err.message}`));
+      // The polling transport's requests, which a pause waits for: a GET's start and return, a POST's end.
+      const polling = engine.transport as unknown as { name: string; on(event: string, fn: () => void): void };
+      if (polling.name === 'polling') for (const event of ['poll', 'pollComplete', 'drain']) polling.on(event, () => this.note(s, event));
+      engine.on('flush', () => this.note(s, 'flush (a POST sent)'));
     });
     return s;
   }
