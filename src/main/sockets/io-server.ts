@@ -29,10 +29,15 @@ export function baseIoOptions(config: Config, allowRequest?: IoServerOptions['al
     pingInterval: config.PING_INTERVAL_MS,
     pingTimeout: config.PING_TIMEOUT_MS,
     // A connection that never joins the namespace (clients send CONNECT right after the handshake)
-    // is closed after REQUEST_HEAD_TIMEOUT_MS, or the idle timeout when shorter; so is an upgrade
-    // from polling to WebSocket that does not complete (docs/reliability.md, "Connection abuse").
+    // is closed after REQUEST_HEAD_TIMEOUT_MS, or the idle timeout when shorter (docs/reliability.md,
+    // "Connection abuse"). An upgrade from polling to WebSocket gets the heartbeat's span: the real
+    // clients (engine.io-client 6.6) pause polling once the probe is answered and wait for their
+    // pending poll and post; a probe closed meanwhile leaves the client paused for good, deaf and
+    // losing what it emits until its ping timeout (a venue's clients reconnecting at once after an
+    // outage: test/main/sockets/slow-upgrade.test.ts). A session that is gone is closed by the
+    // heartbeat within that span, its probe with it; a session has one probe at a time.
     connectTimeout: Math.min(config.IDLE_SOCKET_TIMEOUT_MS, config.REQUEST_HEAD_TIMEOUT_MS),
-    upgradeTimeout: config.REQUEST_HEAD_TIMEOUT_MS,
+    upgradeTimeout: config.PING_INTERVAL_MS + config.PING_TIMEOUT_MS,
     maxHttpBufferSize: config.MAX_MESSAGE_BYTES,
     ...(allowRequest ? { allowRequest: allowRequest as never } : {}),
     httpCompression: config.COMPRESSION ? { threshold: DEFLATE_THRESHOLD_BYTES } : false as const,

@@ -24,8 +24,9 @@ function isSubsequence(sub: string[], all: string[]): boolean {
   return i === sub.length;
 }
 
-// The longest upgrade deadline: the mid-stream upgrade's test holds one half-way for a part of the match.
-const svc = serviceForFile({ AUTH_KEY: 'k', TRUST_REPLAY_TIMESTAMPS: 'true', REQUEST_HEAD_TIMEOUT_MS: '10000' });
+// The mid-stream upgrade's test holds one half-way for a part of the match: an upgrade may take the
+// heartbeat's span (45 s by default; src/main/sockets/io-server.ts).
+const svc = serviceForFile({ AUTH_KEY: 'k', TRUST_REPLAY_TIMESTAMPS: 'true' });
 
 /** An overlay of this service keeping the frames as received (text). */
 async function overlayOf(code: string, opts: { transports?: ('polling' | 'websocket')[]; perMessageDeflate?: false }) {
