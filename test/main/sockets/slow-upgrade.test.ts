@@ -115,6 +115,7 @@ describe('an upgrade a slow network holds up past REQUEST_HEAD_TIMEOUT_MS', () =
     await ok;
     await pollUntil(() => proxy.held() > 0 || fe.io.engine?.transport?.name === 'websocket', 'the upgrade under way', 10_000);
     await pollUntil(() => fe.io.engine?.transport?.name === 'websocket', `the upgrade (${errors.join(', ')})`, 15_000);
+    expect(proxy.held()).toBeGreaterThan(0);
     expect(errors).toEqual([]);
     // A match played after the upgrade reaches the overlay.
     const obs = connect(svc.ingest, { transports: ['websocket'] });
