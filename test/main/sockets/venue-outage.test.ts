@@ -132,7 +132,7 @@ class Venue {
       // The polling transport's requests, which a pause waits for: a GET's start and return, a POST's end.
       const polling = engine.transport as unknown as { name: string; on(event: string, fn: () => void): void };
       if (polling.name === 'polling') for (const event of ['poll', 'pollComplete', 'drain']) polling.on(event, () => this.note(s, event));
-      engine.on('flush', () => this.note(s, 'flush (a POST sent)'));
+      engine.on('flush', () => { if (engine.transport.name === 'polling') this.note(s, 'flush (a POST sent)'); }); // not each WebSocket send: they would crowd the history out
     });
     return s;
   }
